@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one place where memfilter's shared code meets its two homes.
+ *
+ * Everything under core/ compiles unchanged into the kernel module and into
+ * userspace (libmemfilter, native tests, fuzzers, benchmarks), the way
+ * lib/xarray.c also builds in tools/testing/radix-tree. Shared files include
+ * this header instead of kernel or libc headers and use kernel spellings
+ * (u64, READ_ONCE, EXPORT_SYMBOL_GPL, check_mul_overflow, ...). In the
+ * kernel those are the real thing; in userspace this header supplies
+ * equivalents with the same semantics (core/userspace.h, the analogue of
+ * the kernel's tools/include). This is the only #ifdef __KERNEL__ that
+ * shared code may contain.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#ifndef _MEMFILTER_COMPAT_H
+#define _MEMFILTER_COMPAT_H
+
+#ifdef __KERNEL__
+
+#include <linux/bitops.h>
+#include <linux/bug.h>
+#include <linux/compiler.h>
+#include <linux/errno.h>
+#include <linux/export.h>
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/overflow.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#include <asm/byteorder.h>
+
+#else /* userspace */
+
+#include "userspace.h"
+
+#endif /* __KERNEL__ */
+
+/* Unaligned little-endian loads, spelled the same in both homes. */
+static __always_inline u64 mf_load_le64(const void *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64_to_cpu((__force __le64)v);
+}
+
+static __always_inline u32 mf_load_le32(const void *p)
+{
+	u32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32_to_cpu((__force __le32)v);
+}
+
+#endif /* _MEMFILTER_COMPAT_H */

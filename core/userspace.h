@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Userspace stand-ins for the kernel definitions that memfilter's shared
+ * code uses, with the kernel's semantics. Included only by core/compat.h,
+ * and only outside the kernel; never part of the module, so it is written
+ * against libc rather than in kernel style.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#ifndef _MEMFILTER_USERSPACE_H
+#define _MEMFILTER_USERSPACE_H
+
+#include <errno.h>
+#include <endian.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+typedef uint16_t __le16;
+typedef uint32_t __le32;
+typedef uint64_t __le64;
+
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((__always_inline__))
+#endif
+#define __aligned(x)	__attribute__((__aligned__(x)))
+#define __packed	__attribute__((__packed__))
+#define __force
+#define __maybe_unused	__attribute__((__unused__))
+#define __must_check	__attribute__((__warn_unused_result__))
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+
+#define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+#define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
+#define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
+#define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+
+#define BUILD_BUG_ON(cond)	_Static_assert(!(cond), #cond)
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define EXPORT_SYMBOL_GPL(sym)
+#define EXPORT_SYMBOL_IF_KUNIT(sym)
+
+#define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+#define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
+
+#define min(a, b)	((a) < (b) ? (a) : (b))
+#define max(a, b)	((a) > (b) ? (a) : (b))
+
+#define cpu_to_le16(x)	htole16(x)
+#define cpu_to_le32(x)	htole32(x)
+#define cpu_to_le64(x)	htole64(x)
+#define le16_to_cpu(x)	le16toh(x)
+#define le32_to_cpu(x)	le32toh(x)
+#define le64_to_cpu(x)	le64toh(x)
+
+static inline u64 rol64(u64 word, unsigned int shift)
+{
+	return (word << (shift & 63)) | (word >> ((-shift) & 63));
+}
+
+static inline u32 rol32(u32 word, unsigned int shift)
+{
+	return (word << (shift & 31)) | (word >> ((-shift) & 31));
+}
+
+static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
+{
+	return (u64)(((unsigned __int128)a * b) >> shift);
+}
+
+
+#endif /* _MEMFILTER_USERSPACE_H */

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite memfilter_core: the shared hashing code, run in the kernel.
+ *
+ * Checks memfilter's inline XXH64 and SipHash-2-4 against reference vectors
+ * (shared with the native tests) and against the kernel's own lib/xxhash.c
+ * and lib/siphash.c, on aligned and unaligned buffers of every small length.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/siphash.h>
+#include <linux/xxhash.h>
+
+#include "hash.h"
+#include "../tests/vectors.h"
+
+static void mf_fill_msg(u8 *buf, unsigned int len)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		buf[i] = mf_test_msg(i);
+}
+
+/* The parameter is a pointer into mf_test_xxh64_seed0[]: its index says the length. */
+static const void *mf_xxh_gen_params(const void *prev, char *desc)
+{
+	const u64 *next = prev ? (const u64 *)prev + 1 : mf_test_xxh64_seed0;
+	unsigned int idx = next - mf_test_xxh64_seed0;
+
+	if (idx >= MF_TEST_XXH64_LENS)
+		return NULL;
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "len %u", mf_test_xxh64_len(idx));
+	return next;
+}
+
+static void mf_xxh64_vectors(struct kunit *test)
+{
+	unsigned int idx = (const u64 *)test->param_value - mf_test_xxh64_seed0;
+	unsigned int len = mf_test_xxh64_len(idx);
+	unsigned int off;
+	u8 *buf;
+
+	buf = kunit_kzalloc(test, len + 8, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	/* Every misalignment of the input must give the same hash. */
+	for (off = 0; off < 8; off++) {
+		mf_fill_msg(buf + off, len);
+		KUNIT_EXPECT_EQ(test, memfilter_xxh64(buf + off, len, 0),
+				mf_test_xxh64_seed0[idx]);
+		KUNIT_EXPECT_EQ(test,
+				memfilter_xxh64(buf + off, len, MF_TEST_XXH64_SEED1),
+				mf_test_xxh64_seed1[idx]);
+	}
+}
+
+static void mf_xxh64_matches_kernel(struct kunit *test)
+{
+	unsigned int len, round;
+	u8 *buf;
+
+	if (!IS_ENABLED(CONFIG_XXHASH))
+		kunit_skip(test, "kernel built without lib/xxhash.c");
+	buf = kunit_kzalloc(test, 1024 + 8, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (round = 0; round < 4; round++) {
+		u64 seed = get_random_u64();
+
+		get_random_bytes(buf, 1024 + 8);
+		for (len = 0; len <= 1024; len += len < 80 ? 1 : 37)
+			KUNIT_EXPECT_EQ(test,
+					memfilter_xxh64(buf + round, len, seed),
+					xxh64(buf + round, len, seed));
+	}
+}
+
+static void mf_siphash_vectors(struct kunit *test)
+{
+	unsigned int len, off;
+	u8 buf[64 + 8];
+
+	for (off = 0; off < 8; off++) {
+		for (len = 0; len < 64; len++) {
+			unsigned int i;
+
+			for (i = 0; i < len; i++)
+				buf[off + i] = i;
+			KUNIT_EXPECT_EQ_MSG(test,
+					    memfilter_siphash24(buf + off, len,
+								mf_test_sipkey),
+					    mf_test_siphash24[len],
+					    "len %u offset %u", len, off);
+		}
+	}
+}
+
+static void mf_siphash_matches_kernel(struct kunit *test)
+{
+	siphash_key_t key;
+	unsigned int len;
+	u8 buf[300];
+
+	get_random_bytes(&key, sizeof(key));
+	get_random_bytes(buf, sizeof(buf));
+	for (len = 0; len < sizeof(buf); len++)
+		KUNIT_EXPECT_EQ(test, memfilter_siphash24(buf, len, key.key),
+				siphash(buf, len, &key));
+}
+
+static void mf_hasher_init_checks(struct kunit *test)
+{
+	static const u64 zero_key[2];
+	static const u64 key[2] = { 1, 2 };
+	struct memfilter_hasher h;
+	u8 msg[16];
+
+	mf_fill_msg(msg, sizeof(msg));
+	KUNIT_EXPECT_EQ(test, memfilter_hasher_init(&h, 0, 0, NULL), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, memfilter_hasher_init(&h, 3, 0, NULL), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, memfilter_hasher_init(&h, MF_HASH_SIPHASH24, 0,
+						    NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_hasher_init(&h, MF_HASH_SIPHASH24, 0,
+						    zero_key), -EINVAL);
+
+	KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&h, MF_HASH_XXH64,
+						    MF_TEST_XXH64_SEED1, key), 0);
+	KUNIT_EXPECT_EQ(test, memfilter_hash(&h, msg, sizeof(msg)),
+			mf_test_xxh64_seed1[sizeof(msg)]);
+
+	KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&h, MF_HASH_SIPHASH24, 7,
+						    mf_test_sipkey), 0);
+	KUNIT_EXPECT_EQ(test, memfilter_hash(&h, "", 0), mf_test_siphash24[0]);
+	/* A keyed hasher must not depend on the (ignored) XXH64 seed. */
+	KUNIT_EXPECT_EQ(test, h.seed, 0ULL);
+}
+
+static struct kunit_case memfilter_core_cases[] = {
+	KUNIT_CASE_PARAM(mf_xxh64_vectors, mf_xxh_gen_params),
+	KUNIT_CASE(mf_xxh64_matches_kernel),
+	KUNIT_CASE(mf_siphash_vectors),
+	KUNIT_CASE(mf_siphash_matches_kernel),
+	KUNIT_CASE(mf_hasher_init_checks),
+	{}
+};
+
+static struct kunit_suite memfilter_core_suite = {
+	.name = "memfilter_core",
+	.test_cases = memfilter_core_cases,
+};
+
+kunit_test_suite(memfilter_core_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit tests for memfilter");

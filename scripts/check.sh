@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: every test memfilter has, from a fresh Debian 12 machine.
+#
+#  1. install packages (scripts/deps.sh), build or reuse the test kernel
+#  2. static checks: checkpatch --strict, uapi header alone in C and C++,
+#     sparse
+#  3. native tests of the shared code with ASan + UBSan
+#  4. build matrix with -Werror: Debian 6.1 and 6.12 headers, test kernel
+#  5. debug test kernel in QEMU: KUnit, selftests, rmmod, kmemleak
+#  6. Debian's stock 6.12 and 6.1 kernels in QEMU: selftests
+#  7. scripts/results.py decides and prints "N passed, N failed"
+#
+# Every stage runs even when an earlier one failed, so one run shows
+# everything that is wrong. Logs: build/results/.
+
+set -u
+cd "$(dirname "$0")/.."
+. scripts/common.sh
+
+R=build/results
+rm -rf "$R"
+mkdir -p "$R"
+t0=$(date +%s)
+stage() { echo; echo "=== $* ($(($(date +%s) - t0)) s)"; }
+
+# Host-side twin of tests/guest/lib.sh's section(): append to a log.
+section() {
+	local log=$1 kind=$2 name=$3
+	shift 3
+	{
+		echo "### BEGIN $kind $name"
+		"$@" 2>&1
+		echo "### END $kind $name rc=$?"
+	} | tee -a "$log"
+}
+
+tap_files() {
+	local what=$1 n=0 f rc=0
+	shift
+	echo "TAP version 13"
+	echo "1..$(($# - 0))"
+	for f in "$@"; do
+		n=$((n + 1))
+		if out=$($what "$f" 2>&1); then
+			echo "ok $n $f"
+		else
+			echo "$out" | sed 's/^/# /'
+			echo "not ok $n $f"
+			rc=1
+		fi
+	done
+	return $rc
+}
+
+tap_one() {
+	local desc=$1
+	shift
+	echo "TAP version 13"
+	echo "1..1"
+	if out=$("$@" 2>&1); then
+		echo "$out" | tail -n 3 | sed 's/^/# /'
+		echo "ok 1 $desc"
+	else
+		echo "$out" | tail -n 40 | sed 's/^/# /'
+		echo "not ok 1 $desc"
+		return 1
+	fi
+}
+
+stage "dependencies and test kernel"
+scripts/deps.sh || die "installing packages failed"
+K=$(scripts/build-kernel.sh) || die "building the test kernel failed"
+read -r KDIR612 VMLINUZ612 < <(scripts/stock-kernel.sh 6.12) ||
+	die "no stock 6.12 kernel"
+read -r KDIR61 VMLINUZ61 < <(scripts/stock-kernel.sh 6.1) ||
+	die "no stock 6.1 kernel"
+
+stage "static checks"
+# core/userspace.h is libc glue that never builds into the kernel.
+KSRC=(module/*.c core/*.c $(ls core/*.h | grep -v userspace.h) kunit/*.c uapi/linux/*.h)
+checkpatch() {
+	"$K/scripts/checkpatch.pl" --no-tree --strict --quiet --show-types \
+		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "$1"
+}
+section $R/static.log tap checkpatch tap_files checkpatch "${KSRC[@]}"
+uapi_c() {
+	echo '#include <linux/memfilter.h>' |
+		gcc -Iuapi -x c -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -
+}
+uapi_cxx() {
+	echo '#include <linux/memfilter.h>' |
+		g++ -Iuapi -x c++ -Wall -Wextra -pedantic -Werror -fsyntax-only -
+}
+section $R/static.log tap uapi-header tap_files "eval" uapi_c uapi_cxx
+sparse_clean() {
+	local out
+	out=$(scripts/build-module.sh "$K" build/sparse C=2 2>&1) || {
+		echo "$out"
+		return 1
+	}
+	! echo "$out" | grep -E '(warning|error):'
+}
+section $R/static.log tap sparse tap_one "sparse (C=2) reports nothing" sparse_clean
+
+stage "native tests (ASan + UBSan)"
+: >$R/native.log
+for t in tests/native/*_test.c; do
+	n=$(basename "$t" .c)
+	if make -s "build/native/$n" >$R/native-build.log 2>&1; then
+		section $R/native.log tap "native.$n" "build/native/$n"
+	else
+		cat $R/native-build.log
+		section $R/native.log tap "native.$n" false
+	fi
+done
+
+stage "build matrix (-Werror)"
+build_for() { scripts/build-module.sh "$1" "build/kbuild/$2"; }
+section $R/build.log tap build.matrix tap_files "eval" \
+	"build_for $KDIR61 stock-6.1" "build_for $KDIR612 stock-6.12" \
+	"build_for $K test"
+make -s guest >$R/guest-build.log 2>&1 ||
+	{ cat $R/guest-build.log; section $R/build.log tap build.guest false; }
+
+stage "debug test kernel: KUnit + selftests (KASAN, lockdep, kmemleak)"
+scripts/vm.sh --kernel "$K/arch/x86/boot/bzImage" --ko build/kbuild/test \
+	--bin build/guest/bin --script tests/guest/debug.sh \
+	--out $R/vm-debug.log --timeout 1200 || echo "vm: debug run failed"
+
+for s in 6.12 6.1; do
+	stage "Debian stock $s kernel: selftests"
+	v=VMLINUZ${s/./}
+	scripts/vm.sh --kernel "${!v}" --ko "build/kbuild/stock-$s" \
+		--bin build/guest/bin --script tests/guest/stock.sh \
+		--out "$R/vm-stock-$s.log" --timeout 600 ||
+		echo "vm: stock $s run failed"
+done
+
+stage "results"
+scripts/results.py --kunit-py "$K/tools/testing/kunit/kunit.py" \
+	$R/static.log $R/native.log $R/build.log $R/vm-debug.log \
+	$R/vm-stock-6.12.log $R/vm-stock-6.1.log
+rc=$?
+echo "make check: $(($(date +%s) - t0)) s"
+exit $rc
