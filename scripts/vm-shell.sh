@@ -1,0 +1,17 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make vm-shell`: boot the debug test kernel (KASAN, lockdep, KUnit) with
+# memfilter loaded and its tools on PATH, and give you its shell on this
+# terminal. Ctrl-A X quits QEMU; `exit` powers the guest off.
+
+set -eu
+cd "$(dirname "$0")/.."
+. scripts/common.sh
+
+scripts/deps.sh
+K=$(scripts/build-kernel.sh)
+scripts/build-module.sh "$K" build/kbuild/test >/dev/null
+make -s guest
+exec scripts/vm.sh --kernel "$K/arch/x86/boot/bzImage" \
+	--ko build/kbuild/test --bin build/guest/bin --shell
