@@ -26,6 +26,10 @@ CPPFLAGS_MF := -D_GNU_SOURCE -Icore -Iuapi -Ilib
 TEST_WARN := -Wall -Werror -Wno-sign-compare
 
 CORE_SRCS := $(wildcard core/*.c)
+# SIMD paths are built only for their architecture (core/*_avx2.c: x86-64).
+ifneq ($(shell $(CC) -dumpmachine | cut -d- -f1),x86_64)
+CORE_SRCS := $(filter-out core/%_avx2.c,$(CORE_SRCS))
+endif
 CORE_HDRS := $(wildcard core/*.h) tests/vectors.h
 LIB_SRCS := lib/libmemfilter.c
 
@@ -65,10 +69,11 @@ native-test: $(NATIVE_TESTS)
 	@rc=0; for t in $^; do $$t || rc=1; done; exit $$rc
 
 # --- static binaries for the guests -----------------------------------------
-$(BUILD)/guest/bin/%_test: tests/%_test.c $(wildcard uapi/linux/*.h)
+$(BUILD)/guest/bin/%_test: tests/%_test.c $(LIB_SRCS) \
+		$(wildcard lib/*.h uapi/linux/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -static -O2 $(TEST_WARN) \
-		-o $@ $< -lpthread
+		-o $@ $< $(LIB_SRCS) -lpthread
 
 $(BUILD)/guest/bin/memfilterctl: tools/memfilterctl.c $(LIB_SRCS) \
 		$(wildcard lib/*.h uapi/linux/*.h)
@@ -86,3 +91,97 @@ demo:
 
 vm-shell:
 	scripts/vm-shell.sh
+
+# --- the Bloom filter's AVX2 paths and benchmark -----------------------------
+$(BUILD)/native/core-%_avx2.o: core/%_avx2.c $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_MF) -O1 -g -mavx2 $(WARN) $(SAN) -c -o $@ $<
+
+core/bloom_model.h: scripts/gen-bloom-model.py
+	scripts/gen-bloom-model.py > $@.tmp && mv $@.tmp $@
+
+BENCH_CFLAGS := $(CPPFLAGS_MF) -O3 -march=native -g
+BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c
+
+$(BUILD)/bench/core-%.o: core/%.c $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) $(WARN) -c -o $@ $<
+
+$(BUILD)/bench/bloom_bench_mf.o: bench/bloom_bench_mf.c bench/bloom_bench.h \
+		$(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -Wall -Werror -c -o $@ $<
+
+# C++ for RocksDB; core/ stays C (bloom_bench_mf.c), so no -Icore here:
+# <bloom.h> is libbloom's.
+bench/bloom_bench: bench/bloom_bench.cc bench/bloom_bench.h \
+		$(BUILD)/bench/bloom_bench_mf.o \
+		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(BENCH_CORE))
+	$(CXX) -O3 -march=native -g -std=c++17 -Wall -Werror -o $@ \
+		$(filter-out %.h,$^) -lbloom -lrocksdb -lpthread
+
+.PHONY: bench
+bench: bench/bloom_bench
+	@mkdir -p bench/results
+	scripts/bloom-bench.sh bench/bloom_bench bench/results/bloom.md
+
+# --- the cuckoo filter's benchmark -------------------------------------------
+CUCKOO_BENCH_CORE := core/hash.c core/cuckoo.c core/bloom.c core/bloom_avx2.c
+
+bench/cuckoo_bench: bench/cuckoo_bench.c \
+		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(CUCKOO_BENCH_CORE))
+	$(CC) $(BENCH_CFLAGS) -Wall -Werror -o $@ $^
+
+.PHONY: bench-cuckoo
+bench-cuckoo: bench/cuckoo_bench
+	@mkdir -p bench/results
+	bench/cuckoo_bench > bench/results/cuckoo.md.tmp
+	mv bench/results/cuckoo.md.tmp bench/results/cuckoo.md
+	cat bench/results/cuckoo.md
+
+bench: bench-cuckoo
+
+# --- libmemfilter: shared (mf_* exported only), static, pkg-config ----------
+LIB_VERSION := 1.0.0
+LIB_SONAME := libmemfilter.so.1
+PREFIX ?= /usr/local
+LIB_CFLAGS := $(CPPFLAGS_MF) -std=gnu11 -O2 -g $(WARN)
+LIB_OUT := $(addprefix $(BUILD)/lib/,$(LIB_SONAME) libmemfilter.so \
+	libmemfilter.a libmemfilter.pc)
+
+$(BUILD)/lib/pic/%.o: lib/%.c lib/memfilter.h uapi/linux/memfilter.h
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
+
+$(BUILD)/lib/static/%.o: lib/%.c lib/memfilter.h uapi/linux/memfilter.h
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(BUILD)/lib/$(LIB_SONAME): $(BUILD)/lib/pic/libmemfilter.o \
+		lib/libmemfilter.map
+	$(CC) -shared -Wl,-soname,$(LIB_SONAME) \
+		-Wl,--version-script=lib/libmemfilter.map -Wl,-z,defs \
+		-o $@ $<
+
+$(BUILD)/lib/libmemfilter.so: $(BUILD)/lib/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $@
+
+$(BUILD)/lib/libmemfilter.a: $(BUILD)/lib/static/libmemfilter.o
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/lib/libmemfilter.pc: lib/libmemfilter.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIB_VERSION)|' \
+		$< > $@
+
+.PHONY: lib
+lib: $(LIB_OUT)
+
+# The CLI test is a POSIX sh script; installed without .sh so that guest
+# scripts run it with the other */bin/*_test selftests.
+$(BUILD)/guest/bin/cli_test: tests/cli_test.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+guest: $(BUILD)/guest/bin/cli_test

@@ -31,6 +31,61 @@
 #include <linux/string.h>
 #include <linux/types.h>
 #include <asm/byteorder.h>
+#include <linux/atomic.h>
+#include <linux/prefetch.h>
+#include <kunit/visibility.h>
+
+/* Relaxed atomic OR of a 64-bit word (filters only ever set bits). */
+static __always_inline void mf_atomic_or64(u64 *p, u64 v)
+{
+	atomic64_or(v, (atomic64_t *)p);
+}
+
+#define mf_prefetch(p)	prefetch(p)
+
+#ifdef CONFIG_X86_64
+#include <asm/cpufeature.h>
+#include <asm/fpu/api.h>
+#include <asm/simd.h>
+
+/* core/bloom_avx2.c is built (Kbuild) and may be called. */
+#define MF_HAVE_AVX2	1
+
+/*
+ * mf_simd_begin() - enter a section that may use AVX2 registers
+ *
+ * Context: any; returns false (use the scalar path) where the FPU cannot be
+ * used, e.g. in hard interrupt context. Sections must be short: preemption
+ * and softirqs stay off until mf_simd_end().
+ */
+static inline bool mf_simd_begin(void)
+{
+	if (!boot_cpu_has(X86_FEATURE_AVX2) || !boot_cpu_has(X86_FEATURE_AVX) ||
+	    !cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL) ||
+	    !may_use_simd())
+		return false;
+	kernel_fpu_begin();
+	return true;
+}
+
+static inline void mf_simd_end(void)
+{
+	kernel_fpu_end();
+}
+#else
+#define MF_HAVE_AVX2	0
+static inline bool mf_simd_begin(void)
+{
+	return false;
+}
+
+static inline void mf_simd_end(void)
+{
+}
+#endif /* CONFIG_X86_64 */
+
+/* Cuckoo filter (core/cuckoo.c): cpu_relax() in lockless readers. */
+#include <linux/processor.h>
 
 #else /* userspace */
 

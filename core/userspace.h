@@ -57,6 +57,7 @@ typedef uint64_t __le64;
 
 #define min(a, b)	((a) < (b) ? (a) : (b))
 #define max(a, b)	((a) > (b) ? (a) : (b))
+#define clamp(v, lo, hi)	min(max(v, lo), hi)
 
 #define cpu_to_le16(x)	htole16(x)
 #define cpu_to_le32(x)	htole32(x)
@@ -80,5 +81,58 @@ static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
 	return (u64)(((unsigned __int128)a * b) >> shift);
 }
 
+#define BIT_ULL(n)		(1ULL << (n))
+#define BITS_PER_LONG		(8 * (int)sizeof(long))
+#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
+#define hweight64(x)		((unsigned int)__builtin_popcountll(x))
+
+static inline u64 div64_u64(u64 dividend, u64 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline void mf_atomic_or64(u64 *p, u64 v)
+{
+	__atomic_fetch_or(p, v, __ATOMIC_RELAXED);
+}
+
+#define mf_prefetch(p)	__builtin_prefetch(p)
+
+#ifdef __x86_64__
+#define MF_HAVE_AVX2	1
+static inline bool mf_simd_begin(void)
+{
+	return __builtin_cpu_supports("avx2");
+}
+#else
+#define MF_HAVE_AVX2	0
+static inline bool mf_simd_begin(void)
+{
+	return false;
+}
+#endif
+
+static inline void mf_simd_end(void)
+{
+}
+
+/* Cuckoo filter (core/cuckoo.c). */
+#define __ffs64(x)	((unsigned int)__builtin_ctzll(x))
+
+static inline int fls64(u64 x)
+{
+	return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+static inline u64 mul_u64_u64_div_u64(u64 a, u64 mul, u64 div)
+{
+	return (u64)(((unsigned __int128)a * mul) / div);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#define cpu_relax()	__builtin_ia32_pause()
+#else
+#define cpu_relax()	__atomic_signal_fence(__ATOMIC_SEQ_CST)
+#endif
 
 #endif /* _MEMFILTER_USERSPACE_H */

@@ -155,3 +155,4 @@ kunit_test_suite(memfilter_core_suite);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for memfilter");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

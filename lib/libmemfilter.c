@@ -2,10 +2,18 @@
 /*
  * libmemfilter: thin, safe wrappers over the /dev/memfilter ioctls.
  *
+ * Conventions in this file: every public function returns a negative errno
+ * on failure and never sets errno as its result; ABI structures live on the
+ * stack, are zero-initialised and have their size set here and nowhere
+ * else; key batches larger than the kernel's MEMFILTER_BATCH_MAX are split
+ * at multiples of 64 keys, so each kernel call owns whole words of the
+ * caller's result bitmap.
+ *
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -14,13 +22,43 @@
 
 #include "memfilter.h"
 
+_Static_assert(MF_NAME_MAX == MEMFILTER_NAME_MAX, "name length");
+_Static_assert(MF_KEY_MAX == MEMFILTER_KEY_MAX, "key length");
+_Static_assert(MF_TYPE_BLOOM == MEMFILTER_TYPE_BLOOM, "bloom type");
+_Static_assert(MF_TYPE_CUCKOO == MEMFILTER_TYPE_CUCKOO, "cuckoo type");
+_Static_assert(MF_HASH_XXH64 == MEMFILTER_HASH_XXH64, "xxh64");
+_Static_assert(MF_HASH_SIPHASH24 == MEMFILTER_HASH_SIPHASH24, "siphash");
+_Static_assert(MEMFILTER_BATCH_MAX % 64 == 0, "batches own whole words");
+
+#define MF_PPB 1000000000.0
+/* First guess of how many names mf_list() will find. */
+#define MF_LIST_FIRST 16
+
+static int mf_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+/* Copy @name into an ABI name field; "" and NULL give an all-zero field. */
+static int mf_copy_name(char dst[MEMFILTER_NAME_MAX], const char *name)
+{
+	size_t len = name ? strlen(name) : 0;
+
+	if (len >= MEMFILTER_NAME_MAX)
+		return -ENAMETOOLONG;
+	memset(dst, 0, MEMFILTER_NAME_MAX);
+	if (len)
+		memcpy(dst, name, len);
+	return 0;
+}
+
 int mf_api(int devfd, struct mf_api_info *info)
 {
 	struct memfilter_api a = {
 		.size = sizeof(a),
 		.api_version = MEMFILTER_API_VERSION,
 	};
-	int ret = ioctl(devfd, MEMFILTER_IOC_API, &a) ? -errno : 0;
+	int ret = mf_ioctl(devfd, MEMFILTER_IOC_API, &a);
 
 	if (info) {
 		info->api_version = a.api_version;
@@ -44,13 +82,347 @@ int mf_open_device(void)
 	return fd;
 }
 
+static int mf_encode_create(struct memfilter_create *c,
+			    const struct mf_create_opts *o)
+{
+	if (o->type != MF_TYPE_BLOOM && o->type != MF_TYPE_CUCKOO)
+		return -EINVAL;
+	if (!o->capacity || (o->keyed && o->fixed_seed))
+		return -EINVAL;
+	if (o->fpr != 0 && o->bits_per_key != 0)
+		return -EINVAL;
+	c->type = o->type;
+	c->capacity = o->capacity;
+	c->fingerprint_bits = o->fingerprint_bits;
+	if (o->fpr != 0) {
+		/* Written so that NaN fails too. */
+		if (!(o->fpr > 0 && o->fpr < 1))
+			return -EINVAL;
+		c->fpr_ppb = (__u64)(o->fpr * MF_PPB + 0.5);
+		if (c->fpr_ppb < 1 || c->fpr_ppb >= (__u64)MF_PPB)
+			return -EINVAL;
+	}
+	if (o->bits_per_key != 0) {
+		if (!(o->bits_per_key > 0 &&
+		      o->bits_per_key * 4 + 0.5 < 4294967296.0))
+			return -EINVAL;
+		c->bits_per_key_q4 = (__u32)(o->bits_per_key * 4 + 0.5);
+		if (!c->bits_per_key_q4)
+			return -EINVAL;
+	}
+	if (o->keyed)
+		c->flags |= MEMFILTER_CREATE_KEYED;
+	if (o->fixed_seed) {
+		c->flags |= MEMFILTER_CREATE_SEED;
+		c->seed = o->seed;
+	}
+	return mf_copy_name(c->name, o->name);
+}
+
+int mf_create(int devfd, const struct mf_create_opts *opts)
+{
+	struct memfilter_create c = { .size = sizeof(c), .out_fd = -1 };
+	int ret;
+
+	if (!opts)
+		return -EINVAL;
+	ret = mf_encode_create(&c, opts);
+	if (ret)
+		return ret;
+	ret = mf_ioctl(devfd, MEMFILTER_IOC_CREATE, &c);
+	return ret ? ret : c.out_fd;
+}
+
+int mf_open(int devfd, const char *name)
+{
+	struct memfilter_open o = { .size = sizeof(o), .out_fd = -1 };
+	int ret;
+
+	if (!name || !*name)
+		return -EINVAL;
+	ret = mf_copy_name(o.name, name);
+	if (ret)
+		return ret;
+	ret = mf_ioctl(devfd, MEMFILTER_IOC_OPEN, &o);
+	return ret ? ret : o.out_fd;
+}
+
+/* One allocation: @n pointers, a NULL, then the @n strings they point at. */
+static char **mf_pack_names(const char (*raw)[MEMFILTER_NAME_MAX], size_t n)
+{
+	char **v = malloc((n + 1) * sizeof(*v) + n * MEMFILTER_NAME_MAX);
+	char *s;
+	size_t i;
+
+	if (!v)
+		return NULL;
+	s = (char *)(v + n + 1);
+	for (i = 0; i < n; i++, s += MEMFILTER_NAME_MAX) {
+		memcpy(s, raw[i], MEMFILTER_NAME_MAX);
+		s[MEMFILTER_NAME_MAX - 1] = '\0';
+		v[i] = s;
+	}
+	v[n] = NULL;
+	return v;
+}
+
+ssize_t mf_list(int devfd, char ***names)
+{
+	char (*raw)[MEMFILTER_NAME_MAX] = NULL;
+	size_t cap = MF_LIST_FIRST;
+	struct memfilter_list l;
+	int ret;
+
+	*names = NULL;
+	for (;;) {
+		free(raw);
+		raw = calloc(cap, MEMFILTER_NAME_MAX);
+		if (!raw)
+			return -ENOMEM;
+		memset(&l, 0, sizeof(l));
+		l.size = sizeof(l);
+		l.count = cap;
+		l.names = (__u64)(uintptr_t)raw;
+		ret = mf_ioctl(devfd, MEMFILTER_IOC_LIST, &l);
+		if (ret)
+			goto out_free_raw;
+		if (l.count <= cap)
+			break;
+		/* Filters appeared meanwhile: ask again with room to spare. */
+		cap = (size_t)l.count + l.count / 4 + 1;
+	}
+	*names = mf_pack_names((const char (*)[MEMFILTER_NAME_MAX])raw,
+			       l.count);
+	ret = *names ? (int)l.count : -ENOMEM;
+out_free_raw:
+	free(raw);
+	return ret;
+}
+
+/*
+ * Run one key command over @n keys in kernel-sized batches. Fixed-size keys
+ * when @key_size is non-zero, else variable-size keys with lengths @lens.
+ */
+static ssize_t mf_keys(int fd, unsigned long cmd, const void *keys,
+		       size_t key_size, const uint32_t *lens, size_t n,
+		       uint64_t *results, size_t *done)
+{
+	const unsigned char *p = keys;
+	size_t off = 0, count = 0;
+	int ret = 0;
+
+	if ((key_size && lens) || (!key_size && !lens && n) ||
+	    key_size > MEMFILTER_KEY_MAX || (n && !keys)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	while (off < n) {
+		size_t c = n - off < MEMFILTER_BATCH_MAX ?
+			   n - off : MEMFILTER_BATCH_MAX;
+		struct memfilter_keys k = {
+			.size = sizeof(k),
+			.count = c,
+			.key_size = key_size,
+			.keys = (__u64)(uintptr_t)p,
+			.lens = (__u64)(uintptr_t)(lens ? lens + off : NULL),
+		};
+		size_t i, bytes = 0;
+
+		if (results) {
+			memset(results + off / 64, 0,
+			       (c + 63) / 64 * sizeof(*results));
+			k.results = (__u64)(uintptr_t)(results + off / 64);
+		}
+		ret = mf_ioctl(fd, cmd, &k);
+		if (ret) {
+			/* out_done is meaningful only if the kernel got far. */
+			if (k.out_done <= c)
+				off += k.out_done;
+			goto out;
+		}
+		count += k.out_count;
+		if (key_size) {
+			bytes = c * key_size;
+		} else {
+			for (i = 0; i < c; i++)
+				bytes += lens[off + i];
+		}
+		p += bytes;
+		off += c;
+	}
+out:
+	if (done)
+		*done = off;
+	return ret ? ret : (ssize_t)count;
+}
+
+ssize_t mf_add(int fd, const void *keys, size_t key_size, size_t n,
+	       uint64_t *results, size_t *done)
+{
+	if (!key_size) {
+		if (done)
+			*done = 0;
+		return -EINVAL;
+	}
+	return mf_keys(fd, MEMFILTER_IOC_ADD, keys, key_size, NULL, n,
+		       results, done);
+}
+
+ssize_t mf_query(int fd, const void *keys, size_t key_size, size_t n,
+		 uint64_t *results, size_t *done)
+{
+	if (!key_size) {
+		if (done)
+			*done = 0;
+		return -EINVAL;
+	}
+	return mf_keys(fd, MEMFILTER_IOC_QUERY, keys, key_size, NULL, n,
+		       results, done);
+}
+
+ssize_t mf_delete(int fd, const void *keys, size_t key_size, size_t n,
+		  uint64_t *results, size_t *done)
+{
+	if (!key_size) {
+		if (done)
+			*done = 0;
+		return -EINVAL;
+	}
+	return mf_keys(fd, MEMFILTER_IOC_DELETE, keys, key_size, NULL, n,
+		       results, done);
+}
+
+ssize_t mf_add_unique(int fd, const void *keys, size_t key_size, size_t n,
+		      uint64_t *results, size_t *done)
+{
+	if (!key_size) {
+		if (done)
+			*done = 0;
+		return -EINVAL;
+	}
+	return mf_keys(fd, MEMFILTER_IOC_ADD_UNIQUE, keys, key_size, NULL, n,
+		       results, done);
+}
+
+ssize_t mf_addv(int fd, const void *keys, const uint32_t *lens, size_t n,
+		uint64_t *results, size_t *done)
+{
+	return mf_keys(fd, MEMFILTER_IOC_ADD, keys, 0, lens, n, results, done);
+}
+
+ssize_t mf_queryv(int fd, const void *keys, const uint32_t *lens, size_t n,
+		  uint64_t *results, size_t *done)
+{
+	return mf_keys(fd, MEMFILTER_IOC_QUERY, keys, 0, lens, n, results,
+		       done);
+}
+
+ssize_t mf_deletev(int fd, const void *keys, const uint32_t *lens, size_t n,
+		   uint64_t *results, size_t *done)
+{
+	return mf_keys(fd, MEMFILTER_IOC_DELETE, keys, 0, lens, n, results,
+		       done);
+}
+
+ssize_t mf_add_uniquev(int fd, const void *keys, const uint32_t *lens,
+		       size_t n, uint64_t *results, size_t *done)
+{
+	return mf_keys(fd, MEMFILTER_IOC_ADD_UNIQUE, keys, 0, lens, n, results,
+		       done);
+}
+
+int mf_info(int fd, struct mf_info *info)
+{
+	struct memfilter_info i = { .size = sizeof(i) };
+	int ret = mf_ioctl(fd, MEMFILTER_IOC_INFO, &i);
+
+	if (ret)
+		return ret;
+	memset(info, 0, sizeof(*info));
+	info->type = i.type;
+	info->hash_algo = i.hash_algo;
+	info->seed = i.seed;
+	info->capacity = i.capacity;
+	info->bytes = i.bytes;
+	info->keys = i.keys;
+	info->fill = i.fill;
+	info->fill_max = i.fill_max;
+	info->est_fpr = i.est_fpr_ppb / MF_PPB;
+	info->k = i.k;
+	info->fingerprint_bits = i.fingerprint_bits;
+	info->bits_per_key = i.bits_per_key_q4 / 4.0;
+	info->overfill = i.status & MEMFILTER_STATUS_OVERFILL;
+	info->published = i.status & MEMFILTER_STATUS_PUBLISHED;
+	info->keyed = i.status & MEMFILTER_STATUS_KEYED;
+	info->adds = i.adds;
+	info->queries = i.queries;
+	info->hits = i.hits;
+	info->deletes = i.deletes;
+	info->failed = i.failed;
+	info->stash_used = i.stash_used;
+	memcpy(info->name, i.name, sizeof(info->name));
+	info->name[sizeof(info->name) - 1] = '\0';
+	return 0;
+}
+
+int mf_clear(int fd)
+{
+	struct memfilter_clear c = { .size = sizeof(c) };
+
+	return mf_ioctl(fd, MEMFILTER_IOC_CLEAR, &c);
+}
+
+int mf_publish(int fd, const char *name)
+{
+	struct memfilter_name n = { .size = sizeof(n) };
+	int ret;
+
+	if (!name || !*name)
+		return -EINVAL;
+	ret = mf_copy_name(n.name, name);
+	if (ret)
+		return ret;
+	return mf_ioctl(fd, MEMFILTER_IOC_PUBLISH, &n);
+}
+
+int mf_unpublish(int fd)
+{
+	struct memfilter_name n = { .size = sizeof(n) };
+
+	return mf_ioctl(fd, MEMFILTER_IOC_UNPUBLISH, &n);
+}
+
 const char *mf_strerror(int err)
 {
 	switch (-err) {
+	case 0:
+		return "success";
 	case ENOENT:
-		return "no such filter or device (is memfilter.ko loaded?)";
+		return "no such filter";
+	case EEXIST:
+		return "name already taken (or key may be present)";
+	case ENOSPC:
+		return "filter is full";
+	case EBUSY:
+		return "filter already has a name";
+	case EPERM:
+		return "operation not permitted (needs CAP_SYS_ADMIN)";
+	case EACCES:
+		return "permission denied";
+	case E2BIG:
+		return "too large for this kernel's memfilter limits";
 	case EOPNOTSUPP:
-		return "not supported by this kernel's memfilter";
+		return "not supported by this filter or kernel";
+	case ENOTTY:
+		return "command not known to this kernel's memfilter";
+	case EBADF:
+		return "not a memfilter filter";
+	case ENAMETOOLONG:
+		return "name too long (at most 63 characters)";
+	case EINVAL:
+		return "invalid argument";
+	case ENOMEM:
+		return "out of memory (or the module's memory limit)";
 	default:
 		return strerror(-err);
 	}

@@ -2,26 +2,140 @@
 /*
  * libmemfilter: the userspace helper library for /dev/memfilter.
  *
- * Callers never see the ABI's size fields or ioctl numbers: the library
- * fills them in. Every function returns 0 (or a count) on success and a
- * negative errno on failure; mf_strerror() turns that into a message.
+ * Callers never see the ABI's size fields, ioctl numbers or fixed-point
+ * encodings: the library fills them in, splits key batches to the kernel's
+ * limits and converts the kernel's statistics into plain C types. Every
+ * function returns 0 (or a count) on success and a negative errno on
+ * failure; mf_strerror() turns that into a message. The library keeps no
+ * global state and allocates only in mf_list(), so it is safe to use from
+ * any number of threads on any number of file descriptors.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
 #ifndef _LIBMEMFILTER_H
 #define _LIBMEMFILTER_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define MF_DEVICE_PATH "/dev/memfilter"
 
+/* Longest name including its NUL; names are made of [A-Za-z0-9._-]. */
+#define MF_NAME_MAX 64
+/* Longest key in bytes. */
+#define MF_KEY_MAX 4096
+
+/* Filter types (the ABI's MEMFILTER_TYPE_* values). */
+#define MF_TYPE_BLOOM 1
+#define MF_TYPE_CUCKOO 2
+
+/* Key hash algorithms (the ABI's MEMFILTER_HASH_* values). */
+#define MF_HASH_XXH64 1
+#define MF_HASH_SIPHASH24 2
+
+/**
+ * struct mf_api_info - what the kernel module speaks
+ * @api_version: the kernel's ABI version
+ * @features: the ABI's MEMFILTER_FEAT_* bits
+ */
 struct mf_api_info {
 	uint32_t api_version;
 	uint64_t features;
 };
 
 /**
+ * struct mf_create_opts - parameters of a new filter
+ * @type: MF_TYPE_BLOOM or MF_TYPE_CUCKOO
+ * @capacity: number of keys the filter is designed for (>= 1)
+ * @fpr: target false-positive rate, 0 < @fpr < 1; 0 for none
+ * @bits_per_key: Bloom: bits of table per key of capacity (> 0,
+ *	resolution 1/4); 0 for none. At most one of @fpr and @bits_per_key;
+ *	a Bloom filter needs one of them.
+ * @fingerprint_bits: cuckoo: 8, 12 or 16; 0 derives it from @fpr.
+ *	A cuckoo filter needs @fpr or @fingerprint_bits; 0 for Bloom.
+ * @keyed: hash with SipHash-2-4 under a secret key from the kernel's RNG
+ *	(for keys an adversary chooses)
+ * @fixed_seed: use @seed as the XXH64 seed instead of a random one
+ *	(reproducible tables); not with @keyed
+ * @seed: the seed, when @fixed_seed
+ * @name: publish under this name at once (needs CAP_SYS_ADMIN); NULL or
+ *	"" for an anonymous filter
+ *
+ * Zero-initialise and set what you need.
+ */
+struct mf_create_opts {
+	int type;
+	uint64_t capacity;
+	double fpr;
+	double bits_per_key;
+	unsigned int fingerprint_bits;
+	bool keyed;
+	bool fixed_seed;
+	uint64_t seed;
+	const char *name;
+};
+
+/**
+ * struct mf_info - a filter's parameters and statistics
+ * @type: MF_TYPE_BLOOM or MF_TYPE_CUCKOO
+ * @hash_algo: MF_HASH_XXH64 or MF_HASH_SIPHASH24
+ * @seed: the XXH64 seed; 0 for keyed filters (the secret never leaves)
+ * @capacity: design capacity in keys
+ * @bytes: memory of the filter's table
+ * @keys: keys in the filter (Bloom: successful adds, duplicates included;
+ *	cuckoo: fingerprints stored)
+ * @fill: Bloom: bits set; cuckoo: slots used
+ * @fill_max: Bloom: bits; cuckoo: slots
+ * @est_fpr: false-positive rate estimated from the actual fill (0 .. 1)
+ * @k: Bloom: probes per key; cuckoo: slots per bucket
+ * @fingerprint_bits: cuckoo fingerprint width; 0 for Bloom
+ * @bits_per_key: Bloom: bits per key of capacity; 0 for cuckoo
+ * @overfill: more keys than @capacity: @est_fpr exceeds the target
+ * @published: the filter has a name
+ * @keyed: keys are hashed with SipHash-2-4 under a secret key
+ * @adds: add calls that inserted a key
+ * @queries: keys queried
+ * @hits: queried keys answered "may be present"
+ * @deletes: keys deleted
+ * @failed: adds refused because the filter was full (cuckoo)
+ * @stash_used: cuckoo victim stash entries in use
+ * @name: published name, or ""
+ */
+struct mf_info {
+	int type;
+	int hash_algo;
+	uint64_t seed;
+	uint64_t capacity;
+	uint64_t bytes;
+	uint64_t keys;
+	uint64_t fill;
+	uint64_t fill_max;
+	double est_fpr;
+	unsigned int k;
+	unsigned int fingerprint_bits;
+	double bits_per_key;
+	bool overfill;
+	bool published;
+	bool keyed;
+	uint64_t adds;
+	uint64_t queries;
+	uint64_t hits;
+	uint64_t deletes;
+	uint64_t failed;
+	unsigned int stash_used;
+	char name[MF_NAME_MAX];
+};
+
+/**
  * mf_open_device() - open /dev/memfilter and check the ABI version
+ *
+ * The fd is opened O_RDWR | O_CLOEXEC; close it with close().
  *
  * Return: a file descriptor, or -errno (-ENOENT when the module is not
  * loaded, -EACCES without permission, -EOPNOTSUPP when the kernel speaks
@@ -32,18 +146,231 @@ int mf_open_device(void);
 /**
  * mf_api() - the kernel's ABI version and features
  * @devfd: from mf_open_device()
- * @info: filled in
+ * @info: filled in; may be NULL
  *
  * Return: 0 or -errno.
  */
 int mf_api(int devfd, struct mf_api_info *info);
 
 /**
+ * mf_create() - create a filter
+ * @devfd: from mf_open_device()
+ * @opts: the filter's parameters
+ *
+ * Converts @opts->fpr to parts per billion and @opts->bits_per_key to
+ * quarter bits, rejects what cannot be encoded, and creates the filter
+ * (published at once when @opts->name is set; nothing is left behind if
+ * that fails).
+ *
+ * Return: the new filter's fd (O_CLOEXEC), or -errno: -EINVAL for
+ * inconsistent or out-of-range parameters, -ENAMETOOLONG for a name longer
+ * than MF_NAME_MAX - 1, -E2BIG beyond the module's per-filter size limit,
+ * -ENOMEM, -EEXIST when the name is taken, -EPERM when publishing without
+ * CAP_SYS_ADMIN.
+ */
+int mf_create(int devfd, const struct mf_create_opts *opts);
+
+/**
+ * mf_open() - open a published filter by name
+ * @devfd: from mf_open_device()
+ * @name: the published name
+ *
+ * Return: a new fd for the filter (O_CLOEXEC), or -errno (-ENOENT when no
+ * filter has that name).
+ */
+int mf_open(int devfd, const char *name);
+
+/**
+ * mf_list() - the names of all published filters
+ * @devfd: from mf_open_device()
+ * @names: out: an array of the names, sorted as the kernel returns them,
+ *	followed by a NULL pointer; one allocation, release it with free()
+ *
+ * Asks the kernel again with a larger buffer until every name fits, so the
+ * list is a consistent snapshot even while filters come and go.
+ *
+ * Return: the number of names, or -errno (*@names is then NULL).
+ */
+ssize_t mf_list(int devfd, char ***names);
+
+/**
+ * mf_add() - add a batch of fixed-size keys
+ * @fd: a filter fd
+ * @keys: @n keys of @key_size bytes each, back to back
+ * @key_size: bytes per key, 1 .. MF_KEY_MAX
+ * @n: number of keys (any number: the library splits it into batches the
+ *	kernel accepts)
+ * @results: optional bitmap of (@n + 63) / 64 words; bit i is set when key
+ *	i was added. NULL for none.
+ * @done: optional: set to the number of keys processed, @n on success.
+ *	On failure the keys before *@done took effect and the rest did not.
+ *
+ * Return: the number of keys added, or -errno: -ENOSPC when a cuckoo
+ * filter is full (nothing already in it is lost; see @done), -EINVAL for a
+ * bad @key_size.
+ */
+ssize_t mf_add(int fd, const void *keys, size_t key_size, size_t n,
+	       uint64_t *results, size_t *done);
+
+/**
+ * mf_query() - query a batch of fixed-size keys
+ * @fd: a filter fd
+ * @keys: @n keys of @key_size bytes each, back to back
+ * @key_size: bytes per key, 1 .. MF_KEY_MAX
+ * @n: number of keys
+ * @results: optional bitmap; bit i is set when key i may be present
+ * @done: optional: keys processed (see mf_add())
+ *
+ * Return: the number of keys that may be present, or -errno.
+ */
+ssize_t mf_query(int fd, const void *keys, size_t key_size, size_t n,
+		 uint64_t *results, size_t *done);
+
+/**
+ * mf_delete() - delete a batch of fixed-size keys from a cuckoo filter
+ * @fd: a cuckoo filter fd
+ * @keys: @n keys of @key_size bytes each, back to back
+ * @key_size: bytes per key, 1 .. MF_KEY_MAX
+ * @n: number of keys
+ * @results: optional bitmap; bit i is set when key i was found and removed
+ * @done: optional: keys processed (see mf_add())
+ *
+ * Deleting a key that was never added may remove another key sharing its
+ * fingerprint: delete only what you added.
+ *
+ * Return: the number of keys found and removed, or -errno (-EOPNOTSUPP on
+ * a Bloom filter).
+ */
+ssize_t mf_delete(int fd, const void *keys, size_t key_size, size_t n,
+		  uint64_t *results, size_t *done);
+
+/**
+ * mf_add_unique() - add fixed-size keys that are not already present
+ * @fd: a cuckoo filter fd
+ * @keys: @n keys of @key_size bytes each, back to back
+ * @key_size: bytes per key, 1 .. MF_KEY_MAX
+ * @n: number of keys
+ * @results: optional bitmap; bit i is set when key i was added, clear when
+ *	it may already have been present
+ * @done: optional: keys processed (see mf_add())
+ *
+ * Return: the number of keys added, or -errno (-EOPNOTSUPP on a Bloom
+ * filter, -ENOSPC when full).
+ */
+ssize_t mf_add_unique(int fd, const void *keys, size_t key_size, size_t n,
+		      uint64_t *results, size_t *done);
+
+/**
+ * mf_addv() - add a batch of variable-size keys
+ * @fd: a filter fd
+ * @keys: the keys' bytes, back to back
+ * @lens: @n key lengths, each 0 .. MF_KEY_MAX
+ * @n: number of keys (split into kernel batches as needed)
+ * @results: optional bitmap, as for mf_add()
+ * @done: optional: keys processed, as for mf_add()
+ *
+ * Return: as mf_add().
+ */
+ssize_t mf_addv(int fd, const void *keys, const uint32_t *lens, size_t n,
+		uint64_t *results, size_t *done);
+
+/**
+ * mf_queryv() - query a batch of variable-size keys
+ * @fd: a filter fd
+ * @keys: the keys' bytes, back to back
+ * @lens: @n key lengths, each 0 .. MF_KEY_MAX
+ * @n: number of keys
+ * @results: optional bitmap, as for mf_query()
+ * @done: optional: keys processed, as for mf_add()
+ *
+ * Return: as mf_query().
+ */
+ssize_t mf_queryv(int fd, const void *keys, const uint32_t *lens, size_t n,
+		  uint64_t *results, size_t *done);
+
+/**
+ * mf_deletev() - delete a batch of variable-size keys from a cuckoo filter
+ * @fd: a cuckoo filter fd
+ * @keys: the keys' bytes, back to back
+ * @lens: @n key lengths, each 0 .. MF_KEY_MAX
+ * @n: number of keys
+ * @results: optional bitmap, as for mf_delete()
+ * @done: optional: keys processed, as for mf_add()
+ *
+ * Return: as mf_delete().
+ */
+ssize_t mf_deletev(int fd, const void *keys, const uint32_t *lens, size_t n,
+		   uint64_t *results, size_t *done);
+
+/**
+ * mf_add_uniquev() - add variable-size keys that are not already present
+ * @fd: a cuckoo filter fd
+ * @keys: the keys' bytes, back to back
+ * @lens: @n key lengths, each 0 .. MF_KEY_MAX
+ * @n: number of keys
+ * @results: optional bitmap, as for mf_add_unique()
+ * @done: optional: keys processed, as for mf_add()
+ *
+ * Return: as mf_add_unique().
+ */
+ssize_t mf_add_uniquev(int fd, const void *keys, const uint32_t *lens,
+		       size_t n, uint64_t *results, size_t *done);
+
+/**
+ * mf_info() - a filter's parameters and statistics
+ * @fd: a filter fd
+ * @info: filled in
+ *
+ * Return: 0 or -errno.
+ */
+int mf_info(int fd, struct mf_info *info);
+
+/**
+ * mf_clear() - remove every key from a filter
+ * @fd: a filter fd
+ *
+ * Return: 0 or -errno.
+ */
+int mf_clear(int fd);
+
+/**
+ * mf_publish() - give a filter a system-wide name
+ * @fd: a filter fd
+ * @name: the name ([A-Za-z0-9._-], at most MF_NAME_MAX - 1 characters)
+ *
+ * A published filter can be opened by name and stays alive without any fd.
+ * Needs CAP_SYS_ADMIN.
+ *
+ * Return: 0 or -errno (-EEXIST when the name is taken, -EBUSY when the
+ * filter already has a name, -EPERM without CAP_SYS_ADMIN).
+ */
+int mf_publish(int fd, const char *name);
+
+/**
+ * mf_unpublish() - take a filter's name away
+ * @fd: a filter fd
+ *
+ * The filter lives on while any fd or in-kernel reference holds it.
+ * Needs CAP_SYS_ADMIN.
+ *
+ * Return: 0 or -errno.
+ */
+int mf_unpublish(int fd);
+
+/**
  * mf_strerror() - a message for a negative errno from this library
  * @err: the negative errno
+ *
+ * The messages are phrased for filter operations: -ENOENT reads "no such
+ * filter" (mf_open_device() callers may want to say more), -ENOSPC "filter
+ * is full".
  *
  * Return: a static string.
  */
 const char *mf_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* _LIBMEMFILTER_H */

@@ -1,32 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * memfilter: the /dev/memfilter character device and its ioctl dispatch.
+ * memfilter: the /dev/memfilter character device, its commands (handshake,
+ * create, open by name, list) and the ioctl dispatch shared with filter fds.
  *
  * Conventions in this file: every ioctl argument starts with a __u32 size
  * and is read with copy_struct_from_user() into a kernel copy; handlers
  * work on that copy and write results back with mf_respond(), which copies
- * no more than the caller's size. The command table is indexed by ioctl
+ * no more than the caller's size. The command tables are indexed by ioctl
  * number; the size bits of the command are ignored (see the uapi header).
+ * A new filter fd is installed only after everything else succeeded.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
+#include <linux/anon_inodes.h>
+#include <linux/capability.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <linux/memfilter.h>
 
-struct mf_ucmd {
-	void __user *ubuf;
-	u32 user_size;
-	void *cmd;
-};
+#include "filter.h"
+#include "ioctl.h"
 
-union mf_ucmd_buffer {
-	struct memfilter_api api;
-};
-
-static int mf_respond(struct mf_ucmd *ucmd, size_t kernel_size)
+/**
+ * mf_respond() - copy a command's kernel copy back to the caller
+ * @ucmd: the call
+ * @kernel_size: size of the kernel's struct
+ *
+ * Context: process context.
+ * Return: 0 or -EFAULT.
+ */
+int mf_respond(struct mf_ucmd *ucmd, size_t kernel_size)
 {
 	if (copy_to_user(ucmd->ubuf, ucmd->cmd,
 			 min_t(size_t, ucmd->user_size, kernel_size)))
@@ -34,45 +40,20 @@ static int mf_respond(struct mf_ucmd *ucmd, size_t kernel_size)
 	return 0;
 }
 
-static int mf_cmd_api(struct mf_ucmd *ucmd)
-{
-	struct memfilter_api *cmd = ucmd->cmd;
-	u32 requested = cmd->api_version;
-	int ret;
-
-	if (cmd->flags || cmd->__reserved)
-		return -EOPNOTSUPP;
-
-	cmd->api_version = MEMFILTER_API_VERSION;
-	cmd->features = MEMFILTER_FEAT_HASH_XXH64 | MEMFILTER_FEAT_HASH_SIPHASH;
-	ret = mf_respond(ucmd, sizeof(*cmd));
-	if (ret)
-		return ret;
-	return requested == MEMFILTER_API_VERSION ? 0 : -EOPNOTSUPP;
-}
-
-struct mf_ioctl_op {
-	unsigned int size;
-	unsigned int min_size;
-	int (*execute)(struct mf_ucmd *ucmd);
-};
-
-#define MF_IOCTL_OP(_ioctl, _fn, _struct, _last)                         \
-	[_IOC_NR(_ioctl) - MEMFILTER_CMD_BASE] = {                       \
-		.size = sizeof(_struct) +                                \
-			BUILD_BUG_ON_ZERO(sizeof(union mf_ucmd_buffer) < \
-					  sizeof(_struct)),              \
-		.min_size = offsetofend(_struct, _last),                 \
-		.execute = _fn,                                          \
-	}
-
-static const struct mf_ioctl_op mf_dev_ops[] = {
-	MF_IOCTL_OP(MEMFILTER_IOC_API, mf_cmd_api, struct memfilter_api,
-		    features),
-};
-
-static long mf_dispatch(const struct mf_ioctl_op *ops, unsigned int nops,
-			unsigned int cmd, unsigned long arg)
+/**
+ * mf_dispatch() - serve one ioctl from a command table
+ * @ops: the table, indexed by command number - MEMFILTER_CMD_BASE
+ * @nops: its length
+ * @f: the filter for filter-fd commands, or NULL
+ * @cmd: the ioctl command
+ * @arg: its argument
+ *
+ * Context: process context, may sleep.
+ * Return: the command's result, -ENOTTY for unknown commands, -EFAULT,
+ * -EINVAL or -E2BIG for a bad argument struct.
+ */
+long mf_dispatch(const struct mf_ioctl_op *ops, unsigned int nops,
+		 struct memfilter *f, unsigned int cmd, unsigned long arg)
 {
 	const struct mf_ioctl_op *op;
 	union mf_ucmd_buffer buf;
@@ -89,6 +70,8 @@ static long mf_dispatch(const struct mf_ioctl_op *ops, unsigned int nops,
 		return -ENOTTY;
 
 	ucmd.ubuf = (void __user *)arg;
+	ucmd.f = f;
+	ucmd.nr = nr;
 	ret = get_user(ucmd.user_size, (u32 __user *)ucmd.ubuf);
 	if (ret)
 		return ret;
@@ -103,10 +86,148 @@ static long mf_dispatch(const struct mf_ioctl_op *ops, unsigned int nops,
 	return op->execute(&ucmd);
 }
 
+static int mf_cmd_api(struct mf_ucmd *ucmd)
+{
+	struct memfilter_api *cmd = ucmd->cmd;
+	u32 requested = cmd->api_version;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EOPNOTSUPP;
+
+	cmd->api_version = MEMFILTER_API_VERSION;
+	cmd->features = MEMFILTER_FEAT_HASH_XXH64 | MEMFILTER_FEAT_HASH_SIPHASH |
+			MEMFILTER_FEAT_BLOOM | MEMFILTER_FEAT_CUCKOO |
+			MEMFILTER_FEAT_NAMES;
+	ret = mf_respond(ucmd, sizeof(*cmd));
+	if (ret)
+		return ret;
+	return requested == MEMFILTER_API_VERSION ? 0 : -EOPNOTSUPP;
+}
+
+/*
+ * Hand a new fd for @f (whose reference passes to the file) to the caller,
+ * publishing @f under @name first if one is given: write the fd number into
+ * the reply, install it last, and undo everything if any step fails.
+ */
+static int mf_reply_fd(struct mf_ucmd *ucmd, struct memfilter *f,
+		       const char *name, s32 *out_fd, size_t kernel_size)
+{
+	struct file *file;
+	int fd, ret;
+
+	fd = mf_filter_install_fd(f, &file);
+	if (fd < 0) {
+		memfilter_put(f);
+		return fd;
+	}
+	if (name) {
+		ret = mf_publish(f, name);
+		if (ret)
+			goto out_put_fd;
+	}
+	*out_fd = fd;
+	ret = mf_respond(ucmd, kernel_size);
+	if (ret)
+		goto out_unpublish;
+	fd_install(fd, file);
+	return 0;
+
+out_unpublish:
+	if (name)
+		mf_unpublish(f);
+out_put_fd:
+	put_unused_fd(fd);
+	fput(file);
+	return ret;
+}
+
+static int mf_cmd_create(struct mf_ucmd *ucmd)
+{
+	struct memfilter_create *cmd = ucmd->cmd;
+	bool named = memchr_inv(cmd->name, 0, sizeof(cmd->name));
+	struct memfilter *f;
+	int ret;
+
+	if (cmd->out_fd)
+		return -EINVAL;
+	if (named) {
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		ret = mf_name_valid(cmd->name);
+		if (ret)
+			return ret;
+	}
+	f = mf_filter_create(cmd);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	return mf_reply_fd(ucmd, f, named ? cmd->name : NULL, &cmd->out_fd,
+			   sizeof(*cmd));
+}
+
+static int mf_cmd_open(struct mf_ucmd *ucmd)
+{
+	struct memfilter_open *cmd = ucmd->cmd;
+	struct memfilter *f;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EOPNOTSUPP;
+	if (cmd->out_fd)
+		return -EINVAL;
+	ret = mf_name_valid(cmd->name);
+	if (ret)
+		return ret;
+	f = memfilter_get_by_name(cmd->name);
+	if (!f)
+		return -ENOENT;
+	return mf_reply_fd(ucmd, f, NULL, &cmd->out_fd, sizeof(*cmd));
+}
+
+static int mf_cmd_list(struct mf_ucmd *ucmd)
+{
+	struct memfilter_list *cmd = ucmd->cmd;
+	char *names = NULL;
+	u32 max = cmd->count, count;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EOPNOTSUPP;
+	if (max && !cmd->names)
+		return -EFAULT;
+	max = min_t(u32, max, 4096);
+	if (max) {
+		names = kvcalloc(max, MEMFILTER_NAME_MAX, GFP_KERNEL_ACCOUNT);
+		if (!names)
+			return -ENOMEM;
+	}
+	count = mf_list_names(names, max);
+	ret = 0;
+	if (max && copy_to_user(u64_to_user_ptr(cmd->names), names,
+				(size_t)min(max, count) * MEMFILTER_NAME_MAX))
+		ret = -EFAULT;
+	kvfree(names);
+	if (ret)
+		return ret;
+	cmd->count = count;
+	return mf_respond(ucmd, sizeof(*cmd));
+}
+
+static const struct mf_ioctl_op mf_dev_ops[] = {
+	MF_IOCTL_OP(MEMFILTER_IOC_API, mf_cmd_api, struct memfilter_api,
+		    features),
+	MF_IOCTL_OP(MEMFILTER_IOC_CREATE, mf_cmd_create,
+		    struct memfilter_create, name),
+	MF_IOCTL_OP(MEMFILTER_IOC_OPEN, mf_cmd_open, struct memfilter_open,
+		    __reserved),
+	MF_IOCTL_OP(MEMFILTER_IOC_LIST, mf_cmd_list, struct memfilter_list,
+		    names),
+};
+
 static long mf_dev_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
-	return mf_dispatch(mf_dev_ops, ARRAY_SIZE(mf_dev_ops), cmd, arg);
+	return mf_dispatch(mf_dev_ops, ARRAY_SIZE(mf_dev_ops), NULL, cmd, arg);
 }
 
 static const struct file_operations mf_dev_fops = {
@@ -127,16 +248,32 @@ static int __init memfilter_init(void)
 {
 	int ret;
 
-	ret = misc_register(&mf_miscdev);
+	ret = mf_filter_init();
 	if (ret)
 		return ret;
+	mf_debugfs_init();
+	ret = misc_register(&mf_miscdev);
+	if (ret)
+		goto out_debugfs;
 	pr_info("ready, ABI version %u\n", MEMFILTER_API_VERSION);
 	return 0;
+
+out_debugfs:
+	mf_debugfs_exit();
+	mf_filter_exit();
+	return ret;
 }
 
 static void __exit memfilter_exit(void)
 {
+	/*
+	 * No fd can be open (each pins the module) and no new one can appear
+	 * after misc_deregister(); published names hold the last references.
+	 */
 	misc_deregister(&mf_miscdev);
+	mf_unpublish_all();
+	mf_debugfs_exit();
+	mf_filter_exit();
 }
 
 module_init(memfilter_init);

@@ -45,6 +45,11 @@
  *    ABI version).
  *  - EACCES: /dev/memfilter was opened without the needed permission
  *    (the device is mode 0600 unless udev says otherwise).
+ *  - EPERM: the command needs a capability the caller lacks.
+ *  - ENOENT: no filter by that name.
+ *  - EEXIST: the name is taken (or, for ADD_UNIQUE, the key may be present).
+ *  - ENOSPC: a cuckoo filter is full; nothing already in it was lost.
+ *  - EBADF: the fd is not a memfilter filter fd.
  *  - ENOMEM: out of memory.
  */
 
@@ -54,11 +59,27 @@
 /* The ABI version this header describes. */
 #define MEMFILTER_API_VERSION	1
 
+/* Commands on /dev/memfilter. */
 #define MEMFILTER_CMD_API	(MEMFILTER_CMD_BASE + 0)
+#define MEMFILTER_CMD_CREATE	(MEMFILTER_CMD_BASE + 1)
+#define MEMFILTER_CMD_OPEN	(MEMFILTER_CMD_BASE + 2)
+#define MEMFILTER_CMD_LIST	(MEMFILTER_CMD_BASE + 3)
+/* Commands on a filter fd. */
+#define MEMFILTER_CMD_ADD	(MEMFILTER_CMD_BASE + 0x10)
+#define MEMFILTER_CMD_QUERY	(MEMFILTER_CMD_BASE + 0x11)
+#define MEMFILTER_CMD_DELETE	(MEMFILTER_CMD_BASE + 0x12)
+#define MEMFILTER_CMD_ADD_UNIQUE (MEMFILTER_CMD_BASE + 0x13)
+#define MEMFILTER_CMD_INFO	(MEMFILTER_CMD_BASE + 0x14)
+#define MEMFILTER_CMD_CLEAR	(MEMFILTER_CMD_BASE + 0x15)
+#define MEMFILTER_CMD_PUBLISH	(MEMFILTER_CMD_BASE + 0x16)
+#define MEMFILTER_CMD_UNPUBLISH	(MEMFILTER_CMD_BASE + 0x17)
 
 /* Bits of memfilter_api.features: what this kernel module can do. */
 #define MEMFILTER_FEAT_HASH_XXH64	_BITULL(0)
 #define MEMFILTER_FEAT_HASH_SIPHASH	_BITULL(1)
+#define MEMFILTER_FEAT_BLOOM		_BITULL(2)
+#define MEMFILTER_FEAT_CUCKOO		_BITULL(3)
+#define MEMFILTER_FEAT_NAMES		_BITULL(4)
 
 /**
  * struct memfilter_api - ioctl(MEMFILTER_IOC_API): version handshake
@@ -82,7 +103,230 @@ struct memfilter_api {
 	__aligned_u64 features;
 };
 
-#define MEMFILTER_IOC_API \
-	_IOWR(MEMFILTER_IOCTL_TYPE, MEMFILTER_CMD_API, struct memfilter_api)
+/* Filter types. */
+#define MEMFILTER_TYPE_BLOOM	1
+#define MEMFILTER_TYPE_CUCKOO	2
+
+/* Key hash algorithms (memfilter_info.hash_algo, filter images). */
+#define MEMFILTER_HASH_XXH64	1
+#define MEMFILTER_HASH_SIPHASH24 2
+
+/* Flags of memfilter_create.flags. */
+#define MEMFILTER_CREATE_KEYED	_BITUL(0) /* SipHash-2-4, secret from the kernel RNG */
+#define MEMFILTER_CREATE_SEED	_BITUL(1) /* use @seed, not a random one (XXH64) */
+#define MEMFILTER_CREATE_FLAGS	(MEMFILTER_CREATE_KEYED | MEMFILTER_CREATE_SEED)
+
+/* A name, NUL-terminated, of [A-Za-z0-9._-] characters. */
+#define MEMFILTER_NAME_MAX	64
+
+/**
+ * struct memfilter_create - ioctl(MEMFILTER_IOC_CREATE): a new filter
+ * @size: sizeof(struct memfilter_create)
+ * @flags: MEMFILTER_CREATE_* bits
+ * @type: MEMFILTER_TYPE_BLOOM or MEMFILTER_TYPE_CUCKOO
+ * @fingerprint_bits: cuckoo: 8, 12 or 16; 0 derives it from @fpr_ppb.
+ *	Must be 0 for Bloom filters.
+ * @capacity: how many keys the filter is designed for (>= 1)
+ * @fpr_ppb: target false-positive rate in parts per billion (1 .. 10^9-1);
+ *	0 means "use @bits_per_key_q4" (Bloom) or @fingerprint_bits (cuckoo)
+ * @bits_per_key_q4: Bloom: bits per key times 4 (40 = 10 bits/key);
+ *	exactly one of @fpr_ppb and @bits_per_key_q4 is non-zero for Bloom
+ * @out_fd: out: the new filter's file descriptor (O_CLOEXEC)
+ * @seed: XXH64 seed with MEMFILTER_CREATE_SEED; must be 0 otherwise
+ * @name: optional: publish the filter under this name at once (needs the
+ *	same privilege as MEMFILTER_IOC_PUBLISH); all zero for none
+ *
+ * Each filter is its own file descriptor; the filter lives while any fd,
+ * published name or in-kernel reference does. Returns EINVAL for
+ * inconsistent parameters, E2BIG when the size exceeds the module's
+ * per-filter limit or overflows, ENOMEM when the total limit or memory is
+ * exhausted, EEXIST when @name is taken. Nothing is left half-created.
+ */
+struct memfilter_create {
+	__u32 size;
+	__u32 flags;
+	__u32 type;
+	__u32 fingerprint_bits;
+	__aligned_u64 capacity;
+	__aligned_u64 fpr_ppb;
+	__u32 bits_per_key_q4;
+	__s32 out_fd;
+	__aligned_u64 seed;
+	char name[MEMFILTER_NAME_MAX];
+};
+
+/**
+ * struct memfilter_open - ioctl(MEMFILTER_IOC_OPEN): open a published filter
+ * @size: sizeof(struct memfilter_open)
+ * @flags: must be 0
+ * @name: the published name, NUL-terminated
+ * @out_fd: out: a new fd for the filter (O_CLOEXEC)
+ * @__reserved: must be 0
+ *
+ * ENOENT when no filter has that name.
+ */
+struct memfilter_open {
+	__u32 size;
+	__u32 flags;
+	char name[MEMFILTER_NAME_MAX];
+	__s32 out_fd;
+	__u32 __reserved;
+};
+
+/**
+ * struct memfilter_list - ioctl(MEMFILTER_IOC_LIST): published names
+ * @size: sizeof(struct memfilter_list)
+ * @flags: must be 0
+ * @count: in: capacity of @names in entries; out: number of published
+ *	filters (may exceed the input: then only the first fit)
+ * @__reserved: must be 0
+ * @names: user pointer to @count entries of MEMFILTER_NAME_MAX bytes
+ */
+struct memfilter_list {
+	__u32 size;
+	__u32 flags;
+	__u32 count;
+	__u32 __reserved;
+	__aligned_u64 names;
+};
+
+/* Limits of one batch (struct memfilter_keys). */
+#define MEMFILTER_KEY_MAX	4096
+#define MEMFILTER_BATCH_MAX	1048576
+
+/**
+ * struct memfilter_keys - a batch of keys for ADD, QUERY, DELETE, ADD_UNIQUE
+ * @size: sizeof(struct memfilter_keys)
+ * @flags: must be 0
+ * @count: number of keys (0 .. MEMFILTER_BATCH_MAX)
+ * @key_size: fixed-size keys: bytes per key (1 .. MEMFILTER_KEY_MAX), keys
+ *	packed back to back at @keys; 0: variable-size keys, packed back to
+ *	back at @keys with their lengths in @lens
+ * @keys: user pointer to the key bytes
+ * @lens: user pointer to @count __u32 lengths (each 0 .. MEMFILTER_KEY_MAX),
+ *	only when @key_size is 0; must be 0 otherwise
+ * @results: optional user pointer to a bitmap of (@count + 63) / 64 __u64
+ *	words: bit i set when key i "may be present" (QUERY), was added
+ *	(ADD, ADD_UNIQUE) or was found and removed (DELETE); 0 for none
+ * @out_count: out: how many keys had their bit set
+ * @out_done: out: how many keys were processed; less than @count only
+ *	when the call failed part way (ENOSPC from a full cuckoo filter,
+ *	EFAULT, EINTR): keys before @out_done took effect, the rest did not
+ *
+ * DELETE and ADD_UNIQUE are for cuckoo filters (EOPNOTSUPP on Bloom).
+ * ADD on a cuckoo filter that is full fails with ENOSPC and loses nothing
+ * that was in it.
+ */
+struct memfilter_keys {
+	__u32 size;
+	__u32 flags;
+	__u32 count;
+	__u32 key_size;
+	__aligned_u64 keys;
+	__aligned_u64 lens;
+	__aligned_u64 results;
+	__u32 out_count;
+	__u32 out_done;
+};
+
+/* memfilter_info.status bits. */
+#define MEMFILTER_STATUS_OVERFILL	_BITUL(0) /* keys > capacity */
+#define MEMFILTER_STATUS_PUBLISHED	_BITUL(1)
+#define MEMFILTER_STATUS_KEYED		_BITUL(2)
+
+/**
+ * struct memfilter_info - ioctl(MEMFILTER_IOC_INFO): parameters and stats
+ * @size: sizeof(struct memfilter_info)
+ * @flags: must be 0
+ * @type: MEMFILTER_TYPE_*
+ * @hash_algo: MEMFILTER_HASH_*
+ * @seed: the XXH64 seed (0 for keyed filters: the secret never leaves)
+ * @capacity: design capacity in keys
+ * @bytes: memory of the filter's table
+ * @keys: keys in the filter (Bloom: successful adds, which counts
+ *	duplicates; cuckoo: fingerprints stored)
+ * @fill: Bloom: bits set; cuckoo: slots used
+ * @fill_max: Bloom: bits; cuckoo: slots
+ * @est_fpr_ppb: false-positive rate estimated from the actual fill, ppb
+ * @k: Bloom: probes per key; cuckoo: slots per bucket
+ * @fingerprint_bits: cuckoo fingerprint width; 0 for Bloom
+ * @bits_per_key_q4: Bloom: bits per key of capacity, times 4
+ * @status: MEMFILTER_STATUS_* bits
+ * @adds: add calls that inserted a key
+ * @queries: keys queried
+ * @hits: queried keys answered "may be present"
+ * @deletes: keys deleted
+ * @failed: adds refused because the filter was full (cuckoo)
+ * @stash_used: cuckoo victim stash entries in use
+ * @__reserved: 0
+ * @name: published name, or empty
+ */
+struct memfilter_info {
+	__u32 size;
+	__u32 flags;
+	__u32 type;
+	__u32 hash_algo;
+	__aligned_u64 seed;
+	__aligned_u64 capacity;
+	__aligned_u64 bytes;
+	__aligned_u64 keys;
+	__aligned_u64 fill;
+	__aligned_u64 fill_max;
+	__aligned_u64 est_fpr_ppb;
+	__u32 k;
+	__u32 fingerprint_bits;
+	__u32 bits_per_key_q4;
+	__u32 status;
+	__aligned_u64 adds;
+	__aligned_u64 queries;
+	__aligned_u64 hits;
+	__aligned_u64 deletes;
+	__aligned_u64 failed;
+	__u32 stash_used;
+	__u32 __reserved;
+	char name[MEMFILTER_NAME_MAX];
+};
+
+/**
+ * struct memfilter_name - ioctl(MEMFILTER_IOC_PUBLISH / _UNPUBLISH)
+ * @size: sizeof(struct memfilter_name)
+ * @flags: must be 0
+ * @name: PUBLISH: the name to publish this filter under (EEXIST if taken,
+ *	EBUSY if this filter already has one); UNPUBLISH: must be empty
+ *
+ * Publishing makes the filter reachable by name from other processes and
+ * from kernel hooks, and keeps it alive without any fd. Both need
+ * CAP_SYS_ADMIN (EPERM otherwise): a name is a system-wide resource that
+ * kernel hooks trust.
+ */
+struct memfilter_name {
+	__u32 size;
+	__u32 flags;
+	char name[MEMFILTER_NAME_MAX];
+};
+
+/**
+ * struct memfilter_clear - ioctl(MEMFILTER_IOC_CLEAR): empty the filter
+ * @size: sizeof(struct memfilter_clear)
+ * @flags: must be 0
+ */
+struct memfilter_clear {
+	__u32 size;
+	__u32 flags;
+};
+
+#define MEMFILTER_IO(nr, type) _IOWR(MEMFILTER_IOCTL_TYPE, nr, type)
+#define MEMFILTER_IOC_API	MEMFILTER_IO(MEMFILTER_CMD_API, struct memfilter_api)
+#define MEMFILTER_IOC_CREATE	MEMFILTER_IO(MEMFILTER_CMD_CREATE, struct memfilter_create)
+#define MEMFILTER_IOC_OPEN	MEMFILTER_IO(MEMFILTER_CMD_OPEN, struct memfilter_open)
+#define MEMFILTER_IOC_LIST	MEMFILTER_IO(MEMFILTER_CMD_LIST, struct memfilter_list)
+#define MEMFILTER_IOC_ADD	MEMFILTER_IO(MEMFILTER_CMD_ADD, struct memfilter_keys)
+#define MEMFILTER_IOC_QUERY	MEMFILTER_IO(MEMFILTER_CMD_QUERY, struct memfilter_keys)
+#define MEMFILTER_IOC_DELETE	MEMFILTER_IO(MEMFILTER_CMD_DELETE, struct memfilter_keys)
+#define MEMFILTER_IOC_ADD_UNIQUE MEMFILTER_IO(MEMFILTER_CMD_ADD_UNIQUE, struct memfilter_keys)
+#define MEMFILTER_IOC_INFO	MEMFILTER_IO(MEMFILTER_CMD_INFO, struct memfilter_info)
+#define MEMFILTER_IOC_CLEAR	MEMFILTER_IO(MEMFILTER_CMD_CLEAR, struct memfilter_clear)
+#define MEMFILTER_IOC_PUBLISH	MEMFILTER_IO(MEMFILTER_CMD_PUBLISH, struct memfilter_name)
+#define MEMFILTER_IOC_UNPUBLISH	MEMFILTER_IO(MEMFILTER_CMD_UNPUBLISH, struct memfilter_name)
 
 #endif /* _UAPI_LINUX_MEMFILTER_H */

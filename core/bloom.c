@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memfilter's blocked Bloom filter (layout in bloom.h): sizing from the
+ * model table, concurrent insert, lockless query, and the statistics,
+ * built into the module and into libmemfilter from this one file. The
+ * AVX2 batch paths live in bloom_avx2.c; the batch calls below pick them
+ * at run time and fall back to the scalar loops here.
+ *
+ * Conventions in this file:
+ * - Bits are only ever set, never cleared, while a filter is shared. An
+ *   insert sets each word of its pattern with one relaxed atomic OR, and
+ *   skips a word whose bits a READ_ONCE() load already shows set. A query
+ *   reads each word once with READ_ONCE() and takes no lock.
+ * - Why relaxed is enough: a query tests every word on its own, so no
+ *   ordering between different words is needed; only per-word coherence.
+ *   If an insert returned before a query started (the insert happens
+ *   before the query, e.g. through the caller's syscall return and the
+ *   next syscall), then for every word of the key's pattern the insert
+ *   either performed its OR or read a value with those bits set; either
+ *   way that value precedes, in the word's coherence order, anything the
+ *   query can read (coherence of read-after-write and read-after-read
+ *   under happens-before), and bits never go away. So a completed insert
+ *   is never missed. Concurrent inserts never lose each other's bits
+ *   because each OR is an atomic read-modify-write.
+ * - add and query neither sleep nor allocate: any context.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include "bloom.h"
+#include "bloom_model.h"
+
+/* Prefetch distance of the batch loops, in keys. */
+#define MF_BLOOM_PREFETCH	16
+
+/* Keys hashed at a time by the key-level batch calls. */
+#define MF_BLOOM_KEY_BATCH	64
+
+static __always_inline void mf_bloom_set(u64 *blk, u64 hash, u32 k)
+{
+	u64 pat[MF_BLOOM_BLOCK_WORDS];
+	unsigned int w;
+
+	mf_bloom_pattern(hash, k, pat);
+	for (w = 0; w < MF_BLOOM_BLOCK_WORDS; w++)
+		if ((READ_ONCE(blk[w]) & pat[w]) != pat[w])
+			mf_atomic_or64(&blk[w], pat[w]);
+}
+
+static __always_inline bool mf_bloom_test(const u64 *blk, u64 hash, u32 k)
+{
+	unsigned int s = mf_bloom_start(hash);
+	unsigned int i;
+	u64 hit = 1;
+
+	/* No early exit: branch-free lets queries' cache misses overlap. */
+	for (i = 0; i < k; i++) {
+		unsigned int w = (s + i) & 7;
+
+		hit &= READ_ONCE(blk[w]) >> mf_bloom_bit(hash, w);
+	}
+	return hit & 1;
+}
+
+/**
+ * memfilter_bloom_params_from_bpk() - size a filter from bits per key
+ * @p: the parameters to fill in; @p->hasher is left alone
+ * @capacity: how many keys the filter is for, at least 1
+ * @bits_per_key_q4: bits per key times 4, MF_BLOOM_MIN_BPK_Q4 (1 bit/key)
+ *	to MF_BLOOM_MAX_BPK_Q4 (64 bits/key)
+ *
+ * Picks the probe count from the model table (bloom_model.h) and rounds
+ * the size up to whole 64-byte blocks.
+ *
+ * Context: any.
+ * Return: 0; -EINVAL for a zero @capacity or @bits_per_key_q4 out of range;
+ * -E2BIG if the filter would exceed MF_BLOOM_MAX_BYTES.
+ */
+int memfilter_bloom_params_from_bpk(struct mf_bloom_params *p, u64 capacity,
+				    u32 bits_per_key_q4)
+{
+	u64 bits_q4, nblocks;
+
+	if (!capacity || bits_per_key_q4 < MF_BLOOM_MIN_BPK_Q4 ||
+	    bits_per_key_q4 > MF_BLOOM_MAX_BPK_Q4)
+		return -EINVAL;
+	if (check_mul_overflow(capacity, (u64)bits_per_key_q4, &bits_q4))
+		return -E2BIG;
+	nblocks = bits_q4 / (4 * MF_BLOOM_BLOCK_BITS) +
+		  !!(bits_q4 % (4 * MF_BLOOM_BLOCK_BITS));
+	if (nblocks > MF_BLOOM_MAX_BYTES / MF_BLOOM_BLOCK_BYTES)
+		return -E2BIG;
+	p->capacity = capacity;
+	p->nblocks = nblocks;
+	p->k = mf_bloom_model_best_k[bits_per_key_q4];
+	p->bits_per_key_q4 = bits_per_key_q4;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_params_from_bpk);
+
+/**
+ * memfilter_bloom_params_from_fpr() - size a filter for a false-positive rate
+ * @p: the parameters to fill in; @p->hasher is left alone
+ * @capacity: how many keys the filter is for, at least 1
+ * @fpr_ppb: the false-positive rate wanted at @capacity keys, in parts per
+ *	billion, 1 to 999999999
+ *
+ * Takes the fewest quarter bits per key whose modelled rate (bloom_model.h)
+ * is at most @fpr_ppb. The layout reaches about 300 ppb at 64 bits/key;
+ * lower targets are refused.
+ *
+ * Context: any.
+ * Return: 0; -EINVAL for a zero @capacity or @fpr_ppb out of range or below
+ * what 64 bits/key reaches; -E2BIG if the filter would exceed
+ * MF_BLOOM_MAX_BYTES.
+ */
+int memfilter_bloom_params_from_fpr(struct mf_bloom_params *p, u64 capacity,
+				    u64 fpr_ppb)
+{
+	u32 q4;
+
+	if (!capacity || !fpr_ppb || fpr_ppb >= 1000000000ULL)
+		return -EINVAL;
+	for (q4 = MF_BLOOM_MIN_BPK_Q4; q4 <= MF_BLOOM_MAX_BPK_Q4; q4++) {
+		u32 k = mf_bloom_model_best_k[q4];
+
+		if (mf_bloom_model_ppb[q4][k - 1] <= fpr_ppb)
+			return memfilter_bloom_params_from_bpk(p, capacity, q4);
+	}
+	return -EINVAL;
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_params_from_fpr);
+
+/**
+ * memfilter_bloom_bytes() - size of a filter's bit array
+ * @p: its parameters
+ *
+ * Context: any.
+ * Return: @p->nblocks * 64, the bytes to allocate for &struct mf_bloom.words.
+ */
+u64 memfilter_bloom_bytes(const struct mf_bloom_params *p)
+{
+	return p->nblocks * MF_BLOOM_BLOCK_BYTES;
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_bytes);
+
+/**
+ * memfilter_bloom_add_hash() - insert a key by its hash
+ * @b: the filter
+ * @hash: the key's hash under @b->p.hasher
+ *
+ * Context: any; safe against concurrent inserts and queries. Once it has
+ * returned, every query that starts afterwards finds the key.
+ */
+void memfilter_bloom_add_hash(struct mf_bloom *b, u64 hash)
+{
+	mf_bloom_set(mf_bloom_block_ptr(b, hash), hash, b->p.k);
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_add_hash);
+
+/**
+ * memfilter_bloom_contains_hash() - query a key by its hash
+ * @b: the filter
+ * @hash: the key's hash under @b->p.hasher
+ *
+ * Context: any; lockless, safe against concurrent inserts.
+ * Return: false if the key was certainly never inserted, true if it may
+ * have been.
+ */
+bool memfilter_bloom_contains_hash(const struct mf_bloom *b, u64 hash)
+{
+	return mf_bloom_test(mf_bloom_block_ptr(b, hash), hash, b->p.k);
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_contains_hash);
+
+/**
+ * memfilter_bloom_add_hashes_scalar() - insert many hashes, scalar code
+ * @b: the filter
+ * @hashes: the keys' hashes
+ * @n: how many
+ *
+ * The portable path of memfilter_bloom_add_hashes(), exposed for tests.
+ *
+ * Context: any, as memfilter_bloom_add_hash().
+ */
+void memfilter_bloom_add_hashes_scalar(struct mf_bloom *b, const u64 *hashes,
+				       size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < MF_BLOOM_PREFETCH; i++)
+		mf_bloom_prefetch(b, hashes, i, n);
+	for (i = 0; i < n; i++) {
+		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_PREFETCH, n);
+		mf_bloom_set(mf_bloom_block_ptr(b, hashes[i]), hashes[i],
+			     b->p.k);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_scalar);
+
+/**
+ * memfilter_bloom_contains_hashes_scalar() - query many hashes, scalar code
+ * @b: the filter
+ * @hashes: the keys' hashes
+ * @n: how many
+ * @result_bitmap: DIV_ROUND_UP(@n, BITS_PER_LONG) words; bit i is set if
+ *	key i may be present, cleared if not; bits past @n are cleared
+ *
+ * The portable path of memfilter_bloom_contains_hashes(), exposed for tests.
+ *
+ * Context: any, as memfilter_bloom_contains_hash().
+ */
+void memfilter_bloom_contains_hashes_scalar(const struct mf_bloom *b,
+					    const u64 *hashes, size_t n,
+					    unsigned long *result_bitmap)
+{
+	unsigned long acc = 0;
+	size_t i;
+
+	for (i = 0; i < MF_BLOOM_PREFETCH; i++)
+		mf_bloom_prefetch(b, hashes, i, n);
+	for (i = 0; i < n; i++) {
+		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_PREFETCH, n);
+		if (mf_bloom_test(mf_bloom_block_ptr(b, hashes[i]), hashes[i],
+				  b->p.k))
+			acc |= 1UL << (i % BITS_PER_LONG);
+		if (i % BITS_PER_LONG == BITS_PER_LONG - 1 || i == n - 1) {
+			result_bitmap[i / BITS_PER_LONG] = acc;
+			acc = 0;
+		}
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes_scalar);
+
+/**
+ * memfilter_bloom_add_hashes() - insert many keys by their hashes
+ * @b: the filter
+ * @hashes: the keys' hashes under @b->p.hasher
+ * @n: how many
+ *
+ * Uses AVX2 where the CPU has it and the context allows, in sections of at
+ * most MF_SIMD_CHUNK keys; the filter is bit for bit the same either way.
+ *
+ * Context: any, as memfilter_bloom_add_hash().
+ */
+void memfilter_bloom_add_hashes(struct mf_bloom *b, const u64 *hashes,
+				size_t n)
+{
+	size_t i, m;
+
+	for (i = 0; i < n; i += m) {
+		m = min(n - i, (size_t)MF_SIMD_CHUNK);
+		if (MF_HAVE_AVX2 && mf_simd_begin()) {
+			memfilter_bloom_add_hashes_avx2(b, hashes + i, m);
+			mf_simd_end();
+		} else {
+			memfilter_bloom_add_hashes_scalar(b, hashes + i, m);
+		}
+	}
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_add_hashes);
+
+/**
+ * memfilter_bloom_contains_hashes() - query many keys by their hashes
+ * @b: the filter
+ * @hashes: the keys' hashes under @b->p.hasher
+ * @n: how many
+ * @result_bitmap: DIV_ROUND_UP(@n, BITS_PER_LONG) words; bit i is set if
+ *	key i may be present, cleared if not; bits past @n are cleared
+ *
+ * Uses AVX2 where the CPU has it and the context allows, in sections of at
+ * most MF_SIMD_CHUNK keys; the answers are the same either way.
+ *
+ * Context: any, as memfilter_bloom_contains_hash().
+ */
+void memfilter_bloom_contains_hashes(const struct mf_bloom *b,
+				     const u64 *hashes, size_t n,
+				     unsigned long *result_bitmap)
+{
+	unsigned long *out;
+	size_t i, m;
+
+	for (i = 0; i < n; i += m) {
+		m = min(n - i, (size_t)MF_SIMD_CHUNK);
+		out = result_bitmap + i / BITS_PER_LONG;
+		if (MF_HAVE_AVX2 && mf_simd_begin()) {
+			memfilter_bloom_contains_hashes_avx2(b, hashes + i, m,
+							     out);
+			mf_simd_end();
+		} else {
+			memfilter_bloom_contains_hashes_scalar(b, hashes + i, m,
+							       out);
+		}
+	}
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_contains_hashes);
+
+/**
+ * memfilter_bloom_add_key() - insert a key
+ * @b: the filter
+ * @key: the key
+ * @len: its length in bytes
+ *
+ * Context: any, as memfilter_bloom_add_hash().
+ */
+void memfilter_bloom_add_key(struct mf_bloom *b, const void *key, size_t len)
+{
+	memfilter_bloom_add_hash(b, mf_hash(&b->p.hasher, key, len));
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_add_key);
+
+/**
+ * memfilter_bloom_contains_key() - query a key
+ * @b: the filter
+ * @key: the key
+ * @len: its length in bytes
+ *
+ * Context: any, as memfilter_bloom_contains_hash().
+ * Return: false if @key was certainly never inserted, true if it may have
+ * been.
+ */
+bool memfilter_bloom_contains_key(const struct mf_bloom *b, const void *key,
+				  size_t len)
+{
+	return memfilter_bloom_contains_hash(b, mf_hash(&b->p.hasher, key, len));
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_contains_key);
+
+/**
+ * memfilter_bloom_add_keys() - insert many keys of one size
+ * @b: the filter
+ * @keys: @n keys of @key_len bytes each, back to back, any alignment
+ * @key_len: the size of each key
+ * @n: how many
+ *
+ * Hashes MF_BLOOM_KEY_BATCH keys at a time, prefetching their blocks as
+ * it goes, then inserts them with memfilter_bloom_add_hashes().
+ *
+ * Context: any, as memfilter_bloom_add_hash(); uses 512 bytes of stack.
+ */
+void memfilter_bloom_add_keys(struct mf_bloom *b, const void *keys,
+			      size_t key_len, size_t n)
+{
+	u64 h[MF_BLOOM_KEY_BATCH];
+	const u8 *k = keys;
+	size_t i, j, m;
+
+	for (i = 0; i < n; i += m) {
+		m = min(n - i, (size_t)MF_BLOOM_KEY_BATCH);
+		for (j = 0; j < m; j++, k += key_len) {
+			h[j] = mf_hash(&b->p.hasher, k, key_len);
+			mf_prefetch(mf_bloom_block_ptr(b, h[j]));
+		}
+		memfilter_bloom_add_hashes(b, h, m);
+	}
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_add_keys);
+
+/**
+ * memfilter_bloom_contains_keys() - query many keys of one size
+ * @b: the filter
+ * @keys: @n keys of @key_len bytes each, back to back, any alignment
+ * @key_len: the size of each key
+ * @n: how many
+ * @result_bitmap: DIV_ROUND_UP(@n, BITS_PER_LONG) words; bit i is set if
+ *	key i may be present, cleared if not; bits past @n are cleared
+ *
+ * Context: any, as memfilter_bloom_contains_hash(); uses 512 bytes of stack.
+ */
+void memfilter_bloom_contains_keys(const struct mf_bloom *b, const void *keys,
+				   size_t key_len, size_t n,
+				   unsigned long *result_bitmap)
+{
+	u64 h[MF_BLOOM_KEY_BATCH];
+	const u8 *k = keys;
+	size_t i, j, m;
+
+	BUILD_BUG_ON(MF_BLOOM_KEY_BATCH % BITS_PER_LONG);
+	for (i = 0; i < n; i += m) {
+		m = min(n - i, (size_t)MF_BLOOM_KEY_BATCH);
+		for (j = 0; j < m; j++, k += key_len) {
+			h[j] = mf_hash(&b->p.hasher, k, key_len);
+			mf_prefetch(mf_bloom_block_ptr(b, h[j]));
+		}
+		memfilter_bloom_contains_hashes(b, h, m,
+						result_bitmap + i / BITS_PER_LONG);
+	}
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_contains_keys);
+
+/**
+ * memfilter_bloom_popcount() - how many bits of a filter are set
+ * @b: the filter
+ *
+ * Context: any; lockless, a snapshot under concurrent inserts. Takes time
+ * linear in the filter's size.
+ * Return: the number of set bits.
+ */
+u64 memfilter_bloom_popcount(const struct mf_bloom *b)
+{
+	u64 i, n = b->p.nblocks * MF_BLOOM_BLOCK_WORDS, sum = 0;
+
+	for (i = 0; i < n; i++)
+		sum += hweight64(READ_ONCE(b->words[i]));
+	return sum;
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_popcount);
+
+/**
+ * memfilter_bloom_est_fpr_ppb() - false-positive rate of a filter as it is
+ * @b: the filter
+ *
+ * The chance that a random absent key is reported present, given the bits
+ * actually set: the average over blocks and window starts of the product,
+ * over the window's words, of the fraction of the word's bits that are set.
+ * Fixed point throughout (2^-29 per block, rounded), no floating point.
+ *
+ * Context: any; lockless, a snapshot under concurrent inserts. Takes time
+ * linear in the filter's size.
+ * Return: the estimated rate in parts per billion.
+ */
+u64 memfilter_bloom_est_fpr_ppb(const struct mf_bloom *b)
+{
+	unsigned int k = b->p.k, s, i, w;
+	u64 blk, sum = 0;
+
+	for (blk = 0; blk < b->p.nblocks; blk++) {
+		const u64 *words = b->words + blk * MF_BLOOM_BLOCK_WORDS;
+		u64 c[MF_BLOOM_BLOCK_WORDS], num = 0;
+
+		for (w = 0; w < MF_BLOOM_BLOCK_WORDS; w++)
+			c[w] = hweight64(READ_ONCE(words[w]));
+		for (s = 0; s < MF_BLOOM_BLOCK_WORDS; s++) {
+			u64 prod = 1;
+
+			for (i = 0; i < k; i++)
+				prod *= c[(s + i) & 7];
+			num += prod;
+		}
+		/*
+		 * num / (8 * 64^k) is the block's rate; 8 * 64^8 = 2^51, so
+		 * the sum of up to 2^34 blocks of at most 2^29 fits.
+		 */
+		num <<= 6 * (MF_BLOOM_MAX_K - k);
+		sum += (num + (1ULL << 21)) >> 22;
+	}
+	return (div64_u64(sum, b->p.nblocks) * 1000000000ULL + (1ULL << 28)) >> 29;
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_est_fpr_ppb);
+
+/**
+ * memfilter_bloom_model_fpr_ppb() - modelled false-positive rate
+ * @p: the filter's parameters
+ * @nkeys: how many distinct keys it holds
+ *
+ * Looks up @p->k at the filter's real bits per key (nblocks * 512 / @nkeys)
+ * in the model table, interpolating between quarter bits; below 1/4
+ * bit/key and above 64 bits/key the table's ends are returned.
+ *
+ * Context: any.
+ * Return: the expected rate for a random absent key, in parts per billion.
+ */
+u64 memfilter_bloom_model_fpr_ppb(const struct mf_bloom_params *p, u64 nkeys)
+{
+	u64 num = p->nblocks * 4 * MF_BLOOM_BLOCK_BITS, q, rem, frac, f0, f1;
+	unsigned int k = clamp(p->k, 1U, (u32)MF_BLOOM_MAX_K);
+
+	if (!nkeys)
+		return 0;
+	while (nkeys >> 32) {
+		nkeys >>= 1;
+		num >>= 1;
+	}
+	q = div64_u64(num, nkeys);
+	rem = num - q * nkeys;
+	if (q < 1)
+		return mf_bloom_model_ppb[1][k - 1];
+	if (q >= MF_BLOOM_MODEL_Q4_MAX)
+		return mf_bloom_model_ppb[MF_BLOOM_MODEL_Q4_MAX][k - 1];
+	f0 = mf_bloom_model_ppb[q][k - 1];
+	f1 = mf_bloom_model_ppb[q + 1][k - 1];
+	frac = div64_u64(rem << 16, nkeys);
+	return f0 - (((f0 - f1) * frac) >> 16);
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_model_fpr_ppb);

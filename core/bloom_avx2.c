@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AVX2 batch insert and query for memfilter's blocked Bloom filter
+ * (bloom.h), x86-64 only. The whole 512-bit pattern of a key is built in
+ * two YMM registers: one 32-bit multiply per word gives the bit, a compare
+ * against the key's window masks the words outside it, and a variable
+ * shift turns the bit numbers into masks. A query is then two 32-byte loads
+ * and two VPTESTs; an insert ORs, atomically, only the words still missing
+ * bits. Answers and filters are bit for bit those of the scalar code.
+ *
+ * Built with -mavx2 for this file only (Kbuild, Makefile) and entered only
+ * between mf_simd_begin() and mf_simd_end(), which in the kernel bracket
+ * kernel_fpu_begin() and kernel_fpu_end(). The vector loads of a block are
+ * not READ_ONCE(), but each aligned 8-byte lane is read whole, which is all
+ * the scalar code relies on.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#ifndef __CHECKER__
+#define _MM_MALLOC_H_INCLUDED	/* immintrin.h must not pull in libc */
+#include <immintrin.h>
+#else
+#include "bloom_avx2_sparse.h"
+#endif
+
+#include "bloom.h"
+
+#define MF_BLOOM_AVX2_PREFETCH	16
+
+struct mf_bloom_avx2 {
+	__m256i salt, lane, k, sixty_four, one;
+};
+
+static __always_inline void mf_bloom_avx2_init(struct mf_bloom_avx2 *c, u32 k)
+{
+	c->salt = _mm256_setr_epi32(0x47b6137b, 0x44974d91, 0x8824ad5b,
+				    0xa2b7289d, 0x705495c7, 0x2df1424b,
+				    0x9efc4947, 0x5c6bfb31);
+	c->lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+	c->k = _mm256_set1_epi32(k);
+	c->sixty_four = _mm256_set1_epi32(64);
+	c->one = _mm256_set1_epi64x(1);
+}
+
+/* The pattern of @hash as words 0-3 (@lo) and 4-7 (@hi). */
+static __always_inline void mf_bloom_avx2_pattern(const struct mf_bloom_avx2 *c,
+						  u64 hash, __m256i *lo,
+						  __m256i *hi)
+{
+	__m256i x = _mm256_set1_epi32((u32)hash);
+	__m256i s = _mm256_set1_epi32(mf_bloom_start(hash));
+	__m256i pos = _mm256_and_si256(_mm256_sub_epi32(c->lane, s),
+				       _mm256_set1_epi32(7));
+	__m256i in = _mm256_cmpgt_epi32(c->k, pos);
+	__m256i bit = _mm256_srli_epi32(_mm256_mullo_epi32(x, c->salt), 26);
+
+	/* Words outside the window shift by 64: VPSLLVQ gives 0. */
+	bit = _mm256_or_si256(bit, _mm256_andnot_si256(in, c->sixty_four));
+	*lo = _mm256_sllv_epi64(c->one,
+				_mm256_cvtepu32_epi64(_mm256_castsi256_si128(bit)));
+	*hi = _mm256_sllv_epi64(c->one,
+				_mm256_cvtepu32_epi64(_mm256_extracti128_si256(bit, 1)));
+}
+
+/* One bit per 64-bit lane: its top bit. */
+static __always_inline unsigned int mf_bloom_avx2_mask(__m256i v)
+{
+	return _mm256_movemask_pd(_mm256_castsi256_pd(v));
+}
+
+/**
+ * memfilter_bloom_add_hashes_avx2() - insert many hashes with AVX2
+ * @b: the filter
+ * @hashes: the keys' hashes
+ * @n: how many, at most MF_SIMD_CHUNK
+ *
+ * Context: between mf_simd_begin() (true) and mf_simd_end(); otherwise as
+ * memfilter_bloom_add_hash().
+ */
+void memfilter_bloom_add_hashes_avx2(struct mf_bloom *b, const u64 *hashes,
+				     size_t n)
+{
+	struct mf_bloom_avx2 c;
+	size_t i;
+
+	mf_bloom_avx2_init(&c, b->p.k);
+	for (i = 0; i < MF_BLOOM_AVX2_PREFETCH; i++)
+		mf_bloom_prefetch(b, hashes, i, n);
+	for (i = 0; i < n; i++) {
+		u64 *blk = mf_bloom_block_ptr(b, hashes[i]);
+		u64 pat[MF_BLOOM_BLOCK_WORDS] __aligned(32);
+		__m256i lo, hi, got_lo, got_hi;
+		unsigned int miss;
+
+		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_AVX2_PREFETCH, n);
+		mf_bloom_avx2_pattern(&c, hashes[i], &lo, &hi);
+		/* Words whose pattern bits are all set already: skip them. */
+		got_lo = _mm256_and_si256(lo, _mm256_load_si256((void *)blk));
+		got_hi = _mm256_and_si256(hi, _mm256_load_si256((void *)(blk + 4)));
+		got_lo = _mm256_cmpeq_epi64(got_lo, lo);
+		got_hi = _mm256_cmpeq_epi64(got_hi, hi);
+		miss = mf_bloom_avx2_mask(got_lo) | mf_bloom_avx2_mask(got_hi) << 4;
+		miss ^= 0xff;
+		if (!miss)
+			continue;
+		_mm256_store_si256((void *)pat, lo);
+		_mm256_store_si256((void *)(pat + 4), hi);
+		do {
+			unsigned int w = __builtin_ctz(miss);
+
+			mf_atomic_or64(&blk[w], pat[w]);
+			miss &= miss - 1;
+		} while (miss);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_avx2);
+
+/**
+ * memfilter_bloom_contains_hashes_avx2() - query many hashes with AVX2
+ * @b: the filter
+ * @hashes: the keys' hashes
+ * @n: how many, at most MF_SIMD_CHUNK
+ * @result_bitmap: DIV_ROUND_UP(@n, BITS_PER_LONG) words; bit i is set if
+ *	key i may be present, cleared if not; bits past @n are cleared
+ *
+ * Context: between mf_simd_begin() (true) and mf_simd_end(); otherwise as
+ * memfilter_bloom_contains_hash().
+ */
+void memfilter_bloom_contains_hashes_avx2(const struct mf_bloom *b,
+					  const u64 *hashes, size_t n,
+					  unsigned long *result_bitmap)
+{
+	struct mf_bloom_avx2 c;
+	unsigned long acc = 0;
+	size_t i;
+
+	mf_bloom_avx2_init(&c, b->p.k);
+	for (i = 0; i < MF_BLOOM_AVX2_PREFETCH; i++)
+		mf_bloom_prefetch(b, hashes, i, n);
+	for (i = 0; i < n; i++) {
+		const u64 *blk = mf_bloom_block_ptr(b, hashes[i]);
+		__m256i lo, hi;
+		unsigned long hit;
+
+		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_AVX2_PREFETCH, n);
+		mf_bloom_avx2_pattern(&c, hashes[i], &lo, &hi);
+		hit = _mm256_testc_si256(_mm256_load_si256((const void *)blk),
+					 lo) &
+		      _mm256_testc_si256(_mm256_load_si256((const void *)(blk + 4)),
+					 hi);
+		acc |= hit << (i % BITS_PER_LONG);
+		if (i % BITS_PER_LONG == BITS_PER_LONG - 1 || i == n - 1) {
+			result_bitmap[i / BITS_PER_LONG] = acc;
+			acc = 0;
+		}
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes_avx2);

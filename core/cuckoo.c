@@ -1,0 +1,817 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memfilter's cuckoo filter (layout in cuckoo.h), built into the module and
+ * into userspace from this one file.
+ *
+ * Conventions in this file: one writer at a time, lockless readers.
+ * Writers (add, add_unique, delete, clear) are serialized by the CALLER
+ * (the module holds the filter's spinlock with bottom halves disabled);
+ * readers (contains, count, stats) take no lock and may run on any number
+ * of CPUs concurrently with the writer. Nothing here sleeps or allocates:
+ * all memory, including the writer's path search queue, is the block the
+ * caller handed to memfilter_cuckoo_init().
+ *
+ * Inserts never lose a key. An insert first tries the key's two buckets,
+ * then searches breadth first (MemC3) for a cuckoo path: a chain of
+ * fingerprints, each movable to its other bucket, ending at an empty slot,
+ * visiting at most max_kicks buckets. Only when a path is found does
+ * anything move. If none is found, the new fingerprint goes to the victim
+ * stash when that is empty, otherwise the insert fails with -ENOSPC having
+ * changed nothing. A breadth-first path is a shortest one, so it never
+ * visits a bucket twice and its moves cannot overwrite each other.
+ *
+ * Reader protocol (MemC3's optimistic cuckoo hashing). Bucket i is covered
+ * by version counter ver[i & stripe_mask]. Every change to a slot is
+ *
+ *	ver++ (now odd); smp_wmb(); WRITE_ONCE(slot); smp_wmb(); ver++
+ *
+ * and a reader does
+ *
+ *	v1 = READ_ONCE(ver(i1)); v2 = READ_ONCE(ver(i2)); s = READ_ONCE(stash);
+ *	smp_rmb(); read both buckets; smp_rmb();
+ *	retry unless v1, v2 are even and both counters still read v1, v2
+ *
+ * so a negative answer is only returned from a snapshot of both buckets
+ * that no writer touched, as for a seqcount. A positive answer is returned
+ * at once, consistent or not: at worst it is a false positive, which a
+ * filter may give anyway. Moves along a cuckoo path run backwards from the
+ * empty slot: each fingerprint is first copied to its other bucket and
+ * only then overwritten in its old one (the smp_wmb() at the end of one
+ * slot update orders it before the next), so every stored fingerprint is
+ * in at least one of its buckets at every instant, not only between
+ * writes. The stash is one 64-bit word, read and written whole. The writer
+ * only empties it after storing its fingerprint in a bucket (smp_wmb()
+ * between the two); a reader reads the stash before the buckets (smp_rmb()
+ * between), so one that sees it empty also sees the bucket copy. Together:
+ * a reader never misses a key whose add returned before the read began and
+ * which was not deleted. Readers spin (cpu_relax()) only while the writer
+ * is inside one slot update of one of their two stripes.
+ *
+ * Delete contract: a delete removes one copy of the key's fingerprint from
+ * its buckets or the stash. A key that was never added may share its
+ * fingerprint and buckets with one that was, and then deleting it removes
+ * that other key's copy: a false negative. Callers must only delete keys
+ * they added (like RedisBloom's CF.DEL); duplicates must be deleted as many
+ * times as they were added.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include "cuckoo.h"
+
+#define MF_CUCKOO_TAG_MUL	0x5bd1e995U
+#define MF_CUCKOO_ROOT		0xffffffffU
+#define MF_CUCKOO_PPB		1000000000ULL
+
+/* One bucket queued by the path search. */
+struct mf_cuckoo_node {
+	u64 bucket;
+	u32 parent;	/* index in the queue, MF_CUCKOO_ROOT for i1, i2 */
+	u32 slot;	/* slot of the parent whose fingerprint moves here */
+};
+
+/* Writer-only state, in the caller's memory, away from what readers read. */
+struct mf_cuckoo_wstate {
+	u64 items;
+	u64 failed_inserts;
+	u64 kicks;
+	u64 nodes;
+	struct mf_cuckoo_node q[];
+};
+
+static bool mf_cuckoo_fp_bits_ok(u32 fp_bits)
+{
+	return fp_bits == 8 || fp_bits == 12 || fp_bits == 16;
+}
+
+static u64 mf_cuckoo_stripes(u64 nbuckets)
+{
+	u64 n = nbuckets >> 6;
+
+	if (n > MF_CUCKOO_MAX_STRIPES)
+		return MF_CUCKOO_MAX_STRIPES;
+	return n ? n : 1;
+}
+
+static u64 mf_cuckoo_round64(u64 x)
+{
+	return (x + 63) & ~63ULL;
+}
+
+/*
+ * The caller's block: table (+ 8 bytes for whole-word loads of the last
+ * bucket), version counters, writer state; each part 64-byte aligned.
+ * Return: total bytes, or 0 for invalid parameters or overflow.
+ */
+static u64 mf_cuckoo_layout(const struct mf_cuckoo_params *p, u64 *ver_off,
+			    u64 *w_off)
+{
+	u64 table, w;
+
+	*ver_off = 0;
+	*w_off = 0;
+	if (!mf_cuckoo_fp_bits_ok(p->fp_bits) || !p->nbuckets ||
+	    (p->nbuckets & (p->nbuckets - 1)) || p->nbuckets > (1ULL << 40) ||
+	    p->max_kicks > MF_CUCKOO_MAX_KICKS)
+		return 0;
+	table = mf_cuckoo_round64(p->nbuckets * (p->fp_bits / 2) + 8);
+	*ver_off = table;
+	*w_off = table + mf_cuckoo_round64(mf_cuckoo_stripes(p->nbuckets) *
+					   sizeof(u32));
+	w = sizeof(struct mf_cuckoo_wstate) +
+	    ((u64)p->max_kicks + 2) * sizeof(struct mf_cuckoo_node);
+	return *w_off + mf_cuckoo_round64(w);
+}
+
+/**
+ * memfilter_cuckoo_mem_bytes() - memory a cuckoo filter needs
+ * @p: its parameters
+ *
+ * Context: any.
+ * Return: the size of the zeroed block memfilter_cuckoo_init() needs (the
+ * table, the version counters and the writer's scratch), or 0 if @p is
+ * invalid. The block must be 64-byte aligned.
+ */
+u64 memfilter_cuckoo_mem_bytes(const struct mf_cuckoo_params *p)
+{
+	u64 ver_off, w_off;
+
+	return mf_cuckoo_layout(p, &ver_off, &w_off);
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_mem_bytes);
+
+/**
+ * memfilter_cuckoo_params_init() - size a cuckoo filter
+ * @p: the parameters to fill in
+ * @capacity: keys it must hold
+ * @fp_bits: fingerprint width, 8, 12 or 16
+ *
+ * Picks the smallest power-of-two bucket count that holds @capacity keys
+ * at no more than MF_CUCKOO_TARGET_LOAD percent load, max_kicks
+ * MF_CUCKOO_DEFAULT_KICKS and an XXH64 hasher with seed 0.
+ *
+ * Context: any.
+ * Return: 0; -EINVAL for a zero @capacity or a bad @fp_bits; -E2BIG when
+ * the filter would exceed MF_CUCKOO_MAX_BYTES.
+ */
+int memfilter_cuckoo_params_init(struct mf_cuckoo_params *p, u64 capacity,
+				 u32 fp_bits)
+{
+	u64 nb, bytes;
+
+	memset(p, 0, sizeof(*p));
+	if (!capacity || !mf_cuckoo_fp_bits_ok(fp_bits))
+		return -EINVAL;
+	if (capacity > (1ULL << 42))
+		return -E2BIG;
+	nb = DIV_ROUND_UP(capacity, MF_CUCKOO_SLOTS);
+	nb = nb > 1 ? 1ULL << fls64(nb - 1) : 1;
+	if (capacity * 100 > nb * MF_CUCKOO_SLOTS * MF_CUCKOO_TARGET_LOAD)
+		nb <<= 1;
+	p->capacity = capacity;
+	p->nbuckets = nb;
+	p->fp_bits = fp_bits;
+	p->max_kicks = MF_CUCKOO_DEFAULT_KICKS;
+	p->hasher.algo = MF_HASH_XXH64;
+	bytes = memfilter_cuckoo_mem_bytes(p);
+	if (!bytes || bytes > MF_CUCKOO_MAX_BYTES) {
+		memset(p, 0, sizeof(*p));
+		return -E2BIG;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_params_init);
+
+/**
+ * memfilter_cuckoo_params_from_fpr() - size a cuckoo filter for an FPR
+ * @p: the parameters to fill in
+ * @capacity: keys it must hold
+ * @fpr_ppb: largest acceptable false-positive rate, parts per billion
+ *
+ * Uses the narrowest fingerprint whose full-load bound 2b / 2^f (b = 4
+ * slots) is at most @fpr_ppb: 8 bits down to 3.125%, 12 bits down to
+ * 0.195%, 16 bits down to 0.0122%.
+ *
+ * Context: any.
+ * Return: as memfilter_cuckoo_params_init(); also -EINVAL when @fpr_ppb is
+ * 0, above 10^9, or below what 16-bit fingerprints give.
+ */
+int memfilter_cuckoo_params_from_fpr(struct mf_cuckoo_params *p, u64 capacity,
+				     u64 fpr_ppb)
+{
+	u32 f;
+
+	memset(p, 0, sizeof(*p));
+	if (!fpr_ppb || fpr_ppb > MF_CUCKOO_PPB)
+		return -EINVAL;
+	for (f = 8; f <= 16; f += 4) {
+		if (2 * MF_CUCKOO_SLOTS * MF_CUCKOO_PPB <= fpr_ppb << f)
+			return memfilter_cuckoo_params_init(p, capacity, f);
+	}
+	return -EINVAL;
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_params_from_fpr);
+
+/**
+ * memfilter_cuckoo_init() - set up a cuckoo filter over zeroed memory
+ * @c: the filter
+ * @p: parameters accepted by memfilter_cuckoo_mem_bytes()
+ * @mem: memfilter_cuckoo_mem_bytes(@p) zeroed bytes, 64-byte aligned,
+ *	owned by the caller and freed by it after the filter's last use
+ *
+ * Context: any; the filter must not be in use.
+ */
+void memfilter_cuckoo_init(struct mf_cuckoo *c,
+			   const struct mf_cuckoo_params *p, void *mem)
+{
+	u64 ver_off, w_off;
+	u32 f = p->fp_bits;
+
+	mf_cuckoo_layout(p, &ver_off, &w_off);
+	memset(c, 0, sizeof(*c));
+	c->p = *p;
+	c->table = mem;
+	c->ver = (u32 *)((u8 *)mem + ver_off);
+	c->w = (struct mf_cuckoo_wstate *)((u8 *)mem + w_off);
+	c->w->nodes = (u64)p->max_kicks + 2;
+	c->mask = p->nbuckets - 1;
+	c->lane_ones = 1 | 1ULL << f | 1ULL << (2 * f) | 1ULL << (3 * f);
+	c->lane_high = c->lane_ones << (f - 1);
+	c->bucket_mask = f == 16 ? ~0ULL : (1ULL << (4 * f)) - 1;
+	c->fp_range = (1U << f) - 1;
+	c->stripe_mask = mf_cuckoo_stripes(p->nbuckets) - 1;
+	c->bucket_bytes = f / 2;
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_init);
+
+/**
+ * memfilter_cuckoo_clear() - remove every key
+ * @c: the filter
+ *
+ * Readers running concurrently may see some keys and not others.
+ *
+ * Context: caller holds the filter's writer lock.
+ */
+void memfilter_cuckoo_clear(struct mf_cuckoo *c)
+{
+	memset(c->table, 0, c->p.nbuckets * c->bucket_bytes);
+	WRITE_ONCE(c->stash, 0);
+	WRITE_ONCE(c->w->items, 0);
+	WRITE_ONCE(c->w->failed_inserts, 0);
+	WRITE_ONCE(c->w->kicks, 0);
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_clear);
+
+static __always_inline u64 mf_cuckoo_bucket(const struct mf_cuckoo *c, u64 i)
+{
+	return mf_load_le64(c->table + i * c->bucket_bytes) & c->bucket_mask;
+}
+
+static __always_inline u32 mf_cuckoo_fp(const struct mf_cuckoo *c, u64 hash)
+{
+	return (u32)(((hash >> 40) * c->fp_range) >> 24) + 1;
+}
+
+static __always_inline u64 mf_cuckoo_alt(const struct mf_cuckoo *c, u64 i,
+					 u32 fp)
+{
+	return i ^ ((u32)(fp * MF_CUCKOO_TAG_MUL) & c->mask);
+}
+
+/* Non-zero iff some slot of @x is zero (exact as a yes/no answer). */
+static __always_inline u64 mf_cuckoo_haszero(const struct mf_cuckoo *c, u64 x)
+{
+	return (x - c->lane_ones) & ~x & c->lane_high;
+}
+
+/* The top bit of every slot of @x that is zero, and no other bit. */
+static __always_inline u64 mf_cuckoo_zero_slots(const struct mf_cuckoo *c,
+						u64 x)
+{
+	u64 low = c->bucket_mask & ~c->lane_high;
+
+	return ~(((x & low) + low) | x) & c->lane_high;
+}
+
+static __always_inline bool mf_cuckoo_stash_has(u64 stash, u64 i1, u64 i2,
+						u32 fp)
+{
+	return (u32)(stash & 0xffff) == fp &&
+	       ((stash >> 16) == i1 || (stash >> 16) == i2);
+}
+
+static __always_inline u32 mf_cuckoo_slot_of(const struct mf_cuckoo *c,
+					     u64 zero_slots)
+{
+	return __ffs64(zero_slots) / c->p.fp_bits;
+}
+
+static __always_inline u32 mf_cuckoo_get(const struct mf_cuckoo *c, u64 b,
+					 u32 j)
+{
+	return (b >> (j * c->p.fp_bits)) & c->fp_range;
+}
+
+/* Store @fp (0: empty) in slot @j of bucket @i, as one versioned update. */
+static void mf_cuckoo_set(struct mf_cuckoo *c, u64 i, u32 j, u32 fp)
+{
+	u32 *v = &c->ver[i & c->stripe_mask];
+	u64 bit = (i * MF_CUCKOO_SLOTS + j) * c->p.fp_bits;
+	u8 *p = c->table + (bit >> 3);
+
+	WRITE_ONCE(*v, *v + 1);
+	smp_wmb();	/* odd version before the slot; pairs with readers' smp_rmb() */
+	switch (c->p.fp_bits) {
+	case 8:
+		WRITE_ONCE(*p, (u8)fp);
+		break;
+	case 16:
+		WRITE_ONCE(*(__le16 *)p, cpu_to_le16((u16)fp));
+		break;
+	default:
+		/* 12 bits: one whole byte and one nibble shared with a neighbour. */
+		if (bit & 7) {
+			WRITE_ONCE(p[0], (u8)((p[0] & 0x0f) | (fp << 4)));
+			WRITE_ONCE(p[1], (u8)(fp >> 4));
+		} else {
+			WRITE_ONCE(p[0], (u8)fp);
+			WRITE_ONCE(p[1], (u8)((p[1] & 0xf0) | (fp >> 8)));
+		}
+		break;
+	}
+	smp_wmb();	/* the slot before the even version and any later update */
+	WRITE_ONCE(*v, *v + 1);
+}
+
+/*
+ * Carry out a path found by mf_cuckoo_place(): the fingerprint in slot @s
+ * of queued bucket @idx moves to slot @dst_slot of bucket @dst, the one
+ * that led to @idx moves into the slot it vacated, and so on back to a
+ * root, whose slot finally receives @fp. Each copy lands before its source
+ * is overwritten.
+ */
+static void mf_cuckoo_move_path(struct mf_cuckoo *c, u32 idx, u32 s, u64 dst,
+				u32 dst_slot, u32 fp)
+{
+	const struct mf_cuckoo_node *q = c->w->q;
+	u64 kicks = c->w->kicks;
+
+	for (;;) {
+		u64 src = q[idx].bucket;
+
+		mf_cuckoo_set(c, dst, dst_slot,
+			      mf_cuckoo_get(c, mf_cuckoo_bucket(c, src), s));
+		kicks++;
+		dst = src;
+		dst_slot = s;
+		if (q[idx].parent == MF_CUCKOO_ROOT)
+			break;
+		s = q[idx].slot;
+		idx = q[idx].parent;
+	}
+	mf_cuckoo_set(c, dst, dst_slot, fp);
+	WRITE_ONCE(c->w->kicks, kicks);
+}
+
+/* Store @fp in bucket @i1 or @i2, moving others if needed; false if full. */
+static bool mf_cuckoo_place(struct mf_cuckoo *c, u64 i1, u64 i2, u32 fp)
+{
+	struct mf_cuckoo_node *q = c->w->q;
+	u32 head, tail, s, nodes = c->w->nodes;
+	u64 z, b, child, children[MF_CUCKOO_SLOTS];
+
+	z = mf_cuckoo_zero_slots(c, mf_cuckoo_bucket(c, i1));
+	if (z) {
+		mf_cuckoo_set(c, i1, mf_cuckoo_slot_of(c, z), fp);
+		return true;
+	}
+	z = mf_cuckoo_zero_slots(c, mf_cuckoo_bucket(c, i2));
+	if (z) {
+		mf_cuckoo_set(c, i2, mf_cuckoo_slot_of(c, z), fp);
+		return true;
+	}
+
+	q[0].bucket = i1;
+	q[0].parent = MF_CUCKOO_ROOT;
+	tail = 1;
+	if (i2 != i1) {
+		q[1].bucket = i2;
+		q[1].parent = MF_CUCKOO_ROOT;
+		tail = 2;
+	}
+	for (head = 0; head < tail; head++) {
+		b = mf_cuckoo_bucket(c, q[head].bucket);
+		for (s = 0; s < MF_CUCKOO_SLOTS; s++) {
+			children[s] = mf_cuckoo_alt(c, q[head].bucket,
+						    mf_cuckoo_get(c, b, s));
+			mf_prefetch(c->table + children[s] * c->bucket_bytes);
+		}
+		for (s = 0; s < MF_CUCKOO_SLOTS; s++) {
+			child = children[s];
+			z = mf_cuckoo_zero_slots(c, mf_cuckoo_bucket(c, child));
+			if (z) {
+				mf_cuckoo_move_path(c, head, s, child,
+						    mf_cuckoo_slot_of(c, z), fp);
+				return true;
+			}
+			if (tail < nodes) {
+				q[tail].bucket = child;
+				q[tail].parent = head;
+				q[tail].slot = s;
+				tail++;
+			}
+		}
+	}
+	return false;
+}
+
+static __always_inline void mf_cuckoo_locate(const struct mf_cuckoo *c,
+					     u64 hash, u64 *i1, u64 *i2,
+					     u32 *fp)
+{
+	*fp = mf_cuckoo_fp(c, hash);
+	*i1 = hash & c->mask;
+	*i2 = mf_cuckoo_alt(c, *i1, *fp);
+}
+
+/* Copies of @fp in @i1, @i2 and the stash, as seen by the writer. */
+static u32 mf_cuckoo_count_locked(const struct mf_cuckoo *c, u64 i1, u64 i2,
+				  u32 fp)
+{
+	u64 pat = (u64)fp * c->lane_ones;
+	u32 n;
+
+	n = hweight64(mf_cuckoo_zero_slots(c, mf_cuckoo_bucket(c, i1) ^ pat));
+	if (i2 != i1)
+		n += hweight64(mf_cuckoo_zero_slots(c,
+						    mf_cuckoo_bucket(c, i2) ^ pat));
+	return n + mf_cuckoo_stash_has(c->stash, i1, i2, fp);
+}
+
+static int mf_cuckoo_add(struct mf_cuckoo *c, u64 i1, u64 i2, u32 fp)
+{
+	struct mf_cuckoo_wstate *w = c->w;
+
+	if (!mf_cuckoo_place(c, i1, i2, fp)) {
+		if (c->stash) {
+			WRITE_ONCE(w->failed_inserts, w->failed_inserts + 1);
+			return -ENOSPC;
+		}
+		WRITE_ONCE(c->stash, i1 << 16 | fp);
+	}
+	WRITE_ONCE(w->items, w->items + 1);
+	return 0;
+}
+
+/**
+ * memfilter_cuckoo_add_hash() - add a key by its hash
+ * @c: the filter
+ * @hash: the key's hash under @c->p.hasher
+ *
+ * Adding a key again stores another copy of its fingerprint; a key's two
+ * buckets and the stash hold at most 2 * MF_CUCKOO_SLOTS + 1 copies.
+ *
+ * Context: caller holds the filter's writer lock; does not sleep.
+ * Return: 0, or -ENOSPC when no room could be made: the filter is then
+ * unchanged and every key in it is still there.
+ */
+int memfilter_cuckoo_add_hash(struct mf_cuckoo *c, u64 hash)
+{
+	u64 i1, i2;
+	u32 fp;
+
+	mf_cuckoo_locate(c, hash, &i1, &i2, &fp);
+	return mf_cuckoo_add(c, i1, i2, fp);
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_add_hash);
+
+/**
+ * memfilter_cuckoo_add_unique_hash() - add a key unless it may be present
+ * @c: the filter
+ * @hash: the key's hash
+ *
+ * Context: caller holds the filter's writer lock; does not sleep.
+ * Return: 0 when added; -EEXIST when the filter already answers "maybe"
+ * for the key (it was added, or a false positive); -ENOSPC as for
+ * memfilter_cuckoo_add_hash().
+ */
+int memfilter_cuckoo_add_unique_hash(struct mf_cuckoo *c, u64 hash)
+{
+	u64 i1, i2;
+	u32 fp;
+
+	mf_cuckoo_locate(c, hash, &i1, &i2, &fp);
+	if (mf_cuckoo_count_locked(c, i1, i2, fp))
+		return -EEXIST;
+	return mf_cuckoo_add(c, i1, i2, fp);
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_add_unique_hash);
+
+/* After a delete freed a slot, move the stash's fingerprint into a bucket. */
+static void mf_cuckoo_unstash(struct mf_cuckoo *c)
+{
+	u64 i1 = c->stash >> 16;
+	u32 fp = c->stash & 0xffff;
+
+	if (!mf_cuckoo_place(c, i1, mf_cuckoo_alt(c, i1, fp), fp))
+		return;
+	smp_wmb();	/* bucket copy before the stash empties; see the top */
+	WRITE_ONCE(c->stash, 0);
+}
+
+/**
+ * memfilter_cuckoo_delete_hash() - delete one copy of a key
+ * @c: the filter
+ * @hash: the key's hash
+ *
+ * Only delete keys that were added: a key never added may match another
+ * key's fingerprint, and deleting it removes that key (a false negative).
+ *
+ * Context: caller holds the filter's writer lock; does not sleep.
+ * Return: 0 when one copy of the key's fingerprint was removed, -ENOENT
+ * (and nothing changed) when there was none.
+ */
+int memfilter_cuckoo_delete_hash(struct mf_cuckoo *c, u64 hash)
+{
+	struct mf_cuckoo_wstate *w = c->w;
+	u64 i1, i2, z, pat;
+	u32 fp;
+
+	mf_cuckoo_locate(c, hash, &i1, &i2, &fp);
+	pat = (u64)fp * c->lane_ones;
+	z = mf_cuckoo_zero_slots(c, mf_cuckoo_bucket(c, i1) ^ pat);
+	if (z) {
+		mf_cuckoo_set(c, i1, mf_cuckoo_slot_of(c, z), 0);
+	} else {
+		z = mf_cuckoo_zero_slots(c, mf_cuckoo_bucket(c, i2) ^ pat);
+		if (z)
+			mf_cuckoo_set(c, i2, mf_cuckoo_slot_of(c, z), 0);
+		else if (mf_cuckoo_stash_has(c->stash, i1, i2, fp))
+			WRITE_ONCE(c->stash, 0);
+		else
+			return -ENOENT;
+	}
+	WRITE_ONCE(w->items, w->items - 1);
+	if (c->stash)
+		mf_cuckoo_unstash(c);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_delete_hash);
+
+static __always_inline bool mf_cuckoo_lookup(const struct mf_cuckoo *c,
+					     u64 i1, u64 i2, u32 fp)
+{
+	const u32 *v1p = &c->ver[i1 & c->stripe_mask];
+	const u32 *v2p = &c->ver[i2 & c->stripe_mask];
+	u64 pat = (u64)fp * c->lane_ones;
+	u32 v1, v2;
+
+	for (;;) {
+		v1 = READ_ONCE(*v1p);
+		v2 = READ_ONCE(*v2p);
+		if (mf_cuckoo_stash_has(READ_ONCE(c->stash), i1, i2, fp))
+			return true;
+		smp_rmb();	/* versions and stash before the buckets */
+		if (mf_cuckoo_haszero(c, mf_cuckoo_bucket(c, i1) ^ pat) |
+		    mf_cuckoo_haszero(c, mf_cuckoo_bucket(c, i2) ^ pat))
+			return true;
+		smp_rmb();	/* buckets before the versions' re-read */
+		if (!((v1 | v2) & 1) && v1 == READ_ONCE(*v1p) &&
+		    v2 == READ_ONCE(*v2p))
+			return false;
+		cpu_relax();
+	}
+}
+
+/**
+ * memfilter_cuckoo_contains_hash() - may a key be in the filter?
+ * @c: the filter
+ * @hash: the key's hash
+ *
+ * Context: any, lockless; safe concurrently with the writer.
+ * Return: false only if the key was not added (or was deleted); true for
+ * added keys and for false positives.
+ */
+bool memfilter_cuckoo_contains_hash(const struct mf_cuckoo *c, u64 hash)
+{
+	u64 i1, i2;
+	u32 fp;
+
+	mf_cuckoo_locate(c, hash, &i1, &i2, &fp);
+	return mf_cuckoo_lookup(c, i1, i2, fp);
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_contains_hash);
+
+/**
+ * memfilter_cuckoo_count_hash() - copies of a key's fingerprint
+ * @c: the filter
+ * @hash: the key's hash
+ *
+ * Context: any, lockless; safe concurrently with the writer.
+ * Return: how many times the key was added and not deleted, plus any
+ * colliding keys' copies: 0..2 * MF_CUCKOO_SLOTS + 1.
+ */
+u32 memfilter_cuckoo_count_hash(const struct mf_cuckoo *c, u64 hash)
+{
+	u64 i1, i2, pat;
+	u32 fp, v1, v2, n;
+	const u32 *v1p, *v2p;
+
+	mf_cuckoo_locate(c, hash, &i1, &i2, &fp);
+	pat = (u64)fp * c->lane_ones;
+	v1p = &c->ver[i1 & c->stripe_mask];
+	v2p = &c->ver[i2 & c->stripe_mask];
+	for (;;) {
+		v1 = READ_ONCE(*v1p);
+		v2 = READ_ONCE(*v2p);
+		n = mf_cuckoo_stash_has(READ_ONCE(c->stash), i1, i2, fp);
+		smp_rmb();	/* versions and stash before the buckets */
+		n += hweight64(mf_cuckoo_zero_slots(c,
+						    mf_cuckoo_bucket(c, i1) ^ pat));
+		if (i2 != i1)
+			n += hweight64(mf_cuckoo_zero_slots(c,
+							    mf_cuckoo_bucket(c, i2) ^ pat));
+		smp_rmb();	/* buckets before the versions' re-read */
+		if (!((v1 | v2) & 1) && v1 == READ_ONCE(*v1p) &&
+		    v2 == READ_ONCE(*v2p))
+			return n;
+		cpu_relax();
+	}
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_count_hash);
+
+/**
+ * memfilter_cuckoo_contains_hashes() - look up a batch of keys
+ * @c: the filter
+ * @hashes: the keys' hashes
+ * @n: how many
+ * @result: bitmap of @n bits; bit i is set when key i may be present and
+ *	cleared otherwise (bits past @n in the last word are left alone)
+ *
+ * Computes the buckets of MF_CUCKOO_BATCH keys and prefetches them before
+ * probing, so the cache misses of a batch overlap.
+ *
+ * Context: any, lockless; safe concurrently with the writer.
+ */
+void memfilter_cuckoo_contains_hashes(const struct mf_cuckoo *c,
+				      const u64 *hashes, size_t n,
+				      unsigned long *result)
+{
+	u64 i1[MF_CUCKOO_BATCH], i2[MF_CUCKOO_BATCH];
+	u32 fp[MF_CUCKOO_BATCH];
+	unsigned long word = 0, mask;
+	size_t base, k, m, bit;
+
+	for (base = 0; base < n; base += m) {
+		m = n - base < MF_CUCKOO_BATCH ? n - base : MF_CUCKOO_BATCH;
+		for (k = 0; k < m; k++) {
+			mf_cuckoo_locate(c, hashes[base + k], &i1[k], &i2[k],
+					 &fp[k]);
+			mf_prefetch(c->table + i1[k] * c->bucket_bytes);
+			mf_prefetch(c->table + i2[k] * c->bucket_bytes);
+		}
+		for (k = 0; k < m; k++) {
+			bit = base + k;
+			word |= (unsigned long)mf_cuckoo_lookup(c, i1[k], i2[k],
+								fp[k]) <<
+				(bit % BITS_PER_LONG);
+			if (bit % BITS_PER_LONG == BITS_PER_LONG - 1) {
+				result[bit / BITS_PER_LONG] = word;
+				word = 0;
+			}
+		}
+	}
+	if (n % BITS_PER_LONG) {
+		mask = (1UL << (n % BITS_PER_LONG)) - 1;
+		result[n / BITS_PER_LONG] =
+			(result[n / BITS_PER_LONG] & ~mask) | word;
+	}
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_contains_hashes);
+
+/**
+ * memfilter_cuckoo_add_key() - add a key
+ * @c: the filter
+ * @key: the key's bytes
+ * @len: its length
+ *
+ * Context: caller holds the filter's writer lock; does not sleep.
+ * Return: as memfilter_cuckoo_add_hash().
+ */
+int memfilter_cuckoo_add_key(struct mf_cuckoo *c, const void *key, size_t len)
+{
+	return memfilter_cuckoo_add_hash(c, mf_hash(&c->p.hasher, key, len));
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_add_key);
+
+/**
+ * memfilter_cuckoo_add_unique_key() - add a key unless it may be present
+ * @c: the filter
+ * @key: the key's bytes
+ * @len: its length
+ *
+ * Context: caller holds the filter's writer lock; does not sleep.
+ * Return: as memfilter_cuckoo_add_unique_hash().
+ */
+int memfilter_cuckoo_add_unique_key(struct mf_cuckoo *c, const void *key,
+				    size_t len)
+{
+	return memfilter_cuckoo_add_unique_hash(c, mf_hash(&c->p.hasher, key,
+							   len));
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_add_unique_key);
+
+/**
+ * memfilter_cuckoo_delete_key() - delete one copy of a key
+ * @c: the filter
+ * @key: the key's bytes, which must have been added
+ * @len: its length
+ *
+ * Context: caller holds the filter's writer lock; does not sleep.
+ * Return: as memfilter_cuckoo_delete_hash().
+ */
+int memfilter_cuckoo_delete_key(struct mf_cuckoo *c, const void *key,
+				size_t len)
+{
+	return memfilter_cuckoo_delete_hash(c, mf_hash(&c->p.hasher, key, len));
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_delete_key);
+
+/**
+ * memfilter_cuckoo_contains_key() - may a key be in the filter?
+ * @c: the filter
+ * @key: the key's bytes
+ * @len: its length
+ *
+ * Context: any, lockless.
+ * Return: as memfilter_cuckoo_contains_hash().
+ */
+bool memfilter_cuckoo_contains_key(const struct mf_cuckoo *c, const void *key,
+				   size_t len)
+{
+	return memfilter_cuckoo_contains_hash(c, mf_hash(&c->p.hasher, key,
+							 len));
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_contains_key);
+
+/**
+ * memfilter_cuckoo_count_key() - copies of a key's fingerprint
+ * @c: the filter
+ * @key: the key's bytes
+ * @len: its length
+ *
+ * Context: any, lockless.
+ * Return: as memfilter_cuckoo_count_hash().
+ */
+u32 memfilter_cuckoo_count_key(const struct mf_cuckoo *c, const void *key,
+			       size_t len)
+{
+	return memfilter_cuckoo_count_hash(c, mf_hash(&c->p.hasher, key, len));
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_count_key);
+
+/*
+ * 1 - (1 - 1/r)^n ~= n/r - n(n-1)/(2r^2), n = 8 * used / slots occupied
+ * slots in a key's two buckets, r fingerprint values; parts per billion.
+ */
+static u64 mf_cuckoo_est_fpr_ppb(u64 used, u64 slots, u32 range)
+{
+	u64 n, first;
+
+	if (!used || !slots)
+		return 0;
+	n = 2 * MF_CUCKOO_SLOTS *
+	    mul_u64_u64_div_u64(min(used, slots), MF_CUCKOO_PPB, slots);
+	first = div64_u64(n, range);
+	if (n <= MF_CUCKOO_PPB)
+		return first;
+	return first - div64_u64(first * (n - MF_CUCKOO_PPB),
+				 2 * (u64)range * MF_CUCKOO_PPB);
+}
+
+/**
+ * memfilter_cuckoo_stats() - a snapshot of a filter's counters
+ * @c: the filter
+ * @s: filled in
+ *
+ * The counters are read one by one while the writer may update them, so
+ * they need not be consistent with each other.
+ *
+ * Context: any, lockless.
+ */
+void memfilter_cuckoo_stats(const struct mf_cuckoo *c,
+			    struct mf_cuckoo_stats *s)
+{
+	u32 stash_used = READ_ONCE(c->stash) != 0;
+	u64 items = READ_ONCE(c->w->items);
+
+	memset(s, 0, sizeof(*s));
+	s->items = items;
+	s->slots = c->p.nbuckets * MF_CUCKOO_SLOTS;
+	s->slots_used = items > stash_used ? items - stash_used : 0;
+	s->failed_inserts = READ_ONCE(c->w->failed_inserts);
+	s->kicks = READ_ONCE(c->w->kicks);
+	s->stash_used = stash_used;
+	s->est_fpr_ppb = mf_cuckoo_est_fpr_ppb(s->slots_used, s->slots,
+					       c->fp_range);
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_stats);

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * memfilter's cuckoo filter: partial-key cuckoo hashing of 8, 12 or 16 bit
+ * fingerprints in 4-slot buckets, with delete, count, add-if-absent, a
+ * one-entry victim stash, inserts that fail with -ENOSPC without losing
+ * anything, and lockless readers (MemC3-style striped version counters).
+ * Shared by the module and userspace; see cuckoo.c for the protocol.
+ *
+ * Layout: nbuckets (a power of two) buckets of 4 slots of fp_bits bits,
+ * packed little-endian, bucket i at byte i * fp_bits / 2 (4, 6 or 8 bytes
+ * per bucket), slot j at bits [j * fp_bits, (j + 1) * fp_bits) of it; an
+ * empty slot is 0. A key's 64-bit hash h gives its first bucket from the
+ * low bits, i1 = h & (nbuckets - 1), and its fingerprint from the top 24
+ * bits, fp = 1 + (((h >> 40) * (2^fp_bits - 1)) >> 24), never 0. The
+ * other bucket is i2 = i1 ^ ((u32)(fp * 0x5bd1e995) & (nbuckets - 1)),
+ * the reference implementation's tag hash. Bucket and fingerprint use
+ * disjoint bits of h up to 2^40 buckets.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#ifndef _MEMFILTER_CUCKOO_H
+#define _MEMFILTER_CUCKOO_H
+
+#include "compat.h"
+#include "hash.h"
+
+#define MF_CUCKOO_SLOTS		4
+#define MF_CUCKOO_DEFAULT_KICKS	500
+#define MF_CUCKOO_MAX_KICKS	65536
+/* Largest filter the sizing functions accept (table + stripes + scratch). */
+#define MF_CUCKOO_MAX_BYTES	BIT_ULL(40)
+/* Sizing aims at most this load (percent) at @capacity keys. */
+#define MF_CUCKOO_TARGET_LOAD	95
+/* Version counters: one per 64 buckets, at most this many. */
+#define MF_CUCKOO_MAX_STRIPES	8192
+/* Keys whose buckets are prefetched ahead of probing in batch lookups. */
+#define MF_CUCKOO_BATCH		16
+
+/**
+ * struct mf_cuckoo_params - the shape of a cuckoo filter
+ * @capacity: keys it was sized for
+ * @nbuckets: buckets, a power of two
+ * @fp_bits: fingerprint width: 8, 12 or 16
+ * @max_kicks: bound on the cuckoo path search of one insert: how many
+ *	buckets (besides the key's own two) it may visit before the insert
+ *	falls back to the stash or fails; 0..MF_CUCKOO_MAX_KICKS
+ * @hasher: how keys are hashed; XXH64 with seed 0 after the params_init
+ *	functions, which the caller may replace (memfilter_hasher_init())
+ */
+struct mf_cuckoo_params {
+	u64 capacity;
+	u64 nbuckets;
+	u32 fp_bits;
+	u32 max_kicks;
+	struct memfilter_hasher hasher;
+};
+
+struct mf_cuckoo_wstate;
+
+/**
+ * struct mf_cuckoo - a cuckoo filter over caller-provided memory
+ * @p: its parameters
+ * @table: the buckets (plus 8 bytes of padding for whole-word loads)
+ * @ver: the version counters; bucket i is covered by @ver[i & @stripe_mask]
+ * @w: writer-only state (counters, path search queue), in the same memory
+ * @mask: nbuckets - 1
+ * @lane_ones: 1 in the lowest bit of each of the 4 slots of a bucket word
+ * @lane_high: 1 in the highest bit of each slot
+ * @bucket_mask: the 4 * fp_bits bits of a bucket word
+ * @fp_range: 2^fp_bits - 1, the number of fingerprint values
+ * @stripe_mask: number of version counters - 1
+ * @bucket_bytes: fp_bits / 2
+ * @stash: the victim stash: (bucket << 16) | fp, or 0 when empty; bucket
+ *	is either of the fingerprint's two buckets
+ */
+struct mf_cuckoo {
+	struct mf_cuckoo_params p;
+	u8 *table;
+	u32 *ver;
+	struct mf_cuckoo_wstate *w;
+	u64 mask;
+	u64 lane_ones;
+	u64 lane_high;
+	u64 bucket_mask;
+	u32 fp_range;
+	u32 stripe_mask;
+	u32 bucket_bytes;
+	u64 stash;
+};
+
+/**
+ * struct mf_cuckoo_stats - a snapshot of a cuckoo filter's state
+ * @items: fingerprints stored (adds minus deletes), stash included
+ * @slots: slots in the table, nbuckets * 4
+ * @slots_used: slots holding a fingerprint
+ * @failed_inserts: adds refused with -ENOSPC
+ * @kicks: fingerprints moved to make room, over the filter's life
+ * @stash_used: 1 when the victim stash holds a fingerprint
+ * @est_fpr_ppb: false-positive rate expected at the current load, parts
+ *	per billion: 1 - (1 - 1/(2^f - 1))^(8 * load), to second order
+ */
+struct mf_cuckoo_stats {
+	u64 items;
+	u64 slots;
+	u64 slots_used;
+	u64 failed_inserts;
+	u64 kicks;
+	u32 stash_used;
+	u64 est_fpr_ppb;
+};
+
+int memfilter_cuckoo_params_init(struct mf_cuckoo_params *p, u64 capacity,
+				 u32 fp_bits);
+int memfilter_cuckoo_params_from_fpr(struct mf_cuckoo_params *p, u64 capacity,
+				     u64 fpr_ppb);
+u64 memfilter_cuckoo_mem_bytes(const struct mf_cuckoo_params *p);
+void memfilter_cuckoo_init(struct mf_cuckoo *c,
+			   const struct mf_cuckoo_params *p, void *mem);
+void memfilter_cuckoo_clear(struct mf_cuckoo *c);
+
+int memfilter_cuckoo_add_hash(struct mf_cuckoo *c, u64 hash);
+int memfilter_cuckoo_add_unique_hash(struct mf_cuckoo *c, u64 hash);
+int memfilter_cuckoo_delete_hash(struct mf_cuckoo *c, u64 hash);
+bool memfilter_cuckoo_contains_hash(const struct mf_cuckoo *c, u64 hash);
+u32 memfilter_cuckoo_count_hash(const struct mf_cuckoo *c, u64 hash);
+void memfilter_cuckoo_contains_hashes(const struct mf_cuckoo *c,
+				      const u64 *hashes, size_t n,
+				      unsigned long *result);
+
+int memfilter_cuckoo_add_key(struct mf_cuckoo *c, const void *key,
+			     size_t len);
+int memfilter_cuckoo_add_unique_key(struct mf_cuckoo *c, const void *key,
+				    size_t len);
+int memfilter_cuckoo_delete_key(struct mf_cuckoo *c, const void *key,
+				size_t len);
+bool memfilter_cuckoo_contains_key(const struct mf_cuckoo *c, const void *key,
+				   size_t len);
+u32 memfilter_cuckoo_count_key(const struct mf_cuckoo *c, const void *key,
+			       size_t len);
+
+void memfilter_cuckoo_stats(const struct mf_cuckoo *c,
+			    struct mf_cuckoo_stats *s);
+
+#endif /* _MEMFILTER_CUCKOO_H */

@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite memfilter_bloom: the blocked Bloom filter in the kernel.
+ *
+ * No false negatives on a million keys, the FPR targets against the model,
+ * SIMD and scalar paths bit-identical (the AVX2 path runs inside
+ * kernel_fpu_begin/end, as in production), lockless inserters and queriers
+ * in kthreads, keyed and unkeyed hashing, sizing limits and statistics.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <kunit/test.h>
+#include <linux/bitmap.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "bloom.h"
+
+#define MF_TEST_KEYS	BIT(20)
+
+struct mf_test_bloom {
+	struct mf_bloom b;
+	void *mem;
+};
+
+static void mf_test_bloom_free(void *data)
+{
+	struct mf_test_bloom *t = data;
+
+	kvfree(t->mem);
+}
+
+/* A filter that KUnit frees when the test ends. */
+static struct mf_bloom *mf_test_bloom(struct kunit *test, u64 capacity,
+				      u32 bpk_q4, bool keyed)
+{
+	static const u64 key[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
+	struct mf_test_bloom *t;
+	u64 bytes;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_EQ(test, memfilter_bloom_params_from_bpk(&t->b.p, capacity,
+							      bpk_q4), 0);
+	if (keyed)
+		KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&t->b.p.hasher,
+							    MF_HASH_SIPHASH24,
+							    0, key), 0);
+	else
+		KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&t->b.p.hasher,
+							    MF_HASH_XXH64,
+							    0x5eed, NULL), 0);
+	bytes = memfilter_bloom_bytes(&t->b.p);
+	t->mem = kvzalloc(bytes + MF_BLOOM_BLOCK_BYTES, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->mem);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mf_test_bloom_free,
+							t), 0);
+	t->b.words = PTR_ALIGN(t->mem, MF_BLOOM_BLOCK_BYTES);
+	return &t->b;
+}
+
+static void mf_kvfree(void *p)
+{
+	kvfree(p);
+}
+
+/* Zeroed memory that KUnit frees when the test ends. */
+static void *mf_test_alloc(struct kunit *test, size_t n, size_t size)
+{
+	void *p = kvcalloc(n, size, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mf_kvfree, p), 0);
+	return p;
+}
+
+/* Keys are 8-byte little-endian integers; absent keys have bit 63 set. */
+static __le64 *mf_test_keys(struct kunit *test, u32 n, u64 base)
+{
+	__le64 *keys = mf_test_alloc(test, n, sizeof(u64));
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, keys);
+	for (i = 0; i < n; i++)
+		keys[i] = cpu_to_le64(base + i);
+	return keys;
+}
+
+static unsigned long *mf_test_bitmap(struct kunit *test, u32 n)
+{
+	return mf_test_alloc(test, BITS_TO_LONGS(n), sizeof(long));
+}
+
+static void mf_bloom_no_false_negatives(struct kunit *test)
+{
+	struct mf_bloom *b = mf_test_bloom(test, MF_TEST_KEYS, 40, false);
+	__le64 *keys = mf_test_keys(test, MF_TEST_KEYS, 0);
+	unsigned long *res = mf_test_bitmap(test, MF_TEST_KEYS);
+	u32 i;
+
+	/* Half through the batch path, half one by one. */
+	memfilter_bloom_add_keys(b, keys, 8, MF_TEST_KEYS / 2);
+	for (i = MF_TEST_KEYS / 2; i < MF_TEST_KEYS; i++)
+		memfilter_bloom_add_key(b, &keys[i], 8);
+
+	memfilter_bloom_contains_keys(b, keys, 8, MF_TEST_KEYS, res);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(res, MF_TEST_KEYS), MF_TEST_KEYS);
+	for (i = 0; i < MF_TEST_KEYS; i += 97)
+		KUNIT_EXPECT_TRUE(test, memfilter_bloom_contains_key(b, &keys[i], 8));
+}
+
+struct mf_fpr_case {
+	u32 bpk_q4;
+	u64 max_ppb;
+	const char *desc;
+};
+
+static const struct mf_fpr_case mf_fpr_cases[] = {
+	{ 40, 10000000, "10 bits/key, FPR <= 1.0%" },
+	{ 64, 1000000, "16 bits/key, FPR <= 0.1%" },
+};
+
+static void mf_fpr_desc(const struct mf_fpr_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(mf_fpr, mf_fpr_cases, mf_fpr_desc);
+
+static void mf_bloom_fpr_targets(struct kunit *test)
+{
+	const struct mf_fpr_case *c = test->param_value;
+	struct mf_bloom *b = mf_test_bloom(test, MF_TEST_KEYS, c->bpk_q4, false);
+	__le64 *keys = mf_test_keys(test, MF_TEST_KEYS, 0);
+	__le64 *absent = mf_test_keys(test, MF_TEST_KEYS, 1ULL << 63);
+	unsigned long *res = mf_test_bitmap(test, MF_TEST_KEYS);
+	u64 fp, measured_ppb, model_ppb, est_ppb;
+
+	memfilter_bloom_add_keys(b, keys, 8, MF_TEST_KEYS);
+	memfilter_bloom_contains_keys(b, absent, 8, MF_TEST_KEYS, res);
+	fp = bitmap_weight(res, MF_TEST_KEYS);
+	measured_ppb = div64_u64(fp * 1000000000ULL, MF_TEST_KEYS);
+	model_ppb = memfilter_bloom_model_fpr_ppb(&b->p, MF_TEST_KEYS);
+	est_ppb = memfilter_bloom_est_fpr_ppb(b);
+	kunit_info(test, "measured %llu ppb, model %llu ppb, estimate %llu ppb, k %u",
+		   measured_ppb, model_ppb, est_ppb, b->p.k);
+
+	KUNIT_EXPECT_LE(test, measured_ppb, c->max_ppb);
+	/* Within 10% (relative) of the layout's model, and of the estimate. */
+	KUNIT_EXPECT_LE(test, measured_ppb * 10, model_ppb * 11);
+	KUNIT_EXPECT_GE(test, measured_ppb * 10, model_ppb * 9);
+	KUNIT_EXPECT_LE(test, measured_ppb * 10, est_ppb * 11);
+	KUNIT_EXPECT_GE(test, measured_ppb * 10, est_ppb * 9);
+}
+
+/* Hashes that stress the probe derivation: zero words, single bits, ... */
+static void mf_adversarial_hashes(u64 *h, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		switch (i % 6) {
+		case 0:
+			h[i] = (u64)i << 32;		/* low word 0 */
+			break;
+		case 1:
+			h[i] = i;			/* high word 0 */
+			break;
+		case 2:
+			h[i] = 1ULL << (i % 64);
+			break;
+		case 3:
+			h[i] = ~0ULL << (i % 64);
+			break;
+		case 4:
+			h[i] = 0;
+			break;
+		default:
+			h[i] = get_random_u64();
+		}
+	}
+}
+
+static void mf_bloom_simd_matches_scalar(struct kunit *test)
+{
+	const u32 n = 64 * 1024;
+	struct mf_bloom *a = mf_test_bloom(test, n, 40, false);
+	struct mf_bloom *s = mf_test_bloom(test, n, 40, false);
+	struct mf_bloom *v = mf_test_bloom(test, n, 40, false);
+	unsigned long *ra = mf_test_bitmap(test, 2 * n);
+	unsigned long *rs = mf_test_bitmap(test, 2 * n);
+	u64 *h = mf_test_alloc(test, 2 * n, sizeof(u64));
+	u64 bytes = memfilter_bloom_bytes(&a->p);
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		h[i] = get_random_u64();
+	mf_adversarial_hashes(h + n / 2, n / 2);
+	for (i = n; i < 2 * n; i++)
+		h[i] = get_random_u64();
+
+	memfilter_bloom_add_hashes(a, h, n);
+	memfilter_bloom_add_hashes_scalar(s, h, n);
+	for (i = 0; i < n; i++)
+		memfilter_bloom_add_hash(v, h[i]);
+	KUNIT_EXPECT_EQ(test, memcmp(a->words, s->words, bytes), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(v->words, s->words, bytes), 0);
+
+	memfilter_bloom_contains_hashes(a, h, 2 * n, ra);
+	memfilter_bloom_contains_hashes_scalar(a, h, 2 * n, rs);
+	KUNIT_EXPECT_TRUE(test, bitmap_equal(ra, rs, 2 * n));
+	KUNIT_EXPECT_EQ(test, bitmap_weight(ra, n), n);
+
+	/* The AVX2 path itself, entered the way production enters it. */
+	if (!MF_HAVE_AVX2 || !mf_simd_begin())
+		kunit_skip(test, "no usable AVX2 here; scalar path checked");
+	memset(a->words, 0, bytes);
+	for (i = 0; i < 2 * n; i += MF_SIMD_CHUNK) {
+		if (i)
+			KUNIT_ASSERT_TRUE(test, mf_simd_begin());
+		if (i < n)
+			memfilter_bloom_add_hashes_avx2(a, h + i, MF_SIMD_CHUNK);
+		else
+			memfilter_bloom_contains_hashes_avx2(a, h + i, MF_SIMD_CHUNK,
+							     ra + i / BITS_PER_LONG);
+		mf_simd_end();
+	}
+	KUNIT_EXPECT_EQ(test, memcmp(a->words, s->words, bytes), 0);
+	memfilter_bloom_contains_hashes_scalar(a, h + n, n, rs);
+	KUNIT_EXPECT_TRUE(test, bitmap_equal(ra + n / BITS_PER_LONG, rs, n));
+}
+
+static void mf_bloom_degenerate_probes(struct kunit *test)
+{
+	struct mf_bloom *b = mf_test_bloom(test, 1, 40, false);
+	u64 h;
+
+	/* Whatever the hash, a key sets exactly k distinct bits. */
+	for (h = 0; h < 64; h++) {
+		memset(b->words, 0, memfilter_bloom_bytes(&b->p));
+		memfilter_bloom_add_hash(b, h << 32);
+		KUNIT_EXPECT_EQ(test, memfilter_bloom_popcount(b), (u64)b->p.k);
+		KUNIT_EXPECT_TRUE(test, memfilter_bloom_contains_hash(b, h << 32));
+	}
+}
+
+struct mf_conc {
+	struct mf_bloom *b;
+	u32 per_writer;
+	u32 progress[2];
+	atomic_t false_negatives;
+	atomic_t checked;
+	atomic_t writers_left;
+	struct completion done[4];
+};
+
+struct mf_conc_arg {
+	struct mf_conc *c;
+	int id;
+};
+
+static int mf_conc_writer(void *data)
+{
+	struct mf_conc_arg *a = data;
+	struct mf_conc *c = a->c;
+	u64 base = (u64)a->id << 40;
+	__le64 keys[64];
+	u32 i, j;
+
+	for (i = 0; i < c->per_writer; i += 64) {
+		for (j = 0; j < 64; j++)
+			keys[j] = cpu_to_le64(base + i + j);
+		if (i & 64)
+			memfilter_bloom_add_keys(c->b, keys, 8, 64);
+		else
+			for (j = 0; j < 64; j++)
+				memfilter_bloom_add_key(c->b, &keys[j], 8);
+		/* Publish: every key below i + 64 has been inserted. */
+		smp_store_release(&c->progress[a->id], i + 64);
+		cond_resched();
+	}
+	atomic_dec(&c->writers_left);
+	complete(&c->done[a->id]);
+	return 0;
+}
+
+static int mf_conc_reader(void *data)
+{
+	struct mf_conc_arg *a = data;
+	struct mf_conc *c = a->c;
+	u32 w, p, x;
+	__le64 key;
+
+	while (atomic_read(&c->writers_left)) {
+		for (w = 0; w < 2; w++) {
+			/* Pairs with the writer's release: keys below p are in. */
+			p = smp_load_acquire(&c->progress[w]);
+			if (!p)
+				continue;
+			x = get_random_u32_below(p);
+			key = cpu_to_le64(((u64)w << 40) + x);
+			if (!memfilter_bloom_contains_key(c->b, &key, 8))
+				atomic_inc(&c->false_negatives);
+			atomic_inc(&c->checked);
+		}
+		cond_resched();
+	}
+	complete(&c->done[a->id]);
+	return 0;
+}
+
+static void mf_bloom_concurrent(struct kunit *test)
+{
+	struct mf_conc *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct mf_conc_arg args[4];
+	struct task_struct *t[4];
+	int i, err = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->per_writer = 128 * 1024;
+	c->b = mf_test_bloom(test, 2 * c->per_writer, 40, false);
+	atomic_set(&c->writers_left, 2);
+	for (i = 0; i < 4; i++) {
+		init_completion(&c->done[i]);
+		args[i].c = c;
+		args[i].id = i;
+	}
+	/* Create all first: nothing may run unless all can. */
+	for (i = 0; i < 4; i++) {
+		t[i] = kthread_create(i < 2 ? mf_conc_writer : mf_conc_reader,
+				      &args[i], "mf-bloom-%d", i);
+		if (IS_ERR(t[i]))
+			err = PTR_ERR(t[i]);
+	}
+	if (err) {
+		for (i = 0; i < 4; i++)
+			if (!IS_ERR(t[i]))
+				kthread_stop(t[i]);
+		KUNIT_FAIL(test, "kthread_create: %d", err);
+		return;
+	}
+	for (i = 3; i >= 0; i--)
+		wake_up_process(t[i]);
+	for (i = 0; i < 4; i++)
+		wait_for_completion(&c->done[i]);
+	kunit_info(test, "%d concurrent lookups of completed inserts",
+		   atomic_read(&c->checked));
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->false_negatives), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&c->checked), 0);
+	for (i = 0; i < 2; i++) {
+		__le64 key = cpu_to_le64(((u64)i << 40) + c->per_writer - 1);
+
+		KUNIT_EXPECT_TRUE(test, memfilter_bloom_contains_key(c->b, &key, 8));
+	}
+}
+
+static void mf_bloom_keyed(struct kunit *test)
+{
+	const u32 n = 50000;
+	struct mf_bloom *u = mf_test_bloom(test, n, 40, false);
+	struct mf_bloom *k = mf_test_bloom(test, n, 40, true);
+	__le64 *keys = mf_test_keys(test, n, 0);
+	unsigned long *res = mf_test_bitmap(test, n);
+
+	memfilter_bloom_add_keys(u, keys, 8, n);
+	memfilter_bloom_add_keys(k, keys, 8, n);
+	KUNIT_EXPECT_NE(test, memcmp(u->words, k->words,
+				     memfilter_bloom_bytes(&u->p)), 0);
+	memfilter_bloom_contains_keys(k, keys, 8, n, res);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(res, n), n);
+	memfilter_bloom_contains_keys(u, keys, 8, n, res);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(res, n), n);
+}
+
+static void mf_bloom_sizes(struct kunit *test)
+{
+	struct mf_bloom_params p;
+
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 1, 40), 0);
+	KUNIT_EXPECT_EQ(test, p.nblocks, 1ULL);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_bytes(&p), 64ULL);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 1000, 40), 0);
+	KUNIT_EXPECT_EQ(test, p.nblocks, 20ULL);	/* 10000 bits: not 32 */
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 0, 40), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 10, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 10,
+							      MF_BLOOM_MAX_BPK_Q4 + 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 1ULL << 40, 40),
+			-E2BIG);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, U64_MAX, 256),
+			-E2BIG);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_fpr(&p, 1000, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_fpr(&p, 1000,
+							      1000000000ULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_fpr(&p, U64_MAX, 1000),
+			-E2BIG);
+	KUNIT_ASSERT_EQ(test, memfilter_bloom_params_from_fpr(&p, 1000000,
+							      10000000), 0);
+	KUNIT_EXPECT_LE(test, memfilter_bloom_model_fpr_ppb(&p, 1000000),
+			10000000ULL);
+}
+
+static void mf_bloom_stats(struct kunit *test)
+{
+	const u32 n = 100000;
+	struct mf_bloom *b = mf_test_bloom(test, n, 40, false);
+	__le64 *keys = mf_test_keys(test, n, 0);
+	u64 i, pc = 0;
+
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_popcount(b), 0ULL);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_est_fpr_ppb(b), 0ULL);
+	memfilter_bloom_add_keys(b, keys, 8, n);
+	for (i = 0; i < b->p.nblocks * MF_BLOOM_BLOCK_WORDS; i++)
+		pc += hweight64(b->words[i]);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_popcount(b), pc);
+	KUNIT_EXPECT_GT(test, pc, (u64)n);
+	KUNIT_EXPECT_LE(test, pc, (u64)n * b->p.k);
+	KUNIT_EXPECT_GT(test, memfilter_bloom_est_fpr_ppb(b), 0ULL);
+	KUNIT_EXPECT_LE(test, memfilter_bloom_est_fpr_ppb(b), 20000000ULL);
+}
+
+static struct kunit_case memfilter_bloom_cases[] = {
+	KUNIT_CASE_SLOW(mf_bloom_no_false_negatives),
+	KUNIT_CASE_PARAM_ATTR(mf_bloom_fpr_targets, mf_fpr_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE(mf_bloom_simd_matches_scalar),
+	KUNIT_CASE(mf_bloom_degenerate_probes),
+	KUNIT_CASE_SLOW(mf_bloom_concurrent),
+	KUNIT_CASE(mf_bloom_keyed),
+	KUNIT_CASE(mf_bloom_sizes),
+	KUNIT_CASE(mf_bloom_stats),
+	{}
+};
+
+static struct kunit_suite memfilter_bloom_suite = {
+	.name = "memfilter_bloom",
+	.test_cases = memfilter_bloom_cases,
+};
+
+kunit_test_suite(memfilter_bloom_suite);

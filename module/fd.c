@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memfilter filter file descriptors: one anonymous-inode file per open of
+ * a filter, and the commands served on it (batched add, query, delete,
+ * add-if-absent; info; clear; publish and unpublish).
+ *
+ * Conventions in this file: batches are copied from userspace in windows
+ * of MF_WINDOW keys; each window's keys are hashed into an array, the
+ * filter works on the whole window (SIMD and prefetch-friendly), and the
+ * window's result bits are copied out before the next one starts. Between
+ * windows the call may reschedule and stops early for a fatal signal.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <linux/anon_inodes.h>
+#include <linux/bitmap.h>
+#include <linux/capability.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/module.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "filter.h"
+#include "ioctl.h"
+
+/* Keys per window: a multiple of BITS_PER_LONG and of MF_SIMD_CHUNK. */
+#define MF_WINDOW	256
+/* Bytes of keys copied from userspace at a time. */
+#define MF_KEYBUF	(64 * 1024)
+
+static_assert(MF_WINDOW % BITS_PER_LONG == 0);
+static_assert(MEMFILTER_KEY_MAX <= MF_KEYBUF);
+
+struct mf_batch {
+	u64 hashes[MF_WINDOW];
+	unsigned long result[MF_WINDOW / BITS_PER_LONG];
+	u64 result64[MF_WINDOW / 64];
+	u32 lens[MF_WINDOW];
+	u8 keys[MF_KEYBUF];
+};
+
+static const struct memfilter_hasher *mf_hasher_of(struct memfilter *f)
+{
+	return f->type == MEMFILTER_TYPE_BLOOM ? &f->bloom.p.hasher :
+						 &f->cuckoo.p.hasher;
+}
+
+/*
+ * Hash keys [i, i + n) of the call into b->hashes[0..n): copy them in
+ * pieces of at most MF_KEYBUF bytes. *@off is the byte offset of key i in
+ * the user's key array (variable-size keys) and advances.
+ */
+static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
+			  struct mf_batch *b, u32 i, u32 n, u64 *off)
+{
+	const struct memfilter_hasher *h = mf_hasher_of(f);
+	const u8 __user *ukeys = u64_to_user_ptr(k->keys);
+	u32 j = 0;
+
+	if (k->key_size) {
+		u32 per = MF_KEYBUF / k->key_size;
+
+		while (j < n) {
+			u32 m = min(per, n - j), x;
+
+			if (copy_from_user(b->keys, ukeys +
+					   (u64)(i + j) * k->key_size,
+					   (size_t)m * k->key_size))
+				return -EFAULT;
+			for (x = 0; x < m; x++) {
+				const u8 *key = b->keys + (size_t)x * k->key_size;
+
+				b->hashes[j + x] = memfilter_hash(h, key,
+								  k->key_size);
+			}
+			j += m;
+		}
+		return 0;
+	}
+
+	if (copy_from_user(b->lens, u64_to_user_ptr(k->lens) +
+			   (u64)i * sizeof(u32), (size_t)n * sizeof(u32)))
+		return -EFAULT;
+	while (j < n) {
+		size_t bytes = 0;
+		u32 m = 0, x;
+
+		while (j + m < n && bytes + b->lens[j + m] <= MF_KEYBUF) {
+			if (b->lens[j + m] > MEMFILTER_KEY_MAX)
+				return -EINVAL;
+			bytes += b->lens[j + m];
+			m++;
+		}
+		if (copy_from_user(b->keys, ukeys + *off, bytes))
+			return -EFAULT;
+		bytes = 0;
+		for (x = 0; x < m; x++) {
+			b->hashes[j + x] = memfilter_hash(h, b->keys + bytes,
+							  b->lens[j + x]);
+			bytes += b->lens[j + x];
+		}
+		*off += bytes;
+		j += m;
+	}
+	return 0;
+}
+
+static int mf_cmd_keys(struct mf_ucmd *ucmd)
+{
+	struct memfilter_keys *k = ucmd->cmd;
+	struct memfilter *f = ucmd->f;
+	u64 __user *ures = u64_to_user_ptr(k->results);
+	struct mf_batch *b;
+	u32 i = 0, n, done, count = 0;
+	u64 off = 0;
+	int ret = 0, ret2;
+
+	if (k->flags)
+		return -EOPNOTSUPP;
+	if (k->count > MEMFILTER_BATCH_MAX || k->key_size > MEMFILTER_KEY_MAX)
+		return -EINVAL;
+	if (k->key_size ? k->lens != 0 : (k->count && !k->lens))
+		return -EINVAL;
+	if (k->count && !k->keys && (k->key_size || k->lens))
+		return -EFAULT;
+
+	b = kmalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
+		return -ENOMEM;
+	while (i < k->count) {
+		n = min_t(u32, k->count - i, MF_WINDOW);
+		ret = mf_hash_window(f, k, b, i, n, &off);
+		if (ret)
+			break;
+		ret = mf_filter_hashes(f, ucmd->nr, b->hashes, n, b->result,
+				       &done);
+		count += bitmap_weight(b->result, done);
+		bitmap_to_arr64(b->result64, b->result, n);
+		if (ures && copy_to_user(ures + i / 64, b->result64,
+					 DIV_ROUND_UP(n, 64) * sizeof(u64))) {
+			i += done;
+			ret = -EFAULT;
+			break;
+		}
+		i += done;
+		if (ret)
+			break;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		cond_resched();
+	}
+	kfree(b);
+	k->out_count = count;
+	k->out_done = i;
+	ret2 = mf_respond(ucmd, sizeof(*k));
+	return ret ?: ret2;
+}
+
+static int mf_cmd_info(struct mf_ucmd *ucmd)
+{
+	struct memfilter_info *info = ucmd->cmd;
+	u32 size = info->size;
+
+	if (info->flags)
+		return -EOPNOTSUPP;
+	memset(info, 0, sizeof(*info));
+	info->size = size;
+	mf_filter_info(ucmd->f, info);
+	return mf_respond(ucmd, sizeof(*info));
+}
+
+static int mf_cmd_clear(struct mf_ucmd *ucmd)
+{
+	struct memfilter_clear *cmd = ucmd->cmd;
+
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	mf_filter_clear(ucmd->f);
+	return 0;
+}
+
+static int mf_cmd_publish(struct mf_ucmd *ucmd)
+{
+	struct memfilter_name *cmd = ucmd->cmd;
+	int ret;
+
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = mf_name_valid(cmd->name);
+	if (ret)
+		return ret;
+	return mf_publish(ucmd->f, cmd->name);
+}
+
+static int mf_cmd_unpublish(struct mf_ucmd *ucmd)
+{
+	struct memfilter_name *cmd = ucmd->cmd;
+
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	if (memchr_inv(cmd->name, 0, sizeof(cmd->name)))
+		return -EINVAL;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	return mf_unpublish(ucmd->f);
+}
+
+static const struct mf_ioctl_op mf_filter_ops[] = {
+	MF_IOCTL_OP(MEMFILTER_IOC_ADD, mf_cmd_keys, struct memfilter_keys,
+		    out_done),
+	MF_IOCTL_OP(MEMFILTER_IOC_QUERY, mf_cmd_keys, struct memfilter_keys,
+		    out_done),
+	MF_IOCTL_OP(MEMFILTER_IOC_DELETE, mf_cmd_keys, struct memfilter_keys,
+		    out_done),
+	MF_IOCTL_OP(MEMFILTER_IOC_ADD_UNIQUE, mf_cmd_keys,
+		    struct memfilter_keys, out_done),
+	MF_IOCTL_OP(MEMFILTER_IOC_INFO, mf_cmd_info, struct memfilter_info,
+		    name),
+	MF_IOCTL_OP(MEMFILTER_IOC_CLEAR, mf_cmd_clear, struct memfilter_clear,
+		    flags),
+	MF_IOCTL_OP(MEMFILTER_IOC_PUBLISH, mf_cmd_publish,
+		    struct memfilter_name, name),
+	MF_IOCTL_OP(MEMFILTER_IOC_UNPUBLISH, mf_cmd_unpublish,
+		    struct memfilter_name, name),
+};
+
+static long mf_filter_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg)
+{
+	return mf_dispatch(mf_filter_ops, ARRAY_SIZE(mf_filter_ops),
+			   file->private_data, cmd, arg);
+}
+
+static int mf_filter_release(struct inode *inode, struct file *file)
+{
+	memfilter_put(file->private_data);
+	return 0;
+}
+
+static const struct file_operations mf_filter_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = mf_filter_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.release = mf_filter_release,
+	.llseek = noop_llseek,
+};
+
+/**
+ * mf_filter_install_fd() - reserve an fd and make a file for a filter
+ * @f: the filter; the caller's reference passes to the file on success
+ * @filep: out: the file, to be fd_install()ed by the caller, or fput()
+ *	together with put_unused_fd() on a later error
+ *
+ * Context: process context, may sleep.
+ * Return: the reserved fd (O_CLOEXEC), or -errno (the reference is then
+ * still the caller's).
+ */
+int mf_filter_install_fd(struct memfilter *f, struct file **filep)
+{
+	struct file *file;
+	int fd;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	file = anon_inode_getfile("[memfilter]", &mf_filter_fops, f, O_RDWR);
+	if (IS_ERR(file)) {
+		put_unused_fd(fd);
+		return PTR_ERR(file);
+	}
+	*filep = file;
+	return fd;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * memfilter's in-kernel API: what netfilter hooks, block-layer code, BPF
+ * kfuncs and other modules call to use a filter that userspace created and
+ * published by name.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#ifndef _MEMFILTER_KERNEL_H
+#define _MEMFILTER_KERNEL_H
+
+#include <linux/types.h>
+
+struct memfilter;
+
+struct memfilter *memfilter_get_by_name(const char *name);
+struct memfilter *memfilter_lookup_rcu(const char *name);
+struct memfilter *memfilter_get(struct memfilter *f);
+void memfilter_put(struct memfilter *f);
+
+bool memfilter_contains(struct memfilter *f, const void *key, u32 len);
+int memfilter_add(struct memfilter *f, const void *key, u32 len);
+int memfilter_delete(struct memfilter *f, const void *key, u32 len);
+u32 memfilter_contains_batch(struct memfilter *f, const void *keys,
+			     u32 key_size, u32 n, unsigned long *result);
+int memfilter_add_batch(struct memfilter *f, const void *keys, u32 key_size,
+			u32 n, u32 *done);
+
+#endif /* _MEMFILTER_KERNEL_H */

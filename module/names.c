@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memfilter's name table: filters published under a name, found by other
+ * processes (MEMFILTER_IOC_OPEN) and by kernel hooks and BPF programs
+ * (memfilter_get_by_name(), memfilter_lookup_rcu()).
+ *
+ * Conventions in this file: the table is a hash of struct mf_name entries.
+ * Writers (publish, unpublish) hold mf_names_lock; readers walk it under
+ * RCU and never block. An entry is immutable once visible and is freed
+ * after a grace period; it holds a reference to its filter, dropped only
+ * after the entry left the table, so a filter found under RCU stays valid
+ * until rcu_read_unlock().
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <linux/ctype.h>
+#include <linux/hashtable.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/stringhash.h>
+
+#include "filter.h"
+
+static DEFINE_HASHTABLE(mf_names, 8);
+
+static u32 mf_name_hash(const char *name)
+{
+	return full_name_hash(NULL, name, strlen(name));
+}
+
+/**
+ * mf_name_valid() - is this a usable filter name?
+ * @name: a buffer of MEMFILTER_NAME_MAX bytes from userspace
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL unless it is 1..63 characters of [A-Za-z0-9._-],
+ * NUL-terminated and NUL-padded (padding must be zero, like any reserved
+ * field, so that the bytes after the name can carry meaning later).
+ */
+int mf_name_valid(const char *name)
+{
+	size_t len = strnlen(name, MEMFILTER_NAME_MAX);
+	size_t i;
+
+	if (!len || len == MEMFILTER_NAME_MAX)
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && !strchr("._-", name[i]))
+			return -EINVAL;
+	if (memchr_inv(name + len, 0, MEMFILTER_NAME_MAX - len))
+		return -EINVAL;
+	return 0;
+}
+
+static struct mf_name *mf_find(const char *name)
+{
+	struct mf_name *n;
+
+	hash_for_each_possible_rcu(mf_names, n, node, mf_name_hash(name))
+		if (!strcmp(n->name, name))
+			return n;
+	return NULL;
+}
+
+/**
+ * memfilter_lookup_rcu() - find a published filter without a reference
+ * @name: its name
+ *
+ * Context: the caller holds rcu_read_lock() (or runs with bottom halves
+ * disabled, as XDP and netfilter hooks do); the filter may be used until
+ * the read-side section ends. Never sleeps.
+ * Return: the filter, or NULL.
+ */
+struct memfilter *memfilter_lookup_rcu(const char *name)
+{
+	struct mf_name *n = mf_find(name);
+
+	return n ? n->f : NULL;
+}
+EXPORT_SYMBOL_GPL(memfilter_lookup_rcu);
+
+/**
+ * memfilter_get_by_name() - find a published filter and take a reference
+ * @name: its name
+ *
+ * Context: any but hard interrupt; never sleeps.
+ * Return: the filter, to be released with memfilter_put(), or NULL.
+ */
+struct memfilter *memfilter_get_by_name(const char *name)
+{
+	struct memfilter *f;
+
+	rcu_read_lock();
+	f = memfilter_lookup_rcu(name);
+	if (f)
+		f = memfilter_get(f);
+	rcu_read_unlock();
+	return f;
+}
+EXPORT_SYMBOL_GPL(memfilter_get_by_name);
+
+/**
+ * mf_publish() - publish a filter under a name
+ * @f: the filter
+ * @name: a name that passed mf_name_valid()
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EEXIST if the name is taken, -EBUSY if @f already has a
+ * name, -ENOMEM.
+ */
+int mf_publish(struct memfilter *f, const char *name)
+{
+	struct mf_name *n;
+	int ret = 0;
+
+	n = kzalloc(sizeof(*n), GFP_KERNEL_ACCOUNT);
+	if (!n)
+		return -ENOMEM;
+	strscpy(n->name, name, sizeof(n->name));
+	n->f = f;
+
+	mutex_lock(&mf_names_lock);
+	if (f->pub)
+		ret = -EBUSY;
+	else if (mf_find(name))
+		ret = -EEXIST;
+	if (ret) {
+		mutex_unlock(&mf_names_lock);
+		kfree(n);
+		return ret;
+	}
+	memfilter_get(f);
+	f->pub = n;
+	hash_add_rcu(mf_names, &n->node, mf_name_hash(n->name));
+	mutex_unlock(&mf_names_lock);
+	return 0;
+}
+
+static void mf_unpublish_locked(struct memfilter *f)
+{
+	struct mf_name *n = f->pub;
+
+	hash_del_rcu(&n->node);
+	f->pub = NULL;
+	kfree_rcu(n, rcu);
+}
+
+/**
+ * mf_unpublish() - remove a filter's name
+ * @f: the filter
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -ENOENT if it had no name.
+ */
+int mf_unpublish(struct memfilter *f)
+{
+	mutex_lock(&mf_names_lock);
+	if (!f->pub) {
+		mutex_unlock(&mf_names_lock);
+		return -ENOENT;
+	}
+	mf_unpublish_locked(f);
+	mutex_unlock(&mf_names_lock);
+	memfilter_put(f);
+	return 0;
+}
+
+/**
+ * mf_unpublish_all() - drop every name (module unload)
+ *
+ * Context: process context, may sleep.
+ */
+void mf_unpublish_all(void)
+{
+	struct memfilter *f;
+	struct hlist_node *tmp;
+	struct mf_name *n;
+	int bkt;
+
+	for (;;) {
+		f = NULL;
+		mutex_lock(&mf_names_lock);
+		hash_for_each_safe(mf_names, bkt, tmp, n, node) {
+			f = n->f;
+			mf_unpublish_locked(f);
+			break;
+		}
+		mutex_unlock(&mf_names_lock);
+		if (!f)
+			break;
+		memfilter_put(f);
+	}
+}
+
+/**
+ * mf_list_names() - copy out published names
+ * @names: room for @max names of MEMFILTER_NAME_MAX bytes each, zeroed
+ * @max: how many fit
+ *
+ * Context: process context, may sleep.
+ * Return: how many names are published (may exceed @max).
+ */
+u32 mf_list_names(char *names, u32 max)
+{
+	struct mf_name *n;
+	u32 count = 0;
+	int bkt;
+
+	mutex_lock(&mf_names_lock);
+	hash_for_each(mf_names, bkt, n, node) {
+		if (count < max)
+			strscpy(names + (size_t)count * MEMFILTER_NAME_MAX,
+				n->name, MEMFILTER_NAME_MAX);
+		count++;
+	}
+	mutex_unlock(&mf_names_lock);
+	return count;
+}

@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Selftest of memfilter filters through the raw ABI: create, the batch
+ * commands, info, clear, names, fd lifetime, limits, privileges, the size
+ * matrix of every command, and many threads adding and querying at once.
+ * Runs inside the guest against the real module.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/memfilter.h>
+
+#include "kselftest_harness.h"
+
+static int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+static int dev_open(void)
+{
+	return open("/dev/memfilter", O_RDWR | O_CLOEXEC);
+}
+
+static int create(int dev, __u32 type, __u64 cap, __u64 fpr_ppb, __u32 bpk_q4,
+		  __u32 fp_bits, __u32 flags, const char *name)
+{
+	struct memfilter_create c = {
+		.size = sizeof(c), .type = type, .capacity = cap,
+		.fpr_ppb = fpr_ppb, .bits_per_key_q4 = bpk_q4,
+		.fingerprint_bits = fp_bits, .flags = flags,
+	};
+	int ret;
+
+	if (name)
+		strncpy(c.name, name, sizeof(c.name) - 1);
+	ret = xioctl(dev, MEMFILTER_IOC_CREATE, &c);
+	return ret ? ret : c.out_fd;
+}
+
+static int bloom(int dev)
+{
+	return create(dev, MEMFILTER_TYPE_BLOOM, 100000, 0, 40, 0, 0, NULL);
+}
+
+static int cuckoo(int dev, __u64 cap)
+{
+	return create(dev, MEMFILTER_TYPE_CUCKOO, cap, 0, 0, 12, 0, NULL);
+}
+
+/* Run a batch command over fixed-size 8-byte keys. */
+static int keys_op(int fd, unsigned long cmd, const __u64 *keys, __u32 n,
+		   __u64 *results, __u32 *out_count, __u32 *out_done)
+{
+	struct memfilter_keys k = {
+		.size = sizeof(k), .count = n, .key_size = 8,
+		.keys = (__u64)(uintptr_t)keys,
+		.results = (__u64)(uintptr_t)results,
+	};
+	int ret = xioctl(fd, cmd, &k);
+
+	if (out_count)
+		*out_count = k.out_count;
+	if (out_done)
+		*out_done = k.out_done;
+	return ret;
+}
+
+static __u64 *seq_keys(__u32 n, __u64 base)
+{
+	__u64 *k = malloc(n * sizeof(*k));
+
+	for (__u32 i = 0; k && i < n; i++)
+		k[i] = base + i;
+	return k;
+}
+
+static int info(int fd, struct memfilter_info *i)
+{
+	memset(i, 0, sizeof(*i));
+	i->size = sizeof(*i);
+	return xioctl(fd, MEMFILTER_IOC_INFO, i);
+}
+
+FIXTURE(f) {
+	int dev;
+};
+
+FIXTURE_SETUP(f)
+{
+	self->dev = dev_open();
+	ASSERT_LE(0, self->dev);
+}
+
+FIXTURE_TEARDOWN(f)
+{
+	close(self->dev);
+}
+
+TEST_F(f, bloom_add_query)
+{
+	const __u32 n = 100000;
+	__u64 *keys = seq_keys(n, 0), *absent = seq_keys(n, 1ULL << 62);
+	__u64 res[(100000 + 63) / 64];
+	struct memfilter_info i;
+	__u32 cnt, done;
+	int fd = bloom(self->dev);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(FD_CLOEXEC, fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, keys, n, res, &cnt, &done));
+	EXPECT_EQ(n, cnt);
+	EXPECT_EQ(n, done);
+	memset(res, 0, sizeof(res));
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_QUERY, keys, n, res, &cnt, &done));
+	EXPECT_EQ(n, cnt);
+	for (__u32 j = 0; j < n / 64; j++)
+		ASSERT_EQ(~0ULL, res[j]);
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_QUERY, absent, n, NULL, &cnt, NULL));
+	EXPECT_LT(cnt, n / 50);	/* 1% target, generous bound */
+
+	ASSERT_EQ(0, info(fd, &i));
+	EXPECT_EQ(MEMFILTER_TYPE_BLOOM, i.type);
+	EXPECT_EQ(MEMFILTER_HASH_XXH64, i.hash_algo);
+	EXPECT_EQ(100000, i.capacity);
+	EXPECT_EQ(n, i.keys);
+	EXPECT_EQ(n, i.adds);
+	EXPECT_EQ(2 * n, i.queries);
+	EXPECT_EQ(n + cnt, i.hits);
+	EXPECT_EQ(40, i.bits_per_key_q4);
+	EXPECT_LT(0, i.fill);
+	EXPECT_LT(0, i.est_fpr_ppb);
+	EXPECT_EQ(0, i.status & MEMFILTER_STATUS_OVERFILL);
+	EXPECT_EQ(-EOPNOTSUPP, keys_op(fd, MEMFILTER_IOC_DELETE, keys, 1, NULL,
+				       NULL, NULL));
+	EXPECT_EQ(-EOPNOTSUPP, keys_op(fd, MEMFILTER_IOC_ADD_UNIQUE, keys, 1,
+				       NULL, NULL, NULL));
+
+	/* Clear empties it. */
+	struct memfilter_clear c = { .size = sizeof(c) };
+
+	ASSERT_EQ(0, xioctl(fd, MEMFILTER_IOC_CLEAR, &c));
+	ASSERT_EQ(0, info(fd, &i));
+	EXPECT_EQ(0, i.fill);
+	EXPECT_EQ(0, i.keys);
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_QUERY, keys, n, NULL, &cnt, NULL));
+	EXPECT_EQ(0, cnt);
+	close(fd);
+	free(keys);
+	free(absent);
+}
+
+TEST_F(f, variable_size_keys)
+{
+	char buf[] = "alphabetagammadelta";
+	__u32 lens[] = { 5, 4, 5, 5, 0 };
+	struct memfilter_keys k = {
+		.size = sizeof(k), .count = 5, .key_size = 0,
+		.keys = (__u64)(uintptr_t)buf, .lens = (__u64)(uintptr_t)lens,
+	};
+	int fd = bloom(self->dev);
+	__u64 other = 12345, res = 0;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, xioctl(fd, MEMFILTER_IOC_ADD, &k));
+	EXPECT_EQ(5, k.out_done);
+	k.results = (__u64)(uintptr_t)&res;
+	ASSERT_EQ(0, xioctl(fd, MEMFILTER_IOC_QUERY, &k));
+	EXPECT_EQ(0x1f, res);
+	/* The same bytes as a fixed-size key are another key. */
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_QUERY, &other, 1, NULL, NULL, NULL));
+	/* Bad lengths and pointers. */
+	lens[2] = MEMFILTER_KEY_MAX + 1;
+	EXPECT_EQ(-EINVAL, xioctl(fd, MEMFILTER_IOC_QUERY, &k));
+	lens[2] = 5;
+	k.lens = 0;
+	EXPECT_EQ(-EINVAL, xioctl(fd, MEMFILTER_IOC_QUERY, &k));
+	k.lens = 8;
+	EXPECT_EQ(-EFAULT, xioctl(fd, MEMFILTER_IOC_QUERY, &k));
+	close(fd);
+}
+
+TEST_F(f, cuckoo_delete_and_full)
+{
+	const __u32 n = 4096;
+	__u64 *keys = seq_keys(8 * n, 0);
+	__u32 cnt, done, added;
+	struct memfilter_info i;
+	int fd = cuckoo(self->dev, n);
+	int ret;
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, keys, n, NULL, &cnt, &done));
+	EXPECT_EQ(n, cnt);
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_QUERY, keys, n, NULL, &cnt, NULL));
+	EXPECT_EQ(n, cnt);
+	/* ADD_UNIQUE of present keys adds nothing. */
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD_UNIQUE, keys, 100, NULL, &cnt,
+			     NULL));
+	EXPECT_EQ(0, cnt);
+	/* Delete half, they are gone; the rest stay. */
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_DELETE, keys, n / 2, NULL, &cnt,
+			     NULL));
+	EXPECT_EQ(n / 2, cnt);
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_QUERY, keys + n / 2, n / 2, NULL,
+			     &cnt, NULL));
+	EXPECT_EQ(n / 2, cnt);
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_QUERY, keys, n / 2, NULL, &cnt,
+			     NULL));
+	EXPECT_LT(cnt, n / 50);
+	/* Fill to failure: ENOSPC, and nothing that was in is lost. */
+	ret = keys_op(fd, MEMFILTER_IOC_ADD, keys + n, 7 * n, NULL, &added, &done);
+	EXPECT_EQ(-ENOSPC, ret);
+	EXPECT_EQ(added, done);
+	EXPECT_LT(done, 7 * n);
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_QUERY, keys + n / 2, n / 2 + done,
+			     NULL, &cnt, NULL));
+	EXPECT_EQ(n / 2 + done, cnt);
+	ASSERT_EQ(0, info(fd, &i));
+	EXPECT_EQ(MEMFILTER_TYPE_CUCKOO, i.type);
+	EXPECT_EQ(12, i.fingerprint_bits);
+	EXPECT_EQ(n / 2 + done, i.keys);
+	EXPECT_LE(1, i.failed);
+	EXPECT_EQ(n / 2, i.deletes);
+	EXPECT_LE(i.fill_max * 95 / 100, i.fill);
+	close(fd);
+	free(keys);
+}
+
+TEST_F(f, create_rejects_bad_params)
+{
+	struct memfilter_create c;
+	int fd;
+
+#define CREATE_EXPECT(err, ...) do {					\
+		memset(&c, 0, sizeof(c));				\
+		c.size = sizeof(c);					\
+		c.type = MEMFILTER_TYPE_BLOOM;				\
+		c.capacity = 1000;					\
+		c.bits_per_key_q4 = 40;					\
+		__VA_ARGS__;						\
+		EXPECT_EQ(err, xioctl(self->dev, MEMFILTER_IOC_CREATE, &c)); \
+		if (!(err) && c.out_fd > 0)				\
+			close(c.out_fd);				\
+	} while (0)
+
+	CREATE_EXPECT(0);
+	CREATE_EXPECT(-EOPNOTSUPP, c.type = 0);
+	CREATE_EXPECT(-EOPNOTSUPP, c.type = 3);
+	CREATE_EXPECT(-EOPNOTSUPP, c.flags = 1U << 31);
+	CREATE_EXPECT(-EINVAL, c.capacity = 0);
+	CREATE_EXPECT(-EINVAL, c.bits_per_key_q4 = 0);
+	CREATE_EXPECT(-EINVAL, c.fpr_ppb = 1000);		/* both given */
+	CREATE_EXPECT(-EINVAL, c.bits_per_key_q4 = 0; c.fpr_ppb = 1000000000);
+	CREATE_EXPECT(-EINVAL, c.fingerprint_bits = 8);
+	CREATE_EXPECT(-EINVAL, c.seed = 5);			/* without flag */
+	CREATE_EXPECT(0, c.seed = 5; c.flags = MEMFILTER_CREATE_SEED);
+	CREATE_EXPECT(-EINVAL, c.flags = MEMFILTER_CREATE_SEED | MEMFILTER_CREATE_KEYED);
+	CREATE_EXPECT(-EINVAL, c.out_fd = 3);
+	CREATE_EXPECT(-E2BIG, c.capacity = 1ULL << 62);
+	CREATE_EXPECT(-E2BIG, c.capacity = ~0ULL);
+	CREATE_EXPECT(-EINVAL, c.type = MEMFILTER_TYPE_CUCKOO; c.bits_per_key_q4 = 0;
+		      c.fingerprint_bits = 9);
+	CREATE_EXPECT(-EINVAL, c.type = MEMFILTER_TYPE_CUCKOO);	/* bpk given */
+	CREATE_EXPECT(0, c.type = MEMFILTER_TYPE_CUCKOO; c.bits_per_key_q4 = 0;
+		      c.fingerprint_bits = 16);
+	CREATE_EXPECT(0, c.type = MEMFILTER_TYPE_CUCKOO; c.bits_per_key_q4 = 0;
+		      c.fpr_ppb = 1000000);
+	CREATE_EXPECT(-EINVAL, strcpy(c.name, "bad name"));
+	CREATE_EXPECT(-EINVAL, memset(c.name, 'a', sizeof(c.name)));
+	/* Keyed filters do not reveal a seed. */
+	fd = create(self->dev, MEMFILTER_TYPE_BLOOM, 1000, 0, 40, 0,
+		    MEMFILTER_CREATE_KEYED, NULL);
+	ASSERT_LE(0, fd);
+	struct memfilter_info i;
+
+	ASSERT_EQ(0, info(fd, &i));
+	EXPECT_EQ(MEMFILTER_HASH_SIPHASH24, i.hash_algo);
+	EXPECT_EQ(0, i.seed);
+	EXPECT_TRUE(i.status & MEMFILTER_STATUS_KEYED);
+	close(fd);
+}
+
+TEST_F(f, memory_limit)
+{
+	/* Default max_filter_mb is 1024: 2^31 keys at 10 bits/key is 2.5 GiB. */
+	EXPECT_EQ(-E2BIG, create(self->dev, MEMFILTER_TYPE_BLOOM, 1ULL << 31, 0,
+				 40, 0, 0, NULL));
+	/* A large but allowed filter works and gives its memory back. */
+	for (int r = 0; r < 3; r++) {
+		int fd = create(self->dev, MEMFILTER_TYPE_BLOOM, 64 << 20, 0, 40,
+				0, 0, NULL);
+
+		ASSERT_LE(0, fd);
+		close(fd);
+	}
+}
+
+TEST_F(f, names_and_lifetime)
+{
+	struct memfilter_open o = { .size = sizeof(o) };
+	struct memfilter_name nm = { .size = sizeof(nm) };
+	struct memfilter_info i;
+	__u64 key = 42;
+	__u32 cnt;
+	int fd, fd2;
+
+	fd = create(self->dev, MEMFILTER_TYPE_BLOOM, 1000, 0, 40, 0, 0,
+		    "selftest.names");
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, &key, 1, NULL, NULL, NULL));
+	/* Same name again: EEXIST; publishing twice: EBUSY. */
+	EXPECT_EQ(-EEXIST, create(self->dev, MEMFILTER_TYPE_BLOOM, 1000, 0, 40, 0,
+				  0, "selftest.names"));
+	strcpy(nm.name, "selftest.other");
+	EXPECT_EQ(-EBUSY, xioctl(fd, MEMFILTER_IOC_PUBLISH, &nm));
+	/* The filter outlives its creator's fd while published. */
+	close(fd);
+	strcpy(o.name, "selftest.names");
+	ASSERT_EQ(0, xioctl(self->dev, MEMFILTER_IOC_OPEN, &o));
+	fd2 = o.out_fd;
+	ASSERT_EQ(0, keys_op(fd2, MEMFILTER_IOC_QUERY, &key, 1, NULL, &cnt, NULL));
+	EXPECT_EQ(1, cnt);
+	ASSERT_EQ(0, info(fd2, &i));
+	EXPECT_STREQ("selftest.names", i.name);
+	EXPECT_TRUE(i.status & MEMFILTER_STATUS_PUBLISHED);
+
+	/* list sees it */
+	char names[16][MEMFILTER_NAME_MAX];
+	struct memfilter_list l = { .size = sizeof(l), .count = 16,
+				    .names = (__u64)(uintptr_t)names };
+	int found = 0;
+
+	ASSERT_EQ(0, xioctl(self->dev, MEMFILTER_IOC_LIST, &l));
+	for (__u32 j = 0; j < l.count && j < 16; j++)
+		found += !strcmp(names[j], "selftest.names");
+	EXPECT_EQ(1, found);
+	l.count = 0;
+	ASSERT_EQ(0, xioctl(self->dev, MEMFILTER_IOC_LIST, &l));
+	EXPECT_LE(1, l.count);
+
+	/* Unpublish: name gone, fd still works, and the name is free again. */
+	memset(nm.name, 0, sizeof(nm.name));
+	ASSERT_EQ(0, xioctl(fd2, MEMFILTER_IOC_UNPUBLISH, &nm));
+	EXPECT_EQ(-ENOENT, xioctl(fd2, MEMFILTER_IOC_UNPUBLISH, &nm));
+	o.out_fd = 0;
+	EXPECT_EQ(-ENOENT, xioctl(self->dev, MEMFILTER_IOC_OPEN, &o));
+	ASSERT_EQ(0, keys_op(fd2, MEMFILTER_IOC_QUERY, &key, 1, NULL, &cnt, NULL));
+	EXPECT_EQ(1, cnt);
+	strcpy(nm.name, "selftest.names");
+	ASSERT_EQ(0, xioctl(fd2, MEMFILTER_IOC_PUBLISH, &nm));
+	memset(nm.name, 0, sizeof(nm.name));
+	ASSERT_EQ(0, xioctl(fd2, MEMFILTER_IOC_UNPUBLISH, &nm));
+	close(fd2);
+	/* Last reference gone: the filter is gone too. */
+	EXPECT_EQ(-ENOENT, xioctl(self->dev, MEMFILTER_IOC_OPEN, &o));
+}
+
+TEST_F(f, unprivileged_publish_refused)
+{
+	int status;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root to drop privileges");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct memfilter_name nm = { .size = sizeof(nm) };
+		int fd = bloom(self->dev);	/* the open fd is the grant */
+
+		if (fd < 0)
+			_exit(10);
+		if (setgid(65534) || setuid(65534))
+			_exit(11);
+		/* Creating through an inherited fd works, naming does not. */
+		if (create(self->dev, MEMFILTER_TYPE_BLOOM, 10, 0, 40, 0, 0,
+			   "selftest.unpriv") != -EPERM)
+			_exit(12);
+		strcpy(nm.name, "selftest.unpriv");
+		if (xioctl(fd, MEMFILTER_IOC_PUBLISH, &nm) != -EPERM)
+			_exit(13);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_F(f, bad_pointers_and_flags)
+{
+	struct memfilter_keys k = { .size = sizeof(k), .count = 10, .key_size = 8 };
+	struct memfilter_info i = { .size = sizeof(i) };
+	int fd = bloom(self->dev);
+	__u64 keys[10] = { 0 };
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EFAULT, xioctl(fd, MEMFILTER_IOC_ADD, &k));	/* keys NULL */
+	k.keys = 16;
+	EXPECT_EQ(-EFAULT, xioctl(fd, MEMFILTER_IOC_ADD, &k));
+	EXPECT_EQ(0, k.out_done);
+	k.keys = (__u64)(uintptr_t)keys;
+	k.results = 16;
+	EXPECT_EQ(-EFAULT, xioctl(fd, MEMFILTER_IOC_QUERY, &k));
+	k.results = 0;
+	k.flags = 1;
+	EXPECT_EQ(-EOPNOTSUPP, xioctl(fd, MEMFILTER_IOC_QUERY, &k));
+	k.flags = 0;
+	k.key_size = MEMFILTER_KEY_MAX + 1;
+	EXPECT_EQ(-EINVAL, xioctl(fd, MEMFILTER_IOC_QUERY, &k));
+	k.key_size = 8;
+	k.count = MEMFILTER_BATCH_MAX + 1;
+	EXPECT_EQ(-EINVAL, xioctl(fd, MEMFILTER_IOC_QUERY, &k));
+	k.count = 0;
+	EXPECT_EQ(0, xioctl(fd, MEMFILTER_IOC_QUERY, &k));
+	i.flags = 2;
+	EXPECT_EQ(-EOPNOTSUPP, xioctl(fd, MEMFILTER_IOC_INFO, &i));
+	EXPECT_EQ(-EFAULT, ioctl(fd, MEMFILTER_IOC_INFO, NULL) ? -errno : 0);
+	/* Device commands on a filter fd and vice versa. */
+	EXPECT_EQ(-ENOTTY, xioctl(fd, MEMFILTER_IOC_API, &i));
+	EXPECT_EQ(-ENOTTY, xioctl(self->dev, MEMFILTER_IOC_QUERY, &k));
+	close(fd);
+}
+
+/* size - 1 -> EINVAL, size + 8 with junk -> E2BIG, size + 8 zero -> ok. */
+TEST_F(f, size_matrix_every_command)
+{
+	static const struct {
+		unsigned long cmd;
+		size_t size;
+		int on_dev;
+	} cmds[] = {
+		{ MEMFILTER_IOC_CREATE, sizeof(struct memfilter_create), 1 },
+		{ MEMFILTER_IOC_OPEN, sizeof(struct memfilter_open), 1 },
+		{ MEMFILTER_IOC_LIST, sizeof(struct memfilter_list), 1 },
+		{ MEMFILTER_IOC_ADD, sizeof(struct memfilter_keys), 0 },
+		{ MEMFILTER_IOC_QUERY, sizeof(struct memfilter_keys), 0 },
+		{ MEMFILTER_IOC_INFO, sizeof(struct memfilter_info), 0 },
+		{ MEMFILTER_IOC_CLEAR, sizeof(struct memfilter_clear), 0 },
+		{ MEMFILTER_IOC_PUBLISH, sizeof(struct memfilter_name), 0 },
+		{ MEMFILTER_IOC_UNPUBLISH, sizeof(struct memfilter_name), 0 },
+	};
+	unsigned char buf[512];
+	int fd = bloom(self->dev);
+
+	ASSERT_LE(0, fd);
+	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
+		int target = cmds[c].on_dev ? self->dev : fd;
+		__u32 size;
+
+		memset(buf, 0, sizeof(buf));
+		size = cmds[c].size - 1;
+		memcpy(buf, &size, 4);
+		EXPECT_EQ(-EINVAL, xioctl(target, cmds[c].cmd, buf)) TH_LOG("cmd %zu", c);
+		memset(buf, 0, sizeof(buf));
+		size = cmds[c].size + 8;
+		memcpy(buf, &size, 4);
+		buf[cmds[c].size + 3] = 1;
+		EXPECT_EQ(-E2BIG, xioctl(target, cmds[c].cmd, buf)) TH_LOG("cmd %zu", c);
+		EXPECT_EQ(-EFAULT, xioctl(target, cmds[c].cmd, NULL)) TH_LOG("cmd %zu", c);
+	}
+	/* A zero tail is accepted: a query of no keys, an info, a list. */
+	memset(buf, 0, sizeof(buf));
+	((struct memfilter_keys *)buf)->size = sizeof(struct memfilter_keys) + 8;
+	EXPECT_EQ(0, xioctl(fd, MEMFILTER_IOC_QUERY, buf));
+	memset(buf, 0, sizeof(buf));
+	((struct memfilter_info *)buf)->size = sizeof(struct memfilter_info) + 8;
+	EXPECT_EQ(0, xioctl(fd, MEMFILTER_IOC_INFO, buf));
+	EXPECT_EQ(0, buf[sizeof(struct memfilter_info) + 7]);
+	memset(buf, 0, sizeof(buf));
+	((struct memfilter_list *)buf)->size = sizeof(struct memfilter_list) + 8;
+	EXPECT_EQ(0, xioctl(self->dev, MEMFILTER_IOC_LIST, buf));
+	close(fd);
+}
+
+struct thr {
+	int fd;
+	int id;
+	atomic_uint *progress;
+	atomic_int *fn;
+	atomic_int *stop;
+};
+
+#define THR_KEYS 100000
+
+static void *writer(void *arg)
+{
+	struct thr *t = arg;
+	__u64 keys[256];
+
+	for (__u32 i = 0; i < THR_KEYS; i += 256) {
+		for (int j = 0; j < 256; j++)
+			keys[j] = ((__u64)t->id << 40) + i + j;
+		if (keys_op(t->fd, MEMFILTER_IOC_ADD, keys, 256, NULL, NULL, NULL))
+			atomic_fetch_add(t->fn, 1000000);
+		atomic_store_explicit(&t->progress[t->id], i + 256,
+				      memory_order_release);
+	}
+	return NULL;
+}
+
+static void *reader(void *arg)
+{
+	struct thr *t = arg;
+	unsigned int seed = t->id;
+	__u64 keys[64];
+	__u32 cnt;
+
+	while (!atomic_load(t->stop)) {
+		for (int w = 0; w < 4; w++) {
+			__u32 p = atomic_load_explicit(&t->progress[w],
+						       memory_order_acquire);
+
+			if (!p)
+				continue;
+			for (int j = 0; j < 64; j++)
+				keys[j] = ((__u64)w << 40) + rand_r(&seed) % p;
+			if (keys_op(t->fd, MEMFILTER_IOC_QUERY, keys, 64, NULL,
+				    &cnt, NULL) || cnt != 64)
+				atomic_fetch_add(t->fn, 1);
+		}
+	}
+	return NULL;
+}
+
+static void threads(struct __test_metadata *_metadata, int fd)
+{
+	atomic_uint progress[4] = { 0 };
+	atomic_int fn = 0, stop = 0;
+	pthread_t w[4], r[4];
+	struct thr tw[4], tr[4];
+
+	for (int i = 0; i < 4; i++) {
+		tw[i] = (struct thr){ fd, i, progress, &fn, &stop };
+		tr[i] = (struct thr){ fd, 100 + i, progress, &fn, &stop };
+		ASSERT_EQ(0, pthread_create(&r[i], NULL, reader, &tr[i]));
+	}
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(0, pthread_create(&w[i], NULL, writer, &tw[i]));
+	for (int i = 0; i < 4; i++)
+		pthread_join(w[i], NULL);
+	atomic_store(&stop, 1);
+	for (int i = 0; i < 4; i++)
+		pthread_join(r[i], NULL);
+	EXPECT_EQ(0, atomic_load(&fn));
+}
+
+TEST_F(f, threads_bloom)
+{
+	int fd = create(self->dev, MEMFILTER_TYPE_BLOOM, 4 * THR_KEYS, 0, 40, 0,
+			0, NULL);
+
+	ASSERT_LE(0, fd);
+	threads(_metadata, fd);
+	close(fd);
+}
+
+TEST_F(f, threads_cuckoo)
+{
+	int fd = cuckoo(self->dev, 4 * THR_KEYS * 10 / 9);
+
+	ASSERT_LE(0, fd);
+	threads(_metadata, fd);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Selftest of libmemfilter against the real module: create/open/list,
+ * publishing, fixed- and variable-size key batches, batches larger than
+ * MEMFILTER_BATCH_MAX split by the library, partial failure reporting when
+ * a cuckoo filter fills up, info, clear and argument checking. Runs inside
+ * the guest (kselftest harness, TAP output, exit code decides). Published
+ * names start with "libtest-" and are removed again.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/memfilter.h>
+
+#include "kselftest_harness.h"
+#include "memfilter.h"
+
+FIXTURE(lib) {
+	int dev;
+};
+
+FIXTURE_SETUP(lib)
+{
+	self->dev = mf_open_device();
+	ASSERT_LE(0, self->dev) TH_LOG("mf_open_device: %s",
+				       mf_strerror(self->dev));
+}
+
+FIXTURE_TEARDOWN(lib)
+{
+	close(self->dev);
+}
+
+static int bloom(int dev, uint64_t capacity, double fpr)
+{
+	struct mf_create_opts o = {
+		.type = MF_TYPE_BLOOM,
+		.capacity = capacity,
+		.fpr = fpr,
+		.fixed_seed = true,
+		.seed = 1,
+	};
+
+	return mf_create(dev, &o);
+}
+
+static int cuckoo(int dev, uint64_t capacity, unsigned int fp_bits)
+{
+	struct mf_create_opts o = {
+		.type = MF_TYPE_CUCKOO,
+		.capacity = capacity,
+		.fingerprint_bits = fp_bits,
+		.fixed_seed = true,
+		.seed = 2,
+	};
+
+	return mf_create(dev, &o);
+}
+
+/* @n distinct 8-byte keys starting at @first. */
+static uint64_t *seq_keys(size_t n, uint64_t first)
+{
+	uint64_t *k = malloc(n * sizeof(*k));
+	size_t i;
+
+	if (k)
+		for (i = 0; i < n; i++)
+			k[i] = first + i;
+	return k;
+}
+
+static size_t popcount(const uint64_t *bits, size_t n)
+{
+	size_t i, c = 0;
+
+	for (i = 0; i < n; i++)
+		c += bits[i / 64] >> (i % 64) & 1;
+	return c;
+}
+
+static bool in_list(int dev, const char *name)
+{
+	char **names;
+	ssize_t i, n = mf_list(dev, &names);
+	bool found = false;
+
+	for (i = 0; i < n; i++)
+		found |= !strcmp(names[i], name);
+	free(names);
+	return found;
+}
+
+TEST_F(lib, api)
+{
+	struct mf_api_info a;
+
+	ASSERT_EQ(0, mf_api(self->dev, &a));
+	EXPECT_EQ(MEMFILTER_API_VERSION, a.api_version);
+	EXPECT_TRUE(a.features & MEMFILTER_FEAT_BLOOM);
+	EXPECT_TRUE(a.features & MEMFILTER_FEAT_CUCKOO);
+}
+
+TEST_F(lib, create_bloom_info)
+{
+	struct mf_create_opts o = {
+		.type = MF_TYPE_BLOOM,
+		.capacity = 1000,
+		.bits_per_key = 10,
+		.fixed_seed = true,
+		.seed = 0x1234,
+	};
+	struct mf_info i;
+	int fd = mf_create(self->dev, &o);
+
+	ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
+	ASSERT_EQ(0, mf_info(fd, &i));
+	EXPECT_EQ(MF_TYPE_BLOOM, i.type);
+	EXPECT_EQ(MF_HASH_XXH64, i.hash_algo);
+	EXPECT_EQ(0x1234, i.seed);
+	EXPECT_EQ(1000, i.capacity);
+	EXPECT_TRUE(i.bits_per_key == 10.0);
+	EXPECT_LT(0, i.k);
+	EXPECT_LE(1000 * 10 / 8, i.bytes);
+	EXPECT_EQ(0, i.keys);
+	EXPECT_EQ(0, i.fill);
+	EXPECT_FALSE(i.published);
+	EXPECT_FALSE(i.keyed);
+	EXPECT_FALSE(i.overfill);
+	EXPECT_STREQ("", i.name);
+	close(fd);
+}
+
+TEST_F(lib, create_cuckoo_from_fpr_and_keyed)
+{
+	struct mf_create_opts o = {
+		.type = MF_TYPE_CUCKOO,
+		.capacity = 1000,
+		.fpr = 0.001,
+		.keyed = true,
+	};
+	struct mf_info i;
+	int fd = mf_create(self->dev, &o);
+
+	ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
+	ASSERT_EQ(0, mf_info(fd, &i));
+	EXPECT_EQ(MF_TYPE_CUCKOO, i.type);
+	EXPECT_EQ(MF_HASH_SIPHASH24, i.hash_algo);
+	EXPECT_TRUE(i.keyed);
+	EXPECT_EQ(0, i.seed);
+	EXPECT_TRUE(i.fingerprint_bits == 12 || i.fingerprint_bits == 16);
+	EXPECT_EQ(4, i.k);
+	EXPECT_LE(1000, i.fill_max);
+	close(fd);
+}
+
+TEST_F(lib, create_rejects_bad_parameters)
+{
+	struct mf_create_opts o = { .type = MF_TYPE_BLOOM, .capacity = 10 };
+	char longname[MF_NAME_MAX + 1];
+
+	o.fpr = 1.0;
+	EXPECT_EQ(-EINVAL, mf_create(self->dev, &o));
+	o.fpr = -0.1;
+	EXPECT_EQ(-EINVAL, mf_create(self->dev, &o));
+	o.fpr = 1e-12;		/* rounds to 0 ppb */
+	EXPECT_EQ(-EINVAL, mf_create(self->dev, &o));
+	o.fpr = 0.01;
+	o.bits_per_key = 10;	/* both */
+	EXPECT_EQ(-EINVAL, mf_create(self->dev, &o));
+	o.fpr = 0;
+	o.bits_per_key = 0.1;	/* 0 quarter bits */
+	EXPECT_EQ(-EINVAL, mf_create(self->dev, &o));
+	o.bits_per_key = 10;
+	o.capacity = 0;
+	EXPECT_EQ(-EINVAL, mf_create(self->dev, &o));
+	o.capacity = 10;
+	o.keyed = o.fixed_seed = true;
+	EXPECT_EQ(-EINVAL, mf_create(self->dev, &o));
+	o.keyed = o.fixed_seed = false;
+	o.type = 3;
+	EXPECT_EQ(-EINVAL, mf_create(self->dev, &o));
+	o.type = MF_TYPE_CUCKOO;
+	o.bits_per_key = 0;
+	o.fingerprint_bits = 9;
+	EXPECT_EQ(-EINVAL, mf_create(self->dev, &o));
+	o.fingerprint_bits = 8;
+	memset(longname, 'a', MF_NAME_MAX);
+	longname[MF_NAME_MAX] = '\0';
+	o.name = longname;
+	EXPECT_EQ(-ENAMETOOLONG, mf_create(self->dev, &o));
+	o.name = "bad name";
+	EXPECT_EQ(-EINVAL, mf_create(self->dev, &o));
+	EXPECT_FALSE(in_list(self->dev, "bad name"));
+	EXPECT_EQ(-ENOENT, mf_open(self->dev, "libtest-never"));
+}
+
+TEST_F(lib, publish_open_list_unpublish)
+{
+	struct mf_create_opts o = {
+		.type = MF_TYPE_CUCKOO,
+		.capacity = 100,
+		.fingerprint_bits = 16,
+		.name = "libtest-named",
+	};
+	uint64_t key = 42, res = 0;
+	struct mf_info i;
+	int fd, fd2;
+
+	fd = mf_create(self->dev, &o);
+	ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
+	EXPECT_EQ(-EEXIST, mf_create(self->dev, &o));
+	EXPECT_TRUE(in_list(self->dev, "libtest-named"));
+	ASSERT_EQ(1, mf_add(fd, &key, sizeof(key), 1, NULL, NULL));
+
+	/* A second fd by name sees the same filter. */
+	fd2 = mf_open(self->dev, "libtest-named");
+	ASSERT_LE(0, fd2) TH_LOG("%s", mf_strerror(fd2));
+	EXPECT_EQ(1, mf_query(fd2, &key, sizeof(key), 1, &res, NULL));
+	EXPECT_EQ(1, res);
+	ASSERT_EQ(0, mf_info(fd2, &i));
+	EXPECT_TRUE(i.published);
+	EXPECT_STREQ("libtest-named", i.name);
+	EXPECT_EQ(-EBUSY, mf_publish(fd2, "libtest-other"));
+
+	ASSERT_EQ(0, mf_unpublish(fd));
+	EXPECT_FALSE(in_list(self->dev, "libtest-named"));
+	EXPECT_EQ(-ENOENT, mf_open(self->dev, "libtest-named"));
+	/* Still alive through the fds; publishable again under a new name. */
+	EXPECT_EQ(1, mf_query(fd, &key, sizeof(key), 1, NULL, NULL));
+	ASSERT_EQ(0, mf_publish(fd2, "libtest-renamed"));
+	EXPECT_TRUE(in_list(self->dev, "libtest-renamed"));
+	EXPECT_EQ(0, mf_unpublish(fd2));
+	EXPECT_EQ(-EINVAL, mf_publish(fd2, ""));
+	close(fd2);
+	close(fd);
+}
+
+/* More names than mf_list()'s first guess: the library must grow. */
+TEST_F(lib, list_grows_buffer)
+{
+	enum { N = 40 };
+	int fds[N], i, found = 0;
+	char name[MF_NAME_MAX], **names;
+	ssize_t n, j;
+
+	for (i = 0; i < N; i++) {
+		fds[i] = bloom(self->dev, 10, 0.01);
+		ASSERT_LE(0, fds[i]);
+		snprintf(name, sizeof(name), "libtest-list-%02d", i);
+		ASSERT_EQ(0, mf_publish(fds[i], name));
+	}
+	n = mf_list(self->dev, &names);
+	ASSERT_LE(N, n) TH_LOG("%s", mf_strerror(n));
+	ASSERT_EQ(NULL, names[n]);
+	for (j = 0; j < n; j++)
+		found += !strncmp(names[j], "libtest-list-", 13);
+	EXPECT_EQ(N, found);
+	free(names);
+	for (i = 0; i < N; i++) {
+		EXPECT_EQ(0, mf_unpublish(fds[i]));
+		close(fds[i]);
+	}
+	EXPECT_FALSE(in_list(self->dev, "libtest-list-00"));
+}
+
+TEST_F(lib, fixed_keys_bitmap_and_counts)
+{
+	enum { N = 1000 };
+	uint64_t *keys = seq_keys(2 * N, 1), bits[(2 * N + 63) / 64];
+	size_t done = 0;
+	ssize_t r;
+	int fd = bloom(self->dev, N, 0.0001);
+
+	ASSERT_LE(0, fd);
+	ASSERT_NE(NULL, keys);
+	memset(bits, 0xa5, sizeof(bits));
+	r = mf_add(fd, keys, sizeof(*keys), N, bits, &done);
+	EXPECT_EQ(N, r);
+	EXPECT_EQ(N, done);
+	EXPECT_EQ(N, popcount(bits, N));
+
+	/* First half present, second half absent (bar false positives). */
+	memset(bits, 0xa5, sizeof(bits));
+	r = mf_query(fd, keys, sizeof(*keys), 2 * N, bits, &done);
+	EXPECT_EQ(2 * N, done);
+	EXPECT_EQ(r, popcount(bits, 2 * N));
+	EXPECT_EQ(N, popcount(bits, N));
+	EXPECT_GE(N + 5, r);
+	EXPECT_EQ(0, mf_query(fd, keys, sizeof(*keys), 0, NULL, &done));
+	EXPECT_EQ(0, done);
+
+	EXPECT_EQ(-EINVAL, mf_add(fd, keys, 0, N, NULL, &done));
+	EXPECT_EQ(-EINVAL, mf_add(fd, keys, MF_KEY_MAX + 1, 1, NULL, NULL));
+	EXPECT_EQ(-EOPNOTSUPP, mf_delete(fd, keys, sizeof(*keys), 1, NULL,
+					 &done));
+	EXPECT_EQ(0, done);
+	EXPECT_EQ(-EOPNOTSUPP, mf_add_unique(fd, keys, sizeof(*keys), 1,
+					     NULL, NULL));
+	free(keys);
+	close(fd);
+}
+
+TEST_F(lib, variable_keys)
+{
+	static const char data[] = "applebananacherry" "kiwi";
+	static const uint32_t lens[] = { 5, 6, 6, 0, 4 };
+	static const char absent[] = "applebananacherr";
+	static const uint32_t alens[] = { 4, 7, 5 }; /* appl, ebanana, cherr */
+	uint64_t bits = 0;
+	struct mf_info i;
+	int fd = cuckoo(self->dev, 100, 16);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(4, mf_addv(fd, data, lens, 4, NULL, NULL));
+	EXPECT_EQ(4, mf_queryv(fd, data, lens, 4, &bits, NULL));
+	EXPECT_EQ(0xf, bits);
+	/* kiwi was not added; the other splits of the same bytes differ. */
+	EXPECT_EQ(0, mf_queryv(fd, data + 17, lens + 4, 1, NULL, NULL));
+	EXPECT_EQ(0, mf_queryv(fd, absent, alens, 3, &bits, NULL));
+	EXPECT_EQ(0, bits);
+	/* The same key as fixed-size and as variable-size is one key. */
+	EXPECT_EQ(1, mf_query(fd, "banana", 6, 1, NULL, NULL));
+
+	EXPECT_EQ(2, mf_deletev(fd, data, lens, 2, &bits, NULL));
+	EXPECT_EQ(3, bits);
+	EXPECT_EQ(2, mf_queryv(fd, data, lens, 4, &bits, NULL));
+	EXPECT_EQ(0xc, bits);
+	EXPECT_EQ(2, mf_add_uniquev(fd, data, lens, 3, &bits, NULL));
+	EXPECT_EQ(3, bits);	/* cherry is already there */
+	ASSERT_EQ(0, mf_info(fd, &i));
+	EXPECT_EQ(4, i.keys);
+	EXPECT_EQ(2, i.deletes);
+	close(fd);
+}
+
+TEST_F(lib, add_unique_and_delete_fixed)
+{
+	enum { N = 5000 };
+	uint64_t *keys = seq_keys(N, 1000), bits[(N + 63) / 64];
+	ssize_t r;
+	int fd = cuckoo(self->dev, N, 16);
+
+	ASSERT_LE(0, fd);
+	ASSERT_NE(NULL, keys);
+	r = mf_add_unique(fd, keys, sizeof(*keys), N, bits, NULL);
+	/* Distinct keys: only a fingerprint collision stops one. */
+	EXPECT_LE(N - 5, r);
+	EXPECT_EQ(r, popcount(bits, N));
+	EXPECT_EQ(0, mf_add_unique(fd, keys, sizeof(*keys), N, bits, NULL));
+	EXPECT_EQ(0, popcount(bits, N));
+	EXPECT_EQ(r, mf_delete(fd, keys, sizeof(*keys), N, NULL, NULL));
+	EXPECT_GE(5, mf_query(fd, keys, sizeof(*keys), N, NULL, NULL));
+	free(keys);
+	close(fd);
+}
+
+/* One call with more keys than a kernel batch holds. */
+TEST_F(lib, batch_split)
+{
+	const size_t n = MEMFILTER_BATCH_MAX + MEMFILTER_BATCH_MAX / 2 + 7;
+	uint64_t *keys = seq_keys(n, 1), *bits;
+	uint32_t *lens;
+	struct mf_info i;
+	size_t done = 0, odd;
+	ssize_t r;
+	int fd = bloom(self->dev, n, 0.01);
+
+	ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
+	ASSERT_NE(NULL, keys);
+	bits = calloc((n + 63) / 64, sizeof(*bits));
+	lens = malloc(n * sizeof(*lens));
+	ASSERT_NE(NULL, bits);
+	ASSERT_NE(NULL, lens);
+	EXPECT_EQ(n, mf_add(fd, keys, sizeof(*keys), n, NULL, &done));
+	EXPECT_EQ(n, done);
+	EXPECT_EQ(n, mf_query(fd, keys, sizeof(*keys), n, bits, &done));
+	EXPECT_EQ(n, done);
+	EXPECT_EQ(n, popcount(bits, n));
+	ASSERT_EQ(0, mf_info(fd, &i));
+	EXPECT_EQ(n, i.keys);
+	EXPECT_EQ(n, i.queries);
+
+	/*
+	 * Variable-size keys across the split: empty keys and the added
+	 * 8-byte keys alternate. A wrong byte offset after a batch boundary
+	 * would misalign every later 8-byte key.
+	 */
+	for (done = 0; done < n; done++)
+		lens[done] = done % 2 ? 8 : 0;
+	memset(bits, 0, (n + 63) / 64 * sizeof(*bits));
+	done = 0;
+	r = mf_queryv(fd, keys, lens, n, bits, &done);
+	EXPECT_LE(n / 2, r);
+	EXPECT_EQ(n, done);
+	for (done = 1, odd = 0; done < n; done += 2)
+		odd += bits[done / 64] >> (done % 64) & 1;
+	EXPECT_EQ(n / 2, odd);
+	EXPECT_EQ(0, mf_clear(fd));
+	ASSERT_EQ(0, mf_info(fd, &i));
+	EXPECT_EQ(0, i.keys);
+	EXPECT_EQ(0, i.fill);
+	EXPECT_EQ(0, mf_query(fd, keys, sizeof(*keys), 1000, NULL, NULL));
+	free(lens);
+	free(bits);
+	free(keys);
+	close(fd);
+}
+
+/*
+ * A cuckoo filter that fills up in the second kernel batch: the library
+ * reports ENOSPC, how many keys went in (across batches), and exactly
+ * those keys are present.
+ */
+TEST_F(lib, partial_failure_reports_done)
+{
+	const size_t n = 3 * (size_t)MEMFILTER_BATCH_MAX;
+	uint64_t *keys = seq_keys(n, 7), *bits;
+	struct mf_info i;
+	size_t done = 0;
+	ssize_t r;
+	int fd = cuckoo(self->dev, MEMFILTER_BATCH_MAX + MEMFILTER_BATCH_MAX / 4, 8);
+
+	ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
+	ASSERT_NE(NULL, keys);
+	bits = calloc(n / 64, sizeof(*bits));
+	ASSERT_NE(NULL, bits);
+	r = mf_add(fd, keys, sizeof(*keys), n, bits, &done);
+	EXPECT_EQ(-ENOSPC, r);
+	EXPECT_LT(MEMFILTER_BATCH_MAX, done);
+	EXPECT_GT(n, done);
+	EXPECT_EQ(done, popcount(bits, n));
+	EXPECT_EQ(done, popcount(bits, done));
+	ASSERT_EQ(0, mf_info(fd, &i));
+	EXPECT_EQ(done, i.keys);
+	EXPECT_LE(1, i.failed);
+	/* Nothing already in it was lost. */
+	EXPECT_EQ(done, mf_query(fd, keys, sizeof(*keys), done, NULL, NULL));
+
+	/* Fixed-size and variable-size report the same way from the start. */
+	r = mf_add(fd, keys + done, sizeof(*keys), 100000, NULL, &done);
+	EXPECT_EQ(-ENOSPC, r);
+	EXPECT_GT(100000, done);
+	free(bits);
+	free(keys);
+	close(fd);
+}
+
+TEST_F(lib, bad_fds)
+{
+	struct mf_info i;
+	uint64_t key = 1;
+
+	EXPECT_EQ(-EBADF, mf_info(-1, &i));
+	EXPECT_EQ(-EBADF, mf_add(-1, &key, sizeof(key), 1, NULL, NULL));
+	/* The device fd is not a filter fd. */
+	EXPECT_NE(0, mf_info(self->dev, &i));
+	EXPECT_NE(0, mf_clear(self->dev));
+}
+
+TEST(strerror_covers_the_abi_errnos)
+{
+	static const int errs[] = {
+		ENOTTY, EFAULT, EINVAL, E2BIG, EOPNOTSUPP, EACCES, EPERM,
+		ENOENT, EEXIST, ENOSPC, EBADF, ENOMEM, EBUSY, ENAMETOOLONG,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		const char *s = mf_strerror(-errs[i]);
+
+		ASSERT_NE(NULL, s);
+		EXPECT_LT(3, strlen(s));
+	}
+	EXPECT_STREQ("no such filter", mf_strerror(-ENOENT));
+	EXPECT_STREQ("filter is full", mf_strerror(-ENOSPC));
+}
+
+TEST_HARNESS_MAIN

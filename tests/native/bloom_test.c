@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Native tests of memfilter's blocked Bloom filter (core/bloom.c and
+ * core/bloom_avx2.c), built in userspace with ASan and UBSan from the same
+ * sources the module uses: no false negatives, the false-positive targets
+ * and the model on a million keys, AVX2 and scalar paths bit for bit
+ * equal, keyed hashing, sizing limits and the statistics. Nothing is timed.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bloom.h"
+#include "kselftest_harness.h"
+
+#define NKEYS		(1u << 20)
+#define NABSENT		(4u << 20)
+
+static u64 mf_test_rng(u64 *s)
+{
+	u64 z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static bool mf_test_have_avx2(void)
+{
+	return MF_HAVE_AVX2 && mf_simd_begin();
+}
+
+/* A zeroed filter of the given shape, XXH64 seed 7. */
+static struct mf_bloom *mf_test_new(u64 nblocks, u32 k)
+{
+	struct mf_bloom *b = calloc(1, sizeof(*b));
+
+	b->p.capacity = nblocks * 51;
+	b->p.nblocks = nblocks;
+	b->p.k = k;
+	b->p.bits_per_key_q4 = 40;
+	memfilter_hasher_init(&b->p.hasher, MF_HASH_XXH64, 7, NULL);
+	b->words = aligned_alloc(64, nblocks * 64);
+	memset(b->words, 0, nblocks * 64);
+	return b;
+}
+
+static struct mf_bloom *mf_test_sized(u64 capacity, u32 q4)
+{
+	struct mf_bloom_params p;
+	struct mf_bloom *b;
+
+	if (memfilter_bloom_params_from_bpk(&p, capacity, q4))
+		return NULL;
+	b = mf_test_new(p.nblocks, p.k);
+	p.hasher = b->p.hasher;
+	b->p = p;
+	return b;
+}
+
+static void mf_test_free(struct mf_bloom *b)
+{
+	free(b->words);
+	free(b);
+}
+
+static bool mf_test_bit(const unsigned long *bm, size_t i)
+{
+	return (bm[i / BITS_PER_LONG] >> (i % BITS_PER_LONG)) & 1;
+}
+
+/* Keys 0..n-1 as 8-byte little-endian integers plus @base. */
+static u64 *mf_test_keys(size_t n, u64 base)
+{
+	u64 *keys = malloc(n * sizeof(*keys));
+
+	for (size_t i = 0; i < n; i++)
+		keys[i] = htole64(base + i);
+	return keys;
+}
+
+TEST(no_false_negatives)
+{
+	struct mf_bloom *single = mf_test_sized(NKEYS, 40);
+	struct mf_bloom *batch = mf_test_sized(NKEYS, 40);
+	struct mf_bloom *scalar = mf_test_sized(NKEYS, 40);
+	u64 *keys = mf_test_keys(NKEYS, 1ULL << 40);
+	u64 *hashes = malloc(NKEYS * sizeof(*hashes));
+	unsigned long *bm = calloc(NKEYS / BITS_PER_LONG, sizeof(*bm));
+	size_t bytes = memfilter_bloom_bytes(&single->p);
+
+	for (size_t i = 0; i < NKEYS; i++) {
+		memfilter_bloom_add_key(single, &keys[i], 8);
+		hashes[i] = memfilter_hash(&single->p.hasher, &keys[i], 8);
+	}
+	memfilter_bloom_add_keys(batch, keys, 8, NKEYS);
+	memfilter_bloom_add_hashes_scalar(scalar, hashes, NKEYS);
+	ASSERT_EQ(0, memcmp(single->words, batch->words, bytes));
+	ASSERT_EQ(0, memcmp(single->words, scalar->words, bytes));
+
+	for (size_t i = 0; i < NKEYS; i++)
+		ASSERT_TRUE(memfilter_bloom_contains_key(single, &keys[i], 8));
+	memfilter_bloom_contains_keys(single, keys, 8, NKEYS, bm);
+	for (size_t i = 0; i < NKEYS / BITS_PER_LONG; i++)
+		ASSERT_EQ(~0UL, bm[i]);
+	memset(bm, 0, NKEYS / 8);
+	memfilter_bloom_contains_hashes_scalar(single, hashes, NKEYS, bm);
+	for (size_t i = 0; i < NKEYS / BITS_PER_LONG; i++)
+		ASSERT_EQ(~0UL, bm[i]);
+	if (mf_test_have_avx2()) {
+		struct mf_bloom *simd = mf_test_sized(NKEYS, 40);
+
+		for (size_t i = 0; i < NKEYS; i += MF_SIMD_CHUNK)
+			memfilter_bloom_add_hashes_avx2(simd, hashes + i,
+							MF_SIMD_CHUNK);
+		ASSERT_EQ(0, memcmp(single->words, simd->words, bytes));
+		memset(bm, 0, NKEYS / 8);
+		for (size_t i = 0; i < NKEYS; i += MF_SIMD_CHUNK)
+			memfilter_bloom_contains_hashes_avx2(single, hashes + i,
+				MF_SIMD_CHUNK, bm + i / BITS_PER_LONG);
+		for (size_t i = 0; i < NKEYS / BITS_PER_LONG; i++)
+			ASSERT_EQ(~0UL, bm[i]);
+		mf_test_free(simd);
+	} else {
+		TH_LOG("no AVX2 on this CPU: SIMD path not exercised");
+	}
+	free(bm);
+	free(hashes);
+	free(keys);
+	mf_test_free(single);
+	mf_test_free(batch);
+	mf_test_free(scalar);
+}
+
+/* Measured FPR on NABSENT absent keys vs the target, model and estimate. */
+static void mf_test_fpr(struct __test_metadata *_metadata, u32 q4,
+			u64 target_ppb)
+{
+	struct mf_bloom *b = mf_test_sized(NKEYS, q4);
+	u64 *keys = mf_test_keys(NKEYS, 0);
+	u64 *absent = mf_test_keys(NABSENT, 1ULL << 40);
+	unsigned long *bm = calloc(NABSENT / BITS_PER_LONG, sizeof(*bm));
+	u64 hits = 0, measured, model, est;
+
+	memfilter_bloom_add_keys(b, keys, 8, NKEYS);
+	memfilter_bloom_contains_keys(b, absent, 8, NABSENT, bm);
+	for (size_t i = 0; i < NABSENT / BITS_PER_LONG; i++)
+		hits += hweight64(bm[i]);
+	measured = hits * 1000000000ULL / NABSENT;
+	model = memfilter_bloom_model_fpr_ppb(&b->p, NKEYS);
+	est = memfilter_bloom_est_fpr_ppb(b);
+	TH_LOG("%.2f bits/key k=%u: measured %llu ppb (%llu hits), model %llu, est %llu",
+	       (double)b->p.nblocks * 512 / NKEYS, b->p.k,
+	       (unsigned long long)measured, (unsigned long long)hits,
+	       (unsigned long long)model, (unsigned long long)est);
+	EXPECT_LE(measured, target_ppb);
+	EXPECT_LE(measured * 10, model * 11);
+	EXPECT_GE(measured * 10, model * 9);
+	EXPECT_LE(est * 10, measured * 11);
+	EXPECT_GE(est * 10, measured * 9);
+	free(bm);
+	free(absent);
+	free(keys);
+	mf_test_free(b);
+}
+
+TEST(fpr_10_bits_per_key)
+{
+	mf_test_fpr(_metadata, 40, 10000000);
+}
+
+TEST(fpr_16_bits_per_key)
+{
+	mf_test_fpr(_metadata, 64, 1000000);
+}
+
+/* Hashes that stress the derivation: zeros, single bits, one half fixed. */
+static size_t mf_test_adversarial(u64 *h, size_t max, u64 *rng)
+{
+	size_t n = 0;
+
+	h[n++] = 0;
+	h[n++] = ~0ULL;
+	for (int i = 0; i < 64; i++) {
+		h[n++] = 1ULL << i;
+		h[n++] = ~(1ULL << i);
+	}
+	while (n < max) {
+		u64 r = mf_test_rng(rng);
+
+		switch (n % 4) {
+		case 0:
+			h[n++] = r << 32;		/* probe word 0 */
+			break;
+		case 1:
+			h[n++] = r & 0xffffffffULL;	/* block word 0 */
+			break;
+		case 2:
+			h[n++] = 0x123456789ULL ^ (r & 0xff);	/* low bits */
+			break;
+		default:
+			h[n++] = 0x123456789ULL ^ (r << 56);	/* high bits */
+			break;
+		}
+	}
+	return n;
+}
+
+TEST(simd_matches_scalar)
+{
+	static const u64 nblocks[] = { 1, 3, 1000, 65537 };
+	u64 rng = 1, *h = malloc(4096 * sizeof(*h));
+	unsigned long bm_s[4096 / BITS_PER_LONG], bm_v[4096 / BITS_PER_LONG];
+
+	if (!mf_test_have_avx2())
+		SKIP(return, "no AVX2 on this CPU");
+	for (int kind = 0; kind < 2; kind++) {
+		for (size_t nb = 0; nb < ARRAY_SIZE(nblocks); nb++) {
+			for (u32 k = 1; k <= MF_BLOOM_MAX_K; k++) {
+				struct mf_bloom *s = mf_test_new(nblocks[nb], k);
+				struct mf_bloom *v = mf_test_new(nblocks[nb], k);
+				size_t n = 4096;
+
+				if (kind)
+					mf_test_adversarial(h, n, &rng);
+				else
+					for (size_t i = 0; i < n; i++)
+						h[i] = mf_test_rng(&rng);
+				memfilter_bloom_add_hashes_scalar(s, h, n / 2);
+				for (size_t i = 0; i < n / 2; i += 200)
+					memfilter_bloom_add_hashes_avx2(v, h + i,
+						min(n / 2 - i, (size_t)200));
+				ASSERT_EQ(0, memcmp(s->words, v->words,
+						    nblocks[nb] * 64))
+					TH_LOG("kind %d nblocks %llu k %u", kind,
+					       (unsigned long long)nblocks[nb], k);
+				memset(bm_v, 0x55, sizeof(bm_v));
+				memfilter_bloom_contains_hashes_scalar(s, h, n, bm_s);
+				for (size_t i = 0; i < n; i += MF_SIMD_CHUNK)
+					memfilter_bloom_contains_hashes_avx2(s,
+						h + i, MF_SIMD_CHUNK,
+						bm_v + i / BITS_PER_LONG);
+				ASSERT_EQ(0, memcmp(bm_s, bm_v, sizeof(bm_s)));
+				for (size_t i = 0; i < n; i++)
+					ASSERT_EQ(memfilter_bloom_contains_hash(s, h[i]),
+						  mf_test_bit(bm_s, i));
+				mf_test_free(s);
+				mf_test_free(v);
+			}
+		}
+	}
+	free(h);
+}
+
+TEST(probes_distinct)
+{
+	u64 rng = 2, h[1024], pat[MF_BLOOM_BLOCK_WORDS];
+	size_t n = mf_test_adversarial(h, ARRAY_SIZE(h), &rng);
+
+	for (u32 k = 1; k <= MF_BLOOM_MAX_K; k++) {
+		struct mf_bloom *b = mf_test_new(1, k);
+
+		for (size_t i = 0; i < n; i++) {
+			unsigned int words = 0, bits = 0;
+
+			mf_bloom_pattern(h[i], k, pat);
+			for (int w = 0; w < MF_BLOOM_BLOCK_WORDS; w++) {
+				words += !!pat[w];
+				bits += hweight64(pat[w]);
+			}
+			ASSERT_EQ(k, words);
+			ASSERT_EQ(k, bits);
+			memset(b->words, 0, 64);
+			memfilter_bloom_add_hash(b, h[i]);
+			ASSERT_EQ(k, memfilter_bloom_popcount(b));
+			ASSERT_TRUE(memfilter_bloom_contains_hash(b, h[i]));
+		}
+		mf_test_free(b);
+	}
+}
+
+TEST(keyed_and_unkeyed)
+{
+	static const u64 key[2] = { 0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL };
+	struct mf_bloom *x = mf_test_sized(100000, 40);
+	struct mf_bloom *s = mf_test_sized(100000, 40);
+	u64 *keys = mf_test_keys(100000, 5);
+	unsigned long *bm = calloc(100000 / BITS_PER_LONG + 1, sizeof(*bm));
+
+	ASSERT_EQ(0, memfilter_hasher_init(&s->p.hasher, MF_HASH_SIPHASH24, 0,
+					   key));
+	memfilter_bloom_add_keys(x, keys, 8, 100000);
+	memfilter_bloom_add_keys(s, keys, 8, 100000);
+	ASSERT_NE(0, memcmp(x->words, s->words, memfilter_bloom_bytes(&x->p)));
+	memfilter_bloom_contains_keys(x, keys, 8, 100000, bm);
+	for (size_t i = 0; i < 100000; i++)
+		ASSERT_TRUE(mf_test_bit(bm, i));
+	memset(bm, 0, 100000 / 8);
+	memfilter_bloom_contains_keys(s, keys, 8, 100000, bm);
+	for (size_t i = 0; i < 100000; i++)
+		ASSERT_TRUE(mf_test_bit(bm, i));
+	ASSERT_FALSE(bm[100000 / BITS_PER_LONG] >> (100000 % BITS_PER_LONG));
+	free(bm);
+	free(keys);
+	mf_test_free(x);
+	mf_test_free(s);
+}
+
+TEST(sizing)
+{
+	struct mf_bloom_params p;
+
+	ASSERT_EQ(0, memfilter_bloom_params_from_bpk(&p, 1, 40));
+	EXPECT_EQ(1, p.nblocks);
+	EXPECT_EQ(6, p.k);
+	EXPECT_EQ(64, memfilter_bloom_bytes(&p));
+	ASSERT_EQ(0, memfilter_bloom_params_from_bpk(&p, 1000, 40));
+	EXPECT_EQ(20, p.nblocks);	/* 10000 bits round up to 20 blocks */
+	ASSERT_EQ(0, memfilter_bloom_params_from_bpk(&p, 1000000, 64));
+	EXPECT_EQ(31250, p.nblocks);
+	EXPECT_EQ(8, p.k);
+	EXPECT_EQ(64, p.bits_per_key_q4);
+	EXPECT_EQ(1000000, p.capacity);
+	/* 1 TiB exactly is allowed, one more block is not. */
+	ASSERT_EQ(0, memfilter_bloom_params_from_bpk(&p, 1ULL << 38, 128));
+	EXPECT_EQ(MF_BLOOM_MAX_BYTES, memfilter_bloom_bytes(&p));
+	EXPECT_EQ(-E2BIG, memfilter_bloom_params_from_bpk(&p, (1ULL << 38) + 1, 128));
+	EXPECT_EQ(-E2BIG, memfilter_bloom_params_from_bpk(&p, 1ULL << 40, 40));
+	EXPECT_EQ(-E2BIG, memfilter_bloom_params_from_bpk(&p, ~0ULL, 256));
+	EXPECT_EQ(-E2BIG, memfilter_bloom_params_from_bpk(&p, ~0ULL >> 3, 40));
+	EXPECT_EQ(-E2BIG, memfilter_bloom_params_from_fpr(&p, ~0ULL, 10000000));
+	EXPECT_EQ(-EINVAL, memfilter_bloom_params_from_bpk(&p, 0, 40));
+	EXPECT_EQ(-EINVAL, memfilter_bloom_params_from_bpk(&p, 10, 3));
+	EXPECT_EQ(-EINVAL, memfilter_bloom_params_from_bpk(&p, 10, 257));
+	EXPECT_EQ(-EINVAL, memfilter_bloom_params_from_fpr(&p, 0, 10000000));
+	EXPECT_EQ(-EINVAL, memfilter_bloom_params_from_fpr(&p, 10, 0));
+	EXPECT_EQ(-EINVAL, memfilter_bloom_params_from_fpr(&p, 10, 1000000000));
+	EXPECT_EQ(-EINVAL, memfilter_bloom_params_from_fpr(&p, 10, ~0ULL));
+	EXPECT_EQ(-EINVAL, memfilter_bloom_params_from_fpr(&p, 10, 1));
+	/* 1%: a little under 10 bits/key; 0.1%: under 16. */
+	ASSERT_EQ(0, memfilter_bloom_params_from_fpr(&p, 1000000, 10000000));
+	EXPECT_GE(p.bits_per_key_q4, 36);
+	EXPECT_LE(p.bits_per_key_q4, 40);
+	EXPECT_LE(memfilter_bloom_model_fpr_ppb(&p, 1000000), 10000000);
+	ASSERT_EQ(0, memfilter_bloom_params_from_fpr(&p, 1000000, 1000000));
+	EXPECT_LE(p.bits_per_key_q4, 64);
+	EXPECT_LE(memfilter_bloom_model_fpr_ppb(&p, 1000000), 1000000);
+	ASSERT_EQ(0, memfilter_bloom_params_from_fpr(&p, 1, 999999999));
+	EXPECT_EQ(1, p.nblocks);
+}
+
+TEST(model_monotone)
+{
+	struct mf_bloom_params p;
+	u64 prev = 0;
+
+	ASSERT_EQ(0, memfilter_bloom_params_from_bpk(&p, 1000000, 40));
+	EXPECT_EQ(0, memfilter_bloom_model_fpr_ppb(&p, 0));
+	for (u64 n = 1000; n <= 100000000; n += n / 8) {
+		u64 f = memfilter_bloom_model_fpr_ppb(&p, n);
+
+		ASSERT_GE(f, prev);
+		ASSERT_LE(f, 1000000000);
+		prev = f;
+	}
+	EXPECT_GT(prev, 900000000);
+}
+
+TEST(stats)
+{
+	struct mf_bloom *b = mf_test_new(16, 6);
+	unsigned long bm[2];
+	u64 h[70], rng = 3;
+
+	EXPECT_EQ(0, memfilter_bloom_popcount(b));
+	EXPECT_EQ(0, memfilter_bloom_est_fpr_ppb(b));
+	for (int i = 0; i < 70; i++)
+		h[i] = mf_test_rng(&rng);
+	memfilter_bloom_add_hashes(b, h, 1);
+	EXPECT_EQ(6, memfilter_bloom_popcount(b));
+	memset(bm, 0xff, sizeof(bm));
+	memfilter_bloom_contains_hashes(b, h, 70, bm);
+	EXPECT_TRUE(bm[0] & 1);
+	EXPECT_EQ(0, bm[1] >> (70 - BITS_PER_LONG));
+	memset(b->words, 0xff, 16 * 64);
+	EXPECT_EQ(16 * 512, memfilter_bloom_popcount(b));
+	EXPECT_EQ(1000000000, memfilter_bloom_est_fpr_ppb(b));
+	mf_test_free(b);
+}
+
+TEST_HARNESS_MAIN
