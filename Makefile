@@ -135,8 +135,9 @@ bench/cuckoo_bench: bench/cuckoo_bench.c \
 .PHONY: bench-cuckoo
 bench-cuckoo: bench/cuckoo_bench
 	@mkdir -p bench/results
-	bench/cuckoo_bench > bench/results/cuckoo.md.tmp
-	mv bench/results/cuckoo.md.tmp bench/results/cuckoo.md
+	@mkdir -p $(BUILD)
+	bench/cuckoo_bench > $(BUILD)/cuckoo.md.tmp
+	cp $(BUILD)/cuckoo.md.tmp bench/results/cuckoo.md
 	cat bench/results/cuckoo.md
 
 bench: bench-cuckoo

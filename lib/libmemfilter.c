@@ -121,7 +121,7 @@ static int mf_encode_create(struct memfilter_create *c,
 
 int mf_create(int devfd, const struct mf_create_opts *opts)
 {
-	struct memfilter_create c = { .size = sizeof(c), .out_fd = -1 };
+	struct memfilter_create c = { .size = sizeof(c) };
 	int ret;
 
 	if (!opts)
@@ -135,7 +135,7 @@ int mf_create(int devfd, const struct mf_create_opts *opts)
 
 int mf_open(int devfd, const char *name)
 {
-	struct memfilter_open o = { .size = sizeof(o), .out_fd = -1 };
+	struct memfilter_open o = { .size = sizeof(o) };
 	int ret;
 
 	if (!name || !*name)

@@ -483,6 +483,26 @@ TEST_F(f, size_matrix_every_command)
 	close(fd);
 }
 
+/* A filter fd pins the module: rmmod is refused, nothing breaks. */
+TEST(rmmod_refused_while_filter_fd_open)
+{
+	int dev = dev_open(), fd, status;
+	__u64 key = 7;
+	__u32 cnt;
+
+	ASSERT_LE(0, dev);
+	fd = bloom(dev);
+	ASSERT_LE(0, fd);
+	close(dev);	/* only the filter fd holds the module now */
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, &key, 1, NULL, NULL, NULL));
+	status = system("rmmod memfilter 2>/dev/null");
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+	EXPECT_EQ(0, access("/dev/memfilter", F_OK));
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_QUERY, &key, 1, NULL, &cnt, NULL));
+	EXPECT_EQ(1, cnt);
+	close(fd);
+}
+
 struct thr {
 	int fd;
 	int id;

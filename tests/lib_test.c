@@ -471,7 +471,7 @@ TEST(strerror_covers_the_abi_errnos)
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(errs); i++) {
 		const char *s = mf_strerror(-errs[i]);
 
 		ASSERT_NE(NULL, s);

@@ -29,10 +29,11 @@
 #include "memfilter.h"
 
 #define EXIT_ERR 2
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 /* Lines per kernel batch: a few thousand keeps memory small and calls few. */
 #define BATCH_LINES 8192
 /* Progress bar: regular files above this size, pipes after this many keys. */
-#define PROGRESS_FILE_BYTES (1 << 20)
+#define PROGRESS_FILE_BYTES (1024 * 1024)
 #define PROGRESS_PIPE_KEYS 100000
 #define PROGRESS_INTERVAL_NS 100000000LL
 
@@ -48,7 +49,7 @@ struct command {
 static const struct command *cur;
 
 static void usage_error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+	__attribute__((format(printf, 1, 2))); /* no __printf() in userspace */
 
 static void usage_error(const char *fmt, ...)
 {
@@ -630,7 +631,8 @@ static int key_command(enum key_cmd kc, int argc, char **argv)
 			goto out_close;
 		}
 		if (info.type != MF_TYPE_CUCKOO) {
-			fprintf(stderr, "%s: %s: del needs a cuckoo filter; %s filters cannot delete\n",
+			fprintf(stderr,
+				"%s: %s: del needs a cuckoo filter; %s filters cannot delete\n",
 				prog, name, type_name(info.type));
 			goto out_close;
 		}
@@ -920,7 +922,7 @@ static int cmd_version(int argc, char **argv)
 	if (ret)
 		return fail("handshake", ret);
 	printf("kernel ABI version %u\nfeatures:", info.api_version);
-	for (i = 0; i < sizeof(feats) / sizeof(feats[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(feats); i++)
 		if (info.features & feats[i].bit)
 			printf(" %s", feats[i].name);
 	printf("\n");
@@ -973,7 +975,7 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "usage: %s COMMAND [ARGS]\n\ncommands:\n", prog);
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].usage);
 	fprintf(f, "  help     this text\n\n"
 		"'%s COMMAND --help' describes a command. Exit status: 0 on\n"
@@ -993,7 +995,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(commands); i++) {
 		if (strcmp(argv[1], commands[i].name))
 			continue;
 		cur = &commands[i];

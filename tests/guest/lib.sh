@@ -14,8 +14,10 @@ section() {
 	kind=$1 name=$2
 	shift 2
 	echo "### BEGIN $kind $name"
+	t0=$(date +%s)
 	"$@" 2>&1
 	rc=$?
+	echo "# $name: $(($(date +%s) - t0)) s"
 	echo "### END $kind $name rc=$rc"
 	[ $rc = 0 ] || failed=1
 	return 0
@@ -40,7 +42,14 @@ load_memfilter() {
 	insmod $MF/memfilter.ko && [ -c /dev/memfilter ]
 }
 
+# Unload with a published filter still alive: the module drops its names.
 unload_memfilter() {
+	if command -v memfilterctl >/dev/null; then
+		memfilterctl create guest.unload --type cuckoo --capacity 1000 \
+			>/dev/null &&
+			seq 1 100 | memfilterctl add guest.unload >/dev/null ||
+			return 1
+	fi
 	rmmod memfilter && [ ! -e /dev/memfilter ] &&
 		! grep -q '^memfilter ' /proc/modules
 }
@@ -48,9 +57,11 @@ unload_memfilter() {
 # Load the KUnit modules given, emit one ktap section per memfilter suite
 # (from debugfs), unload them again.
 run_kunit() {
+	t0=$(date +%s)
 	for ko in "$@"; do
 		insmod "$ko" || { failed=1; return 1; }
 	done
+	echo "# KUnit suites ran in $(($(date +%s) - t0)) s"
 	for d in /sys/kernel/debug/kunit/memfilter_*; do
 		section ktap "kunit.${d##*/}" cat "$d/results"
 	done

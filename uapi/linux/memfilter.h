@@ -47,7 +47,7 @@
  *    (the device is mode 0600 unless udev says otherwise).
  *  - EPERM: the command needs a capability the caller lacks.
  *  - ENOENT: no filter by that name.
- *  - EEXIST: the name is taken (or, for ADD_UNIQUE, the key may be present).
+ *  - EEXIST: the name is taken.
  *  - ENOSPC: a cuckoo filter is full; nothing already in it was lost.
  *  - EBADF: the fd is not a memfilter filter fd.
  *  - ENOMEM: out of memory.
@@ -131,7 +131,7 @@ struct memfilter_api {
  *	0 means "use @bits_per_key_q4" (Bloom) or @fingerprint_bits (cuckoo)
  * @bits_per_key_q4: Bloom: bits per key times 4 (40 = 10 bits/key);
  *	exactly one of @fpr_ppb and @bits_per_key_q4 is non-zero for Bloom
- * @out_fd: out: the new filter's file descriptor (O_CLOEXEC)
+ * @out_fd: in: must be 0; out: the new filter's file descriptor (O_CLOEXEC)
  * @seed: XXH64 seed with MEMFILTER_CREATE_SEED; must be 0 otherwise
  * @name: optional: publish the filter under this name at once (needs the
  *	same privilege as MEMFILTER_IOC_PUBLISH); all zero for none
@@ -160,7 +160,7 @@ struct memfilter_create {
  * @size: sizeof(struct memfilter_open)
  * @flags: must be 0
  * @name: the published name, NUL-terminated
- * @out_fd: out: a new fd for the filter (O_CLOEXEC)
+ * @out_fd: in: must be 0; out: a new fd for the filter (O_CLOEXEC)
  * @__reserved: must be 0
  *
  * ENOENT when no filter has that name.
@@ -214,6 +214,8 @@ struct memfilter_list {
  *	EFAULT, EINTR): keys before @out_done took effect, the rest did not
  *
  * DELETE and ADD_UNIQUE are for cuckoo filters (EOPNOTSUPP on Bloom).
+ * ADD_UNIQUE skips a key that may already be present (its result bit stays
+ * clear) and goes on; DELETE likewise skips a key it does not find.
  * ADD on a cuckoo filter that is full fails with ENOSPC and loses nothing
  * that was in it.
  */

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite memfilter_cuckoo: the cuckoo filter in the kernel.
+ *
+ * No false negatives; delete semantics including duplicates up to the
+ * two-bucket limit; a failed insert loses nothing; the 95% load target; the
+ * FPR against 2b/2^f for each fingerprint width; and lockless readers in
+ * kthreads racing a writer that inserts (with long kick chains near full
+ * load) and deletes, with zero false negatives.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <kunit/test.h>
+#include <linux/bitmap.h>
+#include <linux/completion.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "cuckoo.h"
+
+static void mf_kvfree(void *p)
+{
+	kvfree(p);
+}
+
+static void *mf_alloc(struct kunit *test, size_t n, size_t size)
+{
+	void *p = kvcalloc(n, size, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mf_kvfree, p), 0);
+	return p;
+}
+
+static struct mf_cuckoo *mf_test_cuckoo(struct kunit *test, u64 capacity,
+					u32 fp_bits)
+{
+	struct mf_cuckoo *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct mf_cuckoo_params p;
+	void *mem;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_EQ(test, memfilter_cuckoo_params_init(&p, capacity, fp_bits),
+			0);
+	KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&p.hasher, MF_HASH_XXH64,
+						    0xc0c0, NULL), 0);
+	mem = mf_alloc(test, 1, memfilter_cuckoo_mem_bytes(&p) + 64);
+	memfilter_cuckoo_init(c, &p, PTR_ALIGN(mem, 64));
+	return c;
+}
+
+/* Distinct well-mixed 64-bit key hashes; "absent" ones never collide. */
+static u64 mf_h(u64 i)
+{
+	return memfilter_xxh64(&i, sizeof(i), 0x1234);
+}
+
+static void mf_cuckoo_no_false_negatives(struct kunit *test)
+{
+	const u32 n = 1U << 20;
+	struct mf_cuckoo *c = mf_test_cuckoo(test, n, 12);
+	unsigned long *res = mf_alloc(test, BITS_TO_LONGS(n), sizeof(long));
+	u64 *h = mf_alloc(test, n, sizeof(u64));
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		h[i] = mf_h(i);
+		KUNIT_ASSERT_EQ(test, memfilter_cuckoo_add_hash(c, h[i]), 0);
+	}
+	memfilter_cuckoo_contains_hashes(c, h, n, res);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(res, n), n);
+	for (i = 0; i < n; i += 101)
+		KUNIT_EXPECT_TRUE(test, memfilter_cuckoo_contains_hash(c, h[i]));
+}
+
+static void mf_cuckoo_delete(struct kunit *test)
+{
+	struct mf_cuckoo *c = mf_test_cuckoo(test, 1024, 16);
+	u64 bytes = memfilter_cuckoo_mem_bytes(&c->p);
+	u64 h = mf_h(7), other = mf_h(8);
+	struct mf_cuckoo_stats s;
+	void *snap;
+	int i;
+
+	/* Deleting an absent key reports it and changes nothing. */
+	KUNIT_ASSERT_EQ(test, memfilter_cuckoo_add_hash(c, other), 0);
+	snap = mf_alloc(test, 1, bytes);
+	memcpy(snap, c->table, bytes);
+	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_delete_hash(c, h), -ENOENT);
+	KUNIT_EXPECT_EQ(test, memcmp(snap, c->table, bytes), 0);
+
+	/* Duplicates: 2b copies fit in the two buckets, then the stash. */
+	for (i = 0; i < 2 * MF_CUCKOO_SLOTS; i++)
+		KUNIT_ASSERT_EQ(test, memfilter_cuckoo_add_hash(c, h), 0);
+	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_count_hash(c, h),
+			2 * MF_CUCKOO_SLOTS);
+	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_add_hash(c, h), 0);	/* stash */
+	memfilter_cuckoo_stats(c, &s);
+	KUNIT_EXPECT_EQ(test, s.stash_used, 1U);
+	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_add_hash(c, h), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_count_hash(c, h),
+			2 * MF_CUCKOO_SLOTS + 1);
+	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_add_unique_hash(c, h), -EEXIST);
+	for (i = 2 * MF_CUCKOO_SLOTS + 1; i > 0; i--) {
+		KUNIT_EXPECT_TRUE(test, memfilter_cuckoo_contains_hash(c, h));
+		KUNIT_EXPECT_EQ(test, memfilter_cuckoo_delete_hash(c, h), 0);
+		KUNIT_EXPECT_EQ(test, memfilter_cuckoo_count_hash(c, h), i - 1);
+	}
+	KUNIT_EXPECT_FALSE(test, memfilter_cuckoo_contains_hash(c, h));
+	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_delete_hash(c, h), -ENOENT);
+	KUNIT_EXPECT_TRUE(test, memfilter_cuckoo_contains_hash(c, other));
+	memfilter_cuckoo_stats(c, &s);
+	KUNIT_EXPECT_EQ(test, s.items, 1ULL);
+	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_add_unique_hash(c, h), 0);
+	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_count_hash(c, h), 1U);
+}
+
+static const u32 mf_fp_widths[] = { 8, 12, 16 };
+
+static void mf_fp_desc(const u32 *f, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%u-bit fingerprints", *f);
+}
+
+KUNIT_ARRAY_PARAM(mf_fp, mf_fp_widths, mf_fp_desc);
+
+/* Fill to the first failure: 95% load, and every inserted key still in. */
+static void mf_cuckoo_fill_to_failure(struct kunit *test)
+{
+	const u32 fp = *(const u32 *)test->param_value;
+	struct mf_cuckoo *c = mf_test_cuckoo(test, 16384, fp);
+	u64 slots = c->p.nbuckets * MF_CUCKOO_SLOTS, i, n;
+	struct mf_cuckoo_stats s;
+	int ret = 0;
+
+	for (n = 0; n < 2 * slots; n++) {
+		ret = memfilter_cuckoo_add_hash(c, mf_h(n));
+		if (ret)
+			break;
+	}
+	KUNIT_ASSERT_EQ(test, ret, -ENOSPC);
+	memfilter_cuckoo_stats(c, &s);
+	kunit_info(test, "first failure after %llu keys: load %llu/%llu slots, stash %u",
+		   n, s.slots_used, s.slots, s.stash_used);
+	KUNIT_EXPECT_GE(test, s.slots_used * 100, s.slots * 95);
+	KUNIT_EXPECT_EQ(test, s.items, n);
+	KUNIT_EXPECT_EQ(test, s.failed_inserts, 1ULL);
+	for (i = 0; i < n; i++)
+		if (!memfilter_cuckoo_contains_hash(c, mf_h(i)))
+			break;
+	KUNIT_EXPECT_EQ_MSG(test, i, n, "key %llu lost by a failed insert", i);
+	/* More failures change nothing either. */
+	for (i = 0; i < 100; i++)
+		memfilter_cuckoo_add_hash(c, mf_h(n + 1 + i));
+	for (i = 0; i < n; i++)
+		if (!memfilter_cuckoo_contains_hash(c, mf_h(i)))
+			break;
+	KUNIT_EXPECT_EQ(test, i, n);
+}
+
+/* FPR at ~95% load against 2b/2^f (and the filter's own estimate). */
+static void mf_cuckoo_fpr(struct kunit *test)
+{
+	const u32 fp = *(const u32 *)test->param_value;
+	const u64 queries = 1000000;
+	struct mf_cuckoo *c = mf_test_cuckoo(test, 1U << 20, fp);
+	u64 slots = c->p.nbuckets * MF_CUCKOO_SLOTS, target = slots * 95 / 100;
+	u64 i, fpos = 0, measured, bound;
+	struct mf_cuckoo_stats s;
+
+	for (i = 0; i < target; i++)
+		KUNIT_ASSERT_EQ(test, memfilter_cuckoo_add_hash(c, mf_h(i)), 0);
+	for (i = 0; i < queries; i++)
+		fpos += memfilter_cuckoo_contains_hash(c, mf_h((1ULL << 62) + i));
+	measured = div64_u64(fpos * 1000000000ULL, queries);
+	bound = div64_u64(2ULL * MF_CUCKOO_SLOTS * 1000000000ULL, 1ULL << fp);
+	memfilter_cuckoo_stats(c, &s);
+	kunit_info(test, "f=%u: measured %llu ppb, 2b/2^f %llu ppb, estimate %llu ppb",
+		   fp, measured, bound, s.est_fpr_ppb);
+	KUNIT_EXPECT_LE(test, measured * 100, bound * 115);
+	KUNIT_EXPECT_GE(test, measured * 100, bound * 85);
+	KUNIT_EXPECT_LE(test, measured * 100, s.est_fpr_ppb * 115);
+	KUNIT_EXPECT_GE(test, measured * 100, s.est_fpr_ppb * 85);
+}
+
+struct mf_race {
+	struct mf_cuckoo *c;
+	spinlock_t lock;	/* the writer lock, as the module holds it */
+	u32 stable;
+	atomic_t writer_done;
+	atomic_t false_negatives;
+	atomic_t lookups;
+	u64 moved;
+	struct completion done[3];
+};
+
+static int mf_race_writer(void *data)
+{
+	struct mf_race *r = data;
+	u64 slots = r->c->p.nbuckets * MF_CUCKOO_SLOTS;
+	u64 churn = slots * 94 / 100 - r->stable, i;
+	int round;
+
+	/* Fill to ~94% load (long kick chains), then delete it all, again. */
+	for (round = 0; round < 6; round++) {
+		for (i = 0; i < churn; i++) {
+			spin_lock_bh(&r->lock);
+			memfilter_cuckoo_add_hash(r->c, mf_h((1ULL << 40) + i));
+			spin_unlock_bh(&r->lock);
+		}
+		for (i = 0; i < churn; i++) {
+			spin_lock_bh(&r->lock);
+			memfilter_cuckoo_delete_hash(r->c, mf_h((1ULL << 40) + i));
+			spin_unlock_bh(&r->lock);
+		}
+		cond_resched();
+	}
+	atomic_set(&r->writer_done, 1);
+	complete(&r->done[0]);
+	return 0;
+}
+
+struct mf_race_reader_arg {
+	struct mf_race *r;
+	int id;
+};
+
+static int mf_race_reader(void *data)
+{
+	struct mf_race_reader_arg *a = data;
+	struct mf_race *r = a->r;
+	u32 x;
+
+	while (!atomic_read(&r->writer_done)) {
+		x = get_random_u32_below(r->stable);
+		if (!memfilter_cuckoo_contains_hash(r->c, mf_h(x)))
+			atomic_inc(&r->false_negatives);
+		atomic_inc(&r->lookups);
+		if (!(x & 255))
+			cond_resched();
+	}
+	complete(&r->done[a->id]);
+	return 0;
+}
+
+static void mf_cuckoo_readers_race_writer(struct kunit *test)
+{
+	struct mf_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct mf_race_reader_arg args[3];
+	struct mf_cuckoo_stats s;
+	struct task_struct *t[3];
+	int i, err = 0;
+	u32 k;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->c = mf_test_cuckoo(test, 8192, 12);
+	spin_lock_init(&r->lock);
+	r->stable = r->c->p.nbuckets * MF_CUCKOO_SLOTS / 2;
+	for (k = 0; k < r->stable; k++)
+		KUNIT_ASSERT_EQ(test, memfilter_cuckoo_add_hash(r->c, mf_h(k)), 0);
+	for (i = 0; i < 3; i++) {
+		init_completion(&r->done[i]);
+		args[i].r = r;
+		args[i].id = i;
+	}
+
+	t[0] = kthread_create(mf_race_writer, r, "mf-cuckoo-w");
+	t[1] = kthread_create(mf_race_reader, &args[1], "mf-cuckoo-r1");
+	t[2] = kthread_create(mf_race_reader, &args[2], "mf-cuckoo-r2");
+	for (i = 0; i < 3; i++)
+		if (IS_ERR(t[i]))
+			err = PTR_ERR(t[i]);
+	if (err) {
+		for (i = 0; i < 3; i++)
+			if (!IS_ERR(t[i]))
+				kthread_stop(t[i]);
+		KUNIT_FAIL(test, "kthread_create: %d", err);
+		return;
+	}
+	for (i = 2; i >= 0; i--)
+		wake_up_process(t[i]);
+	wait_for_completion(&r->done[0]);
+	for (i = 1; i < 3; i++)
+		wait_for_completion(&r->done[i]);
+
+	memfilter_cuckoo_stats(r->c, &s);
+	kunit_info(test, "%d lockless lookups during %llu kicks",
+		   atomic_read(&r->lookups), s.kicks);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->false_negatives), 0);
+	KUNIT_EXPECT_GT(test, s.kicks, 0ULL);
+	KUNIT_EXPECT_EQ(test, s.items, (u64)r->stable);
+}
+
+static void mf_cuckoo_params(struct kunit *test)
+{
+	struct mf_cuckoo_params p;
+
+	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_params_init(&p, 1000, 7), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_params_init(&p, 1000, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_params_init(&p, 0, 8), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_params_init(&p, 1ULL << 50, 16),
+			-E2BIG);
+	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_params_init(&p, U64_MAX, 16),
+			-E2BIG);
+	KUNIT_ASSERT_EQ(test, memfilter_cuckoo_params_init(&p, 1, 8), 0);
+	KUNIT_EXPECT_GE(test, p.nbuckets, 1ULL);
+	KUNIT_ASSERT_EQ(test, memfilter_cuckoo_params_init(&p, 1000, 12), 0);
+	KUNIT_EXPECT_EQ(test, p.nbuckets & (p.nbuckets - 1), 0ULL);
+	KUNIT_EXPECT_GE(test, p.nbuckets * MF_CUCKOO_SLOTS * 95, 1000ULL * 100);
+	KUNIT_ASSERT_EQ(test, memfilter_cuckoo_params_from_fpr(&p, 1000, 32000000),
+			0);
+	KUNIT_EXPECT_EQ(test, p.fp_bits, 8U);
+	KUNIT_ASSERT_EQ(test, memfilter_cuckoo_params_from_fpr(&p, 1000, 1000000),
+			0);
+	KUNIT_EXPECT_EQ(test, p.fp_bits, 16U);
+	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_params_from_fpr(&p, 1000, 1000),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_params_from_fpr(&p, 1000, 0),
+			-EINVAL);
+}
+
+static struct kunit_case memfilter_cuckoo_cases[] = {
+	KUNIT_CASE_SLOW(mf_cuckoo_no_false_negatives),
+	KUNIT_CASE(mf_cuckoo_delete),
+	KUNIT_CASE_PARAM(mf_cuckoo_fill_to_failure, mf_fp_gen_params),
+	KUNIT_CASE_PARAM_ATTR(mf_cuckoo_fpr, mf_fp_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_SLOW(mf_cuckoo_readers_race_writer),
+	KUNIT_CASE(mf_cuckoo_params),
+	{}
+};
+
+static struct kunit_suite memfilter_cuckoo_suite = {
+	.name = "memfilter_cuckoo",
+	.test_cases = memfilter_cuckoo_cases,
+};
+
+kunit_test_suite(memfilter_cuckoo_suite);
