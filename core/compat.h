@@ -33,6 +33,7 @@
 #include <asm/byteorder.h>
 #include <linux/atomic.h>
 #include <linux/prefetch.h>
+#include <linux/sched.h>
 #include <kunit/visibility.h>
 
 /* Relaxed atomic OR of a 64-bit word (filters only ever set bits). */
@@ -42,6 +43,9 @@ static __always_inline void mf_atomic_or64(u64 *p, u64 v)
 }
 
 #define mf_prefetch(p)	prefetch(p)
+
+/* Long loops over big tables (load, clear) yield now and then. */
+#define mf_cond_resched()	cond_resched()
 
 #ifdef CONFIG_X86_64
 #include <asm/cpufeature.h>

@@ -292,6 +292,38 @@ static __always_inline u64 mf_cuckoo_zero_slots(const struct mf_cuckoo *c,
 	return ~(((x & low) + low) | x) & c->lane_high;
 }
 
+/**
+ * memfilter_cuckoo_restore() - adopt a table just loaded from an image
+ * @c: a filter set up by memfilter_cuckoo_init() whose table bytes the
+ *	caller has filled with an image's payload
+ * @stash: the image's stash word, checked by memfilter_image_parse()
+ * @items: the number of keys the image claims
+ *
+ * Any table contents are safe to use (every slot value is a fingerprint or
+ * empty); this counts them, so that the statistics and the load stay true.
+ *
+ * Context: the filter is not shared yet, or the caller holds its writer
+ * lock; may take a while on big tables (yields in the kernel).
+ * Return: 0, or -EBADMSG if the table does not hold @items fingerprints.
+ */
+int memfilter_cuckoo_restore(struct mf_cuckoo *c, u64 stash, u64 items)
+{
+	u64 i, used = stash != 0;
+
+	for (i = 0; i < c->p.nbuckets; i++) {
+		used += MF_CUCKOO_SLOTS -
+			hweight64(mf_cuckoo_zero_slots(c, mf_cuckoo_bucket(c, i)));
+		if (!(i & 0xfffff))
+			mf_cond_resched();
+	}
+	if (used != items)
+		return -EBADMSG;
+	WRITE_ONCE(c->stash, stash);
+	WRITE_ONCE(c->w->items, items);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(memfilter_cuckoo_restore);
+
 static __always_inline bool mf_cuckoo_stash_has(u64 stash, u64 i1, u64 i2,
 						u32 fp)
 {

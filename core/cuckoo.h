@@ -117,6 +117,7 @@ u64 memfilter_cuckoo_mem_bytes(const struct mf_cuckoo_params *p);
 void memfilter_cuckoo_init(struct mf_cuckoo *c,
 			   const struct mf_cuckoo_params *p, void *mem);
 void memfilter_cuckoo_clear(struct mf_cuckoo *c);
+int memfilter_cuckoo_restore(struct mf_cuckoo *c, u64 stash, u64 items);
 
 int memfilter_cuckoo_add_hash(struct mf_cuckoo *c, u64 hash);
 int memfilter_cuckoo_add_unique_hash(struct mf_cuckoo *c, u64 hash);

@@ -11,6 +11,7 @@
 #define _MEMFILTER_USERSPACE_H
 
 #include <errno.h>
+#include <linux/types.h>	/* __le16/32/64, as the uapi header uses them */
 #include <endian.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -26,9 +27,6 @@ typedef int8_t s8;
 typedef int16_t s16;
 typedef int32_t s32;
 typedef int64_t s64;
-typedef uint16_t __le16;
-typedef uint32_t __le32;
-typedef uint64_t __le64;
 
 #ifndef __always_inline
 #define __always_inline	inline __attribute__((__always_inline__))
@@ -97,6 +95,17 @@ static inline void mf_atomic_or64(u64 *p, u64 v)
 }
 
 #define mf_prefetch(p)	__builtin_prefetch(p)
+#define mf_cond_resched()	do { } while (0)
+
+static inline void *memchr_inv(const void *start, int c, size_t bytes)
+{
+	const unsigned char *p = start;
+
+	for (size_t i = 0; i < bytes; i++)
+		if (p[i] != (unsigned char)c)
+			return (void *)(p + i);
+	return NULL;
+}
 
 #ifdef __x86_64__
 #define MF_HAVE_AVX2	1

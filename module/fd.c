@@ -41,6 +41,20 @@ struct mf_batch {
 	u8 keys[MF_KEYBUF];
 };
 
+/**
+ * struct mf_file - one open filter fd
+ * @f: the filter; the file holds a reference
+ * @lock: serializes dumps through this fd
+ * @image: the image being read out, from a read() at offset 0
+ * @image_len: its length (kept after the snapshot is dropped at its end)
+ */
+struct mf_file {
+	struct memfilter *f;
+	struct mutex lock;	/* dumps through this fd */
+	void *image;
+	size_t image_len;
+};
+
 static const struct memfilter_hasher *mf_hasher_of(struct memfilter *f)
 {
 	return f->type == MEMFILTER_TYPE_BLOOM ? &f->bloom.p.hasher :
@@ -233,13 +247,70 @@ static const struct mf_ioctl_op mf_filter_ops[] = {
 static long mf_filter_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long arg)
 {
-	return mf_dispatch(mf_filter_ops, ARRAY_SIZE(mf_filter_ops),
-			   file->private_data, cmd, arg);
+	struct mf_file *mfile = file->private_data;
+
+	return mf_dispatch(mf_filter_ops, ARRAY_SIZE(mf_filter_ops), mfile->f,
+			   cmd, arg);
+}
+
+/*
+ * Reading a filter fd yields its image. A read at offset 0 takes a fresh,
+ * consistent snapshot; later reads continue through it; the snapshot is
+ * dropped at its end. Reading elsewhere without a snapshot is -EINVAL.
+ */
+static ssize_t mf_filter_read(struct file *file, char __user *buf,
+			      size_t len, loff_t *ppos)
+{
+	struct mf_file *mfile = file->private_data;
+	loff_t pos = *ppos;
+	ssize_t ret;
+	size_t n;
+
+	if (pos < 0)
+		return -EINVAL;
+	mutex_lock(&mfile->lock);
+	if (!pos) {
+		kvfree(mfile->image);
+		mfile->image = mf_filter_image(mfile->f, &mfile->image_len);
+		if (IS_ERR(mfile->image)) {
+			ret = PTR_ERR(mfile->image);
+			mfile->image = NULL;
+			goto out;
+		}
+	}
+	if (!mfile->image) {
+		/* EOF right after a dump; otherwise a dump starts at 0. */
+		ret = pos == mfile->image_len ? 0 : -EINVAL;
+		goto out;
+	}
+	if (pos >= mfile->image_len) {
+		ret = 0;
+		goto out;
+	}
+	n = min_t(size_t, len, mfile->image_len - pos);
+	if (copy_to_user(buf, (u8 *)mfile->image + pos, n)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	*ppos = pos + n;
+	ret = n;
+	if (*ppos == mfile->image_len) {
+		kvfree(mfile->image);
+		mfile->image = NULL;
+	}
+out:
+	mutex_unlock(&mfile->lock);
+	return ret;
 }
 
 static int mf_filter_release(struct inode *inode, struct file *file)
 {
-	memfilter_put(file->private_data);
+	struct mf_file *mfile = file->private_data;
+
+	kvfree(mfile->image);
+	memfilter_put(mfile->f);
+	mutex_destroy(&mfile->lock);
+	kfree(mfile);
 	return 0;
 }
 
@@ -247,8 +318,9 @@ static const struct file_operations mf_filter_fops = {
 	.owner = THIS_MODULE,
 	.unlocked_ioctl = mf_filter_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.read = mf_filter_read,
 	.release = mf_filter_release,
-	.llseek = noop_llseek,
+	.llseek = default_llseek,
 };
 
 /**
@@ -263,17 +335,31 @@ static const struct file_operations mf_filter_fops = {
  */
 int mf_filter_install_fd(struct memfilter *f, struct file **filep)
 {
+	struct mf_file *mfile;
 	struct file *file;
 	int fd;
 
+	mfile = kzalloc(sizeof(*mfile), GFP_KERNEL_ACCOUNT);
+	if (!mfile)
+		return -ENOMEM;
+	mutex_init(&mfile->lock);
+	mfile->f = f;
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0)
-		return fd;
-	file = anon_inode_getfile("[memfilter]", &mf_filter_fops, f, O_RDWR);
+		goto out_free;
+	file = anon_inode_getfile("[memfilter]", &mf_filter_fops, mfile, O_RDWR);
 	if (IS_ERR(file)) {
 		put_unused_fd(fd);
-		return PTR_ERR(file);
+		fd = PTR_ERR(file);
+		goto out_free;
 	}
+	/* Dumps are read from offset 0: make the fd seekable and preadable. */
+	file->f_mode |= FMODE_LSEEK | FMODE_PREAD;
 	*filep = file;
+	return fd;
+
+out_free:
+	mutex_destroy(&mfile->lock);
+	kfree(mfile);
 	return fd;
 }

@@ -20,7 +20,12 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 
+#include <linux/capability.h>
+#include <linux/sched/signal.h>
+#include <linux/sizes.h>
+
 #include "filter.h"
+#include "image.h"
 
 unsigned long mf_max_filter_mb = 1024;
 module_param_named(max_filter_mb, mf_max_filter_mb, ulong, 0644);
@@ -123,48 +128,39 @@ static int mf_charge(u64 bytes)
 	return 0;
 }
 
-/**
- * mf_filter_create() - make a filter from a create request
- * @c: the request, copied from userspace
- *
- * Context: process context, may sleep.
- * Return: the filter with one reference, or an ERR_PTR(): -EOPNOTSUPP for
- * unknown flags or type, -EINVAL for inconsistent parameters, -E2BIG when
- * larger than max_filter_mb or overflowing, -ENOMEM when over
- * max_total_mb or out of memory. Nothing is left allocated on error.
- */
-struct memfilter *mf_filter_create(const struct memfilter_create *c)
+static struct mf_pcpu_stats mf_stats_sum(struct memfilter *f)
 {
-	struct mf_cuckoo_params cp;
-	struct mf_bloom_params bp;
-	struct memfilter_hasher h;
+	struct mf_pcpu_stats sum = {};
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const struct mf_pcpu_stats *s = per_cpu_ptr(f->stats, cpu);
+
+		sum.adds += READ_ONCE(s->adds);
+		sum.queries += READ_ONCE(s->queries);
+		sum.hits += READ_ONCE(s->hits);
+		sum.deletes += READ_ONCE(s->deletes);
+		sum.failed += READ_ONCE(s->failed);
+	}
+	return sum;
+}
+
+/*
+ * Allocate a filter of @type with the given parameters (hasher included),
+ * charged against the module's limits, with one reference.
+ */
+static struct memfilter *mf_filter_alloc(u32 type, u32 flags,
+					 const struct mf_bloom_params *bp,
+					 const struct mf_cuckoo_params *cp)
+{
 	struct memfilter *f;
 	u64 bytes, alloc;
 	int ret;
 
-	if (c->flags & ~MEMFILTER_CREATE_FLAGS)
-		return ERR_PTR(-EOPNOTSUPP);
-	if ((c->flags & MEMFILTER_CREATE_KEYED) &&
-	    (c->flags & MEMFILTER_CREATE_SEED))
-		return ERR_PTR(-EINVAL);
-	if (!(c->flags & MEMFILTER_CREATE_SEED) && c->seed)
-		return ERR_PTR(-EINVAL);
-	if (!c->capacity)
-		return ERR_PTR(-EINVAL);
-
-	switch (c->type) {
-	case MEMFILTER_TYPE_BLOOM:
-		ret = mf_params_bloom(c, &bp, &bytes);
-		break;
-	case MEMFILTER_TYPE_CUCKOO:
-		ret = mf_params_cuckoo(c, &cp, &bytes);
-		break;
-	default:
-		ret = -EOPNOTSUPP;
-	}
-	if (ret)
-		return ERR_PTR(ret);
-	if (check_add_overflow(bytes, (u64)MF_BLOOM_BLOCK_BYTES - 1, &alloc) ||
+	bytes = type == MEMFILTER_TYPE_BLOOM ? memfilter_bloom_bytes(bp) :
+					       memfilter_cuckoo_mem_bytes(cp);
+	if (!bytes ||
+	    check_add_overflow(bytes, (u64)MF_BLOOM_BLOCK_BYTES - 1, &alloc) ||
 	    alloc > SIZE_MAX)
 		return ERR_PTR(-E2BIG);
 
@@ -189,22 +185,16 @@ struct memfilter *mf_filter_create(const struct memfilter_create *c)
 		ret = -ENOMEM;
 		goto out_free_mem;
 	}
-	ret = mf_hasher(c, &h);
-	if (ret)
-		goto out_free_stats;
 
-	f->type = c->type;
-	f->flags = c->flags;
-	if (f->type == MEMFILTER_TYPE_BLOOM) {
-		bp.hasher = h;
-		f->bloom.p = bp;
+	f->type = type;
+	f->flags = flags;
+	if (type == MEMFILTER_TYPE_BLOOM) {
+		f->bloom.p = *bp;
 		f->bloom.words = PTR_ALIGN(f->mem, MF_BLOOM_BLOCK_BYTES);
 	} else {
-		cp.hasher = h;
-		memfilter_cuckoo_init(&f->cuckoo, &cp,
+		memfilter_cuckoo_init(&f->cuckoo, cp,
 				      PTR_ALIGN(f->mem, MF_BLOOM_BLOCK_BYTES));
 	}
-	memzero_explicit(&h, sizeof(h));
 	refcount_set(&f->ref, 1);
 	spin_lock_init(&f->lock);
 	INIT_RCU_WORK(&f->free_work, mf_filter_free_work);
@@ -215,8 +205,6 @@ struct memfilter *mf_filter_create(const struct memfilter_create *c)
 	mutex_unlock(&mf_names_lock);
 	return f;
 
-out_free_stats:
-	free_percpu(f->stats);
 out_free_mem:
 	kvfree(f->mem);
 out_free_f:
@@ -224,6 +212,190 @@ out_free_f:
 out_uncharge:
 	atomic64_sub(bytes, &mf_total_bytes);
 	return ERR_PTR(ret);
+}
+
+/**
+ * mf_filter_create() - make a filter from a create request
+ * @c: the request, copied from userspace
+ *
+ * Context: process context, may sleep.
+ * Return: the filter with one reference, or an ERR_PTR(): -EOPNOTSUPP for
+ * unknown flags or type, -EINVAL for inconsistent parameters, -E2BIG when
+ * larger than max_filter_mb or overflowing, -ENOMEM when over
+ * max_total_mb or out of memory. Nothing is left allocated on error.
+ */
+struct memfilter *mf_filter_create(const struct memfilter_create *c)
+{
+	struct mf_cuckoo_params cp;
+	struct mf_bloom_params bp;
+	struct memfilter *f;
+	u64 bytes;
+	int ret;
+
+	if (c->flags & ~MEMFILTER_CREATE_FLAGS)
+		return ERR_PTR(-EOPNOTSUPP);
+	if ((c->flags & MEMFILTER_CREATE_KEYED) &&
+	    (c->flags & MEMFILTER_CREATE_SEED))
+		return ERR_PTR(-EINVAL);
+	if (!(c->flags & MEMFILTER_CREATE_SEED) && c->seed)
+		return ERR_PTR(-EINVAL);
+	if (!c->capacity)
+		return ERR_PTR(-EINVAL);
+
+	switch (c->type) {
+	case MEMFILTER_TYPE_BLOOM:
+		ret = mf_params_bloom(c, &bp, &bytes);
+		if (!ret)
+			ret = mf_hasher(c, &bp.hasher);
+		break;
+	case MEMFILTER_TYPE_CUCKOO:
+		ret = mf_params_cuckoo(c, &cp, &bytes);
+		if (!ret)
+			ret = mf_hasher(c, &cp.hasher);
+		break;
+	default:
+		ret = -EOPNOTSUPP;
+	}
+	if (ret)
+		return ERR_PTR(ret);
+	f = mf_filter_alloc(c->type, c->flags, &bp, &cp);
+	memzero_explicit(&bp.hasher, sizeof(bp.hasher));
+	memzero_explicit(&cp.hasher, sizeof(cp.hasher));
+	return f;
+}
+
+/* The table an image's payload maps to. */
+static void *mf_filter_table(struct memfilter *f)
+{
+	return f->type == MEMFILTER_TYPE_BLOOM ? (void *)f->bloom.words :
+						 (void *)f->cuckoo.table;
+}
+
+/**
+ * mf_filter_load() - make a filter from an image in user memory
+ * @uimage: the image (header and payload)
+ * @len: its length
+ *
+ * Context: process context, may sleep; interruptible by fatal signals.
+ * Return: the filter with one reference, or an ERR_PTR(): -EBADMSG for a
+ * corrupt or inconsistent image, -EOPNOTSUPP for an unsupported one,
+ * -E2BIG or -ENOMEM for the module's limits, -EFAULT, -EINTR. Nothing is
+ * left behind on error.
+ */
+struct memfilter *mf_filter_load(const u8 __user *uimage, u64 len)
+{
+	struct memfilter_image_header hdr;
+	struct mf_image_desc d;
+	struct memfilter *f;
+	u64 off, n;
+	u8 *table;
+	u32 algo;
+	int ret;
+
+	if (len < sizeof(hdr))
+		return ERR_PTR(-EBADMSG);
+	if (copy_from_user(&hdr, uimage, sizeof(hdr)))
+		return ERR_PTR(-EFAULT);
+	ret = memfilter_image_parse(&hdr, len, &d);
+	memzero_explicit(&hdr, sizeof(hdr));
+	if (ret)
+		return ERR_PTR(ret);
+
+	algo = d.type == MEMFILTER_TYPE_BLOOM ? d.bloom.hasher.algo :
+						d.cuckoo.hasher.algo;
+	f = mf_filter_alloc(d.type, algo == MF_HASH_SIPHASH24 ?
+			    MEMFILTER_CREATE_KEYED : 0, &d.bloom, &d.cuckoo);
+	memzero_explicit(&d.bloom.hasher, sizeof(d.bloom.hasher));
+	memzero_explicit(&d.cuckoo.hasher, sizeof(d.cuckoo.hasher));
+	if (IS_ERR(f))
+		return f;
+
+	table = mf_filter_table(f);
+	for (off = 0; off < d.payload_size; off += n) {
+		n = min_t(u64, d.payload_size - off, SZ_1M);
+		if (copy_from_user(table + off, uimage + sizeof(hdr) + off, n)) {
+			ret = -EFAULT;
+			goto out_put;
+		}
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto out_put;
+		}
+		cond_resched();
+	}
+	ret = memfilter_image_check_payload(&d, table);
+	if (ret)
+		goto out_put;
+	if (d.type == MEMFILTER_TYPE_CUCKOO)
+		ret = memfilter_cuckoo_restore(&f->cuckoo, d.stash, d.keys);
+	else
+		this_cpu_write(f->stats->adds, d.keys);
+	if (ret)
+		goto out_put;
+	return f;
+
+out_put:
+	memfilter_put(f);
+	return ERR_PTR(ret);
+}
+
+/**
+ * mf_filter_image() - take a consistent image of a live filter
+ * @f: the filter
+ * @len: out: the image's length
+ *
+ * Bloom tables are copied word by word without a lock: every key added
+ * before the call is in the image (bits are only ever set). Cuckoo tables
+ * are copied under the writer lock, since fingerprints move.
+ *
+ * Context: process context, may sleep.
+ * Return: the image in a kvmalloc()ed buffer, or an ERR_PTR(): -EPERM for
+ * a keyed filter without CAP_SYS_ADMIN (its image carries the secret),
+ * -ENOMEM.
+ */
+void *mf_filter_image(struct memfilter *f, size_t *len)
+{
+	const struct memfilter_hasher *h = f->type == MEMFILTER_TYPE_BLOOM ?
+		&f->bloom.p.hasher : &f->cuckoo.p.hasher;
+	struct mf_image_desc d;
+	u64 payload, i, stash;
+	struct mf_cuckoo_stats s;
+	u8 *image;
+
+	if (h->algo == MF_HASH_SIPHASH24 && !capable(CAP_SYS_ADMIN))
+		return ERR_PTR(-EPERM);
+	if (f->type == MEMFILTER_TYPE_BLOOM)
+		memfilter_image_desc_bloom(&d, &f->bloom, 0);
+	else
+		memfilter_image_desc_cuckoo(&d, &f->cuckoo, 0, 0);
+	payload = d.payload_size;
+	*len = MEMFILTER_IMAGE_HDR_SIZE + payload;
+	image = kvmalloc(*len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!image)
+		return ERR_PTR(-ENOMEM);
+
+	if (f->type == MEMFILTER_TYPE_BLOOM) {
+		u64 *dst = (u64 *)(image + sizeof(struct memfilter_image_header));
+
+		for (i = 0; i < payload / sizeof(u64); i++) {
+			dst[i] = READ_ONCE(f->bloom.words[i]);
+			if (!(i & 0xffff))
+				cond_resched();
+		}
+		memfilter_image_desc_bloom(&d, &f->bloom,
+					   mf_stats_sum(f).adds);
+	} else {
+		spin_lock_bh(&f->lock);
+		memcpy(image + sizeof(struct memfilter_image_header),
+		       f->cuckoo.table, payload);
+		stash = f->cuckoo.stash;
+		memfilter_cuckoo_stats(&f->cuckoo, &s);
+		spin_unlock_bh(&f->lock);
+		memfilter_image_desc_cuckoo(&d, &f->cuckoo, s.items, stash);
+	}
+	memfilter_image_header((struct memfilter_image_header *)image, &d,
+			       image + sizeof(struct memfilter_image_header));
+	return image;
 }
 
 /**
@@ -255,23 +427,6 @@ void memfilter_put(struct memfilter *f)
 		queue_rcu_work(mf_wq, &f->free_work);
 }
 EXPORT_SYMBOL_GPL(memfilter_put);
-
-static struct mf_pcpu_stats mf_stats_sum(struct memfilter *f)
-{
-	struct mf_pcpu_stats sum = {};
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		const struct mf_pcpu_stats *s = per_cpu_ptr(f->stats, cpu);
-
-		sum.adds += READ_ONCE(s->adds);
-		sum.queries += READ_ONCE(s->queries);
-		sum.hits += READ_ONCE(s->hits);
-		sum.deletes += READ_ONCE(s->deletes);
-		sum.failed += READ_ONCE(s->failed);
-	}
-	return sum;
-}
 
 /**
  * mf_filter_info() - fill in a filter's parameters and statistics

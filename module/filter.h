@@ -81,6 +81,8 @@ extern struct mutex mf_names_lock;
 extern struct list_head mf_all_filters;
 
 struct memfilter *mf_filter_create(const struct memfilter_create *c);
+struct memfilter *mf_filter_load(const u8 __user *uimage, u64 len);
+void *mf_filter_image(struct memfilter *f, size_t *len);
 void mf_filter_info(struct memfilter *f, struct memfilter_info *info);
 void mf_filter_clear(struct memfilter *f);
 int mf_filter_hashes(struct memfilter *f, u32 cmd, const u64 *hashes, u32 n,

@@ -35,6 +35,7 @@ union mf_ucmd_buffer {
 	struct memfilter_create create;
 	struct memfilter_open open;
 	struct memfilter_list list;
+	struct memfilter_load load;
 	struct memfilter_keys keys;
 	struct memfilter_info info;
 	struct memfilter_name name;

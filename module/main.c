@@ -98,7 +98,7 @@ static int mf_cmd_api(struct mf_ucmd *ucmd)
 	cmd->api_version = MEMFILTER_API_VERSION;
 	cmd->features = MEMFILTER_FEAT_HASH_XXH64 | MEMFILTER_FEAT_HASH_SIPHASH |
 			MEMFILTER_FEAT_BLOOM | MEMFILTER_FEAT_CUCKOO |
-			MEMFILTER_FEAT_NAMES;
+			MEMFILTER_FEAT_NAMES | MEMFILTER_FEAT_IMAGES;
 	ret = mf_respond(ucmd, sizeof(*cmd));
 	if (ret)
 		return ret;
@@ -184,6 +184,31 @@ static int mf_cmd_open(struct mf_ucmd *ucmd)
 	return mf_reply_fd(ucmd, f, NULL, &cmd->out_fd, sizeof(*cmd));
 }
 
+static int mf_cmd_load(struct mf_ucmd *ucmd)
+{
+	struct memfilter_load *cmd = ucmd->cmd;
+	bool named = memchr_inv(cmd->name, 0, sizeof(cmd->name));
+	struct memfilter *f;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EOPNOTSUPP;
+	if (cmd->out_fd)
+		return -EINVAL;
+	if (named) {
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
+		ret = mf_name_valid(cmd->name);
+		if (ret)
+			return ret;
+	}
+	f = mf_filter_load(u64_to_user_ptr(cmd->image), cmd->image_len);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	return mf_reply_fd(ucmd, f, named ? cmd->name : NULL, &cmd->out_fd,
+			   sizeof(*cmd));
+}
+
 static int mf_cmd_list(struct mf_ucmd *ucmd)
 {
 	struct memfilter_list *cmd = ucmd->cmd;
@@ -222,6 +247,8 @@ static const struct mf_ioctl_op mf_dev_ops[] = {
 		    __reserved),
 	MF_IOCTL_OP(MEMFILTER_IOC_LIST, mf_cmd_list, struct memfilter_list,
 		    names),
+	MF_IOCTL_OP(MEMFILTER_IOC_LOAD, mf_cmd_load, struct memfilter_load,
+		    name),
 };
 
 static long mf_dev_ioctl(struct file *file, unsigned int cmd,

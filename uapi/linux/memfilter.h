@@ -50,6 +50,7 @@
  *  - EEXIST: the name is taken.
  *  - ENOSPC: a cuckoo filter is full; nothing already in it was lost.
  *  - EBADF: the fd is not a memfilter filter fd.
+ *  - EBADMSG: a filter image is corrupt or inconsistent.
  *  - ENOMEM: out of memory.
  */
 
@@ -64,6 +65,7 @@
 #define MEMFILTER_CMD_CREATE	(MEMFILTER_CMD_BASE + 1)
 #define MEMFILTER_CMD_OPEN	(MEMFILTER_CMD_BASE + 2)
 #define MEMFILTER_CMD_LIST	(MEMFILTER_CMD_BASE + 3)
+#define MEMFILTER_CMD_LOAD	(MEMFILTER_CMD_BASE + 4)
 /* Commands on a filter fd. */
 #define MEMFILTER_CMD_ADD	(MEMFILTER_CMD_BASE + 0x10)
 #define MEMFILTER_CMD_QUERY	(MEMFILTER_CMD_BASE + 0x11)
@@ -80,6 +82,7 @@
 #define MEMFILTER_FEAT_BLOOM		_BITULL(2)
 #define MEMFILTER_FEAT_CUCKOO		_BITULL(3)
 #define MEMFILTER_FEAT_NAMES		_BITULL(4)
+#define MEMFILTER_FEAT_IMAGES		_BITULL(5)
 
 /**
  * struct memfilter_api - ioctl(MEMFILTER_IOC_API): version handshake
@@ -317,11 +320,103 @@ struct memfilter_clear {
 	__u32 flags;
 };
 
+/**
+ * DOC: Filter images
+ *
+ * A filter travels as an image: a 128-byte header followed by the filter's
+ * table (the payload), every field little-endian whatever the host. The
+ * header pins everything needed to answer exactly as the original did:
+ * type, geometry, hash algorithm, seed or secret. Reading a filter fd from
+ * offset 0 yields its image (see Documentation/image-format.rst);
+ * MEMFILTER_IOC_LOAD makes a new filter from one. The loader refuses what
+ * it cannot answer exactly: EBADMSG for a corrupt or inconsistent image
+ * (bad magic, checksum, sizes, geometry), EOPNOTSUPP for a well-formed
+ * image of a version, type or hash this kernel does not know, E2BIG or
+ * ENOMEM for one beyond the module's limits.
+ *
+ * Keyed (SipHash) filters carry their 128-bit secret in the image, since an
+ * image without it could not answer at all. Dumping a keyed filter
+ * therefore needs CAP_SYS_ADMIN, and such images must be stored like keys.
+ */
+#define MEMFILTER_IMAGE_MAGIC	0x31474d49544c464dULL	/* "MFLTIMG1" */
+#define MEMFILTER_IMAGE_VERSION	1
+#define MEMFILTER_IMAGE_HDR_SIZE 128
+
+/* memfilter_image_header.flags */
+#define MEMFILTER_IMAGE_SECRET	_BITUL(0)	/* @secret holds the SipHash key */
+
+/**
+ * struct memfilter_image_header - the first 128 bytes of a filter image
+ * @magic: MEMFILTER_IMAGE_MAGIC
+ * @version: MEMFILTER_IMAGE_VERSION
+ * @header_size: MEMFILTER_IMAGE_HDR_SIZE
+ * @type: MEMFILTER_TYPE_*
+ * @hash_algo: MEMFILTER_HASH_*
+ * @flags: MEMFILTER_IMAGE_* bits
+ * @seed: XXH64 seed (0 for keyed filters)
+ * @secret: SipHash-2-4 key words (k0, k1) with MEMFILTER_IMAGE_SECRET,
+ *	else 0
+ * @capacity: design capacity in keys
+ * @keys: keys in the filter when the image was taken
+ * @geometry: Bloom: 64-byte blocks; cuckoo: buckets (a power of two)
+ * @k: Bloom: probes per key (1..8); cuckoo: fingerprint bits (8, 12, 16)
+ * @bits_per_key_q4: Bloom: bits per key x 4 it was sized for; cuckoo: 0
+ * @stash: cuckoo: the victim stash, (bucket << 16) | fingerprint, or 0
+ * @payload_size: bytes of table that follow the header
+ * @payload_xxh64: XXH64 (seed 0) of the payload
+ * @__reserved: must be 0
+ * @header_xxh64: XXH64 (seed 0) of the header's first 120 bytes
+ */
+struct memfilter_image_header {
+	__le64 magic;
+	__le16 version;
+	__le16 header_size;
+	__le32 type;
+	__le32 hash_algo;
+	__le32 flags;
+	__le64 seed;
+	__le64 secret[2];
+	__le64 capacity;
+	__le64 keys;
+	__le64 geometry;
+	__le32 k;
+	__le32 bits_per_key_q4;
+	__le64 stash;
+	__le64 payload_size;
+	__le64 payload_xxh64;
+	__u8 __reserved[16];
+	__le64 header_xxh64;
+};
+
+/**
+ * struct memfilter_load - ioctl(MEMFILTER_IOC_LOAD): a filter from an image
+ * @size: sizeof(struct memfilter_load)
+ * @flags: must be 0
+ * @image: user pointer to the whole image
+ * @image_len: its length in bytes (header + payload, exactly)
+ * @out_fd: in: must be 0; out: the new filter's fd (O_CLOEXEC)
+ * @__reserved: must be 0
+ * @name: optional: publish under this name (CAP_SYS_ADMIN); zero for none
+ *
+ * The new filter answers every query exactly as the imaged one did.
+ * Nothing is left behind on error.
+ */
+struct memfilter_load {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 image;
+	__aligned_u64 image_len;
+	__s32 out_fd;
+	__u32 __reserved;
+	char name[MEMFILTER_NAME_MAX];
+};
+
 #define MEMFILTER_IO(nr, type) _IOWR(MEMFILTER_IOCTL_TYPE, nr, type)
 #define MEMFILTER_IOC_API	MEMFILTER_IO(MEMFILTER_CMD_API, struct memfilter_api)
 #define MEMFILTER_IOC_CREATE	MEMFILTER_IO(MEMFILTER_CMD_CREATE, struct memfilter_create)
 #define MEMFILTER_IOC_OPEN	MEMFILTER_IO(MEMFILTER_CMD_OPEN, struct memfilter_open)
 #define MEMFILTER_IOC_LIST	MEMFILTER_IO(MEMFILTER_CMD_LIST, struct memfilter_list)
+#define MEMFILTER_IOC_LOAD	MEMFILTER_IO(MEMFILTER_CMD_LOAD, struct memfilter_load)
 #define MEMFILTER_IOC_ADD	MEMFILTER_IO(MEMFILTER_CMD_ADD, struct memfilter_keys)
 #define MEMFILTER_IOC_QUERY	MEMFILTER_IO(MEMFILTER_CMD_QUERY, struct memfilter_keys)
 #define MEMFILTER_IOC_DELETE	MEMFILTER_IO(MEMFILTER_CMD_DELETE, struct memfilter_keys)

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Filter images: the header of Documentation/image-format.rst, written
+ * and checked by this one file in the kernel (dump, load), libmemfilter
+ * (offline builds, inspect, merge) and the image fuzzer.
+ *
+ * Conventions in this file: memfilter_image_parse() trusts nothing. It
+ * checks the magic, the header's own checksum, then every field against
+ * what this code can answer exactly, so that a parsed description can
+ * size an allocation and drive a filter without further checks. Only the
+ * payload is left to memfilter_image_check_payload() (its checksum) and,
+ * for cuckoo filters, memfilter_cuckoo_restore() (its contents).
+ * Corruption is -EBADMSG; a well-formed image this code does not know
+ * (newer version, unknown type, hash or flag) is -EOPNOTSUPP.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include "image.h"
+
+#define MF_IMAGE_FLAGS	MEMFILTER_IMAGE_SECRET
+
+/**
+ * memfilter_image_payload_bytes() - size of a described filter's table
+ * @d: a description from memfilter_image_parse() or _desc_*()
+ *
+ * Context: any.
+ * Return: the payload size in bytes.
+ */
+u64 memfilter_image_payload_bytes(const struct mf_image_desc *d)
+{
+	if (d->type == MEMFILTER_TYPE_BLOOM)
+		return memfilter_bloom_bytes(&d->bloom);
+	return d->cuckoo.nbuckets * (d->cuckoo.fp_bits / 2);
+}
+EXPORT_SYMBOL_GPL(memfilter_image_payload_bytes);
+
+/**
+ * memfilter_image_desc_bloom() - describe a Bloom filter for imaging
+ * @d: filled in
+ * @b: the filter
+ * @keys: how many keys it holds
+ *
+ * Context: any.
+ */
+void memfilter_image_desc_bloom(struct mf_image_desc *d,
+				const struct mf_bloom *b, u64 keys)
+{
+	memset(d, 0, sizeof(*d));
+	d->type = MEMFILTER_TYPE_BLOOM;
+	d->keys = keys;
+	d->bloom = b->p;
+	d->payload_size = memfilter_image_payload_bytes(d);
+}
+EXPORT_SYMBOL_GPL(memfilter_image_desc_bloom);
+
+/**
+ * memfilter_image_desc_cuckoo() - describe a cuckoo filter for imaging
+ * @d: filled in
+ * @c: the filter
+ * @keys: how many keys it holds
+ * @stash: its stash word, read together with the table snapshot
+ *
+ * Context: any.
+ */
+void memfilter_image_desc_cuckoo(struct mf_image_desc *d,
+				 const struct mf_cuckoo *c, u64 keys, u64 stash)
+{
+	memset(d, 0, sizeof(*d));
+	d->type = MEMFILTER_TYPE_CUCKOO;
+	d->keys = keys;
+	d->stash = stash;
+	d->cuckoo = c->p;
+	d->payload_size = memfilter_image_payload_bytes(d);
+}
+EXPORT_SYMBOL_GPL(memfilter_image_desc_cuckoo);
+
+/**
+ * memfilter_image_header() - write an image header
+ * @h: the 128-byte header to fill in
+ * @d: the filter's description
+ * @payload: the table bytes that will follow, for the checksum
+ *
+ * Context: any; hashes the whole payload, so callers in the kernel should
+ * be able to take the time (process context).
+ */
+void memfilter_image_header(struct memfilter_image_header *h,
+			    const struct mf_image_desc *d, const void *payload)
+{
+	const struct memfilter_hasher *hs;
+
+	BUILD_BUG_ON(sizeof(*h) != MEMFILTER_IMAGE_HDR_SIZE);
+	memset(h, 0, sizeof(*h));
+	h->magic = cpu_to_le64(MEMFILTER_IMAGE_MAGIC);
+	h->version = cpu_to_le16(MEMFILTER_IMAGE_VERSION);
+	h->header_size = cpu_to_le16(MEMFILTER_IMAGE_HDR_SIZE);
+	h->type = cpu_to_le32(d->type);
+	if (d->type == MEMFILTER_TYPE_BLOOM) {
+		hs = &d->bloom.hasher;
+		h->capacity = cpu_to_le64(d->bloom.capacity);
+		h->geometry = cpu_to_le64(d->bloom.nblocks);
+		h->k = cpu_to_le32(d->bloom.k);
+		h->bits_per_key_q4 = cpu_to_le32(d->bloom.bits_per_key_q4);
+	} else {
+		hs = &d->cuckoo.hasher;
+		h->capacity = cpu_to_le64(d->cuckoo.capacity);
+		h->geometry = cpu_to_le64(d->cuckoo.nbuckets);
+		h->k = cpu_to_le32(d->cuckoo.fp_bits);
+		h->stash = cpu_to_le64(d->stash);
+	}
+	h->hash_algo = cpu_to_le32(hs->algo);
+	if (hs->algo == MF_HASH_SIPHASH24) {
+		h->flags = cpu_to_le32(MEMFILTER_IMAGE_SECRET);
+		h->secret[0] = cpu_to_le64(hs->key[0]);
+		h->secret[1] = cpu_to_le64(hs->key[1]);
+	} else {
+		h->seed = cpu_to_le64(hs->seed);
+	}
+	h->keys = cpu_to_le64(d->keys);
+	h->payload_size = cpu_to_le64(d->payload_size);
+	h->payload_xxh64 = cpu_to_le64(mf_xxh64(payload, d->payload_size, 0));
+	h->header_xxh64 = cpu_to_le64(mf_xxh64(h, offsetof(typeof(*h),
+							   header_xxh64), 0));
+}
+EXPORT_SYMBOL_GPL(memfilter_image_header);
+
+static int mf_image_hasher(const struct memfilter_image_header *h,
+			   struct memfilter_hasher *hs)
+{
+	u32 algo = le32_to_cpu(h->hash_algo);
+	bool secret = le32_to_cpu(h->flags) & MEMFILTER_IMAGE_SECRET;
+	u64 key[2] = { le64_to_cpu(h->secret[0]), le64_to_cpu(h->secret[1]) };
+
+	switch (algo) {
+	case MF_HASH_XXH64:
+		if (secret || key[0] || key[1])
+			return -EBADMSG;
+		break;
+	case MF_HASH_SIPHASH24:
+		if (!secret || h->seed || !(key[0] | key[1]))
+			return -EBADMSG;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	return memfilter_hasher_init(hs, algo, le64_to_cpu(h->seed), key);
+}
+
+static int mf_image_bloom(const struct memfilter_image_header *h,
+			  struct mf_image_desc *d)
+{
+	struct mf_bloom_params *p = &d->bloom;
+	u64 nblocks = le64_to_cpu(h->geometry);
+
+	if (!nblocks || nblocks > MF_BLOOM_MAX_BYTES / MF_BLOOM_BLOCK_BYTES)
+		return -EBADMSG;
+	p->nblocks = nblocks;
+	p->k = le32_to_cpu(h->k);
+	p->bits_per_key_q4 = le32_to_cpu(h->bits_per_key_q4);
+	if (!p->k || p->k > MF_BLOOM_MAX_K || h->stash ||
+	    p->bits_per_key_q4 < MF_BLOOM_MIN_BPK_Q4 ||
+	    p->bits_per_key_q4 > MF_BLOOM_MAX_BPK_Q4)
+		return -EBADMSG;
+	p->capacity = le64_to_cpu(h->capacity);
+	return mf_image_hasher(h, &p->hasher);
+}
+
+static int mf_image_cuckoo(const struct memfilter_image_header *h,
+			   struct mf_image_desc *d)
+{
+	struct mf_cuckoo_params *p = &d->cuckoo;
+	u64 nbuckets = le64_to_cpu(h->geometry), stash = le64_to_cpu(h->stash);
+	u32 fp_bits = le32_to_cpu(h->k);
+
+	if (fp_bits != 8 && fp_bits != 12 && fp_bits != 16)
+		return -EBADMSG;
+	if (!nbuckets || (nbuckets & (nbuckets - 1)) ||
+	    nbuckets > MF_CUCKOO_MAX_BYTES / (fp_bits / 2) || h->bits_per_key_q4)
+		return -EBADMSG;
+	if (stash && (!(stash & 0xffff) || (stash & 0xffff) > (1U << fp_bits) - 1 ||
+		      (stash >> 16) >= nbuckets))
+		return -EBADMSG;
+	p->capacity = le64_to_cpu(h->capacity);
+	p->nbuckets = nbuckets;
+	p->fp_bits = fp_bits;
+	p->max_kicks = MF_CUCKOO_DEFAULT_KICKS;
+	if (!memfilter_cuckoo_mem_bytes(p))
+		return -EBADMSG;
+	d->stash = stash;
+	return mf_image_hasher(h, &p->hasher);
+}
+
+/**
+ * memfilter_image_parse() - validate an image header
+ * @hdr: the image's first MEMFILTER_IMAGE_HDR_SIZE bytes (or all of
+ *	@image_len if less)
+ * @image_len: the whole image's length
+ * @d: out: the description, valid only when 0 is returned
+ *
+ * Context: any.
+ * Return: 0; -EBADMSG for a corrupt, truncated, padded or inconsistent
+ * image; -EOPNOTSUPP for a well-formed image of an unknown version, type,
+ * hash or flag.
+ */
+int memfilter_image_parse(const void *hdr, u64 image_len,
+			  struct mf_image_desc *d)
+{
+	const struct memfilter_image_header *h = hdr;
+	u32 type;
+	int ret;
+
+	memset(d, 0, sizeof(*d));
+	if (image_len < MEMFILTER_IMAGE_HDR_SIZE ||
+	    le64_to_cpu(h->magic) != MEMFILTER_IMAGE_MAGIC)
+		return -EBADMSG;
+	if (le16_to_cpu(h->header_size) != MEMFILTER_IMAGE_HDR_SIZE ||
+	    le64_to_cpu(h->header_xxh64) !=
+	    mf_xxh64(h, offsetof(typeof(*h), header_xxh64), 0)) {
+		/* A newer version may have a longer header: say so. */
+		if (le16_to_cpu(h->version) > MEMFILTER_IMAGE_VERSION &&
+		    le16_to_cpu(h->header_size) >= MEMFILTER_IMAGE_HDR_SIZE &&
+		    le16_to_cpu(h->header_size) <= MF_IMAGE_HDR_MAX)
+			return -EOPNOTSUPP;
+		return -EBADMSG;
+	}
+	if (le16_to_cpu(h->version) != MEMFILTER_IMAGE_VERSION)
+		return -EOPNOTSUPP;
+	if (memchr_inv(h->__reserved, 0, sizeof(h->__reserved)))
+		return -EBADMSG;
+	if (le32_to_cpu(h->flags) & ~MF_IMAGE_FLAGS)
+		return -EOPNOTSUPP;
+	if (!le64_to_cpu(h->capacity))
+		return -EBADMSG;
+
+	type = le32_to_cpu(h->type);
+	if (type == MEMFILTER_TYPE_BLOOM)
+		ret = mf_image_bloom(h, d);
+	else if (type == MEMFILTER_TYPE_CUCKOO)
+		ret = mf_image_cuckoo(h, d);
+	else
+		ret = -EOPNOTSUPP;
+	if (ret)
+		return ret;
+
+	d->type = type;
+	d->keys = le64_to_cpu(h->keys);
+	d->payload_size = le64_to_cpu(h->payload_size);
+	d->payload_xxh64 = le64_to_cpu(h->payload_xxh64);
+	if (d->payload_size != memfilter_image_payload_bytes(d) ||
+	    image_len - MEMFILTER_IMAGE_HDR_SIZE != d->payload_size)
+		return -EBADMSG;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(memfilter_image_parse);
+
+/**
+ * memfilter_image_check_payload() - verify the payload's checksum
+ * @d: the parsed description
+ * @payload: the @d->payload_size bytes after the header
+ *
+ * Context: any; hashes the whole payload.
+ * Return: 0, or -EBADMSG if the payload is not the one the header names.
+ */
+int memfilter_image_check_payload(const struct mf_image_desc *d,
+				  const void *payload)
+{
+	return mf_xxh64(payload, d->payload_size, 0) == d->payload_xxh64 ?
+	       0 : -EBADMSG;
+}
+EXPORT_SYMBOL_GPL(memfilter_image_check_payload);
