@@ -31,7 +31,13 @@ ifneq ($(shell $(CC) -dumpmachine | cut -d- -f1),x86_64)
 CORE_SRCS := $(filter-out core/%_avx2.c,$(CORE_SRCS))
 endif
 CORE_HDRS := $(wildcard core/*.h) tests/vectors.h
-LIB_SRCS := lib/libmemfilter.c
+LIB_SRCS := lib/libmemfilter.c lib/offline.c
+LIB_HDRS := $(wildcard lib/*.h uapi/linux/*.h) $(CORE_HDRS)
+# libmemfilter's objects in directory $(1): its own files and core/'s
+# (offline filters and images run the module's code).
+lib_objs = $(patsubst lib/%.c,$(1)/%.o,$(LIB_SRCS)) \
+	$(patsubst core/%.c,$(1)/core-%.o,$(CORE_SRCS))
+GUEST_LIB_OBJS := $(call lib_objs,$(BUILD)/guest/obj)
 
 NATIVE_TESTS := $(patsubst tests/native/%.c,$(BUILD)/native/%,\
 		$(wildcard tests/native/*_test.c))
@@ -65,20 +71,39 @@ $(BUILD)/native/%_test: tests/native/%_test.c \
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -O1 -g $(TEST_WARN) $(SAN) \
 		-o $@ $^ -lxxhash
 
+# image_test also tests libmemfilter's offline filters and images.
+$(BUILD)/native/lib-%.o: lib/%.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_MF) -O1 -g $(WARN) $(SAN) -c -o $@ $<
+
+$(BUILD)/native/image_test: $(BUILD)/native/lib-offline.o \
+	$(BUILD)/native/lib-libmemfilter.o
+
 native-test: $(NATIVE_TESTS)
 	@rc=0; for t in $^; do $$t || rc=1; done; exit $$rc
 
 # --- static binaries for the guests -----------------------------------------
-$(BUILD)/guest/bin/%_test: tests/%_test.c $(LIB_SRCS) \
-		$(wildcard lib/*.h uapi/linux/*.h)
+$(BUILD)/guest/obj/%.o: lib/%.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_MF) -O2 $(WARN) -c -o $@ $<
+
+$(BUILD)/guest/obj/core-%.o: core/%.c $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_MF) -O2 $(WARN) -c -o $@ $<
+
+$(BUILD)/guest/obj/core-%_avx2.o: core/%_avx2.c $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_MF) -O2 -mavx2 $(WARN) -c -o $@ $<
+
+$(BUILD)/guest/bin/%_test: tests/%_test.c $(GUEST_LIB_OBJS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -static -O2 $(TEST_WARN) \
-		-o $@ $< $(LIB_SRCS) -lpthread
+		-o $@ $< $(GUEST_LIB_OBJS) -lpthread
 
-$(BUILD)/guest/bin/memfilterctl: tools/memfilterctl.c $(LIB_SRCS) \
-		$(wildcard lib/*.h uapi/linux/*.h)
+$(BUILD)/guest/bin/memfilterctl: tools/memfilterctl.c $(GUEST_LIB_OBJS) \
+		$(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_MF) -static -O2 $(WARN) -o $@ $< $(LIB_SRCS)
+	$(CC) $(CPPFLAGS_MF) -static -O2 $(WARN) -o $@ $< $(GUEST_LIB_OBJS)
 
 guest: $(GUEST_BINS)
 
@@ -150,24 +175,40 @@ LIB_CFLAGS := $(CPPFLAGS_MF) -std=gnu11 -O2 -g $(WARN)
 LIB_OUT := $(addprefix $(BUILD)/lib/,$(LIB_SONAME) libmemfilter.so \
 	libmemfilter.a libmemfilter.pc)
 
-$(BUILD)/lib/pic/%.o: lib/%.c lib/memfilter.h uapi/linux/memfilter.h
+$(BUILD)/lib/pic/%.o: lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
 
-$(BUILD)/lib/static/%.o: lib/%.c lib/memfilter.h uapi/linux/memfilter.h
+$(BUILD)/lib/static/%.o: lib/%.c $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
-$(BUILD)/lib/$(LIB_SONAME): $(BUILD)/lib/pic/libmemfilter.o \
+$(BUILD)/lib/pic/core-%.o: core/%.c $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
+
+$(BUILD)/lib/static/core-%.o: core/%.c $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(BUILD)/lib/pic/core-%_avx2.o: core/%_avx2.c $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -mavx2 -fPIC -c -o $@ $<
+
+$(BUILD)/lib/static/core-%_avx2.o: core/%_avx2.c $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -mavx2 -c -o $@ $<
+
+$(BUILD)/lib/$(LIB_SONAME): $(call lib_objs,$(BUILD)/lib/pic) \
 		lib/libmemfilter.map
 	$(CC) -shared -Wl,-soname,$(LIB_SONAME) \
 		-Wl,--version-script=lib/libmemfilter.map -Wl,-z,defs \
-		-o $@ $<
+		-o $@ $(filter %.o,$^)
 
 $(BUILD)/lib/libmemfilter.so: $(BUILD)/lib/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $@
 
-$(BUILD)/lib/libmemfilter.a: $(BUILD)/lib/static/libmemfilter.o
+$(BUILD)/lib/libmemfilter.a: $(call lib_objs,$(BUILD)/lib/static)
 	rm -f $@
 	$(AR) rcs $@ $^
 
@@ -186,3 +227,41 @@ $(BUILD)/guest/bin/cli_test: tests/cli_test.sh
 	install -m 755 $< $@
 
 guest: $(BUILD)/guest/bin/cli_test
+
+# --- the image loader's fuzzer (libFuzzer, clang) ----------------------------
+FUZZ_CC ?= clang
+FUZZ_FLAGS := $(CPPFLAGS_MF) -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all -fno-omit-frame-pointer $(WARN)
+FUZZ_OBJS := $(call lib_objs,$(BUILD)/fuzz) $(BUILD)/fuzz/image_fuzz.o
+
+$(BUILD)/fuzz/%.o: lib/%.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -c -o $@ $<
+
+$(BUILD)/fuzz/core-%.o: core/%.c $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -c -o $@ $<
+
+$(BUILD)/fuzz/core-%_avx2.o: core/%_avx2.c $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -mavx2 -c -o $@ $<
+
+$(BUILD)/fuzz/image_fuzz.o: fuzz/image_fuzz.c $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -c -o $@ $<
+
+$(BUILD)/fuzz/image_fuzz: $(FUZZ_OBJS)
+	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^
+
+# The seed corpus is committed; this regenerates it with memfilterctl build.
+.PHONY: fuzz fuzz-smoke fuzz-corpus
+fuzz-corpus: $(BUILD)/guest/bin/memfilterctl
+	fuzz/gen-corpus.sh $< fuzz/corpus/image
+
+# make fuzz: about 5 minutes; make fuzz-smoke: about 25 s (for make check).
+# Both print TAP and exit non-zero when the fuzzer finds a crash.
+fuzz: $(BUILD)/fuzz/image_fuzz
+	scripts/fuzz.sh $< 300 fuzz/corpus/image $(BUILD)/fuzz/image
+
+fuzz-smoke: $(BUILD)/fuzz/image_fuzz
+	scripts/fuzz.sh $< 25 fuzz/corpus/image $(BUILD)/fuzz/image

@@ -20,6 +20,7 @@
 
 #include <linux/memfilter.h>
 
+#include "internal.h"
 #include "memfilter.h"
 
 _Static_assert(MF_NAME_MAX == MEMFILTER_NAME_MAX, "name length");
@@ -82,8 +83,8 @@ int mf_open_device(void)
 	return fd;
 }
 
-static int mf_encode_create(struct memfilter_create *c,
-			    const struct mf_create_opts *o)
+int libmf_encode_create(struct memfilter_create *c,
+			const struct mf_create_opts *o)
 {
 	if (o->type != MF_TYPE_BLOOM && o->type != MF_TYPE_CUCKOO)
 		return -EINVAL;
@@ -126,7 +127,7 @@ int mf_create(int devfd, const struct mf_create_opts *opts)
 
 	if (!opts)
 		return -EINVAL;
-	ret = mf_encode_create(&c, opts);
+	ret = libmf_encode_create(&c, opts);
 	if (ret)
 		return ret;
 	ret = mf_ioctl(devfd, MEMFILTER_IOC_CREATE, &c);
@@ -392,6 +393,74 @@ int mf_unpublish(int fd)
 	return mf_ioctl(fd, MEMFILTER_IOC_UNPUBLISH, &n);
 }
 
+int mf_dump(int fd, void **image, size_t *len)
+{
+	size_t cap = 1 << 16, off = 0;
+	unsigned char *buf, *p;
+	ssize_t n;
+	int ret;
+
+	*image = NULL;
+	*len = 0;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (off == cap) {
+			if (cap > SIZE_MAX / 2) {
+				ret = -ENOMEM;
+				goto out_free_buf;
+			}
+			p = realloc(buf, cap * 2);
+			if (!p) {
+				ret = -ENOMEM;
+				goto out_free_buf;
+			}
+			buf = p;
+			cap *= 2;
+		}
+		n = read(fd, buf + off, cap - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			goto out_free_buf;
+		}
+		if (!n)
+			break;
+		off += n;
+	}
+	ret = libmf_image_check_header(buf, off);
+	if (ret)
+		goto out_free_buf;
+	*image = buf;
+	*len = off;
+	return 0;
+out_free_buf:
+	free(buf);
+	return ret;
+}
+
+int mf_load(int devfd, const void *image, size_t len, const char *name)
+{
+	struct memfilter_load l = {
+		.size = sizeof(l),
+		.image = (__u64)(uintptr_t)image,
+		.image_len = len,
+	};
+	int ret;
+
+	if (!image && len)
+		return -EINVAL;
+	ret = mf_copy_name(l.name, name);
+	if (ret)
+		return ret;
+	ret = mf_ioctl(devfd, MEMFILTER_IOC_LOAD, &l);
+	return ret ? ret : l.out_fd;
+}
+
 const char *mf_strerror(int err)
 {
 	switch (-err) {
@@ -421,6 +490,8 @@ const char *mf_strerror(int err)
 		return "name too long (at most 63 characters)";
 	case EINVAL:
 		return "invalid argument";
+	case EBADMSG:
+		return "corrupt or inconsistent filter image";
 	case ENOMEM:
 		return "out of memory (or the module's memory limit)";
 	default:

@@ -7,8 +7,14 @@
  * limits and converts the kernel's statistics into plain C types. Every
  * function returns 0 (or a count) on success and a negative errno on
  * failure; mf_strerror() turns that into a message. The library keeps no
- * global state and allocates only in mf_list(), so it is safe to use from
- * any number of threads on any number of file descriptors.
+ * global state and allocates only in mf_list(), the image functions and
+ * offline filters (each caller-owned), so it is safe to use from any
+ * number of threads on any number of file descriptors; one offline filter
+ * must not be modified by two threads at once.
+ *
+ * Offline filters (mf_offline_*) run the module's own filter code in
+ * process memory: images can be built, inspected, queried and merged
+ * without /dev/memfilter (Documentation/image-format.rst).
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -356,6 +362,223 @@ int mf_publish(int fd, const char *name);
  * Return: 0 or -errno.
  */
 int mf_unpublish(int fd);
+
+/**
+ * mf_dump() - a filter's image, read from its fd
+ * @fd: a filter fd (dumping a keyed filter needs CAP_SYS_ADMIN)
+ * @image: out: the image (header and table), one allocation; free() it
+ * @len: out: its length in bytes
+ *
+ * Seeks @fd to 0 and reads it to end of file: the kernel returns the
+ * whole image of one consistent snapshot. The header is checked before
+ * the image is handed back.
+ *
+ * Return: 0 or -errno (-EBADMSG when what was read is not an image,
+ * -EPERM for a keyed filter without CAP_SYS_ADMIN, -ENOMEM).
+ */
+int mf_dump(int fd, void **image, size_t *len);
+
+/**
+ * mf_load() - a new filter from an image
+ * @devfd: from mf_open_device()
+ * @image: the whole image, as mf_dump() or mf_offline_image() made it
+ * @len: its length in bytes
+ * @name: publish under this name at once (needs CAP_SYS_ADMIN); NULL or
+ *	"" for an anonymous filter
+ *
+ * The new filter answers every query as the imaged one did.
+ *
+ * Return: the new filter's fd (O_CLOEXEC), or -errno: -EBADMSG for a
+ * corrupt or inconsistent image, -EOPNOTSUPP for an image of a version,
+ * type or hash the kernel does not know, -E2BIG / -ENOMEM beyond the
+ * module's limits, -EEXIST when @name is taken. Nothing is created on
+ * error.
+ */
+int mf_load(int devfd, const void *image, size_t len, const char *name);
+
+/*
+ * Offline filters: the kernel module's own filter code (core/), compiled
+ * into the library, so images can be built, inspected, queried and merged
+ * without /dev/memfilter. An image built offline loads into the kernel
+ * and answers exactly as the offline filter did, and the reverse.
+ */
+struct mf_offline;
+
+/**
+ * mf_offline_create() - an empty in-memory filter
+ * @opts: as for mf_create(); @opts->name must be NULL or "". A keyed
+ *	filter's secret and a random seed come from getrandom().
+ * @out: out: the filter; release it with mf_offline_free()
+ *
+ * Sized exactly as the kernel sizes a filter created with @opts.
+ *
+ * Return: 0 or -errno: -EINVAL for inconsistent parameters, -E2BIG
+ * beyond the filters' size limits, -ENOMEM.
+ */
+int mf_offline_create(const struct mf_create_opts *opts,
+		      struct mf_offline **out);
+
+/**
+ * mf_offline_from_image() - an in-memory filter from an image
+ * @image: the whole image
+ * @len: its length in bytes
+ * @out: out: the filter; release it with mf_offline_free()
+ * @why: optional: on failure, a static one-line reason ("header checksum
+ *	mismatch", ...); NULL for none
+ *
+ * Validates the image exactly as the kernel's loader does.
+ *
+ * Return: 0 or -errno: -EBADMSG for a corrupt, truncated, padded or
+ * inconsistent image, -EOPNOTSUPP for an unknown version, type, hash or
+ * flag, -ENOMEM.
+ */
+int mf_offline_from_image(const void *image, size_t len,
+			  struct mf_offline **out, const char **why);
+
+/**
+ * mf_offline_free() - release an offline filter
+ * @f: the filter, or NULL
+ *
+ * A keyed filter's secret is wiped.
+ */
+void mf_offline_free(struct mf_offline *f);
+
+/**
+ * mf_offline_image() - serialize an offline filter
+ * @f: the filter
+ * @image: out: header and table, one allocation; free() it (a keyed
+ *	filter's image holds its secret: store it like a key)
+ * @len: out: its length in bytes
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mf_offline_image(const struct mf_offline *f, void **image, size_t *len);
+
+/**
+ * mf_offline_info() - an offline filter's parameters and fill
+ * @f: the filter
+ * @info: filled in as mf_info() would for the same filter in the kernel;
+ *	@info->seed is 0 for keyed filters, @info->queries and @info->hits
+ *	are 0, @info->name is ""
+ *
+ * Return: 0.
+ */
+int mf_offline_info(const struct mf_offline *f, struct mf_info *info);
+
+/**
+ * mf_offline_add() - add fixed-size keys to an offline filter
+ * @f: the filter
+ * @keys: @n keys of @key_size bytes each, back to back
+ * @key_size: bytes per key, 1 .. MF_KEY_MAX
+ * @n: number of keys
+ * @results: optional bitmap, as for mf_add()
+ * @done: optional: keys processed, as for mf_add()
+ *
+ * Return: as mf_add().
+ */
+ssize_t mf_offline_add(struct mf_offline *f, const void *keys,
+		       size_t key_size, size_t n, uint64_t *results,
+		       size_t *done);
+
+/**
+ * mf_offline_query() - query fixed-size keys of an offline filter
+ * @f: the filter
+ * @keys: @n keys of @key_size bytes each, back to back
+ * @key_size: bytes per key, 1 .. MF_KEY_MAX
+ * @n: number of keys
+ * @results: optional bitmap, as for mf_query()
+ * @done: optional: keys processed, as for mf_add()
+ *
+ * Return: as mf_query().
+ */
+ssize_t mf_offline_query(const struct mf_offline *f, const void *keys,
+			 size_t key_size, size_t n, uint64_t *results,
+			 size_t *done);
+
+/**
+ * mf_offline_delete() - delete fixed-size keys from an offline cuckoo filter
+ * @f: the filter
+ * @keys: @n keys of @key_size bytes each, back to back
+ * @key_size: bytes per key, 1 .. MF_KEY_MAX
+ * @n: number of keys
+ * @results: optional bitmap, as for mf_delete()
+ * @done: optional: keys processed, as for mf_add()
+ *
+ * Return: as mf_delete().
+ */
+ssize_t mf_offline_delete(struct mf_offline *f, const void *keys,
+			  size_t key_size, size_t n, uint64_t *results,
+			  size_t *done);
+
+/**
+ * mf_offline_addv() - add variable-size keys to an offline filter
+ * @f: the filter
+ * @keys: the keys' bytes, back to back
+ * @lens: @n key lengths, each 0 .. MF_KEY_MAX
+ * @n: number of keys
+ * @results: optional bitmap, as for mf_add()
+ * @done: optional: keys processed, as for mf_add()
+ *
+ * Return: as mf_add().
+ */
+ssize_t mf_offline_addv(struct mf_offline *f, const void *keys,
+			const uint32_t *lens, size_t n, uint64_t *results,
+			size_t *done);
+
+/**
+ * mf_offline_queryv() - query variable-size keys of an offline filter
+ * @f: the filter
+ * @keys: the keys' bytes, back to back
+ * @lens: @n key lengths, each 0 .. MF_KEY_MAX
+ * @n: number of keys
+ * @results: optional bitmap, as for mf_query()
+ * @done: optional: keys processed, as for mf_add()
+ *
+ * Return: as mf_query().
+ */
+ssize_t mf_offline_queryv(const struct mf_offline *f, const void *keys,
+			  const uint32_t *lens, size_t n, uint64_t *results,
+			  size_t *done);
+
+/**
+ * mf_offline_deletev() - delete variable-size keys from an offline cuckoo
+ *	filter
+ * @f: the filter
+ * @keys: the keys' bytes, back to back
+ * @lens: @n key lengths, each 0 .. MF_KEY_MAX
+ * @n: number of keys
+ * @results: optional bitmap, as for mf_delete()
+ * @done: optional: keys processed, as for mf_add()
+ *
+ * Return: as mf_delete().
+ */
+ssize_t mf_offline_deletev(struct mf_offline *f, const void *keys,
+			   const uint32_t *lens, size_t n, uint64_t *results,
+			   size_t *done);
+
+/**
+ * mf_image_merge() - the union of two Bloom filter images
+ * @a: the first image
+ * @a_len: its length
+ * @b: the second image
+ * @b_len: its length
+ * @out: out: the merged image, one allocation; free() it
+ * @out_len: out: its length
+ * @why: optional: on failure, a static one-line reason
+ *
+ * ORs the tables of two Bloom filters that hash keys identically: same
+ * type, block count, probes per key, hash algorithm and seed or secret.
+ * Anything else would place a key's bits differently in the two tables,
+ * and the merged filter would answer "absent" for keys of either input:
+ * false negatives. Capacity and bits per key are taken from @a; the key
+ * count is the sum (an upper bound: keys in both count twice).
+ *
+ * Return: 0 or -errno: -EINVAL when the images cannot be merged (cuckoo
+ * filters, mismatched shape or hashing; see @why), -EBADMSG /
+ * -EOPNOTSUPP when either image is invalid, -ENOMEM.
+ */
+int mf_image_merge(const void *a, size_t a_len, const void *b, size_t b_len,
+		   void **out, size_t *out_len, const char **why);
 
 /**
  * mf_strerror() - a message for a negative errno from this library

@@ -20,6 +20,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 
+#include <kunit/visibility.h>
 #include <linux/capability.h>
 #include <linux/sched/signal.h>
 #include <linux/sizes.h>
@@ -263,6 +264,7 @@ struct memfilter *mf_filter_create(const struct memfilter_create *c)
 	memzero_explicit(&cp.hasher, sizeof(cp.hasher));
 	return f;
 }
+EXPORT_SYMBOL_IF_KUNIT(mf_filter_create);
 
 /* The table an image's payload maps to. */
 static void *mf_filter_table(struct memfilter *f)

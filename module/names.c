@@ -13,6 +13,7 @@
  *
  * Copyright (C) 2026 The memfilter authors.
  */
+#include <kunit/visibility.h>
 #include <linux/ctype.h>
 #include <linux/hashtable.h>
 #include <linux/rcupdate.h>
@@ -51,6 +52,7 @@ int mf_name_valid(const char *name)
 		return -EINVAL;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mf_name_valid);
 
 static struct mf_name *mf_find(const char *name)
 {
@@ -135,6 +137,7 @@ int mf_publish(struct memfilter *f, const char *name)
 	mutex_unlock(&mf_names_lock);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mf_publish);
 
 static void mf_unpublish_locked(struct memfilter *f)
 {
@@ -164,6 +167,7 @@ int mf_unpublish(struct memfilter *f)
 	memfilter_put(f);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mf_unpublish);
 
 /**
  * mf_unpublish_all() - drop every name (module unload)

@@ -6,7 +6,8 @@
 #  1. install packages (scripts/deps.sh), build or reuse the test kernel
 #  2. static checks: checkpatch --strict, uapi header alone in C and C++,
 #     sparse
-#  3. native tests of the shared code with ASan + UBSan
+#  3. native tests of the shared code with ASan + UBSan, and 25 s of
+#     libFuzzer on the image loader
 #  4. build matrix with -Werror: Debian 6.1 and 6.12 headers, test kernel
 #  5. debug test kernel in QEMU: KUnit, selftests, rmmod, kmemleak
 #  6. Debian's stock 6.12 and 6.1 kernels in QEMU: selftests
@@ -115,6 +116,9 @@ for t in tests/native/*_test.c; do
 		section $R/native.log tap "native.$n" false
 	fi
 done
+
+stage "image loader fuzzing (libFuzzer, 25 s)"
+section $R/native.log tap fuzz.image make -s fuzz-smoke
 
 stage "build matrix (-Werror)"
 build_for() { scripts/build-module.sh "$1" "build/kbuild/$2"; }

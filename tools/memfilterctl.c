@@ -11,6 +11,7 @@
  *
  * Copyright (C) 2026 The memfilter authors.
  */
+#include <endian.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -410,6 +411,132 @@ static ssize_t reader_next(struct reader *r)
 	return r->n;
 }
 
+/* ---- images ------------------------------------------------------------- */
+
+/* All of @path ("-" or NULL: stdin) into one allocation. */
+static int read_all(const char *path, unsigned char **buf, size_t *len)
+{
+	FILE *f = stdin;
+	size_t cap = 65536, n = 0, got;
+	unsigned char *b = malloc(cap), *nb;
+
+	*buf = NULL;
+	if (path && strcmp(path, "-")) {
+		f = fopen(path, "rb");
+		if (!f) {
+			fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
+			free(b);
+			return -1;
+		}
+	}
+	if (!b)
+		goto out_nomem;
+	for (;;) {
+		if (n == cap) {
+			nb = realloc(b, cap * 2);
+			if (!nb)
+				goto out_nomem;
+			b = nb;
+			cap *= 2;
+		}
+		got = fread(b + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path ? path : "<stdin>",
+			strerror(errno ? errno : EIO));
+		goto out_free;
+	}
+	if (f != stdin)
+		fclose(f);
+	*buf = b;
+	*len = n;
+	return 0;
+out_nomem:
+	fprintf(stderr, "%s: %s\n", prog, strerror(ENOMEM));
+out_free:
+	free(b);
+	if (f != stdin)
+		fclose(f);
+	return -1;
+}
+
+static const char *image_path(const char *path)
+{
+	return !path || !strcmp(path, "-") ? "<stdin>" : path;
+}
+
+/* "memfilterctl: PATH: corrupt filter image: WHY" for a refused image. */
+static int image_error(const char *path, int err, const char *why)
+{
+	if (err == -EBADMSG)
+		fprintf(stderr, "%s: %s: corrupt filter image: %s\n", prog,
+			image_path(path), why ? why : "invalid");
+	else if (err == -EOPNOTSUPP)
+		fprintf(stderr, "%s: %s: unsupported filter image: %s\n", prog,
+			image_path(path), why ? why : "unknown format");
+	else
+		fail(image_path(path), err);
+	return EXIT_ERR;
+}
+
+/* Parse the image in file @path (checked) into an offline filter. */
+static struct mf_offline *open_image(const char *path)
+{
+	struct mf_offline *f;
+	unsigned char *img;
+	const char *why;
+	size_t len;
+	int ret;
+
+	if (read_all(path, &img, &len))
+		return NULL;
+	ret = mf_offline_from_image(img, len, &f, &why);
+	explicit_bzero(img, len);
+	free(img);
+	if (ret) {
+		image_error(path, ret, why);
+		return NULL;
+	}
+	return f;
+}
+
+static bool image_keyed(const unsigned char *img, size_t len)
+{
+	const struct memfilter_image_header *h = (const void *)img;
+
+	return len >= sizeof(*h) &&
+	       (le32toh(h->flags) & MEMFILTER_IMAGE_SECRET);
+}
+
+/*
+ * Write an image to stdout, never to a terminal. A keyed image holds the
+ * filter's secret: warn when stdout is a file others may read.
+ */
+static int write_image(const void *img, size_t len)
+{
+	struct stat st;
+
+	if (isatty(STDOUT_FILENO)) {
+		fprintf(stderr,
+			"%s: refusing to write a binary image to a terminal (redirect stdout to a file)\n",
+			prog);
+		return EXIT_ERR;
+	}
+	if (image_keyed(img, len) && !fstat(STDOUT_FILENO, &st) &&
+	    S_ISREG(st.st_mode) && (st.st_mode & 077))
+		fprintf(stderr,
+			"%s: warning: the image holds the filter's secret key, but stdout is a file of mode %04o: make it 0600 (umask 077)\n",
+			prog, (unsigned int)(st.st_mode & 07777));
+	if (fwrite(img, 1, len, stdout) != len || fflush(stdout)) {
+		fprintf(stderr, "%s: stdout: %s\n", prog, strerror(errno));
+		return EXIT_ERR;
+	}
+	return 0;
+}
+
 /* ---- commands ----------------------------------------------------------- */
 
 static const char *type_name(int type)
@@ -424,117 +551,136 @@ static const char *type_name(int type)
 	}
 }
 
+/* Options shared by create and build: the filter's parameters. */
+#define FILTER_OPTS \
+	{ "type", required_argument, NULL, 't' }, \
+	{ "capacity", required_argument, NULL, 'c' }, \
+	{ "fpr", required_argument, NULL, 'p' }, \
+	{ "bits-per-key", required_argument, NULL, 'b' }, \
+	{ "fingerprint-bits", required_argument, NULL, 'f' }, \
+	{ "keyed", no_argument, NULL, 'k' }, \
+	{ "seed", required_argument, NULL, 's' }
+#define FILTER_SHORTOPTS "t:c:p:b:f:ks:"
+
+/* One filter option into @o. Return: 1 taken, 0 not ours, -1 bad. */
+static int filter_opt(int c, struct mf_create_opts *o)
+{
+	uint64_t fp = 0;
+
+	switch (c) {
+	case 't':
+		if (!strcmp(optarg, "bloom")) {
+			o->type = MF_TYPE_BLOOM;
+		} else if (!strcmp(optarg, "cuckoo")) {
+			o->type = MF_TYPE_CUCKOO;
+		} else {
+			usage_error("--type must be bloom or cuckoo, not '%s'",
+				    optarg);
+			return -1;
+		}
+		return 1;
+	case 'c':
+		return parse_u64("--capacity", optarg, 10, &o->capacity) ? -1 : 1;
+	case 'p':
+		if (parse_double("--fpr", optarg, &o->fpr))
+			return -1;
+		if (!(o->fpr > 0 && o->fpr < 1)) {
+			usage_error("--fpr must be a fraction between 0 and 1 "
+				    "(0.01 for 1%%), not '%s'", optarg);
+			return -1;
+		}
+		return 1;
+	case 'b':
+		if (parse_double("--bits-per-key", optarg, &o->bits_per_key))
+			return -1;
+		if (!(o->bits_per_key >= 0.25)) {
+			usage_error("--bits-per-key must be at least 0.25, not '%s'",
+				    optarg);
+			return -1;
+		}
+		return 1;
+	case 'f':
+		if (parse_u64("--fingerprint-bits", optarg, 10, &fp))
+			return -1;
+		if (fp != 8 && fp != 12 && fp != 16) {
+			usage_error("--fingerprint-bits must be 8, 12 or 16");
+			return -1;
+		}
+		o->fingerprint_bits = fp;
+		return 1;
+	case 'k':
+		o->keyed = true;
+		return 1;
+	case 's':
+		if (parse_u64("--seed", optarg, 0, &o->seed))
+			return -1;
+		o->fixed_seed = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Check the filter options as a whole and fill in the defaults. */
+static int filter_opts_finish(struct mf_create_opts *o)
+{
+	if (!o->type) {
+		usage_error("--type bloom|cuckoo is required");
+		return -1;
+	}
+	if (!o->capacity) {
+		usage_error("--capacity N (N >= 1) is required");
+		return -1;
+	}
+	if (o->fpr != 0 && o->bits_per_key != 0) {
+		usage_error("--fpr and --bits-per-key exclude each other");
+		return -1;
+	}
+	if (o->keyed && o->fixed_seed) {
+		usage_error("--keyed and --seed exclude each other");
+		return -1;
+	}
+	if (o->type == MF_TYPE_BLOOM) {
+		if (o->fingerprint_bits) {
+			usage_error("--fingerprint-bits is for cuckoo filters");
+			return -1;
+		}
+		if (o->fpr == 0 && o->bits_per_key == 0)
+			o->fpr = 0.01;
+	} else {
+		if (o->bits_per_key != 0) {
+			usage_error("--bits-per-key is for Bloom filters");
+			return -1;
+		}
+		if (o->fpr == 0 && !o->fingerprint_bits)
+			o->fingerprint_bits = 12;
+	}
+	return 0;
+}
+
 static int cmd_create(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "type", required_argument, NULL, 't' },
-		{ "capacity", required_argument, NULL, 'c' },
-		{ "fpr", required_argument, NULL, 'p' },
-		{ "bits-per-key", required_argument, NULL, 'b' },
-		{ "fingerprint-bits", required_argument, NULL, 'f' },
-		{ "keyed", no_argument, NULL, 'k' },
-		{ "seed", required_argument, NULL, 's' },
+		FILTER_OPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct mf_create_opts o = { 0 };
 	const char *name;
-	uint64_t fp = 0;
 	int c, dev, fd;
 
-	while ((c = next_opt(argc, argv, ":t:c:p:b:f:ks:h", opts)) != -1) {
-		switch (c) {
-		case 't':
-			if (!strcmp(optarg, "bloom")) {
-				o.type = MF_TYPE_BLOOM;
-			} else if (!strcmp(optarg, "cuckoo")) {
-				o.type = MF_TYPE_CUCKOO;
-			} else {
-				usage_error("--type must be bloom or cuckoo, not '%s'",
-					    optarg);
-				return EXIT_ERR;
-			}
-			break;
-		case 'c':
-			if (parse_u64("--capacity", optarg, 10, &o.capacity))
-				return EXIT_ERR;
-			break;
-		case 'p':
-			if (parse_double("--fpr", optarg, &o.fpr))
-				return EXIT_ERR;
-			if (!(o.fpr > 0 && o.fpr < 1)) {
-				usage_error("--fpr must be a fraction between 0 and 1 "
-					    "(0.01 for 1%%), not '%s'", optarg);
-				return EXIT_ERR;
-			}
-			break;
-		case 'b':
-			if (parse_double("--bits-per-key", optarg,
-					 &o.bits_per_key))
-				return EXIT_ERR;
-			if (!(o.bits_per_key >= 0.25)) {
-				usage_error("--bits-per-key must be at least 0.25, not '%s'",
-					    optarg);
-				return EXIT_ERR;
-			}
-			break;
-		case 'f':
-			if (parse_u64("--fingerprint-bits", optarg, 10, &fp))
-				return EXIT_ERR;
-			if (fp != 8 && fp != 12 && fp != 16) {
-				usage_error("--fingerprint-bits must be 8, 12 or 16");
-				return EXIT_ERR;
-			}
-			o.fingerprint_bits = fp;
-			break;
-		case 'k':
-			o.keyed = true;
-			break;
-		case 's':
-			if (parse_u64("--seed", optarg, 0, &o.seed))
-				return EXIT_ERR;
-			o.fixed_seed = true;
-			break;
-		case 'h':
+	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS "h", opts)) != -1) {
+		if (c == 'h') {
 			print_help();
 			return 0;
-		default:
-			return EXIT_ERR;
 		}
+		if (filter_opt(c, &o) != 1)
+			return EXIT_ERR;
 	}
 	if (positional(argc, argv, 0, &name, NULL))
 		return EXIT_ERR;
-	if (!o.type) {
-		usage_error("--type bloom|cuckoo is required");
+	if (filter_opts_finish(&o))
 		return EXIT_ERR;
-	}
-	if (!o.capacity) {
-		usage_error("--capacity N (N >= 1) is required");
-		return EXIT_ERR;
-	}
-	if (o.fpr != 0 && o.bits_per_key != 0) {
-		usage_error("--fpr and --bits-per-key exclude each other");
-		return EXIT_ERR;
-	}
-	if (o.keyed && o.fixed_seed) {
-		usage_error("--keyed and --seed exclude each other");
-		return EXIT_ERR;
-	}
-	if (o.type == MF_TYPE_BLOOM) {
-		if (o.fingerprint_bits) {
-			usage_error("--fingerprint-bits is for cuckoo filters");
-			return EXIT_ERR;
-		}
-		if (o.fpr == 0 && o.bits_per_key == 0)
-			o.fpr = 0.01;
-	} else {
-		if (o.bits_per_key != 0) {
-			usage_error("--bits-per-key is for Bloom filters");
-			return EXIT_ERR;
-		}
-		if (o.fpr == 0 && !o.fingerprint_bits)
-			o.fingerprint_bits = 12;
-	}
 	o.name = name;
 
 	dev = open_device();
@@ -555,16 +701,35 @@ static int cmd_create(int argc, char **argv)
 
 enum key_cmd { KEY_ADD, KEY_QUERY, KEY_DEL };
 
-static ssize_t run_batch(enum key_cmd kc, int fd, struct reader *r,
-			 uint64_t *bits, size_t *done)
+/* Where key commands send their batches: a kernel filter or an image. */
+struct target {
+	int fd;
+	struct mf_offline *off;
+};
+
+static ssize_t run_batch(enum key_cmd kc, const struct target *t,
+			 struct reader *r, uint64_t *bits, size_t *done)
 {
+	if (t->off) {
+		switch (kc) {
+		case KEY_ADD:
+			return mf_offline_addv(t->off, r->keys, r->key_lens,
+					       r->n, NULL, done);
+		case KEY_QUERY:
+			return mf_offline_queryv(t->off, r->keys, r->key_lens,
+						 r->n, bits, done);
+		default:
+			return mf_offline_deletev(t->off, r->keys, r->key_lens,
+						  r->n, NULL, done);
+		}
+	}
 	switch (kc) {
 	case KEY_ADD:
-		return mf_addv(fd, r->keys, r->key_lens, r->n, NULL, done);
+		return mf_addv(t->fd, r->keys, r->key_lens, r->n, NULL, done);
 	case KEY_QUERY:
-		return mf_queryv(fd, r->keys, r->key_lens, r->n, bits, done);
+		return mf_queryv(t->fd, r->keys, r->key_lens, r->n, bits, done);
 	default:
-		return mf_deletev(fd, r->keys, r->key_lens, r->n, NULL, done);
+		return mf_deletev(t->fd, r->keys, r->key_lens, r->n, NULL, done);
 	}
 }
 
@@ -586,17 +751,19 @@ static int key_command(enum key_cmd kc, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "hex", no_argument, NULL, 'x' },
 		{ "count", no_argument, NULL, 'c' },
+		{ "image", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	const char *shortopts = kc == KEY_QUERY ? ":xch" : ":xh";
+	const char *shortopts = kc == KEY_QUERY ? ":xci:h" : ":xh";
 	uint64_t bits[(BATCH_LINES + 63) / 64];
 	bool hex = false, count_only = false;
-	const char *name, *path;
+	const char *name, *path, *image = NULL;
+	struct target t = { .fd = -1 };
 	struct mf_info info;
 	struct reader r;
 	uint64_t total = 0;
-	int c, fd, ret = EXIT_ERR;
+	int c, ret = EXIT_ERR;
 	ssize_t n, got;
 	size_t done;
 
@@ -612,6 +779,9 @@ static int key_command(enum key_cmd kc, int argc, char **argv)
 			}
 			count_only = true;
 			break;
+		case 'i':
+			image = optarg;
+			break;
 		case 'h':
 			print_help();
 			return 0;
@@ -619,13 +789,25 @@ static int key_command(enum key_cmd kc, int argc, char **argv)
 			return EXIT_ERR;
 		}
 	}
-	if (positional(argc, argv, 1, &name, &path))
-		return EXIT_ERR;
-	fd = open_filter(name);
-	if (fd < 0)
-		return EXIT_ERR;
+	if (image) {
+		if (argc - optind > 1) {
+			usage_error("unexpected argument '%s'", argv[optind + 1]);
+			return EXIT_ERR;
+		}
+		name = image;
+		path = optind < argc ? argv[optind] : NULL;
+		t.off = open_image(image);
+		if (!t.off)
+			return EXIT_ERR;
+	} else {
+		if (positional(argc, argv, 1, &name, &path))
+			return EXIT_ERR;
+		t.fd = open_filter(name);
+		if (t.fd < 0)
+			return EXIT_ERR;
+	}
 	if (kc == KEY_DEL) {
-		got = mf_info(fd, &info);
+		got = mf_info(t.fd, &info);
 		if (got) {
 			fail(name, got);
 			goto out_close;
@@ -640,7 +822,7 @@ static int key_command(enum key_cmd kc, int argc, char **argv)
 	if (reader_open(&r, path, hex))
 		goto out_close;
 	while ((n = reader_next(&r)) > 0) {
-		got = run_batch(kc, fd, &r, bits, &done);
+		got = run_batch(kc, &t, &r, bits, &done);
 		if (got < 0) {
 			progress_done(&r);
 			if (got == -ENOSPC)
@@ -669,7 +851,9 @@ static int key_command(enum key_cmd kc, int argc, char **argv)
 out_reader:
 	reader_free(&r);
 out_close:
-	close(fd);
+	if (t.fd >= 0)
+		close(t.fd);
+	mf_offline_free(t.off);
 	return ret;
 }
 
@@ -894,6 +1078,7 @@ static int cmd_version(int argc, char **argv)
 		{ MEMFILTER_FEAT_BLOOM, "bloom" },
 		{ MEMFILTER_FEAT_CUCKOO, "cuckoo" },
 		{ MEMFILTER_FEAT_NAMES, "names" },
+		{ MEMFILTER_FEAT_IMAGES, "images" },
 	};
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
@@ -929,6 +1114,363 @@ static int cmd_version(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_build(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		FILTER_OPTS,
+		{ "hex", no_argument, NULL, 'x' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct mf_create_opts o = { 0 };
+	struct mf_offline *f = NULL;
+	const char *path = NULL;
+	int c, ret = EXIT_ERR;
+	bool hex = false;
+	uint64_t total = 0;
+	struct reader r;
+	size_t len, done;
+	void *img;
+	ssize_t n, got;
+
+	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS "xh", opts)) != -1) {
+		if (c == 'h') {
+			print_help();
+			return 0;
+		}
+		if (c == 'x') {
+			hex = true;
+			continue;
+		}
+		if (filter_opt(c, &o) != 1)
+			return EXIT_ERR;
+	}
+	if (argc - optind > 1) {
+		usage_error("unexpected argument '%s'", argv[optind + 1]);
+		return EXIT_ERR;
+	}
+	if (optind < argc)
+		path = argv[optind];
+	if (filter_opts_finish(&o))
+		return EXIT_ERR;
+	if (isatty(STDOUT_FILENO)) {
+		usage_error("the image goes to stdout: redirect it to a file");
+		return EXIT_ERR;
+	}
+	got = mf_offline_create(&o, &f);
+	if (got)
+		return fail("build", got);
+	if (reader_open(&r, path, hex))
+		goto out_free;
+	while ((n = reader_next(&r)) > 0) {
+		got = mf_offline_addv(f, r.keys, r.key_lens, r.n, NULL, &done);
+		if (got < 0) {
+			progress_done(&r);
+			if (got == -ENOSPC)
+				fprintf(stderr, "%s: build: filter is full after %" PRIu64
+					" keys were added (%s:%" PRIu64 " not added)\n",
+					prog, total + done, r.path,
+					r.lineno - r.n + done + 1);
+			else
+				fail("build", got);
+			goto out_reader;
+		}
+		total += got;
+	}
+	progress_done(&r);
+	if (n < 0)
+		goto out_reader;
+	got = mf_offline_image(f, &img, &len);
+	if (got) {
+		fail("build", got);
+		goto out_reader;
+	}
+	ret = write_image(img, len);
+	explicit_bzero(img, len);
+	free(img);
+out_reader:
+	reader_free(&r);
+out_free:
+	mf_offline_free(f);
+	return ret;
+}
+
+/* Parse a command whose only option is --help. */
+static int help_opt(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int c;
+
+	while ((c = next_opt(argc, argv, ":h", opts)) != -1) {
+		if (c != 'h')
+			return EXIT_ERR;
+		print_help();
+		return 0;
+	}
+	return -1;
+}
+
+static int cmd_dump(int argc, char **argv)
+{
+	const char *name;
+	size_t len;
+	void *img;
+	int fd, ret;
+
+	ret = help_opt(argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (positional(argc, argv, 0, &name, NULL))
+		return EXIT_ERR;
+	if (isatty(STDOUT_FILENO)) {
+		usage_error("the image goes to stdout: redirect it to a file");
+		return EXIT_ERR;
+	}
+	fd = open_filter(name);
+	if (fd < 0)
+		return EXIT_ERR;
+	ret = mf_dump(fd, &img, &len);
+	close(fd);
+	if (ret == -EPERM) {
+		fprintf(stderr,
+			"%s: %s: dumping a keyed filter (its secret key) needs CAP_SYS_ADMIN\n",
+			prog, name);
+		return EXIT_ERR;
+	}
+	if (ret)
+		return fail(name, ret);
+	ret = write_image(img, len);
+	explicit_bzero(img, len);
+	free(img);
+	return ret;
+}
+
+static int cmd_load(int argc, char **argv)
+{
+	struct mf_offline *f;
+	unsigned char *img;
+	const char *name, *why = NULL;
+	int dev, fd, ret;
+	size_t len;
+
+	ret = help_opt(argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (positional(argc, argv, 0, &name, NULL))
+		return EXIT_ERR;
+	if (isatty(STDIN_FILENO)) {
+		usage_error("the image is read from stdin: redirect it from a file");
+		return EXIT_ERR;
+	}
+	if (read_all(NULL, &img, &len))
+		return EXIT_ERR;
+	dev = open_device();
+	if (dev < 0) {
+		ret = EXIT_ERR;
+		goto out_free;
+	}
+	fd = mf_load(dev, img, len, name);
+	close(dev);
+	if (fd >= 0) {
+		close(fd);
+		ret = 0;
+	} else if (fd == -EBADMSG || fd == -EOPNOTSUPP) {
+		/* The kernel says only the errno; the same checks here say why. */
+		if (mf_offline_from_image(img, len, &f, &why) == 0) {
+			mf_offline_free(f);
+			why = NULL;
+		}
+		ret = image_error(NULL, fd, why);
+	} else if (fd == -EEXIST) {
+		fprintf(stderr, "%s: %s: a filter by that name already exists\n",
+			prog, name);
+		ret = EXIT_ERR;
+	} else {
+		ret = fail(name, fd);
+	}
+out_free:
+	explicit_bzero(img, len);
+	free(img);
+	return ret;
+}
+
+static void inspect_text(const char *path, const struct mf_info *i,
+			 const struct memfilter_image_header *h)
+{
+	bool bloom = i->type == MF_TYPE_BLOOM;
+	double pct = i->fill_max ? 100.0 * i->fill / i->fill_max : 0;
+
+#define ROW "%-18s"
+	printf(ROW "%s\n", "image:", path);
+	printf(ROW "memfilter image version %u, %u-byte header\n", "format:",
+	       le16toh(h->version), le16toh(h->header_size));
+	printf(ROW "%s\n", "type:", type_name(i->type));
+	if (i->keyed)
+		printf(ROW "siphash-2-4 (keyed: the image holds the secret key)\n",
+		       "hash:");
+	else
+		printf(ROW "xxh64, seed 0x%016" PRIx64 "\n", "hash:", i->seed);
+	printf(ROW "%" PRIu64 " keys\n", "capacity:", i->capacity);
+	if (bloom) {
+		printf(ROW "%.2f\n", "bits per key:", i->bits_per_key);
+		printf(ROW "%u\n", "probes per key:", i->k);
+		printf(ROW "%" PRIu64 " blocks of 64 bytes\n", "geometry:",
+		       (uint64_t)le64toh(h->geometry));
+	} else {
+		printf(ROW "%u\n", "fingerprint bits:", i->fingerprint_bits);
+		printf(ROW "%u\n", "slots per bucket:", i->k);
+		printf(ROW "%" PRIu64 " buckets\n", "geometry:",
+		       (uint64_t)le64toh(h->geometry));
+	}
+	printf(ROW "%" PRIu64 "\n", "payload bytes:",
+	       (uint64_t)le64toh(h->payload_size));
+	printf(ROW "%" PRIu64 "\n", "keys:", i->keys);
+	printf(ROW "%" PRIu64 " / %" PRIu64 " %s (%.2f%%)\n", "fill:", i->fill,
+	       i->fill_max, bloom ? "bits" : "slots", pct);
+	printf(ROW "%.6g\n", "estimated fpr:", i->est_fpr);
+	printf(ROW "%s\n", "overfill:",
+	       i->overfill ? "yes (more keys than capacity)" : "no");
+	if (!bloom)
+		printf(ROW "%u\n", "stash used:", i->stash_used);
+	printf(ROW "ok (header 0x%016" PRIx64 ", payload 0x%016" PRIx64 ")\n",
+	       "checksums:", (uint64_t)le64toh(h->header_xxh64),
+	       (uint64_t)le64toh(h->payload_xxh64));
+#undef ROW
+}
+
+static void inspect_json(const char *path, const struct mf_info *i,
+			 const struct memfilter_image_header *h)
+{
+	printf("{\n  \"image\": ");
+	json_string(path);
+	printf(",\n  \"version\": %u,\n", le16toh(h->version));
+	printf("  \"type\": \"%s\",\n", type_name(i->type));
+	printf("  \"hash\": \"%s\",\n",
+	       i->hash_algo == MF_HASH_SIPHASH24 ? "siphash24" : "xxh64");
+	printf("  \"keyed\": %s,\n", i->keyed ? "true" : "false");
+	printf("  \"seed\": %" PRIu64 ",\n", i->seed);
+	printf("  \"capacity\": %" PRIu64 ",\n", i->capacity);
+	printf("  \"bits_per_key\": %.2f,\n", i->bits_per_key);
+	printf("  \"k\": %u,\n", i->k);
+	printf("  \"fingerprint_bits\": %u,\n", i->fingerprint_bits);
+	printf("  \"geometry\": %" PRIu64 ",\n", (uint64_t)le64toh(h->geometry));
+	printf("  \"payload_bytes\": %" PRIu64 ",\n",
+	       (uint64_t)le64toh(h->payload_size));
+	printf("  \"keys\": %" PRIu64 ",\n", i->keys);
+	printf("  \"fill\": %" PRIu64 ",\n", i->fill);
+	printf("  \"fill_max\": %" PRIu64 ",\n", i->fill_max);
+	printf("  \"est_fpr\": %.9g,\n", i->est_fpr);
+	printf("  \"overfill\": %s,\n", i->overfill ? "true" : "false");
+	printf("  \"stash_used\": %u,\n", i->stash_used);
+	printf("  \"header_xxh64\": \"0x%016" PRIx64 "\",\n",
+	       (uint64_t)le64toh(h->header_xxh64));
+	printf("  \"payload_xxh64\": \"0x%016" PRIx64 "\",\n",
+	       (uint64_t)le64toh(h->payload_xxh64));
+	printf("  \"checksums\": \"ok\"\n}\n");
+}
+
+static int cmd_inspect(int argc, char **argv)
+{
+	struct memfilter_image_header h;
+	struct mf_offline *f;
+	const char *path, *why;
+	unsigned char *img;
+	struct mf_info info;
+	bool json = false;
+	size_t len;
+	int ret;
+
+	ret = json_opt(argc, argv, &json);
+	if (ret >= 0)
+		return ret;
+	if (argc - optind != 1) {
+		usage_error(argc - optind ? "unexpected argument '%s'" :
+			    "missing image FILE%s", argc - optind ?
+			    argv[optind + 1] : "");
+		return EXIT_ERR;
+	}
+	path = argv[optind];
+	if (read_all(path, &img, &len))
+		return EXIT_ERR;
+	ret = mf_offline_from_image(img, len, &f, &why);
+	if (ret) {
+		ret = image_error(path, ret, why);
+		goto out_free;
+	}
+	memcpy(&h, img, sizeof(h));
+	mf_offline_info(f, &info);
+	mf_offline_free(f);
+	if (json)
+		inspect_json(image_path(path), &info, &h);
+	else
+		inspect_text(image_path(path), &info, &h);
+	explicit_bzero(&h, sizeof(h));
+	ret = 0;
+out_free:
+	explicit_bzero(img, len);
+	free(img);
+	return ret;
+}
+
+static int cmd_merge(int argc, char **argv)
+{
+	unsigned char *img[2] = { NULL, NULL };
+	size_t len[2], out_len;
+	struct mf_offline *f;
+	const char *why;
+	void *out;
+	int i, ret = EXIT_ERR;
+
+	ret = help_opt(argc, argv);
+	if (ret >= 0)
+		return ret;
+	ret = EXIT_ERR;
+	if (argc - optind != 2) {
+		usage_error("want two image files A.img B.img");
+		return EXIT_ERR;
+	}
+	if (isatty(STDOUT_FILENO)) {
+		usage_error("the image goes to stdout: redirect it to a file");
+		return EXIT_ERR;
+	}
+	for (i = 0; i < 2; i++) {
+		if (read_all(argv[optind + i], &img[i], &len[i]))
+			goto out_free;
+		/* Check each alone first, to name the one that is bad. */
+		ret = mf_offline_from_image(img[i], len[i], &f, &why);
+		if (ret) {
+			ret = image_error(argv[optind + i], ret, why);
+			goto out_free;
+		}
+		mf_offline_free(f);
+	}
+	ret = mf_image_merge(img[0], len[0], img[1], len[1], &out, &out_len,
+			     &why);
+	if (ret == -EINVAL) {
+		fprintf(stderr, "%s: merge: cannot merge %s and %s: %s\n", prog,
+			argv[optind], argv[optind + 1], why);
+		ret = EXIT_ERR;
+		goto out_free;
+	}
+	if (ret) {
+		ret = fail("merge", ret);
+		goto out_free;
+	}
+	ret = write_image(out, out_len);
+	explicit_bzero(out, out_len);
+	free(out);
+out_free:
+	for (i = 0; i < 2; i++) {
+		if (img[i])
+			explicit_bzero(img[i], len[i]);
+		free(img[i]);
+	}
+	return ret;
+}
+
 static const struct command commands[] = {
 	{ "create", cmd_create,
 	  "NAME --type bloom|cuckoo --capacity N [OPTIONS]",
@@ -946,11 +1488,13 @@ static const struct command commands[] = {
 	  "Add one key per line of FILE (default: standard input); the line\n"
 	  "without its newline is the key. Prints how many keys were added.\n\n"
 	  "  -x, --hex    keys are given as hex digits (binary keys)\n" },
-	{ "query", cmd_query, "NAME [FILE|-] [--hex] [--count]",
+	{ "query", cmd_query,
+	  "NAME [FILE|-] [--hex] [--count]\n       memfilterctl query --image F.img [FILE|-] [--hex] [--count]",
 	  "Print each key of FILE (one per line) that may be in the filter.\n"
 	  "Exit status: 0 if any may be present, 1 if none, 2 on error.\n\n"
-	  "  -x, --hex    keys are given as hex digits\n"
-	  "  -c, --count  print only the number of keys that may be present\n" },
+	  "  -x, --hex          keys are given as hex digits\n"
+	  "  -c, --count        print only the number of keys that may be present\n"
+	  "  -i, --image F.img  query an image file offline instead of a filter\n" },
 	{ "del", cmd_del, "NAME [FILE|-] [--hex]",
 	  "Delete one key per line from a cuckoo filter. Prints how many were\n"
 	  "found and removed. Delete only keys that were added.\n\n"
@@ -965,6 +1509,40 @@ static const struct command commands[] = {
 	{ "rm", cmd_rm, "NAME",
 	  "Unpublish NAME (needs CAP_SYS_ADMIN). The filter is freed when its\n"
 	  "last reference (an open fd, an in-kernel user) goes away.\n" },
+	{ "build", cmd_build,
+	  "--type bloom|cuckoo --capacity N [OPTIONS] [FILE|-] > F.img",
+	  "Build a filter offline (no device needed) from one key per line of\n"
+	  "FILE (default: standard input) and write its image to stdout. The\n"
+	  "image loads with 'load' and answers exactly as the filter built here.\n"
+	  "A --keyed image holds the filter's secret key: write it only to a\n"
+	  "file of mode 0600 (a warning says when stdout is readable by others).\n\n"
+	  "  -t, --type T              bloom or cuckoo (required)\n"
+	  "  -c, --capacity N          number of keys it is designed for (required)\n"
+	  "  -p, --fpr P               target false-positive rate (Bloom default 0.01)\n"
+	  "  -b, --bits-per-key B      Bloom: table bits per key instead of --fpr\n"
+	  "  -f, --fingerprint-bits F  cuckoo: 8, 12 or 16 (default 12 without --fpr)\n"
+	  "  -k, --keyed               SipHash-2-4 under a secret key from getrandom()\n"
+	  "  -s, --seed S              fixed XXH64 seed (reproducible images)\n"
+	  "  -x, --hex                 keys are given as hex digits\n" },
+	{ "dump", cmd_dump, "NAME > F.img",
+	  "Write the image of filter NAME (a consistent snapshot) to stdout.\n"
+	  "Dumping a keyed filter needs CAP_SYS_ADMIN; its image holds the\n"
+	  "secret key (see build).\n" },
+	{ "load", cmd_load, "NAME < F.img",
+	  "Read an image from stdin, make a filter of it in the kernel and\n"
+	  "publish it as NAME (needs CAP_SYS_ADMIN). A corrupt or unsupported\n"
+	  "image is refused and nothing is created.\n" },
+	{ "inspect", cmd_inspect, "F.img [--json]",
+	  "Check an image (header and payload checksums, every field) and show\n"
+	  "its parameters, fill and estimated false-positive rate. Exit status\n"
+	  "2 with the reason when the image is corrupt or unsupported.\n\n"
+	  "  -j, --json   as a JSON object\n" },
+	{ "merge", cmd_merge, "A.img B.img > C.img",
+	  "Write the union of two Bloom filter images: a filter that holds the\n"
+	  "keys of both. Only images of the same table size, probes per key,\n"
+	  "hash algorithm and seed or secret key can be merged (anything else\n"
+	  "would place a key's bits differently and lose keys); the key count\n"
+	  "of C is the sum of A's and B's.\n" },
 	{ "version", cmd_version, "",
 	  "Open " MF_DEVICE_PATH ", do the ABI handshake, print this tool's and\n"
 	  "the kernel's ABI version and the kernel's features.\n" },

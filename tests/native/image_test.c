@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Native tests of filter images (core/image.c) through libmemfilter's
+ * offline filters (lib/offline.c), built with ASan and UBSan: round trips
+ * of Bloom and cuckoo filters, keyed and not, that answer every key as
+ * before and re-serialize to the same bytes; corrupt images refused with
+ * the errno the uapi header promises (every header bit flip, payload bit
+ * flips, every truncation, wrong version, magic, type, hash, flag,
+ * geometry, sizes, trailing bytes, cuckoo key counts); Bloom merges of
+ * matching images and refusal of mismatched ones.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "image.h"
+#include "kselftest_harness.h"
+#include "memfilter.h"
+
+#define HDR	MEMFILTER_IMAGE_HDR_SIZE
+
+/* Key i: 8 bytes; present keys are 0..n-1, absent ones from 1 << 40. */
+#define ABSENT	(1ULL << 40)
+
+static uint64_t *keys_range(uint64_t first, size_t n)
+{
+	uint64_t *k = malloc(n * sizeof(*k));
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		k[i] = first + i;
+	return k;
+}
+
+static struct mf_offline *build(int type, bool keyed, uint64_t capacity,
+				size_t nkeys, uint64_t seed)
+{
+	struct mf_create_opts o = {
+		.type = type,
+		.capacity = capacity,
+		.keyed = keyed,
+		.fixed_seed = !keyed,
+		.seed = seed,
+	};
+	struct mf_offline *f;
+	uint64_t *k;
+
+	if (type == MF_TYPE_BLOOM)
+		o.fpr = 0.01;
+	else
+		o.fingerprint_bits = 12;
+	if (mf_offline_create(&o, &f))
+		return NULL;
+	k = keys_range(0, nkeys);
+	if (mf_offline_add(f, k, 8, nkeys, NULL, NULL) != (ssize_t)nkeys) {
+		mf_offline_free(f);
+		f = NULL;
+	}
+	free(k);
+	return f;
+}
+
+/* Recompute the header checksum after editing a field. */
+static void rehash(void *img)
+{
+	struct memfilter_image_header *h = img;
+
+	h->header_xxh64 = htole64(memfilter_xxh64(h,
+				  offsetof(struct memfilter_image_header,
+					   header_xxh64), 0));
+}
+
+/* Recompute the payload checksum, then the header's. */
+static void rehash_all(void *img, size_t len)
+{
+	struct memfilter_image_header *h = img;
+
+	h->payload_xxh64 = htole64(memfilter_xxh64((uint8_t *)img + HDR,
+						   len - HDR, 0));
+	rehash(img);
+}
+
+/* The full offline load path; returns 0 or -errno. */
+static int load(const void *img, size_t len)
+{
+	struct mf_offline *f;
+	int ret = mf_offline_from_image(img, len, &f, NULL);
+
+	mf_offline_free(f);
+	return ret;
+}
+
+static void *copy(const void *img, size_t len)
+{
+	void *c = malloc(len);
+
+	memcpy(c, img, len);
+	return c;
+}
+
+FIXTURE(roundtrip) {
+	struct mf_offline *f;
+	void *img;
+	size_t len;
+};
+
+FIXTURE_VARIANT(roundtrip) {
+	int type;
+	bool keyed;
+};
+
+FIXTURE_VARIANT_ADD(roundtrip, bloom) { .type = MF_TYPE_BLOOM };
+FIXTURE_VARIANT_ADD(roundtrip, bloom_keyed) {
+	.type = MF_TYPE_BLOOM, .keyed = true
+};
+FIXTURE_VARIANT_ADD(roundtrip, cuckoo) { .type = MF_TYPE_CUCKOO };
+FIXTURE_VARIANT_ADD(roundtrip, cuckoo_keyed) {
+	.type = MF_TYPE_CUCKOO, .keyed = true
+};
+
+#define RT_KEYS		20000
+#define RT_ABSENT	100000
+
+FIXTURE_SETUP(roundtrip)
+{
+	self->f = build(variant->type, variant->keyed, RT_KEYS, RT_KEYS, 42);
+	ASSERT_NE(NULL, self->f);
+	ASSERT_EQ(0, mf_offline_image(self->f, &self->img, &self->len));
+}
+
+FIXTURE_TEARDOWN(roundtrip)
+{
+	mf_offline_free(self->f);
+	free(self->img);
+}
+
+TEST_F(roundtrip, answers_and_bytes)
+{
+	const struct memfilter_image_header *h = self->img;
+	uint64_t *present = keys_range(0, RT_KEYS);
+	uint64_t *absent = keys_range(ABSENT, RT_ABSENT);
+	uint64_t *r1 = calloc(RT_ABSENT / 64 + 1, 8);
+	uint64_t *r2 = calloc(RT_ABSENT / 64 + 1, 8);
+	struct mf_info i1, i2;
+	struct mf_offline *g;
+	size_t len2;
+	void *img2;
+	ssize_t hits;
+
+	EXPECT_EQ(variant->keyed,
+		  !!(le32toh(h->flags) & MEMFILTER_IMAGE_SECRET));
+	EXPECT_EQ(variant->keyed ? MEMFILTER_HASH_SIPHASH24 :
+		  MEMFILTER_HASH_XXH64, le32toh(h->hash_algo));
+	EXPECT_EQ(variant->keyed ? 0 : 42, le64toh(h->seed));
+	EXPECT_EQ(RT_KEYS, le64toh(h->keys));
+
+	ASSERT_EQ(0, mf_offline_from_image(self->img, self->len, &g, NULL));
+	EXPECT_EQ(RT_KEYS, mf_offline_query(g, present, 8, RT_KEYS, NULL,
+					    NULL));
+	hits = mf_offline_query(self->f, absent, 8, RT_ABSENT, r1, NULL);
+	EXPECT_EQ(hits, mf_offline_query(g, absent, 8, RT_ABSENT, r2, NULL));
+	EXPECT_EQ(0, memcmp(r1, r2, (RT_ABSENT + 63) / 64 * 8));
+	/* Some false positives, but not many: it is the same filter. */
+	EXPECT_GT(hits, 0);
+	EXPECT_LT(hits, RT_ABSENT / 20);
+
+	ASSERT_EQ(0, mf_offline_info(self->f, &i1));
+	ASSERT_EQ(0, mf_offline_info(g, &i2));
+	EXPECT_EQ(i1.keys, i2.keys);
+	EXPECT_EQ(i1.fill, i2.fill);
+	EXPECT_EQ(i1.capacity, i2.capacity);
+	EXPECT_EQ(i1.est_fpr, i2.est_fpr);
+	EXPECT_EQ(variant->keyed, i2.keyed);
+
+	ASSERT_EQ(0, mf_offline_image(g, &img2, &len2));
+	ASSERT_EQ(self->len, len2);
+	EXPECT_EQ(0, memcmp(self->img, img2, len2));
+	free(img2);
+	mf_offline_free(g);
+	free(present);
+	free(absent);
+	free(r1);
+	free(r2);
+}
+
+/* Two filters made with the same options but no seed hash differently. */
+TEST_F(roundtrip, fresh_secret_or_seed)
+{
+	struct mf_create_opts o = {
+		.type = variant->type, .capacity = 100, .keyed = variant->keyed,
+	};
+	struct mf_offline *a, *b;
+	void *ia, *ib;
+	size_t la, lb;
+
+	if (variant->type == MF_TYPE_BLOOM)
+		o.fpr = 0.01;
+	else
+		o.fingerprint_bits = 8;
+	ASSERT_EQ(0, mf_offline_create(&o, &a));
+	ASSERT_EQ(0, mf_offline_create(&o, &b));
+	ASSERT_EQ(0, mf_offline_image(a, &ia, &la));
+	ASSERT_EQ(0, mf_offline_image(b, &ib, &lb));
+	/* seed (offset 24) or secret (offsets 32..47) differ. */
+	EXPECT_NE(0, memcmp((uint8_t *)ia + 24, (uint8_t *)ib + 24, 24));
+	free(ia);
+	free(ib);
+	mf_offline_free(a);
+	mf_offline_free(b);
+}
+
+/* A cuckoo image after deletes and near-full load (stash in use or not). */
+TEST(cuckoo_full_roundtrip)
+{
+	struct mf_create_opts o = {
+		.type = MF_TYPE_CUCKOO, .capacity = 64, .fingerprint_bits = 8,
+		.fixed_seed = true, .seed = 3,
+	};
+	uint64_t *k = keys_range(0, 4096);
+	struct mf_info i1, i2;
+	struct mf_offline *f, *g;
+	size_t done, len, len2;
+	void *img, *img2;
+	ssize_t n;
+
+	ASSERT_EQ(0, mf_offline_create(&o, &f));
+	n = mf_offline_add(f, k, 8, 4096, NULL, &done);
+	ASSERT_EQ(-ENOSPC, n);
+	ASSERT_GT(done, 60);
+	EXPECT_EQ(10, mf_offline_delete(f, k, 8, 10, NULL, NULL));
+	ASSERT_EQ(0, mf_offline_image(f, &img, &len));
+	ASSERT_EQ(0, mf_offline_from_image(img, len, &g, NULL));
+	EXPECT_EQ(done - 10, mf_offline_query(g, k + 10, 8, done - 10, NULL,
+					      NULL));
+	ASSERT_EQ(0, mf_offline_info(f, &i1));
+	ASSERT_EQ(0, mf_offline_info(g, &i2));
+	EXPECT_EQ(i1.keys, i2.keys);
+	EXPECT_EQ(i1.stash_used, i2.stash_used);
+	EXPECT_EQ(i1.fill, i2.fill);
+	ASSERT_EQ(0, mf_offline_image(g, &img2, &len2));
+	ASSERT_EQ(len, len2);
+	EXPECT_EQ(0, memcmp(img, img2, len));
+	free(img);
+	free(img2);
+	free(k);
+	mf_offline_free(f);
+	mf_offline_free(g);
+}
+
+/* Small images for the corruption tests. */
+FIXTURE(corrupt) {
+	void *img;
+	size_t len;
+};
+
+FIXTURE_VARIANT(corrupt) {
+	int type;
+	bool keyed;
+};
+
+FIXTURE_VARIANT_ADD(corrupt, bloom) { .type = MF_TYPE_BLOOM };
+FIXTURE_VARIANT_ADD(corrupt, bloom_keyed) {
+	.type = MF_TYPE_BLOOM, .keyed = true
+};
+FIXTURE_VARIANT_ADD(corrupt, cuckoo) { .type = MF_TYPE_CUCKOO };
+FIXTURE_VARIANT_ADD(corrupt, cuckoo_keyed) {
+	.type = MF_TYPE_CUCKOO, .keyed = true
+};
+
+FIXTURE_SETUP(corrupt)
+{
+	struct mf_offline *f = build(variant->type, variant->keyed, 40, 30, 9);
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, mf_offline_image(f, &self->img, &self->len));
+	mf_offline_free(f);
+	ASSERT_EQ(0, load(self->img, self->len));
+}
+
+FIXTURE_TEARDOWN(corrupt)
+{
+	free(self->img);
+}
+
+/*
+ * Every single-bit flip of the header is refused: EOPNOTSUPP when the flip
+ * turns version 1 into a higher version (a newer format's header may be
+ * checksummed differently: "not supported" is the honest answer), EBADMSG
+ * for every other bit (the header checksum no longer matches).
+ */
+TEST_F(corrupt, every_header_bit)
+{
+	struct mf_image_desc d;
+	int bit, ret, badmsg = 0, notsupp = 0;
+
+	for (bit = 0; bit < HDR * 8; bit++) {
+		uint8_t *c = copy(self->img, self->len);
+		int off = bit / 8;
+		uint16_t version;
+
+		c[off] ^= 1 << (bit % 8);
+		version = c[8] | c[9] << 8;
+		ret = memfilter_image_parse(c, self->len, &d);
+		EXPECT_EQ(ret, load(c, self->len));
+		if (off >= 8 && off < 10 && version > MEMFILTER_IMAGE_VERSION) {
+			EXPECT_EQ(-EOPNOTSUPP, ret) TH_LOG("bit %d", bit);
+		} else {
+			EXPECT_EQ(-EBADMSG, ret) TH_LOG("bit %d", bit);
+		}
+		badmsg += ret == -EBADMSG;
+		notsupp += ret == -EOPNOTSUPP;
+		free(c);
+	}
+	EXPECT_EQ(HDR * 8, badmsg + notsupp);
+	TH_LOG("%d header bit flips: %d EBADMSG, %d EOPNOTSUPP", HDR * 8,
+	       badmsg, notsupp);
+}
+
+/* Payload bit flips (every 3rd bit, all of a small table): EBADMSG. */
+TEST_F(corrupt, payload_bits)
+{
+	size_t bit, n = 0;
+
+	for (bit = HDR * 8; bit < self->len * 8; bit += 3, n++) {
+		uint8_t *c = copy(self->img, self->len);
+
+		c[bit / 8] ^= 1 << (bit % 8);
+		EXPECT_EQ(-EBADMSG, load(c, self->len)) TH_LOG("bit %zu", bit);
+		free(c);
+	}
+	EXPECT_GT(n, 100);
+}
+
+TEST_F(corrupt, every_truncation)
+{
+	const char *why;
+	struct mf_offline *f;
+	size_t len;
+
+	for (len = 0; len < self->len; len++) {
+		uint8_t *c = copy(self->img, len ? len : 1);
+
+		EXPECT_EQ(-EBADMSG, mf_offline_from_image(c, len, &f, &why))
+			TH_LOG("length %zu", len);
+		EXPECT_NE(NULL, why);
+		EXPECT_EQ(NULL, f);
+		free(c);
+	}
+}
+
+TEST_F(corrupt, trailing_bytes)
+{
+	uint8_t *c = calloc(1, self->len + 64);
+	size_t extra;
+
+	memcpy(c, self->img, self->len);
+	for (extra = 1; extra <= 64; extra++)
+		EXPECT_EQ(-EBADMSG, load(c, self->len + extra));
+	free(c);
+}
+
+/* Edit a header field, recompute the checksum, expect @err. */
+#define EDIT(field, value, err) do {					\
+	struct memfilter_image_header *h = copy(self->img, self->len);	\
+	h->field = (value);						\
+	rehash(h);							\
+	EXPECT_EQ(err, load(h, self->len)) TH_LOG(#field " = " #value);	\
+	free(h);							\
+} while (0)
+
+TEST_F(corrupt, fields)
+{
+	const struct memfilter_image_header *o = self->img;
+	bool bloom = variant->type == MF_TYPE_BLOOM;
+	uint64_t geo = le64toh(o->geometry);
+
+	EDIT(version, htole16(2), -EOPNOTSUPP);
+	EDIT(version, htole16(0), -EOPNOTSUPP);
+	EDIT(magic, htole64(MEMFILTER_IMAGE_MAGIC + 1), -EBADMSG);
+	EDIT(header_size, htole16(256), -EBADMSG);
+	EDIT(type, htole32(3), -EOPNOTSUPP);
+	EDIT(type, htole32(0), -EOPNOTSUPP);
+	EDIT(hash_algo, htole32(3), -EOPNOTSUPP);
+	EDIT(flags, o->flags | htole32(2), -EOPNOTSUPP);
+	EDIT(flags, o->flags ^ htole32(MEMFILTER_IMAGE_SECRET), -EBADMSG);
+	EDIT(__reserved[5], 1, -EBADMSG);
+	EDIT(capacity, 0, -EBADMSG);
+	EDIT(payload_size, htole64(le64toh(o->payload_size) + 1), -EBADMSG);
+	EDIT(payload_size, 0, -EBADMSG);
+	/* Geometry that disagrees with the payload size. */
+	EDIT(geometry, htole64(geo * 2), -EBADMSG);
+	EDIT(geometry, 0, -EBADMSG);
+	EDIT(k, 0, -EBADMSG);
+	if (bloom) {
+		EDIT(k, htole32(9), -EBADMSG);
+		EDIT(stash, htole64(1), -EBADMSG);
+		EDIT(bits_per_key_q4, 0, -EBADMSG);
+		EDIT(bits_per_key_q4, htole32(1000), -EBADMSG);
+	} else {
+		EDIT(k, htole32(10), -EBADMSG);
+		EDIT(geometry, htole64(geo + 1), -EBADMSG);
+		EDIT(bits_per_key_q4, htole32(40), -EBADMSG);
+		/* Stash: empty fingerprint, fingerprint too wide, bucket out. */
+		EDIT(stash, htole64(5ULL << 16), -EBADMSG);
+		EDIT(stash, htole64(1 << 12), -EBADMSG);
+		EDIT(stash, htole64(geo << 16 | 1), -EBADMSG);
+	}
+	if (variant->keyed) {
+		EDIT(seed, htole64(1), -EBADMSG);
+		/* One zero key word is still a key. */
+		EDIT(secret[0], 0, 0);
+		{
+			struct memfilter_image_header *h = copy(self->img,
+								self->len);
+
+			h->secret[0] = 0;
+			h->secret[1] = 0;
+			rehash(h);
+			EXPECT_EQ(-EBADMSG, load(h, self->len));
+			free(h);
+		}
+	} else {
+		EDIT(secret[1], htole64(7), -EBADMSG);
+	}
+}
+
+/* Changing a key count of a cuckoo image: the table disagrees. */
+TEST_F(corrupt, cuckoo_key_count)
+{
+	struct memfilter_image_header *h;
+	uint8_t *p;
+	size_t i;
+
+	if (variant->type != MF_TYPE_CUCKOO)
+		SKIP(return, "cuckoo only");
+	h = copy(self->img, self->len);
+	h->keys = htole64(le64toh(h->keys) + 1);
+	rehash(h);
+	EXPECT_EQ(-EBADMSG, load(h, self->len));
+	h->keys = htole64(le64toh(h->keys) - 2);
+	rehash(h);
+	EXPECT_EQ(-EBADMSG, load(h, self->len));
+	free(h);
+
+	/* A fingerprint put into an empty slot, checksums made consistent. */
+	h = copy(self->img, self->len);
+	p = (uint8_t *)h + HDR;
+	for (i = 0; i < self->len - HDR && p[i]; i++)
+		;
+	ASSERT_LT(i, self->len - HDR);
+	p[i] = 0x11;
+	rehash_all(h, self->len);
+	EXPECT_EQ(-EBADMSG, load(h, self->len));
+	/* With the key count raised to match, the image is valid again. */
+	h->keys = htole64(le64toh(h->keys) + 1);
+	rehash(h);
+	EXPECT_EQ(0, load(h, self->len));
+	free(h);
+}
+
+/* ---- merge --------------------------------------------------------------- */
+
+static void *image_of(struct mf_offline *f, size_t *len)
+{
+	void *img;
+
+	if (mf_offline_image(f, &img, len))
+		return NULL;
+	mf_offline_free(f);
+	return img;
+}
+
+/* A filter of keys [first, first + n). */
+static void *bloom_image(bool keyed, uint64_t capacity, uint64_t seed,
+			 uint64_t first, size_t n, size_t *len)
+{
+	struct mf_create_opts o = {
+		.type = MF_TYPE_BLOOM, .capacity = capacity, .fpr = 0.01,
+		.keyed = keyed, .fixed_seed = !keyed, .seed = seed,
+	};
+	struct mf_offline *f;
+	uint64_t *k = keys_range(first, n);
+
+	if (mf_offline_create(&o, &f))
+		return NULL;
+	mf_offline_add(f, k, 8, n, NULL, NULL);
+	free(k);
+	return image_of(f, len);
+}
+
+TEST(merge_matching)
+{
+	size_t la, lb, lc;
+	void *a = bloom_image(false, 4000, 5, 0, 1500, &la);
+	void *b = bloom_image(false, 4000, 5, 1500, 1500, &lb);
+	uint64_t *k = keys_range(0, 3000);
+	const struct memfilter_image_header *h;
+	struct mf_offline *f;
+	const char *why;
+	void *c;
+
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	ASSERT_EQ(0, mf_image_merge(a, la, b, lb, &c, &lc, &why));
+	ASSERT_EQ(la, lc);
+	h = c;
+	EXPECT_EQ(3000, le64toh(h->keys));
+	ASSERT_EQ(0, mf_offline_from_image(c, lc, &f, NULL));
+	EXPECT_EQ(3000, mf_offline_query(f, k, 8, 3000, NULL, NULL));
+	mf_offline_free(f);
+	free(a);
+	free(b);
+	free(c);
+	free(k);
+}
+
+static void expect_mismatch(struct __test_metadata *_metadata,
+			    const void *a, size_t la, const void *b,
+			    size_t lb, const char *want)
+{
+	const char *why = NULL;
+	size_t lc = 1;
+	void *c = (void *)1;
+
+	EXPECT_EQ(-EINVAL, mf_image_merge(a, la, b, lb, &c, &lc, &why));
+	EXPECT_EQ(NULL, c);
+	EXPECT_EQ(0, lc);
+	ASSERT_NE(NULL, why);
+	EXPECT_NE(NULL, strstr(why, want)) TH_LOG("why: %s", why);
+}
+
+TEST(merge_mismatched)
+{
+	size_t la, lb, lk1, lk2, lbig, lcu;
+	void *a = bloom_image(false, 4000, 5, 0, 100, &la);
+	void *b = bloom_image(false, 4000, 6, 0, 100, &lb);
+	void *k1 = bloom_image(true, 4000, 0, 0, 100, &lk1);
+	void *k2 = bloom_image(true, 4000, 0, 0, 100, &lk2);
+	void *big = bloom_image(false, 40000, 5, 0, 100, &lbig);
+	struct mf_offline *cu = build(MF_TYPE_CUCKOO, false, 100, 10, 5);
+	void *cimg = image_of(cu, &lcu);
+	const char *why;
+	size_t lc;
+	void *c;
+
+	expect_mismatch(_metadata, a, la, b, lb, "seed");
+	expect_mismatch(_metadata, k1, lk1, k2, lk2, "secret");
+	expect_mismatch(_metadata, a, la, k1, lk1, "hash algorithm");
+	expect_mismatch(_metadata, a, la, big, lbig, "table size");
+	expect_mismatch(_metadata, cimg, lcu, cimg, lcu, "Bloom");
+	/* Same key: merging a keyed image with itself is fine. */
+	EXPECT_EQ(0, mf_image_merge(k1, lk1, k1, lk1, &c, &lc, &why));
+	free(c);
+	/* A corrupt input is reported as such, not as a mismatch. */
+	((uint8_t *)b)[HDR] ^= 1;
+	EXPECT_EQ(-EBADMSG, mf_image_merge(a, la, b, lb, &c, &lc, &why));
+	EXPECT_NE(NULL, strstr(why, "payload checksum"));
+	free(a);
+	free(b);
+	free(k1);
+	free(k2);
+	free(big);
+	free(cimg);
+}
+
+TEST(offline_arguments)
+{
+	struct mf_create_opts o = { .type = MF_TYPE_BLOOM, .capacity = 10 };
+	struct mf_offline *f;
+	uint64_t key = 1;
+	uint32_t len = 4097;
+
+	EXPECT_EQ(-EINVAL, mf_offline_create(&o, &f));	/* no fpr or bpk */
+	o.fpr = 0.01;
+	o.name = "x";
+	EXPECT_EQ(-EINVAL, mf_offline_create(&o, &f));
+	o.name = NULL;
+	o.keyed = o.fixed_seed = true;
+	EXPECT_EQ(-EINVAL, mf_offline_create(&o, &f));
+	o.fixed_seed = false;
+	o.fingerprint_bits = 8;
+	EXPECT_EQ(-EINVAL, mf_offline_create(&o, &f));
+	o.fingerprint_bits = 0;
+	ASSERT_EQ(0, mf_offline_create(&o, &f));
+	EXPECT_EQ(-EOPNOTSUPP, mf_offline_delete(f, &key, 8, 1, NULL, NULL));
+	EXPECT_EQ(-EINVAL, mf_offline_add(f, &key, 0, 1, NULL, NULL));
+	EXPECT_EQ(-EINVAL, mf_offline_addv(f, &key, &len, 1, NULL, NULL));
+	EXPECT_EQ(1, mf_offline_add(f, &key, 8, 1, NULL, NULL));
+	EXPECT_EQ(1, mf_offline_query(f, &key, 8, 1, NULL, NULL));
+	mf_offline_free(f);
+}
+
+TEST_HARNESS_MAIN
