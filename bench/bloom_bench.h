@@ -12,12 +12,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ns per key (medians of 3), measured FPR and bits per key; -1: not run. */
+/*
+ * ns per key (medians of 3), measured FPR and bits per key; -1: not run.
+ * ins_x, ins_xb: the exclusive (single-writer) insert, one key at a time
+ * and batched.
+ */
 struct mfb_row {
-	double ins, ins_b, qp, qa, qp_b, qa_b, fpr, bpk;
+	double ins, ins_b, ins_x, ins_xb, qp, qa, qp_b, qa_b, fpr, bpk;
 };
 
+/* Filter and probe tables on madvise(MADV_HUGEPAGE) mappings if set. */
+extern int mfb_huge;
+/* Skip the one-key-at-a-time inserts (slow at 256 MiB). */
+extern int mfb_quick;
+
 double mfb_now_ns(void);
+void *mfb_alloc(size_t bytes);
+void mfb_free(void *p, size_t bytes);
 void mfb_memfilter(const uint64_t *keys, size_t n, const uint64_t *absent,
 		   size_t nq, int reps_ins, struct mfb_row *r);
 void mfb_probe(const uint64_t *keys, size_t bytes, size_t nq,

@@ -22,6 +22,12 @@
  *   under happens-before), and bits never go away. So a completed insert
  *   is never missed. Concurrent inserts never lose each other's bits
  *   because each OR is an atomic read-modify-write.
+ * - The _exclusive inserts are for a caller that guarantees no other
+ *   insert runs at the same time (a filter filled before it is published,
+ *   an image built offline): the same bits, set with plain READ_ONCE() /
+ *   WRITE_ONCE() read-modify-writes of whole words instead of atomic ORs.
+ *   Queries running meanwhile stay correct: see
+ *   memfilter_bloom_add_hash_exclusive().
  * - add and query neither sleep nor allocate: any context.
  *
  * Copyright (C) 2026 The memfilter authors.
@@ -29,36 +35,100 @@
 #include "bloom.h"
 #include "bloom_model.h"
 
-/* Prefetch distance of the batch loops, in keys. */
-#define MF_BLOOM_PREFETCH	16
-
-/* Keys hashed at a time by the key-level batch calls. */
-#define MF_BLOOM_KEY_BATCH	64
-
-static __always_inline void mf_bloom_set(u64 *blk, u64 hash, u32 k)
-{
-	u64 pat[MF_BLOOM_BLOCK_WORDS];
-	unsigned int w;
-
-	mf_bloom_pattern(hash, k, pat);
-	for (w = 0; w < MF_BLOOM_BLOCK_WORDS; w++)
-		if ((READ_ONCE(blk[w]) & pat[w]) != pat[w])
-			mf_atomic_or64(&blk[w], pat[w]);
-}
-
+/*
+ * The scalar per-key operations walk the key's window of k words: no
+ * data-dependent branches but the insert's per word, and k from
+ * the filter, so the loop's own branch always predicts. The single-key
+ * calls go through a switch on k (mf_bloom_with_k()) to get a copy fully
+ * unrolled for each k: measured faster in scalar code than computing all
+ * 8 pattern words branch-free (bench/results/bloom.md).
+ */
 static __always_inline bool mf_bloom_test(const u64 *blk, u64 hash, u32 k)
 {
-	unsigned int s = mf_bloom_start(hash);
-	unsigned int i;
+	unsigned int s = mf_bloom_start(hash), i, w;
 	u64 hit = 1;
 
-	/* No early exit: branch-free lets queries' cache misses overlap. */
 	for (i = 0; i < k; i++) {
-		unsigned int w = (s + i) & 7;
-
+		w = (s + i) & 7;
 		hit &= READ_ONCE(blk[w]) >> mf_bloom_bit(hash, w);
 	}
 	return hit & 1;
+}
+
+/*
+ * Insert, safe against concurrent inserters: one relaxed atomic OR per
+ * word of the window whose bit a plain READ_ONCE() shows still clear.
+ * Reading the whole window first and then ORing only the missing words
+ * was measured too: faster in cache, 1.8x slower from DRAM.
+ */
+static __always_inline void mf_bloom_set(u64 *blk, u64 hash, u32 k)
+{
+	unsigned int s = mf_bloom_start(hash), i, w;
+	u64 bit;
+
+	for (i = 0; i < k; i++) {
+		w = (s + i) & 7;
+		bit = 1ULL << mf_bloom_bit(hash, w);
+		if (!(READ_ONCE(blk[w]) & bit))
+			mf_atomic_or64(&blk[w], bit);
+	}
+}
+
+/*
+ * Insert by the only writer (memfilter_bloom_add_hash_exclusive()): each
+ * word of the window read and written whole.
+ */
+static __always_inline void mf_bloom_set_exclusive(u64 *blk, u64 hash, u32 k)
+{
+	unsigned int s = mf_bloom_start(hash), i, w;
+
+	for (i = 0; i < k; i++) {
+		w = (s + i) & 7;
+		WRITE_ONCE(blk[w],
+			   READ_ONCE(blk[w]) | 1ULL << mf_bloom_bit(hash, w));
+	}
+}
+
+enum mf_bloom_scalar_op {
+	MF_BLOOM_SET,
+	MF_BLOOM_SET_EXCLUSIVE,
+	MF_BLOOM_TEST,
+};
+
+static __always_inline bool mf_bloom_do(u64 *blk, u64 hash, u32 k,
+					enum mf_bloom_scalar_op op)
+{
+	if (op == MF_BLOOM_TEST)
+		return mf_bloom_test(blk, hash, k);
+	if (op == MF_BLOOM_SET)
+		mf_bloom_set(blk, hash, k);
+	else
+		mf_bloom_set_exclusive(blk, hash, k);
+	return true;
+}
+
+/* @op on one key, with k a constant in each case. */
+static __always_inline bool mf_bloom_with_k(u64 *blk, u64 hash, u32 k,
+					    enum mf_bloom_scalar_op op)
+{
+	switch (k) {
+	case 1:
+		return mf_bloom_do(blk, hash, 1, op);
+	case 2:
+		return mf_bloom_do(blk, hash, 2, op);
+	case 3:
+		return mf_bloom_do(blk, hash, 3, op);
+	case 4:
+		return mf_bloom_do(blk, hash, 4, op);
+	case 5:
+		return mf_bloom_do(blk, hash, 5, op);
+	case 6:
+		return mf_bloom_do(blk, hash, 6, op);
+	case 7:
+		return mf_bloom_do(blk, hash, 7, op);
+	default:
+		return mf_bloom_do(blk, hash, MF_BLOOM_MAX_K, op);
+	}
 }
 
 /**
@@ -153,9 +223,36 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_bytes);
  */
 void memfilter_bloom_add_hash(struct mf_bloom *b, u64 hash)
 {
-	mf_bloom_set(mf_bloom_block_ptr(b, hash), hash, b->p.k);
+	mf_bloom_with_k(mf_bloom_block_ptr(b, hash), hash, b->p.k,
+			MF_BLOOM_SET);
 }
 EXPORT_SYMBOL_GPL(memfilter_bloom_add_hash);
+
+/**
+ * memfilter_bloom_add_hash_exclusive() - insert a key by its hash, only writer
+ * @b: the filter
+ * @hash: the key's hash under @b->p.hasher
+ *
+ * The same bits as memfilter_bloom_add_hash(), set with plain loads and
+ * stores instead of atomic ORs: for a caller that guarantees no other
+ * insert into @b runs at the same time (a filter filled before it is
+ * published, an image built offline). Concurrent queries stay correct:
+ * every word is read and written whole (READ_ONCE(), WRITE_ONCE()), the
+ * value written is the old one with bits added, and with a single writer
+ * nothing else changes the word in between; so a reader sees each word
+ * either before or after the insert, never torn and never with a bit
+ * cleared, and the coherence argument at the top of this file holds as
+ * for the atomic OR. Two inserters at once, though, could lose each
+ * other's bits: false negatives.
+ *
+ * Context: any; callers serialise all inserts into @b.
+ */
+void memfilter_bloom_add_hash_exclusive(struct mf_bloom *b, u64 hash)
+{
+	mf_bloom_with_k(mf_bloom_block_ptr(b, hash), hash, b->p.k,
+			MF_BLOOM_SET_EXCLUSIVE);
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_add_hash_exclusive);
 
 /**
  * memfilter_bloom_contains_hash() - query a key by its hash
@@ -168,7 +265,8 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_add_hash);
  */
 bool memfilter_bloom_contains_hash(const struct mf_bloom *b, u64 hash)
 {
-	return mf_bloom_test(mf_bloom_block_ptr(b, hash), hash, b->p.k);
+	return mf_bloom_with_k(mf_bloom_block_ptr(b, hash), hash, b->p.k,
+			       MF_BLOOM_TEST);
 }
 EXPORT_SYMBOL_GPL(memfilter_bloom_contains_hash);
 
@@ -187,15 +285,41 @@ void memfilter_bloom_add_hashes_scalar(struct mf_bloom *b, const u64 *hashes,
 {
 	size_t i;
 
-	for (i = 0; i < MF_BLOOM_PREFETCH; i++)
+	for (i = 0; i < MF_BLOOM_AHEAD; i++)
 		mf_bloom_prefetch(b, hashes, i, n);
 	for (i = 0; i < n; i++) {
-		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_PREFETCH, n);
+		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_AHEAD, n);
 		mf_bloom_set(mf_bloom_block_ptr(b, hashes[i]), hashes[i],
 			     b->p.k);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_scalar);
+
+/**
+ * memfilter_bloom_add_hashes_exclusive_scalar() - insert many, only writer
+ * @b: the filter
+ * @hashes: the keys' hashes
+ * @n: how many
+ *
+ * The portable path of memfilter_bloom_add_hashes_exclusive(), exposed for
+ * tests.
+ *
+ * Context: any, as memfilter_bloom_add_hash_exclusive().
+ */
+void memfilter_bloom_add_hashes_exclusive_scalar(struct mf_bloom *b,
+						 const u64 *hashes, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < MF_BLOOM_AHEAD; i++)
+		mf_bloom_prefetch(b, hashes, i, n);
+	for (i = 0; i < n; i++) {
+		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_AHEAD, n);
+		mf_bloom_set_exclusive(mf_bloom_block_ptr(b, hashes[i]),
+				       hashes[i], b->p.k);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_exclusive_scalar);
 
 /**
  * memfilter_bloom_contains_hashes_scalar() - query many hashes, scalar code
@@ -216,10 +340,10 @@ void memfilter_bloom_contains_hashes_scalar(const struct mf_bloom *b,
 	unsigned long acc = 0;
 	size_t i;
 
-	for (i = 0; i < MF_BLOOM_PREFETCH; i++)
+	for (i = 0; i < MF_BLOOM_AHEAD; i++)
 		mf_bloom_prefetch(b, hashes, i, n);
 	for (i = 0; i < n; i++) {
-		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_PREFETCH, n);
+		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_AHEAD, n);
 		if (mf_bloom_test(mf_bloom_block_ptr(b, hashes[i]), hashes[i],
 				  b->p.k))
 			acc |= 1UL << (i % BITS_PER_LONG);
@@ -260,6 +384,38 @@ void memfilter_bloom_add_hashes(struct mf_bloom *b, const u64 *hashes,
 EXPORT_SYMBOL_GPL(memfilter_bloom_add_hashes);
 
 /**
+ * memfilter_bloom_add_hashes_exclusive() - insert many hashes, only writer
+ * @b: the filter
+ * @hashes: the keys' hashes under @b->p.hasher
+ * @n: how many
+ *
+ * memfilter_bloom_add_hashes() without atomic operations, for the callers
+ * of memfilter_bloom_add_hash_exclusive(); the filter is bit for bit the
+ * same.
+ *
+ * Context: any; callers serialise all inserts into @b.
+ */
+void memfilter_bloom_add_hashes_exclusive(struct mf_bloom *b,
+					  const u64 *hashes, size_t n)
+{
+	size_t i, m;
+
+	for (i = 0; i < n; i += m) {
+		m = min(n - i, (size_t)MF_SIMD_CHUNK);
+		if (MF_HAVE_AVX2 && mf_simd_begin()) {
+			memfilter_bloom_add_hashes_exclusive_avx2(b, hashes + i,
+								  m);
+			mf_simd_end();
+		} else {
+			memfilter_bloom_add_hashes_exclusive_scalar(b,
+								    hashes + i,
+								    m);
+		}
+	}
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_add_hashes_exclusive);
+
+/**
  * memfilter_bloom_contains_hashes() - query many keys by their hashes
  * @b: the filter
  * @hashes: the keys' hashes under @b->p.hasher
@@ -294,6 +450,19 @@ void memfilter_bloom_contains_hashes(const struct mf_bloom *b,
 }
 EXPORT_SYMBOL_GPL(memfilter_bloom_contains_hashes);
 
+/*
+ * A key's hash, for the single-key calls: the 8-byte XXH64 case inline,
+ * every other one out of line, which keeps the common path free of the
+ * general hash's register pressure.
+ */
+static __always_inline u64 mf_bloom_hash_one(const struct mf_bloom *b,
+					     const void *key, size_t len)
+{
+	if (likely(len == 8 && b->p.hasher.algo == MF_HASH_XXH64))
+		return mf_xxh64(key, 8, b->p.hasher.seed);
+	return memfilter_hash(&b->p.hasher, key, len);
+}
+
 /**
  * memfilter_bloom_add_key() - insert a key
  * @b: the filter
@@ -304,7 +473,7 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_contains_hashes);
  */
 void memfilter_bloom_add_key(struct mf_bloom *b, const void *key, size_t len)
 {
-	memfilter_bloom_add_hash(b, mf_hash(&b->p.hasher, key, len));
+	memfilter_bloom_add_hash(b, mf_bloom_hash_one(b, key, len));
 }
 EXPORT_SYMBOL_GPL(memfilter_bloom_add_key);
 
@@ -321,9 +490,90 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_add_key);
 bool memfilter_bloom_contains_key(const struct mf_bloom *b, const void *key,
 				  size_t len)
 {
-	return memfilter_bloom_contains_hash(b, mf_hash(&b->p.hasher, key, len));
+	return memfilter_bloom_contains_hash(b, mf_bloom_hash_one(b, key, len));
 }
 EXPORT_SYMBOL_GPL(memfilter_bloom_contains_key);
+
+/*
+ * One section of a key batch call, scalar (see mf_bloom_keys_avx2()): key
+ * i's hash comes out of the ring as key i + MF_BLOOM_AHEAD's goes in.
+ */
+static __always_inline void mf_bloom_keys_scalar(struct mf_bloom *b,
+						 struct mf_bloom_ring *r,
+						 const void *keys,
+						 size_t key_len, size_t start,
+						 size_t m, size_t n,
+						 unsigned long *result_bitmap,
+						 enum mf_bloom_op op)
+{
+	unsigned long acc = 0;
+	size_t i;
+
+	for (i = start; i < start + m; i++) {
+		u64 h = r->h[i % MF_BLOOM_RING];
+		u64 *blk = mf_bloom_block_ptr(b, h);
+
+		mf_bloom_ring_fill(b, r, keys, key_len, i + MF_BLOOM_AHEAD, n);
+		if (op == MF_BLOOM_OP_ADD) {
+			mf_bloom_set(blk, h, b->p.k);
+		} else if (op == MF_BLOOM_OP_ADD_EXCLUSIVE) {
+			mf_bloom_set_exclusive(blk, h, b->p.k);
+		} else {
+			acc |= (unsigned long)mf_bloom_test(blk, h, b->p.k) <<
+			       (i % BITS_PER_LONG);
+			if (i % BITS_PER_LONG == BITS_PER_LONG - 1 ||
+			    i == start + m - 1) {
+				result_bitmap[i / BITS_PER_LONG] = acc;
+				acc = 0;
+			}
+		}
+	}
+}
+
+static void
+mf_bloom_keys_scalar_section(struct mf_bloom *b, struct mf_bloom_ring *r,
+			     const void *keys, size_t key_len, size_t start,
+			     size_t m, size_t n, unsigned long *result_bitmap,
+			     enum mf_bloom_op op)
+{
+	if (op == MF_BLOOM_OP_ADD)
+		mf_bloom_keys_scalar(b, r, keys, key_len, start, m, n, NULL,
+				     MF_BLOOM_OP_ADD);
+	else if (op == MF_BLOOM_OP_ADD_EXCLUSIVE)
+		mf_bloom_keys_scalar(b, r, keys, key_len, start, m, n, NULL,
+				     MF_BLOOM_OP_ADD_EXCLUSIVE);
+	else
+		mf_bloom_keys_scalar(b, r, keys, key_len, start, m, n,
+				     result_bitmap, MF_BLOOM_OP_CONTAINS);
+}
+
+/*
+ * The key batch calls: one pipeline over all @n keys (struct
+ * mf_bloom_ring), in sections of MF_SIMD_CHUNK keys that use AVX2 where
+ * the CPU has it and the context allows. The ring carries over from one
+ * section to the next, so the fetches in flight do too.
+ */
+static void mf_bloom_keys(struct mf_bloom *b, const void *keys, size_t key_len,
+			  size_t n, unsigned long *result_bitmap,
+			  enum mf_bloom_op op, bool simd)
+{
+	struct mf_bloom_ring r;
+	size_t i, m;
+
+	for (i = 0; i < MF_BLOOM_AHEAD; i++)
+		mf_bloom_ring_fill(b, &r, keys, key_len, i, n);
+	for (i = 0; i < n; i += m) {
+		m = min(n - i, (size_t)MF_SIMD_CHUNK);
+		if (MF_HAVE_AVX2 && simd && mf_simd_begin()) {
+			mf_bloom_keys_avx2(b, &r, keys, key_len, i, m, n,
+					   result_bitmap, op);
+			mf_simd_end();
+		} else {
+			mf_bloom_keys_scalar_section(b, &r, keys, key_len, i, m,
+						     n, result_bitmap, op);
+		}
+	}
+}
 
 /**
  * memfilter_bloom_add_keys() - insert many keys of one size
@@ -332,28 +582,55 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_contains_key);
  * @key_len: the size of each key
  * @n: how many
  *
- * Hashes MF_BLOOM_KEY_BATCH keys at a time, prefetching their blocks as
- * it goes, then inserts them with memfilter_bloom_add_hashes().
+ * Hashes each key MF_BLOOM_AHEAD keys before inserting it and prefetches
+ * its block meanwhile; the filter is the same as from
+ * memfilter_bloom_add_key() on each key.
  *
  * Context: any, as memfilter_bloom_add_hash(); uses 512 bytes of stack.
  */
 void memfilter_bloom_add_keys(struct mf_bloom *b, const void *keys,
 			      size_t key_len, size_t n)
 {
-	u64 h[MF_BLOOM_KEY_BATCH];
-	const u8 *k = keys;
-	size_t i, j, m;
-
-	for (i = 0; i < n; i += m) {
-		m = min(n - i, (size_t)MF_BLOOM_KEY_BATCH);
-		for (j = 0; j < m; j++, k += key_len) {
-			h[j] = mf_hash(&b->p.hasher, k, key_len);
-			mf_prefetch(mf_bloom_block_ptr(b, h[j]));
-		}
-		memfilter_bloom_add_hashes(b, h, m);
-	}
+	mf_bloom_keys(b, keys, key_len, n, NULL, MF_BLOOM_OP_ADD, true);
 }
 EXPORT_SYMBOL_GPL(memfilter_bloom_add_keys);
+
+/**
+ * memfilter_bloom_add_key_exclusive() - insert a key, only writer
+ * @b: the filter
+ * @key: the key
+ * @len: its length in bytes
+ *
+ * Context: any, as memfilter_bloom_add_hash_exclusive().
+ */
+void memfilter_bloom_add_key_exclusive(struct mf_bloom *b, const void *key,
+				       size_t len)
+{
+	memfilter_bloom_add_hash_exclusive(b, mf_bloom_hash_one(b, key, len));
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_add_key_exclusive);
+
+/**
+ * memfilter_bloom_add_keys_exclusive() - insert many keys, only writer
+ * @b: the filter
+ * @keys: @n keys of @key_len bytes each, back to back, any alignment
+ * @key_len: the size of each key
+ * @n: how many
+ *
+ * memfilter_bloom_add_keys() without atomic operations: the same filter,
+ * for callers that serialise all inserts into @b (see
+ * memfilter_bloom_add_hash_exclusive()).
+ *
+ * Context: any, as memfilter_bloom_add_hash_exclusive(); uses 512 bytes of
+ * stack.
+ */
+void memfilter_bloom_add_keys_exclusive(struct mf_bloom *b, const void *keys,
+					size_t key_len, size_t n)
+{
+	mf_bloom_keys(b, keys, key_len, n, NULL, MF_BLOOM_OP_ADD_EXCLUSIVE,
+		      true);
+}
+EXPORT_SYMBOL_GPL(memfilter_bloom_add_keys_exclusive);
 
 /**
  * memfilter_bloom_contains_keys() - query many keys of one size
@@ -364,28 +641,44 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_add_keys);
  * @result_bitmap: DIV_ROUND_UP(@n, BITS_PER_LONG) words; bit i is set if
  *	key i may be present, cleared if not; bits past @n are cleared
  *
- * Context: any, as memfilter_bloom_contains_hash(); uses 512 bytes of stack.
+ * Hashes each key MF_BLOOM_AHEAD keys before testing it and prefetches its
+ * block meanwhile.
+ *
+ * Context: any, as memfilter_bloom_contains_hash(); uses 512 bytes of
+ * stack.
  */
 void memfilter_bloom_contains_keys(const struct mf_bloom *b, const void *keys,
 				   size_t key_len, size_t n,
 				   unsigned long *result_bitmap)
 {
-	u64 h[MF_BLOOM_KEY_BATCH];
-	const u8 *k = keys;
-	size_t i, j, m;
-
-	BUILD_BUG_ON(MF_BLOOM_KEY_BATCH % BITS_PER_LONG);
-	for (i = 0; i < n; i += m) {
-		m = min(n - i, (size_t)MF_BLOOM_KEY_BATCH);
-		for (j = 0; j < m; j++, k += key_len) {
-			h[j] = mf_hash(&b->p.hasher, k, key_len);
-			mf_prefetch(mf_bloom_block_ptr(b, h[j]));
-		}
-		memfilter_bloom_contains_hashes(b, h, m,
-						result_bitmap + i / BITS_PER_LONG);
-	}
+	BUILD_BUG_ON(MF_SIMD_CHUNK % BITS_PER_LONG);
+	BUILD_BUG_ON(MF_BLOOM_AHEAD >= MF_BLOOM_RING);
+	/* Not written through: MF_BLOOM_OP_CONTAINS only reads the filter. */
+	mf_bloom_keys((struct mf_bloom *)b, keys, key_len, n, result_bitmap,
+		      MF_BLOOM_OP_CONTAINS, true);
 }
 EXPORT_SYMBOL_GPL(memfilter_bloom_contains_keys);
+
+/**
+ * memfilter_bloom_keys_scalar() - a key batch call, scalar code
+ * @b: the filter (not written for MF_BLOOM_OP_CONTAINS)
+ * @keys: @n keys of @key_len bytes each, back to back, any alignment
+ * @key_len: the size of each key
+ * @n: how many
+ * @result_bitmap: for MF_BLOOM_OP_CONTAINS, as memfilter_bloom_contains_keys()
+ * @op: memfilter_bloom_add_keys(), _add_keys_exclusive() or _contains_keys()
+ *
+ * The portable path of the key batch calls, exposed for tests.
+ *
+ * Context: as the call @op stands for.
+ */
+void memfilter_bloom_keys_scalar(struct mf_bloom *b, const void *keys,
+				 size_t key_len, size_t n,
+				 unsigned long *result_bitmap, enum mf_bloom_op op)
+{
+	mf_bloom_keys(b, keys, key_len, n, result_bitmap, op, false);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_keys_scalar);
 
 /**
  * memfilter_bloom_popcount() - how many bits of a filter are set

@@ -39,8 +39,17 @@
  * multiple of BITS_PER_LONG, so sections start on whole bitmap words.
  */
 #define MF_SIMD_CHUNK		256
-/* Keys hashed (and their blocks prefetched) ahead of probing. */
-#define MF_BLOOM_BATCH		32
+/*
+ * The batch loops hash (where they get keys) and prefetch the block of the
+ * key MF_BLOOM_AHEAD positions ahead of the one they insert or test, so
+ * about that many cache misses are in flight at once; tuned on a 256 MiB
+ * filter (bench/results/bloom.md). The hashes in between wait in a ring of
+ * MF_BLOOM_RING slots, key i in slot i % MF_BLOOM_RING.
+ */
+#ifndef MF_BLOOM_AHEAD
+#define MF_BLOOM_AHEAD		48
+#endif
+#define MF_BLOOM_RING		64
 
 /**
  * struct mf_bloom_params - the shape of a Bloom filter
@@ -97,6 +106,42 @@ static __always_inline void mf_bloom_prefetch(const struct mf_bloom *b,
 		mf_prefetch(mf_bloom_block_ptr(b, hashes[i]));
 }
 
+/*
+ * A key's hash under @b's hasher. The common 8-byte XXH64 case gets its own
+ * copy of the hash, with the length folded in: straight-line code.
+ */
+static __always_inline u64 mf_bloom_hash_key(const struct mf_bloom *b,
+					     const void *key, size_t len)
+{
+	if (len == 8 && b->p.hasher.algo == MF_HASH_XXH64)
+		return mf_xxh64(key, 8, b->p.hasher.seed);
+	return mf_hash(&b->p.hasher, key, len);
+}
+
+/*
+ * The batch key loops' ring (see MF_BLOOM_AHEAD): on entry to a section of
+ * keys [@start, @start + m), slots hold the hashes of keys [@start,
+ * min(@start + MF_BLOOM_AHEAD, n)) and their blocks are being fetched.
+ */
+struct mf_bloom_ring {
+	u64 h[MF_BLOOM_RING];
+};
+
+/* Hash key @i of @keys into the ring and prefetch its block, if @i < @n. */
+static __always_inline void mf_bloom_ring_fill(const struct mf_bloom *b,
+					       struct mf_bloom_ring *r,
+					       const u8 *keys, size_t key_len,
+					       size_t i, size_t n)
+{
+	u64 h;
+
+	if (i < n) {
+		h = mf_bloom_hash_key(b, keys + i * key_len, key_len);
+		r->h[i % MF_BLOOM_RING] = h;
+		mf_prefetch(mf_bloom_block_ptr(b, h));
+	}
+}
+
 /* The word that starts a hash's window of k words. */
 static __always_inline unsigned int mf_bloom_start(u64 hash)
 {
@@ -111,15 +156,26 @@ static __always_inline unsigned int mf_bloom_bit(u64 hash, unsigned int w)
 	return ((u32)hash * salt[w]) >> 26;
 }
 
+/*
+ * The words of a hash's window as a bitmask, bit w for word w: k ones
+ * rotated left by the start word. No branches, k = 1..8.
+ */
+static __always_inline unsigned int mf_bloom_window(u64 hash, u32 k)
+{
+	unsigned int ones = (1U << k) - 1, s = mf_bloom_start(hash);
+
+	return ((ones << s) | (ones >> (MF_BLOOM_BLOCK_WORDS - s))) & 0xff;
+}
+
 /* The 8-word pattern a hash sets in its block (zero outside the window). */
 static __always_inline void mf_bloom_pattern(u64 hash, u32 k,
 					     u64 pat[MF_BLOOM_BLOCK_WORDS])
 {
-	unsigned int s = mf_bloom_start(hash);
+	unsigned int win = mf_bloom_window(hash, k);
 	unsigned int w;
 
 	for (w = 0; w < MF_BLOOM_BLOCK_WORDS; w++)
-		pat[w] = ((w - s) & 7) < k ? 1ULL << mf_bloom_bit(hash, w) : 0;
+		pat[w] = (u64)((win >> w) & 1) << mf_bloom_bit(hash, w);
 }
 
 int memfilter_bloom_params_from_fpr(struct mf_bloom_params *p, u64 capacity,
@@ -136,6 +192,10 @@ void memfilter_bloom_contains_hashes(const struct mf_bloom *b,
 				     const u64 *hashes, size_t n,
 				     unsigned long *result_bitmap);
 
+void memfilter_bloom_add_hash_exclusive(struct mf_bloom *b, u64 hash);
+void memfilter_bloom_add_hashes_exclusive(struct mf_bloom *b,
+					  const u64 *hashes, size_t n);
+
 void memfilter_bloom_add_key(struct mf_bloom *b, const void *key, size_t len);
 bool memfilter_bloom_contains_key(const struct mf_bloom *b, const void *key,
 				  size_t len);
@@ -144,6 +204,11 @@ void memfilter_bloom_add_keys(struct mf_bloom *b, const void *keys,
 void memfilter_bloom_contains_keys(const struct mf_bloom *b, const void *keys,
 				   size_t key_len, size_t n,
 				   unsigned long *result_bitmap);
+
+void memfilter_bloom_add_key_exclusive(struct mf_bloom *b, const void *key,
+				       size_t len);
+void memfilter_bloom_add_keys_exclusive(struct mf_bloom *b, const void *keys,
+					size_t key_len, size_t n);
 
 u64 memfilter_bloom_popcount(const struct mf_bloom *b);
 u64 memfilter_bloom_est_fpr_ppb(const struct mf_bloom *b);
@@ -155,11 +220,35 @@ void memfilter_bloom_add_hashes_scalar(struct mf_bloom *b, const u64 *hashes,
 void memfilter_bloom_contains_hashes_scalar(const struct mf_bloom *b,
 					    const u64 *hashes, size_t n,
 					    unsigned long *result_bitmap);
+void memfilter_bloom_add_hashes_exclusive_scalar(struct mf_bloom *b,
+						 const u64 *hashes, size_t n);
 /* x86-64 only (bloom_avx2.c); callers hold mf_simd_begin(), n <= MF_SIMD_CHUNK. */
 void memfilter_bloom_add_hashes_avx2(struct mf_bloom *b, const u64 *hashes,
 				     size_t n);
+void memfilter_bloom_add_hashes_exclusive_avx2(struct mf_bloom *b,
+					       const u64 *hashes, size_t n);
 void memfilter_bloom_contains_hashes_avx2(const struct mf_bloom *b,
 					  const u64 *hashes, size_t n,
 					  unsigned long *result_bitmap);
+
+/*
+ * What a key batch call does with each key: memfilter_bloom_add_keys(),
+ * memfilter_bloom_add_keys_exclusive(), memfilter_bloom_contains_keys().
+ * memfilter_bloom_keys_scalar() is their portable path, for tests;
+ * mf_bloom_keys_avx2() runs one MF_SIMD_CHUNK section of them (internal).
+ */
+enum mf_bloom_op {
+	MF_BLOOM_OP_ADD,
+	MF_BLOOM_OP_ADD_EXCLUSIVE,
+	MF_BLOOM_OP_CONTAINS,
+};
+
+void memfilter_bloom_keys_scalar(struct mf_bloom *b, const void *keys,
+				 size_t key_len, size_t n,
+				 unsigned long *result_bitmap, enum mf_bloom_op op);
+void mf_bloom_keys_avx2(struct mf_bloom *b, struct mf_bloom_ring *r,
+			const void *keys, size_t key_len, size_t start,
+			size_t m, size_t n, unsigned long *result_bitmap,
+			enum mf_bloom_op op);
 
 #endif /* _MEMFILTER_BLOOM_H */

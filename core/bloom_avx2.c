@@ -6,13 +6,15 @@
  * against the key's window masks the words outside it, and a variable
  * shift turns the bit numbers into masks. A query is then two 32-byte loads
  * and two VPTESTs; an insert ORs, atomically, only the words still missing
- * bits. Answers and filters are bit for bit those of the scalar code.
+ * bits; an exclusive insert (single writer) is two VPORs and two 32-byte
+ * stores. Answers and filters are bit for bit those of the scalar code.
  *
  * Built with -mavx2 for this file only (Kbuild, Makefile) and entered only
  * between mf_simd_begin() and mf_simd_end(), which in the kernel bracket
  * kernel_fpu_begin() and kernel_fpu_end(). The vector loads of a block are
  * not READ_ONCE(), but each aligned 8-byte lane is read whole, which is all
- * the scalar code relies on.
+ * the scalar code relies on; likewise the exclusive insert's 32-byte
+ * stores write each 8-byte word whole, as WRITE_ONCE() would.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -24,8 +26,6 @@
 #endif
 
 #include "bloom.h"
-
-#define MF_BLOOM_AVX2_PREFETCH	16
 
 struct mf_bloom_avx2 {
 	__m256i salt, lane, k, sixty_four, one;
@@ -68,6 +68,59 @@ static __always_inline unsigned int mf_bloom_avx2_mask(__m256i v)
 	return _mm256_movemask_pd(_mm256_castsi256_pd(v));
 }
 
+/* Insert, safe against concurrent inserters (as mf_bloom_set()). */
+static __always_inline void mf_bloom_avx2_set(const struct mf_bloom_avx2 *c,
+					      u64 *blk, u64 hash)
+{
+	u64 pat[MF_BLOOM_BLOCK_WORDS] __aligned(32);
+	__m256i lo, hi, got_lo, got_hi;
+	unsigned int miss;
+
+	mf_bloom_avx2_pattern(c, hash, &lo, &hi);
+	/* Words whose pattern bits are all set already: skip them. */
+	got_lo = _mm256_and_si256(lo, _mm256_load_si256((void *)blk));
+	got_hi = _mm256_and_si256(hi, _mm256_load_si256((void *)(blk + 4)));
+	got_lo = _mm256_cmpeq_epi64(got_lo, lo);
+	got_hi = _mm256_cmpeq_epi64(got_hi, hi);
+	miss = mf_bloom_avx2_mask(got_lo) | mf_bloom_avx2_mask(got_hi) << 4;
+	miss ^= 0xff;
+	if (!miss)
+		return;
+	_mm256_store_si256((void *)pat, lo);
+	_mm256_store_si256((void *)(pat + 4), hi);
+	do {
+		unsigned int w = __builtin_ctz(miss);
+
+		mf_atomic_or64(&blk[w], pat[w]);
+		miss &= miss - 1;
+	} while (miss);
+}
+
+/* Insert by the only writer (as mf_bloom_set_exclusive()). */
+static __always_inline void
+mf_bloom_avx2_set_exclusive(const struct mf_bloom_avx2 *c, u64 *blk, u64 hash)
+{
+	__m256i lo, hi;
+
+	mf_bloom_avx2_pattern(c, hash, &lo, &hi);
+	lo = _mm256_or_si256(lo, _mm256_load_si256((void *)blk));
+	hi = _mm256_or_si256(hi, _mm256_load_si256((void *)(blk + 4)));
+	_mm256_store_si256((void *)blk, lo);
+	_mm256_store_si256((void *)(blk + 4), hi);
+}
+
+/* Query (as mf_bloom_test()). */
+static __always_inline bool mf_bloom_avx2_test(const struct mf_bloom_avx2 *c,
+					       const u64 *blk, u64 hash)
+{
+	__m256i lo, hi;
+
+	mf_bloom_avx2_pattern(c, hash, &lo, &hi);
+	return _mm256_testc_si256(_mm256_load_si256((const void *)blk), lo) &
+	       _mm256_testc_si256(_mm256_load_si256((const void *)(blk + 4)),
+				  hi);
+}
+
 /**
  * memfilter_bloom_add_hashes_avx2() - insert many hashes with AVX2
  * @b: the filter
@@ -84,36 +137,42 @@ void memfilter_bloom_add_hashes_avx2(struct mf_bloom *b, const u64 *hashes,
 	size_t i;
 
 	mf_bloom_avx2_init(&c, b->p.k);
-	for (i = 0; i < MF_BLOOM_AVX2_PREFETCH; i++)
+	for (i = 0; i < MF_BLOOM_AHEAD; i++)
 		mf_bloom_prefetch(b, hashes, i, n);
 	for (i = 0; i < n; i++) {
-		u64 *blk = mf_bloom_block_ptr(b, hashes[i]);
-		u64 pat[MF_BLOOM_BLOCK_WORDS] __aligned(32);
-		__m256i lo, hi, got_lo, got_hi;
-		unsigned int miss;
-
-		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_AVX2_PREFETCH, n);
-		mf_bloom_avx2_pattern(&c, hashes[i], &lo, &hi);
-		/* Words whose pattern bits are all set already: skip them. */
-		got_lo = _mm256_and_si256(lo, _mm256_load_si256((void *)blk));
-		got_hi = _mm256_and_si256(hi, _mm256_load_si256((void *)(blk + 4)));
-		got_lo = _mm256_cmpeq_epi64(got_lo, lo);
-		got_hi = _mm256_cmpeq_epi64(got_hi, hi);
-		miss = mf_bloom_avx2_mask(got_lo) | mf_bloom_avx2_mask(got_hi) << 4;
-		miss ^= 0xff;
-		if (!miss)
-			continue;
-		_mm256_store_si256((void *)pat, lo);
-		_mm256_store_si256((void *)(pat + 4), hi);
-		do {
-			unsigned int w = __builtin_ctz(miss);
-
-			mf_atomic_or64(&blk[w], pat[w]);
-			miss &= miss - 1;
-		} while (miss);
+		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_AHEAD, n);
+		mf_bloom_avx2_set(&c, mf_bloom_block_ptr(b, hashes[i]),
+				  hashes[i]);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_avx2);
+
+/**
+ * memfilter_bloom_add_hashes_exclusive_avx2() - insert many, AVX2, only writer
+ * @b: the filter
+ * @hashes: the keys' hashes
+ * @n: how many, at most MF_SIMD_CHUNK
+ *
+ * Context: between mf_simd_begin() (true) and mf_simd_end(); otherwise as
+ * memfilter_bloom_add_hash_exclusive().
+ */
+void memfilter_bloom_add_hashes_exclusive_avx2(struct mf_bloom *b,
+					       const u64 *hashes, size_t n)
+{
+	struct mf_bloom_avx2 c;
+	size_t i;
+
+	mf_bloom_avx2_init(&c, b->p.k);
+	for (i = 0; i < MF_BLOOM_AHEAD; i++)
+		mf_bloom_prefetch(b, hashes, i, n);
+	for (i = 0; i < n; i++) {
+		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_AHEAD, n);
+		mf_bloom_avx2_set_exclusive(&c,
+					    mf_bloom_block_ptr(b, hashes[i]),
+					    hashes[i]);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_exclusive_avx2);
 
 /**
  * memfilter_bloom_contains_hashes_avx2() - query many hashes with AVX2
@@ -135,19 +194,14 @@ void memfilter_bloom_contains_hashes_avx2(const struct mf_bloom *b,
 	size_t i;
 
 	mf_bloom_avx2_init(&c, b->p.k);
-	for (i = 0; i < MF_BLOOM_AVX2_PREFETCH; i++)
+	for (i = 0; i < MF_BLOOM_AHEAD; i++)
 		mf_bloom_prefetch(b, hashes, i, n);
 	for (i = 0; i < n; i++) {
-		const u64 *blk = mf_bloom_block_ptr(b, hashes[i]);
-		__m256i lo, hi;
 		unsigned long hit;
 
-		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_AVX2_PREFETCH, n);
-		mf_bloom_avx2_pattern(&c, hashes[i], &lo, &hi);
-		hit = _mm256_testc_si256(_mm256_load_si256((const void *)blk),
-					 lo) &
-		      _mm256_testc_si256(_mm256_load_si256((const void *)(blk + 4)),
-					 hi);
+		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_AHEAD, n);
+		hit = mf_bloom_avx2_test(&c, mf_bloom_block_ptr(b, hashes[i]),
+					 hashes[i]);
 		acc |= hit << (i % BITS_PER_LONG);
 		if (i % BITS_PER_LONG == BITS_PER_LONG - 1 || i == n - 1) {
 			result_bitmap[i / BITS_PER_LONG] = acc;
@@ -156,3 +210,65 @@ void memfilter_bloom_contains_hashes_avx2(const struct mf_bloom *b,
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes_avx2);
+
+/* One section of a key batch call, for one operation (see bloom.h). */
+static __always_inline void
+mf_bloom_avx2_keys(struct mf_bloom *b, struct mf_bloom_ring *r,
+		   const void *keys, size_t key_len, size_t start, size_t m,
+		   size_t n, unsigned long *result_bitmap, enum mf_bloom_op op)
+{
+	struct mf_bloom_avx2 c;
+	unsigned long acc = 0;
+	size_t i;
+
+	mf_bloom_avx2_init(&c, b->p.k);
+	for (i = start; i < start + m; i++) {
+		u64 h = r->h[i % MF_BLOOM_RING];
+		u64 *blk = mf_bloom_block_ptr(b, h);
+
+		mf_bloom_ring_fill(b, r, keys, key_len, i + MF_BLOOM_AHEAD, n);
+		if (op == MF_BLOOM_OP_ADD) {
+			mf_bloom_avx2_set(&c, blk, h);
+		} else if (op == MF_BLOOM_OP_ADD_EXCLUSIVE) {
+			mf_bloom_avx2_set_exclusive(&c, blk, h);
+		} else {
+			acc |= (unsigned long)mf_bloom_avx2_test(&c, blk, h) <<
+			       (i % BITS_PER_LONG);
+			if (i % BITS_PER_LONG == BITS_PER_LONG - 1 ||
+			    i == start + m - 1) {
+				result_bitmap[i / BITS_PER_LONG] = acc;
+				acc = 0;
+			}
+		}
+	}
+}
+
+/**
+ * mf_bloom_keys_avx2() - one section of a key batch call, AVX2
+ * @b: the filter (not written for MF_BLOOM_OP_CONTAINS)
+ * @r: the ring of hashes ahead, as &struct mf_bloom_ring says
+ * @keys: all @n keys, @key_len bytes each
+ * @key_len: the size of each key
+ * @start: the first key of the section, a multiple of BITS_PER_LONG
+ * @m: keys in the section, at most MF_SIMD_CHUNK
+ * @n: keys in the whole call
+ * @result_bitmap: the whole call's result bitmap (MF_BLOOM_OP_CONTAINS)
+ * @op: what to do with each key
+ *
+ * Context: between mf_simd_begin() (true) and mf_simd_end().
+ */
+void mf_bloom_keys_avx2(struct mf_bloom *b, struct mf_bloom_ring *r,
+			const void *keys, size_t key_len, size_t start,
+			size_t m, size_t n, unsigned long *result_bitmap,
+			enum mf_bloom_op op)
+{
+	if (op == MF_BLOOM_OP_ADD)
+		mf_bloom_avx2_keys(b, r, keys, key_len, start, m, n, NULL,
+				   MF_BLOOM_OP_ADD);
+	else if (op == MF_BLOOM_OP_ADD_EXCLUSIVE)
+		mf_bloom_avx2_keys(b, r, keys, key_len, start, m, n, NULL,
+				   MF_BLOOM_OP_ADD_EXCLUSIVE);
+	else
+		mf_bloom_avx2_keys(b, r, keys, key_len, start, m, n,
+				   result_bitmap, MF_BLOOM_OP_CONTAINS);
+}

@@ -376,7 +376,8 @@ static int mf_offline_key(struct mf_offline *f, enum mf_op op,
 	if (f->type == MEMFILTER_TYPE_BLOOM) {
 		switch (op) {
 		case MF_OP_ADD:
-			memfilter_bloom_add_key(&f->bloom, key, len);
+			/* An offline filter has one owner: no atomics needed. */
+			memfilter_bloom_add_key_exclusive(&f->bloom, key, len);
 			f->keys++;
 			f->adds++;
 			return 1;

@@ -4,7 +4,10 @@
  * core/bloom_avx2.c), built in userspace with ASan and UBSan from the same
  * sources the module uses: no false negatives, the false-positive targets
  * and the model on a million keys, AVX2 and scalar paths bit for bit
- * equal, keyed hashing, sizing limits and the statistics. Nothing is timed.
+ * equal, the exclusive (single-writer) inserts bit for bit equal to the
+ * concurrent-safe ones, the key batch pipeline at every length and section
+ * boundary, keyed hashing, sizing limits and the statistics. Nothing is
+ * timed.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -251,6 +254,189 @@ TEST(simd_matches_scalar)
 		}
 	}
 	free(h);
+}
+
+/* The window mask is the k words from the start word, mod 8. */
+TEST(window)
+{
+	u64 rng = 4;
+
+	for (int i = 0; i < 4096; i++) {
+		u64 h = mf_test_rng(&rng);
+
+		for (u32 k = 1; k <= MF_BLOOM_MAX_K; k++) {
+			unsigned int s = mf_bloom_start(h), want = 0;
+
+			for (unsigned int w = 0; w < MF_BLOOM_BLOCK_WORDS; w++)
+				if (((w - s) & 7) < k)
+					want |= 1U << w;
+			ASSERT_EQ(want, mf_bloom_window(h, k));
+		}
+	}
+}
+
+/*
+ * Every exclusive insert path gives the filter the concurrent-safe one
+ * gives, bit for bit: into an empty filter and into one half full (so the
+ * ORs meet bits already set), at every k and several sizes.
+ */
+TEST(exclusive_matches_concurrent)
+{
+	static const u64 nblocks[] = { 1, 3, 1000, 65537 };
+	u64 rng = 5, *h = malloc(4096 * sizeof(*h));
+	bool simd = mf_test_have_avx2();
+
+	if (!simd)
+		TH_LOG("no AVX2 on this CPU: SIMD path not exercised");
+	for (int kind = 0; kind < 2; kind++) {
+		for (size_t nb = 0; nb < ARRAY_SIZE(nblocks); nb++) {
+			for (u32 k = 1; k <= MF_BLOOM_MAX_K; k++) {
+				struct mf_bloom *c = mf_test_new(nblocks[nb], k);
+				struct mf_bloom *x1 = mf_test_new(nblocks[nb], k);
+				struct mf_bloom *xs = mf_test_new(nblocks[nb], k);
+				struct mf_bloom *xv = mf_test_new(nblocks[nb], k);
+				struct mf_bloom *xd = mf_test_new(nblocks[nb], k);
+				size_t n = 4096, bytes = nblocks[nb] * 64;
+
+				if (kind)
+					mf_test_adversarial(h, n, &rng);
+				else
+					for (size_t i = 0; i < n; i++)
+						h[i] = mf_test_rng(&rng);
+				/* First half: concurrent-safe everywhere. */
+				memfilter_bloom_add_hashes_scalar(c, h, n / 2);
+				memfilter_bloom_add_hashes_scalar(x1, h, n / 2);
+				memfilter_bloom_add_hashes_scalar(xs, h, n / 2);
+				memfilter_bloom_add_hashes(xv, h, n / 2);
+				memfilter_bloom_add_hashes(xd, h, n / 2);
+				/* Second half (and the first again): exclusive. */
+				memfilter_bloom_add_hashes_scalar(c, h, n);
+				for (size_t i = 0; i < n; i++)
+					memfilter_bloom_add_hash_exclusive(x1, h[i]);
+				memfilter_bloom_add_hashes_exclusive_scalar(xs, h, n);
+				if (simd)
+					for (size_t i = 0; i < n; i += 200)
+						memfilter_bloom_add_hashes_exclusive_avx2(xv,
+							h + i, min(n - i, (size_t)200));
+				else
+					memfilter_bloom_add_hashes_exclusive(xv, h, n);
+				memfilter_bloom_add_hashes_exclusive(xd, h, n);
+				ASSERT_EQ(0, memcmp(c->words, x1->words, bytes))
+					TH_LOG("single: kind %d nblocks %llu k %u", kind,
+					       (unsigned long long)nblocks[nb], k);
+				ASSERT_EQ(0, memcmp(c->words, xs->words, bytes));
+				ASSERT_EQ(0, memcmp(c->words, xv->words, bytes));
+				ASSERT_EQ(0, memcmp(c->words, xd->words, bytes));
+				/* Into an empty filter too. */
+				memset(x1->words, 0, bytes);
+				memset(xv->words, 0, bytes);
+				memset(c->words, 0, bytes);
+				memfilter_bloom_add_hashes(c, h, n);
+				memfilter_bloom_add_hashes_exclusive(xv, h, n);
+				for (size_t i = 0; i < n; i++)
+					memfilter_bloom_add_hash_exclusive(x1, h[i]);
+				ASSERT_EQ(0, memcmp(c->words, xv->words, bytes));
+				ASSERT_EQ(0, memcmp(c->words, x1->words, bytes));
+				mf_test_free(c);
+				mf_test_free(x1);
+				mf_test_free(xs);
+				mf_test_free(xv);
+				mf_test_free(xd);
+			}
+		}
+	}
+	free(h);
+}
+
+/*
+ * The key batch pipeline (ring of MF_BLOOM_AHEAD, MF_SIMD_CHUNK sections),
+ * AVX2 and scalar, against one key at a time: batch sizes below, at and
+ * across the look-ahead and section boundaries, key lengths with and
+ * without the 8-byte fast path, both hashers.
+ */
+TEST(key_batches)
+{
+	static const size_t counts[] = {
+		0, 1, 2, MF_BLOOM_AHEAD - 1, MF_BLOOM_AHEAD, MF_BLOOM_AHEAD + 1,
+		63, 64, 65, MF_SIMD_CHUNK - 1, MF_SIMD_CHUNK, MF_SIMD_CHUNK + 1,
+		MF_SIMD_CHUNK + MF_BLOOM_AHEAD, 1000, 5000,
+	};
+	static const size_t lens[] = { 1, 4, 8, 13, 16, 40 };
+	static const u64 skey[2] = { 0x1111, 0x2222 };
+	size_t maxn = 5000, words = DIV_ROUND_UP(2 * maxn, BITS_PER_LONG);
+	u8 *keys = malloc(2 * maxn * 40 + 1);
+	unsigned long *bm = malloc(words * sizeof(*bm));
+	unsigned long *bs = malloc(words * sizeof(*bs));
+	u64 rng = 6;
+
+	for (size_t i = 0; i < 2 * maxn * 40 + 1; i++)
+		keys[i] = mf_test_rng(&rng);
+	for (int algo = 0; algo < 2; algo++) {
+		for (size_t l = 0; l < ARRAY_SIZE(lens); l++) {
+			for (size_t c = 0; c < ARRAY_SIZE(counts); c++) {
+				size_t n = counts[c], len = lens[l];
+				/* Odd offset: keys at any alignment. */
+				const u8 *kp = keys + 1;
+				struct mf_bloom *one = mf_test_sized(maxn, 40);
+				struct mf_bloom *bat = mf_test_sized(maxn, 40);
+				struct mf_bloom *sca = mf_test_sized(maxn, 40);
+				struct mf_bloom *exb = mf_test_sized(maxn, 40);
+				struct mf_bloom *exs = mf_test_sized(maxn, 40);
+				struct mf_bloom *ex1 = mf_test_sized(maxn, 40);
+				size_t bytes = memfilter_bloom_bytes(&one->p);
+				struct mf_bloom *all[] = { one, bat, sca, exb, exs, ex1 };
+
+				if (algo)
+					for (size_t f = 0; f < ARRAY_SIZE(all); f++)
+						ASSERT_EQ(0, memfilter_hasher_init(
+							&all[f]->p.hasher,
+							MF_HASH_SIPHASH24, 0, skey));
+				for (size_t i = 0; i < n; i++) {
+					memfilter_bloom_add_key(one, kp + i * len, len);
+					memfilter_bloom_add_key_exclusive(ex1,
+						kp + i * len, len);
+				}
+				memfilter_bloom_add_keys(bat, kp, len, n);
+				memfilter_bloom_keys_scalar(sca, kp, len, n, NULL,
+							    MF_BLOOM_OP_ADD);
+				memfilter_bloom_add_keys_exclusive(exb, kp, len, n);
+				memfilter_bloom_keys_scalar(exs, kp, len, n, NULL,
+					MF_BLOOM_OP_ADD_EXCLUSIVE);
+				for (size_t f = 1; f < ARRAY_SIZE(all); f++) {
+					ASSERT_EQ(0, memcmp(one->words, all[f]->words,
+							    bytes))
+						TH_LOG("algo %d len %zu n %zu filter %zu",
+						       algo, len, n, f);
+				}
+				/* Present keys then as many absent ones. */
+				memset(bm, 0x55, words * sizeof(*bm));
+				memset(bs, 0xaa, words * sizeof(*bs));
+				memfilter_bloom_contains_keys(one, kp, len, 2 * n, bm);
+				memfilter_bloom_keys_scalar(one, kp, len, 2 * n, bs,
+							    MF_BLOOM_OP_CONTAINS);
+				for (size_t i = 0; i < 2 * n; i++) {
+					bool want = memfilter_bloom_contains_key(one,
+						kp + i * len, len);
+
+					ASSERT_EQ(want, mf_test_bit(bm, i));
+					ASSERT_EQ(want, mf_test_bit(bs, i));
+					if (i < n)
+						ASSERT_TRUE(want);
+				}
+				if (2 * n % BITS_PER_LONG) {
+					ASSERT_EQ(0, bm[2 * n / BITS_PER_LONG] >>
+						     (2 * n % BITS_PER_LONG));
+					ASSERT_EQ(0, bs[2 * n / BITS_PER_LONG] >>
+						     (2 * n % BITS_PER_LONG));
+				}
+				for (size_t f = 0; f < ARRAY_SIZE(all); f++)
+					mf_test_free(all[f]);
+			}
+		}
+	}
+	free(bs);
+	free(bm);
+	free(keys);
 }
 
 TEST(probes_distinct)
