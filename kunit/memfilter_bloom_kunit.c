@@ -21,6 +21,7 @@
 #include <linux/vmalloc.h>
 
 #include "bloom.h"
+#include "helpers.h"
 
 #define MF_TEST_KEYS	BIT(20)
 
@@ -28,13 +29,6 @@ struct mf_test_bloom {
 	struct mf_bloom b;
 	void *mem;
 };
-
-static void mf_test_bloom_free(void *data)
-{
-	struct mf_test_bloom *t = data;
-
-	kvfree(t->mem);
-}
 
 /* A filter that KUnit frees when the test ends. */
 static struct mf_bloom *mf_test_bloom(struct kunit *test, u64 capacity,
@@ -57,33 +51,15 @@ static struct mf_bloom *mf_test_bloom(struct kunit *test, u64 capacity,
 							    MF_HASH_XXH64,
 							    0x5eed, NULL), 0);
 	bytes = memfilter_bloom_bytes(&t->b.p);
-	t->mem = kvzalloc(bytes + MF_BLOOM_BLOCK_BYTES, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t->mem);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mf_test_bloom_free,
-							t), 0);
+	t->mem = mf_kunit_alloc(test, 1, bytes + MF_BLOOM_BLOCK_BYTES);
 	t->b.words = PTR_ALIGN(t->mem, MF_BLOOM_BLOCK_BYTES);
 	return &t->b;
-}
-
-static void mf_kvfree(void *p)
-{
-	kvfree(p);
-}
-
-/* Zeroed memory that KUnit frees when the test ends. */
-static void *mf_test_alloc(struct kunit *test, size_t n, size_t size)
-{
-	void *p = kvcalloc(n, size, GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mf_kvfree, p), 0);
-	return p;
 }
 
 /* Keys are 8-byte little-endian integers; absent keys have bit 63 set. */
 static __le64 *mf_test_keys(struct kunit *test, u32 n, u64 base)
 {
-	__le64 *keys = mf_test_alloc(test, n, sizeof(u64));
+	__le64 *keys = mf_kunit_alloc(test, n, sizeof(u64));
 	u32 i;
 
 	KUNIT_ASSERT_NOT_NULL(test, keys);
@@ -94,7 +70,7 @@ static __le64 *mf_test_keys(struct kunit *test, u32 n, u64 base)
 
 static unsigned long *mf_test_bitmap(struct kunit *test, u32 n)
 {
-	return mf_test_alloc(test, BITS_TO_LONGS(n), sizeof(long));
+	return mf_kunit_alloc(test, BITS_TO_LONGS(n), sizeof(long));
 }
 
 static void mf_bloom_no_false_negatives(struct kunit *test)
@@ -195,7 +171,7 @@ static void mf_bloom_simd_matches_scalar(struct kunit *test)
 	struct mf_bloom *v = mf_test_bloom(test, n, 40, false);
 	unsigned long *ra = mf_test_bitmap(test, 2 * n);
 	unsigned long *rs = mf_test_bitmap(test, 2 * n);
-	u64 *h = mf_test_alloc(test, 2 * n, sizeof(u64));
+	u64 *h = mf_kunit_alloc(test, 2 * n, sizeof(u64));
 	u64 bytes = memfilter_bloom_bytes(&a->p);
 	u32 i;
 

@@ -20,20 +20,7 @@
 #include <linux/spinlock.h>
 
 #include "cuckoo.h"
-
-static void mf_kvfree(void *p)
-{
-	kvfree(p);
-}
-
-static void *mf_alloc(struct kunit *test, size_t n, size_t size)
-{
-	void *p = kvcalloc(n, size, GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mf_kvfree, p), 0);
-	return p;
-}
+#include "helpers.h"
 
 static struct mf_cuckoo *mf_test_cuckoo(struct kunit *test, u64 capacity,
 					u32 fp_bits)
@@ -47,7 +34,7 @@ static struct mf_cuckoo *mf_test_cuckoo(struct kunit *test, u64 capacity,
 			0);
 	KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&p.hasher, MF_HASH_XXH64,
 						    0xc0c0, NULL), 0);
-	mem = mf_alloc(test, 1, memfilter_cuckoo_mem_bytes(&p) + 64);
+	mem = mf_kunit_alloc(test, 1, memfilter_cuckoo_mem_bytes(&p) + 64);
 	memfilter_cuckoo_init(c, &p, PTR_ALIGN(mem, 64));
 	return c;
 }
@@ -62,8 +49,8 @@ static void mf_cuckoo_no_false_negatives(struct kunit *test)
 {
 	const u32 n = 1U << 20;
 	struct mf_cuckoo *c = mf_test_cuckoo(test, n, 12);
-	unsigned long *res = mf_alloc(test, BITS_TO_LONGS(n), sizeof(long));
-	u64 *h = mf_alloc(test, n, sizeof(u64));
+	unsigned long *res = mf_kunit_alloc(test, BITS_TO_LONGS(n), sizeof(long));
+	u64 *h = mf_kunit_alloc(test, n, sizeof(u64));
 	u32 i;
 
 	for (i = 0; i < n; i++) {
@@ -87,7 +74,7 @@ static void mf_cuckoo_delete(struct kunit *test)
 
 	/* Deleting an absent key reports it and changes nothing. */
 	KUNIT_ASSERT_EQ(test, memfilter_cuckoo_add_hash(c, other), 0);
-	snap = mf_alloc(test, 1, bytes);
+	snap = mf_kunit_alloc(test, 1, bytes);
 	memcpy(snap, c->table, bytes);
 	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_delete_hash(c, h), -ENOENT);
 	KUNIT_EXPECT_EQ(test, memcmp(snap, c->table, bytes), 0);

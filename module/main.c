@@ -142,27 +142,37 @@ out_put_fd:
 	return ret;
 }
 
+/*
+ * An optional name in a create or load request: none (all zero), or one
+ * the caller may publish. *@out is the name to publish, or NULL.
+ */
+static int mf_optional_name(const char *name, const char **out)
+{
+	*out = NULL;
+	if (!memchr_inv(name, 0, MEMFILTER_NAME_MAX))
+		return 0;
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	*out = name;
+	return mf_name_valid(name);
+}
+
 static int mf_cmd_create(struct mf_ucmd *ucmd)
 {
 	struct memfilter_create *cmd = ucmd->cmd;
-	bool named = memchr_inv(cmd->name, 0, sizeof(cmd->name));
 	struct memfilter *f;
+	const char *name;
 	int ret;
 
 	if (cmd->out_fd)
 		return -EINVAL;
-	if (named) {
-		if (!capable(CAP_SYS_ADMIN))
-			return -EPERM;
-		ret = mf_name_valid(cmd->name);
-		if (ret)
-			return ret;
-	}
+	ret = mf_optional_name(cmd->name, &name);
+	if (ret)
+		return ret;
 	f = mf_filter_create(cmd);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	return mf_reply_fd(ucmd, f, named ? cmd->name : NULL, &cmd->out_fd,
-			   sizeof(*cmd));
+	return mf_reply_fd(ucmd, f, name, &cmd->out_fd, sizeof(*cmd));
 }
 
 static int mf_cmd_open(struct mf_ucmd *ucmd)
@@ -187,26 +197,21 @@ static int mf_cmd_open(struct mf_ucmd *ucmd)
 static int mf_cmd_load(struct mf_ucmd *ucmd)
 {
 	struct memfilter_load *cmd = ucmd->cmd;
-	bool named = memchr_inv(cmd->name, 0, sizeof(cmd->name));
 	struct memfilter *f;
+	const char *name;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved)
 		return -EOPNOTSUPP;
 	if (cmd->out_fd)
 		return -EINVAL;
-	if (named) {
-		if (!capable(CAP_SYS_ADMIN))
-			return -EPERM;
-		ret = mf_name_valid(cmd->name);
-		if (ret)
-			return ret;
-	}
+	ret = mf_optional_name(cmd->name, &name);
+	if (ret)
+		return ret;
 	f = mf_filter_load(u64_to_user_ptr(cmd->image), cmd->image_len);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	return mf_reply_fd(ucmd, f, named ? cmd->name : NULL, &cmd->out_fd,
-			   sizeof(*cmd));
+	return mf_reply_fd(ucmd, f, name, &cmd->out_fd, sizeof(*cmd));
 }
 
 static int mf_cmd_list(struct mf_ucmd *ucmd)
