@@ -71,13 +71,13 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 {
 	const struct memfilter_hasher *h = mf_hasher_of(f);
 	const u8 __user *ukeys = u64_to_user_ptr(k->keys);
-	u32 j = 0;
+	u32 j = 0, x;
 
 	if (k->key_size) {
 		u32 per = MF_KEYBUF / k->key_size;
 
 		while (j < n) {
-			u32 m = min(per, n - j), x;
+			u32 m = min(per, n - j);
 
 			if (copy_from_user(b->keys, ukeys +
 					   (u64)(i + j) * k->key_size,
@@ -97,13 +97,15 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 	if (copy_from_user(b->lens, u64_to_user_ptr(k->lens) +
 			   (u64)i * sizeof(u32), (size_t)n * sizeof(u32)))
 		return -EFAULT;
+	/* Every length first: each piece below then holds at least one key. */
+	for (x = 0; x < n; x++)
+		if (b->lens[x] > MEMFILTER_KEY_MAX)
+			return -EINVAL;
 	while (j < n) {
 		size_t bytes = 0;
-		u32 m = 0, x;
+		u32 m = 0;
 
 		while (j + m < n && bytes + b->lens[j + m] <= MF_KEYBUF) {
-			if (b->lens[j + m] > MEMFILTER_KEY_MAX)
-				return -EINVAL;
 			bytes += b->lens[j + m];
 			m++;
 		}

@@ -182,6 +182,11 @@ TEST_F(f, variable_size_keys)
 	/* Bad lengths and pointers. */
 	lens[2] = MEMFILTER_KEY_MAX + 1;
 	EXPECT_EQ(-EINVAL, xioctl(fd, MEMFILTER_IOC_QUERY, &k));
+	lens[2] = 1 << 20;	/* larger than the kernel's copy buffer */
+	EXPECT_EQ(-EINVAL, xioctl(fd, MEMFILTER_IOC_QUERY, &k));
+	lens[0] = 0xffffffffu;
+	EXPECT_EQ(-EINVAL, xioctl(fd, MEMFILTER_IOC_ADD, &k));
+	lens[0] = 5;
 	lens[2] = 5;
 	k.lens = 0;
 	EXPECT_EQ(-EINVAL, xioctl(fd, MEMFILTER_IOC_QUERY, &k));
