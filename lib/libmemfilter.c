@@ -257,52 +257,45 @@ out:
 	return ret ? ret : (ssize_t)count;
 }
 
-ssize_t mf_add(int fd, const void *keys, size_t key_size, size_t n,
-	       uint64_t *results, size_t *done)
+/* The fixed-size forms: a key size of 0 would mean variable-size keys. */
+static ssize_t mf_keys_fixed(int fd, unsigned long cmd, const void *keys,
+			     size_t key_size, size_t n, uint64_t *results,
+			     size_t *done)
 {
 	if (!key_size) {
 		if (done)
 			*done = 0;
 		return -EINVAL;
 	}
-	return mf_keys(fd, MEMFILTER_IOC_ADD, keys, key_size, NULL, n,
-		       results, done);
+	return mf_keys(fd, cmd, keys, key_size, NULL, n, results, done);
+}
+
+ssize_t mf_add(int fd, const void *keys, size_t key_size, size_t n,
+	       uint64_t *results, size_t *done)
+{
+	return mf_keys_fixed(fd, MEMFILTER_IOC_ADD, keys, key_size, n, results,
+			     done);
 }
 
 ssize_t mf_query(int fd, const void *keys, size_t key_size, size_t n,
 		 uint64_t *results, size_t *done)
 {
-	if (!key_size) {
-		if (done)
-			*done = 0;
-		return -EINVAL;
-	}
-	return mf_keys(fd, MEMFILTER_IOC_QUERY, keys, key_size, NULL, n,
-		       results, done);
+	return mf_keys_fixed(fd, MEMFILTER_IOC_QUERY, keys, key_size, n,
+			     results, done);
 }
 
 ssize_t mf_delete(int fd, const void *keys, size_t key_size, size_t n,
 		  uint64_t *results, size_t *done)
 {
-	if (!key_size) {
-		if (done)
-			*done = 0;
-		return -EINVAL;
-	}
-	return mf_keys(fd, MEMFILTER_IOC_DELETE, keys, key_size, NULL, n,
-		       results, done);
+	return mf_keys_fixed(fd, MEMFILTER_IOC_DELETE, keys, key_size, n,
+			     results, done);
 }
 
 ssize_t mf_add_unique(int fd, const void *keys, size_t key_size, size_t n,
 		      uint64_t *results, size_t *done)
 {
-	if (!key_size) {
-		if (done)
-			*done = 0;
-		return -EINVAL;
-	}
-	return mf_keys(fd, MEMFILTER_IOC_ADD_UNIQUE, keys, key_size, NULL, n,
-		       results, done);
+	return mf_keys_fixed(fd, MEMFILTER_IOC_ADD_UNIQUE, keys, key_size, n,
+			     results, done);
 }
 
 ssize_t mf_addv(int fd, const void *keys, const uint32_t *lens, size_t n,

@@ -913,11 +913,10 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
-static void info_json(const struct mf_info *i)
+/* The JSON members info and inspect share, in the same order. */
+static void json_params(const struct mf_info *i)
 {
-	printf("{\n  \"name\": ");
-	json_string(i->name);
-	printf(",\n  \"type\": \"%s\",\n", type_name(i->type));
+	printf("  \"type\": \"%s\",\n", type_name(i->type));
 	printf("  \"hash\": \"%s\",\n",
 	       i->hash_algo == MF_HASH_SIPHASH24 ? "siphash24" : "xxh64");
 	printf("  \"keyed\": %s,\n", i->keyed ? "true" : "false");
@@ -926,12 +925,25 @@ static void info_json(const struct mf_info *i)
 	printf("  \"bits_per_key\": %.2f,\n", i->bits_per_key);
 	printf("  \"k\": %u,\n", i->k);
 	printf("  \"fingerprint_bits\": %u,\n", i->fingerprint_bits);
-	printf("  \"bytes\": %" PRIu64 ",\n", i->bytes);
+}
+
+static void json_fill(const struct mf_info *i)
+{
 	printf("  \"keys\": %" PRIu64 ",\n", i->keys);
 	printf("  \"fill\": %" PRIu64 ",\n", i->fill);
 	printf("  \"fill_max\": %" PRIu64 ",\n", i->fill_max);
 	printf("  \"est_fpr\": %.9g,\n", i->est_fpr);
 	printf("  \"overfill\": %s,\n", i->overfill ? "true" : "false");
+}
+
+static void info_json(const struct mf_info *i)
+{
+	printf("{\n  \"name\": ");
+	json_string(i->name);
+	printf(",\n");
+	json_params(i);
+	printf("  \"bytes\": %" PRIu64 ",\n", i->bytes);
+	json_fill(i);
 	printf("  \"published\": %s,\n", i->published ? "true" : "false");
 	printf("  \"adds\": %" PRIu64 ",\n", i->adds);
 	printf("  \"queries\": %" PRIu64 ",\n", i->queries);
@@ -1347,23 +1359,11 @@ static void inspect_json(const char *path, const struct mf_info *i,
 	printf("{\n  \"image\": ");
 	json_string(path);
 	printf(",\n  \"version\": %u,\n", le16toh(h->version));
-	printf("  \"type\": \"%s\",\n", type_name(i->type));
-	printf("  \"hash\": \"%s\",\n",
-	       i->hash_algo == MF_HASH_SIPHASH24 ? "siphash24" : "xxh64");
-	printf("  \"keyed\": %s,\n", i->keyed ? "true" : "false");
-	printf("  \"seed\": %" PRIu64 ",\n", i->seed);
-	printf("  \"capacity\": %" PRIu64 ",\n", i->capacity);
-	printf("  \"bits_per_key\": %.2f,\n", i->bits_per_key);
-	printf("  \"k\": %u,\n", i->k);
-	printf("  \"fingerprint_bits\": %u,\n", i->fingerprint_bits);
+	json_params(i);
 	printf("  \"geometry\": %" PRIu64 ",\n", (uint64_t)le64toh(h->geometry));
 	printf("  \"payload_bytes\": %" PRIu64 ",\n",
 	       (uint64_t)le64toh(h->payload_size));
-	printf("  \"keys\": %" PRIu64 ",\n", i->keys);
-	printf("  \"fill\": %" PRIu64 ",\n", i->fill);
-	printf("  \"fill_max\": %" PRIu64 ",\n", i->fill_max);
-	printf("  \"est_fpr\": %.9g,\n", i->est_fpr);
-	printf("  \"overfill\": %s,\n", i->overfill ? "true" : "false");
+	json_fill(i);
 	printf("  \"stash_used\": %u,\n", i->stash_used);
 	printf("  \"header_xxh64\": \"0x%016" PRIx64 "\",\n",
 	       (uint64_t)le64toh(h->header_xxh64));
