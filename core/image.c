@@ -26,13 +26,12 @@
  * Context: any.
  * Return: the payload size in bytes.
  */
-u64 memfilter_image_payload_bytes(const struct mf_image_desc *d)
+u64 memfilter_image_payload_bytes(const struct memfilter_image_desc *d)
 {
 	if (d->type == MEMFILTER_TYPE_BLOOM)
 		return memfilter_bloom_bytes(&d->bloom);
 	return d->cuckoo.nbuckets * (d->cuckoo.fp_bits / 2);
 }
-EXPORT_SYMBOL_GPL(memfilter_image_payload_bytes);
 
 /**
  * memfilter_image_desc_bloom() - describe a Bloom filter for imaging
@@ -42,8 +41,8 @@ EXPORT_SYMBOL_GPL(memfilter_image_payload_bytes);
  *
  * Context: any.
  */
-void memfilter_image_desc_bloom(struct mf_image_desc *d,
-				const struct mf_bloom *b, u64 keys)
+void memfilter_image_desc_bloom(struct memfilter_image_desc *d,
+				const struct memfilter_bloom *b, u64 keys)
 {
 	memset(d, 0, sizeof(*d));
 	d->type = MEMFILTER_TYPE_BLOOM;
@@ -51,7 +50,6 @@ void memfilter_image_desc_bloom(struct mf_image_desc *d,
 	d->bloom = b->p;
 	d->payload_size = memfilter_image_payload_bytes(d);
 }
-EXPORT_SYMBOL_GPL(memfilter_image_desc_bloom);
 
 /**
  * memfilter_image_desc_cuckoo() - describe a cuckoo filter for imaging
@@ -62,8 +60,8 @@ EXPORT_SYMBOL_GPL(memfilter_image_desc_bloom);
  *
  * Context: any.
  */
-void memfilter_image_desc_cuckoo(struct mf_image_desc *d,
-				 const struct mf_cuckoo *c, u64 keys, u64 stash)
+void memfilter_image_desc_cuckoo(struct memfilter_image_desc *d,
+				 const struct memfilter_cuckoo *c, u64 keys, u64 stash)
 {
 	memset(d, 0, sizeof(*d));
 	d->type = MEMFILTER_TYPE_CUCKOO;
@@ -72,7 +70,6 @@ void memfilter_image_desc_cuckoo(struct mf_image_desc *d,
 	d->cuckoo = c->p;
 	d->payload_size = memfilter_image_payload_bytes(d);
 }
-EXPORT_SYMBOL_GPL(memfilter_image_desc_cuckoo);
 
 /**
  * memfilter_image_header() - write an image header
@@ -84,7 +81,7 @@ EXPORT_SYMBOL_GPL(memfilter_image_desc_cuckoo);
  * be able to take the time (process context).
  */
 void memfilter_image_header(struct memfilter_image_header *h,
-			    const struct mf_image_desc *d, const void *payload)
+			    const struct memfilter_image_desc *d, const void *payload)
 {
 	const struct memfilter_hasher *hs;
 
@@ -108,7 +105,7 @@ void memfilter_image_header(struct memfilter_image_header *h,
 		h->stash = cpu_to_le64(d->stash);
 	}
 	h->hash_algo = cpu_to_le32(hs->algo);
-	if (hs->algo == MF_HASH_SIPHASH24) {
+	if (hs->algo == MEMFILTER_HASH_SIPHASH24) {
 		h->flags = cpu_to_le32(MEMFILTER_IMAGE_SECRET);
 		h->secret[0] = cpu_to_le64(hs->key[0]);
 		h->secret[1] = cpu_to_le64(hs->key[1]);
@@ -117,11 +114,10 @@ void memfilter_image_header(struct memfilter_image_header *h,
 	}
 	h->keys = cpu_to_le64(d->keys);
 	h->payload_size = cpu_to_le64(d->payload_size);
-	h->payload_xxh64 = cpu_to_le64(mf_xxh64(payload, d->payload_size, 0));
-	h->header_xxh64 = cpu_to_le64(mf_xxh64(h, offsetof(typeof(*h),
-							   header_xxh64), 0));
+	h->payload_xxh64 = cpu_to_le64(memfilter_xxh64(payload, d->payload_size, 0));
+	h->header_xxh64 = cpu_to_le64(memfilter_xxh64(h, offsetof(typeof(*h),
+								  header_xxh64), 0));
 }
-EXPORT_SYMBOL_GPL(memfilter_image_header);
 
 static int mf_image_hasher(const struct memfilter_image_header *h,
 			   struct memfilter_hasher *hs)
@@ -131,11 +127,11 @@ static int mf_image_hasher(const struct memfilter_image_header *h,
 	u64 key[2] = { le64_to_cpu(h->secret[0]), le64_to_cpu(h->secret[1]) };
 
 	switch (algo) {
-	case MF_HASH_XXH64:
+	case MEMFILTER_HASH_XXH64:
 		if (secret || key[0] || key[1])
 			return -EBADMSG;
 		break;
-	case MF_HASH_SIPHASH24:
+	case MEMFILTER_HASH_SIPHASH24:
 		if (!secret || h->seed || !(key[0] | key[1]))
 			return -EBADMSG;
 		break;
@@ -146,35 +142,35 @@ static int mf_image_hasher(const struct memfilter_image_header *h,
 }
 
 static int mf_image_bloom(const struct memfilter_image_header *h,
-			  struct mf_image_desc *d)
+			  struct memfilter_image_desc *d)
 {
-	struct mf_bloom_params *p = &d->bloom;
+	struct memfilter_bloom_params *p = &d->bloom;
 	u64 nblocks = le64_to_cpu(h->geometry);
 
-	if (!nblocks || nblocks > MF_BLOOM_MAX_BYTES / MF_BLOOM_BLOCK_BYTES)
+	if (!nblocks || nblocks > MEMFILTER_BLOOM_MAX_BYTES / MEMFILTER_BLOOM_BLOCK_BYTES)
 		return -EBADMSG;
 	p->nblocks = nblocks;
 	p->k = le32_to_cpu(h->k);
 	p->bits_per_key_q4 = le32_to_cpu(h->bits_per_key_q4);
-	if (!p->k || p->k > MF_BLOOM_MAX_K || h->stash ||
-	    p->bits_per_key_q4 < MF_BLOOM_MIN_BPK_Q4 ||
-	    p->bits_per_key_q4 > MF_BLOOM_MAX_BPK_Q4)
+	if (!p->k || p->k > MEMFILTER_BLOOM_MAX_K || h->stash ||
+	    p->bits_per_key_q4 < MEMFILTER_BLOOM_MIN_BPK_Q4 ||
+	    p->bits_per_key_q4 > MEMFILTER_BLOOM_MAX_BPK_Q4)
 		return -EBADMSG;
 	p->capacity = le64_to_cpu(h->capacity);
 	return mf_image_hasher(h, &p->hasher);
 }
 
 static int mf_image_cuckoo(const struct memfilter_image_header *h,
-			   struct mf_image_desc *d)
+			   struct memfilter_image_desc *d)
 {
-	struct mf_cuckoo_params *p = &d->cuckoo;
+	struct memfilter_cuckoo_params *p = &d->cuckoo;
 	u64 nbuckets = le64_to_cpu(h->geometry), stash = le64_to_cpu(h->stash);
 	u32 fp_bits = le32_to_cpu(h->k);
 
 	if (fp_bits != 8 && fp_bits != 12 && fp_bits != 16)
 		return -EBADMSG;
 	if (!nbuckets || (nbuckets & (nbuckets - 1)) ||
-	    nbuckets > MF_CUCKOO_MAX_BYTES / (fp_bits / 2) || h->bits_per_key_q4)
+	    nbuckets > MEMFILTER_CUCKOO_MAX_BYTES / (fp_bits / 2) || h->bits_per_key_q4)
 		return -EBADMSG;
 	if (stash && (!(stash & 0xffff) || (stash & 0xffff) > (1U << fp_bits) - 1 ||
 		      (stash >> 16) >= nbuckets))
@@ -182,7 +178,7 @@ static int mf_image_cuckoo(const struct memfilter_image_header *h,
 	p->capacity = le64_to_cpu(h->capacity);
 	p->nbuckets = nbuckets;
 	p->fp_bits = fp_bits;
-	p->max_kicks = MF_CUCKOO_DEFAULT_KICKS;
+	p->max_kicks = MEMFILTER_CUCKOO_DEFAULT_KICKS;
 	if (!memfilter_cuckoo_mem_bytes(p))
 		return -EBADMSG;
 	d->stash = stash;
@@ -202,7 +198,7 @@ static int mf_image_cuckoo(const struct memfilter_image_header *h,
  * hash or flag.
  */
 int memfilter_image_parse(const void *hdr, u64 image_len,
-			  struct mf_image_desc *d)
+			  struct memfilter_image_desc *d)
 {
 	const struct memfilter_image_header *h = hdr;
 	u32 type;
@@ -214,11 +210,11 @@ int memfilter_image_parse(const void *hdr, u64 image_len,
 		return -EBADMSG;
 	if (le16_to_cpu(h->header_size) != MEMFILTER_IMAGE_HDR_SIZE ||
 	    le64_to_cpu(h->header_xxh64) !=
-	    mf_xxh64(h, offsetof(typeof(*h), header_xxh64), 0)) {
+	    memfilter_xxh64(h, offsetof(typeof(*h), header_xxh64), 0)) {
 		/* A newer version may have a longer header: say so. */
 		if (le16_to_cpu(h->version) > MEMFILTER_IMAGE_VERSION &&
 		    le16_to_cpu(h->header_size) >= MEMFILTER_IMAGE_HDR_SIZE &&
-		    le16_to_cpu(h->header_size) <= MF_IMAGE_HDR_MAX)
+		    le16_to_cpu(h->header_size) <= MEMFILTER_IMAGE_HDR_MAX)
 			return -EOPNOTSUPP;
 		return -EBADMSG;
 	}
@@ -250,7 +246,6 @@ int memfilter_image_parse(const void *hdr, u64 image_len,
 		return -EBADMSG;
 	return 0;
 }
-EXPORT_SYMBOL_GPL(memfilter_image_parse);
 
 /**
  * memfilter_image_check_payload() - verify the payload's checksum
@@ -260,10 +255,9 @@ EXPORT_SYMBOL_GPL(memfilter_image_parse);
  * Context: any; hashes the whole payload.
  * Return: 0, or -EBADMSG if the payload is not the one the header names.
  */
-int memfilter_image_check_payload(const struct mf_image_desc *d,
+int memfilter_image_check_payload(const struct memfilter_image_desc *d,
 				  const void *payload)
 {
-	return mf_xxh64(payload, d->payload_size, 0) == d->payload_xxh64 ?
+	return memfilter_xxh64(payload, d->payload_size, 0) == d->payload_xxh64 ?
 	       0 : -EBADMSG;
 }
-EXPORT_SYMBOL_GPL(memfilter_image_check_payload);

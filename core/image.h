@@ -16,10 +16,10 @@
 #include "cuckoo.h"
 
 /* Largest header a future version may have; ours is 128 bytes. */
-#define MF_IMAGE_HDR_MAX	4096
+#define MEMFILTER_IMAGE_HDR_MAX	4096
 
 /**
- * struct mf_image_desc - what an image holds, in host terms
+ * struct memfilter_image_desc - what an image holds, in host terms
  * @type: MEMFILTER_TYPE_BLOOM or MEMFILTER_TYPE_CUCKOO
  * @keys: keys in the filter when imaged
  * @stash: cuckoo victim stash word
@@ -28,29 +28,29 @@
  * @bloom: Bloom parameters, hasher included (@type BLOOM)
  * @cuckoo: cuckoo parameters, hasher included (@type CUCKOO)
  */
-struct mf_image_desc {
+struct memfilter_image_desc {
 	u32 type;
 	u64 keys;
 	u64 stash;
 	u64 payload_size;
 	u64 payload_xxh64;
 	union {
-		struct mf_bloom_params bloom;
-		struct mf_cuckoo_params cuckoo;
+		struct memfilter_bloom_params bloom;
+		struct memfilter_cuckoo_params cuckoo;
 	};
 };
 
-u64 memfilter_image_payload_bytes(const struct mf_image_desc *d);
-void memfilter_image_desc_bloom(struct mf_image_desc *d,
-				const struct mf_bloom *b, u64 keys);
-void memfilter_image_desc_cuckoo(struct mf_image_desc *d,
-				 const struct mf_cuckoo *c, u64 keys,
+u64 memfilter_image_payload_bytes(const struct memfilter_image_desc *d);
+void memfilter_image_desc_bloom(struct memfilter_image_desc *d,
+				const struct memfilter_bloom *b, u64 keys);
+void memfilter_image_desc_cuckoo(struct memfilter_image_desc *d,
+				 const struct memfilter_cuckoo *c, u64 keys,
 				 u64 stash);
 void memfilter_image_header(struct memfilter_image_header *h,
-			    const struct mf_image_desc *d, const void *payload);
+			    const struct memfilter_image_desc *d, const void *payload);
 int memfilter_image_parse(const void *hdr, u64 image_len,
-			  struct mf_image_desc *d);
-int memfilter_image_check_payload(const struct mf_image_desc *d,
+			  struct memfilter_image_desc *d);
+int memfilter_image_check_payload(const struct memfilter_image_desc *d,
 				  const void *payload);
 
 #endif /* _MEMFILTER_IMAGE_H */

@@ -36,8 +36,8 @@
 struct mf_offline {
 	u32 type;
 	union {
-		struct mf_bloom bloom;
-		struct mf_cuckoo cuckoo;
+		struct memfilter_bloom bloom;
+		struct memfilter_cuckoo cuckoo;
 	};
 	void *mem;
 	size_t mem_bytes;
@@ -109,7 +109,7 @@ void mf_offline_free(struct mf_offline *f)
 
 /* The kernel's mf_params_bloom(), mf_params_cuckoo() and mf_hasher(). */
 static int mf_offline_params(const struct memfilter_create *c,
-			     struct mf_image_desc *d)
+			     struct memfilter_image_desc *d)
 {
 	struct memfilter_hasher *h;
 	u64 key[2] = { 0, 0 }, seed = c->seed;
@@ -162,7 +162,7 @@ static int mf_offline_params(const struct memfilter_create *c,
 }
 
 /* A filter of the described shape with an empty (zeroed) table. */
-static int mf_offline_new(const struct mf_image_desc *d,
+static int mf_offline_new(const struct memfilter_image_desc *d,
 			  struct mf_offline **out)
 {
 	struct mf_offline *f;
@@ -191,7 +191,7 @@ int mf_offline_create(const struct mf_create_opts *opts,
 		      struct mf_offline **out)
 {
 	struct memfilter_create c = { .size = sizeof(c) };
-	struct mf_image_desc d = { 0 };
+	struct memfilter_image_desc d = { 0 };
 	int ret;
 
 	*out = NULL;
@@ -214,8 +214,8 @@ static const void *mf_offline_table(const struct mf_offline *f)
 
 int mf_offline_image(const struct mf_offline *f, void **image, size_t *len)
 {
-	struct mf_cuckoo_stats s;
-	struct mf_image_desc d;
+	struct memfilter_cuckoo_snapshot s;
+	struct memfilter_image_desc d;
 	u8 *img;
 
 	*image = NULL;
@@ -256,7 +256,7 @@ static const char *mf_image_why(const u8 *image, size_t len, int err)
 	    err == -EOPNOTSUPP)
 		return "image format version not supported (this code reads version 1)";
 	if (le64_to_cpu(h->header_xxh64) !=
-	    mf_xxh64(h, offsetof(struct memfilter_image_header, header_xxh64), 0))
+	    memfilter_xxh64(h, offsetof(struct memfilter_image_header, header_xxh64), 0))
 		return "header checksum mismatch (corrupt header)";
 	if (err == -EOPNOTSUPP)
 		return "unknown filter type, hash algorithm or flag";
@@ -270,7 +270,7 @@ static const char *mf_image_why(const u8 *image, size_t len, int err)
 
 int libmf_image_check_header(const void *image, size_t len)
 {
-	struct mf_image_desc d;
+	struct memfilter_image_desc d;
 	int ret = memfilter_image_parse(image, len, &d);
 
 	explicit_bzero(&d, sizeof(d));
@@ -281,7 +281,7 @@ int mf_offline_from_image(const void *image, size_t len,
 			  struct mf_offline **out, const char **why)
 {
 	const u8 *payload = (const u8 *)image + MEMFILTER_IMAGE_HDR_SIZE;
-	struct mf_image_desc d;
+	struct memfilter_image_desc d;
 	struct mf_offline *f;
 	const char *w = NULL;
 	int ret;
@@ -326,24 +326,24 @@ out:
 int mf_offline_info(const struct mf_offline *f, struct mf_info *info)
 {
 	const struct memfilter_hasher *h;
-	struct mf_cuckoo_stats s;
+	struct memfilter_cuckoo_snapshot s;
 
 	memset(info, 0, sizeof(*info));
 	info->type = f->type;
 	if (f->type == MEMFILTER_TYPE_BLOOM) {
-		const struct mf_bloom *b = &f->bloom;
+		const struct memfilter_bloom *b = &f->bloom;
 
 		h = &b->p.hasher;
 		info->capacity = b->p.capacity;
 		info->bytes = memfilter_bloom_bytes(&b->p);
 		info->keys = f->keys;
 		info->fill = memfilter_bloom_popcount(b);
-		info->fill_max = b->p.nblocks * MF_BLOOM_BLOCK_BITS;
+		info->fill_max = b->p.nblocks * MEMFILTER_BLOOM_BLOCK_BITS;
 		info->est_fpr = memfilter_bloom_est_fpr_ppb(b) / MF_PPB;
 		info->k = b->p.k;
 		info->bits_per_key = b->p.bits_per_key_q4 / 4.0;
 	} else {
-		const struct mf_cuckoo *c = &f->cuckoo;
+		const struct memfilter_cuckoo *c = &f->cuckoo;
 
 		h = &c->p.hasher;
 		memfilter_cuckoo_stats(c, &s);
@@ -353,7 +353,7 @@ int mf_offline_info(const struct mf_offline *f, struct mf_info *info)
 		info->fill = s.slots_used;
 		info->fill_max = s.slots;
 		info->est_fpr = s.est_fpr_ppb / MF_PPB;
-		info->k = MF_CUCKOO_SLOTS;
+		info->k = MEMFILTER_CUCKOO_SLOTS;
 		info->fingerprint_bits = c->p.fp_bits;
 		info->stash_used = s.stash_used;
 	}
@@ -525,7 +525,7 @@ ssize_t mf_offline_deletev(struct mf_offline *f, const void *keys,
 static const char *mf_merge_mismatch(const struct mf_offline *a,
 				     const struct mf_offline *b)
 {
-	const struct mf_bloom_params *pa = &a->bloom.p, *pb = &b->bloom.p;
+	const struct memfilter_bloom_params *pa = &a->bloom.p, *pb = &b->bloom.p;
 
 	if (a->type != MEMFILTER_TYPE_BLOOM || b->type != MEMFILTER_TYPE_BLOOM)
 		return "only Bloom filters can be merged (cuckoo tables cannot be ORed)";
@@ -565,7 +565,7 @@ int mf_image_merge(const void *a, size_t a_len, const void *b, size_t b_len,
 		ret = -EINVAL;
 		goto out_free_b;
 	}
-	n = fa->bloom.p.nblocks * MF_BLOOM_BLOCK_WORDS;
+	n = fa->bloom.p.nblocks * MEMFILTER_BLOOM_BLOCK_WORDS;
 	for (i = 0; i < n; i++)
 		fa->bloom.words[i] |= fb->bloom.words[i];
 	if (check_add_overflow(fa->keys, fb->keys, &fa->keys))

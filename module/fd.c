@@ -25,7 +25,7 @@
 #include "filter.h"
 #include "ioctl.h"
 
-/* Keys per window: a multiple of BITS_PER_LONG and of MF_SIMD_CHUNK. */
+/* Keys per window: a multiple of BITS_PER_LONG and of MEMFILTER_SIMD_CHUNK. */
 #define MF_WINDOW	256
 /* Bytes of keys copied from userspace at a time. */
 #define MF_KEYBUF	(64 * 1024)
@@ -123,7 +123,7 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 	return 0;
 }
 
-static int mf_cmd_keys(struct mf_ucmd *ucmd)
+static int mf_cmd_keys(struct memfilter_ucmd *ucmd)
 {
 	struct memfilter_keys *k = ucmd->cmd;
 	struct memfilter *f = ucmd->f;
@@ -150,8 +150,8 @@ static int mf_cmd_keys(struct mf_ucmd *ucmd)
 		ret = mf_hash_window(f, k, b, i, n, &off);
 		if (ret)
 			break;
-		ret = mf_filter_hashes(f, ucmd->nr, b->hashes, n, b->result,
-				       &done);
+		ret = memfilter_filter_hashes(f, ucmd->nr, b->hashes, n, b->result,
+					      &done);
 		count += bitmap_weight(b->result, done);
 		bitmap_to_arr64(b->result64, b->result, n);
 		if (ures && copy_to_user(ures + i / 64, b->result64,
@@ -172,11 +172,11 @@ static int mf_cmd_keys(struct mf_ucmd *ucmd)
 	kfree(b);
 	k->out_count = count;
 	k->out_done = i;
-	ret2 = mf_respond(ucmd, sizeof(*k));
+	ret2 = memfilter_respond(ucmd, sizeof(*k));
 	return ret ?: ret2;
 }
 
-static int mf_cmd_info(struct mf_ucmd *ucmd)
+static int mf_cmd_info(struct memfilter_ucmd *ucmd)
 {
 	struct memfilter_info *info = ucmd->cmd;
 	u32 size = info->size;
@@ -185,21 +185,21 @@ static int mf_cmd_info(struct mf_ucmd *ucmd)
 		return -EOPNOTSUPP;
 	memset(info, 0, sizeof(*info));
 	info->size = size;
-	mf_filter_info(ucmd->f, info);
-	return mf_respond(ucmd, sizeof(*info));
+	memfilter_filter_info(ucmd->f, info);
+	return memfilter_respond(ucmd, sizeof(*info));
 }
 
-static int mf_cmd_clear(struct mf_ucmd *ucmd)
+static int mf_cmd_clear(struct memfilter_ucmd *ucmd)
 {
 	struct memfilter_clear *cmd = ucmd->cmd;
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	mf_filter_clear(ucmd->f);
+	memfilter_filter_clear(ucmd->f);
 	return 0;
 }
 
-static int mf_cmd_publish(struct mf_ucmd *ucmd)
+static int mf_cmd_publish(struct memfilter_ucmd *ucmd)
 {
 	struct memfilter_name *cmd = ucmd->cmd;
 	int ret;
@@ -208,13 +208,13 @@ static int mf_cmd_publish(struct mf_ucmd *ucmd)
 		return -EOPNOTSUPP;
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	ret = mf_name_valid(cmd->name);
+	ret = memfilter_name_valid(cmd->name);
 	if (ret)
 		return ret;
-	return mf_publish(ucmd->f, cmd->name);
+	return memfilter_publish(ucmd->f, cmd->name);
 }
 
-static int mf_cmd_unpublish(struct mf_ucmd *ucmd)
+static int mf_cmd_unpublish(struct memfilter_ucmd *ucmd)
 {
 	struct memfilter_name *cmd = ucmd->cmd;
 
@@ -224,26 +224,26 @@ static int mf_cmd_unpublish(struct mf_ucmd *ucmd)
 		return -EINVAL;
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	return mf_unpublish(ucmd->f);
+	return memfilter_unpublish(ucmd->f);
 }
 
-static const struct mf_ioctl_op mf_filter_ops[] = {
-	MF_IOCTL_OP(MEMFILTER_IOC_ADD, mf_cmd_keys, struct memfilter_keys,
-		    out_done),
-	MF_IOCTL_OP(MEMFILTER_IOC_QUERY, mf_cmd_keys, struct memfilter_keys,
-		    out_done),
-	MF_IOCTL_OP(MEMFILTER_IOC_DELETE, mf_cmd_keys, struct memfilter_keys,
-		    out_done),
-	MF_IOCTL_OP(MEMFILTER_IOC_ADD_UNIQUE, mf_cmd_keys,
-		    struct memfilter_keys, out_done),
-	MF_IOCTL_OP(MEMFILTER_IOC_INFO, mf_cmd_info, struct memfilter_info,
-		    name),
-	MF_IOCTL_OP(MEMFILTER_IOC_CLEAR, mf_cmd_clear, struct memfilter_clear,
-		    flags),
-	MF_IOCTL_OP(MEMFILTER_IOC_PUBLISH, mf_cmd_publish,
-		    struct memfilter_name, name),
-	MF_IOCTL_OP(MEMFILTER_IOC_UNPUBLISH, mf_cmd_unpublish,
-		    struct memfilter_name, name),
+static const struct memfilter_ioctl_op mf_filter_ops[] = {
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_ADD, mf_cmd_keys, struct memfilter_keys,
+			   out_done),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_QUERY, mf_cmd_keys, struct memfilter_keys,
+			   out_done),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_DELETE, mf_cmd_keys, struct memfilter_keys,
+			   out_done),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_ADD_UNIQUE, mf_cmd_keys,
+			   struct memfilter_keys, out_done),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_INFO, mf_cmd_info, struct memfilter_info,
+			   name),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_CLEAR, mf_cmd_clear, struct memfilter_clear,
+			   flags),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_PUBLISH, mf_cmd_publish,
+			   struct memfilter_name, name),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_UNPUBLISH, mf_cmd_unpublish,
+			   struct memfilter_name, name),
 };
 
 static long mf_filter_ioctl(struct file *file, unsigned int cmd,
@@ -251,7 +251,7 @@ static long mf_filter_ioctl(struct file *file, unsigned int cmd,
 {
 	struct mf_file *mfile = file->private_data;
 
-	return mf_dispatch(mf_filter_ops, ARRAY_SIZE(mf_filter_ops), mfile->f,
+	return memfilter_dispatch(mf_filter_ops, ARRAY_SIZE(mf_filter_ops), mfile->f,
 			   cmd, arg);
 }
 
@@ -273,7 +273,7 @@ static ssize_t mf_filter_read(struct file *file, char __user *buf,
 	mutex_lock(&mfile->lock);
 	if (!pos) {
 		kvfree(mfile->image);
-		mfile->image = mf_filter_image(mfile->f, &mfile->image_len);
+		mfile->image = memfilter_filter_image(mfile->f, &mfile->image_len);
 		if (IS_ERR(mfile->image)) {
 			ret = PTR_ERR(mfile->image);
 			mfile->image = NULL;
@@ -326,7 +326,7 @@ static const struct file_operations mf_filter_fops = {
 };
 
 /**
- * mf_filter_install_fd() - reserve an fd and make a file for a filter
+ * memfilter_filter_install_fd() - reserve an fd and make a file for a filter
  * @f: the filter; the caller's reference passes to the file on success
  * @filep: out: the file, to be fd_install()ed by the caller, or fput()
  *	together with put_unused_fd() on a later error
@@ -335,7 +335,7 @@ static const struct file_operations mf_filter_fops = {
  * Return: the reserved fd (O_CLOEXEC), or -errno (the reference is then
  * still the caller's).
  */
-int mf_filter_install_fd(struct memfilter *f, struct file **filep)
+int memfilter_filter_install_fd(struct memfilter *f, struct file **filep)
 {
 	struct mf_file *mfile;
 	struct file *file;

@@ -28,12 +28,12 @@
 #include "filter.h"
 #include "image.h"
 
-unsigned long mf_max_filter_mb = 1024;
-module_param_named(max_filter_mb, mf_max_filter_mb, ulong, 0644);
+unsigned long memfilter_max_filter_mb = 1024;
+module_param_named(max_filter_mb, memfilter_max_filter_mb, ulong, 0644);
 MODULE_PARM_DESC(max_filter_mb, "Largest table of one filter, MiB (default 1024)");
 
-unsigned long mf_max_total_mb = 4096;
-module_param_named(max_total_mb, mf_max_total_mb, ulong, 0644);
+unsigned long memfilter_max_total_mb = 4096;
+module_param_named(max_total_mb, memfilter_max_total_mb, ulong, 0644);
 MODULE_PARM_DESC(max_total_mb, "Most memory of all filters together, MiB (default 4096)");
 
 static atomic64_t mf_total_bytes = ATOMIC64_INIT(0);
@@ -41,17 +41,17 @@ static atomic64_t mf_next_id = ATOMIC64_INIT(0);
 static struct workqueue_struct *mf_wq;
 
 /* Serializes the name table and the list of all filters. */
-DEFINE_MUTEX(mf_names_lock);
-LIST_HEAD(mf_all_filters);
+DEFINE_MUTEX(memfilter_names_lock);
+LIST_HEAD(memfilter_all_filters);
 
 static void mf_filter_free_work(struct work_struct *work)
 {
 	struct memfilter *f = container_of(to_rcu_work(work), struct memfilter,
 					   free_work);
 
-	mutex_lock(&mf_names_lock);
+	mutex_lock(&memfilter_names_lock);
 	list_del(&f->all);
-	mutex_unlock(&mf_names_lock);
+	mutex_unlock(&memfilter_names_lock);
 	kvfree(f->mem);
 	free_percpu(f->stats);
 	atomic64_sub(f->bytes, &mf_total_bytes);
@@ -59,7 +59,7 @@ static void mf_filter_free_work(struct work_struct *work)
 }
 
 static int mf_params_bloom(const struct memfilter_create *c,
-			   struct mf_bloom_params *p, u64 *bytes)
+			   struct memfilter_bloom_params *p, u64 *bytes)
 {
 	int ret;
 
@@ -77,7 +77,7 @@ static int mf_params_bloom(const struct memfilter_create *c,
 }
 
 static int mf_params_cuckoo(const struct memfilter_create *c,
-			    struct mf_cuckoo_params *p, u64 *bytes)
+			    struct memfilter_cuckoo_params *p, u64 *bytes)
 {
 	int ret;
 
@@ -105,11 +105,11 @@ static int mf_hasher(const struct memfilter_create *c,
 		do {
 			get_random_bytes(key, sizeof(key));
 		} while (!(key[0] | key[1]));
-		ret = memfilter_hasher_init(h, MF_HASH_SIPHASH24, 0, key);
+		ret = memfilter_hasher_init(h, MEMFILTER_HASH_SIPHASH24, 0, key);
 		memzero_explicit(key, sizeof(key));
 		return ret;
 	}
-	return memfilter_hasher_init(h, MF_HASH_XXH64,
+	return memfilter_hasher_init(h, MEMFILTER_HASH_XXH64,
 				     c->flags & MEMFILTER_CREATE_SEED ?
 				     c->seed : get_random_u64(), NULL);
 }
@@ -118,9 +118,9 @@ static int mf_charge(u64 bytes)
 {
 	u64 max_total;
 
-	if (bytes > (u64)mf_max_filter_mb << 20)
+	if (bytes > (u64)memfilter_max_filter_mb << 20)
 		return -E2BIG;
-	if (check_shl_overflow((u64)mf_max_total_mb, 20, &max_total))
+	if (check_shl_overflow((u64)memfilter_max_total_mb, 20, &max_total))
 		max_total = U64_MAX;
 	if (atomic64_add_return(bytes, &mf_total_bytes) > max_total) {
 		atomic64_sub(bytes, &mf_total_bytes);
@@ -129,13 +129,13 @@ static int mf_charge(u64 bytes)
 	return 0;
 }
 
-static struct mf_pcpu_stats mf_stats_sum(struct memfilter *f)
+static struct memfilter_pcpu_stats mf_stats_sum(struct memfilter *f)
 {
-	struct mf_pcpu_stats sum = {};
+	struct memfilter_pcpu_stats sum = {};
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		const struct mf_pcpu_stats *s = per_cpu_ptr(f->stats, cpu);
+		const struct memfilter_pcpu_stats *s = per_cpu_ptr(f->stats, cpu);
 
 		sum.adds += READ_ONCE(s->adds);
 		sum.queries += READ_ONCE(s->queries);
@@ -151,8 +151,8 @@ static struct mf_pcpu_stats mf_stats_sum(struct memfilter *f)
  * charged against the module's limits, with one reference.
  */
 static struct memfilter *mf_filter_alloc(u32 type, u32 flags,
-					 const struct mf_bloom_params *bp,
-					 const struct mf_cuckoo_params *cp)
+					 const struct memfilter_bloom_params *bp,
+					 const struct memfilter_cuckoo_params *cp)
 {
 	struct memfilter *f;
 	u64 bytes, alloc;
@@ -161,7 +161,7 @@ static struct memfilter *mf_filter_alloc(u32 type, u32 flags,
 	bytes = type == MEMFILTER_TYPE_BLOOM ? memfilter_bloom_bytes(bp) :
 					       memfilter_cuckoo_mem_bytes(cp);
 	if (!bytes ||
-	    check_add_overflow(bytes, (u64)MF_BLOOM_BLOCK_BYTES - 1, &alloc) ||
+	    check_add_overflow(bytes, (u64)MEMFILTER_BLOOM_BLOCK_BYTES - 1, &alloc) ||
 	    alloc > SIZE_MAX)
 		return ERR_PTR(-E2BIG);
 
@@ -180,7 +180,7 @@ static struct memfilter *mf_filter_alloc(u32 type, u32 flags,
 		ret = -ENOMEM;
 		goto out_free_f;
 	}
-	f->stats = alloc_percpu_gfp(struct mf_pcpu_stats,
+	f->stats = alloc_percpu_gfp(struct memfilter_pcpu_stats,
 				    GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!f->stats) {
 		ret = -ENOMEM;
@@ -191,19 +191,19 @@ static struct memfilter *mf_filter_alloc(u32 type, u32 flags,
 	f->flags = flags;
 	if (type == MEMFILTER_TYPE_BLOOM) {
 		f->bloom.p = *bp;
-		f->bloom.words = PTR_ALIGN(f->mem, MF_BLOOM_BLOCK_BYTES);
+		f->bloom.words = PTR_ALIGN(f->mem, MEMFILTER_BLOOM_BLOCK_BYTES);
 	} else {
 		memfilter_cuckoo_init(&f->cuckoo, cp,
-				      PTR_ALIGN(f->mem, MF_BLOOM_BLOCK_BYTES));
+				      PTR_ALIGN(f->mem, MEMFILTER_BLOOM_BLOCK_BYTES));
 	}
 	refcount_set(&f->ref, 1);
 	spin_lock_init(&f->lock);
 	INIT_RCU_WORK(&f->free_work, mf_filter_free_work);
 	f->id = atomic64_inc_return(&mf_next_id);
 
-	mutex_lock(&mf_names_lock);
-	list_add_tail(&f->all, &mf_all_filters);
-	mutex_unlock(&mf_names_lock);
+	mutex_lock(&memfilter_names_lock);
+	list_add_tail(&f->all, &memfilter_all_filters);
+	mutex_unlock(&memfilter_names_lock);
 	return f;
 
 out_free_mem:
@@ -216,7 +216,7 @@ out_uncharge:
 }
 
 /**
- * mf_filter_create() - make a filter from a create request
+ * memfilter_filter_create() - make a filter from a create request
  * @c: the request, copied from userspace
  *
  * Context: process context, may sleep.
@@ -225,10 +225,10 @@ out_uncharge:
  * larger than max_filter_mb or overflowing, -ENOMEM when over
  * max_total_mb or out of memory. Nothing is left allocated on error.
  */
-struct memfilter *mf_filter_create(const struct memfilter_create *c)
+struct memfilter *memfilter_filter_create(const struct memfilter_create *c)
 {
-	struct mf_cuckoo_params cp;
-	struct mf_bloom_params bp;
+	struct memfilter_cuckoo_params cp;
+	struct memfilter_bloom_params bp;
 	struct memfilter *f;
 	u64 bytes;
 	int ret;
@@ -264,7 +264,7 @@ struct memfilter *mf_filter_create(const struct memfilter_create *c)
 	memzero_explicit(&cp.hasher, sizeof(cp.hasher));
 	return f;
 }
-EXPORT_SYMBOL_IF_KUNIT(mf_filter_create);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_create);
 
 /* The table an image's payload maps to. */
 static void *mf_filter_table(struct memfilter *f)
@@ -274,7 +274,7 @@ static void *mf_filter_table(struct memfilter *f)
 }
 
 /**
- * mf_filter_load() - make a filter from an image in user memory
+ * memfilter_filter_load() - make a filter from an image in user memory
  * @uimage: the image (header and payload)
  * @len: its length
  *
@@ -284,10 +284,10 @@ static void *mf_filter_table(struct memfilter *f)
  * -E2BIG or -ENOMEM for the module's limits, -EFAULT, -EINTR. Nothing is
  * left behind on error.
  */
-struct memfilter *mf_filter_load(const u8 __user *uimage, u64 len)
+struct memfilter *memfilter_filter_load(const u8 __user *uimage, u64 len)
 {
 	struct memfilter_image_header hdr;
-	struct mf_image_desc d;
+	struct memfilter_image_desc d;
 	struct memfilter *f;
 	u64 off, n;
 	u8 *table;
@@ -305,7 +305,7 @@ struct memfilter *mf_filter_load(const u8 __user *uimage, u64 len)
 
 	algo = d.type == MEMFILTER_TYPE_BLOOM ? d.bloom.hasher.algo :
 						d.cuckoo.hasher.algo;
-	f = mf_filter_alloc(d.type, algo == MF_HASH_SIPHASH24 ?
+	f = mf_filter_alloc(d.type, algo == MEMFILTER_HASH_SIPHASH24 ?
 			    MEMFILTER_CREATE_KEYED : 0, &d.bloom, &d.cuckoo);
 	memzero_explicit(&d.bloom.hasher, sizeof(d.bloom.hasher));
 	memzero_explicit(&d.cuckoo.hasher, sizeof(d.cuckoo.hasher));
@@ -342,7 +342,7 @@ out_put:
 }
 
 /**
- * mf_filter_image() - take a consistent image of a live filter
+ * memfilter_filter_image() - take a consistent image of a live filter
  * @f: the filter
  * @len: out: the image's length
  *
@@ -355,16 +355,16 @@ out_put:
  * a keyed filter without CAP_SYS_ADMIN (its image carries the secret),
  * -ENOMEM.
  */
-void *mf_filter_image(struct memfilter *f, size_t *len)
+void *memfilter_filter_image(struct memfilter *f, size_t *len)
 {
 	const struct memfilter_hasher *h = f->type == MEMFILTER_TYPE_BLOOM ?
 		&f->bloom.p.hasher : &f->cuckoo.p.hasher;
-	struct mf_image_desc d;
+	struct memfilter_image_desc d;
 	u64 payload, i, stash;
-	struct mf_cuckoo_stats s;
+	struct memfilter_cuckoo_snapshot s;
 	u8 *image;
 
-	if (h->algo == MF_HASH_SIPHASH24 && !capable(CAP_SYS_ADMIN))
+	if (h->algo == MEMFILTER_HASH_SIPHASH24 && !capable(CAP_SYS_ADMIN))
 		return ERR_PTR(-EPERM);
 	if (f->type == MEMFILTER_TYPE_BLOOM)
 		memfilter_image_desc_bloom(&d, &f->bloom, 0);
@@ -431,15 +431,15 @@ void memfilter_put(struct memfilter *f)
 EXPORT_SYMBOL_GPL(memfilter_put);
 
 /**
- * mf_filter_info() - fill in a filter's parameters and statistics
+ * memfilter_filter_info() - fill in a filter's parameters and statistics
  * @f: the filter
  * @info: zeroed by the caller; everything but size and flags is written
  *
- * Context: process context (takes mf_names_lock for the name).
+ * Context: process context (takes memfilter_names_lock for the name).
  */
-void mf_filter_info(struct memfilter *f, struct memfilter_info *info)
+void memfilter_filter_info(struct memfilter *f, struct memfilter_info *info)
 {
-	struct mf_pcpu_stats s = mf_stats_sum(f);
+	struct memfilter_pcpu_stats s = mf_stats_sum(f);
 	const struct memfilter_hasher *h;
 
 	info->type = f->type;
@@ -450,7 +450,7 @@ void mf_filter_info(struct memfilter *f, struct memfilter_info *info)
 	info->failed = s.failed;
 	info->bytes = f->bytes;
 	if (f->type == MEMFILTER_TYPE_BLOOM) {
-		const struct mf_bloom *b = &f->bloom;
+		const struct memfilter_bloom *b = &f->bloom;
 
 		h = &b->p.hasher;
 		info->capacity = b->p.capacity;
@@ -458,15 +458,15 @@ void mf_filter_info(struct memfilter *f, struct memfilter_info *info)
 		info->bits_per_key_q4 = b->p.bits_per_key_q4;
 		info->keys = s.adds;
 		info->fill = memfilter_bloom_popcount(b);
-		info->fill_max = b->p.nblocks * MF_BLOOM_BLOCK_BITS;
+		info->fill_max = b->p.nblocks * MEMFILTER_BLOOM_BLOCK_BITS;
 		info->est_fpr_ppb = memfilter_bloom_est_fpr_ppb(b);
 	} else {
-		struct mf_cuckoo_stats cs;
+		struct memfilter_cuckoo_snapshot cs;
 
 		memfilter_cuckoo_stats(&f->cuckoo, &cs);
 		h = &f->cuckoo.p.hasher;
 		info->capacity = f->cuckoo.p.capacity;
-		info->k = MF_CUCKOO_SLOTS;
+		info->k = MEMFILTER_CUCKOO_SLOTS;
 		info->fingerprint_bits = f->cuckoo.p.fp_bits;
 		info->keys = cs.items;
 		info->fill = cs.slots_used;
@@ -475,36 +475,36 @@ void mf_filter_info(struct memfilter *f, struct memfilter_info *info)
 		info->stash_used = cs.stash_used;
 	}
 	info->hash_algo = h->algo;
-	if (h->algo == MF_HASH_XXH64)
+	if (h->algo == MEMFILTER_HASH_XXH64)
 		info->seed = h->seed;
 	else
 		info->status |= MEMFILTER_STATUS_KEYED;
 	if (info->keys > info->capacity)
 		info->status |= MEMFILTER_STATUS_OVERFILL;
 
-	mutex_lock(&mf_names_lock);
+	mutex_lock(&memfilter_names_lock);
 	if (f->pub) {
 		info->status |= MEMFILTER_STATUS_PUBLISHED;
 		strscpy(info->name, f->pub->name, sizeof(info->name));
 	}
-	mutex_unlock(&mf_names_lock);
+	mutex_unlock(&memfilter_names_lock);
 }
 
 /**
- * mf_filter_clear() - empty a filter
+ * memfilter_filter_clear() - empty a filter
  * @f: the filter
  *
  * Keys added concurrently with a clear may or may not survive it.
  *
  * Context: process context.
  */
-void mf_filter_clear(struct memfilter *f)
+void memfilter_filter_clear(struct memfilter *f)
 {
-	struct mf_pcpu_stats *s;
+	struct memfilter_pcpu_stats *s;
 	int cpu;
 
 	if (f->type == MEMFILTER_TYPE_BLOOM) {
-		u64 i, n = f->bloom.p.nblocks * MF_BLOOM_BLOCK_WORDS;
+		u64 i, n = f->bloom.p.nblocks * MEMFILTER_BLOOM_BLOCK_WORDS;
 
 		for (i = 0; i < n; i++) {
 			WRITE_ONCE(f->bloom.words[i], 0);
@@ -523,7 +523,7 @@ void mf_filter_clear(struct memfilter *f)
 }
 
 /**
- * mf_filter_hashes() - apply one command to a batch of key hashes
+ * memfilter_filter_hashes() - apply one command to a batch of key hashes
  * @f: the filter
  * @cmd: MEMFILTER_CMD_ADD, _QUERY, _DELETE or _ADD_UNIQUE
  * @hashes: the keys' hashes under the filter's hasher
@@ -536,10 +536,10 @@ void mf_filter_clear(struct memfilter *f)
  * Return: 0, -ENOSPC when a cuckoo filter filled up, -EOPNOTSUPP for a
  * command the filter type lacks.
  */
-int mf_filter_hashes(struct memfilter *f, u32 cmd, const u64 *hashes, u32 n,
-		     unsigned long *result, u32 *done)
+int memfilter_filter_hashes(struct memfilter *f, u32 cmd, const u64 *hashes, u32 n,
+			    unsigned long *result, u32 *done)
 {
-	struct mf_pcpu_stats *s;
+	struct memfilter_pcpu_stats *s;
 	u32 i, hits = 0;
 	int ret = 0;
 
@@ -636,7 +636,7 @@ bool memfilter_contains(struct memfilter *f, const void *key, u32 len)
 	u64 h = mf_hash_key(f, key, len);
 	u32 done;
 
-	mf_filter_hashes(f, MEMFILTER_CMD_QUERY, &h, 1, &res, &done);
+	memfilter_filter_hashes(f, MEMFILTER_CMD_QUERY, &h, 1, &res, &done);
 	return res & 1;
 }
 EXPORT_SYMBOL_GPL(memfilter_contains);
@@ -657,7 +657,7 @@ int memfilter_add(struct memfilter *f, const void *key, u32 len)
 	u64 h = mf_hash_key(f, key, len);
 	u32 done;
 
-	return mf_filter_hashes(f, MEMFILTER_CMD_ADD, &h, 1, &res, &done);
+	return memfilter_filter_hashes(f, MEMFILTER_CMD_ADD, &h, 1, &res, &done);
 }
 EXPORT_SYMBOL_GPL(memfilter_add);
 
@@ -678,7 +678,7 @@ int memfilter_delete(struct memfilter *f, const void *key, u32 len)
 	u32 done;
 	int ret;
 
-	ret = mf_filter_hashes(f, MEMFILTER_CMD_DELETE, &h, 1, &res, &done);
+	ret = memfilter_filter_hashes(f, MEMFILTER_CMD_DELETE, &h, 1, &res, &done);
 	if (ret)
 		return ret;
 	return res & 1 ? 0 : -ENOENT;
@@ -710,7 +710,7 @@ u32 memfilter_contains_batch(struct memfilter *f, const void *keys,
 		for (j = 0; j < m; j++)
 			h[j] = mf_hash_key(f, keys + (size_t)(i + j) * key_size,
 					   key_size);
-		mf_filter_hashes(f, MEMFILTER_CMD_QUERY, h, m, res, &done);
+		memfilter_filter_hashes(f, MEMFILTER_CMD_QUERY, h, m, res, &done);
 		bitmap_copy(result + i / BITS_PER_LONG, res, m);
 		hits += bitmap_weight(res, m);
 	}
@@ -743,20 +743,20 @@ int memfilter_add_batch(struct memfilter *f, const void *keys, u32 key_size,
 		for (j = 0; j < m; j++)
 			h[j] = mf_hash_key(f, keys + (size_t)(i + j) * key_size,
 					   key_size);
-		ret = mf_filter_hashes(f, MEMFILTER_CMD_ADD, h, m, res, &d);
+		ret = memfilter_filter_hashes(f, MEMFILTER_CMD_ADD, h, m, res, &d);
 	}
 	*done = i;
 	return ret;
 }
 EXPORT_SYMBOL_GPL(memfilter_add_batch);
 
-int mf_filter_init(void)
+int memfilter_filter_init(void)
 {
 	mf_wq = alloc_workqueue("memfilter", 0, 0);
 	return mf_wq ? 0 : -ENOMEM;
 }
 
-void mf_filter_exit(void)
+void memfilter_filter_exit(void)
 {
 	/* Every filter's last put has run: wait for the RCU works to finish. */
 	rcu_barrier();
