@@ -257,7 +257,7 @@ TEST(fill_to_failure_loses_nothing)
 
 	for (unsigned int w = 0; w < ARRAY_SIZE(widths); w++) {
 		for (unsigned int z = 0; z < ARRAY_SIZE(sizes); z++) {
-			u64 nb = sizes[z], added = 0, i, failed = 0;
+			u64 nb = sizes[z], added = 0, i, failed = 0, first_fail;
 			struct memfilter_cuckoo_snapshot s;
 			struct filter f;
 			u8 *copy;
@@ -269,14 +269,26 @@ TEST(fill_to_failure_loses_nothing)
 			copy = malloc(table_bytes(&f));
 			ASSERT_NE(NULL, keys);
 			ASSERT_NE(NULL, copy);
-			for (i = 0;; i++) {
-				memcpy(copy, f.c.table, table_bytes(&f));
-				stash = f.c.stash;
-				ret = memfilter_cuckoo_add_hash(&f.c, hash_of(i));
-				if (ret)
-					break;
+			/*
+			 * Find the first key that fails, then replay up to it
+			 * on a new filter (adds are deterministic) and keep a
+			 * copy of the table just before it: one copy instead
+			 * of one per add.
+			 */
+			for (i = 0; !memfilter_cuckoo_add_hash(&f.c, hash_of(i));
+			     i++)
+				;
+			first_fail = i;
+			filter_free(&f);
+			filter_new(&f, nb, widths[w]);
+			for (i = 0; i < first_fail; i++) {
+				ASSERT_EQ(0, memfilter_cuckoo_add_hash(&f.c,
+								       hash_of(i)));
 				keys[added++] = hash_of(i);
 			}
+			memcpy(copy, f.c.table, table_bytes(&f));
+			stash = f.c.stash;
+			ret = memfilter_cuckoo_add_hash(&f.c, hash_of(i));
 			ASSERT_EQ(-ENOSPC, ret);
 			ASSERT_EQ(0, memcmp(copy, f.c.table, table_bytes(&f)));
 			ASSERT_EQ(stash, f.c.stash);
