@@ -34,6 +34,8 @@
  */
 #include "bloom.h"
 #include "bloom_model.h"
+#include "filter_type.h"
+#include "image.h"
 
 /*
  * The scalar per-key operations walk the key's window of k words: no
@@ -769,3 +771,173 @@ u64 memfilter_bloom_model_fpr_ppb(const struct memfilter_bloom_params *p, u64 nk
 	return f0 - (((f0 - f1) * frac) >> 16);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_model_fpr_ppb);
+
+/* The Bloom filter's entry in the table of filter types (filter_type.h). */
+
+static int mf_bloom_params(const struct memfilter_create *c,
+			   union memfilter_params *p)
+{
+	if (c->fingerprint_bits || !c->fpr_ppb == !c->bits_per_key_q4)
+		return -EINVAL;
+	if (c->fpr_ppb)
+		return memfilter_bloom_params_from_fpr(&p->bloom, c->capacity,
+						       c->fpr_ppb);
+	return memfilter_bloom_params_from_bpk(&p->bloom, c->capacity,
+					       c->bits_per_key_q4);
+}
+
+static struct memfilter_hasher *mf_bloom_hasher(union memfilter_params *p)
+{
+	return &p->bloom.hasher;
+}
+
+static const union memfilter_params *
+mf_bloom_params_of(const union memfilter_state *s)
+{
+	return (const union memfilter_params *)&s->bloom.p;
+}
+
+static u64 mf_bloom_mem_bytes(const union memfilter_params *p)
+{
+	return memfilter_bloom_bytes(&p->bloom);
+}
+
+static void mf_bloom_init(union memfilter_state *s,
+			  const union memfilter_params *p, void *mem)
+{
+	s->bloom.p = p->bloom;
+	s->bloom.words = mem;
+}
+
+static void mf_bloom_contains(const union memfilter_state *s,
+			      const u64 *hashes, u32 n, unsigned long *result)
+{
+	memfilter_bloom_contains_hashes(&s->bloom, hashes, n, result);
+}
+
+static void mf_bloom_all_done(u32 n, unsigned long *result, u32 *done)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		memfilter_result_set(result, i);
+	*done = n;
+}
+
+static int mf_bloom_add(union memfilter_state *s, const u64 *hashes, u32 n,
+			unsigned long *result, u32 *done)
+{
+	memfilter_bloom_add_hashes(&s->bloom, hashes, n);
+	mf_bloom_all_done(n, result, done);
+	return 0;
+}
+
+static int mf_bloom_add_exclusive(union memfilter_state *s, const u64 *hashes,
+				  u32 n, unsigned long *result, u32 *done)
+{
+	memfilter_bloom_add_hashes_exclusive(&s->bloom, hashes, n);
+	mf_bloom_all_done(n, result, done);
+	return 0;
+}
+
+static void mf_bloom_clear(union memfilter_state *s)
+{
+	u64 i, n = s->bloom.p.nblocks * MEMFILTER_BLOOM_BLOCK_WORDS;
+
+	for (i = 0; i < n; i++) {
+		WRITE_ONCE(s->bloom.words[i], 0);
+		if (!(i & 0xffff))
+			memfilter_cond_resched();
+	}
+}
+
+static void mf_bloom_info(const union memfilter_state *s, u64 added,
+			  struct memfilter_info *info)
+{
+	const struct memfilter_bloom *b = &s->bloom;
+
+	info->capacity = b->p.capacity;
+	info->k = b->p.k;
+	info->bits_per_key_q4 = b->p.bits_per_key_q4;
+	info->keys = added;
+	info->fill = memfilter_bloom_popcount(b);
+	info->fill_max = b->p.nblocks * MEMFILTER_BLOOM_BLOCK_BITS;
+	info->est_fpr_ppb = memfilter_bloom_est_fpr_ppb(b);
+}
+
+/* Lockless: every key added before the call is in the copy. */
+static void mf_bloom_image(const union memfilter_state *s, u64 added,
+			   struct memfilter_image_desc *d, void *payload)
+{
+	u64 i, *dst = payload;
+
+	memset(d, 0, sizeof(*d));
+	d->type = MEMFILTER_TYPE_BLOOM;
+	d->keys = added;
+	d->params.bloom = s->bloom.p;
+	d->payload_size = memfilter_bloom_bytes(&s->bloom.p);
+	if (!payload)
+		return;
+	for (i = 0; i < d->payload_size / sizeof(u64); i++) {
+		dst[i] = READ_ONCE(s->bloom.words[i]);
+		if (!(i & 0xffff))
+			memfilter_cond_resched();
+	}
+}
+
+static void mf_bloom_image_encode(struct memfilter_image_header *h,
+				  const struct memfilter_image_desc *d)
+{
+	h->capacity = cpu_to_le64(d->params.bloom.capacity);
+	h->geometry = cpu_to_le64(d->params.bloom.nblocks);
+	h->k = cpu_to_le32(d->params.bloom.k);
+	h->bits_per_key_q4 = cpu_to_le32(d->params.bloom.bits_per_key_q4);
+}
+
+static int mf_bloom_image_decode(const struct memfilter_image_header *h,
+				 struct memfilter_image_desc *d)
+{
+	struct memfilter_bloom_params *p = &d->params.bloom;
+	u64 nblocks = le64_to_cpu(h->geometry);
+
+	if (!nblocks ||
+	    nblocks > MEMFILTER_BLOOM_MAX_BYTES / MEMFILTER_BLOOM_BLOCK_BYTES)
+		return -EBADMSG;
+	p->nblocks = nblocks;
+	p->k = le32_to_cpu(h->k);
+	p->bits_per_key_q4 = le32_to_cpu(h->bits_per_key_q4);
+	if (!p->k || p->k > MEMFILTER_BLOOM_MAX_K || h->stash ||
+	    p->bits_per_key_q4 < MEMFILTER_BLOOM_MIN_BPK_Q4 ||
+	    p->bits_per_key_q4 > MEMFILTER_BLOOM_MAX_BPK_Q4)
+		return -EBADMSG;
+	p->capacity = le64_to_cpu(h->capacity);
+	return 0;
+}
+
+static int mf_bloom_restore(union memfilter_state *s,
+			    const struct memfilter_image_desc *d)
+{
+	return 0;
+}
+
+const struct memfilter_type_ops memfilter_bloom_ops = {
+	.type = MEMFILTER_TYPE_BLOOM,
+	.name = "bloom",
+	.locked_writers = false,
+	.counts_keys = false,
+	.params = mf_bloom_params,
+	.hasher = mf_bloom_hasher,
+	.params_of = mf_bloom_params_of,
+	.mem_bytes = mf_bloom_mem_bytes,
+	.payload_bytes = mf_bloom_mem_bytes,
+	.init = mf_bloom_init,
+	.contains = mf_bloom_contains,
+	.add = mf_bloom_add,
+	.add_exclusive = mf_bloom_add_exclusive,
+	.clear = mf_bloom_clear,
+	.info = mf_bloom_info,
+	.image = mf_bloom_image,
+	.image_encode = mf_bloom_image_encode,
+	.image_decode = mf_bloom_image_decode,
+	.restore = mf_bloom_restore,
+};

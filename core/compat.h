@@ -33,6 +33,7 @@
 #include <asm/byteorder.h>
 #include <linux/atomic.h>
 #include <linux/prefetch.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <kunit/visibility.h>
 
@@ -43,6 +44,13 @@ static __always_inline void memfilter_atomic_or64(u64 *p, u64 v)
 }
 
 #define memfilter_prefetch(p)	prefetch(p)
+
+/* Random bytes for seeds and secrets; cannot fail in the kernel. */
+static inline int memfilter_random(void *buf, size_t len)
+{
+	get_random_bytes(buf, len);
+	return 0;
+}
 
 /* Long loops over big tables (load, clear) yield now and then. */
 #define memfilter_cond_resched()	cond_resched()

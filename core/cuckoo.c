@@ -57,6 +57,8 @@
  * Copyright (C) 2026 The memfilter authors.
  */
 #include "cuckoo.h"
+#include "filter_type.h"
+#include "image.h"
 
 #define MF_CUCKOO_TAG_MUL	0x5bd1e995U
 #define MF_CUCKOO_ROOT		0xffffffffU
@@ -840,3 +842,201 @@ void memfilter_cuckoo_stats(const struct memfilter_cuckoo *c,
 					       c->fp_range);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_stats);
+
+/* The cuckoo filter's entry in the table of filter types (filter_type.h). */
+
+static int mf_cuckoo_params(const struct memfilter_create *c,
+			    union memfilter_params *p)
+{
+	if (c->bits_per_key_q4 || !c->fpr_ppb == !c->fingerprint_bits)
+		return -EINVAL;
+	if (c->fingerprint_bits)
+		return memfilter_cuckoo_params_init(&p->cuckoo, c->capacity,
+						    c->fingerprint_bits);
+	return memfilter_cuckoo_params_from_fpr(&p->cuckoo, c->capacity,
+						c->fpr_ppb);
+}
+
+static struct memfilter_hasher *mf_cuckoo_hasher(union memfilter_params *p)
+{
+	return &p->cuckoo.hasher;
+}
+
+static const union memfilter_params *
+mf_cuckoo_params_of(const union memfilter_state *s)
+{
+	return (const union memfilter_params *)&s->cuckoo.p;
+}
+
+static u64 mf_cuckoo_mem_bytes(const union memfilter_params *p)
+{
+	return memfilter_cuckoo_mem_bytes(&p->cuckoo);
+}
+
+static u64 mf_cuckoo_payload_bytes(const union memfilter_params *p)
+{
+	return p->cuckoo.nbuckets * (p->cuckoo.fp_bits / 2);
+}
+
+static void mf_cuckoo_init_state(union memfilter_state *s,
+				 const union memfilter_params *p, void *mem)
+{
+	memfilter_cuckoo_init(&s->cuckoo, &p->cuckoo, mem);
+}
+
+static void mf_cuckoo_contains_batch(const union memfilter_state *s,
+				     const u64 *hashes, u32 n, unsigned long *result)
+{
+	memfilter_cuckoo_contains_hashes(&s->cuckoo, hashes, n, result);
+}
+
+/*
+ * Apply @one to each hash until one fails; @skip is the error that means
+ * "nothing to do for this key" (no bit, no failure).
+ */
+static int mf_cuckoo_each(struct memfilter_cuckoo *c,
+			  int (*one)(struct memfilter_cuckoo *c, u64 hash),
+			  int skip, const u64 *hashes, u32 n,
+			  unsigned long *result, u32 *done)
+{
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		ret = one(c, hashes[i]);
+		if (ret == skip && skip) {
+			ret = 0;
+			continue;
+		}
+		if (ret)
+			break;
+		memfilter_result_set(result, i);
+	}
+	*done = i;
+	return ret;
+}
+
+static int mf_cuckoo_add_batch(union memfilter_state *s, const u64 *hashes, u32 n,
+			       unsigned long *result, u32 *done)
+{
+	return mf_cuckoo_each(&s->cuckoo, memfilter_cuckoo_add_hash, 0,
+			      hashes, n, result, done);
+}
+
+static int mf_cuckoo_add_unique_batch(union memfilter_state *s, const u64 *hashes,
+				      u32 n, unsigned long *result, u32 *done)
+{
+	return mf_cuckoo_each(&s->cuckoo, memfilter_cuckoo_add_unique_hash,
+			      -EEXIST, hashes, n, result, done);
+}
+
+static int mf_cuckoo_delete_batch(union memfilter_state *s, const u64 *hashes,
+				  u32 n, unsigned long *result, u32 *done)
+{
+	return mf_cuckoo_each(&s->cuckoo, memfilter_cuckoo_delete_hash,
+			      -ENOENT, hashes, n, result, done);
+}
+
+static void mf_cuckoo_clear_state(union memfilter_state *s)
+{
+	memfilter_cuckoo_clear(&s->cuckoo);
+}
+
+static void mf_cuckoo_info(const union memfilter_state *s, u64 added,
+			   struct memfilter_info *info)
+{
+	struct memfilter_cuckoo_snapshot cs;
+
+	memfilter_cuckoo_stats(&s->cuckoo, &cs);
+	info->capacity = s->cuckoo.p.capacity;
+	info->k = MEMFILTER_CUCKOO_SLOTS;
+	info->fingerprint_bits = s->cuckoo.p.fp_bits;
+	info->keys = cs.items;
+	info->fill = cs.slots_used;
+	info->fill_max = cs.slots;
+	info->est_fpr_ppb = cs.est_fpr_ppb;
+	info->stash_used = cs.stash_used;
+}
+
+/* Fingerprints move: the caller holds the writer lock. */
+static void mf_cuckoo_image(const union memfilter_state *s, u64 added,
+			    struct memfilter_image_desc *d, void *payload)
+{
+	struct memfilter_cuckoo_snapshot cs;
+
+	memset(d, 0, sizeof(*d));
+	d->type = MEMFILTER_TYPE_CUCKOO;
+	d->params.cuckoo = s->cuckoo.p;
+	d->payload_size = mf_cuckoo_payload_bytes(&d->params);
+	if (!payload)
+		return;
+	memcpy(payload, s->cuckoo.table, d->payload_size);
+	d->stash = s->cuckoo.stash;
+	memfilter_cuckoo_stats(&s->cuckoo, &cs);
+	d->keys = cs.items;
+}
+
+static void mf_cuckoo_image_encode(struct memfilter_image_header *h,
+				   const struct memfilter_image_desc *d)
+{
+	h->capacity = cpu_to_le64(d->params.cuckoo.capacity);
+	h->geometry = cpu_to_le64(d->params.cuckoo.nbuckets);
+	h->k = cpu_to_le32(d->params.cuckoo.fp_bits);
+	h->stash = cpu_to_le64(d->stash);
+}
+
+static int mf_cuckoo_image_decode(const struct memfilter_image_header *h,
+				  struct memfilter_image_desc *d)
+{
+	struct memfilter_cuckoo_params *p = &d->params.cuckoo;
+	u64 nbuckets = le64_to_cpu(h->geometry), stash = le64_to_cpu(h->stash);
+	u32 fp_bits = le32_to_cpu(h->k);
+
+	if (fp_bits != 8 && fp_bits != 12 && fp_bits != 16)
+		return -EBADMSG;
+	if (!nbuckets || (nbuckets & (nbuckets - 1)) ||
+	    nbuckets > MEMFILTER_CUCKOO_MAX_BYTES / (fp_bits / 2) ||
+	    h->bits_per_key_q4)
+		return -EBADMSG;
+	if (stash && (!(stash & 0xffff) ||
+		      (stash & 0xffff) > (1U << fp_bits) - 1 ||
+		      (stash >> 16) >= nbuckets))
+		return -EBADMSG;
+	p->capacity = le64_to_cpu(h->capacity);
+	p->nbuckets = nbuckets;
+	p->fp_bits = fp_bits;
+	p->max_kicks = MEMFILTER_CUCKOO_DEFAULT_KICKS;
+	if (!memfilter_cuckoo_mem_bytes(p))
+		return -EBADMSG;
+	d->stash = stash;
+	return 0;
+}
+
+static int mf_cuckoo_restore_state(union memfilter_state *s,
+				   const struct memfilter_image_desc *d)
+{
+	return memfilter_cuckoo_restore(&s->cuckoo, d->stash, d->keys);
+}
+
+const struct memfilter_type_ops memfilter_cuckoo_ops = {
+	.type = MEMFILTER_TYPE_CUCKOO,
+	.name = "cuckoo",
+	.locked_writers = true,
+	.counts_keys = true,
+	.params = mf_cuckoo_params,
+	.hasher = mf_cuckoo_hasher,
+	.params_of = mf_cuckoo_params_of,
+	.mem_bytes = mf_cuckoo_mem_bytes,
+	.payload_bytes = mf_cuckoo_payload_bytes,
+	.init = mf_cuckoo_init_state,
+	.contains = mf_cuckoo_contains_batch,
+	.add = mf_cuckoo_add_batch,
+	.add_unique = mf_cuckoo_add_unique_batch,
+	.delete = mf_cuckoo_delete_batch,
+	.clear = mf_cuckoo_clear_state,
+	.info = mf_cuckoo_info,
+	.image = mf_cuckoo_image,
+	.image_encode = mf_cuckoo_image_encode,
+	.image_decode = mf_cuckoo_image_decode,
+	.restore = mf_cuckoo_restore_state,
+};

@@ -21,54 +21,14 @@
 
 /**
  * memfilter_image_payload_bytes() - size of a described filter's table
- * @d: a description from memfilter_image_parse() or _desc_*()
+ * @d: a description from memfilter_image_parse() or a type's image op
  *
  * Context: any.
  * Return: the payload size in bytes.
  */
 u64 memfilter_image_payload_bytes(const struct memfilter_image_desc *d)
 {
-	if (d->type == MEMFILTER_TYPE_BLOOM)
-		return memfilter_bloom_bytes(&d->bloom);
-	return d->cuckoo.nbuckets * (d->cuckoo.fp_bits / 2);
-}
-
-/**
- * memfilter_image_desc_bloom() - describe a Bloom filter for imaging
- * @d: filled in
- * @b: the filter
- * @keys: how many keys it holds
- *
- * Context: any.
- */
-void memfilter_image_desc_bloom(struct memfilter_image_desc *d,
-				const struct memfilter_bloom *b, u64 keys)
-{
-	memset(d, 0, sizeof(*d));
-	d->type = MEMFILTER_TYPE_BLOOM;
-	d->keys = keys;
-	d->bloom = b->p;
-	d->payload_size = memfilter_image_payload_bytes(d);
-}
-
-/**
- * memfilter_image_desc_cuckoo() - describe a cuckoo filter for imaging
- * @d: filled in
- * @c: the filter
- * @keys: how many keys it holds
- * @stash: its stash word, read together with the table snapshot
- *
- * Context: any.
- */
-void memfilter_image_desc_cuckoo(struct memfilter_image_desc *d,
-				 const struct memfilter_cuckoo *c, u64 keys, u64 stash)
-{
-	memset(d, 0, sizeof(*d));
-	d->type = MEMFILTER_TYPE_CUCKOO;
-	d->keys = keys;
-	d->stash = stash;
-	d->cuckoo = c->p;
-	d->payload_size = memfilter_image_payload_bytes(d);
+	return memfilter_type_ops(d->type)->payload_bytes(&d->params);
 }
 
 /**
@@ -83,6 +43,7 @@ void memfilter_image_desc_cuckoo(struct memfilter_image_desc *d,
 void memfilter_image_header(struct memfilter_image_header *h,
 			    const struct memfilter_image_desc *d, const void *payload)
 {
+	const struct memfilter_type_ops *ops = memfilter_type_ops(d->type);
 	const struct memfilter_hasher *hs;
 
 	BUILD_BUG_ON(sizeof(*h) != MEMFILTER_IMAGE_HDR_SIZE);
@@ -91,19 +52,8 @@ void memfilter_image_header(struct memfilter_image_header *h,
 	h->version = cpu_to_le16(MEMFILTER_IMAGE_VERSION);
 	h->header_size = cpu_to_le16(MEMFILTER_IMAGE_HDR_SIZE);
 	h->type = cpu_to_le32(d->type);
-	if (d->type == MEMFILTER_TYPE_BLOOM) {
-		hs = &d->bloom.hasher;
-		h->capacity = cpu_to_le64(d->bloom.capacity);
-		h->geometry = cpu_to_le64(d->bloom.nblocks);
-		h->k = cpu_to_le32(d->bloom.k);
-		h->bits_per_key_q4 = cpu_to_le32(d->bloom.bits_per_key_q4);
-	} else {
-		hs = &d->cuckoo.hasher;
-		h->capacity = cpu_to_le64(d->cuckoo.capacity);
-		h->geometry = cpu_to_le64(d->cuckoo.nbuckets);
-		h->k = cpu_to_le32(d->cuckoo.fp_bits);
-		h->stash = cpu_to_le64(d->stash);
-	}
+	ops->image_encode(h, d);
+	hs = ops->hasher((union memfilter_params *)&d->params);
 	h->hash_algo = cpu_to_le32(hs->algo);
 	if (hs->algo == MEMFILTER_HASH_SIPHASH24) {
 		h->flags = cpu_to_le32(MEMFILTER_IMAGE_SECRET);
@@ -141,50 +91,6 @@ static int mf_image_hasher(const struct memfilter_image_header *h,
 	return memfilter_hasher_init(hs, algo, le64_to_cpu(h->seed), key);
 }
 
-static int mf_image_bloom(const struct memfilter_image_header *h,
-			  struct memfilter_image_desc *d)
-{
-	struct memfilter_bloom_params *p = &d->bloom;
-	u64 nblocks = le64_to_cpu(h->geometry);
-
-	if (!nblocks || nblocks > MEMFILTER_BLOOM_MAX_BYTES / MEMFILTER_BLOOM_BLOCK_BYTES)
-		return -EBADMSG;
-	p->nblocks = nblocks;
-	p->k = le32_to_cpu(h->k);
-	p->bits_per_key_q4 = le32_to_cpu(h->bits_per_key_q4);
-	if (!p->k || p->k > MEMFILTER_BLOOM_MAX_K || h->stash ||
-	    p->bits_per_key_q4 < MEMFILTER_BLOOM_MIN_BPK_Q4 ||
-	    p->bits_per_key_q4 > MEMFILTER_BLOOM_MAX_BPK_Q4)
-		return -EBADMSG;
-	p->capacity = le64_to_cpu(h->capacity);
-	return mf_image_hasher(h, &p->hasher);
-}
-
-static int mf_image_cuckoo(const struct memfilter_image_header *h,
-			   struct memfilter_image_desc *d)
-{
-	struct memfilter_cuckoo_params *p = &d->cuckoo;
-	u64 nbuckets = le64_to_cpu(h->geometry), stash = le64_to_cpu(h->stash);
-	u32 fp_bits = le32_to_cpu(h->k);
-
-	if (fp_bits != 8 && fp_bits != 12 && fp_bits != 16)
-		return -EBADMSG;
-	if (!nbuckets || (nbuckets & (nbuckets - 1)) ||
-	    nbuckets > MEMFILTER_CUCKOO_MAX_BYTES / (fp_bits / 2) || h->bits_per_key_q4)
-		return -EBADMSG;
-	if (stash && (!(stash & 0xffff) || (stash & 0xffff) > (1U << fp_bits) - 1 ||
-		      (stash >> 16) >= nbuckets))
-		return -EBADMSG;
-	p->capacity = le64_to_cpu(h->capacity);
-	p->nbuckets = nbuckets;
-	p->fp_bits = fp_bits;
-	p->max_kicks = MEMFILTER_CUCKOO_DEFAULT_KICKS;
-	if (!memfilter_cuckoo_mem_bytes(p))
-		return -EBADMSG;
-	d->stash = stash;
-	return mf_image_hasher(h, &p->hasher);
-}
-
 /**
  * memfilter_image_parse() - validate an image header
  * @hdr: the image's first MEMFILTER_IMAGE_HDR_SIZE bytes (or all of
@@ -201,7 +107,7 @@ int memfilter_image_parse(const void *hdr, u64 image_len,
 			  struct memfilter_image_desc *d)
 {
 	const struct memfilter_image_header *h = hdr;
-	u32 type;
+	const struct memfilter_type_ops *ops;
 	int ret;
 
 	memset(d, 0, sizeof(*d));
@@ -227,17 +133,16 @@ int memfilter_image_parse(const void *hdr, u64 image_len,
 	if (!le64_to_cpu(h->capacity))
 		return -EBADMSG;
 
-	type = le32_to_cpu(h->type);
-	if (type == MEMFILTER_TYPE_BLOOM)
-		ret = mf_image_bloom(h, d);
-	else if (type == MEMFILTER_TYPE_CUCKOO)
-		ret = mf_image_cuckoo(h, d);
-	else
-		ret = -EOPNOTSUPP;
+	ops = memfilter_type_ops(le32_to_cpu(h->type));
+	if (!ops)
+		return -EOPNOTSUPP;
+	ret = ops->image_decode(h, d);
+	if (!ret)
+		ret = mf_image_hasher(h, ops->hasher(&d->params));
 	if (ret)
 		return ret;
 
-	d->type = type;
+	d->type = ops->type;
 	d->keys = le64_to_cpu(h->keys);
 	d->payload_size = le64_to_cpu(h->payload_size);
 	d->payload_xxh64 = le64_to_cpu(h->payload_xxh64);

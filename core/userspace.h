@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/random.h>
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -95,6 +96,26 @@ static inline void memfilter_atomic_or64(u64 *p, u64 v)
 }
 
 #define memfilter_prefetch(p)	__builtin_prefetch(p)
+#define memzero_explicit(p, n)	explicit_bzero(p, n)
+
+/* Fill @buf from the kernel's random source: 0 or -errno. */
+static inline int memfilter_random(void *buf, size_t len)
+{
+	u8 *p = buf;
+
+	while (len) {
+		ssize_t n = getrandom(p, len, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
 #define memfilter_cond_resched()	do { } while (0)
 
 static inline void *memchr_inv(const void *start, int c, size_t bytes)

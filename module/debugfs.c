@@ -32,7 +32,7 @@ static int mf_filters_show(struct seq_file *m, void *v)
 		memset(info, 0, sizeof(*info));
 		memfilter_filter_info(f, info);
 		seq_printf(m, "%llu %s %s %llu %llu %llu %llu %llu %llu %u %u %llu %llu %llu %llu %llu %u 0x%x\n",
-			   f->id, info->type == MEMFILTER_TYPE_BLOOM ? "bloom" : "cuckoo",
+			   f->id, f->ops->name,
 			   info->name[0] ? info->name : "-", info->bytes,
 			   info->capacity, info->keys, info->fill, info->fill_max,
 			   info->est_fpr_ppb, info->k, info->fingerprint_bits,

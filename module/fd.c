@@ -55,12 +55,6 @@ struct mf_file {
 	size_t image_len;
 };
 
-static const struct memfilter_hasher *mf_hasher_of(struct memfilter *f)
-{
-	return f->type == MEMFILTER_TYPE_BLOOM ? &f->bloom.p.hasher :
-						 &f->cuckoo.p.hasher;
-}
-
 /*
  * Hash keys [i, i + n) of the call into b->hashes[0..n): copy them in
  * pieces of at most MF_KEYBUF bytes. *@off is the byte offset of key i in
@@ -69,7 +63,6 @@ static const struct memfilter_hasher *mf_hasher_of(struct memfilter *f)
 static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 			  struct mf_batch *b, u32 i, u32 n, u64 *off)
 {
-	const struct memfilter_hasher *h = mf_hasher_of(f);
 	const u8 __user *ukeys = u64_to_user_ptr(k->keys);
 	u32 j = 0, x;
 
@@ -86,8 +79,8 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 			for (x = 0; x < m; x++) {
 				const u8 *key = b->keys + (size_t)x * k->key_size;
 
-				b->hashes[j + x] = memfilter_hash(h, key,
-								  k->key_size);
+				b->hashes[j + x] =
+					memfilter_filter_hash(f, key, k->key_size);
 			}
 			j += m;
 		}
@@ -113,8 +106,8 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 			return -EFAULT;
 		bytes = 0;
 		for (x = 0; x < m; x++) {
-			b->hashes[j + x] = memfilter_hash(h, b->keys + bytes,
-							  b->lens[j + x]);
+			b->hashes[j + x] = memfilter_filter_hash(f, b->keys + bytes,
+								 b->lens[j + x]);
 			bytes += b->lens[j + x];
 		}
 		*off += bytes;
@@ -123,7 +116,19 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 	return 0;
 }
 
-static int mf_cmd_keys(struct memfilter_ucmd *ucmd)
+typedef int (*mf_keys_op)(struct memfilter *f, const u64 *hashes, u32 n,
+			  unsigned long *result, u32 *done);
+
+static int mf_query(struct memfilter *f, const u64 *hashes, u32 n,
+		    unsigned long *result, u32 *done)
+{
+	memfilter_filter_contains(f, hashes, n, result);
+	*done = n;
+	return 0;
+}
+
+/* One batch command: keys in, hashed by window, @op on each window. */
+static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op)
 {
 	struct memfilter_keys *k = ucmd->cmd;
 	struct memfilter *f = ucmd->f;
@@ -150,8 +155,7 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd)
 		ret = mf_hash_window(f, k, b, i, n, &off);
 		if (ret)
 			break;
-		ret = memfilter_filter_hashes(f, ucmd->nr, b->hashes, n, b->result,
-					      &done);
+		ret = op(f, b->hashes, n, b->result, &done);
 		count += bitmap_weight(b->result, done);
 		bitmap_to_arr64(b->result64, b->result, n);
 		if (ures && copy_to_user(ures + i / 64, b->result64,
@@ -174,6 +178,26 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd)
 	k->out_done = i;
 	ret2 = memfilter_respond(ucmd, sizeof(*k));
 	return ret ?: ret2;
+}
+
+static int mf_cmd_add(struct memfilter_ucmd *ucmd)
+{
+	return mf_cmd_keys(ucmd, memfilter_filter_add);
+}
+
+static int mf_cmd_query(struct memfilter_ucmd *ucmd)
+{
+	return mf_cmd_keys(ucmd, mf_query);
+}
+
+static int mf_cmd_delete(struct memfilter_ucmd *ucmd)
+{
+	return mf_cmd_keys(ucmd, memfilter_filter_delete);
+}
+
+static int mf_cmd_add_unique(struct memfilter_ucmd *ucmd)
+{
+	return mf_cmd_keys(ucmd, memfilter_filter_add_unique);
 }
 
 static int mf_cmd_info(struct memfilter_ucmd *ucmd)
@@ -228,13 +252,13 @@ static int mf_cmd_unpublish(struct memfilter_ucmd *ucmd)
 }
 
 static const struct memfilter_ioctl_op mf_filter_ops[] = {
-	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_ADD, mf_cmd_keys, struct memfilter_keys,
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_ADD, mf_cmd_add, struct memfilter_keys,
 			   out_done),
-	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_QUERY, mf_cmd_keys, struct memfilter_keys,
-			   out_done),
-	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_DELETE, mf_cmd_keys, struct memfilter_keys,
-			   out_done),
-	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_ADD_UNIQUE, mf_cmd_keys,
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_QUERY, mf_cmd_query,
+			   struct memfilter_keys, out_done),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_DELETE, mf_cmd_delete,
+			   struct memfilter_keys, out_done),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_ADD_UNIQUE, mf_cmd_add_unique,
 			   struct memfilter_keys, out_done),
 	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_INFO, mf_cmd_info, struct memfilter_info,
 			   name),

@@ -16,8 +16,7 @@
 #include <linux/workqueue.h>
 #include <linux/memfilter.h>
 
-#include "bloom.h"
-#include "cuckoo.h"
+#include "filter_type.h"
 #include "memfilter.h"
 
 /* Per-CPU counters, so the packet path never bounces a shared line. */
@@ -32,13 +31,13 @@ struct memfilter_pcpu_stats {
 /**
  * struct memfilter - one filter
  * @ref: references: each fd, the published name, each in-kernel user
- * @type: MEMFILTER_TYPE_*
+ * @ops: its type's operations
  * @flags: MEMFILTER_CREATE_* it was created with
- * @bloom: the Bloom filter (@type == MEMFILTER_TYPE_BLOOM)
- * @cuckoo: the cuckoo filter (@type == MEMFILTER_TYPE_CUCKOO)
+ * @s: the filter itself, as its type defines it
  * @mem: the table allocation (kvzalloc, memcg-accounted), unaligned
  * @bytes: bytes charged against the module's limits
- * @lock: serializes cuckoo writers and clear; readers never take it
+ * @lock: serializes writers of types with locked_writers; readers never
+ *	take it
  * @stats: per-CPU counters
  * @pub: its entry in the name table while published, under memfilter_names_lock
  * @all: in the list of every live filter (debugfs), under memfilter_names_lock
@@ -47,15 +46,12 @@ struct memfilter_pcpu_stats {
  */
 struct memfilter {
 	refcount_t ref;
-	u32 type;
+	const struct memfilter_type_ops *ops;
 	u32 flags;
-	union {
-		struct memfilter_bloom bloom;
-		struct memfilter_cuckoo cuckoo;
-	};
+	union memfilter_state s;
 	void *mem;
 	u64 bytes;
-	spinlock_t lock;	/* cuckoo writers and clear */
+	spinlock_t lock;	/* writers, for ops->locked_writers */
 	struct memfilter_pcpu_stats __percpu *stats;
 	struct memfilter_name_entry *pub;
 	struct list_head all;
@@ -80,13 +76,27 @@ struct memfilter_name_entry {
 extern struct mutex memfilter_names_lock;
 extern struct list_head memfilter_all_filters;
 
+/* filter.c: the object, its limits and statistics */
+struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
+					 u32 flags,
+					 const union memfilter_params *p);
 struct memfilter *memfilter_filter_create(const struct memfilter_create *c);
-struct memfilter *memfilter_filter_load(const u8 __user *uimage, u64 len);
-void *memfilter_filter_image(struct memfilter *f, size_t *len);
+u64 memfilter_filter_added(struct memfilter *f);
 void memfilter_filter_info(struct memfilter *f, struct memfilter_info *info);
 void memfilter_filter_clear(struct memfilter *f);
-int memfilter_filter_hashes(struct memfilter *f, u32 cmd, const u64 *hashes, u32 n,
+u64 memfilter_filter_hash(struct memfilter *f, const void *key, size_t len);
+u32 memfilter_filter_contains(struct memfilter *f, const u64 *hashes, u32 n,
+			      unsigned long *result);
+int memfilter_filter_add(struct memfilter *f, const u64 *hashes, u32 n,
+			 unsigned long *result, u32 *done);
+int memfilter_filter_add_unique(struct memfilter *f, const u64 *hashes, u32 n,
+				unsigned long *result, u32 *done);
+int memfilter_filter_delete(struct memfilter *f, const u64 *hashes, u32 n,
 			    unsigned long *result, u32 *done);
+
+/* image.c: filters to and from images */
+struct memfilter *memfilter_filter_load(const u8 __user *uimage, u64 len);
+void *memfilter_filter_image(struct memfilter *f, size_t *len);
 
 int memfilter_name_valid(const char *name);
 int memfilter_publish(struct memfilter *f, const char *name);

@@ -20,14 +20,12 @@ struct memfilter;
  * @user_size: its size field
  * @cmd: the kernel copy, already validated for size and tail
  * @f: the filter, for commands on a filter fd
- * @nr: the command number (MEMFILTER_CMD_*)
  */
 struct memfilter_ucmd {
 	void __user *ubuf;
 	u32 user_size;
 	void *cmd;
 	struct memfilter *f;
-	u32 nr;
 };
 
 union memfilter_ucmd_buffer {

@@ -71,7 +71,6 @@ long memfilter_dispatch(const struct memfilter_ioctl_op *ops, unsigned int nops,
 
 	ucmd.ubuf = (void __user *)arg;
 	ucmd.f = f;
-	ucmd.nr = nr;
 	ret = get_user(ucmd.user_size, (u32 __user *)ucmd.ubuf);
 	if (ret)
 		return ret;
