@@ -100,10 +100,12 @@ $(BUILD)/guest/bin/%_test: tests/%_test.c $(GUEST_LIB_OBJS) $(LIB_HDRS)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -static -O2 $(TEST_WARN) \
 		-o $@ $< $(GUEST_LIB_OBJS) -lpthread
 
-$(BUILD)/guest/bin/memfilterctl: tools/memfilterctl.c $(GUEST_LIB_OBJS) \
-		$(LIB_HDRS)
+CLI_SRCS := $(wildcard tools/*.c)
+$(BUILD)/guest/bin/memfilterctl: $(CLI_SRCS) $(wildcard tools/*.h) \
+		$(GUEST_LIB_OBJS) $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_MF) -static -O2 $(WARN) -o $@ $< $(GUEST_LIB_OBJS)
+	$(CC) $(CPPFLAGS_MF) -static -O2 $(WARN) -o $@ $(CLI_SRCS) \
+		$(GUEST_LIB_OBJS)
 
 guest: $(GUEST_BINS)
 
