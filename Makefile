@@ -107,6 +107,16 @@ $(BUILD)/guest/bin/memfilterctl: $(CLI_SRCS) $(wildcard tools/*.h) \
 	$(CC) $(CPPFLAGS_MF) -static -O2 $(WARN) -o $@ $(CLI_SRCS) \
 		$(GUEST_LIB_OBJS)
 
+# memfilterctl with ASan + UBSan: tests/native/cli_test runs the offline
+# commands of tests/cli_test.sh with it on the host.
+$(BUILD)/native/memfilterctl: $(CLI_SRCS) $(wildcard tools/*.h) \
+		$(BUILD)/native/lib-offline.o $(BUILD)/native/lib-libmemfilter.o \
+		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(CORE_SRCS))
+	$(CC) $(CPPFLAGS_MF) -O1 -g $(WARN) $(SAN) -o $@ $(CLI_SRCS) \
+		$(filter %.o,$^)
+
+$(BUILD)/native/cli_test: | $(BUILD)/native/memfilterctl
+
 guest: $(GUEST_BINS)
 
 # --- the two commands --------------------------------------------------------
