@@ -584,7 +584,10 @@ t_merge_bad_args() {
 	expect_error "directory" memfilterctl merge "$T/o1.img" "$T" &&
 	expect_error "directory" memfilterctl merge "$T" "$T/o1.img" &&
 	expect_error "directory" memfilterctl inspect "$T" &&
-	expect_error "directory" memfilterctl query --image "$T" "$T/o1"
+	expect_error "directory" memfilterctl query --image "$T" "$T/o1" &&
+	expect_error "directory" memfilterctl build --type bloom --capacity 10 \
+		-o "$T/dir.img" "$T" && [ ! -e "$T/dir.img" ] ||
+		fail "build from a directory wrote an image"
 }
 
 # -o FILE: written whole or not at all; a failed command leaves FILE as it
@@ -796,6 +799,20 @@ t_clear() {
 	expect_error "no such filter" memfilterctl clear cli-none
 }
 
+# dump -o: a keyed image in a new file of mode 0600, the same bytes as on
+# stdout; a failed dump leaves the file alone.
+t_dump_output() {
+	expect_rc 0 memfilterctl dump cli-img-bloom-keyed -o "$T/dump-o.img" &&
+		[ ! -s "$T/out" ] && [ ! -s "$T/err" ] &&
+		[ "$(stat -c %a "$T/dump-o.img")" = 600 ] &&
+		cmp -s "$T/dump-o.img" "$T/narrow.img" || fail "dump -o" ||
+		return 1
+	echo keep >"$T/keep.img"
+	cp "$T/keep.img" "$T/keep.orig"
+	expect_error "no such filter" memfilterctl dump cli-none \
+		-o "$T/keep.img" && same_file "$T/keep.img" "$T/keep.orig"
+}
+
 t_add_overfill_warning() {
 	expect_rc 0 memfilterctl create cli-small2 --type bloom --capacity 10 &&
 	seq 1 200 >"$T/in" &&
@@ -822,7 +839,7 @@ del_bloom_refused info info_json list overfill cuckoo_full rm bad_usage help
 unprivileged million_keys image_build_load image_dump_load
 image_dump_identical image_dump_kernel_filter image_inspect image_corrupt
 image_load_existing_name image_merge image_keyed_warning image_help
-version_both list_json_objects keys_cli clear add_overfill_warning
+version_both list_json_objects keys_cli clear add_overfill_warning dump_output
 $OFFLINE_TESTS cleanup"
 
 # MF_CLI_OFFLINE=1: only the tests that need no /dev/memfilter (on the host).
