@@ -83,8 +83,8 @@ void print_help(void)
 	printf("usage: %s %s %s\n\n%s", prog, cur->name, cur->usage,
 	       cur->help);
 	if (cur->json)
-		printf("  -j, --json   as JSON (compact: one line)\n"
-		       "  -p, --pretty as indented JSON (implies --json)\n");
+		printf("  -j, --json         as JSON (compact: one line)\n"
+		       "  -p, --pretty       as indented JSON (implies --json)\n");
 }
 
 /*

@@ -488,15 +488,14 @@ static int cmd_clear(int argc, char **argv)
 }
 
 #define KEYS_HELP \
-	"  -k, --key K  the key K (repeatable) instead of reading FILE\n" \
-	"  -x, --hex    keys are given as hex digits (binary keys)\n" \
+	"  -k, --key K        the key K (repeatable) instead of reading FILE\n" \
+	"  -x, --hex          keys are given as hex digits (binary keys)\n\n" \
 	"A key is a line of FILE without its line end: a CR before the newline\n" \
 	"(CRLF files) is not part of the key. Use --hex for keys that end in CR.\n"
 
 const struct command filter_commands[] = {
 	{ .name = "create", .fn = cmd_create,
-	  .usage =
-	  "NAME --type bloom|cuckoo --capacity N [OPTIONS]",
+	  .usage = "NAME --type bloom|cuckoo --capacity N [OPTIONS]",
 	  .help = "Create a filter and publish it as NAME (needs CAP_SYS_ADMIN).\n\n"
 	  FILTER_OPTS_HELP },
 	{ .name = "add", .fn = cmd_add,
@@ -505,12 +504,11 @@ const struct command filter_commands[] = {
 	  "many keys were added, and a warning on stderr when the filter now\n"
 	  "holds more keys than its capacity (its false-positive rate is then\n"
 	  "above its target).\n\n"
-	  "  -u, --unique add only keys that are not already present, and count\n"
-	  "               only those (cuckoo filters)\n"
+	  "  -u, --unique       add only keys that are not already present, and\n"
+	  "                     count only those (cuckoo filters)\n"
 	  KEYS_HELP },
 	{ .name = "query", .fn = cmd_query,
-	  .usage =
-	  "NAME [FILE|-|--key K...] [--hex] [--count] [--invert]\n"
+	  .usage = "NAME [FILE|-|--key K...] [--hex] [--count] [--invert]\n"
 	  "       memfilterctl query --image F.img [FILE|-|--key K...] [OPTIONS]",
 	  .help = "Print each key of FILE (one per line) that may be in the filter, in\n"
 	  "input order. Exit status: 0 if any key was printed (or counted),\n"

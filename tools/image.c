@@ -649,13 +649,13 @@ out_free:
 }
 
 #define OUTPUT_HELP \
-	"  -o, --output FILE  write the image to FILE (atomically: a failed\n" \
-	"                     command leaves FILE as it was) instead of stdout\n"
+	"  -o, --output FILE         write the image to FILE instead of stdout,\n" \
+	"                            atomically: a failed command leaves FILE\n" \
+	"                            as it was\n"
 
 const struct command image_commands[] = {
 	{ .name = "build", .fn = cmd_build,
-	  .usage =
-	  "--type bloom|cuckoo --capacity N [OPTIONS] [FILE|-] [-o F.img]",
+	  .usage = "--type bloom|cuckoo --capacity N [OPTIONS] [FILE|-] [-o F.img]",
 	  .help = "Build a filter offline (no device needed) from one key per line of\n"
 	  "FILE (default: standard input; a CR before the newline is not part\n"
 	  "of the key) and write its image. The image loads with 'load' and\n"
@@ -696,7 +696,7 @@ const struct command image_commands[] = {
 	  "would place a key's bits differently and lose keys); the key count\n"
 	  "of C is the sum of A's and B's, and more than A's capacity is a\n"
 	  "warning (an error with --strict).\n\n"
-	  "      --strict       more keys than the capacity is an error\n"
+	  "      --strict              more keys than the capacity is an error\n"
 	  OUTPUT_HELP },
 };
 
