@@ -653,7 +653,10 @@ t_unsupported_combinations() {
 	expect_error "key" memfilterctl query --image "$T/o1.img" --key a \
 		"$T/o1" &&
 	expect_error "strict" memfilterctl add --strict cli-b "$T/o1" &&
-	expect_error "invert" memfilterctl add -v cli-b "$T/o1"
+	expect_error "invert" memfilterctl add -v cli-b "$T/o1" &&
+	expect_error "no JSON output" memfilterctl --json merge "$T/o1.img" \
+		"$T/o1.img" &&
+	expect_error "unknown option '--frob'" memfilterctl --frob list
 }
 
 t_range_errors() {
