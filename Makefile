@@ -100,10 +100,24 @@ $(BUILD)/guest/bin/%_test: tests/%_test.c $(GUEST_LIB_OBJS) $(LIB_HDRS)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -static -O2 $(TEST_WARN) \
 		-o $@ $< $(GUEST_LIB_OBJS) -lpthread
 
-$(BUILD)/guest/bin/memfilterctl: tools/memfilterctl.c $(GUEST_LIB_OBJS) \
+# memfilterctl: every tools/*.c is one part of it.
+CTL_SRCS := $(wildcard tools/*.c)
+CTL_HDRS := $(wildcard tools/*.h)
+$(BUILD)/guest/bin/memfilterctl: $(CTL_SRCS) $(CTL_HDRS) $(GUEST_LIB_OBJS) \
 		$(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_MF) -static -O2 $(WARN) -o $@ $< $(GUEST_LIB_OBJS)
+	$(CC) $(CPPFLAGS_MF) -static -O2 $(WARN) -o $@ $(CTL_SRCS) \
+		$(GUEST_LIB_OBJS)
+
+# memfilterctl with ASan + UBSan: tests/native/cli_test runs the offline
+# commands of tests/cli_test.sh with it on the host.
+$(BUILD)/native/memfilterctl: $(CTL_SRCS) $(CTL_HDRS) \
+		$(patsubst lib/%.c,$(BUILD)/native/lib-%.o,$(LIB_SRCS)) \
+		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(CORE_SRCS))
+	$(CC) $(CPPFLAGS_MF) -O1 -g $(WARN) $(SAN) -o $@ $(CTL_SRCS) \
+		$(filter %.o,$^)
+
+$(BUILD)/native/cli_test: | $(BUILD)/native/memfilterctl
 
 guest: $(GUEST_BINS)
 
