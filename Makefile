@@ -171,7 +171,7 @@ bench: bench-cuckoo
 LIB_VERSION := 1.0.0
 LIB_SONAME := libmemfilter.so.1
 PREFIX ?= /usr/local
-LIB_CFLAGS := $(CPPFLAGS_MF) -std=gnu11 -O2 -g $(WARN)
+LIB_CFLAGS := $(CPPFLAGS_MF) -std=gnu11 -O2 -g $(WARN) -fvisibility=hidden
 LIB_OUT := $(addprefix $(BUILD)/lib/,$(LIB_SONAME) libmemfilter.so \
 	libmemfilter.a libmemfilter.pc)
 
