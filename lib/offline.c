@@ -247,19 +247,27 @@ static u32 mf_result_weight(const unsigned long *result, u32 n)
 	return w;
 }
 
-static int mf_offline_do_add(struct mf_offline *f, const u64 *hashes, u32 n,
-			     unsigned long *result, u32 *done)
+/* Count what an add of either kind did. */
+static int mf_offline_added(struct mf_offline *f, int ret,
+			    const unsigned long *result, u32 done)
 {
-	/* An offline filter has one owner: no atomics needed. */
-	int ret = (f->ops->add_exclusive ?: f->ops->add)(&f->s, hashes, n,
-							  result, done);
-	u32 added = mf_result_weight(result, *done);
+	u32 added = mf_result_weight(result, done);
 
 	f->keys += added;
 	f->adds += added;
 	if (ret == -ENOSPC)
 		f->failed++;
 	return ret;
+}
+
+static int mf_offline_do_add(struct mf_offline *f, const u64 *hashes, u32 n,
+			     unsigned long *result, u32 *done)
+{
+	/* An offline filter has one owner: no atomics needed. */
+	int ret = (f->ops->add_exclusive ?: f->ops->add)(&f->s, hashes, n,
+							  result, done);
+
+	return mf_offline_added(f, ret, result, *done);
 }
 
 static int mf_offline_do_query(struct mf_offline *f, const u64 *hashes, u32 n,
@@ -274,13 +282,8 @@ static int mf_offline_do_add_unique(struct mf_offline *f, const u64 *hashes,
 				    u32 n, unsigned long *result, u32 *done)
 {
 	int ret = f->ops->add_unique(&f->s, hashes, n, result, done);
-	u32 added = mf_result_weight(result, *done);
 
-	f->keys += added;
-	f->adds += added;
-	if (ret == -ENOSPC)
-		f->failed++;
-	return ret;
+	return mf_offline_added(f, ret, result, *done);
 }
 
 static int mf_offline_do_delete(struct mf_offline *f, const u64 *hashes,
