@@ -216,8 +216,7 @@ static ssize_t mf_keys_ioctl(int fd, unsigned long cmd, const void *keys,
 	size_t off = 0, count = 0;
 	int ret = 0;
 
-	if ((key_size && lens) || (!key_size && !lens && n) ||
-	    key_size > MEMFILTER_KEY_MAX || (n && !keys)) {
+	if (!libmf_keys_layout_ok(keys, key_size, lens, n)) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -259,6 +258,13 @@ out:
 	if (done)
 		*done = off;
 	return ret ? ret : (ssize_t)count;
+}
+
+bool libmf_keys_layout_ok(const void *keys, size_t key_size,
+			  const uint32_t *lens, size_t n)
+{
+	return !((key_size && lens) || (!key_size && !lens && n) ||
+		 key_size > MEMFILTER_KEY_MAX || (n && !keys));
 }
 
 int libmf_opts_check(const void *opts, size_t sz, size_t known)

@@ -295,6 +295,24 @@ static int mf_offline_do_delete(struct mf_offline *f, const u64 *hashes,
 	return ret;
 }
 
+/* A batch the filter can take: layout, every length, the operation. */
+static int mf_offline_check(const struct mf_offline *f, mf_offline_op op,
+			    const void *keys, size_t key_size,
+			    const uint32_t *lens, size_t n)
+{
+	size_t i;
+
+	if (!libmf_keys_layout_ok(keys, key_size, lens, n))
+		return -EINVAL;
+	if ((op == mf_offline_do_delete && !f->ops->delete) ||
+	    (op == mf_offline_do_add_unique && !f->ops->add_unique))
+		return -EOPNOTSUPP;
+	for (i = 0; !key_size && i < n; i++)
+		if (lens[i] > MF_KEY_MAX)
+			return -EINVAL;
+	return 0;
+}
+
 /*
  * The offline mf_keys_ioctl(): fixed-size keys if @key_size, else @lens; hashed
  * a window at a time and handed to @op, as the kernel does.
@@ -311,25 +329,9 @@ static ssize_t mf_offline_run(struct mf_offline *f, mf_offline_op op,
 	u32 j, m, d;
 	int ret = 0;
 
-	if ((key_size && lens) || (!key_size && !lens && n) ||
-	    key_size > MF_KEY_MAX || (n && !keys)) {
-		ret = -EINVAL;
+	ret = mf_offline_check(f, op, keys, key_size, lens, n);
+	if (ret)
 		goto out;
-	}
-	if ((op == mf_offline_do_delete && !f->ops->delete) ||
-	    (op == mf_offline_do_add_unique && !f->ops->add_unique)) {
-		ret = -EOPNOTSUPP;
-		goto out;
-	}
-	if (!key_size) {
-		for (i = 0; i < n; i++) {
-			if (lens[i] > MF_KEY_MAX) {
-				ret = -EINVAL;
-				i = 0;
-				goto out;
-			}
-		}
-	}
 	if (results)
 		memset(results, 0, (n + 63) / 64 * sizeof(*results));
 	for (i = 0; i < n; i += d) {
