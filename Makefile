@@ -30,7 +30,7 @@ CORE_SRCS := $(wildcard core/*.c)
 ifneq ($(shell $(CC) -dumpmachine | cut -d- -f1),x86_64)
 CORE_SRCS := $(filter-out core/%_avx2.c,$(CORE_SRCS))
 endif
-CORE_HDRS := $(wildcard core/*.h) tests/vectors.h
+CORE_HDRS := $(wildcard core/*.h)
 LIB_SRCS := lib/libmemfilter.c lib/offline.c
 LIB_HDRS := $(wildcard lib/*.h uapi/linux/*.h) $(CORE_HDRS)
 # libmemfilter's objects in directory $(1): its own files and core/'s
@@ -185,7 +185,7 @@ bench: bench-cuckoo
 LIB_VERSION := 1.0.0
 LIB_SONAME := libmemfilter.so.1
 PREFIX ?= /usr/local
-LIB_CFLAGS := $(CPPFLAGS_MF) -std=gnu11 -O2 -g $(WARN)
+LIB_CFLAGS := $(CPPFLAGS_MF) -std=gnu11 -O2 -g $(WARN) -fvisibility=hidden
 LIB_OUT := $(addprefix $(BUILD)/lib/,$(LIB_SONAME) libmemfilter.so \
 	libmemfilter.a libmemfilter.pc)
 

@@ -774,8 +774,8 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_model_fpr_ppb);
 
 /* The Bloom filter's entry in the table of filter types (filter_type.h). */
 
-static int mf_bloom_params(const struct memfilter_create *c,
-			   union memfilter_params *p)
+static int mf_bloom_create_params(const struct memfilter_create *c,
+				  union memfilter_params *p)
 {
 	if (c->fingerprint_bits || !c->fpr_ppb == !c->bits_per_key_q4)
 		return -EINVAL;
@@ -925,7 +925,7 @@ const struct memfilter_type_ops memfilter_bloom_ops = {
 	.name = "bloom",
 	.locked_writers = false,
 	.counts_keys = false,
-	.params = mf_bloom_params,
+	.params = mf_bloom_create_params,
 	.hasher = mf_bloom_hasher,
 	.params_of = mf_bloom_params_of,
 	.mem_bytes = mf_bloom_mem_bytes,

@@ -845,8 +845,8 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_stats);
 
 /* The cuckoo filter's entry in the table of filter types (filter_type.h). */
 
-static int mf_cuckoo_params(const struct memfilter_create *c,
-			    union memfilter_params *p)
+static int mf_cuckoo_create_params(const struct memfilter_create *c,
+				   union memfilter_params *p)
 {
 	if (c->bits_per_key_q4 || !c->fpr_ppb == !c->fingerprint_bits)
 		return -EINVAL;
@@ -1023,7 +1023,7 @@ const struct memfilter_type_ops memfilter_cuckoo_ops = {
 	.name = "cuckoo",
 	.locked_writers = true,
 	.counts_keys = true,
-	.params = mf_cuckoo_params,
+	.params = mf_cuckoo_create_params,
 	.hasher = mf_cuckoo_hasher,
 	.params_of = mf_cuckoo_params_of,
 	.mem_bytes = mf_cuckoo_mem_bytes,
