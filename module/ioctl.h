@@ -38,6 +38,9 @@ union memfilter_ucmd_buffer {
 	struct memfilter_info info;
 	struct memfilter_name name;
 	struct memfilter_clear clear;
+	struct memfilter_nf_attach nf_attach;
+	struct memfilter_nf_detach nf_detach;
+	struct memfilter_nf_list nf_list;
 };
 
 struct memfilter_ioctl_op {

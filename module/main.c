@@ -23,6 +23,7 @@
 
 #include "filter.h"
 #include "ioctl.h"
+#include "netfilter.h"
 
 /**
  * memfilter_respond() - copy a command's kernel copy back to the caller
@@ -97,7 +98,8 @@ static int mf_cmd_api(struct memfilter_ucmd *ucmd)
 	cmd->api_version = MEMFILTER_API_VERSION;
 	cmd->features = MEMFILTER_FEAT_HASH_XXH64 | MEMFILTER_FEAT_HASH_SIPHASH |
 			MEMFILTER_FEAT_BLOOM | MEMFILTER_FEAT_CUCKOO |
-			MEMFILTER_FEAT_NAMES | MEMFILTER_FEAT_IMAGES;
+			MEMFILTER_FEAT_NAMES | MEMFILTER_FEAT_IMAGES |
+			MEMFILTER_FEAT_NETFILTER;
 	ret = memfilter_respond(ucmd, sizeof(*cmd));
 	if (ret)
 		return ret;
@@ -253,6 +255,12 @@ static const struct memfilter_ioctl_op mf_dev_ops[] = {
 			   names),
 	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_LOAD, mf_cmd_load, struct memfilter_load,
 			   name),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_NF_ATTACH, memfilter_nf_cmd_attach,
+			   struct memfilter_nf_attach, __reserved),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_NF_DETACH, memfilter_nf_cmd_detach,
+			   struct memfilter_nf_detach, __reserved),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_NF_LIST, memfilter_nf_cmd_list,
+			   struct memfilter_nf_list, entries),
 };
 
 static long mf_dev_ioctl(struct file *file, unsigned int cmd,
@@ -283,12 +291,17 @@ static int __init memfilter_init(void)
 	if (ret)
 		return ret;
 	memfilter_debugfs_init();
-	ret = misc_register(&mf_miscdev);
+	ret = memfilter_nf_init();
 	if (ret)
 		goto out_debugfs;
+	ret = misc_register(&mf_miscdev);
+	if (ret)
+		goto out_nf;
 	pr_info("ready, ABI version %u\n", MEMFILTER_API_VERSION);
 	return 0;
 
+out_nf:
+	memfilter_nf_exit();
 out_debugfs:
 	memfilter_debugfs_exit();
 	memfilter_filter_exit();
@@ -302,6 +315,8 @@ static void __exit memfilter_exit(void)
 	 * after misc_deregister(); published names hold the last references.
 	 */
 	misc_deregister(&mf_miscdev);
+	/* Attachments hold filter references: gone before the names. */
+	memfilter_nf_exit();
 	memfilter_unpublish_all();
 	memfilter_debugfs_exit();
 	memfilter_filter_exit();

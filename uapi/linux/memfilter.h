@@ -426,4 +426,171 @@ struct memfilter_load {
 #define MEMFILTER_IOC_PUBLISH	MEMFILTER_IO(MEMFILTER_CMD_PUBLISH, struct memfilter_name)
 #define MEMFILTER_IOC_UNPUBLISH	MEMFILTER_IO(MEMFILTER_CMD_UNPUBLISH, struct memfilter_name)
 
+/**
+ * DOC: Netfilter attachments
+ *
+ * A published filter can be attached to a netfilter hook of the caller's
+ * network namespace (see Documentation/netfilter.rst). Each packet the hook
+ * sees gives a key (an address, the 5-tuple or the L4 payload); the
+ * action decides the verdict from the filter's answer. The commands are on
+ * /dev/memfilter and act on the caller's network namespace; ATTACH and
+ * DETACH need CAP_NET_ADMIN in that namespace's user namespace (EPERM).
+ * An attachment holds a reference to its filter: unpublishing the name does
+ * not detach it. Attachments go with their namespace and at module unload.
+ *
+ * Errnos beyond the table above: ENOENT for ATTACH means no filter has the
+ * name; for DETACH, no attachment has the id in this namespace. ENOSPC:
+ * the namespace already has MEMFILTER_NF_MAX attachments. EOPNOTSUPP: a
+ * known action this kernel cannot do (MEMFILTER_NF_DEDUP, until
+ * test-and-add exists), or IPv6 without IPv6 support. EINVAL: an unknown
+ * family, hook, key or action number, a priority of INT_MIN or INT_MAX, a
+ * priority without MEMFILTER_NF_ATTACH_PRIORITY, an invalid name.
+ *
+ * Key bytes, as the filter sees them (network byte order throughout):
+ * SADDR / DADDR: the 4- or 16-byte address. TUPLE: source address,
+ * destination address, source port, destination port (2 bytes each; 0 for
+ * protocols other than TCP, UDP, UDP-Lite, SCTP and DCCP), protocol
+ * (1 byte): 13 bytes for IPv4, 37 for IPv6. L4_PAYLOAD: the bytes after
+ * the TCP or UDP header, at most MEMFILTER_KEY_MAX of them; other
+ * protocols, longer payloads and fragments are skipped.
+ */
+#define MEMFILTER_CMD_NF_ATTACH	(MEMFILTER_CMD_BASE + 5)
+#define MEMFILTER_CMD_NF_DETACH	(MEMFILTER_CMD_BASE + 6)
+#define MEMFILTER_CMD_NF_LIST	(MEMFILTER_CMD_BASE + 7)
+
+/* memfilter_api.features: the three commands below exist. */
+#define MEMFILTER_FEAT_NETFILTER	_BITULL(9)
+
+/* memfilter_nf_attach.family: bits. */
+#define MEMFILTER_NF_IPV4	_BITUL(0)
+#define MEMFILTER_NF_IPV6	_BITUL(1)
+
+/* memfilter_nf_attach.hook: the netfilter hook (NF_INET_* numbers). */
+#define MEMFILTER_NF_PRE_ROUTING	0
+#define MEMFILTER_NF_LOCAL_IN		1
+#define MEMFILTER_NF_FORWARD		2
+#define MEMFILTER_NF_LOCAL_OUT		3
+#define MEMFILTER_NF_POST_ROUTING	4
+
+/* memfilter_nf_attach.key */
+#define MEMFILTER_NF_KEY_SADDR		1
+#define MEMFILTER_NF_KEY_DADDR		2
+#define MEMFILTER_NF_KEY_TUPLE		3
+#define MEMFILTER_NF_KEY_L4_PAYLOAD	4
+
+/* memfilter_nf_attach.action */
+#define MEMFILTER_NF_DROP_HIT	1	/* drop when the key may be present */
+#define MEMFILTER_NF_DROP_MISS	2	/* drop when it is certainly absent */
+#define MEMFILTER_NF_COUNT	3	/* never drop: count */
+#define MEMFILTER_NF_DEDUP	4	/* test-and-add, drop repeats (reserved) */
+
+/* memfilter_nf_attach.flags */
+#define MEMFILTER_NF_ATTACH_PRIORITY	_BITUL(0) /* @priority is set */
+#define MEMFILTER_NF_ATTACH_FLAGS	MEMFILTER_NF_ATTACH_PRIORITY
+
+/* The priority without MEMFILTER_NF_ATTACH_PRIORITY: after defragmentation
+ * (-400), before raw (-300) and connection tracking (-200). */
+#define MEMFILTER_NF_PRIORITY_DEFAULT	(-350)
+
+/* Attachments per network namespace. */
+#define MEMFILTER_NF_MAX	64
+
+/**
+ * struct memfilter_nf_attach - ioctl(MEMFILTER_IOC_NF_ATTACH)
+ * @size: sizeof(struct memfilter_nf_attach)
+ * @flags: MEMFILTER_NF_ATTACH_* bits
+ * @name: the published filter, NUL-terminated
+ * @family: MEMFILTER_NF_IPV4 and/or MEMFILTER_NF_IPV6
+ * @hook: MEMFILTER_NF_PRE_ROUTING .. MEMFILTER_NF_POST_ROUTING
+ * @priority: with MEMFILTER_NF_ATTACH_PRIORITY (else must be 0): the
+ *	hook priority, INT_MIN + 1 .. INT_MAX - 1
+ * @key: MEMFILTER_NF_KEY_*
+ * @action: MEMFILTER_NF_*
+ * @out_id: in: must be 0; out: the attachment's id in this namespace
+ * @__reserved: must be 0
+ */
+struct memfilter_nf_attach {
+	__u32 size;
+	__u32 flags;
+	char name[MEMFILTER_NAME_MAX];
+	__u32 family;
+	__u32 hook;
+	__s32 priority;
+	__u32 key;
+	__u32 action;
+	__u32 out_id;
+	__aligned_u64 __reserved;
+};
+
+/**
+ * struct memfilter_nf_detach - ioctl(MEMFILTER_IOC_NF_DETACH)
+ * @size: sizeof(struct memfilter_nf_detach)
+ * @flags: must be 0
+ * @id: the attachment, as ATTACH returned it
+ * @__reserved: must be 0
+ *
+ * Packets already inside the hook finish with the filter; the attachment
+ * and its reference go after an RCU grace period.
+ */
+struct memfilter_nf_detach {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 __reserved;
+};
+
+/**
+ * struct memfilter_nf_entry - one attachment, as MEMFILTER_IOC_NF_LIST
+ *	reports it (counters summed over CPUs)
+ * @id: its id
+ * @family: @hook: @priority: @key: @action: as attached
+ * @name: the filter's published name when attached (kept after unpublish)
+ * @packets: packets the hook saw
+ * @hits: packets whose key the filter may hold
+ * @drops: packets dropped
+ * @added: keys added (dedup)
+ * @skipped: packets accepted without a key: unparseable, non-first
+ *	fragments, other protocols or too long payloads for the key
+ */
+struct memfilter_nf_entry {
+	__u32 id;
+	__u32 family;
+	__u32 hook;
+	__s32 priority;
+	__u32 key;
+	__u32 action;
+	char name[MEMFILTER_NAME_MAX];
+	__aligned_u64 packets;
+	__aligned_u64 hits;
+	__aligned_u64 drops;
+	__aligned_u64 added;
+	__aligned_u64 skipped;
+};
+
+/**
+ * struct memfilter_nf_list - ioctl(MEMFILTER_IOC_NF_LIST): attachments
+ *	and their counters, in the caller's network namespace
+ * @size: sizeof(struct memfilter_nf_list)
+ * @flags: must be 0
+ * @count: in: capacity of @entries; out: number of attachments (may
+ *	exceed the input: then only the first fit)
+ * @entry_size: in: sizeof(struct memfilter_nf_entry) as the caller knows
+ *	it (at least offsetofend(..., skipped)); entries are written with
+ *	that stride, truncated to it
+ * @entries: user pointer to @count entries of @entry_size bytes
+ *
+ * Needs no privilege (like reading /proc/net/netfilter).
+ */
+struct memfilter_nf_list {
+	__u32 size;
+	__u32 flags;
+	__u32 count;
+	__u32 entry_size;
+	__aligned_u64 entries;
+};
+
+#define MEMFILTER_IOC_NF_ATTACH	MEMFILTER_IO(MEMFILTER_CMD_NF_ATTACH, struct memfilter_nf_attach)
+#define MEMFILTER_IOC_NF_DETACH	MEMFILTER_IO(MEMFILTER_CMD_NF_DETACH, struct memfilter_nf_detach)
+#define MEMFILTER_IOC_NF_LIST	MEMFILTER_IO(MEMFILTER_CMD_NF_LIST, struct memfilter_nf_list)
+
 #endif /* _UAPI_LINUX_MEMFILTER_H */

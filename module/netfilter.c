@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memfilter's netfilter hook: a published filter attached to an IPv4
+ * and/or IPv6 hook of a network namespace decides, from one key taken out
+ * of each packet, whether the packet passes (drop-hit, drop-miss) or is
+ * only counted (count). Served through /dev/memfilter (NF_ATTACH,
+ * NF_DETACH, NF_LIST) and shown in debugfs (memfilter/netfilter).
+ *
+ * Conventions in this file: attachments live on one list under mf_nf_lock
+ * (a mutex: registering a hook sleeps); each belongs to the namespace it
+ * was attached in, whose pernet exit removes it, as does module unload.
+ * The packet path never locks and never modifies the skb: it reads
+ * headers and payload with skb_header_pointer() into a per-CPU scratch
+ * buffer (bottom halves disabled while it is in use), asks the filter
+ * through the in-kernel API only (module/memfilter.h), and answers
+ * NF_ACCEPT or NF_DROP. An attachment, with its filter reference, is freed
+ * an RCU grace period after its hooks were unregistered, so a packet still
+ * inside the hook finishes with it.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <linux/capability.h>
+#include <linux/debugfs.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/seq_file.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/tcp.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/udp.h>
+#include <linux/uaccess.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+
+#include "filter.h"
+#include "ioctl.h"
+#include "memfilter.h"
+#include "netfilter.h"
+
+/* Key bytes: two IPv6 addresses, two ports and the protocol at most. */
+#define MF_NF_TUPLE_MAX	(2 * sizeof(struct in6_addr) + 2 * sizeof(__be16) + 1)
+
+struct mf_nf_stats {
+	u64_stats_t packets;
+	u64_stats_t hits;
+	u64_stats_t drops;
+	u64_stats_t added;
+	u64_stats_t skipped;
+	struct u64_stats_sync syncp;
+};
+
+/**
+ * struct mf_nf_attachment - one filter on one hook of one namespace
+ * @node: on mf_nf_list, under mf_nf_lock
+ * @rcu: frees it after the last packet left the hook
+ * @net: the namespace; no reference (its pernet exit detaches us first)
+ * @f: the filter; the attachment holds a reference
+ * @stats: per-CPU counters
+ * @ops: the registered hooks, @nops of them (IPv4, IPv6)
+ * @id: what userspace calls it
+ * @family: @hook: @priority: @key: @action: as attached (uapi numbers)
+ * @name: the filter's name when attached
+ */
+struct mf_nf_attachment {
+	struct list_head node;
+	struct rcu_head rcu;
+	struct net *net;
+	struct memfilter *f;
+	struct mf_nf_stats __percpu *stats;
+	struct nf_hook_ops ops[2];
+	unsigned int nops;
+	u32 id;
+	u32 family, hook, key, action;
+	s32 priority;
+	char name[MEMFILTER_NAME_MAX];
+};
+
+struct mf_nf_scratch {
+	u8 buf[MEMFILTER_KEY_MAX];
+};
+
+static DEFINE_PER_CPU(struct mf_nf_scratch, mf_nf_scratch);
+static DEFINE_MUTEX(mf_nf_lock);
+static LIST_HEAD(mf_nf_list);	/* every attachment, under mf_nf_lock */
+static u32 mf_nf_next_id;	/* under mf_nf_lock */
+static struct dentry *mf_nf_debugfs;
+
+/* The ports of a protocol that has them at the start of its header. */
+static bool mf_nf_has_ports(u8 proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
+	       proto == IPPROTO_UDPLITE || proto == IPPROTO_SCTP ||
+	       proto == IPPROTO_DCCP;
+}
+
+/*
+ * The L4 payload of a TCP or UDP packet that is not a fragment or a GSO
+ * super-packet: its bytes (in the skb or copied to @buf) and length.
+ */
+static const void *mf_nf_payload(struct sk_buff *skb, unsigned int thoff,
+				 u8 proto, void *buf, u32 *len)
+{
+	unsigned int off, end;
+
+	if (skb_is_gso(skb))
+		return NULL;
+	if (proto == IPPROTO_TCP) {
+		struct tcphdr _th;
+		const struct tcphdr *th;
+
+		th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
+		if (!th || th->doff * 4 < sizeof(*th))
+			return NULL;
+		off = thoff + th->doff * 4;
+		end = skb->len;
+	} else if (proto == IPPROTO_UDP) {
+		struct udphdr _uh;
+		const struct udphdr *uh;
+
+		uh = skb_header_pointer(skb, thoff, sizeof(_uh), &_uh);
+		if (!uh || ntohs(uh->len) < sizeof(*uh))
+			return NULL;
+		off = thoff + sizeof(*uh);
+		end = thoff + ntohs(uh->len);
+	} else {
+		return NULL;
+	}
+	if (off > end || end > skb->len || end - off > MEMFILTER_KEY_MAX)
+		return NULL;
+	*len = end - off;
+	return skb_header_pointer(skb, off, *len, buf);
+}
+
+/* Append the ports (or zeros) of a first fragment or whole packet. */
+static bool mf_nf_ports(struct sk_buff *skb, unsigned int thoff, u8 proto,
+			u8 *out)
+{
+	const __be16 *ports;
+	__be16 _ports[2];
+
+	if (!mf_nf_has_ports(proto)) {
+		memset(out, 0, sizeof(_ports));
+		return true;
+	}
+	ports = skb_header_pointer(skb, thoff, sizeof(_ports), _ports);
+	if (!ports)
+		return false;
+	memcpy(out, ports, sizeof(_ports));
+	return true;
+}
+
+/*
+ * The key of an IPv4 or IPv6 packet: NULL to skip it. @saddr and @daddr
+ * point to the addresses of @alen bytes in the (copied) network header.
+ */
+static const void *mf_nf_key(const struct mf_nf_attachment *a,
+			     struct sk_buff *skb, const void *saddr,
+			     const void *daddr, unsigned int alen,
+			     unsigned int thoff, u8 proto, bool fragment,
+			     void *buf, u32 *len)
+{
+	u8 *k = buf;
+
+	switch (a->key) {
+	case MEMFILTER_NF_KEY_SADDR:
+		*len = alen;
+		return saddr;
+	case MEMFILTER_NF_KEY_DADDR:
+		*len = alen;
+		return daddr;
+	case MEMFILTER_NF_KEY_TUPLE:
+		memcpy(k, saddr, alen);
+		memcpy(k + alen, daddr, alen);
+		if (!mf_nf_ports(skb, thoff, proto, k + 2 * alen))
+			return NULL;
+		k[2 * alen + 4] = proto;
+		*len = 2 * alen + 5;
+		return k;
+	case MEMFILTER_NF_KEY_L4_PAYLOAD:
+		if (fragment)
+			return NULL;
+		return mf_nf_payload(skb, thoff, proto, buf, len);
+	}
+	return NULL;
+}
+
+static const void *mf_nf_key_ipv4(const struct mf_nf_attachment *a,
+				  struct sk_buff *skb, struct iphdr *iph,
+				  void *buf, u32 *len)
+{
+	unsigned int nhoff = skb_network_offset(skb);
+	const struct iphdr *h;
+	u16 frag;
+
+	h = skb_header_pointer(skb, nhoff, sizeof(*iph), iph);
+	if (!h || h->version != 4 || h->ihl < 5)
+		return NULL;
+	frag = ntohs(h->frag_off);
+	if (frag & IP_OFFSET)
+		return NULL;
+	return mf_nf_key(a, skb, &h->saddr, &h->daddr, sizeof(h->saddr),
+			 nhoff + h->ihl * 4, h->protocol, frag & IP_MF, buf,
+			 len);
+}
+
+static const void *mf_nf_key_ipv6(const struct mf_nf_attachment *a,
+				  struct sk_buff *skb, struct ipv6hdr *ip6h,
+				  void *buf, u32 *len)
+{
+	unsigned int thoff = 0;
+	const struct ipv6hdr *h;
+	unsigned short fragoff;
+	int proto, flags = 0;
+
+	if (!IS_ENABLED(CONFIG_IPV6))
+		return NULL;
+	h = skb_header_pointer(skb, skb_network_offset(skb), sizeof(*ip6h),
+			       ip6h);
+	if (!h || h->version != 6)
+		return NULL;
+	proto = ipv6_find_hdr(skb, &thoff, -1, &fragoff, &flags);
+	if (proto < 0 || fragoff)
+		return NULL;
+	return mf_nf_key(a, skb, &h->saddr, &h->daddr, sizeof(h->saddr),
+			 thoff, proto, flags & IP6_FH_F_FRAG, buf, len);
+}
+
+static unsigned int mf_nf_hook(void *priv, struct sk_buff *skb,
+			       const struct nf_hook_state *state)
+{
+	struct mf_nf_attachment *a = priv;
+	struct mf_nf_stats *st;
+	union {
+		struct iphdr v4;
+		struct ipv6hdr v6;
+	} hdr;
+	bool hit = false, drop = false;
+	const void *key;
+	u32 len;
+
+	/* The scratch buffer and the counters are this CPU's until enable. */
+	local_bh_disable();
+	st = this_cpu_ptr(a->stats);
+	if (state->pf == NFPROTO_IPV4)
+		key = mf_nf_key_ipv4(a, skb, &hdr.v4,
+				     this_cpu_ptr(&mf_nf_scratch)->buf, &len);
+	else
+		key = mf_nf_key_ipv6(a, skb, &hdr.v6,
+				     this_cpu_ptr(&mf_nf_scratch)->buf, &len);
+	if (key) {
+		hit = memfilter_contains(a->f, key, len);
+		drop = a->action == MEMFILTER_NF_DROP_HIT ? hit :
+		       a->action == MEMFILTER_NF_DROP_MISS ? !hit : false;
+	}
+	u64_stats_update_begin(&st->syncp);
+	u64_stats_inc(&st->packets);
+	if (!key)
+		u64_stats_inc(&st->skipped);
+	if (hit)
+		u64_stats_inc(&st->hits);
+	if (drop)
+		u64_stats_inc(&st->drops);
+	u64_stats_update_end(&st->syncp);
+	local_bh_enable();
+	return drop ? NF_DROP : NF_ACCEPT;
+}
+
+static void mf_nf_free_rcu(struct rcu_head *rcu)
+{
+	struct mf_nf_attachment *a = container_of(rcu, typeof(*a), rcu);
+
+	memfilter_put(a->f);
+	free_percpu(a->stats);
+	kfree(a);
+}
+
+/* Unhook and free after a grace period. Called with mf_nf_lock held. */
+static void mf_nf_detach_locked(struct mf_nf_attachment *a)
+{
+	lockdep_assert_held(&mf_nf_lock);
+	list_del(&a->node);
+	nf_unregister_net_hooks(a->net, a->ops, a->nops);
+	call_rcu(&a->rcu, mf_nf_free_rcu);
+}
+
+static void mf_nf_read_stats(const struct mf_nf_attachment *a,
+			     struct memfilter_nf_entry *e)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		const struct mf_nf_stats *st = per_cpu_ptr(a->stats, cpu);
+		u64 packets, hits, drops, added, skipped;
+		unsigned int start;
+
+		do {
+			start = u64_stats_fetch_begin(&st->syncp);
+			packets = u64_stats_read(&st->packets);
+			hits = u64_stats_read(&st->hits);
+			drops = u64_stats_read(&st->drops);
+			added = u64_stats_read(&st->added);
+			skipped = u64_stats_read(&st->skipped);
+		} while (u64_stats_fetch_retry(&st->syncp, start));
+		e->packets += packets;
+		e->hits += hits;
+		e->drops += drops;
+		e->added += added;
+		e->skipped += skipped;
+	}
+}
+
+static void mf_nf_entry(const struct mf_nf_attachment *a,
+			struct memfilter_nf_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->id = a->id;
+	e->family = a->family;
+	e->hook = a->hook;
+	e->priority = a->priority;
+	e->key = a->key;
+	e->action = a->action;
+	strscpy(e->name, a->name, sizeof(e->name));
+	mf_nf_read_stats(a, e);
+}
+
+static struct net *mf_nf_caller_net(void)
+{
+	return current->nsproxy->net_ns;
+}
+
+static int mf_nf_check_attach(const struct memfilter_nf_attach *cmd)
+{
+	const u32 families = MEMFILTER_NF_IPV4 | MEMFILTER_NF_IPV6;
+
+	if ((cmd->flags & ~MEMFILTER_NF_ATTACH_FLAGS) || cmd->__reserved)
+		return -EOPNOTSUPP;
+	if (cmd->out_id || !cmd->family || (cmd->family & ~families) ||
+	    cmd->hook > MEMFILTER_NF_POST_ROUTING ||
+	    cmd->key < MEMFILTER_NF_KEY_SADDR ||
+	    cmd->key > MEMFILTER_NF_KEY_L4_PAYLOAD ||
+	    cmd->action < MEMFILTER_NF_DROP_HIT ||
+	    cmd->action > MEMFILTER_NF_DEDUP)
+		return -EINVAL;
+	if (cmd->flags & MEMFILTER_NF_ATTACH_PRIORITY) {
+		if (cmd->priority == INT_MIN || cmd->priority == INT_MAX)
+			return -EINVAL;
+	} else if (cmd->priority) {
+		return -EINVAL;
+	}
+	if (memfilter_name_valid(cmd->name))
+		return -EINVAL;
+	if (cmd->action == MEMFILTER_NF_DEDUP)
+		return -EOPNOTSUPP;
+	if ((cmd->family & MEMFILTER_NF_IPV6) && !IS_ENABLED(CONFIG_IPV6))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+static struct mf_nf_attachment *mf_nf_alloc(const struct memfilter_nf_attach *cmd,
+					    struct net *net)
+{
+	static const u8 pfs[] = { NFPROTO_IPV4, NFPROTO_IPV6 };
+	struct mf_nf_attachment *a;
+	unsigned int i;
+	int cpu;
+
+	a = kzalloc(sizeof(*a), GFP_KERNEL_ACCOUNT);
+	if (!a)
+		return NULL;
+	a->stats = alloc_percpu_gfp(struct mf_nf_stats, GFP_KERNEL_ACCOUNT);
+	if (!a->stats) {
+		kfree(a);
+		return NULL;
+	}
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(a->stats, cpu)->syncp);
+	a->net = net;
+	a->family = cmd->family;
+	a->hook = cmd->hook;
+	a->key = cmd->key;
+	a->action = cmd->action;
+	a->priority = cmd->flags & MEMFILTER_NF_ATTACH_PRIORITY ?
+		      cmd->priority : MEMFILTER_NF_PRIORITY_DEFAULT;
+	strscpy(a->name, cmd->name, sizeof(a->name));
+	for (i = 0; i < ARRAY_SIZE(pfs); i++) {
+		struct nf_hook_ops *ops = &a->ops[a->nops];
+
+		if (!(cmd->family & BIT(i)))
+			continue;
+		ops->hook = mf_nf_hook;
+		ops->priv = a;
+		ops->pf = pfs[i];
+		ops->hooknum = cmd->hook;
+		ops->priority = a->priority;
+		a->nops++;
+	}
+	return a;
+}
+
+/**
+ * memfilter_nf_cmd_attach() - MEMFILTER_IOC_NF_ATTACH
+ * @ucmd: the call
+ *
+ * Context: process context, may sleep.
+ * Return: 0 or the uapi's errnos for NF_ATTACH.
+ */
+int memfilter_nf_cmd_attach(struct memfilter_ucmd *ucmd)
+{
+	struct memfilter_nf_attach *cmd = ucmd->cmd;
+	struct net *net = mf_nf_caller_net();
+	struct mf_nf_attachment *a, *pos;
+	unsigned int n = 0;
+	int ret;
+
+	ret = mf_nf_check_attach(cmd);
+	if (ret)
+		return ret;
+	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	a = mf_nf_alloc(cmd, net);
+	if (!a)
+		return -ENOMEM;
+	a->f = memfilter_get_by_name(cmd->name);
+	if (!a->f) {
+		ret = -ENOENT;
+		goto out_free;
+	}
+
+	mutex_lock(&mf_nf_lock);
+	list_for_each_entry(pos, &mf_nf_list, node)
+		n += pos->net == net;
+	if (n >= MEMFILTER_NF_MAX) {
+		ret = -ENOSPC;
+		goto out_unlock;
+	}
+	ret = nf_register_net_hooks(net, a->ops, a->nops);
+	if (ret)
+		goto out_unlock;
+	a->id = ++mf_nf_next_id;
+	list_add_tail(&a->node, &mf_nf_list);
+	cmd->out_id = a->id;
+	ret = memfilter_respond(ucmd, sizeof(*cmd));
+	if (ret)	/* The caller cannot know the id: undo. */
+		mf_nf_detach_locked(a);
+	mutex_unlock(&mf_nf_lock);
+	return ret;
+
+out_unlock:
+	mutex_unlock(&mf_nf_lock);
+	memfilter_put(a->f);
+out_free:
+	free_percpu(a->stats);
+	kfree(a);
+	return ret;
+}
+
+/**
+ * memfilter_nf_cmd_detach() - MEMFILTER_IOC_NF_DETACH
+ * @ucmd: the call
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EPERM, -ENOENT (no such id in the caller's namespace).
+ */
+int memfilter_nf_cmd_detach(struct memfilter_ucmd *ucmd)
+{
+	struct memfilter_nf_detach *cmd = ucmd->cmd;
+	struct net *net = mf_nf_caller_net();
+	struct mf_nf_attachment *a;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EOPNOTSUPP;
+	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	guard(mutex)(&mf_nf_lock);
+	list_for_each_entry(a, &mf_nf_list, node) {
+		if (a->net == net && a->id == cmd->id) {
+			mf_nf_detach_locked(a);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/**
+ * memfilter_nf_cmd_list() - MEMFILTER_IOC_NF_LIST
+ * @ucmd: the call
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL for a too small entry_size, -EFAULT, -ENOMEM.
+ */
+int memfilter_nf_cmd_list(struct memfilter_ucmd *ucmd)
+{
+	struct memfilter_nf_list *cmd = ucmd->cmd;
+	struct net *net = mf_nf_caller_net();
+	struct memfilter_nf_entry *e __free(kfree) = NULL;
+	u8 __user *out = u64_to_user_ptr(cmd->entries);
+	u32 max = min_t(u32, cmd->count, MEMFILTER_NF_MAX), count = 0, i;
+	size_t stride = cmd->entry_size;
+	struct mf_nf_attachment *a;
+
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	if (stride < sizeof(*e))
+		return -EINVAL;
+	if (max && !cmd->entries)
+		return -EFAULT;
+	e = kcalloc(MEMFILTER_NF_MAX, sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	scoped_guard(mutex, &mf_nf_lock) {
+		list_for_each_entry(a, &mf_nf_list, node) {
+			if (a->net != net)
+				continue;
+			if (count < MEMFILTER_NF_MAX)
+				mf_nf_entry(a, &e[count]);
+			count++;
+		}
+	}
+	for (i = 0; i < min(max, count); i++) {
+		if (copy_to_user(out + i * stride, &e[i], sizeof(*e)) ||
+		    clear_user(out + i * stride + sizeof(*e),
+			       stride - sizeof(*e)))
+			return -EFAULT;
+	}
+	cmd->count = count;
+	return memfilter_respond(ucmd, sizeof(*cmd));
+}
+
+static const char *const mf_nf_hook_names[] = {
+	"prerouting", "input", "forward", "output", "postrouting",
+};
+static const char *const mf_nf_key_names[] = {
+	"?", "saddr", "daddr", "5-tuple", "l4-payload",
+};
+static const char *const mf_nf_action_names[] = {
+	"?", "drop-hit", "drop-miss", "count", "dedup",
+};
+
+static int mf_nf_show(struct seq_file *m, void *v)
+{
+	struct memfilter_nf_entry e;
+	struct mf_nf_attachment *a;
+
+	seq_puts(m, "netns id filter family hook priority key action packets hits drops added skipped\n");
+	guard(mutex)(&mf_nf_lock);
+	list_for_each_entry(a, &mf_nf_list, node) {
+		mf_nf_entry(a, &e);
+		seq_printf(m, "%u %u %s %s %s %d %s %s %llu %llu %llu %llu %llu\n",
+			   a->net->ns.inum, e.id, e.name,
+			   e.family == MEMFILTER_NF_IPV4 ? "ipv4" :
+			   e.family == MEMFILTER_NF_IPV6 ? "ipv6" : "both",
+			   mf_nf_hook_names[e.hook], e.priority,
+			   mf_nf_key_names[e.key], mf_nf_action_names[e.action],
+			   e.packets, e.hits, e.drops, e.added, e.skipped);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mf_nf);
+
+static void __net_exit mf_nf_net_exit(struct net *net)
+{
+	struct mf_nf_attachment *a, *tmp;
+
+	guard(mutex)(&mf_nf_lock);
+	list_for_each_entry_safe(a, tmp, &mf_nf_list, node)
+		if (a->net == net)
+			mf_nf_detach_locked(a);
+}
+
+static struct pernet_operations mf_nf_net_ops = {
+	.exit = mf_nf_net_exit,
+};
+
+/**
+ * memfilter_nf_init() - register the pernet operations and debugfs file
+ *
+ * Context: module init, after memfilter_debugfs_init().
+ * Return: 0 or -errno.
+ */
+int memfilter_nf_init(void)
+{
+	struct dentry *dir;
+	int ret;
+
+	ret = register_pernet_subsys(&mf_nf_net_ops);
+	if (ret)
+		return ret;
+	dir = debugfs_lookup("memfilter", NULL);
+	if (!IS_ERR_OR_NULL(dir)) {
+		mf_nf_debugfs = debugfs_create_file("netfilter", 0400, dir,
+						    NULL, &mf_nf_fops);
+		dput(dir);
+	}
+	return 0;
+}
+
+/**
+ * memfilter_nf_exit() - detach everything (module unload)
+ *
+ * Every namespace's exit runs: attachments are unhooked; rcu_barrier()
+ * then waits until each was freed and its filter reference dropped.
+ *
+ * Context: module exit, before memfilter_unpublish_all().
+ */
+void memfilter_nf_exit(void)
+{
+	unregister_pernet_subsys(&mf_nf_net_ops);
+	rcu_barrier();
+	debugfs_remove(mf_nf_debugfs);
+}
