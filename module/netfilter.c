@@ -538,9 +538,11 @@ int memfilter_nf_cmd_list(struct memfilter_ucmd *ucmd)
 static const char *const mf_nf_hook_names[] = {
 	"prerouting", "input", "forward", "output", "postrouting",
 };
+
 static const char *const mf_nf_key_names[] = {
 	"?", "saddr", "daddr", "5-tuple", "l4-payload",
 };
+
 static const char *const mf_nf_action_names[] = {
 	"?", "drop-hit", "drop-miss", "count", "dedup",
 };

@@ -488,8 +488,10 @@ struct memfilter_load {
 #define MEMFILTER_NF_ATTACH_PRIORITY	_BITUL(0) /* @priority is set */
 #define MEMFILTER_NF_ATTACH_FLAGS	MEMFILTER_NF_ATTACH_PRIORITY
 
-/* The priority without MEMFILTER_NF_ATTACH_PRIORITY: after defragmentation
- * (-400), before raw (-300) and connection tracking (-200). */
+/*
+ * The priority without MEMFILTER_NF_ATTACH_PRIORITY: after defragmentation
+ * (-400), before raw (-300) and connection tracking (-200).
+ */
 #define MEMFILTER_NF_PRIORITY_DEFAULT	(-350)
 
 /* Attachments per network namespace. */
