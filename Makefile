@@ -31,7 +31,7 @@ ifneq ($(shell $(CC) -dumpmachine | cut -d- -f1),x86_64)
 CORE_SRCS := $(filter-out core/%_avx2.c,$(CORE_SRCS))
 endif
 CORE_HDRS := $(wildcard core/*.h)
-LIB_SRCS := lib/libmemfilter.c lib/offline.c
+LIB_SRCS := lib/libmemfilter.c lib/offline.c lib/nf.c
 LIB_HDRS := $(wildcard lib/*.h uapi/linux/*.h) $(CORE_HDRS)
 # libmemfilter's objects in directory $(1): its own files and core/'s
 # (offline filters and images run the module's code).

@@ -679,6 +679,133 @@ LIBMEMFILTER_API int mf_image_merge(const void *a, size_t a_len, const void *b, 
  */
 LIBMEMFILTER_API const char *mf_strerror(int err);
 
+/*
+ * Netfilter attachments (Documentation/netfilter.rst): a published filter
+ * on an IPv4 and/or IPv6 hook of the caller's network namespace. The
+ * numbers are the ABI's MEMFILTER_NF_* values.
+ */
+#define MF_NF_IPV4 1		/* family bits */
+#define MF_NF_IPV6 2
+
+enum mf_nf_hook {
+	MF_NF_PREROUTING = 0,
+	MF_NF_INPUT = 1,
+	MF_NF_FORWARD = 2,
+	MF_NF_OUTPUT = 3,
+	MF_NF_POSTROUTING = 4,
+};
+
+enum mf_nf_key {
+	MF_NF_KEY_SADDR = 1,	/* 4 or 16 address bytes */
+	MF_NF_KEY_DADDR = 2,
+	MF_NF_KEY_TUPLE = 3,	/* saddr, daddr, sport, dport, protocol */
+	MF_NF_KEY_L4_PAYLOAD = 4, /* the bytes after the TCP/UDP header */
+};
+
+enum mf_nf_action {
+	MF_NF_DROP_HIT = 1,	/* blocklist */
+	MF_NF_DROP_MISS = 2,	/* allowlist */
+	MF_NF_COUNT = 3,	/* observe */
+	MF_NF_DEDUP = 4,	/* reserved: not in this kernel (EOPNOTSUPP) */
+};
+
+/* The hook priority when none is given: after defrag, before raw. */
+#define MF_NF_PRIORITY_DEFAULT (-350)
+
+/**
+ * struct mf_nf_attach_opts - where and how to attach
+ * @sz: sizeof(struct mf_nf_attach_opts) (MF_OPTS()); 0 for this version
+ * @family: MF_NF_IPV4, MF_NF_IPV6 or both
+ * @hook: enum mf_nf_hook
+ * @key: enum mf_nf_key
+ * @action: enum mf_nf_action
+ * @has_priority: use @priority, else MF_NF_PRIORITY_DEFAULT
+ * @priority: the hook priority (INT_MIN + 1 .. INT_MAX - 1)
+ */
+struct mf_nf_attach_opts {
+	size_t sz;
+	unsigned int family;
+	int hook;
+	int key;
+	int action;
+	bool has_priority;
+	int priority;
+};
+
+/**
+ * struct mf_nf_entry - one attachment and its counters
+ * @id: what mf_nf_attach() returned
+ * @family: @hook: @priority: @key: @action: as attached
+ * @name: the filter's name when attached
+ * @packets: packets seen
+ * @hits: packets whose key the filter may hold
+ * @drops: packets dropped
+ * @added: keys added (dedup)
+ * @skipped: packets passed without a key (unparseable, non-first
+ *	fragments, no payload of the kind asked for)
+ */
+struct mf_nf_entry {
+	uint32_t id;
+	unsigned int family;
+	int hook;
+	int priority;
+	int key;
+	int action;
+	char name[MF_NAME_MAX];
+	uint64_t packets;
+	uint64_t hits;
+	uint64_t drops;
+	uint64_t added;
+	uint64_t skipped;
+};
+
+/**
+ * mf_nf_attach() - attach a published filter to a netfilter hook
+ * @devfd: from mf_open_device()
+ * @name: the filter's published name
+ * @opts: where and how
+ *
+ * Needs CAP_NET_ADMIN in the caller's network namespace.
+ *
+ * Return: the attachment's id (> 0), or -errno: -ENOENT (no such filter),
+ * -EPERM, -EINVAL (bad family, hook, key, action or priority), -ENOSPC
+ * (too many attachments), -EOPNOTSUPP (dedup).
+ */
+LIBMEMFILTER_API int64_t mf_nf_attach(int devfd, const char *name,
+				      const struct mf_nf_attach_opts *opts);
+
+/**
+ * mf_nf_detach() - remove an attachment of the caller's namespace
+ * @devfd: from mf_open_device()
+ * @id: what mf_nf_attach() returned
+ *
+ * Return: 0 or -errno: -ENOENT (no such id here), -EPERM.
+ */
+LIBMEMFILTER_API int mf_nf_detach(int devfd, uint32_t id);
+
+/**
+ * mf_nf_list() - the attachments of the caller's namespace
+ * @devfd: from mf_open_device()
+ * @entries: out: room for @max entries, or NULL with @max 0
+ * @max: how many fit
+ *
+ * Return: how many attachments there are (may exceed @max: then only the
+ * first @max were written), or -errno.
+ */
+LIBMEMFILTER_API ssize_t mf_nf_list(int devfd, struct mf_nf_entry *entries,
+				    size_t max);
+
+/**
+ * mf_nf_stats() - one attachment's counters
+ * @devfd: from mf_open_device()
+ * @id: the attachment
+ * @entry: out: it
+ *
+ * Return: 0, -ENOENT (no such id in this namespace), or -errno.
+ */
+LIBMEMFILTER_API int mf_nf_stats(int devfd, uint32_t id,
+				 struct mf_nf_entry *entry);
+
 #ifdef __cplusplus
 }
 #endif
