@@ -280,11 +280,12 @@ static void sentinel_miss(struct __test_metadata *_metadata, int fd,
 	for (n = 1; n < 255; n++) {
 		sentinel4(s, n);
 		res = 0;
-		if (by_payload)
+		if (by_payload) {
 			ASSERT_LE(0, mf_query(fd, s->payload, strlen(s->payload),
 					      1, &res, NULL));
-		else
+		} else {
 			ASSERT_LE(0, mf_query(fd, s->key, 4, 1, &res, NULL));
+		}
 		if (!(res & 1))
 			return;
 	}
