@@ -104,8 +104,8 @@ static void src6(struct pkt *p, unsigned int i)
 	memset(p, 0, sizeof(*p));
 	sin6->sin6_family = AF_INET6;
 	inet_pton(AF_INET6, "fd00::1:0", &sin6->sin6_addr);
-	sin6->sin6_addr.s6_addr[14] = i >> 8;
-	sin6->sin6_addr.s6_addr[15] = i & 0xff;
+	sin6->sin6_addr.s6_addr[14] = (i + 1) >> 8;	/* fd00::1:1 + i */
+	sin6->sin6_addr.s6_addr[15] = (i + 1) & 0xff;
 	sin6->sin6_port = htons(20000 + i);
 	p->srclen = sizeof(*sin6);
 	memcpy(p->key, &sin6->sin6_addr, 16);
@@ -404,7 +404,7 @@ TEST_F(nf, blocklist_saddr_input_v6)
 	int64_t id;
 
 	for (i = 0; i < NSRC6; i++) {
-		src6(&p[i], i + 1);
+		src6(&p[i], i);
 		add_addr6(_metadata, &p[i]);
 	}
 	fd = blocklist(_metadata, self->dev, "nf.block6", p, NSRC6, NSRC6 / 4);
