@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -728,6 +729,44 @@ TEST_F(nf, bad_arguments)
 		EXPECT_EQ(0, mf_nf_detach(self->dev, ids[i]));
 	EXPECT_EQ(0, mf_unpublish(fd));
 	close(fd);
+}
+
+#define MODULE_KO "/memfilter/memfilter.ko"
+
+/*
+ * Module unload with attachments: they do not pin the module (as
+ * published names do not); unloading detaches them and traffic passes.
+ * The module is loaded again for whatever runs next.
+ */
+TEST_F(nf, rmmod_with_attachments)
+{
+	int fd = blocklist(_metadata, self->dev, "nf.rmmod", self->pkts, NSRC, 1);
+	int ko, ret;
+	int64_t id;
+
+	if (access(MODULE_KO, R_OK)) {
+		mf_unpublish(fd);
+		close(fd);
+		SKIP(return, "no " MODULE_KO);
+	}
+	id = attach(self->dev, "nf.rmmod", MF_NF_IPV4, MF_NF_OUTPUT,
+		    MF_NF_KEY_SADDR, MF_NF_DROP_HIT);
+	ASSERT_LT(0, id);
+	ASSERT_LT(0, attach(self->dev, "nf.rmmod", MF_NF_IPV4 | MF_NF_IPV6,
+			    MF_NF_INPUT, MF_NF_KEY_TUPLE, MF_NF_COUNT));
+	EXPECT_EQ(-EPERM, send_from(&self->pkts[0]));
+	close(fd);
+	close(self->dev);
+	self->dev = -1;
+	ret = syscall(SYS_delete_module, "memfilter", O_NONBLOCK);
+	ASSERT_EQ(0, ret) TH_LOG("rmmod: %s", strerror(errno));
+	EXPECT_EQ(0, send_from(&self->pkts[0]));
+	ko = open(MODULE_KO, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, ko);
+	ASSERT_EQ(0, syscall(SYS_finit_module, ko, "", 0))
+		TH_LOG("insmod: %s", strerror(errno));
+	close(ko);
+	EXPECT_EQ(0, send_from(&self->pkts[0]));
 }
 
 TEST_HARNESS_MAIN
