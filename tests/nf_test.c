@@ -731,6 +731,66 @@ TEST_F(nf, bad_arguments)
 	close(fd);
 }
 
+#define CTL "/memfilter/bin/memfilterctl"
+
+/* Run a memfilterctl command line; its first output line into @out. */
+static int ctl(const char *args, char *out, size_t len)
+{
+	char cmd[512];
+	FILE *p;
+	int status;
+
+	snprintf(cmd, sizeof(cmd), CTL " %s 2>&1", args);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	out[0] = 0;
+	if (!fgets(out, len, p))
+		out[0] = 0;
+	while (fgetc(p) != EOF)
+		;
+	status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* memfilterctl nf: attach, list --json, stats, detach, and its errors. */
+TEST_F(nf, cli)
+{
+	int fd = blocklist(_metadata, self->dev, "nf.cli", self->pkts, NSRC, 1);
+	char out[1024], want[256], args[128];
+	long id;
+
+	if (access(CTL, X_OK)) {
+		mf_unpublish(fd);
+		close(fd);
+		SKIP(return, "no " CTL);
+	}
+	ASSERT_EQ(0, ctl("nf attach nf.cli --hook output --key saddr --action drop-hit --family ipv4",
+			 out, sizeof(out))) TH_LOG("%s", out);
+	id = strtol(out, NULL, 10);
+	ASSERT_LT(0, id);
+	EXPECT_EQ(-EPERM, send_from(&self->pkts[0]));
+	EXPECT_EQ(0, ctl("nf list --json", out, sizeof(out)));
+	snprintf(want, sizeof(want),
+		 "[{\"id\":%ld,\"filter\":\"nf.cli\",\"family\":\"ipv4\",\"hook\":\"output\",\"priority\":-350,\"key\":\"saddr\",\"action\":\"drop-hit\",\"packets\":1,\"hits\":1,\"drops\":1,\"added\":0,\"skipped\":0}]\n",
+		 id);
+	EXPECT_STREQ(want, out);
+	snprintf(args, sizeof(args), "nf stats %ld", id);
+	EXPECT_EQ(0, ctl(args, out, sizeof(out)));
+	snprintf(want, sizeof(want), "%ld: nf.cli ipv4 output priority -350 key saddr action drop-hit\n", id);
+	EXPECT_STREQ(want, out);
+	EXPECT_EQ(2, ctl("nf attach nf.cli --hook output --key saddr --action dedup",
+			 out, sizeof(out)));
+	EXPECT_EQ(2, ctl("nf attach nf.nope --hook output --key saddr --action count",
+			 out, sizeof(out)));
+	snprintf(args, sizeof(args), "nf detach %ld", id);
+	EXPECT_EQ(0, ctl(args, out, sizeof(out))) TH_LOG("%s", out);
+	EXPECT_EQ(2, ctl(args, out, sizeof(out)));
+	EXPECT_EQ(0, send_from(&self->pkts[0]));
+	EXPECT_EQ(0, mf_unpublish(fd));
+	close(fd);
+}
+
 #define MODULE_KO "/memfilter/memfilter.ko"
 
 /*

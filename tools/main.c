@@ -30,6 +30,7 @@ static const struct {
 } tables[] = {
 	{ filter_commands, &filter_commands_n },
 	{ image_commands, &image_commands_n },
+	{ nf_commands, &nf_commands_n },
 	{ main_commands, NULL },
 };
 

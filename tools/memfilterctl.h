@@ -68,6 +68,8 @@ extern const struct command filter_commands[];
 extern const size_t filter_commands_n;
 extern const struct command image_commands[];
 extern const size_t image_commands_n;
+extern const struct command nf_commands[];
+extern const size_t nf_commands_n;
 
 /* common.c */
 extern const char *prog;
