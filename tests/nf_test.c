@@ -601,7 +601,16 @@ TEST_F(nf, netns_exit_detaches)
 		if (attach(self->dev, "nf.netns", MF_NF_IPV4, MF_NF_OUTPUT,
 			   MF_NF_KEY_DADDR, MF_NF_COUNT) <= 0)
 			_exit(12);
-		_exit(mf_nf_list(self->dev, NULL, 0) == 2 ? 0 : 13);
+		if (mf_nf_list(self->dev, NULL, 0) != 2)
+			_exit(13);
+		/* debugfs shows both, with this namespace's inode number. */
+		f = fopen("/sys/kernel/debug/memfilter/netfilter", "r");
+		if (!f)
+			_exit(0);
+		found = 0;
+		while (fgets(line, sizeof(line), f))
+			found += !!strstr(line, " nf.netns ");
+		_exit(found == 2 ? 0 : 14);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_EQ(0, WEXITSTATUS(status));
