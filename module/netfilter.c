@@ -65,9 +65,14 @@ struct mf_nf_stats {
  * @net: the namespace; no reference (its pernet exit detaches us first)
  * @f: the filter; the attachment holds a reference
  * @stats: per-CPU counters
- * @ops: the registered hooks, @nops of them (IPv4, IPv6)
+ * @ops: the registered hooks (IPv4, IPv6)
+ * @nops: how many of @ops are used
  * @id: what userspace calls it
- * @family: @hook: @priority: @key: @action: as attached (uapi numbers)
+ * @family: MEMFILTER_NF_IPV4 / _IPV6 bits
+ * @hook: MEMFILTER_NF_PRE_ROUTING .. _POST_ROUTING
+ * @key: MEMFILTER_NF_KEY_*
+ * @action: MEMFILTER_NF_*
+ * @priority: the hook priority
  * @name: the filter's name when attached
  */
 struct mf_nf_attachment {

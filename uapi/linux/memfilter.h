@@ -545,7 +545,11 @@ struct memfilter_nf_detach {
  * struct memfilter_nf_entry - one attachment, as MEMFILTER_IOC_NF_LIST
  *	reports it (counters summed over CPUs)
  * @id: its id
- * @family: @hook: @priority: @key: @action: as attached
+ * @family: as attached
+ * @hook: as attached
+ * @priority: as attached (the default resolved)
+ * @key: as attached
+ * @action: as attached
  * @name: the filter's published name when attached (kept after unpublish)
  * @packets: packets the hook saw
  * @hits: packets whose key the filter may hold
