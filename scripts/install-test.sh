@@ -98,14 +98,14 @@ ok "installed tree: every file, its mode, the library's symlinks" \
 unit_paths() {
 	local unit=$U/lib/systemd/system/memfilter-images.service
 	! grep -q @ "$unit" &&
-	grep -qx 'ExecStart=/usr/libexec/memfilter-images restore /var/lib/memfilter' "$unit" &&
+	grep -qx 'ExecStart=-/usr/libexec/memfilter-images restore /var/lib/memfilter' "$unit" &&
 	grep -qx 'Environment=MEMFILTERCTL=/usr/bin/memfilterctl' "$unit" &&
 	grep -qx 'KERNEL=="memfilter", SUBSYSTEM=="misc", GROUP="memfilter", MODE="0660"' \
 		"$U/lib/udev/rules.d/70-memfilter.rules" &&
 	grep -qx 'g memfilter - -' "$U/lib/sysusers.d/memfilter.conf" &&
 	grep -qx memfilter "$U/lib/modules-load.d/memfilter.conf" &&
 	# verify the unit with its paths inside DESTDIR
-	sed "s|=/usr/|=$R/usr/|" "$unit" >"$W/memfilter-images.service" &&
+	sed "s|=\(-*\)/usr/|=\1$R/usr/|" "$unit" >"$W/memfilter-images.service" &&
 	systemd-analyze verify --man=no "$W/memfilter-images.service"
 }
 ok "systemd unit, udev rule, sysusers.d, modules-load.d: content" unit_paths
@@ -281,7 +281,7 @@ local_prefix() {
 	[ -f "$L/etc/udev/rules.d/70-memfilter.rules" ] &&
 	[ -f "$L/etc/systemd/system/memfilter-images.service" ] &&
 	[ -f "$L/etc/modules-load.d/memfilter.conf" ] &&
-	grep -qx 'ExecStart=/usr/local/libexec/memfilter-images restore /var/lib/memfilter' \
+	grep -qx 'ExecStart=-/usr/local/libexec/memfilter-images restore /var/lib/memfilter' \
 		"$L/etc/systemd/system/memfilter-images.service" &&
 	grep -qx 'libdir=/usr/local/lib' "$L/usr/local/lib/pkgconfig/libmemfilter.pc"
 }
