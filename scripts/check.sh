@@ -163,6 +163,25 @@ build_example() {
 section $R/packaging.log tap build.example tap_one \
 	"examples/kmod builds against the test kernel's memfilter" build_example
 
+# Kconfig (in-tree builds) under the kernel's own parser, with stand-ins
+# for the symbols it depends on: =m stays =m and selects XXHASH.
+kconfig_parses() {
+	local d=build/kconfig-test
+	rm -rf $d && mkdir -p $d/memfilter && cp Kconfig $d/memfilter/ &&
+	printf '%s\n' 'config MODULES' '	def_bool y' '	modules' \
+		'config KUNIT' '	tristate "KUnit"' 'config KUNIT_ALL_TESTS' \
+		'	tristate' 'config XXHASH' '	tristate' \
+		'source "memfilter/Kconfig"' >$d/Kconfig &&
+	printf '%s\n' CONFIG_KUNIT=y CONFIG_MEMFILTER=m \
+		CONFIG_MEMFILTER_KUNIT_TEST=m >$d/.config &&
+	(cd $d && srctree=. "$K/scripts/kconfig/conf" --olddefconfig Kconfig) &&
+	grep -qx CONFIG_MEMFILTER=m $d/.config &&
+	grep -qx CONFIG_MEMFILTER_KUNIT_TEST=m $d/.config &&
+	grep -qx CONFIG_XXHASH=m $d/.config
+}
+section $R/packaging.log tap kconfig tap_one \
+	"Kconfig: CONFIG_MEMFILTER, CONFIG_MEMFILTER_KUNIT_TEST" kconfig_parses
+
 stage "debug test kernel: KUnit + selftests (KASAN, lockdep, kmemleak)"
 scripts/vm.sh --kernel "$K/arch/x86/boot/bzImage" --ko build/kbuild/test \
 	--bin build/guest/bin --script tests/guest/debug.sh \
