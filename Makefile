@@ -81,9 +81,16 @@ endif
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# Distribution headers carry neither the kernel's signing key (kbuild's
+# attempt to sign would only print SSL errors: the module stays unsigned
+# unless KDIR has certs/signing_key.x509) nor System.map, so kbuild skips
+# depmod: run it here (not for a DESTDIR: a package's postinst does).
 modules_install:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) \
-		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) \
+		$(if $(wildcard $(KDIR)/certs/signing_key.x509),,CONFIG_MODULE_SIG_ALL=) \
+		modules_install
+	$(if $(DESTDIR),,depmod -a $$(cat $(KDIR)/include/config/kernel.release))
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null

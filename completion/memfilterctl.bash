@@ -6,14 +6,28 @@ _memfilterctl()
 	local cur prev words cword
 	_init_completion || return
 
-	local cmds="create add query del info list rm build dump load inspect merge version help"
+	local cmds="create add query del clear info list rm build dump load inspect merge version help"
+	local globals="--json --pretty --version --help"
 	local sizing="--type --capacity --fpr --bits-per-key --fingerprint-bits --keyed --seed"
 
-	if [[ $cword -eq 1 ]]; then
-		COMPREPLY=($(compgen -W "$cmds --help" -- "$cur"))
+	# The command is the first word that is not a global option.
+	local i c=0
+	for ((i = 1; i < cword; i++)); do
+		if [[ ${words[i]} != -* ]]; then
+			c=$i
+			break
+		fi
+	done
+	if [[ $c -eq 0 ]]; then
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "$globals" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$cmds" -- "$cur"))
+		fi
 		return
 	fi
 
+	local cmd=${words[c]} opts=""
 	case $prev in
 	-t | --type)
 		COMPREPLY=($(compgen -W "bloom cuckoo" -- "$cur"))
@@ -23,22 +37,30 @@ _memfilterctl()
 		COMPREPLY=($(compgen -W "8 12 16" -- "$cur"))
 		return
 		;;
-	-c | --capacity | -p | --fpr | -b | --bits-per-key | -s | --seed)
+	--capacity | --fpr | -b | --bits-per-key | -s | --seed | --key)
 		return
 		;;
-	-i | --image)
+	-i | --image | -o | --output)
 		_filedir img
 		return
 		;;
 	esac
+	# Short options whose meaning depends on the command.
+	case $cmd/$prev in
+	create/-[cp] | build/-[cp] | add/-k | query/-k | del/-k)
+		return
+		;;
+	esac
 
-	local cmd=${words[1]} opts=""
 	case $cmd in
 	create) opts="$sizing" ;;
-	add | del) opts="--hex" ;;
-	query) opts="--hex --count --image" ;;
-	info | list | inspect) opts="--json" ;;
-	build) opts="$sizing --hex" ;;
+	add) opts="--key --hex --unique" ;;
+	del) opts="--key --hex" ;;
+	query) opts="--key --hex --count --invert --image" ;;
+	info | list | inspect) opts="--json --pretty" ;;
+	build) opts="$sizing --hex --strict --output" ;;
+	dump) opts="--output" ;;
+	merge) opts="--strict --output" ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
@@ -46,20 +68,18 @@ _memfilterctl()
 	fi
 
 	# The first argument of commands on a named filter is its name.
-	local args=0 i
-	for ((i = 2; i < cword; i++)); do
+	local args=0
+	for ((i = c + 1; i < cword; i++)); do
 		[[ ${words[i]} != -* ]] && ((args++))
 	done
 	case $cmd in
-	add | query | del | info | rm | dump)
+	add | query | del | clear | info | rm | dump)
 		if [[ $args -eq 0 && " ${words[*]} " != *" --image "* &&
 		      " ${words[*]} " != *" -i "* ]]; then
 			COMPREPLY=($(compgen -W "$(memfilterctl list 2>/dev/null)" -- "$cur"))
 			return
 		fi
 		_filedir
-		;;
-	load | create)
 		;;
 	inspect | merge)
 		_filedir img

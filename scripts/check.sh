@@ -135,7 +135,8 @@ make -s guest >$R/guest-build.log 2>&1 ||
 	{ cat $R/guest-build.log; section $R/build.log tap build.guest false; }
 
 stage "install test"
-section $R/packaging.log tap install scripts/install-test.sh
+section $R/packaging.log tap install scripts/install-test.sh \
+	build/install-test "$KDIR612"
 
 stage "dkms build (Debian 6.12 headers; build only)"
 section $R/packaging.log tap dkms scripts/dkms-test.sh "$KDIR612"

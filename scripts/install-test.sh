@@ -19,12 +19,16 @@
 #    systemd and modules-load.d
 #
 # Prints TAP; exits non-zero when any check fails.
-#   install-test.sh [WORKDIR]   (default: build/install-test)
+#  - with KDIR: `make KDIR=...` also builds memfilter.ko, and
+#    `make modules_install DESTDIR=...` installs it
+#
+#   install-test.sh [WORKDIR [KDIR]]   (default: build/install-test)
 
 set -u
 cd "$(dirname "$0")/.."
 TOP=$PWD
 W=$(mkdir -p "${1:-build/install-test}" && cd "${1:-build/install-test}" && pwd)
+KDIR=${2:-}
 # The installed tree is what the user gets: no -Werror from make check.
 unset WERROR MEMFILTER_WERROR
 
@@ -212,7 +216,10 @@ completion() {
 	[ "$(complete_words memfilterctl in)" = "info inspect" ] &&
 	[ "$(complete_words memfilterctl build --type c)" = cuckoo ] &&
 	[ "$(complete_words memfilterctl create x --fing)" = --fingerprint-bits ] &&
-	[ "$(complete_words memfilterctl query --co)" = --count ]
+	[ "$(complete_words memfilterctl query --co)" = --count ] &&
+	[ "$(complete_words memfilterctl --pr)" = --pretty ] &&
+	[ "$(complete_words memfilterctl -j in)" = "info inspect" ] &&
+	[ "$(complete_words memfilterctl build -t "")" = "bloom cuckoo" ]
 }
 ok "bash completion completes commands, options and their values" completion
 
@@ -309,5 +316,21 @@ readme_commands() {
 	sed -n '/^## Install on a host/,/^## /p' README.md | grep -q 'make install'
 }
 ok "README 'Install on a host' uses existing make targets" readme_commands
+
+# The module, as the README builds and installs it (never loaded here).
+module() {
+	local rel ko
+	rel=$(cat "$KDIR/include/config/kernel.release") &&
+	make -C "$SRC" KDIR="$KDIR" >"$W/module.log" 2>&1 &&
+	make -C "$SRC" KDIR="$KDIR" modules_install DESTDIR="$W/mod" \
+		>>"$W/module.log" 2>&1 || { cat "$W/module.log"; return 1; }
+	ko=$(find "$W/mod/lib/modules/$rel" -name 'memfilter.ko*') &&
+	[ -n "$ko" ] && modinfo "$ko" | grep -qx "version: *$V" &&
+	! grep -e '-Werror' "$W/module.log" &&
+	! grep -E '(warning|error):' "$W/module.log"
+}
+[ -n "$KDIR" ] &&
+	ok "make KDIR=... builds memfilter.ko; make modules_install DESTDIR=..." \
+		module
 
 tap_end
