@@ -35,6 +35,8 @@ unset WERROR MEMFILTER_WERROR
 . scripts/tap.sh
 
 MA=$(gcc -print-multiarch)
+# The library's public header (lib/memfilter.h, or lib/libmemfilter.h).
+HDR=$(basename "$(ls lib/libmemfilter.h lib/memfilter.h 2>/dev/null | head -n 1)")
 R=$W/root
 U=$R/usr
 LIBDIR=$U/lib/$MA
@@ -79,7 +81,7 @@ installed_files() {
 	done
 	for f in "usr/lib/$MA/libmemfilter.a" \
 		 "usr/lib/$MA/pkgconfig/libmemfilter.pc" \
-		 usr/include/memfilter.h usr/include/memfilter_version.h \
+		 "usr/include/$HDR" usr/include/memfilter_version.h \
 		 usr/include/linux/memfilter.h \
 		 usr/share/man/man8/memfilterctl.8 \
 		 usr/share/man/man3/libmemfilter.3 \
@@ -259,9 +261,9 @@ ok "memfilter-images restore/save: every image, atomic, failures reported" \
 	images
 
 headers_alone() {
-	echo '#include <memfilter.h>' | gcc -I"$U/include" -x c -std=c99 \
+	echo "#include <$HDR>" | gcc -I"$U/include" -x c -std=c99 \
 		-Wall -Wextra -pedantic -Werror -fsyntax-only - &&
-	echo '#include <memfilter.h>' | g++ -I"$U/include" -x c++ \
+	echo "#include <$HDR>" | g++ -I"$U/include" -x c++ \
 		-Wall -Wextra -Werror -fsyntax-only -
 }
 ok "installed library header compiles alone (C99, C++)" headers_alone
