@@ -149,7 +149,7 @@ $(eval $(call core_rules,$(BUILD)/bench,$(CC),$(BENCH_CFLAGS) $(WARN),))
 
 # --- native tests -------------------------------------------------------------
 $(BUILD)/native/%_test: tests/native/%_test.c \
-		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(CORE_SRCS))
+		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(CORE_SRCS)) | $(VERSION_H)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -O1 -g $(TEST_WARN) $(SAN) \
 		-o $@ $^ -lxxhash
