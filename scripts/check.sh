@@ -86,7 +86,7 @@ read -r KDIR61 VMLINUZ61 < <(scripts/stock-kernel.sh 6.1) ||
 
 stage "static checks"
 # core/userspace.h is libc glue that never builds into the kernel.
-KSRC=(module/*.c module/*.h core/*.c $(ls core/*.h | grep -v userspace.h) kunit/*.c kunit/*.h uapi/linux/*.h)
+KSRC=(module/*.c module/*.h core/*.c $(ls core/*.h | grep -v userspace.h) kunit/*.c kunit/*.h uapi/linux/*.h examples/kmod/*.c)
 checkpatch() {
 	"$K/scripts/checkpatch.pl" --no-tree --strict --quiet --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "$1"
