@@ -5,8 +5,8 @@
  * memory-limit probe. See bloom_bench.cc.
  *
  * The probe runs the very pipeline of memfilter_bloom_contains_keys()
- * (same hash, same ring of MF_BLOOM_AHEAD hashed-and-prefetched keys, same
- * MF_SIMD_CHUNK sections, same result bitmap), with the Bloom test replaced
+ * (same hash, same ring of MEMFILTER_BLOOM_AHEAD hashed-and-prefetched keys, same
+ * MEMFILTER_SIMD_CHUNK sections, same result bitmap), with the Bloom test replaced
  * by one load from each half of the key's random 64-byte line: what is left
  * is the cost of hashing and fetching a line per key, the floor for any
  * filter that touches one line per key with this batching.
@@ -75,7 +75,7 @@ static double mfb_median(double *t, int reps)
 }
 
 /* The same loop as the RocksDB and libbloom single queries. */
-static u64 mfb_query(const struct mf_bloom *b, const u64 *k, size_t nq)
+static u64 mfb_query(const struct memfilter_bloom *b, const u64 *k, size_t nq)
 {
 	u64 c = 0;
 
@@ -84,7 +84,7 @@ static u64 mfb_query(const struct mf_bloom *b, const u64 *k, size_t nq)
 	return c;
 }
 
-static u64 mfb_query_batch(const struct mf_bloom *b, const u64 *k, size_t nq)
+static u64 mfb_query_batch(const struct memfilter_bloom *b, const u64 *k, size_t nq)
 {
 	unsigned long bm[1024 / BITS_PER_LONG];
 	u64 c = 0;
@@ -112,12 +112,12 @@ static u64 mfb_query_batch(const struct mf_bloom *b, const u64 *k, size_t nq)
 void mfb_memfilter(const u64 *keys, size_t n, const u64 *absent, size_t nq,
 		   int reps_ins, struct mfb_row *r)
 {
-	struct mf_bloom b;
+	struct memfilter_bloom b;
 	u64 hits = 0;
 	size_t bytes;
 
 	memfilter_bloom_params_from_bpk(&b.p, n, 40);
-	memfilter_hasher_init(&b.p.hasher, MF_HASH_XXH64, 1, NULL);
+	memfilter_hasher_init(&b.p.hasher, MEMFILTER_HASH_XXH64, 1, NULL);
 	bytes = memfilter_bloom_bytes(&b.p);
 	b.words = mfb_alloc(bytes);
 	memset(b.words, 0, bytes);	/* fault it in before any timing */
@@ -155,26 +155,26 @@ void mfb_memfilter(const u64 *keys, size_t n, const u64 *absent, size_t nq,
 }
 
 /* memfilter_bloom_contains_keys()'s pipeline, minus the Bloom test. */
-static void mfb_probe_keys(const struct mf_bloom *b, const u64 *keys,
+static void mfb_probe_keys(const struct memfilter_bloom *b, const u64 *keys,
 			   size_t n, unsigned long *bm)
 {
-	struct mf_bloom_ring r;
+	struct memfilter_bloom_ring r;
 	size_t i, m, j;
 
-	for (i = 0; i < MF_BLOOM_AHEAD; i++)
-		mf_bloom_ring_fill(b, &r, (const u8 *)keys, 8, i, n);
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
+		memfilter_bloom_ring_fill(b, &r, (const u8 *)keys, 8, i, n);
 	for (i = 0; i < n; i += m) {
 		unsigned long acc = 0;
 
-		m = min(n - i, (size_t)MF_SIMD_CHUNK);
-		if (!mf_simd_begin())
+		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
+		if (!memfilter_simd_begin())
 			abort();
 		for (j = i; j < i + m; j++) {
-			u64 h = r.h[j % MF_BLOOM_RING];
-			const u64 *blk = mf_bloom_block_ptr(b, h);
+			u64 h = r.h[j % MEMFILTER_BLOOM_RING];
+			const u64 *blk = memfilter_bloom_block_ptr(b, h);
 
-			mf_bloom_ring_fill(b, &r, (const u8 *)keys, 8,
-					   j + MF_BLOOM_AHEAD, n);
+			memfilter_bloom_ring_fill(b, &r, (const u8 *)keys, 8,
+						  j + MEMFILTER_BLOOM_AHEAD, n);
 			acc |= (unsigned long)((READ_ONCE(blk[0]) |
 						READ_ONCE(blk[4])) & 1) <<
 			       (j % BITS_PER_LONG);
@@ -184,16 +184,16 @@ static void mfb_probe_keys(const struct mf_bloom *b, const u64 *keys,
 				acc = 0;
 			}
 		}
-		mf_simd_end();
+		memfilter_simd_end();
 	}
 }
 
 void mfb_probe(const u64 *keys, size_t bytes, size_t nq, struct mfb_row *r)
 {
-	struct mf_bloom b = { .p.nblocks = bytes / 64 };
+	struct memfilter_bloom b = { .p.nblocks = bytes / 64 };
 	unsigned long bm[1024 / BITS_PER_LONG];
 
-	memfilter_hasher_init(&b.p.hasher, MF_HASH_XXH64, 1, NULL);
+	memfilter_hasher_init(&b.p.hasher, MEMFILTER_HASH_XXH64, 1, NULL);
 	b.words = mfb_alloc(b.p.nblocks * 64);
 	memset(b.words, 1, b.p.nblocks * 64);
 	MFB_TIME(r->qp_b, nq, REPS, ({

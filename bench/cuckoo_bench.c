@@ -63,7 +63,7 @@ static double median3(double *v)
 
 static volatile u64 sink;
 
-static double time_contains(const struct mf_cuckoo *c, const u64 *h, size_t n)
+static double time_contains(const struct memfilter_cuckoo *c, const u64 *h, size_t n)
 {
 	double t = now_ns();
 	u64 hits = 0;
@@ -75,7 +75,7 @@ static double time_contains(const struct mf_cuckoo *c, const u64 *h, size_t n)
 	return t / n;
 }
 
-static double time_contains_batch(const struct mf_cuckoo *c, const u64 *h,
+static double time_contains_batch(const struct memfilter_cuckoo *c, const u64 *h,
 				  size_t n, u64 *hits_out)
 {
 	unsigned long bits[CHUNK / 64];
@@ -97,7 +97,7 @@ static double time_contains_batch(const struct mf_cuckoo *c, const u64 *h,
 	return t / n;
 }
 
-static double bl_contains(const struct mf_bloom *b, const u64 *h, size_t n)
+static double bl_contains(const struct memfilter_bloom *b, const u64 *h, size_t n)
 {
 	double t = now_ns();
 	u64 hits = 0;
@@ -109,7 +109,7 @@ static double bl_contains(const struct mf_bloom *b, const u64 *h, size_t n)
 	return t / n;
 }
 
-static double bl_contains_batch(const struct mf_bloom *b, const u64 *h,
+static double bl_contains_batch(const struct memfilter_bloom *b, const u64 *h,
 				size_t n, u64 *hits_out)
 {
 	unsigned long bits[CHUNK / 64];
@@ -136,10 +136,10 @@ static void run(struct row *r, u64 target_bytes)
 	double ins[REPS], ins90[REPS], qp[REPS], qa[REPS], qpb[REPS],
 	       qab[REPS], del[REPS];
 	double bins[REPS], bqp[REPS], bqa[REPS], bqpb[REPS], bqab[REPS];
-	struct mf_cuckoo_params p;
-	struct mf_bloom_params bp;
-	struct mf_cuckoo c;
-	struct mf_bloom b;
+	struct memfilter_cuckoo_params p;
+	struct memfilter_bloom_params bp;
+	struct memfilter_cuckoo c;
+	struct memfilter_bloom b;
 	u64 *keys, *absent, nq, nd, lo, hi, fp_hits = 0, bl_hits = 0;
 	u64 bucket_bytes = r->fbits / 2, nb = 1, bbytes;
 	void *mem;
@@ -148,14 +148,14 @@ static void run(struct row *r, u64 target_bytes)
 		nb <<= 1;
 	memfilter_cuckoo_params_init(&p, 1, r->fbits);
 	p.nbuckets = nb;
-	p.capacity = nb * MF_CUCKOO_SLOTS * 95 / 100;
+	p.capacity = nb * MEMFILTER_CUCKOO_SLOTS * 95 / 100;
 	r->nbuckets = nb;
 	r->n = p.capacity;
 	r->bytes = memfilter_cuckoo_mem_bytes(&p);
 	nq = r->n < MAXQ ? r->n : MAXQ;
 	nd = r->n / 10;
-	lo = nb * MF_CUCKOO_SLOTS * 88 / 100;
-	hi = nb * MF_CUCKOO_SLOTS * 92 / 100;
+	lo = nb * MEMFILTER_CUCKOO_SLOTS * 88 / 100;
+	hi = nb * MEMFILTER_CUCKOO_SLOTS * 92 / 100;
 	keys = malloc(r->n * sizeof(*keys));
 	absent = malloc(nq * sizeof(*absent));
 	mem = aligned_alloc(64, r->bytes);
@@ -307,7 +307,7 @@ int main(int argc, char **argv)
 	       "Queries: up to %u keys present / absent, one call per key (single) "
 	       "or memfilter_cuckoo_contains_hashes() over %d keys (batch, SWAR "
 	       "compare, buckets prefetched %d keys ahead).\n\n",
-	       REPS, MAXQ, CHUNK, MF_CUCKOO_BATCH);
+	       REPS, MAXQ, CHUNK, MEMFILTER_CUCKOO_BATCH);
 	printf("| table | f | keys | insert (to 95%%) | insert @90%% | query present | query absent | batch present | batch absent | delete | FPR | bits/key |\n");
 	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < nrows; i++) {

@@ -34,6 +34,8 @@
  */
 #include "bloom.h"
 #include "bloom_model.h"
+#include "filter_type.h"
+#include "image.h"
 
 /*
  * The scalar per-key operations walk the key's window of k words: no
@@ -45,12 +47,12 @@
  */
 static __always_inline bool mf_bloom_test(const u64 *blk, u64 hash, u32 k)
 {
-	unsigned int s = mf_bloom_start(hash), i, w;
+	unsigned int s = memfilter_bloom_start(hash), i, w;
 	u64 hit = 1;
 
 	for (i = 0; i < k; i++) {
 		w = (s + i) & 7;
-		hit &= READ_ONCE(blk[w]) >> mf_bloom_bit(hash, w);
+		hit &= READ_ONCE(blk[w]) >> memfilter_bloom_bit(hash, w);
 	}
 	return hit & 1;
 }
@@ -63,14 +65,14 @@ static __always_inline bool mf_bloom_test(const u64 *blk, u64 hash, u32 k)
  */
 static __always_inline void mf_bloom_set(u64 *blk, u64 hash, u32 k)
 {
-	unsigned int s = mf_bloom_start(hash), i, w;
+	unsigned int s = memfilter_bloom_start(hash), i, w;
 	u64 bit;
 
 	for (i = 0; i < k; i++) {
 		w = (s + i) & 7;
-		bit = 1ULL << mf_bloom_bit(hash, w);
+		bit = 1ULL << memfilter_bloom_bit(hash, w);
 		if (!(READ_ONCE(blk[w]) & bit))
-			mf_atomic_or64(&blk[w], bit);
+			memfilter_atomic_or64(&blk[w], bit);
 	}
 }
 
@@ -80,12 +82,12 @@ static __always_inline void mf_bloom_set(u64 *blk, u64 hash, u32 k)
  */
 static __always_inline void mf_bloom_set_exclusive(u64 *blk, u64 hash, u32 k)
 {
-	unsigned int s = mf_bloom_start(hash), i, w;
+	unsigned int s = memfilter_bloom_start(hash), i, w;
 
 	for (i = 0; i < k; i++) {
 		w = (s + i) & 7;
 		WRITE_ONCE(blk[w],
-			   READ_ONCE(blk[w]) | 1ULL << mf_bloom_bit(hash, w));
+			   READ_ONCE(blk[w]) | 1ULL << memfilter_bloom_bit(hash, w));
 	}
 }
 
@@ -127,7 +129,7 @@ static __always_inline bool mf_bloom_with_k(u64 *blk, u64 hash, u32 k,
 	case 7:
 		return mf_bloom_do(blk, hash, 7, op);
 	default:
-		return mf_bloom_do(blk, hash, MF_BLOOM_MAX_K, op);
+		return mf_bloom_do(blk, hash, MEMFILTER_BLOOM_MAX_K, op);
 	}
 }
 
@@ -135,37 +137,37 @@ static __always_inline bool mf_bloom_with_k(u64 *blk, u64 hash, u32 k,
  * memfilter_bloom_params_from_bpk() - size a filter from bits per key
  * @p: the parameters to fill in; @p->hasher is left alone
  * @capacity: how many keys the filter is for, at least 1
- * @bits_per_key_q4: bits per key times 4, MF_BLOOM_MIN_BPK_Q4 (1 bit/key)
- *	to MF_BLOOM_MAX_BPK_Q4 (64 bits/key)
+ * @bits_per_key_q4: bits per key times 4, MEMFILTER_BLOOM_MIN_BPK_Q4 (1 bit/key)
+ *	to MEMFILTER_BLOOM_MAX_BPK_Q4 (64 bits/key)
  *
  * Picks the probe count from the model table (bloom_model.h) and rounds
  * the size up to whole 64-byte blocks.
  *
  * Context: any.
  * Return: 0; -EINVAL for a zero @capacity or @bits_per_key_q4 out of range;
- * -E2BIG if the filter would exceed MF_BLOOM_MAX_BYTES.
+ * -E2BIG if the filter would exceed MEMFILTER_BLOOM_MAX_BYTES.
  */
-int memfilter_bloom_params_from_bpk(struct mf_bloom_params *p, u64 capacity,
+int memfilter_bloom_params_from_bpk(struct memfilter_bloom_params *p, u64 capacity,
 				    u32 bits_per_key_q4)
 {
 	u64 bits_q4, nblocks;
 
-	if (!capacity || bits_per_key_q4 < MF_BLOOM_MIN_BPK_Q4 ||
-	    bits_per_key_q4 > MF_BLOOM_MAX_BPK_Q4)
+	if (!capacity || bits_per_key_q4 < MEMFILTER_BLOOM_MIN_BPK_Q4 ||
+	    bits_per_key_q4 > MEMFILTER_BLOOM_MAX_BPK_Q4)
 		return -EINVAL;
 	if (check_mul_overflow(capacity, (u64)bits_per_key_q4, &bits_q4))
 		return -E2BIG;
-	nblocks = bits_q4 / (4 * MF_BLOOM_BLOCK_BITS) +
-		  !!(bits_q4 % (4 * MF_BLOOM_BLOCK_BITS));
-	if (nblocks > MF_BLOOM_MAX_BYTES / MF_BLOOM_BLOCK_BYTES)
+	nblocks = bits_q4 / (4 * MEMFILTER_BLOOM_BLOCK_BITS) +
+		  !!(bits_q4 % (4 * MEMFILTER_BLOOM_BLOCK_BITS));
+	if (nblocks > MEMFILTER_BLOOM_MAX_BYTES / MEMFILTER_BLOOM_BLOCK_BYTES)
 		return -E2BIG;
 	p->capacity = capacity;
 	p->nblocks = nblocks;
-	p->k = mf_bloom_model_best_k[bits_per_key_q4];
+	p->k = memfilter_bloom_model_best_k[bits_per_key_q4];
 	p->bits_per_key_q4 = bits_per_key_q4;
 	return 0;
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_params_from_bpk);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_params_from_bpk);
 
 /**
  * memfilter_bloom_params_from_fpr() - size a filter for a false-positive rate
@@ -181,37 +183,37 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_params_from_bpk);
  * Context: any.
  * Return: 0; -EINVAL for a zero @capacity or @fpr_ppb out of range or below
  * what 64 bits/key reaches; -E2BIG if the filter would exceed
- * MF_BLOOM_MAX_BYTES.
+ * MEMFILTER_BLOOM_MAX_BYTES.
  */
-int memfilter_bloom_params_from_fpr(struct mf_bloom_params *p, u64 capacity,
+int memfilter_bloom_params_from_fpr(struct memfilter_bloom_params *p, u64 capacity,
 				    u64 fpr_ppb)
 {
 	u32 q4;
 
 	if (!capacity || !fpr_ppb || fpr_ppb >= 1000000000ULL)
 		return -EINVAL;
-	for (q4 = MF_BLOOM_MIN_BPK_Q4; q4 <= MF_BLOOM_MAX_BPK_Q4; q4++) {
-		u32 k = mf_bloom_model_best_k[q4];
+	for (q4 = MEMFILTER_BLOOM_MIN_BPK_Q4; q4 <= MEMFILTER_BLOOM_MAX_BPK_Q4; q4++) {
+		u32 k = memfilter_bloom_model_best_k[q4];
 
-		if (mf_bloom_model_ppb[q4][k - 1] <= fpr_ppb)
+		if (memfilter_bloom_model_ppb[q4][k - 1] <= fpr_ppb)
 			return memfilter_bloom_params_from_bpk(p, capacity, q4);
 	}
 	return -EINVAL;
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_params_from_fpr);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_params_from_fpr);
 
 /**
  * memfilter_bloom_bytes() - size of a filter's bit array
  * @p: its parameters
  *
  * Context: any.
- * Return: @p->nblocks * 64, the bytes to allocate for &struct mf_bloom.words.
+ * Return: @p->nblocks * 64, the bytes to allocate for &struct memfilter_bloom.words.
  */
-u64 memfilter_bloom_bytes(const struct mf_bloom_params *p)
+u64 memfilter_bloom_bytes(const struct memfilter_bloom_params *p)
 {
-	return p->nblocks * MF_BLOOM_BLOCK_BYTES;
+	return p->nblocks * MEMFILTER_BLOOM_BLOCK_BYTES;
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_bytes);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_bytes);
 
 /**
  * memfilter_bloom_add_hash() - insert a key by its hash
@@ -221,12 +223,12 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_bytes);
  * Context: any; safe against concurrent inserts and queries. Once it has
  * returned, every query that starts afterwards finds the key.
  */
-void memfilter_bloom_add_hash(struct mf_bloom *b, u64 hash)
+void memfilter_bloom_add_hash(struct memfilter_bloom *b, u64 hash)
 {
-	mf_bloom_with_k(mf_bloom_block_ptr(b, hash), hash, b->p.k,
+	mf_bloom_with_k(memfilter_bloom_block_ptr(b, hash), hash, b->p.k,
 			MF_BLOOM_SET);
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_add_hash);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hash);
 
 /**
  * memfilter_bloom_add_hash_exclusive() - insert a key by its hash, only writer
@@ -247,12 +249,11 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_add_hash);
  *
  * Context: any; callers serialise all inserts into @b.
  */
-void memfilter_bloom_add_hash_exclusive(struct mf_bloom *b, u64 hash)
+void memfilter_bloom_add_hash_exclusive(struct memfilter_bloom *b, u64 hash)
 {
-	mf_bloom_with_k(mf_bloom_block_ptr(b, hash), hash, b->p.k,
+	mf_bloom_with_k(memfilter_bloom_block_ptr(b, hash), hash, b->p.k,
 			MF_BLOOM_SET_EXCLUSIVE);
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_add_hash_exclusive);
 
 /**
  * memfilter_bloom_contains_hash() - query a key by its hash
@@ -263,12 +264,12 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_add_hash_exclusive);
  * Return: false if the key was certainly never inserted, true if it may
  * have been.
  */
-bool memfilter_bloom_contains_hash(const struct mf_bloom *b, u64 hash)
+bool memfilter_bloom_contains_hash(const struct memfilter_bloom *b, u64 hash)
 {
-	return mf_bloom_with_k(mf_bloom_block_ptr(b, hash), hash, b->p.k,
+	return mf_bloom_with_k(memfilter_bloom_block_ptr(b, hash), hash, b->p.k,
 			       MF_BLOOM_TEST);
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_contains_hash);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hash);
 
 /**
  * memfilter_bloom_add_hashes_scalar() - insert many hashes, scalar code
@@ -280,16 +281,16 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_contains_hash);
  *
  * Context: any, as memfilter_bloom_add_hash().
  */
-void memfilter_bloom_add_hashes_scalar(struct mf_bloom *b, const u64 *hashes,
+void memfilter_bloom_add_hashes_scalar(struct memfilter_bloom *b, const u64 *hashes,
 				       size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < MF_BLOOM_AHEAD; i++)
-		mf_bloom_prefetch(b, hashes, i, n);
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
+		memfilter_bloom_prefetch(b, hashes, i, n);
 	for (i = 0; i < n; i++) {
-		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_AHEAD, n);
-		mf_bloom_set(mf_bloom_block_ptr(b, hashes[i]), hashes[i],
+		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
+		mf_bloom_set(memfilter_bloom_block_ptr(b, hashes[i]), hashes[i],
 			     b->p.k);
 	}
 }
@@ -306,20 +307,19 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_scalar);
  *
  * Context: any, as memfilter_bloom_add_hash_exclusive().
  */
-void memfilter_bloom_add_hashes_exclusive_scalar(struct mf_bloom *b,
+void memfilter_bloom_add_hashes_exclusive_scalar(struct memfilter_bloom *b,
 						 const u64 *hashes, size_t n)
 {
 	size_t i;
 
-	for (i = 0; i < MF_BLOOM_AHEAD; i++)
-		mf_bloom_prefetch(b, hashes, i, n);
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
+		memfilter_bloom_prefetch(b, hashes, i, n);
 	for (i = 0; i < n; i++) {
-		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_AHEAD, n);
-		mf_bloom_set_exclusive(mf_bloom_block_ptr(b, hashes[i]),
+		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
+		mf_bloom_set_exclusive(memfilter_bloom_block_ptr(b, hashes[i]),
 				       hashes[i], b->p.k);
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_exclusive_scalar);
 
 /**
  * memfilter_bloom_contains_hashes_scalar() - query many hashes, scalar code
@@ -333,18 +333,18 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_exclusive_scalar);
  *
  * Context: any, as memfilter_bloom_contains_hash().
  */
-void memfilter_bloom_contains_hashes_scalar(const struct mf_bloom *b,
+void memfilter_bloom_contains_hashes_scalar(const struct memfilter_bloom *b,
 					    const u64 *hashes, size_t n,
 					    unsigned long *result_bitmap)
 {
 	unsigned long acc = 0;
 	size_t i;
 
-	for (i = 0; i < MF_BLOOM_AHEAD; i++)
-		mf_bloom_prefetch(b, hashes, i, n);
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
+		memfilter_bloom_prefetch(b, hashes, i, n);
 	for (i = 0; i < n; i++) {
-		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_AHEAD, n);
-		if (mf_bloom_test(mf_bloom_block_ptr(b, hashes[i]), hashes[i],
+		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
+		if (mf_bloom_test(memfilter_bloom_block_ptr(b, hashes[i]), hashes[i],
 				  b->p.k))
 			acc |= 1UL << (i % BITS_PER_LONG);
 		if (i % BITS_PER_LONG == BITS_PER_LONG - 1 || i == n - 1) {
@@ -362,26 +362,26 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes_scalar);
  * @n: how many
  *
  * Uses AVX2 where the CPU has it and the context allows, in sections of at
- * most MF_SIMD_CHUNK keys; the filter is bit for bit the same either way.
+ * most MEMFILTER_SIMD_CHUNK keys; the filter is bit for bit the same either way.
  *
  * Context: any, as memfilter_bloom_add_hash().
  */
-void memfilter_bloom_add_hashes(struct mf_bloom *b, const u64 *hashes,
+void memfilter_bloom_add_hashes(struct memfilter_bloom *b, const u64 *hashes,
 				size_t n)
 {
 	size_t i, m;
 
 	for (i = 0; i < n; i += m) {
-		m = min(n - i, (size_t)MF_SIMD_CHUNK);
-		if (MF_HAVE_AVX2 && mf_simd_begin()) {
+		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
+		if (MEMFILTER_HAVE_AVX2 && memfilter_simd_begin()) {
 			memfilter_bloom_add_hashes_avx2(b, hashes + i, m);
-			mf_simd_end();
+			memfilter_simd_end();
 		} else {
 			memfilter_bloom_add_hashes_scalar(b, hashes + i, m);
 		}
 	}
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_add_hashes);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes);
 
 /**
  * memfilter_bloom_add_hashes_exclusive() - insert many hashes, only writer
@@ -395,17 +395,17 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_add_hashes);
  *
  * Context: any; callers serialise all inserts into @b.
  */
-void memfilter_bloom_add_hashes_exclusive(struct mf_bloom *b,
+void memfilter_bloom_add_hashes_exclusive(struct memfilter_bloom *b,
 					  const u64 *hashes, size_t n)
 {
 	size_t i, m;
 
 	for (i = 0; i < n; i += m) {
-		m = min(n - i, (size_t)MF_SIMD_CHUNK);
-		if (MF_HAVE_AVX2 && mf_simd_begin()) {
+		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
+		if (MEMFILTER_HAVE_AVX2 && memfilter_simd_begin()) {
 			memfilter_bloom_add_hashes_exclusive_avx2(b, hashes + i,
 								  m);
-			mf_simd_end();
+			memfilter_simd_end();
 		} else {
 			memfilter_bloom_add_hashes_exclusive_scalar(b,
 								    hashes + i,
@@ -413,7 +413,6 @@ void memfilter_bloom_add_hashes_exclusive(struct mf_bloom *b,
 		}
 	}
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_add_hashes_exclusive);
 
 /**
  * memfilter_bloom_contains_hashes() - query many keys by their hashes
@@ -424,11 +423,11 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_add_hashes_exclusive);
  *	key i may be present, cleared if not; bits past @n are cleared
  *
  * Uses AVX2 where the CPU has it and the context allows, in sections of at
- * most MF_SIMD_CHUNK keys; the answers are the same either way.
+ * most MEMFILTER_SIMD_CHUNK keys; the answers are the same either way.
  *
  * Context: any, as memfilter_bloom_contains_hash().
  */
-void memfilter_bloom_contains_hashes(const struct mf_bloom *b,
+void memfilter_bloom_contains_hashes(const struct memfilter_bloom *b,
 				     const u64 *hashes, size_t n,
 				     unsigned long *result_bitmap)
 {
@@ -436,30 +435,30 @@ void memfilter_bloom_contains_hashes(const struct mf_bloom *b,
 	size_t i, m;
 
 	for (i = 0; i < n; i += m) {
-		m = min(n - i, (size_t)MF_SIMD_CHUNK);
+		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
 		out = result_bitmap + i / BITS_PER_LONG;
-		if (MF_HAVE_AVX2 && mf_simd_begin()) {
+		if (MEMFILTER_HAVE_AVX2 && memfilter_simd_begin()) {
 			memfilter_bloom_contains_hashes_avx2(b, hashes + i, m,
 							     out);
-			mf_simd_end();
+			memfilter_simd_end();
 		} else {
 			memfilter_bloom_contains_hashes_scalar(b, hashes + i, m,
 							       out);
 		}
 	}
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_contains_hashes);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes);
 
 /*
  * A key's hash, for the single-key calls: the 8-byte XXH64 case inline,
  * every other one out of line, which keeps the common path free of the
  * general hash's register pressure.
  */
-static __always_inline u64 mf_bloom_hash_one(const struct mf_bloom *b,
+static __always_inline u64 mf_bloom_hash_one(const struct memfilter_bloom *b,
 					     const void *key, size_t len)
 {
-	if (likely(len == 8 && b->p.hasher.algo == MF_HASH_XXH64))
-		return mf_xxh64(key, 8, b->p.hasher.seed);
+	if (likely(len == 8 && b->p.hasher.algo == MEMFILTER_HASH_XXH64))
+		return memfilter_xxh64(key, 8, b->p.hasher.seed);
 	return memfilter_hash(&b->p.hasher, key, len);
 }
 
@@ -471,11 +470,11 @@ static __always_inline u64 mf_bloom_hash_one(const struct mf_bloom *b,
  *
  * Context: any, as memfilter_bloom_add_hash().
  */
-void memfilter_bloom_add_key(struct mf_bloom *b, const void *key, size_t len)
+void memfilter_bloom_add_key(struct memfilter_bloom *b, const void *key, size_t len)
 {
 	memfilter_bloom_add_hash(b, mf_bloom_hash_one(b, key, len));
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_add_key);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_key);
 
 /**
  * memfilter_bloom_contains_key() - query a key
@@ -487,36 +486,36 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_add_key);
  * Return: false if @key was certainly never inserted, true if it may have
  * been.
  */
-bool memfilter_bloom_contains_key(const struct mf_bloom *b, const void *key,
+bool memfilter_bloom_contains_key(const struct memfilter_bloom *b, const void *key,
 				  size_t len)
 {
 	return memfilter_bloom_contains_hash(b, mf_bloom_hash_one(b, key, len));
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_contains_key);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_key);
 
 /*
- * One section of a key batch call, scalar (see mf_bloom_keys_avx2()): key
- * i's hash comes out of the ring as key i + MF_BLOOM_AHEAD's goes in.
+ * One section of a key batch call, scalar (see memfilter_bloom_keys_avx2()): key
+ * i's hash comes out of the ring as key i + MEMFILTER_BLOOM_AHEAD's goes in.
  */
-static __always_inline void mf_bloom_keys_scalar(struct mf_bloom *b,
-						 struct mf_bloom_ring *r,
+static __always_inline void mf_bloom_keys_scalar(struct memfilter_bloom *b,
+						 struct memfilter_bloom_ring *r,
 						 const void *keys,
 						 size_t key_len, size_t start,
 						 size_t m, size_t n,
 						 unsigned long *result_bitmap,
-						 enum mf_bloom_op op)
+						 enum memfilter_bloom_op op)
 {
 	unsigned long acc = 0;
 	size_t i;
 
 	for (i = start; i < start + m; i++) {
-		u64 h = r->h[i % MF_BLOOM_RING];
-		u64 *blk = mf_bloom_block_ptr(b, h);
+		u64 h = r->h[i % MEMFILTER_BLOOM_RING];
+		u64 *blk = memfilter_bloom_block_ptr(b, h);
 
-		mf_bloom_ring_fill(b, r, keys, key_len, i + MF_BLOOM_AHEAD, n);
-		if (op == MF_BLOOM_OP_ADD) {
+		memfilter_bloom_ring_fill(b, r, keys, key_len, i + MEMFILTER_BLOOM_AHEAD, n);
+		if (op == MEMFILTER_BLOOM_OP_ADD) {
 			mf_bloom_set(blk, h, b->p.k);
-		} else if (op == MF_BLOOM_OP_ADD_EXCLUSIVE) {
+		} else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE) {
 			mf_bloom_set_exclusive(blk, h, b->p.k);
 		} else {
 			acc |= (unsigned long)mf_bloom_test(blk, h, b->p.k) <<
@@ -531,43 +530,43 @@ static __always_inline void mf_bloom_keys_scalar(struct mf_bloom *b,
 }
 
 static void
-mf_bloom_keys_scalar_section(struct mf_bloom *b, struct mf_bloom_ring *r,
+mf_bloom_keys_scalar_section(struct memfilter_bloom *b, struct memfilter_bloom_ring *r,
 			     const void *keys, size_t key_len, size_t start,
 			     size_t m, size_t n, unsigned long *result_bitmap,
-			     enum mf_bloom_op op)
+			     enum memfilter_bloom_op op)
 {
-	if (op == MF_BLOOM_OP_ADD)
+	if (op == MEMFILTER_BLOOM_OP_ADD)
 		mf_bloom_keys_scalar(b, r, keys, key_len, start, m, n, NULL,
-				     MF_BLOOM_OP_ADD);
-	else if (op == MF_BLOOM_OP_ADD_EXCLUSIVE)
+				     MEMFILTER_BLOOM_OP_ADD);
+	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
 		mf_bloom_keys_scalar(b, r, keys, key_len, start, m, n, NULL,
-				     MF_BLOOM_OP_ADD_EXCLUSIVE);
+				     MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE);
 	else
 		mf_bloom_keys_scalar(b, r, keys, key_len, start, m, n,
-				     result_bitmap, MF_BLOOM_OP_CONTAINS);
+				     result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS);
 }
 
 /*
  * The key batch calls: one pipeline over all @n keys (struct
- * mf_bloom_ring), in sections of MF_SIMD_CHUNK keys that use AVX2 where
+ * memfilter_bloom_ring), in sections of MEMFILTER_SIMD_CHUNK keys that use AVX2 where
  * the CPU has it and the context allows. The ring carries over from one
  * section to the next, so the fetches in flight do too.
  */
-static void mf_bloom_keys(struct mf_bloom *b, const void *keys, size_t key_len,
+static void mf_bloom_keys(struct memfilter_bloom *b, const void *keys, size_t key_len,
 			  size_t n, unsigned long *result_bitmap,
-			  enum mf_bloom_op op, bool simd)
+			  enum memfilter_bloom_op op, bool simd)
 {
-	struct mf_bloom_ring r;
+	struct memfilter_bloom_ring r;
 	size_t i, m;
 
-	for (i = 0; i < MF_BLOOM_AHEAD; i++)
-		mf_bloom_ring_fill(b, &r, keys, key_len, i, n);
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
+		memfilter_bloom_ring_fill(b, &r, keys, key_len, i, n);
 	for (i = 0; i < n; i += m) {
-		m = min(n - i, (size_t)MF_SIMD_CHUNK);
-		if (MF_HAVE_AVX2 && simd && mf_simd_begin()) {
-			mf_bloom_keys_avx2(b, &r, keys, key_len, i, m, n,
-					   result_bitmap, op);
-			mf_simd_end();
+		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
+		if (MEMFILTER_HAVE_AVX2 && simd && memfilter_simd_begin()) {
+			memfilter_bloom_keys_avx2(b, &r, keys, key_len, i, m, n,
+						  result_bitmap, op);
+			memfilter_simd_end();
 		} else {
 			mf_bloom_keys_scalar_section(b, &r, keys, key_len, i, m,
 						     n, result_bitmap, op);
@@ -582,18 +581,18 @@ static void mf_bloom_keys(struct mf_bloom *b, const void *keys, size_t key_len,
  * @key_len: the size of each key
  * @n: how many
  *
- * Hashes each key MF_BLOOM_AHEAD keys before inserting it and prefetches
+ * Hashes each key MEMFILTER_BLOOM_AHEAD keys before inserting it and prefetches
  * its block meanwhile; the filter is the same as from
  * memfilter_bloom_add_key() on each key.
  *
  * Context: any, as memfilter_bloom_add_hash(); uses 512 bytes of stack.
  */
-void memfilter_bloom_add_keys(struct mf_bloom *b, const void *keys,
+void memfilter_bloom_add_keys(struct memfilter_bloom *b, const void *keys,
 			      size_t key_len, size_t n)
 {
-	mf_bloom_keys(b, keys, key_len, n, NULL, MF_BLOOM_OP_ADD, true);
+	mf_bloom_keys(b, keys, key_len, n, NULL, MEMFILTER_BLOOM_OP_ADD, true);
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_add_keys);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_keys);
 
 /**
  * memfilter_bloom_add_key_exclusive() - insert a key, only writer
@@ -603,12 +602,11 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_add_keys);
  *
  * Context: any, as memfilter_bloom_add_hash_exclusive().
  */
-void memfilter_bloom_add_key_exclusive(struct mf_bloom *b, const void *key,
+void memfilter_bloom_add_key_exclusive(struct memfilter_bloom *b, const void *key,
 				       size_t len)
 {
 	memfilter_bloom_add_hash_exclusive(b, mf_bloom_hash_one(b, key, len));
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_add_key_exclusive);
 
 /**
  * memfilter_bloom_add_keys_exclusive() - insert many keys, only writer
@@ -624,13 +622,12 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_add_key_exclusive);
  * Context: any, as memfilter_bloom_add_hash_exclusive(); uses 512 bytes of
  * stack.
  */
-void memfilter_bloom_add_keys_exclusive(struct mf_bloom *b, const void *keys,
+void memfilter_bloom_add_keys_exclusive(struct memfilter_bloom *b, const void *keys,
 					size_t key_len, size_t n)
 {
-	mf_bloom_keys(b, keys, key_len, n, NULL, MF_BLOOM_OP_ADD_EXCLUSIVE,
+	mf_bloom_keys(b, keys, key_len, n, NULL, MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE,
 		      true);
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_add_keys_exclusive);
 
 /**
  * memfilter_bloom_contains_keys() - query many keys of one size
@@ -641,44 +638,43 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_add_keys_exclusive);
  * @result_bitmap: DIV_ROUND_UP(@n, BITS_PER_LONG) words; bit i is set if
  *	key i may be present, cleared if not; bits past @n are cleared
  *
- * Hashes each key MF_BLOOM_AHEAD keys before testing it and prefetches its
+ * Hashes each key MEMFILTER_BLOOM_AHEAD keys before testing it and prefetches its
  * block meanwhile.
  *
  * Context: any, as memfilter_bloom_contains_hash(); uses 512 bytes of
  * stack.
  */
-void memfilter_bloom_contains_keys(const struct mf_bloom *b, const void *keys,
+void memfilter_bloom_contains_keys(const struct memfilter_bloom *b, const void *keys,
 				   size_t key_len, size_t n,
 				   unsigned long *result_bitmap)
 {
-	BUILD_BUG_ON(MF_SIMD_CHUNK % BITS_PER_LONG);
-	BUILD_BUG_ON(MF_BLOOM_AHEAD >= MF_BLOOM_RING);
-	/* Not written through: MF_BLOOM_OP_CONTAINS only reads the filter. */
-	mf_bloom_keys((struct mf_bloom *)b, keys, key_len, n, result_bitmap,
-		      MF_BLOOM_OP_CONTAINS, true);
+	BUILD_BUG_ON(MEMFILTER_SIMD_CHUNK % BITS_PER_LONG);
+	BUILD_BUG_ON(MEMFILTER_BLOOM_AHEAD >= MEMFILTER_BLOOM_RING);
+	/* Not written through: MEMFILTER_BLOOM_OP_CONTAINS only reads the filter. */
+	mf_bloom_keys((struct memfilter_bloom *)b, keys, key_len, n, result_bitmap,
+		      MEMFILTER_BLOOM_OP_CONTAINS, true);
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_contains_keys);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_keys);
 
 /**
  * memfilter_bloom_keys_scalar() - a key batch call, scalar code
- * @b: the filter (not written for MF_BLOOM_OP_CONTAINS)
+ * @b: the filter (not written for MEMFILTER_BLOOM_OP_CONTAINS)
  * @keys: @n keys of @key_len bytes each, back to back, any alignment
  * @key_len: the size of each key
  * @n: how many
- * @result_bitmap: for MF_BLOOM_OP_CONTAINS, as memfilter_bloom_contains_keys()
+ * @result_bitmap: for MEMFILTER_BLOOM_OP_CONTAINS, as memfilter_bloom_contains_keys()
  * @op: memfilter_bloom_add_keys(), _add_keys_exclusive() or _contains_keys()
  *
  * The portable path of the key batch calls, exposed for tests.
  *
  * Context: as the call @op stands for.
  */
-void memfilter_bloom_keys_scalar(struct mf_bloom *b, const void *keys,
+void memfilter_bloom_keys_scalar(struct memfilter_bloom *b, const void *keys,
 				 size_t key_len, size_t n,
-				 unsigned long *result_bitmap, enum mf_bloom_op op)
+				 unsigned long *result_bitmap, enum memfilter_bloom_op op)
 {
 	mf_bloom_keys(b, keys, key_len, n, result_bitmap, op, false);
 }
-EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_keys_scalar);
 
 /**
  * memfilter_bloom_popcount() - how many bits of a filter are set
@@ -688,15 +684,15 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_keys_scalar);
  * linear in the filter's size.
  * Return: the number of set bits.
  */
-u64 memfilter_bloom_popcount(const struct mf_bloom *b)
+u64 memfilter_bloom_popcount(const struct memfilter_bloom *b)
 {
-	u64 i, n = b->p.nblocks * MF_BLOOM_BLOCK_WORDS, sum = 0;
+	u64 i, n = b->p.nblocks * MEMFILTER_BLOOM_BLOCK_WORDS, sum = 0;
 
 	for (i = 0; i < n; i++)
 		sum += hweight64(READ_ONCE(b->words[i]));
 	return sum;
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_popcount);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_popcount);
 
 /**
  * memfilter_bloom_est_fpr_ppb() - false-positive rate of a filter as it is
@@ -711,18 +707,18 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_popcount);
  * linear in the filter's size.
  * Return: the estimated rate in parts per billion.
  */
-u64 memfilter_bloom_est_fpr_ppb(const struct mf_bloom *b)
+u64 memfilter_bloom_est_fpr_ppb(const struct memfilter_bloom *b)
 {
 	unsigned int k = b->p.k, s, i, w;
 	u64 blk, sum = 0;
 
 	for (blk = 0; blk < b->p.nblocks; blk++) {
-		const u64 *words = b->words + blk * MF_BLOOM_BLOCK_WORDS;
-		u64 c[MF_BLOOM_BLOCK_WORDS], num = 0;
+		const u64 *words = b->words + blk * MEMFILTER_BLOOM_BLOCK_WORDS;
+		u64 c[MEMFILTER_BLOOM_BLOCK_WORDS], num = 0;
 
-		for (w = 0; w < MF_BLOOM_BLOCK_WORDS; w++)
+		for (w = 0; w < MEMFILTER_BLOOM_BLOCK_WORDS; w++)
 			c[w] = hweight64(READ_ONCE(words[w]));
-		for (s = 0; s < MF_BLOOM_BLOCK_WORDS; s++) {
+		for (s = 0; s < MEMFILTER_BLOOM_BLOCK_WORDS; s++) {
 			u64 prod = 1;
 
 			for (i = 0; i < k; i++)
@@ -733,12 +729,12 @@ u64 memfilter_bloom_est_fpr_ppb(const struct mf_bloom *b)
 		 * num / (8 * 64^k) is the block's rate; 8 * 64^8 = 2^51, so
 		 * the sum of up to 2^34 blocks of at most 2^29 fits.
 		 */
-		num <<= 6 * (MF_BLOOM_MAX_K - k);
+		num <<= 6 * (MEMFILTER_BLOOM_MAX_K - k);
 		sum += (num + (1ULL << 21)) >> 22;
 	}
 	return (div64_u64(sum, b->p.nblocks) * 1000000000ULL + (1ULL << 28)) >> 29;
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_est_fpr_ppb);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_est_fpr_ppb);
 
 /**
  * memfilter_bloom_model_fpr_ppb() - modelled false-positive rate
@@ -752,10 +748,10 @@ EXPORT_SYMBOL_GPL(memfilter_bloom_est_fpr_ppb);
  * Context: any.
  * Return: the expected rate for a random absent key, in parts per billion.
  */
-u64 memfilter_bloom_model_fpr_ppb(const struct mf_bloom_params *p, u64 nkeys)
+u64 memfilter_bloom_model_fpr_ppb(const struct memfilter_bloom_params *p, u64 nkeys)
 {
-	u64 num = p->nblocks * 4 * MF_BLOOM_BLOCK_BITS, q, rem, frac, f0, f1;
-	unsigned int k = clamp(p->k, 1U, (u32)MF_BLOOM_MAX_K);
+	u64 num = p->nblocks * 4 * MEMFILTER_BLOOM_BLOCK_BITS, q, rem, frac, f0, f1;
+	unsigned int k = clamp(p->k, 1U, (u32)MEMFILTER_BLOOM_MAX_K);
 
 	if (!nkeys)
 		return 0;
@@ -766,12 +762,182 @@ u64 memfilter_bloom_model_fpr_ppb(const struct mf_bloom_params *p, u64 nkeys)
 	q = div64_u64(num, nkeys);
 	rem = num - q * nkeys;
 	if (q < 1)
-		return mf_bloom_model_ppb[1][k - 1];
-	if (q >= MF_BLOOM_MODEL_Q4_MAX)
-		return mf_bloom_model_ppb[MF_BLOOM_MODEL_Q4_MAX][k - 1];
-	f0 = mf_bloom_model_ppb[q][k - 1];
-	f1 = mf_bloom_model_ppb[q + 1][k - 1];
+		return memfilter_bloom_model_ppb[1][k - 1];
+	if (q >= MEMFILTER_BLOOM_MODEL_Q4_MAX)
+		return memfilter_bloom_model_ppb[MEMFILTER_BLOOM_MODEL_Q4_MAX][k - 1];
+	f0 = memfilter_bloom_model_ppb[q][k - 1];
+	f1 = memfilter_bloom_model_ppb[q + 1][k - 1];
 	frac = div64_u64(rem << 16, nkeys);
 	return f0 - (((f0 - f1) * frac) >> 16);
 }
-EXPORT_SYMBOL_GPL(memfilter_bloom_model_fpr_ppb);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_model_fpr_ppb);
+
+/* The Bloom filter's entry in the table of filter types (filter_type.h). */
+
+static int mf_bloom_params(const struct memfilter_create *c,
+			   union memfilter_params *p)
+{
+	if (c->fingerprint_bits || !c->fpr_ppb == !c->bits_per_key_q4)
+		return -EINVAL;
+	if (c->fpr_ppb)
+		return memfilter_bloom_params_from_fpr(&p->bloom, c->capacity,
+						       c->fpr_ppb);
+	return memfilter_bloom_params_from_bpk(&p->bloom, c->capacity,
+					       c->bits_per_key_q4);
+}
+
+static struct memfilter_hasher *mf_bloom_hasher(union memfilter_params *p)
+{
+	return &p->bloom.hasher;
+}
+
+static const union memfilter_params *
+mf_bloom_params_of(const union memfilter_state *s)
+{
+	return (const union memfilter_params *)&s->bloom.p;
+}
+
+static u64 mf_bloom_mem_bytes(const union memfilter_params *p)
+{
+	return memfilter_bloom_bytes(&p->bloom);
+}
+
+static void mf_bloom_init(union memfilter_state *s,
+			  const union memfilter_params *p, void *mem)
+{
+	s->bloom.p = p->bloom;
+	s->bloom.words = mem;
+}
+
+static void mf_bloom_contains(const union memfilter_state *s,
+			      const u64 *hashes, u32 n, unsigned long *result)
+{
+	memfilter_bloom_contains_hashes(&s->bloom, hashes, n, result);
+}
+
+static void mf_bloom_all_done(u32 n, unsigned long *result, u32 *done)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		memfilter_result_set(result, i);
+	*done = n;
+}
+
+static int mf_bloom_add(union memfilter_state *s, const u64 *hashes, u32 n,
+			unsigned long *result, u32 *done)
+{
+	memfilter_bloom_add_hashes(&s->bloom, hashes, n);
+	mf_bloom_all_done(n, result, done);
+	return 0;
+}
+
+static int mf_bloom_add_exclusive(union memfilter_state *s, const u64 *hashes,
+				  u32 n, unsigned long *result, u32 *done)
+{
+	memfilter_bloom_add_hashes_exclusive(&s->bloom, hashes, n);
+	mf_bloom_all_done(n, result, done);
+	return 0;
+}
+
+static void mf_bloom_clear(union memfilter_state *s)
+{
+	u64 i, n = s->bloom.p.nblocks * MEMFILTER_BLOOM_BLOCK_WORDS;
+
+	for (i = 0; i < n; i++) {
+		WRITE_ONCE(s->bloom.words[i], 0);
+		if (!(i & 0xffff))
+			memfilter_cond_resched();
+	}
+}
+
+static void mf_bloom_info(const union memfilter_state *s, u64 added,
+			  struct memfilter_info *info)
+{
+	const struct memfilter_bloom *b = &s->bloom;
+
+	info->capacity = b->p.capacity;
+	info->k = b->p.k;
+	info->bits_per_key_q4 = b->p.bits_per_key_q4;
+	info->keys = added;
+	info->fill = memfilter_bloom_popcount(b);
+	info->fill_max = b->p.nblocks * MEMFILTER_BLOOM_BLOCK_BITS;
+	info->est_fpr_ppb = memfilter_bloom_est_fpr_ppb(b);
+}
+
+/* Lockless: every key added before the call is in the copy. */
+static void mf_bloom_image(const union memfilter_state *s, u64 added,
+			   struct memfilter_image_desc *d, void *payload)
+{
+	u64 i, *dst = payload;
+
+	memset(d, 0, sizeof(*d));
+	d->type = MEMFILTER_TYPE_BLOOM;
+	d->keys = added;
+	d->params.bloom = s->bloom.p;
+	d->payload_size = memfilter_bloom_bytes(&s->bloom.p);
+	if (!payload)
+		return;
+	for (i = 0; i < d->payload_size / sizeof(u64); i++) {
+		dst[i] = READ_ONCE(s->bloom.words[i]);
+		if (!(i & 0xffff))
+			memfilter_cond_resched();
+	}
+}
+
+static void mf_bloom_image_encode(struct memfilter_image_header *h,
+				  const struct memfilter_image_desc *d)
+{
+	h->capacity = cpu_to_le64(d->params.bloom.capacity);
+	h->geometry = cpu_to_le64(d->params.bloom.nblocks);
+	h->k = cpu_to_le32(d->params.bloom.k);
+	h->bits_per_key_q4 = cpu_to_le32(d->params.bloom.bits_per_key_q4);
+}
+
+static int mf_bloom_image_decode(const struct memfilter_image_header *h,
+				 struct memfilter_image_desc *d)
+{
+	struct memfilter_bloom_params *p = &d->params.bloom;
+	u64 nblocks = le64_to_cpu(h->geometry);
+
+	if (!nblocks ||
+	    nblocks > MEMFILTER_BLOOM_MAX_BYTES / MEMFILTER_BLOOM_BLOCK_BYTES)
+		return -EBADMSG;
+	p->nblocks = nblocks;
+	p->k = le32_to_cpu(h->k);
+	p->bits_per_key_q4 = le32_to_cpu(h->bits_per_key_q4);
+	if (!p->k || p->k > MEMFILTER_BLOOM_MAX_K || h->stash ||
+	    p->bits_per_key_q4 < MEMFILTER_BLOOM_MIN_BPK_Q4 ||
+	    p->bits_per_key_q4 > MEMFILTER_BLOOM_MAX_BPK_Q4)
+		return -EBADMSG;
+	p->capacity = le64_to_cpu(h->capacity);
+	return 0;
+}
+
+static int mf_bloom_restore(union memfilter_state *s,
+			    const struct memfilter_image_desc *d)
+{
+	return 0;
+}
+
+const struct memfilter_type_ops memfilter_bloom_ops = {
+	.type = MEMFILTER_TYPE_BLOOM,
+	.name = "bloom",
+	.locked_writers = false,
+	.counts_keys = false,
+	.params = mf_bloom_params,
+	.hasher = mf_bloom_hasher,
+	.params_of = mf_bloom_params_of,
+	.mem_bytes = mf_bloom_mem_bytes,
+	.payload_bytes = mf_bloom_mem_bytes,
+	.init = mf_bloom_init,
+	.contains = mf_bloom_contains,
+	.add = mf_bloom_add,
+	.add_exclusive = mf_bloom_add_exclusive,
+	.clear = mf_bloom_clear,
+	.info = mf_bloom_info,
+	.image = mf_bloom_image,
+	.image_encode = mf_bloom_image_encode,
+	.image_decode = mf_bloom_image_decode,
+	.restore = mf_bloom_restore,
+};

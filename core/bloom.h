@@ -9,7 +9,7 @@
  * ((u128)h * nblocks) >> 64, so any block count works. The low 32 bits x
  * pick a window of k consecutive words (mod 8) starting at word
  * (x * 0x9e3779b9) >> 29, and in each word w of the window one bit,
- * (x * mf_bloom_salt[w]) >> 26. Every probe is in a different word, so a
+ * (x * memfilter_bloom_salt[w]) >> 26. Every probe is in a different word, so a
  * key always sets exactly k distinct bits, whatever its hash (even 0): no
  * degenerate probes by construction. All probes of a key are in one cache
  * line, and the whole 512-bit pattern is two AVX2 registers.
@@ -22,45 +22,45 @@
 #include "compat.h"
 #include "hash.h"
 
-#define MF_BLOOM_BLOCK_BYTES	64
-#define MF_BLOOM_BLOCK_WORDS	8
-#define MF_BLOOM_BLOCK_BITS	512
+#define MEMFILTER_BLOOM_BLOCK_BYTES	64
+#define MEMFILTER_BLOOM_BLOCK_WORDS	8
+#define MEMFILTER_BLOOM_BLOCK_BITS	512
 /* Largest filter the sizing functions accept: 1 TiB. */
-#define MF_BLOOM_MAX_BYTES	BIT_ULL(40)
+#define MEMFILTER_BLOOM_MAX_BYTES	BIT_ULL(40)
 /* Most probes per key: one per word of a block. */
-#define MF_BLOOM_MAX_K		8
+#define MEMFILTER_BLOOM_MAX_K		8
 /* Bits per key accepted by memfilter_bloom_params_from_bpk(), x 4. */
-#define MF_BLOOM_MIN_BPK_Q4	4
-#define MF_BLOOM_MAX_BPK_Q4	256
+#define MEMFILTER_BLOOM_MIN_BPK_Q4	4
+#define MEMFILTER_BLOOM_MAX_BPK_Q4	256
 /*
  * Keys per SIMD section. 256 keys take about 2 us when every block misses
  * the cache (more with DRAM contention, far less when cached), in line with
  * the 4 KiB per kernel_fpu_begin() section of the crypto glue; and a
  * multiple of BITS_PER_LONG, so sections start on whole bitmap words.
  */
-#define MF_SIMD_CHUNK		256
+#define MEMFILTER_SIMD_CHUNK		256
 /*
  * The batch loops hash (where they get keys) and prefetch the block of the
- * key MF_BLOOM_AHEAD positions ahead of the one they insert or test, so
+ * key MEMFILTER_BLOOM_AHEAD positions ahead of the one they insert or test, so
  * about that many cache misses are in flight at once; tuned on a 256 MiB
  * filter (bench/results/bloom.md). The hashes in between wait in a ring of
- * MF_BLOOM_RING slots, key i in slot i % MF_BLOOM_RING.
+ * MEMFILTER_BLOOM_RING slots, key i in slot i % MEMFILTER_BLOOM_RING.
  */
-#ifndef MF_BLOOM_AHEAD
-#define MF_BLOOM_AHEAD		48
+#ifndef MEMFILTER_BLOOM_AHEAD
+#define MEMFILTER_BLOOM_AHEAD		48
 #endif
-#define MF_BLOOM_RING		64
+#define MEMFILTER_BLOOM_RING		64
 
 /**
- * struct mf_bloom_params - the shape of a Bloom filter
+ * struct memfilter_bloom_params - the shape of a Bloom filter
  * @capacity: keys it was sized for
  * @nblocks: 64-byte blocks, at least 1
- * @k: probes (bits set) per key, 1..MF_BLOOM_MAX_K
+ * @k: probes (bits set) per key, 1..MEMFILTER_BLOOM_MAX_K
  * @bits_per_key_q4: bits per key it was sized for, times 4
  * @hasher: how keys are hashed; filled in by the caller with
  *	memfilter_hasher_init()
  */
-struct mf_bloom_params {
+struct memfilter_bloom_params {
 	u64 capacity;
 	u64 nblocks;
 	u32 k;
@@ -69,89 +69,89 @@ struct mf_bloom_params {
 };
 
 /**
- * struct mf_bloom - a Bloom filter
+ * struct memfilter_bloom - a Bloom filter
  * @p: its shape
  * @words: nblocks * 8 words, 64-byte aligned, zeroed, allocated and freed
  *	by the caller (kernel: kvzalloc(); userspace: aligned_alloc())
  */
-struct mf_bloom {
-	struct mf_bloom_params p;
+struct memfilter_bloom {
+	struct memfilter_bloom_params p;
 	u64 *words;
 };
 
 /* Odd multipliers, one per word: the bit a key sets in word w. */
-#define MF_BLOOM_SALTS { 0x47b6137bU, 0x44974d91U, 0x8824ad5bU, 0xa2b7289dU, \
+#define MEMFILTER_BLOOM_SALTS { 0x47b6137bU, 0x44974d91U, 0x8824ad5bU, 0xa2b7289dU, \
 			 0x705495c7U, 0x2df1424bU, 0x9efc4947U, 0x5c6bfb31U }
-#define MF_BLOOM_START_MUL	0x9e3779b9U
+#define MEMFILTER_BLOOM_START_MUL	0x9e3779b9U
 
 /* The block a hash lives in. */
-static __always_inline u64 mf_bloom_block(const struct mf_bloom *b, u64 hash)
+static __always_inline u64 memfilter_bloom_block(const struct memfilter_bloom *b, u64 hash)
 {
 	return mul_u64_u64_shr(hash, b->p.nblocks, 64);
 }
 
 /* The first of the 8 words of the block a hash lives in. */
 static __always_inline u64 *
-mf_bloom_block_ptr(const struct mf_bloom *b, u64 hash)
+memfilter_bloom_block_ptr(const struct memfilter_bloom *b, u64 hash)
 {
-	return b->words + mf_bloom_block(b, hash) * MF_BLOOM_BLOCK_WORDS;
+	return b->words + memfilter_bloom_block(b, hash) * MEMFILTER_BLOOM_BLOCK_WORDS;
 }
 
 /* Prefetch the block of hashes[@i], if @i < @n. */
-static __always_inline void mf_bloom_prefetch(const struct mf_bloom *b,
-					      const u64 *hashes, size_t i,
-					      size_t n)
+static __always_inline void memfilter_bloom_prefetch(const struct memfilter_bloom *b,
+						     const u64 *hashes, size_t i,
+						     size_t n)
 {
 	if (i < n)
-		mf_prefetch(mf_bloom_block_ptr(b, hashes[i]));
+		memfilter_prefetch(memfilter_bloom_block_ptr(b, hashes[i]));
 }
 
 /*
  * A key's hash under @b's hasher. The common 8-byte XXH64 case gets its own
  * copy of the hash, with the length folded in: straight-line code.
  */
-static __always_inline u64 mf_bloom_hash_key(const struct mf_bloom *b,
-					     const void *key, size_t len)
+static __always_inline u64 memfilter_bloom_hash_key(const struct memfilter_bloom *b,
+						    const void *key, size_t len)
 {
-	if (len == 8 && b->p.hasher.algo == MF_HASH_XXH64)
-		return mf_xxh64(key, 8, b->p.hasher.seed);
-	return mf_hash(&b->p.hasher, key, len);
+	if (len == 8 && b->p.hasher.algo == MEMFILTER_HASH_XXH64)
+		return memfilter_xxh64(key, 8, b->p.hasher.seed);
+	return memfilter_hash(&b->p.hasher, key, len);
 }
 
 /*
- * The batch key loops' ring (see MF_BLOOM_AHEAD): on entry to a section of
+ * The batch key loops' ring (see MEMFILTER_BLOOM_AHEAD): on entry to a section of
  * keys [@start, @start + m), slots hold the hashes of keys [@start,
- * min(@start + MF_BLOOM_AHEAD, n)) and their blocks are being fetched.
+ * min(@start + MEMFILTER_BLOOM_AHEAD, n)) and their blocks are being fetched.
  */
-struct mf_bloom_ring {
-	u64 h[MF_BLOOM_RING];
+struct memfilter_bloom_ring {
+	u64 h[MEMFILTER_BLOOM_RING];
 };
 
 /* Hash key @i of @keys into the ring and prefetch its block, if @i < @n. */
-static __always_inline void mf_bloom_ring_fill(const struct mf_bloom *b,
-					       struct mf_bloom_ring *r,
-					       const u8 *keys, size_t key_len,
-					       size_t i, size_t n)
+static __always_inline void memfilter_bloom_ring_fill(const struct memfilter_bloom *b,
+						      struct memfilter_bloom_ring *r,
+						      const u8 *keys, size_t key_len,
+						      size_t i, size_t n)
 {
 	u64 h;
 
 	if (i < n) {
-		h = mf_bloom_hash_key(b, keys + i * key_len, key_len);
-		r->h[i % MF_BLOOM_RING] = h;
-		mf_prefetch(mf_bloom_block_ptr(b, h));
+		h = memfilter_bloom_hash_key(b, keys + i * key_len, key_len);
+		r->h[i % MEMFILTER_BLOOM_RING] = h;
+		memfilter_prefetch(memfilter_bloom_block_ptr(b, h));
 	}
 }
 
 /* The word that starts a hash's window of k words. */
-static __always_inline unsigned int mf_bloom_start(u64 hash)
+static __always_inline unsigned int memfilter_bloom_start(u64 hash)
 {
-	return ((u32)hash * MF_BLOOM_START_MUL) >> 29;
+	return ((u32)hash * MEMFILTER_BLOOM_START_MUL) >> 29;
 }
 
 /* The bit a hash sets in word @w of its block, if @w is in its window. */
-static __always_inline unsigned int mf_bloom_bit(u64 hash, unsigned int w)
+static __always_inline unsigned int memfilter_bloom_bit(u64 hash, unsigned int w)
 {
-	static const u32 salt[MF_BLOOM_BLOCK_WORDS] = MF_BLOOM_SALTS;
+	static const u32 salt[MEMFILTER_BLOOM_BLOCK_WORDS] = MEMFILTER_BLOOM_SALTS;
 
 	return ((u32)hash * salt[w]) >> 26;
 }
@@ -160,74 +160,74 @@ static __always_inline unsigned int mf_bloom_bit(u64 hash, unsigned int w)
  * The words of a hash's window as a bitmask, bit w for word w: k ones
  * rotated left by the start word. No branches, k = 1..8.
  */
-static __always_inline unsigned int mf_bloom_window(u64 hash, u32 k)
+static __always_inline unsigned int memfilter_bloom_window(u64 hash, u32 k)
 {
-	unsigned int ones = (1U << k) - 1, s = mf_bloom_start(hash);
+	unsigned int ones = (1U << k) - 1, s = memfilter_bloom_start(hash);
 
-	return ((ones << s) | (ones >> (MF_BLOOM_BLOCK_WORDS - s))) & 0xff;
+	return ((ones << s) | (ones >> (MEMFILTER_BLOOM_BLOCK_WORDS - s))) & 0xff;
 }
 
 /* The 8-word pattern a hash sets in its block (zero outside the window). */
-static __always_inline void mf_bloom_pattern(u64 hash, u32 k,
-					     u64 pat[MF_BLOOM_BLOCK_WORDS])
+static __always_inline void memfilter_bloom_pattern(u64 hash, u32 k,
+						    u64 pat[MEMFILTER_BLOOM_BLOCK_WORDS])
 {
-	unsigned int win = mf_bloom_window(hash, k);
+	unsigned int win = memfilter_bloom_window(hash, k);
 	unsigned int w;
 
-	for (w = 0; w < MF_BLOOM_BLOCK_WORDS; w++)
-		pat[w] = (u64)((win >> w) & 1) << mf_bloom_bit(hash, w);
+	for (w = 0; w < MEMFILTER_BLOOM_BLOCK_WORDS; w++)
+		pat[w] = (u64)((win >> w) & 1) << memfilter_bloom_bit(hash, w);
 }
 
-int memfilter_bloom_params_from_fpr(struct mf_bloom_params *p, u64 capacity,
+int memfilter_bloom_params_from_fpr(struct memfilter_bloom_params *p, u64 capacity,
 				    u64 fpr_ppb);
-int memfilter_bloom_params_from_bpk(struct mf_bloom_params *p, u64 capacity,
+int memfilter_bloom_params_from_bpk(struct memfilter_bloom_params *p, u64 capacity,
 				    u32 bits_per_key_q4);
-u64 memfilter_bloom_bytes(const struct mf_bloom_params *p);
+u64 memfilter_bloom_bytes(const struct memfilter_bloom_params *p);
 
-void memfilter_bloom_add_hash(struct mf_bloom *b, u64 hash);
-bool memfilter_bloom_contains_hash(const struct mf_bloom *b, u64 hash);
-void memfilter_bloom_add_hashes(struct mf_bloom *b, const u64 *hashes,
+void memfilter_bloom_add_hash(struct memfilter_bloom *b, u64 hash);
+bool memfilter_bloom_contains_hash(const struct memfilter_bloom *b, u64 hash);
+void memfilter_bloom_add_hashes(struct memfilter_bloom *b, const u64 *hashes,
 				size_t n);
-void memfilter_bloom_contains_hashes(const struct mf_bloom *b,
+void memfilter_bloom_contains_hashes(const struct memfilter_bloom *b,
 				     const u64 *hashes, size_t n,
 				     unsigned long *result_bitmap);
 
-void memfilter_bloom_add_hash_exclusive(struct mf_bloom *b, u64 hash);
-void memfilter_bloom_add_hashes_exclusive(struct mf_bloom *b,
+void memfilter_bloom_add_hash_exclusive(struct memfilter_bloom *b, u64 hash);
+void memfilter_bloom_add_hashes_exclusive(struct memfilter_bloom *b,
 					  const u64 *hashes, size_t n);
 
-void memfilter_bloom_add_key(struct mf_bloom *b, const void *key, size_t len);
-bool memfilter_bloom_contains_key(const struct mf_bloom *b, const void *key,
+void memfilter_bloom_add_key(struct memfilter_bloom *b, const void *key, size_t len);
+bool memfilter_bloom_contains_key(const struct memfilter_bloom *b, const void *key,
 				  size_t len);
-void memfilter_bloom_add_keys(struct mf_bloom *b, const void *keys,
+void memfilter_bloom_add_keys(struct memfilter_bloom *b, const void *keys,
 			      size_t key_len, size_t n);
-void memfilter_bloom_contains_keys(const struct mf_bloom *b, const void *keys,
+void memfilter_bloom_contains_keys(const struct memfilter_bloom *b, const void *keys,
 				   size_t key_len, size_t n,
 				   unsigned long *result_bitmap);
 
-void memfilter_bloom_add_key_exclusive(struct mf_bloom *b, const void *key,
+void memfilter_bloom_add_key_exclusive(struct memfilter_bloom *b, const void *key,
 				       size_t len);
-void memfilter_bloom_add_keys_exclusive(struct mf_bloom *b, const void *keys,
+void memfilter_bloom_add_keys_exclusive(struct memfilter_bloom *b, const void *keys,
 					size_t key_len, size_t n);
 
-u64 memfilter_bloom_popcount(const struct mf_bloom *b);
-u64 memfilter_bloom_est_fpr_ppb(const struct mf_bloom *b);
-u64 memfilter_bloom_model_fpr_ppb(const struct mf_bloom_params *p, u64 nkeys);
+u64 memfilter_bloom_popcount(const struct memfilter_bloom *b);
+u64 memfilter_bloom_est_fpr_ppb(const struct memfilter_bloom *b);
+u64 memfilter_bloom_model_fpr_ppb(const struct memfilter_bloom_params *p, u64 nkeys);
 
 /* The two implementations behind the batch calls, for tests. */
-void memfilter_bloom_add_hashes_scalar(struct mf_bloom *b, const u64 *hashes,
+void memfilter_bloom_add_hashes_scalar(struct memfilter_bloom *b, const u64 *hashes,
 				       size_t n);
-void memfilter_bloom_contains_hashes_scalar(const struct mf_bloom *b,
+void memfilter_bloom_contains_hashes_scalar(const struct memfilter_bloom *b,
 					    const u64 *hashes, size_t n,
 					    unsigned long *result_bitmap);
-void memfilter_bloom_add_hashes_exclusive_scalar(struct mf_bloom *b,
+void memfilter_bloom_add_hashes_exclusive_scalar(struct memfilter_bloom *b,
 						 const u64 *hashes, size_t n);
-/* x86-64 only (bloom_avx2.c); callers hold mf_simd_begin(), n <= MF_SIMD_CHUNK. */
-void memfilter_bloom_add_hashes_avx2(struct mf_bloom *b, const u64 *hashes,
+/* x86-64 only (bloom_avx2.c); callers hold memfilter_simd_begin(), n <= MEMFILTER_SIMD_CHUNK. */
+void memfilter_bloom_add_hashes_avx2(struct memfilter_bloom *b, const u64 *hashes,
 				     size_t n);
-void memfilter_bloom_add_hashes_exclusive_avx2(struct mf_bloom *b,
+void memfilter_bloom_add_hashes_exclusive_avx2(struct memfilter_bloom *b,
 					       const u64 *hashes, size_t n);
-void memfilter_bloom_contains_hashes_avx2(const struct mf_bloom *b,
+void memfilter_bloom_contains_hashes_avx2(const struct memfilter_bloom *b,
 					  const u64 *hashes, size_t n,
 					  unsigned long *result_bitmap);
 
@@ -235,20 +235,20 @@ void memfilter_bloom_contains_hashes_avx2(const struct mf_bloom *b,
  * What a key batch call does with each key: memfilter_bloom_add_keys(),
  * memfilter_bloom_add_keys_exclusive(), memfilter_bloom_contains_keys().
  * memfilter_bloom_keys_scalar() is their portable path, for tests;
- * mf_bloom_keys_avx2() runs one MF_SIMD_CHUNK section of them (internal).
+ * memfilter_bloom_keys_avx2() runs one MEMFILTER_SIMD_CHUNK section of them (internal).
  */
-enum mf_bloom_op {
-	MF_BLOOM_OP_ADD,
-	MF_BLOOM_OP_ADD_EXCLUSIVE,
-	MF_BLOOM_OP_CONTAINS,
+enum memfilter_bloom_op {
+	MEMFILTER_BLOOM_OP_ADD,
+	MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE,
+	MEMFILTER_BLOOM_OP_CONTAINS,
 };
 
-void memfilter_bloom_keys_scalar(struct mf_bloom *b, const void *keys,
+void memfilter_bloom_keys_scalar(struct memfilter_bloom *b, const void *keys,
 				 size_t key_len, size_t n,
-				 unsigned long *result_bitmap, enum mf_bloom_op op);
-void mf_bloom_keys_avx2(struct mf_bloom *b, struct mf_bloom_ring *r,
-			const void *keys, size_t key_len, size_t start,
-			size_t m, size_t n, unsigned long *result_bitmap,
-			enum mf_bloom_op op);
+				 unsigned long *result_bitmap, enum memfilter_bloom_op op);
+void memfilter_bloom_keys_avx2(struct memfilter_bloom *b, struct memfilter_bloom_ring *r,
+			       const void *keys, size_t key_len, size_t start,
+			       size_t m, size_t n, unsigned long *result_bitmap,
+			       enum memfilter_bloom_op op);
 
 #endif /* _MEMFILTER_BLOOM_H */

@@ -10,7 +10,7 @@
  * stores. Answers and filters are bit for bit those of the scalar code.
  *
  * Built with -mavx2 for this file only (Kbuild, Makefile) and entered only
- * between mf_simd_begin() and mf_simd_end(), which in the kernel bracket
+ * between memfilter_simd_begin() and memfilter_simd_end(), which in the kernel bracket
  * kernel_fpu_begin() and kernel_fpu_end(). The vector loads of a block are
  * not READ_ONCE(), but each aligned 8-byte lane is read whole, which is all
  * the scalar code relies on; likewise the exclusive insert's 32-byte
@@ -48,7 +48,7 @@ static __always_inline void mf_bloom_avx2_pattern(const struct mf_bloom_avx2 *c,
 						  __m256i *hi)
 {
 	__m256i x = _mm256_set1_epi32((u32)hash);
-	__m256i s = _mm256_set1_epi32(mf_bloom_start(hash));
+	__m256i s = _mm256_set1_epi32(memfilter_bloom_start(hash));
 	__m256i pos = _mm256_and_si256(_mm256_sub_epi32(c->lane, s),
 				       _mm256_set1_epi32(7));
 	__m256i in = _mm256_cmpgt_epi32(c->k, pos);
@@ -72,7 +72,7 @@ static __always_inline unsigned int mf_bloom_avx2_mask(__m256i v)
 static __always_inline void mf_bloom_avx2_set(const struct mf_bloom_avx2 *c,
 					      u64 *blk, u64 hash)
 {
-	u64 pat[MF_BLOOM_BLOCK_WORDS] __aligned(32);
+	u64 pat[MEMFILTER_BLOOM_BLOCK_WORDS] __aligned(32);
 	__m256i lo, hi, got_lo, got_hi;
 	unsigned int miss;
 
@@ -91,7 +91,7 @@ static __always_inline void mf_bloom_avx2_set(const struct mf_bloom_avx2 *c,
 	do {
 		unsigned int w = __builtin_ctz(miss);
 
-		mf_atomic_or64(&blk[w], pat[w]);
+		memfilter_atomic_or64(&blk[w], pat[w]);
 		miss &= miss - 1;
 	} while (miss);
 }
@@ -125,23 +125,23 @@ static __always_inline bool mf_bloom_avx2_test(const struct mf_bloom_avx2 *c,
  * memfilter_bloom_add_hashes_avx2() - insert many hashes with AVX2
  * @b: the filter
  * @hashes: the keys' hashes
- * @n: how many, at most MF_SIMD_CHUNK
+ * @n: how many, at most MEMFILTER_SIMD_CHUNK
  *
- * Context: between mf_simd_begin() (true) and mf_simd_end(); otherwise as
+ * Context: between memfilter_simd_begin() (true) and memfilter_simd_end(); otherwise as
  * memfilter_bloom_add_hash().
  */
-void memfilter_bloom_add_hashes_avx2(struct mf_bloom *b, const u64 *hashes,
+void memfilter_bloom_add_hashes_avx2(struct memfilter_bloom *b, const u64 *hashes,
 				     size_t n)
 {
 	struct mf_bloom_avx2 c;
 	size_t i;
 
 	mf_bloom_avx2_init(&c, b->p.k);
-	for (i = 0; i < MF_BLOOM_AHEAD; i++)
-		mf_bloom_prefetch(b, hashes, i, n);
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
+		memfilter_bloom_prefetch(b, hashes, i, n);
 	for (i = 0; i < n; i++) {
-		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_AHEAD, n);
-		mf_bloom_avx2_set(&c, mf_bloom_block_ptr(b, hashes[i]),
+		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
+		mf_bloom_avx2_set(&c, memfilter_bloom_block_ptr(b, hashes[i]),
 				  hashes[i]);
 	}
 }
@@ -151,41 +151,40 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_avx2);
  * memfilter_bloom_add_hashes_exclusive_avx2() - insert many, AVX2, only writer
  * @b: the filter
  * @hashes: the keys' hashes
- * @n: how many, at most MF_SIMD_CHUNK
+ * @n: how many, at most MEMFILTER_SIMD_CHUNK
  *
- * Context: between mf_simd_begin() (true) and mf_simd_end(); otherwise as
+ * Context: between memfilter_simd_begin() (true) and memfilter_simd_end(); otherwise as
  * memfilter_bloom_add_hash_exclusive().
  */
-void memfilter_bloom_add_hashes_exclusive_avx2(struct mf_bloom *b,
+void memfilter_bloom_add_hashes_exclusive_avx2(struct memfilter_bloom *b,
 					       const u64 *hashes, size_t n)
 {
 	struct mf_bloom_avx2 c;
 	size_t i;
 
 	mf_bloom_avx2_init(&c, b->p.k);
-	for (i = 0; i < MF_BLOOM_AHEAD; i++)
-		mf_bloom_prefetch(b, hashes, i, n);
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
+		memfilter_bloom_prefetch(b, hashes, i, n);
 	for (i = 0; i < n; i++) {
-		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_AHEAD, n);
+		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
 		mf_bloom_avx2_set_exclusive(&c,
-					    mf_bloom_block_ptr(b, hashes[i]),
+					    memfilter_bloom_block_ptr(b, hashes[i]),
 					    hashes[i]);
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_exclusive_avx2);
 
 /**
  * memfilter_bloom_contains_hashes_avx2() - query many hashes with AVX2
  * @b: the filter
  * @hashes: the keys' hashes
- * @n: how many, at most MF_SIMD_CHUNK
+ * @n: how many, at most MEMFILTER_SIMD_CHUNK
  * @result_bitmap: DIV_ROUND_UP(@n, BITS_PER_LONG) words; bit i is set if
  *	key i may be present, cleared if not; bits past @n are cleared
  *
- * Context: between mf_simd_begin() (true) and mf_simd_end(); otherwise as
+ * Context: between memfilter_simd_begin() (true) and memfilter_simd_end(); otherwise as
  * memfilter_bloom_contains_hash().
  */
-void memfilter_bloom_contains_hashes_avx2(const struct mf_bloom *b,
+void memfilter_bloom_contains_hashes_avx2(const struct memfilter_bloom *b,
 					  const u64 *hashes, size_t n,
 					  unsigned long *result_bitmap)
 {
@@ -194,13 +193,13 @@ void memfilter_bloom_contains_hashes_avx2(const struct mf_bloom *b,
 	size_t i;
 
 	mf_bloom_avx2_init(&c, b->p.k);
-	for (i = 0; i < MF_BLOOM_AHEAD; i++)
-		mf_bloom_prefetch(b, hashes, i, n);
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
+		memfilter_bloom_prefetch(b, hashes, i, n);
 	for (i = 0; i < n; i++) {
 		unsigned long hit;
 
-		mf_bloom_prefetch(b, hashes, i + MF_BLOOM_AHEAD, n);
-		hit = mf_bloom_avx2_test(&c, mf_bloom_block_ptr(b, hashes[i]),
+		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
+		hit = mf_bloom_avx2_test(&c, memfilter_bloom_block_ptr(b, hashes[i]),
 					 hashes[i]);
 		acc |= hit << (i % BITS_PER_LONG);
 		if (i % BITS_PER_LONG == BITS_PER_LONG - 1 || i == n - 1) {
@@ -213,9 +212,9 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes_avx2);
 
 /* One section of a key batch call, for one operation (see bloom.h). */
 static __always_inline void
-mf_bloom_avx2_keys(struct mf_bloom *b, struct mf_bloom_ring *r,
+mf_bloom_avx2_keys(struct memfilter_bloom *b, struct memfilter_bloom_ring *r,
 		   const void *keys, size_t key_len, size_t start, size_t m,
-		   size_t n, unsigned long *result_bitmap, enum mf_bloom_op op)
+		   size_t n, unsigned long *result_bitmap, enum memfilter_bloom_op op)
 {
 	struct mf_bloom_avx2 c;
 	unsigned long acc = 0;
@@ -223,13 +222,13 @@ mf_bloom_avx2_keys(struct mf_bloom *b, struct mf_bloom_ring *r,
 
 	mf_bloom_avx2_init(&c, b->p.k);
 	for (i = start; i < start + m; i++) {
-		u64 h = r->h[i % MF_BLOOM_RING];
-		u64 *blk = mf_bloom_block_ptr(b, h);
+		u64 h = r->h[i % MEMFILTER_BLOOM_RING];
+		u64 *blk = memfilter_bloom_block_ptr(b, h);
 
-		mf_bloom_ring_fill(b, r, keys, key_len, i + MF_BLOOM_AHEAD, n);
-		if (op == MF_BLOOM_OP_ADD) {
+		memfilter_bloom_ring_fill(b, r, keys, key_len, i + MEMFILTER_BLOOM_AHEAD, n);
+		if (op == MEMFILTER_BLOOM_OP_ADD) {
 			mf_bloom_avx2_set(&c, blk, h);
-		} else if (op == MF_BLOOM_OP_ADD_EXCLUSIVE) {
+		} else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE) {
 			mf_bloom_avx2_set_exclusive(&c, blk, h);
 		} else {
 			acc |= (unsigned long)mf_bloom_avx2_test(&c, blk, h) <<
@@ -244,31 +243,31 @@ mf_bloom_avx2_keys(struct mf_bloom *b, struct mf_bloom_ring *r,
 }
 
 /**
- * mf_bloom_keys_avx2() - one section of a key batch call, AVX2
- * @b: the filter (not written for MF_BLOOM_OP_CONTAINS)
- * @r: the ring of hashes ahead, as &struct mf_bloom_ring says
+ * memfilter_bloom_keys_avx2() - one section of a key batch call, AVX2
+ * @b: the filter (not written for MEMFILTER_BLOOM_OP_CONTAINS)
+ * @r: the ring of hashes ahead, as &struct memfilter_bloom_ring says
  * @keys: all @n keys, @key_len bytes each
  * @key_len: the size of each key
  * @start: the first key of the section, a multiple of BITS_PER_LONG
- * @m: keys in the section, at most MF_SIMD_CHUNK
+ * @m: keys in the section, at most MEMFILTER_SIMD_CHUNK
  * @n: keys in the whole call
- * @result_bitmap: the whole call's result bitmap (MF_BLOOM_OP_CONTAINS)
+ * @result_bitmap: the whole call's result bitmap (MEMFILTER_BLOOM_OP_CONTAINS)
  * @op: what to do with each key
  *
- * Context: between mf_simd_begin() (true) and mf_simd_end().
+ * Context: between memfilter_simd_begin() (true) and memfilter_simd_end().
  */
-void mf_bloom_keys_avx2(struct mf_bloom *b, struct mf_bloom_ring *r,
-			const void *keys, size_t key_len, size_t start,
-			size_t m, size_t n, unsigned long *result_bitmap,
-			enum mf_bloom_op op)
+void memfilter_bloom_keys_avx2(struct memfilter_bloom *b, struct memfilter_bloom_ring *r,
+			       const void *keys, size_t key_len, size_t start,
+			       size_t m, size_t n, unsigned long *result_bitmap,
+			       enum memfilter_bloom_op op)
 {
-	if (op == MF_BLOOM_OP_ADD)
+	if (op == MEMFILTER_BLOOM_OP_ADD)
 		mf_bloom_avx2_keys(b, r, keys, key_len, start, m, n, NULL,
-				   MF_BLOOM_OP_ADD);
-	else if (op == MF_BLOOM_OP_ADD_EXCLUSIVE)
+				   MEMFILTER_BLOOM_OP_ADD);
+	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
 		mf_bloom_avx2_keys(b, r, keys, key_len, start, m, n, NULL,
-				   MF_BLOOM_OP_ADD_EXCLUSIVE);
+				   MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE);
 	else
 		mf_bloom_avx2_keys(b, r, keys, key_len, start, m, n,
-				   result_bitmap, MF_BLOOM_OP_CONTAINS);
+				   result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS);
 }

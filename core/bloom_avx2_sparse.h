@@ -11,21 +11,21 @@
 #ifndef _MEMFILTER_BLOOM_AVX2_SPARSE_H
 #define _MEMFILTER_BLOOM_AVX2_SPARSE_H
 
-struct mf_sparse_m256i {
+struct memfilter_sparse_m256i {
 	long long v[4];
 };
 
-struct mf_sparse_m256d {
+struct memfilter_sparse_m256d {
 	double v[4];
 };
 
-struct mf_sparse_m128i {
+struct memfilter_sparse_m128i {
 	long long v[2];
 };
 
-#define __m256i	struct mf_sparse_m256i
-#define __m256d	struct mf_sparse_m256d
-#define __m128i	struct mf_sparse_m128i
+#define __m256i	struct memfilter_sparse_m256i
+#define __m256d	struct memfilter_sparse_m256d
+#define __m128i	struct memfilter_sparse_m128i
 
 __m256i _mm256_and_si256(__m256i a, __m256i b);
 __m256i _mm256_andnot_si256(__m256i a, __m256i b);

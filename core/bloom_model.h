@@ -12,10 +12,10 @@
 #ifndef _MEMFILTER_BLOOM_MODEL_H
 #define _MEMFILTER_BLOOM_MODEL_H
 
-#define MF_BLOOM_MODEL_Q4_MAX	256
-#define MF_BLOOM_MODEL_KMAX	8
+#define MEMFILTER_BLOOM_MODEL_Q4_MAX	256
+#define MEMFILTER_BLOOM_MODEL_KMAX	8
 
-static const u8 mf_bloom_model_best_k[MF_BLOOM_MODEL_Q4_MAX + 1] = {
+static const u8 memfilter_bloom_model_best_k[MEMFILTER_BLOOM_MODEL_Q4_MAX + 1] = {
 	0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4,
 	4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7,
 	7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
@@ -29,7 +29,8 @@ static const u8 mf_bloom_model_best_k[MF_BLOOM_MODEL_Q4_MAX + 1] = {
 	8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 };
 
-static const u32 mf_bloom_model_ppb[MF_BLOOM_MODEL_Q4_MAX + 1][MF_BLOOM_MODEL_KMAX] = {
+static const u32 memfilter_bloom_model_ppb[MEMFILTER_BLOOM_MODEL_Q4_MAX + 1]
+					  [MEMFILTER_BLOOM_MODEL_KMAX] = {
 	/* 0.25 bits/key: best k = 1 */
 	[1] = { 981684361, 999329195, 999981567, 999999550,
 		999999990, 1000000000, 1000000000, 1000000000 },

@@ -33,19 +33,27 @@
 #include <asm/byteorder.h>
 #include <linux/atomic.h>
 #include <linux/prefetch.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <kunit/visibility.h>
 
 /* Relaxed atomic OR of a 64-bit word (filters only ever set bits). */
-static __always_inline void mf_atomic_or64(u64 *p, u64 v)
+static __always_inline void memfilter_atomic_or64(u64 *p, u64 v)
 {
 	atomic64_or(v, (atomic64_t *)p);
 }
 
-#define mf_prefetch(p)	prefetch(p)
+#define memfilter_prefetch(p)	prefetch(p)
+
+/* Random bytes for seeds and secrets; cannot fail in the kernel. */
+static inline int memfilter_random(void *buf, size_t len)
+{
+	get_random_bytes(buf, len);
+	return 0;
+}
 
 /* Long loops over big tables (load, clear) yield now and then. */
-#define mf_cond_resched()	cond_resched()
+#define memfilter_cond_resched()	cond_resched()
 
 #ifdef CONFIG_X86_64
 #include <asm/cpufeature.h>
@@ -53,16 +61,16 @@ static __always_inline void mf_atomic_or64(u64 *p, u64 v)
 #include <asm/simd.h>
 
 /* core/bloom_avx2.c is built (Kbuild) and may be called. */
-#define MF_HAVE_AVX2	1
+#define MEMFILTER_HAVE_AVX2	1
 
 /*
- * mf_simd_begin() - enter a section that may use AVX2 registers
+ * memfilter_simd_begin() - enter a section that may use AVX2 registers
  *
  * Context: any; returns false (use the scalar path) where the FPU cannot be
  * used, e.g. in hard interrupt context. Sections must be short: preemption
- * and softirqs stay off until mf_simd_end().
+ * and softirqs stay off until memfilter_simd_end().
  */
-static inline bool mf_simd_begin(void)
+static inline bool memfilter_simd_begin(void)
 {
 	if (!boot_cpu_has(X86_FEATURE_AVX2) || !boot_cpu_has(X86_FEATURE_AVX) ||
 	    !cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL) ||
@@ -72,18 +80,18 @@ static inline bool mf_simd_begin(void)
 	return true;
 }
 
-static inline void mf_simd_end(void)
+static inline void memfilter_simd_end(void)
 {
 	kernel_fpu_end();
 }
 #else
-#define MF_HAVE_AVX2	0
-static inline bool mf_simd_begin(void)
+#define MEMFILTER_HAVE_AVX2	0
+static inline bool memfilter_simd_begin(void)
 {
 	return false;
 }
 
-static inline void mf_simd_end(void)
+static inline void memfilter_simd_end(void)
 {
 }
 #endif /* CONFIG_X86_64 */
@@ -98,7 +106,7 @@ static inline void mf_simd_end(void)
 #endif /* __KERNEL__ */
 
 /* Unaligned little-endian loads, spelled the same in both homes. */
-static __always_inline u64 mf_load_le64(const void *p)
+static __always_inline u64 memfilter_load_le64(const void *p)
 {
 	u64 v;
 
@@ -106,7 +114,7 @@ static __always_inline u64 mf_load_le64(const void *p)
 	return le64_to_cpu((__force __le64)v);
 }
 
-static __always_inline u32 mf_load_le32(const void *p)
+static __always_inline u32 memfilter_load_le32(const void *p)
 {
 	u32 v;
 

@@ -57,6 +57,8 @@
  * Copyright (C) 2026 The memfilter authors.
  */
 #include "cuckoo.h"
+#include "filter_type.h"
+#include "image.h"
 
 #define MF_CUCKOO_TAG_MUL	0x5bd1e995U
 #define MF_CUCKOO_ROOT		0xffffffffU
@@ -70,7 +72,7 @@ struct mf_cuckoo_node {
 };
 
 /* Writer-only state, in the caller's memory, away from what readers read. */
-struct mf_cuckoo_wstate {
+struct memfilter_cuckoo_wstate {
 	u64 items;
 	u64 failed_inserts;
 	u64 kicks;
@@ -87,8 +89,8 @@ static u64 mf_cuckoo_stripes(u64 nbuckets)
 {
 	u64 n = nbuckets >> 6;
 
-	if (n > MF_CUCKOO_MAX_STRIPES)
-		return MF_CUCKOO_MAX_STRIPES;
+	if (n > MEMFILTER_CUCKOO_MAX_STRIPES)
+		return MEMFILTER_CUCKOO_MAX_STRIPES;
 	return n ? n : 1;
 }
 
@@ -102,7 +104,7 @@ static u64 mf_cuckoo_round64(u64 x)
  * bucket), version counters, writer state; each part 64-byte aligned.
  * Return: total bytes, or 0 for invalid parameters or overflow.
  */
-static u64 mf_cuckoo_layout(const struct mf_cuckoo_params *p, u64 *ver_off,
+static u64 mf_cuckoo_layout(const struct memfilter_cuckoo_params *p, u64 *ver_off,
 			    u64 *w_off)
 {
 	u64 table, w;
@@ -111,13 +113,13 @@ static u64 mf_cuckoo_layout(const struct mf_cuckoo_params *p, u64 *ver_off,
 	*w_off = 0;
 	if (!mf_cuckoo_fp_bits_ok(p->fp_bits) || !p->nbuckets ||
 	    (p->nbuckets & (p->nbuckets - 1)) || p->nbuckets > (1ULL << 40) ||
-	    p->max_kicks > MF_CUCKOO_MAX_KICKS)
+	    p->max_kicks > MEMFILTER_CUCKOO_MAX_KICKS)
 		return 0;
 	table = mf_cuckoo_round64(p->nbuckets * (p->fp_bits / 2) + 8);
 	*ver_off = table;
 	*w_off = table + mf_cuckoo_round64(mf_cuckoo_stripes(p->nbuckets) *
 					   sizeof(u32));
-	w = sizeof(struct mf_cuckoo_wstate) +
+	w = sizeof(struct memfilter_cuckoo_wstate) +
 	    ((u64)p->max_kicks + 2) * sizeof(struct mf_cuckoo_node);
 	return *w_off + mf_cuckoo_round64(w);
 }
@@ -131,13 +133,13 @@ static u64 mf_cuckoo_layout(const struct mf_cuckoo_params *p, u64 *ver_off,
  * table, the version counters and the writer's scratch), or 0 if @p is
  * invalid. The block must be 64-byte aligned.
  */
-u64 memfilter_cuckoo_mem_bytes(const struct mf_cuckoo_params *p)
+u64 memfilter_cuckoo_mem_bytes(const struct memfilter_cuckoo_params *p)
 {
 	u64 ver_off, w_off;
 
 	return mf_cuckoo_layout(p, &ver_off, &w_off);
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_mem_bytes);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_mem_bytes);
 
 /**
  * memfilter_cuckoo_params_init() - size a cuckoo filter
@@ -146,14 +148,14 @@ EXPORT_SYMBOL_GPL(memfilter_cuckoo_mem_bytes);
  * @fp_bits: fingerprint width, 8, 12 or 16
  *
  * Picks the smallest power-of-two bucket count that holds @capacity keys
- * at no more than MF_CUCKOO_TARGET_LOAD percent load, max_kicks
- * MF_CUCKOO_DEFAULT_KICKS and an XXH64 hasher with seed 0.
+ * at no more than MEMFILTER_CUCKOO_TARGET_LOAD percent load, max_kicks
+ * MEMFILTER_CUCKOO_DEFAULT_KICKS and an XXH64 hasher with seed 0.
  *
  * Context: any.
  * Return: 0; -EINVAL for a zero @capacity or a bad @fp_bits; -E2BIG when
- * the filter would exceed MF_CUCKOO_MAX_BYTES.
+ * the filter would exceed MEMFILTER_CUCKOO_MAX_BYTES.
  */
-int memfilter_cuckoo_params_init(struct mf_cuckoo_params *p, u64 capacity,
+int memfilter_cuckoo_params_init(struct memfilter_cuckoo_params *p, u64 capacity,
 				 u32 fp_bits)
 {
 	u64 nb, bytes;
@@ -163,23 +165,23 @@ int memfilter_cuckoo_params_init(struct mf_cuckoo_params *p, u64 capacity,
 		return -EINVAL;
 	if (capacity > (1ULL << 42))
 		return -E2BIG;
-	nb = DIV_ROUND_UP(capacity, MF_CUCKOO_SLOTS);
+	nb = DIV_ROUND_UP(capacity, MEMFILTER_CUCKOO_SLOTS);
 	nb = nb > 1 ? 1ULL << fls64(nb - 1) : 1;
-	if (capacity * 100 > nb * MF_CUCKOO_SLOTS * MF_CUCKOO_TARGET_LOAD)
+	if (capacity * 100 > nb * MEMFILTER_CUCKOO_SLOTS * MEMFILTER_CUCKOO_TARGET_LOAD)
 		nb <<= 1;
 	p->capacity = capacity;
 	p->nbuckets = nb;
 	p->fp_bits = fp_bits;
-	p->max_kicks = MF_CUCKOO_DEFAULT_KICKS;
-	p->hasher.algo = MF_HASH_XXH64;
+	p->max_kicks = MEMFILTER_CUCKOO_DEFAULT_KICKS;
+	p->hasher.algo = MEMFILTER_HASH_XXH64;
 	bytes = memfilter_cuckoo_mem_bytes(p);
-	if (!bytes || bytes > MF_CUCKOO_MAX_BYTES) {
+	if (!bytes || bytes > MEMFILTER_CUCKOO_MAX_BYTES) {
 		memset(p, 0, sizeof(*p));
 		return -E2BIG;
 	}
 	return 0;
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_params_init);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_params_init);
 
 /**
  * memfilter_cuckoo_params_from_fpr() - size a cuckoo filter for an FPR
@@ -195,7 +197,7 @@ EXPORT_SYMBOL_GPL(memfilter_cuckoo_params_init);
  * Return: as memfilter_cuckoo_params_init(); also -EINVAL when @fpr_ppb is
  * 0, above 10^9, or below what 16-bit fingerprints give.
  */
-int memfilter_cuckoo_params_from_fpr(struct mf_cuckoo_params *p, u64 capacity,
+int memfilter_cuckoo_params_from_fpr(struct memfilter_cuckoo_params *p, u64 capacity,
 				     u64 fpr_ppb)
 {
 	u32 f;
@@ -204,12 +206,12 @@ int memfilter_cuckoo_params_from_fpr(struct mf_cuckoo_params *p, u64 capacity,
 	if (!fpr_ppb || fpr_ppb > MF_CUCKOO_PPB)
 		return -EINVAL;
 	for (f = 8; f <= 16; f += 4) {
-		if (2 * MF_CUCKOO_SLOTS * MF_CUCKOO_PPB <= fpr_ppb << f)
+		if (2 * MEMFILTER_CUCKOO_SLOTS * MF_CUCKOO_PPB <= fpr_ppb << f)
 			return memfilter_cuckoo_params_init(p, capacity, f);
 	}
 	return -EINVAL;
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_params_from_fpr);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_params_from_fpr);
 
 /**
  * memfilter_cuckoo_init() - set up a cuckoo filter over zeroed memory
@@ -220,8 +222,8 @@ EXPORT_SYMBOL_GPL(memfilter_cuckoo_params_from_fpr);
  *
  * Context: any; the filter must not be in use.
  */
-void memfilter_cuckoo_init(struct mf_cuckoo *c,
-			   const struct mf_cuckoo_params *p, void *mem)
+void memfilter_cuckoo_init(struct memfilter_cuckoo *c,
+			   const struct memfilter_cuckoo_params *p, void *mem)
 {
 	u64 ver_off, w_off;
 	u32 f = p->fp_bits;
@@ -231,7 +233,7 @@ void memfilter_cuckoo_init(struct mf_cuckoo *c,
 	c->p = *p;
 	c->table = mem;
 	c->ver = (u32 *)((u8 *)mem + ver_off);
-	c->w = (struct mf_cuckoo_wstate *)((u8 *)mem + w_off);
+	c->w = (struct memfilter_cuckoo_wstate *)((u8 *)mem + w_off);
 	c->w->nodes = (u64)p->max_kicks + 2;
 	c->mask = p->nbuckets - 1;
 	c->lane_ones = 1 | 1ULL << f | 1ULL << (2 * f) | 1ULL << (3 * f);
@@ -241,7 +243,7 @@ void memfilter_cuckoo_init(struct mf_cuckoo *c,
 	c->stripe_mask = mf_cuckoo_stripes(p->nbuckets) - 1;
 	c->bucket_bytes = f / 2;
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_init);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_init);
 
 /**
  * memfilter_cuckoo_clear() - remove every key
@@ -251,7 +253,7 @@ EXPORT_SYMBOL_GPL(memfilter_cuckoo_init);
  *
  * Context: caller holds the filter's writer lock.
  */
-void memfilter_cuckoo_clear(struct mf_cuckoo *c)
+void memfilter_cuckoo_clear(struct memfilter_cuckoo *c)
 {
 	memset(c->table, 0, c->p.nbuckets * c->bucket_bytes);
 	WRITE_ONCE(c->stash, 0);
@@ -259,32 +261,31 @@ void memfilter_cuckoo_clear(struct mf_cuckoo *c)
 	WRITE_ONCE(c->w->failed_inserts, 0);
 	WRITE_ONCE(c->w->kicks, 0);
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_clear);
 
-static __always_inline u64 mf_cuckoo_bucket(const struct mf_cuckoo *c, u64 i)
+static __always_inline u64 mf_cuckoo_bucket(const struct memfilter_cuckoo *c, u64 i)
 {
-	return mf_load_le64(c->table + i * c->bucket_bytes) & c->bucket_mask;
+	return memfilter_load_le64(c->table + i * c->bucket_bytes) & c->bucket_mask;
 }
 
-static __always_inline u32 mf_cuckoo_fp(const struct mf_cuckoo *c, u64 hash)
+static __always_inline u32 mf_cuckoo_fp(const struct memfilter_cuckoo *c, u64 hash)
 {
 	return (u32)(((hash >> 40) * c->fp_range) >> 24) + 1;
 }
 
-static __always_inline u64 mf_cuckoo_alt(const struct mf_cuckoo *c, u64 i,
+static __always_inline u64 mf_cuckoo_alt(const struct memfilter_cuckoo *c, u64 i,
 					 u32 fp)
 {
 	return i ^ ((u32)(fp * MF_CUCKOO_TAG_MUL) & c->mask);
 }
 
 /* Non-zero iff some slot of @x is zero (exact as a yes/no answer). */
-static __always_inline u64 mf_cuckoo_haszero(const struct mf_cuckoo *c, u64 x)
+static __always_inline u64 mf_cuckoo_haszero(const struct memfilter_cuckoo *c, u64 x)
 {
 	return (x - c->lane_ones) & ~x & c->lane_high;
 }
 
 /* The top bit of every slot of @x that is zero, and no other bit. */
-static __always_inline u64 mf_cuckoo_zero_slots(const struct mf_cuckoo *c,
+static __always_inline u64 mf_cuckoo_zero_slots(const struct memfilter_cuckoo *c,
 						u64 x)
 {
 	u64 low = c->bucket_mask & ~c->lane_high;
@@ -306,15 +307,15 @@ static __always_inline u64 mf_cuckoo_zero_slots(const struct mf_cuckoo *c,
  * lock; may take a while on big tables (yields in the kernel).
  * Return: 0, or -EBADMSG if the table does not hold @items fingerprints.
  */
-int memfilter_cuckoo_restore(struct mf_cuckoo *c, u64 stash, u64 items)
+int memfilter_cuckoo_restore(struct memfilter_cuckoo *c, u64 stash, u64 items)
 {
 	u64 i, used = stash != 0;
 
 	for (i = 0; i < c->p.nbuckets; i++) {
-		used += MF_CUCKOO_SLOTS -
+		used += MEMFILTER_CUCKOO_SLOTS -
 			hweight64(mf_cuckoo_zero_slots(c, mf_cuckoo_bucket(c, i)));
 		if (!(i & 0xfffff))
-			mf_cond_resched();
+			memfilter_cond_resched();
 	}
 	if (used != items)
 		return -EBADMSG;
@@ -322,7 +323,6 @@ int memfilter_cuckoo_restore(struct mf_cuckoo *c, u64 stash, u64 items)
 	WRITE_ONCE(c->w->items, items);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_restore);
 
 static __always_inline bool mf_cuckoo_stash_has(u64 stash, u64 i1, u64 i2,
 						u32 fp)
@@ -331,23 +331,23 @@ static __always_inline bool mf_cuckoo_stash_has(u64 stash, u64 i1, u64 i2,
 	       ((stash >> 16) == i1 || (stash >> 16) == i2);
 }
 
-static __always_inline u32 mf_cuckoo_slot_of(const struct mf_cuckoo *c,
+static __always_inline u32 mf_cuckoo_slot_of(const struct memfilter_cuckoo *c,
 					     u64 zero_slots)
 {
 	return __ffs64(zero_slots) / c->p.fp_bits;
 }
 
-static __always_inline u32 mf_cuckoo_get(const struct mf_cuckoo *c, u64 b,
+static __always_inline u32 mf_cuckoo_get(const struct memfilter_cuckoo *c, u64 b,
 					 u32 j)
 {
 	return (b >> (j * c->p.fp_bits)) & c->fp_range;
 }
 
 /* Store @fp (0: empty) in slot @j of bucket @i, as one versioned update. */
-static void mf_cuckoo_set(struct mf_cuckoo *c, u64 i, u32 j, u32 fp)
+static void mf_cuckoo_set(struct memfilter_cuckoo *c, u64 i, u32 j, u32 fp)
 {
 	u32 *v = &c->ver[i & c->stripe_mask];
-	u64 bit = (i * MF_CUCKOO_SLOTS + j) * c->p.fp_bits;
+	u64 bit = (i * MEMFILTER_CUCKOO_SLOTS + j) * c->p.fp_bits;
 	u8 *p = c->table + (bit >> 3);
 
 	WRITE_ONCE(*v, *v + 1);
@@ -381,7 +381,7 @@ static void mf_cuckoo_set(struct mf_cuckoo *c, u64 i, u32 j, u32 fp)
  * root, whose slot finally receives @fp. Each copy lands before its source
  * is overwritten.
  */
-static void mf_cuckoo_move_path(struct mf_cuckoo *c, u32 idx, u32 s, u64 dst,
+static void mf_cuckoo_move_path(struct memfilter_cuckoo *c, u32 idx, u32 s, u64 dst,
 				u32 dst_slot, u32 fp)
 {
 	const struct mf_cuckoo_node *q = c->w->q;
@@ -405,11 +405,11 @@ static void mf_cuckoo_move_path(struct mf_cuckoo *c, u32 idx, u32 s, u64 dst,
 }
 
 /* Store @fp in bucket @i1 or @i2, moving others if needed; false if full. */
-static bool mf_cuckoo_place(struct mf_cuckoo *c, u64 i1, u64 i2, u32 fp)
+static bool mf_cuckoo_place(struct memfilter_cuckoo *c, u64 i1, u64 i2, u32 fp)
 {
 	struct mf_cuckoo_node *q = c->w->q;
 	u32 head, tail, s, nodes = c->w->nodes;
-	u64 z, b, child, children[MF_CUCKOO_SLOTS];
+	u64 z, b, child, children[MEMFILTER_CUCKOO_SLOTS];
 
 	z = mf_cuckoo_zero_slots(c, mf_cuckoo_bucket(c, i1));
 	if (z) {
@@ -432,12 +432,12 @@ static bool mf_cuckoo_place(struct mf_cuckoo *c, u64 i1, u64 i2, u32 fp)
 	}
 	for (head = 0; head < tail; head++) {
 		b = mf_cuckoo_bucket(c, q[head].bucket);
-		for (s = 0; s < MF_CUCKOO_SLOTS; s++) {
+		for (s = 0; s < MEMFILTER_CUCKOO_SLOTS; s++) {
 			children[s] = mf_cuckoo_alt(c, q[head].bucket,
 						    mf_cuckoo_get(c, b, s));
-			mf_prefetch(c->table + children[s] * c->bucket_bytes);
+			memfilter_prefetch(c->table + children[s] * c->bucket_bytes);
 		}
-		for (s = 0; s < MF_CUCKOO_SLOTS; s++) {
+		for (s = 0; s < MEMFILTER_CUCKOO_SLOTS; s++) {
 			child = children[s];
 			z = mf_cuckoo_zero_slots(c, mf_cuckoo_bucket(c, child));
 			if (z) {
@@ -456,7 +456,7 @@ static bool mf_cuckoo_place(struct mf_cuckoo *c, u64 i1, u64 i2, u32 fp)
 	return false;
 }
 
-static __always_inline void mf_cuckoo_locate(const struct mf_cuckoo *c,
+static __always_inline void mf_cuckoo_locate(const struct memfilter_cuckoo *c,
 					     u64 hash, u64 *i1, u64 *i2,
 					     u32 *fp)
 {
@@ -466,7 +466,7 @@ static __always_inline void mf_cuckoo_locate(const struct mf_cuckoo *c,
 }
 
 /* Copies of @fp in @i1, @i2 and the stash, as seen by the writer. */
-static u32 mf_cuckoo_count_locked(const struct mf_cuckoo *c, u64 i1, u64 i2,
+static u32 mf_cuckoo_count_locked(const struct memfilter_cuckoo *c, u64 i1, u64 i2,
 				  u32 fp)
 {
 	u64 pat = (u64)fp * c->lane_ones;
@@ -479,9 +479,9 @@ static u32 mf_cuckoo_count_locked(const struct mf_cuckoo *c, u64 i1, u64 i2,
 	return n + mf_cuckoo_stash_has(c->stash, i1, i2, fp);
 }
 
-static int mf_cuckoo_add(struct mf_cuckoo *c, u64 i1, u64 i2, u32 fp)
+static int mf_cuckoo_add(struct memfilter_cuckoo *c, u64 i1, u64 i2, u32 fp)
 {
-	struct mf_cuckoo_wstate *w = c->w;
+	struct memfilter_cuckoo_wstate *w = c->w;
 
 	if (!mf_cuckoo_place(c, i1, i2, fp)) {
 		if (c->stash) {
@@ -500,13 +500,13 @@ static int mf_cuckoo_add(struct mf_cuckoo *c, u64 i1, u64 i2, u32 fp)
  * @hash: the key's hash under @c->p.hasher
  *
  * Adding a key again stores another copy of its fingerprint; a key's two
- * buckets and the stash hold at most 2 * MF_CUCKOO_SLOTS + 1 copies.
+ * buckets and the stash hold at most 2 * MEMFILTER_CUCKOO_SLOTS + 1 copies.
  *
  * Context: caller holds the filter's writer lock; does not sleep.
  * Return: 0, or -ENOSPC when no room could be made: the filter is then
  * unchanged and every key in it is still there.
  */
-int memfilter_cuckoo_add_hash(struct mf_cuckoo *c, u64 hash)
+int memfilter_cuckoo_add_hash(struct memfilter_cuckoo *c, u64 hash)
 {
 	u64 i1, i2;
 	u32 fp;
@@ -514,7 +514,7 @@ int memfilter_cuckoo_add_hash(struct mf_cuckoo *c, u64 hash)
 	mf_cuckoo_locate(c, hash, &i1, &i2, &fp);
 	return mf_cuckoo_add(c, i1, i2, fp);
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_add_hash);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_add_hash);
 
 /**
  * memfilter_cuckoo_add_unique_hash() - add a key unless it may be present
@@ -526,7 +526,7 @@ EXPORT_SYMBOL_GPL(memfilter_cuckoo_add_hash);
  * for the key (it was added, or a false positive); -ENOSPC as for
  * memfilter_cuckoo_add_hash().
  */
-int memfilter_cuckoo_add_unique_hash(struct mf_cuckoo *c, u64 hash)
+int memfilter_cuckoo_add_unique_hash(struct memfilter_cuckoo *c, u64 hash)
 {
 	u64 i1, i2;
 	u32 fp;
@@ -536,10 +536,10 @@ int memfilter_cuckoo_add_unique_hash(struct mf_cuckoo *c, u64 hash)
 		return -EEXIST;
 	return mf_cuckoo_add(c, i1, i2, fp);
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_add_unique_hash);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_add_unique_hash);
 
 /* After a delete freed a slot, move the stash's fingerprint into a bucket. */
-static void mf_cuckoo_unstash(struct mf_cuckoo *c)
+static void mf_cuckoo_unstash(struct memfilter_cuckoo *c)
 {
 	u64 i1 = c->stash >> 16;
 	u32 fp = c->stash & 0xffff;
@@ -562,9 +562,9 @@ static void mf_cuckoo_unstash(struct mf_cuckoo *c)
  * Return: 0 when one copy of the key's fingerprint was removed, -ENOENT
  * (and nothing changed) when there was none.
  */
-int memfilter_cuckoo_delete_hash(struct mf_cuckoo *c, u64 hash)
+int memfilter_cuckoo_delete_hash(struct memfilter_cuckoo *c, u64 hash)
 {
-	struct mf_cuckoo_wstate *w = c->w;
+	struct memfilter_cuckoo_wstate *w = c->w;
 	u64 i1, i2, z, pat;
 	u32 fp;
 
@@ -587,9 +587,9 @@ int memfilter_cuckoo_delete_hash(struct mf_cuckoo *c, u64 hash)
 		mf_cuckoo_unstash(c);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_delete_hash);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_delete_hash);
 
-static __always_inline bool mf_cuckoo_lookup(const struct mf_cuckoo *c,
+static __always_inline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
 					     u64 i1, u64 i2, u32 fp)
 {
 	const u32 *v1p = &c->ver[i1 & c->stripe_mask];
@@ -623,7 +623,7 @@ static __always_inline bool mf_cuckoo_lookup(const struct mf_cuckoo *c,
  * Return: false only if the key was not added (or was deleted); true for
  * added keys and for false positives.
  */
-bool memfilter_cuckoo_contains_hash(const struct mf_cuckoo *c, u64 hash)
+bool memfilter_cuckoo_contains_hash(const struct memfilter_cuckoo *c, u64 hash)
 {
 	u64 i1, i2;
 	u32 fp;
@@ -631,7 +631,7 @@ bool memfilter_cuckoo_contains_hash(const struct mf_cuckoo *c, u64 hash)
 	mf_cuckoo_locate(c, hash, &i1, &i2, &fp);
 	return mf_cuckoo_lookup(c, i1, i2, fp);
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_contains_hash);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_contains_hash);
 
 /**
  * memfilter_cuckoo_count_hash() - copies of a key's fingerprint
@@ -640,9 +640,9 @@ EXPORT_SYMBOL_GPL(memfilter_cuckoo_contains_hash);
  *
  * Context: any, lockless; safe concurrently with the writer.
  * Return: how many times the key was added and not deleted, plus any
- * colliding keys' copies: 0..2 * MF_CUCKOO_SLOTS + 1.
+ * colliding keys' copies: 0..2 * MEMFILTER_CUCKOO_SLOTS + 1.
  */
-u32 memfilter_cuckoo_count_hash(const struct mf_cuckoo *c, u64 hash)
+u32 memfilter_cuckoo_count_hash(const struct memfilter_cuckoo *c, u64 hash)
 {
 	u64 i1, i2, pat;
 	u32 fp, v1, v2, n;
@@ -669,7 +669,7 @@ u32 memfilter_cuckoo_count_hash(const struct mf_cuckoo *c, u64 hash)
 		cpu_relax();
 	}
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_count_hash);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_hash);
 
 /**
  * memfilter_cuckoo_contains_hashes() - look up a batch of keys
@@ -679,27 +679,27 @@ EXPORT_SYMBOL_GPL(memfilter_cuckoo_count_hash);
  * @result: bitmap of @n bits; bit i is set when key i may be present and
  *	cleared otherwise (bits past @n in the last word are left alone)
  *
- * Computes the buckets of MF_CUCKOO_BATCH keys and prefetches them before
+ * Computes the buckets of MEMFILTER_CUCKOO_BATCH keys and prefetches them before
  * probing, so the cache misses of a batch overlap.
  *
  * Context: any, lockless; safe concurrently with the writer.
  */
-void memfilter_cuckoo_contains_hashes(const struct mf_cuckoo *c,
+void memfilter_cuckoo_contains_hashes(const struct memfilter_cuckoo *c,
 				      const u64 *hashes, size_t n,
 				      unsigned long *result)
 {
-	u64 i1[MF_CUCKOO_BATCH], i2[MF_CUCKOO_BATCH];
-	u32 fp[MF_CUCKOO_BATCH];
+	u64 i1[MEMFILTER_CUCKOO_BATCH], i2[MEMFILTER_CUCKOO_BATCH];
+	u32 fp[MEMFILTER_CUCKOO_BATCH];
 	unsigned long word = 0, mask;
 	size_t base, k, m, bit;
 
 	for (base = 0; base < n; base += m) {
-		m = n - base < MF_CUCKOO_BATCH ? n - base : MF_CUCKOO_BATCH;
+		m = n - base < MEMFILTER_CUCKOO_BATCH ? n - base : MEMFILTER_CUCKOO_BATCH;
 		for (k = 0; k < m; k++) {
 			mf_cuckoo_locate(c, hashes[base + k], &i1[k], &i2[k],
 					 &fp[k]);
-			mf_prefetch(c->table + i1[k] * c->bucket_bytes);
-			mf_prefetch(c->table + i2[k] * c->bucket_bytes);
+			memfilter_prefetch(c->table + i1[k] * c->bucket_bytes);
+			memfilter_prefetch(c->table + i2[k] * c->bucket_bytes);
 		}
 		for (k = 0; k < m; k++) {
 			bit = base + k;
@@ -718,7 +718,7 @@ void memfilter_cuckoo_contains_hashes(const struct mf_cuckoo *c,
 			(result[n / BITS_PER_LONG] & ~mask) | word;
 	}
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_contains_hashes);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_contains_hashes);
 
 /**
  * memfilter_cuckoo_add_key() - add a key
@@ -729,11 +729,10 @@ EXPORT_SYMBOL_GPL(memfilter_cuckoo_contains_hashes);
  * Context: caller holds the filter's writer lock; does not sleep.
  * Return: as memfilter_cuckoo_add_hash().
  */
-int memfilter_cuckoo_add_key(struct mf_cuckoo *c, const void *key, size_t len)
+int memfilter_cuckoo_add_key(struct memfilter_cuckoo *c, const void *key, size_t len)
 {
-	return memfilter_cuckoo_add_hash(c, mf_hash(&c->p.hasher, key, len));
+	return memfilter_cuckoo_add_hash(c, memfilter_hash(&c->p.hasher, key, len));
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_add_key);
 
 /**
  * memfilter_cuckoo_add_unique_key() - add a key unless it may be present
@@ -744,13 +743,12 @@ EXPORT_SYMBOL_GPL(memfilter_cuckoo_add_key);
  * Context: caller holds the filter's writer lock; does not sleep.
  * Return: as memfilter_cuckoo_add_unique_hash().
  */
-int memfilter_cuckoo_add_unique_key(struct mf_cuckoo *c, const void *key,
+int memfilter_cuckoo_add_unique_key(struct memfilter_cuckoo *c, const void *key,
 				    size_t len)
 {
-	return memfilter_cuckoo_add_unique_hash(c, mf_hash(&c->p.hasher, key,
+	return memfilter_cuckoo_add_unique_hash(c, memfilter_hash(&c->p.hasher, key,
 							   len));
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_add_unique_key);
 
 /**
  * memfilter_cuckoo_delete_key() - delete one copy of a key
@@ -761,12 +759,11 @@ EXPORT_SYMBOL_GPL(memfilter_cuckoo_add_unique_key);
  * Context: caller holds the filter's writer lock; does not sleep.
  * Return: as memfilter_cuckoo_delete_hash().
  */
-int memfilter_cuckoo_delete_key(struct mf_cuckoo *c, const void *key,
+int memfilter_cuckoo_delete_key(struct memfilter_cuckoo *c, const void *key,
 				size_t len)
 {
-	return memfilter_cuckoo_delete_hash(c, mf_hash(&c->p.hasher, key, len));
+	return memfilter_cuckoo_delete_hash(c, memfilter_hash(&c->p.hasher, key, len));
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_delete_key);
 
 /**
  * memfilter_cuckoo_contains_key() - may a key be in the filter?
@@ -777,13 +774,12 @@ EXPORT_SYMBOL_GPL(memfilter_cuckoo_delete_key);
  * Context: any, lockless.
  * Return: as memfilter_cuckoo_contains_hash().
  */
-bool memfilter_cuckoo_contains_key(const struct mf_cuckoo *c, const void *key,
+bool memfilter_cuckoo_contains_key(const struct memfilter_cuckoo *c, const void *key,
 				   size_t len)
 {
-	return memfilter_cuckoo_contains_hash(c, mf_hash(&c->p.hasher, key,
+	return memfilter_cuckoo_contains_hash(c, memfilter_hash(&c->p.hasher, key,
 							 len));
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_contains_key);
 
 /**
  * memfilter_cuckoo_count_key() - copies of a key's fingerprint
@@ -794,12 +790,11 @@ EXPORT_SYMBOL_GPL(memfilter_cuckoo_contains_key);
  * Context: any, lockless.
  * Return: as memfilter_cuckoo_count_hash().
  */
-u32 memfilter_cuckoo_count_key(const struct mf_cuckoo *c, const void *key,
+u32 memfilter_cuckoo_count_key(const struct memfilter_cuckoo *c, const void *key,
 			       size_t len)
 {
-	return memfilter_cuckoo_count_hash(c, mf_hash(&c->p.hasher, key, len));
+	return memfilter_cuckoo_count_hash(c, memfilter_hash(&c->p.hasher, key, len));
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_count_key);
 
 /*
  * 1 - (1 - 1/r)^n ~= n/r - n(n-1)/(2r^2), n = 8 * used / slots occupied
@@ -811,7 +806,7 @@ static u64 mf_cuckoo_est_fpr_ppb(u64 used, u64 slots, u32 range)
 
 	if (!used || !slots)
 		return 0;
-	n = 2 * MF_CUCKOO_SLOTS *
+	n = 2 * MEMFILTER_CUCKOO_SLOTS *
 	    mul_u64_u64_div_u64(min(used, slots), MF_CUCKOO_PPB, slots);
 	first = div64_u64(n, range);
 	if (n <= MF_CUCKOO_PPB)
@@ -830,15 +825,15 @@ static u64 mf_cuckoo_est_fpr_ppb(u64 used, u64 slots, u32 range)
  *
  * Context: any, lockless.
  */
-void memfilter_cuckoo_stats(const struct mf_cuckoo *c,
-			    struct mf_cuckoo_stats *s)
+void memfilter_cuckoo_stats(const struct memfilter_cuckoo *c,
+			    struct memfilter_cuckoo_snapshot *s)
 {
 	u32 stash_used = READ_ONCE(c->stash) != 0;
 	u64 items = READ_ONCE(c->w->items);
 
 	memset(s, 0, sizeof(*s));
 	s->items = items;
-	s->slots = c->p.nbuckets * MF_CUCKOO_SLOTS;
+	s->slots = c->p.nbuckets * MEMFILTER_CUCKOO_SLOTS;
 	s->slots_used = items > stash_used ? items - stash_used : 0;
 	s->failed_inserts = READ_ONCE(c->w->failed_inserts);
 	s->kicks = READ_ONCE(c->w->kicks);
@@ -846,4 +841,202 @@ void memfilter_cuckoo_stats(const struct mf_cuckoo *c,
 	s->est_fpr_ppb = mf_cuckoo_est_fpr_ppb(s->slots_used, s->slots,
 					       c->fp_range);
 }
-EXPORT_SYMBOL_GPL(memfilter_cuckoo_stats);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_stats);
+
+/* The cuckoo filter's entry in the table of filter types (filter_type.h). */
+
+static int mf_cuckoo_params(const struct memfilter_create *c,
+			    union memfilter_params *p)
+{
+	if (c->bits_per_key_q4 || !c->fpr_ppb == !c->fingerprint_bits)
+		return -EINVAL;
+	if (c->fingerprint_bits)
+		return memfilter_cuckoo_params_init(&p->cuckoo, c->capacity,
+						    c->fingerprint_bits);
+	return memfilter_cuckoo_params_from_fpr(&p->cuckoo, c->capacity,
+						c->fpr_ppb);
+}
+
+static struct memfilter_hasher *mf_cuckoo_hasher(union memfilter_params *p)
+{
+	return &p->cuckoo.hasher;
+}
+
+static const union memfilter_params *
+mf_cuckoo_params_of(const union memfilter_state *s)
+{
+	return (const union memfilter_params *)&s->cuckoo.p;
+}
+
+static u64 mf_cuckoo_mem_bytes(const union memfilter_params *p)
+{
+	return memfilter_cuckoo_mem_bytes(&p->cuckoo);
+}
+
+static u64 mf_cuckoo_payload_bytes(const union memfilter_params *p)
+{
+	return p->cuckoo.nbuckets * (p->cuckoo.fp_bits / 2);
+}
+
+static void mf_cuckoo_init_state(union memfilter_state *s,
+				 const union memfilter_params *p, void *mem)
+{
+	memfilter_cuckoo_init(&s->cuckoo, &p->cuckoo, mem);
+}
+
+static void mf_cuckoo_contains_batch(const union memfilter_state *s,
+				     const u64 *hashes, u32 n, unsigned long *result)
+{
+	memfilter_cuckoo_contains_hashes(&s->cuckoo, hashes, n, result);
+}
+
+/*
+ * Apply @one to each hash until one fails; @skip is the error that means
+ * "nothing to do for this key" (no bit, no failure).
+ */
+static int mf_cuckoo_each(struct memfilter_cuckoo *c,
+			  int (*one)(struct memfilter_cuckoo *c, u64 hash),
+			  int skip, const u64 *hashes, u32 n,
+			  unsigned long *result, u32 *done)
+{
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		ret = one(c, hashes[i]);
+		if (ret == skip && skip) {
+			ret = 0;
+			continue;
+		}
+		if (ret)
+			break;
+		memfilter_result_set(result, i);
+	}
+	*done = i;
+	return ret;
+}
+
+static int mf_cuckoo_add_batch(union memfilter_state *s, const u64 *hashes, u32 n,
+			       unsigned long *result, u32 *done)
+{
+	return mf_cuckoo_each(&s->cuckoo, memfilter_cuckoo_add_hash, 0,
+			      hashes, n, result, done);
+}
+
+static int mf_cuckoo_add_unique_batch(union memfilter_state *s, const u64 *hashes,
+				      u32 n, unsigned long *result, u32 *done)
+{
+	return mf_cuckoo_each(&s->cuckoo, memfilter_cuckoo_add_unique_hash,
+			      -EEXIST, hashes, n, result, done);
+}
+
+static int mf_cuckoo_delete_batch(union memfilter_state *s, const u64 *hashes,
+				  u32 n, unsigned long *result, u32 *done)
+{
+	return mf_cuckoo_each(&s->cuckoo, memfilter_cuckoo_delete_hash,
+			      -ENOENT, hashes, n, result, done);
+}
+
+static void mf_cuckoo_clear_state(union memfilter_state *s)
+{
+	memfilter_cuckoo_clear(&s->cuckoo);
+}
+
+static void mf_cuckoo_info(const union memfilter_state *s, u64 added,
+			   struct memfilter_info *info)
+{
+	struct memfilter_cuckoo_snapshot cs;
+
+	memfilter_cuckoo_stats(&s->cuckoo, &cs);
+	info->capacity = s->cuckoo.p.capacity;
+	info->k = MEMFILTER_CUCKOO_SLOTS;
+	info->fingerprint_bits = s->cuckoo.p.fp_bits;
+	info->keys = cs.items;
+	info->fill = cs.slots_used;
+	info->fill_max = cs.slots;
+	info->est_fpr_ppb = cs.est_fpr_ppb;
+	info->stash_used = cs.stash_used;
+}
+
+/* Fingerprints move: the caller holds the writer lock. */
+static void mf_cuckoo_image(const union memfilter_state *s, u64 added,
+			    struct memfilter_image_desc *d, void *payload)
+{
+	struct memfilter_cuckoo_snapshot cs;
+
+	memset(d, 0, sizeof(*d));
+	d->type = MEMFILTER_TYPE_CUCKOO;
+	d->params.cuckoo = s->cuckoo.p;
+	d->payload_size = mf_cuckoo_payload_bytes(&d->params);
+	if (!payload)
+		return;
+	memcpy(payload, s->cuckoo.table, d->payload_size);
+	d->stash = s->cuckoo.stash;
+	memfilter_cuckoo_stats(&s->cuckoo, &cs);
+	d->keys = cs.items;
+}
+
+static void mf_cuckoo_image_encode(struct memfilter_image_header *h,
+				   const struct memfilter_image_desc *d)
+{
+	h->capacity = cpu_to_le64(d->params.cuckoo.capacity);
+	h->geometry = cpu_to_le64(d->params.cuckoo.nbuckets);
+	h->k = cpu_to_le32(d->params.cuckoo.fp_bits);
+	h->stash = cpu_to_le64(d->stash);
+}
+
+static int mf_cuckoo_image_decode(const struct memfilter_image_header *h,
+				  struct memfilter_image_desc *d)
+{
+	struct memfilter_cuckoo_params *p = &d->params.cuckoo;
+	u64 nbuckets = le64_to_cpu(h->geometry), stash = le64_to_cpu(h->stash);
+	u32 fp_bits = le32_to_cpu(h->k);
+
+	if (fp_bits != 8 && fp_bits != 12 && fp_bits != 16)
+		return -EBADMSG;
+	if (!nbuckets || (nbuckets & (nbuckets - 1)) ||
+	    nbuckets > MEMFILTER_CUCKOO_MAX_BYTES / (fp_bits / 2) ||
+	    h->bits_per_key_q4)
+		return -EBADMSG;
+	if (stash && (!(stash & 0xffff) ||
+		      (stash & 0xffff) > (1U << fp_bits) - 1 ||
+		      (stash >> 16) >= nbuckets))
+		return -EBADMSG;
+	p->capacity = le64_to_cpu(h->capacity);
+	p->nbuckets = nbuckets;
+	p->fp_bits = fp_bits;
+	p->max_kicks = MEMFILTER_CUCKOO_DEFAULT_KICKS;
+	if (!memfilter_cuckoo_mem_bytes(p))
+		return -EBADMSG;
+	d->stash = stash;
+	return 0;
+}
+
+static int mf_cuckoo_restore_state(union memfilter_state *s,
+				   const struct memfilter_image_desc *d)
+{
+	return memfilter_cuckoo_restore(&s->cuckoo, d->stash, d->keys);
+}
+
+const struct memfilter_type_ops memfilter_cuckoo_ops = {
+	.type = MEMFILTER_TYPE_CUCKOO,
+	.name = "cuckoo",
+	.locked_writers = true,
+	.counts_keys = true,
+	.params = mf_cuckoo_params,
+	.hasher = mf_cuckoo_hasher,
+	.params_of = mf_cuckoo_params_of,
+	.mem_bytes = mf_cuckoo_mem_bytes,
+	.payload_bytes = mf_cuckoo_payload_bytes,
+	.init = mf_cuckoo_init_state,
+	.contains = mf_cuckoo_contains_batch,
+	.add = mf_cuckoo_add_batch,
+	.add_unique = mf_cuckoo_add_unique_batch,
+	.delete = mf_cuckoo_delete_batch,
+	.clear = mf_cuckoo_clear_state,
+	.info = mf_cuckoo_info,
+	.image = mf_cuckoo_image,
+	.image_encode = mf_cuckoo_image_encode,
+	.image_decode = mf_cuckoo_image_decode,
+	.restore = mf_cuckoo_restore_state,
+};

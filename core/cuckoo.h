@@ -24,30 +24,30 @@
 #include "compat.h"
 #include "hash.h"
 
-#define MF_CUCKOO_SLOTS		4
-#define MF_CUCKOO_DEFAULT_KICKS	500
-#define MF_CUCKOO_MAX_KICKS	65536
+#define MEMFILTER_CUCKOO_SLOTS		4
+#define MEMFILTER_CUCKOO_DEFAULT_KICKS	500
+#define MEMFILTER_CUCKOO_MAX_KICKS	65536
 /* Largest filter the sizing functions accept (table + stripes + scratch). */
-#define MF_CUCKOO_MAX_BYTES	BIT_ULL(40)
+#define MEMFILTER_CUCKOO_MAX_BYTES	BIT_ULL(40)
 /* Sizing aims at most this load (percent) at @capacity keys. */
-#define MF_CUCKOO_TARGET_LOAD	95
+#define MEMFILTER_CUCKOO_TARGET_LOAD	95
 /* Version counters: one per 64 buckets, at most this many. */
-#define MF_CUCKOO_MAX_STRIPES	8192
+#define MEMFILTER_CUCKOO_MAX_STRIPES	8192
 /* Keys whose buckets are prefetched ahead of probing in batch lookups. */
-#define MF_CUCKOO_BATCH		16
+#define MEMFILTER_CUCKOO_BATCH		16
 
 /**
- * struct mf_cuckoo_params - the shape of a cuckoo filter
+ * struct memfilter_cuckoo_params - the shape of a cuckoo filter
  * @capacity: keys it was sized for
  * @nbuckets: buckets, a power of two
  * @fp_bits: fingerprint width: 8, 12 or 16
  * @max_kicks: bound on the cuckoo path search of one insert: how many
  *	buckets (besides the key's own two) it may visit before the insert
- *	falls back to the stash or fails; 0..MF_CUCKOO_MAX_KICKS
+ *	falls back to the stash or fails; 0..MEMFILTER_CUCKOO_MAX_KICKS
  * @hasher: how keys are hashed; XXH64 with seed 0 after the params_init
  *	functions, which the caller may replace (memfilter_hasher_init())
  */
-struct mf_cuckoo_params {
+struct memfilter_cuckoo_params {
 	u64 capacity;
 	u64 nbuckets;
 	u32 fp_bits;
@@ -55,10 +55,10 @@ struct mf_cuckoo_params {
 	struct memfilter_hasher hasher;
 };
 
-struct mf_cuckoo_wstate;
+struct memfilter_cuckoo_wstate;
 
 /**
- * struct mf_cuckoo - a cuckoo filter over caller-provided memory
+ * struct memfilter_cuckoo - a cuckoo filter over caller-provided memory
  * @p: its parameters
  * @table: the buckets (plus 8 bytes of padding for whole-word loads)
  * @ver: the version counters; bucket i is covered by @ver[i & @stripe_mask]
@@ -73,11 +73,11 @@ struct mf_cuckoo_wstate;
  * @stash: the victim stash: (bucket << 16) | fp, or 0 when empty; bucket
  *	is either of the fingerprint's two buckets
  */
-struct mf_cuckoo {
-	struct mf_cuckoo_params p;
+struct memfilter_cuckoo {
+	struct memfilter_cuckoo_params p;
 	u8 *table;
 	u32 *ver;
-	struct mf_cuckoo_wstate *w;
+	struct memfilter_cuckoo_wstate *w;
 	u64 mask;
 	u64 lane_ones;
 	u64 lane_high;
@@ -89,7 +89,7 @@ struct mf_cuckoo {
 };
 
 /**
- * struct mf_cuckoo_stats - a snapshot of a cuckoo filter's state
+ * struct memfilter_cuckoo_snapshot - a snapshot of a cuckoo filter's state
  * @items: fingerprints stored (adds minus deletes), stash included
  * @slots: slots in the table, nbuckets * 4
  * @slots_used: slots holding a fingerprint
@@ -99,7 +99,7 @@ struct mf_cuckoo {
  * @est_fpr_ppb: false-positive rate expected at the current load, parts
  *	per billion: 1 - (1 - 1/(2^f - 1))^(8 * load), to second order
  */
-struct mf_cuckoo_stats {
+struct memfilter_cuckoo_snapshot {
 	u64 items;
 	u64 slots;
 	u64 slots_used;
@@ -109,37 +109,37 @@ struct mf_cuckoo_stats {
 	u64 est_fpr_ppb;
 };
 
-int memfilter_cuckoo_params_init(struct mf_cuckoo_params *p, u64 capacity,
+int memfilter_cuckoo_params_init(struct memfilter_cuckoo_params *p, u64 capacity,
 				 u32 fp_bits);
-int memfilter_cuckoo_params_from_fpr(struct mf_cuckoo_params *p, u64 capacity,
+int memfilter_cuckoo_params_from_fpr(struct memfilter_cuckoo_params *p, u64 capacity,
 				     u64 fpr_ppb);
-u64 memfilter_cuckoo_mem_bytes(const struct mf_cuckoo_params *p);
-void memfilter_cuckoo_init(struct mf_cuckoo *c,
-			   const struct mf_cuckoo_params *p, void *mem);
-void memfilter_cuckoo_clear(struct mf_cuckoo *c);
-int memfilter_cuckoo_restore(struct mf_cuckoo *c, u64 stash, u64 items);
+u64 memfilter_cuckoo_mem_bytes(const struct memfilter_cuckoo_params *p);
+void memfilter_cuckoo_init(struct memfilter_cuckoo *c,
+			   const struct memfilter_cuckoo_params *p, void *mem);
+void memfilter_cuckoo_clear(struct memfilter_cuckoo *c);
+int memfilter_cuckoo_restore(struct memfilter_cuckoo *c, u64 stash, u64 items);
 
-int memfilter_cuckoo_add_hash(struct mf_cuckoo *c, u64 hash);
-int memfilter_cuckoo_add_unique_hash(struct mf_cuckoo *c, u64 hash);
-int memfilter_cuckoo_delete_hash(struct mf_cuckoo *c, u64 hash);
-bool memfilter_cuckoo_contains_hash(const struct mf_cuckoo *c, u64 hash);
-u32 memfilter_cuckoo_count_hash(const struct mf_cuckoo *c, u64 hash);
-void memfilter_cuckoo_contains_hashes(const struct mf_cuckoo *c,
+int memfilter_cuckoo_add_hash(struct memfilter_cuckoo *c, u64 hash);
+int memfilter_cuckoo_add_unique_hash(struct memfilter_cuckoo *c, u64 hash);
+int memfilter_cuckoo_delete_hash(struct memfilter_cuckoo *c, u64 hash);
+bool memfilter_cuckoo_contains_hash(const struct memfilter_cuckoo *c, u64 hash);
+u32 memfilter_cuckoo_count_hash(const struct memfilter_cuckoo *c, u64 hash);
+void memfilter_cuckoo_contains_hashes(const struct memfilter_cuckoo *c,
 				      const u64 *hashes, size_t n,
 				      unsigned long *result);
 
-int memfilter_cuckoo_add_key(struct mf_cuckoo *c, const void *key,
+int memfilter_cuckoo_add_key(struct memfilter_cuckoo *c, const void *key,
 			     size_t len);
-int memfilter_cuckoo_add_unique_key(struct mf_cuckoo *c, const void *key,
+int memfilter_cuckoo_add_unique_key(struct memfilter_cuckoo *c, const void *key,
 				    size_t len);
-int memfilter_cuckoo_delete_key(struct mf_cuckoo *c, const void *key,
+int memfilter_cuckoo_delete_key(struct memfilter_cuckoo *c, const void *key,
 				size_t len);
-bool memfilter_cuckoo_contains_key(const struct mf_cuckoo *c, const void *key,
+bool memfilter_cuckoo_contains_key(const struct memfilter_cuckoo *c, const void *key,
 				   size_t len);
-u32 memfilter_cuckoo_count_key(const struct mf_cuckoo *c, const void *key,
+u32 memfilter_cuckoo_count_key(const struct memfilter_cuckoo *c, const void *key,
 			       size_t len);
 
-void memfilter_cuckoo_stats(const struct mf_cuckoo *c,
-			    struct mf_cuckoo_stats *s);
+void memfilter_cuckoo_stats(const struct memfilter_cuckoo *c,
+			    struct memfilter_cuckoo_snapshot *s);
 
 #endif /* _MEMFILTER_CUCKOO_H */

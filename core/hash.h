@@ -20,21 +20,21 @@
 #ifndef _MEMFILTER_HASH_H
 #define _MEMFILTER_HASH_H
 
+#include <linux/memfilter.h>
+
 #include "compat.h"
 
-/* Algorithm ids, as stored in filter parameters and images. */
-#define MF_HASH_XXH64		1
-#define MF_HASH_SIPHASH24	2
+/* Algorithm ids (MEMFILTER_HASH_*) are the uapi's, as stored in images. */
 
-#define MF_XXH_P1 0x9E3779B185EBCA87ULL
-#define MF_XXH_P2 0xC2B2AE3D27D4EB4FULL
-#define MF_XXH_P3 0x165667B19E3779F9ULL
-#define MF_XXH_P4 0x85EBCA77C2B2AE63ULL
-#define MF_XXH_P5 0x27D4EB2F165667C5ULL
+#define MEMFILTER_XXH_P1 0x9E3779B185EBCA87ULL
+#define MEMFILTER_XXH_P2 0xC2B2AE3D27D4EB4FULL
+#define MEMFILTER_XXH_P3 0x165667B19E3779F9ULL
+#define MEMFILTER_XXH_P4 0x85EBCA77C2B2AE63ULL
+#define MEMFILTER_XXH_P5 0x27D4EB2F165667C5ULL
 
 /**
  * struct memfilter_hasher - how a filter hashes its keys
- * @algo: MF_HASH_XXH64 or MF_HASH_SIPHASH24
+ * @algo: MEMFILTER_HASH_XXH64 or MEMFILTER_HASH_SIPHASH24
  * @seed: XXH64 seed (unused for SipHash)
  * @key: SipHash-2-4 secret, two little-endian 64-bit words (unused for XXH64)
  */
@@ -44,21 +44,21 @@ struct memfilter_hasher {
 	u64 key[2];
 };
 
-static __always_inline u64 mf_xxh64_round(u64 acc, u64 input)
+static __always_inline u64 memfilter_xxh64_round(u64 acc, u64 input)
 {
-	acc += input * MF_XXH_P2;
+	acc += input * MEMFILTER_XXH_P2;
 	acc = rol64(acc, 31);
-	return acc * MF_XXH_P1;
+	return acc * MEMFILTER_XXH_P1;
 }
 
-static __always_inline u64 mf_xxh64_merge(u64 acc, u64 val)
+static __always_inline u64 memfilter_xxh64_merge(u64 acc, u64 val)
 {
-	acc ^= mf_xxh64_round(0, val);
-	return acc * MF_XXH_P1 + MF_XXH_P4;
+	acc ^= memfilter_xxh64_round(0, val);
+	return acc * MEMFILTER_XXH_P1 + MEMFILTER_XXH_P4;
 }
 
 /**
- * mf_xxh64() - XXH64 of a buffer
+ * memfilter_xxh64() - XXH64 of a buffer
  * @data: the bytes to hash, any alignment
  * @len: how many
  * @seed: the seed
@@ -66,7 +66,7 @@ static __always_inline u64 mf_xxh64_merge(u64 acc, u64 val)
  * Context: any.
  * Return: XXH64(@data, @len, @seed), identical to the reference.
  */
-static __always_inline u64 mf_xxh64(const void *data, size_t len, u64 seed)
+static __always_inline u64 memfilter_xxh64(const void *data, size_t len, u64 seed)
 {
 	const u8 *p = data;
 	const u8 *end = p + len;
@@ -74,52 +74,52 @@ static __always_inline u64 mf_xxh64(const void *data, size_t len, u64 seed)
 
 	if (len >= 32) {
 		const u8 *limit = end - 32;
-		u64 v1 = seed + MF_XXH_P1 + MF_XXH_P2;
-		u64 v2 = seed + MF_XXH_P2;
+		u64 v1 = seed + MEMFILTER_XXH_P1 + MEMFILTER_XXH_P2;
+		u64 v2 = seed + MEMFILTER_XXH_P2;
 		u64 v3 = seed;
-		u64 v4 = seed - MF_XXH_P1;
+		u64 v4 = seed - MEMFILTER_XXH_P1;
 
 		do {
-			v1 = mf_xxh64_round(v1, mf_load_le64(p));
-			v2 = mf_xxh64_round(v2, mf_load_le64(p + 8));
-			v3 = mf_xxh64_round(v3, mf_load_le64(p + 16));
-			v4 = mf_xxh64_round(v4, mf_load_le64(p + 24));
+			v1 = memfilter_xxh64_round(v1, memfilter_load_le64(p));
+			v2 = memfilter_xxh64_round(v2, memfilter_load_le64(p + 8));
+			v3 = memfilter_xxh64_round(v3, memfilter_load_le64(p + 16));
+			v4 = memfilter_xxh64_round(v4, memfilter_load_le64(p + 24));
 			p += 32;
 		} while (p <= limit);
 		h = rol64(v1, 1) + rol64(v2, 7) + rol64(v3, 12) + rol64(v4, 18);
-		h = mf_xxh64_merge(h, v1);
-		h = mf_xxh64_merge(h, v2);
-		h = mf_xxh64_merge(h, v3);
-		h = mf_xxh64_merge(h, v4);
+		h = memfilter_xxh64_merge(h, v1);
+		h = memfilter_xxh64_merge(h, v2);
+		h = memfilter_xxh64_merge(h, v3);
+		h = memfilter_xxh64_merge(h, v4);
 	} else {
-		h = seed + MF_XXH_P5;
+		h = seed + MEMFILTER_XXH_P5;
 	}
 	h += (u64)len;
 
 	while (p + 8 <= end) {
-		h ^= mf_xxh64_round(0, mf_load_le64(p));
-		h = rol64(h, 27) * MF_XXH_P1 + MF_XXH_P4;
+		h ^= memfilter_xxh64_round(0, memfilter_load_le64(p));
+		h = rol64(h, 27) * MEMFILTER_XXH_P1 + MEMFILTER_XXH_P4;
 		p += 8;
 	}
 	if (p + 4 <= end) {
-		h ^= (u64)mf_load_le32(p) * MF_XXH_P1;
-		h = rol64(h, 23) * MF_XXH_P2 + MF_XXH_P3;
+		h ^= (u64)memfilter_load_le32(p) * MEMFILTER_XXH_P1;
+		h = rol64(h, 23) * MEMFILTER_XXH_P2 + MEMFILTER_XXH_P3;
 		p += 4;
 	}
 	while (p < end) {
-		h ^= (u64)*p * MF_XXH_P5;
-		h = rol64(h, 11) * MF_XXH_P1;
+		h ^= (u64)*p * MEMFILTER_XXH_P5;
+		h = rol64(h, 11) * MEMFILTER_XXH_P1;
 		p++;
 	}
 	h ^= h >> 33;
-	h *= MF_XXH_P2;
+	h *= MEMFILTER_XXH_P2;
 	h ^= h >> 29;
-	h *= MF_XXH_P3;
+	h *= MEMFILTER_XXH_P3;
 	h ^= h >> 32;
 	return h;
 }
 
-static __always_inline void mf_sipround(u64 v[4])
+static __always_inline void memfilter_sipround(u64 v[4])
 {
 	v[0] += v[1]; v[1] = rol64(v[1], 13); v[1] ^= v[0]; v[0] = rol64(v[0], 32);
 	v[2] += v[3]; v[3] = rol64(v[3], 16); v[3] ^= v[2];
@@ -128,7 +128,7 @@ static __always_inline void mf_sipround(u64 v[4])
 }
 
 /**
- * mf_siphash24() - SipHash-2-4 of a buffer
+ * memfilter_siphash24() - SipHash-2-4 of a buffer
  * @data: the bytes to hash, any alignment
  * @len: how many
  * @key: the 128-bit secret as two 64-bit words (k0, k1)
@@ -137,8 +137,8 @@ static __always_inline void mf_sipround(u64 v[4])
  * Return: SipHash-2-4(@key, @data), identical to the reference and to the
  * kernel's siphash() with the same key words.
  */
-static __always_inline u64 mf_siphash24(const void *data, size_t len,
-					const u64 key[2])
+static __always_inline u64 memfilter_siphash24(const void *data, size_t len,
+					       const u64 key[2])
 {
 	const u8 *p = data;
 	const u8 *end = p + (len & ~(size_t)7);
@@ -150,27 +150,27 @@ static __always_inline u64 mf_siphash24(const void *data, size_t len,
 	unsigned int i;
 
 	for (; p != end; p += 8) {
-		u64 m = mf_load_le64(p);
+		u64 m = memfilter_load_le64(p);
 
 		v[3] ^= m;
-		mf_sipround(v);
-		mf_sipround(v);
+		memfilter_sipround(v);
+		memfilter_sipround(v);
 		v[0] ^= m;
 	}
 	for (i = 0; i < (len & 7); i++)
 		b |= (u64)p[i] << (8 * i);
 	v[3] ^= b;
-	mf_sipround(v);
-	mf_sipround(v);
+	memfilter_sipround(v);
+	memfilter_sipround(v);
 	v[0] ^= b;
 	v[2] ^= 0xff;
 	for (i = 0; i < 4; i++)
-		mf_sipround(v);
+		memfilter_sipround(v);
 	return (v[0] ^ v[1]) ^ (v[2] ^ v[3]);
 }
 
 /**
- * mf_hash() - a key's 64-bit hash under a filter's hasher
+ * memfilter_hash() - a key's 64-bit hash under a filter's hasher
  * @h: the filter's hasher
  * @data: the key
  * @len: its length in bytes
@@ -178,19 +178,15 @@ static __always_inline u64 mf_siphash24(const void *data, size_t len,
  * Context: any.
  * Return: the key's hash.
  */
-static __always_inline u64 mf_hash(const struct memfilter_hasher *h,
-				   const void *data, size_t len)
+static __always_inline u64 memfilter_hash(const struct memfilter_hasher *h,
+					  const void *data, size_t len)
 {
-	if (h->algo == MF_HASH_SIPHASH24)
-		return mf_siphash24(data, len, h->key);
-	return mf_xxh64(data, len, h->seed);
+	if (h->algo == MEMFILTER_HASH_SIPHASH24)
+		return memfilter_siphash24(data, len, h->key);
+	return memfilter_xxh64(data, len, h->seed);
 }
 
-u64 memfilter_xxh64(const void *data, size_t len, u64 seed);
-u64 memfilter_siphash24(const void *data, size_t len, const u64 key[2]);
 int memfilter_hasher_init(struct memfilter_hasher *h, u32 algo, u64 seed,
 			  const u64 key[2]);
-u64 memfilter_hash(const struct memfilter_hasher *h, const void *data,
-		   size_t len);
 
 #endif /* _MEMFILTER_HASH_H */

@@ -21,58 +21,15 @@
 
 /**
  * memfilter_image_payload_bytes() - size of a described filter's table
- * @d: a description from memfilter_image_parse() or _desc_*()
+ * @d: a description from memfilter_image_parse() or a type's image op
  *
  * Context: any.
  * Return: the payload size in bytes.
  */
-u64 memfilter_image_payload_bytes(const struct mf_image_desc *d)
+u64 memfilter_image_payload_bytes(const struct memfilter_image_desc *d)
 {
-	if (d->type == MEMFILTER_TYPE_BLOOM)
-		return memfilter_bloom_bytes(&d->bloom);
-	return d->cuckoo.nbuckets * (d->cuckoo.fp_bits / 2);
+	return memfilter_type_ops(d->type)->payload_bytes(&d->params);
 }
-EXPORT_SYMBOL_GPL(memfilter_image_payload_bytes);
-
-/**
- * memfilter_image_desc_bloom() - describe a Bloom filter for imaging
- * @d: filled in
- * @b: the filter
- * @keys: how many keys it holds
- *
- * Context: any.
- */
-void memfilter_image_desc_bloom(struct mf_image_desc *d,
-				const struct mf_bloom *b, u64 keys)
-{
-	memset(d, 0, sizeof(*d));
-	d->type = MEMFILTER_TYPE_BLOOM;
-	d->keys = keys;
-	d->bloom = b->p;
-	d->payload_size = memfilter_image_payload_bytes(d);
-}
-EXPORT_SYMBOL_GPL(memfilter_image_desc_bloom);
-
-/**
- * memfilter_image_desc_cuckoo() - describe a cuckoo filter for imaging
- * @d: filled in
- * @c: the filter
- * @keys: how many keys it holds
- * @stash: its stash word, read together with the table snapshot
- *
- * Context: any.
- */
-void memfilter_image_desc_cuckoo(struct mf_image_desc *d,
-				 const struct mf_cuckoo *c, u64 keys, u64 stash)
-{
-	memset(d, 0, sizeof(*d));
-	d->type = MEMFILTER_TYPE_CUCKOO;
-	d->keys = keys;
-	d->stash = stash;
-	d->cuckoo = c->p;
-	d->payload_size = memfilter_image_payload_bytes(d);
-}
-EXPORT_SYMBOL_GPL(memfilter_image_desc_cuckoo);
 
 /**
  * memfilter_image_header() - write an image header
@@ -84,8 +41,9 @@ EXPORT_SYMBOL_GPL(memfilter_image_desc_cuckoo);
  * be able to take the time (process context).
  */
 void memfilter_image_header(struct memfilter_image_header *h,
-			    const struct mf_image_desc *d, const void *payload)
+			    const struct memfilter_image_desc *d, const void *payload)
 {
+	const struct memfilter_type_ops *ops = memfilter_type_ops(d->type);
 	const struct memfilter_hasher *hs;
 
 	BUILD_BUG_ON(sizeof(*h) != MEMFILTER_IMAGE_HDR_SIZE);
@@ -94,21 +52,10 @@ void memfilter_image_header(struct memfilter_image_header *h,
 	h->version = cpu_to_le16(MEMFILTER_IMAGE_VERSION);
 	h->header_size = cpu_to_le16(MEMFILTER_IMAGE_HDR_SIZE);
 	h->type = cpu_to_le32(d->type);
-	if (d->type == MEMFILTER_TYPE_BLOOM) {
-		hs = &d->bloom.hasher;
-		h->capacity = cpu_to_le64(d->bloom.capacity);
-		h->geometry = cpu_to_le64(d->bloom.nblocks);
-		h->k = cpu_to_le32(d->bloom.k);
-		h->bits_per_key_q4 = cpu_to_le32(d->bloom.bits_per_key_q4);
-	} else {
-		hs = &d->cuckoo.hasher;
-		h->capacity = cpu_to_le64(d->cuckoo.capacity);
-		h->geometry = cpu_to_le64(d->cuckoo.nbuckets);
-		h->k = cpu_to_le32(d->cuckoo.fp_bits);
-		h->stash = cpu_to_le64(d->stash);
-	}
+	ops->image_encode(h, d);
+	hs = ops->hasher((union memfilter_params *)&d->params);
 	h->hash_algo = cpu_to_le32(hs->algo);
-	if (hs->algo == MF_HASH_SIPHASH24) {
+	if (hs->algo == MEMFILTER_HASH_SIPHASH24) {
 		h->flags = cpu_to_le32(MEMFILTER_IMAGE_SECRET);
 		h->secret[0] = cpu_to_le64(hs->key[0]);
 		h->secret[1] = cpu_to_le64(hs->key[1]);
@@ -117,11 +64,10 @@ void memfilter_image_header(struct memfilter_image_header *h,
 	}
 	h->keys = cpu_to_le64(d->keys);
 	h->payload_size = cpu_to_le64(d->payload_size);
-	h->payload_xxh64 = cpu_to_le64(mf_xxh64(payload, d->payload_size, 0));
-	h->header_xxh64 = cpu_to_le64(mf_xxh64(h, offsetof(typeof(*h),
-							   header_xxh64), 0));
+	h->payload_xxh64 = cpu_to_le64(memfilter_xxh64(payload, d->payload_size, 0));
+	h->header_xxh64 = cpu_to_le64(memfilter_xxh64(h, offsetof(typeof(*h),
+								  header_xxh64), 0));
 }
-EXPORT_SYMBOL_GPL(memfilter_image_header);
 
 static int mf_image_hasher(const struct memfilter_image_header *h,
 			   struct memfilter_hasher *hs)
@@ -131,11 +77,11 @@ static int mf_image_hasher(const struct memfilter_image_header *h,
 	u64 key[2] = { le64_to_cpu(h->secret[0]), le64_to_cpu(h->secret[1]) };
 
 	switch (algo) {
-	case MF_HASH_XXH64:
+	case MEMFILTER_HASH_XXH64:
 		if (secret || key[0] || key[1])
 			return -EBADMSG;
 		break;
-	case MF_HASH_SIPHASH24:
+	case MEMFILTER_HASH_SIPHASH24:
 		if (!secret || h->seed || !(key[0] | key[1]))
 			return -EBADMSG;
 		break;
@@ -143,50 +89,6 @@ static int mf_image_hasher(const struct memfilter_image_header *h,
 		return -EOPNOTSUPP;
 	}
 	return memfilter_hasher_init(hs, algo, le64_to_cpu(h->seed), key);
-}
-
-static int mf_image_bloom(const struct memfilter_image_header *h,
-			  struct mf_image_desc *d)
-{
-	struct mf_bloom_params *p = &d->bloom;
-	u64 nblocks = le64_to_cpu(h->geometry);
-
-	if (!nblocks || nblocks > MF_BLOOM_MAX_BYTES / MF_BLOOM_BLOCK_BYTES)
-		return -EBADMSG;
-	p->nblocks = nblocks;
-	p->k = le32_to_cpu(h->k);
-	p->bits_per_key_q4 = le32_to_cpu(h->bits_per_key_q4);
-	if (!p->k || p->k > MF_BLOOM_MAX_K || h->stash ||
-	    p->bits_per_key_q4 < MF_BLOOM_MIN_BPK_Q4 ||
-	    p->bits_per_key_q4 > MF_BLOOM_MAX_BPK_Q4)
-		return -EBADMSG;
-	p->capacity = le64_to_cpu(h->capacity);
-	return mf_image_hasher(h, &p->hasher);
-}
-
-static int mf_image_cuckoo(const struct memfilter_image_header *h,
-			   struct mf_image_desc *d)
-{
-	struct mf_cuckoo_params *p = &d->cuckoo;
-	u64 nbuckets = le64_to_cpu(h->geometry), stash = le64_to_cpu(h->stash);
-	u32 fp_bits = le32_to_cpu(h->k);
-
-	if (fp_bits != 8 && fp_bits != 12 && fp_bits != 16)
-		return -EBADMSG;
-	if (!nbuckets || (nbuckets & (nbuckets - 1)) ||
-	    nbuckets > MF_CUCKOO_MAX_BYTES / (fp_bits / 2) || h->bits_per_key_q4)
-		return -EBADMSG;
-	if (stash && (!(stash & 0xffff) || (stash & 0xffff) > (1U << fp_bits) - 1 ||
-		      (stash >> 16) >= nbuckets))
-		return -EBADMSG;
-	p->capacity = le64_to_cpu(h->capacity);
-	p->nbuckets = nbuckets;
-	p->fp_bits = fp_bits;
-	p->max_kicks = MF_CUCKOO_DEFAULT_KICKS;
-	if (!memfilter_cuckoo_mem_bytes(p))
-		return -EBADMSG;
-	d->stash = stash;
-	return mf_image_hasher(h, &p->hasher);
 }
 
 /**
@@ -202,10 +104,10 @@ static int mf_image_cuckoo(const struct memfilter_image_header *h,
  * hash or flag.
  */
 int memfilter_image_parse(const void *hdr, u64 image_len,
-			  struct mf_image_desc *d)
+			  struct memfilter_image_desc *d)
 {
 	const struct memfilter_image_header *h = hdr;
-	u32 type;
+	const struct memfilter_type_ops *ops;
 	int ret;
 
 	memset(d, 0, sizeof(*d));
@@ -214,11 +116,11 @@ int memfilter_image_parse(const void *hdr, u64 image_len,
 		return -EBADMSG;
 	if (le16_to_cpu(h->header_size) != MEMFILTER_IMAGE_HDR_SIZE ||
 	    le64_to_cpu(h->header_xxh64) !=
-	    mf_xxh64(h, offsetof(typeof(*h), header_xxh64), 0)) {
+	    memfilter_xxh64(h, offsetof(typeof(*h), header_xxh64), 0)) {
 		/* A newer version may have a longer header: say so. */
 		if (le16_to_cpu(h->version) > MEMFILTER_IMAGE_VERSION &&
 		    le16_to_cpu(h->header_size) >= MEMFILTER_IMAGE_HDR_SIZE &&
-		    le16_to_cpu(h->header_size) <= MF_IMAGE_HDR_MAX)
+		    le16_to_cpu(h->header_size) <= MEMFILTER_IMAGE_HDR_MAX)
 			return -EOPNOTSUPP;
 		return -EBADMSG;
 	}
@@ -231,17 +133,16 @@ int memfilter_image_parse(const void *hdr, u64 image_len,
 	if (!le64_to_cpu(h->capacity))
 		return -EBADMSG;
 
-	type = le32_to_cpu(h->type);
-	if (type == MEMFILTER_TYPE_BLOOM)
-		ret = mf_image_bloom(h, d);
-	else if (type == MEMFILTER_TYPE_CUCKOO)
-		ret = mf_image_cuckoo(h, d);
-	else
-		ret = -EOPNOTSUPP;
+	ops = memfilter_type_ops(le32_to_cpu(h->type));
+	if (!ops)
+		return -EOPNOTSUPP;
+	ret = ops->image_decode(h, d);
+	if (!ret)
+		ret = mf_image_hasher(h, ops->hasher(&d->params));
 	if (ret)
 		return ret;
 
-	d->type = type;
+	d->type = ops->type;
 	d->keys = le64_to_cpu(h->keys);
 	d->payload_size = le64_to_cpu(h->payload_size);
 	d->payload_xxh64 = le64_to_cpu(h->payload_xxh64);
@@ -250,7 +151,6 @@ int memfilter_image_parse(const void *hdr, u64 image_len,
 		return -EBADMSG;
 	return 0;
 }
-EXPORT_SYMBOL_GPL(memfilter_image_parse);
 
 /**
  * memfilter_image_check_payload() - verify the payload's checksum
@@ -260,10 +160,9 @@ EXPORT_SYMBOL_GPL(memfilter_image_parse);
  * Context: any; hashes the whole payload.
  * Return: 0, or -EBADMSG if the payload is not the one the header names.
  */
-int memfilter_image_check_payload(const struct mf_image_desc *d,
+int memfilter_image_check_payload(const struct memfilter_image_desc *d,
 				  const void *payload)
 {
-	return mf_xxh64(payload, d->payload_size, 0) == d->payload_xxh64 ?
+	return memfilter_xxh64(payload, d->payload_size, 0) == d->payload_xxh64 ?
 	       0 : -EBADMSG;
 }
-EXPORT_SYMBOL_GPL(memfilter_image_check_payload);

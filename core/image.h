@@ -11,46 +11,36 @@
 
 #include <linux/memfilter.h>
 
-#include "bloom.h"
 #include "compat.h"
-#include "cuckoo.h"
+#include "filter_type.h"
 
 /* Largest header a future version may have; ours is 128 bytes. */
-#define MF_IMAGE_HDR_MAX	4096
+#define MEMFILTER_IMAGE_HDR_MAX	4096
 
 /**
- * struct mf_image_desc - what an image holds, in host terms
- * @type: MEMFILTER_TYPE_BLOOM or MEMFILTER_TYPE_CUCKOO
+ * struct memfilter_image_desc - what an image holds, in host terms
+ * @type: MEMFILTER_TYPE_*
  * @keys: keys in the filter when imaged
  * @stash: cuckoo victim stash word
  * @payload_size: bytes of table after the header
  * @payload_xxh64: the payload's checksum from the header
- * @bloom: Bloom parameters, hasher included (@type BLOOM)
- * @cuckoo: cuckoo parameters, hasher included (@type CUCKOO)
+ * @params: the filter's parameters, hasher included
  */
-struct mf_image_desc {
+struct memfilter_image_desc {
 	u32 type;
 	u64 keys;
 	u64 stash;
 	u64 payload_size;
 	u64 payload_xxh64;
-	union {
-		struct mf_bloom_params bloom;
-		struct mf_cuckoo_params cuckoo;
-	};
+	union memfilter_params params;
 };
 
-u64 memfilter_image_payload_bytes(const struct mf_image_desc *d);
-void memfilter_image_desc_bloom(struct mf_image_desc *d,
-				const struct mf_bloom *b, u64 keys);
-void memfilter_image_desc_cuckoo(struct mf_image_desc *d,
-				 const struct mf_cuckoo *c, u64 keys,
-				 u64 stash);
+u64 memfilter_image_payload_bytes(const struct memfilter_image_desc *d);
 void memfilter_image_header(struct memfilter_image_header *h,
-			    const struct mf_image_desc *d, const void *payload);
+			    const struct memfilter_image_desc *d, const void *payload);
 int memfilter_image_parse(const void *hdr, u64 image_len,
-			  struct mf_image_desc *d);
-int memfilter_image_check_payload(const struct mf_image_desc *d,
+			  struct memfilter_image_desc *d);
+int memfilter_image_check_payload(const struct memfilter_image_desc *d,
 				  const void *payload);
 
 #endif /* _MEMFILTER_IMAGE_H */

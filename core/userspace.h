@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/random.h>
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -89,13 +90,33 @@ static inline u64 div64_u64(u64 dividend, u64 divisor)
 	return dividend / divisor;
 }
 
-static inline void mf_atomic_or64(u64 *p, u64 v)
+static inline void memfilter_atomic_or64(u64 *p, u64 v)
 {
 	__atomic_fetch_or(p, v, __ATOMIC_RELAXED);
 }
 
-#define mf_prefetch(p)	__builtin_prefetch(p)
-#define mf_cond_resched()	do { } while (0)
+#define memfilter_prefetch(p)	__builtin_prefetch(p)
+#define memzero_explicit(p, n)	explicit_bzero(p, n)
+
+/* Fill @buf from the kernel's random source: 0 or -errno. */
+static inline int memfilter_random(void *buf, size_t len)
+{
+	u8 *p = buf;
+
+	while (len) {
+		ssize_t n = getrandom(p, len, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+#define memfilter_cond_resched()	do { } while (0)
 
 static inline void *memchr_inv(const void *start, int c, size_t bytes)
 {
@@ -108,20 +129,20 @@ static inline void *memchr_inv(const void *start, int c, size_t bytes)
 }
 
 #ifdef __x86_64__
-#define MF_HAVE_AVX2	1
-static inline bool mf_simd_begin(void)
+#define MEMFILTER_HAVE_AVX2	1
+static inline bool memfilter_simd_begin(void)
 {
 	return __builtin_cpu_supports("avx2");
 }
 #else
-#define MF_HAVE_AVX2	0
-static inline bool mf_simd_begin(void)
+#define MEMFILTER_HAVE_AVX2	0
+static inline bool memfilter_simd_begin(void)
 {
 	return false;
 }
 #endif
 
-static inline void mf_simd_end(void)
+static inline void memfilter_simd_end(void)
 {
 }
 

@@ -30,15 +30,15 @@ static void fix_checksums(u8 *img, size_t len)
 	h->payload_xxh64 = cpu_to_le64(memfilter_xxh64(img +
 					MEMFILTER_IMAGE_HDR_SIZE, n, 0));
 	h->header_xxh64 = cpu_to_le64(memfilter_xxh64(h,
-				offsetof(struct memfilter_image_header,
-					 header_xxh64), 0));
+						      offsetof(struct memfilter_image_header,
+							       header_xxh64), 0));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const probes[] = { "", "a", "key-1", "12345678",
 		"a somewhat longer key of more than thirty-two bytes" };
-	struct mf_image_desc d;
+	struct memfilter_image_desc d;
 	struct mf_offline *f;
 	u8 *img = malloc(size ? size : 1);
 	const char *why;

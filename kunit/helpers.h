@@ -12,18 +12,18 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
-static inline void mf_kunit_kvfree(void *p)
+static inline void memfilter_kunit_kvfree(void *p)
 {
 	kvfree(p);
 }
 
 /* Zeroed memory, any size, that KUnit frees when the test ends. */
-static inline void *mf_kunit_alloc(struct kunit *test, size_t n, size_t size)
+static inline void *memfilter_kunit_alloc(struct kunit *test, size_t n, size_t size)
 {
 	void *p = kvcalloc(n, size, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mf_kunit_kvfree, p),
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, memfilter_kunit_kvfree, p),
 			0);
 	return p;
 }

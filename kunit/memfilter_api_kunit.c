@@ -28,7 +28,7 @@ static struct memfilter *mf_new(struct kunit *test, u32 type, u64 cap)
 		c.bits_per_key_q4 = 40;
 	else
 		c.fingerprint_bits = 12;
-	f = mf_filter_create(&c);
+	f = memfilter_filter_create(&c);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
 	return f;
 }
@@ -39,10 +39,10 @@ static void mf_api_names(struct kunit *test)
 	char name[MEMFILTER_NAME_MAX] = "kunit.names";
 
 	KUNIT_EXPECT_NULL(test, memfilter_get_by_name(name));
-	KUNIT_ASSERT_EQ(test, mf_publish(f, name), 0);
-	KUNIT_EXPECT_EQ(test, mf_publish(f, "kunit.other"), -EBUSY);
+	KUNIT_ASSERT_EQ(test, memfilter_publish(f, name), 0);
+	KUNIT_EXPECT_EQ(test, memfilter_publish(f, "kunit.other"), -EBUSY);
 	g = mf_new(test, MEMFILTER_TYPE_BLOOM, 10);
-	KUNIT_EXPECT_EQ(test, mf_publish(g, name), -EEXIST);
+	KUNIT_EXPECT_EQ(test, memfilter_publish(g, name), -EEXIST);
 	memfilter_put(g);
 
 	g = memfilter_get_by_name(name);
@@ -53,8 +53,8 @@ static void mf_api_names(struct kunit *test)
 	rcu_read_unlock();
 
 	/* Unpublished, still usable through the reference we hold. */
-	KUNIT_EXPECT_EQ(test, mf_unpublish(f), 0);
-	KUNIT_EXPECT_EQ(test, mf_unpublish(f), -ENOENT);
+	KUNIT_EXPECT_EQ(test, memfilter_unpublish(f), 0);
+	KUNIT_EXPECT_EQ(test, memfilter_unpublish(f), -ENOENT);
 	KUNIT_EXPECT_NULL(test, memfilter_get_by_name(name));
 	KUNIT_EXPECT_EQ(test, memfilter_add(g, "k", 1), 0);
 	KUNIT_EXPECT_TRUE(test, memfilter_contains(g, "k", 1));
@@ -67,19 +67,19 @@ static void mf_api_name_rules(struct kunit *test)
 	char n[MEMFILTER_NAME_MAX];
 
 	memset(n, 0, sizeof(n));
-	KUNIT_EXPECT_EQ(test, mf_name_valid(n), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_name_valid(n), -EINVAL);
 	strscpy(n, "ok.name-1_x", sizeof(n));
-	KUNIT_EXPECT_EQ(test, mf_name_valid(n), 0);
+	KUNIT_EXPECT_EQ(test, memfilter_name_valid(n), 0);
 	strscpy(n, "bad/name", sizeof(n));
-	KUNIT_EXPECT_EQ(test, mf_name_valid(n), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_name_valid(n), -EINVAL);
 	strscpy(n, "bad name", sizeof(n));
-	KUNIT_EXPECT_EQ(test, mf_name_valid(n), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_name_valid(n), -EINVAL);
 	memset(n, 'a', sizeof(n));
-	KUNIT_EXPECT_EQ(test, mf_name_valid(n), -EINVAL);	/* no NUL */
+	KUNIT_EXPECT_EQ(test, memfilter_name_valid(n), -EINVAL);	/* no NUL */
 	memset(n, 0, sizeof(n));
 	strscpy(n, "a", sizeof(n));
 	n[5] = 'x';						/* junk after NUL */
-	KUNIT_EXPECT_EQ(test, mf_name_valid(n), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_name_valid(n), -EINVAL);
 }
 
 struct mf_softirq {
@@ -119,7 +119,7 @@ static void mf_api_softirq(struct kunit *test)
 		struct memfilter *f = mf_new(test, types[i], 1000);
 
 		KUNIT_ASSERT_EQ(test, memfilter_add(f, "present", 7), 0);
-		KUNIT_ASSERT_EQ(test, mf_publish(f, "kunit.softirq"), 0);
+		KUNIT_ASSERT_EQ(test, memfilter_publish(f, "kunit.softirq"), 0);
 		memset(s, 0, sizeof(*s));
 		init_completion(&s->done);
 		timer_setup_on_stack(&s->timer, mf_softirq_fn, 0);
@@ -133,7 +133,7 @@ static void mf_api_softirq(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, s->absent);
 		KUNIT_EXPECT_TRUE(test, s->added);
 		KUNIT_EXPECT_TRUE(test, memfilter_contains(f, "fromsoftirq", 11));
-		KUNIT_EXPECT_EQ(test, mf_unpublish(f), 0);
+		KUNIT_EXPECT_EQ(test, memfilter_unpublish(f), 0);
 		memfilter_put(f);
 	}
 }

@@ -26,13 +26,13 @@
 #define MF_TEST_KEYS	BIT(20)
 
 struct mf_test_bloom {
-	struct mf_bloom b;
+	struct memfilter_bloom b;
 	void *mem;
 };
 
 /* A filter that KUnit frees when the test ends. */
-static struct mf_bloom *mf_test_bloom(struct kunit *test, u64 capacity,
-				      u32 bpk_q4, bool keyed)
+static struct memfilter_bloom *mf_test_bloom(struct kunit *test, u64 capacity,
+					     u32 bpk_q4, bool keyed)
 {
 	static const u64 key[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
 	struct mf_test_bloom *t;
@@ -44,22 +44,22 @@ static struct mf_bloom *mf_test_bloom(struct kunit *test, u64 capacity,
 							      bpk_q4), 0);
 	if (keyed)
 		KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&t->b.p.hasher,
-							    MF_HASH_SIPHASH24,
+							    MEMFILTER_HASH_SIPHASH24,
 							    0, key), 0);
 	else
 		KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&t->b.p.hasher,
-							    MF_HASH_XXH64,
+							    MEMFILTER_HASH_XXH64,
 							    0x5eed, NULL), 0);
 	bytes = memfilter_bloom_bytes(&t->b.p);
-	t->mem = mf_kunit_alloc(test, 1, bytes + MF_BLOOM_BLOCK_BYTES);
-	t->b.words = PTR_ALIGN(t->mem, MF_BLOOM_BLOCK_BYTES);
+	t->mem = memfilter_kunit_alloc(test, 1, bytes + MEMFILTER_BLOOM_BLOCK_BYTES);
+	t->b.words = PTR_ALIGN(t->mem, MEMFILTER_BLOOM_BLOCK_BYTES);
 	return &t->b;
 }
 
 /* Keys are 8-byte little-endian integers; absent keys have bit 63 set. */
 static __le64 *mf_test_keys(struct kunit *test, u32 n, u64 base)
 {
-	__le64 *keys = mf_kunit_alloc(test, n, sizeof(u64));
+	__le64 *keys = memfilter_kunit_alloc(test, n, sizeof(u64));
 	u32 i;
 
 	KUNIT_ASSERT_NOT_NULL(test, keys);
@@ -70,12 +70,12 @@ static __le64 *mf_test_keys(struct kunit *test, u32 n, u64 base)
 
 static unsigned long *mf_test_bitmap(struct kunit *test, u32 n)
 {
-	return mf_kunit_alloc(test, BITS_TO_LONGS(n), sizeof(long));
+	return memfilter_kunit_alloc(test, BITS_TO_LONGS(n), sizeof(long));
 }
 
 static void mf_bloom_no_false_negatives(struct kunit *test)
 {
-	struct mf_bloom *b = mf_test_bloom(test, MF_TEST_KEYS, 40, false);
+	struct memfilter_bloom *b = mf_test_bloom(test, MF_TEST_KEYS, 40, false);
 	__le64 *keys = mf_test_keys(test, MF_TEST_KEYS, 0);
 	unsigned long *res = mf_test_bitmap(test, MF_TEST_KEYS);
 	u32 i;
@@ -112,7 +112,7 @@ KUNIT_ARRAY_PARAM(mf_fpr, mf_fpr_cases, mf_fpr_desc);
 static void mf_bloom_fpr_targets(struct kunit *test)
 {
 	const struct mf_fpr_case *c = test->param_value;
-	struct mf_bloom *b = mf_test_bloom(test, MF_TEST_KEYS, c->bpk_q4, false);
+	struct memfilter_bloom *b = mf_test_bloom(test, MF_TEST_KEYS, c->bpk_q4, false);
 	__le64 *keys = mf_test_keys(test, MF_TEST_KEYS, 0);
 	__le64 *absent = mf_test_keys(test, MF_TEST_KEYS, 1ULL << 63);
 	unsigned long *res = mf_test_bitmap(test, MF_TEST_KEYS);
@@ -166,12 +166,12 @@ static void mf_adversarial_hashes(u64 *h, u32 n)
 static void mf_bloom_simd_matches_scalar(struct kunit *test)
 {
 	const u32 n = 64 * 1024;
-	struct mf_bloom *a = mf_test_bloom(test, n, 40, false);
-	struct mf_bloom *s = mf_test_bloom(test, n, 40, false);
-	struct mf_bloom *v = mf_test_bloom(test, n, 40, false);
+	struct memfilter_bloom *a = mf_test_bloom(test, n, 40, false);
+	struct memfilter_bloom *s = mf_test_bloom(test, n, 40, false);
+	struct memfilter_bloom *v = mf_test_bloom(test, n, 40, false);
 	unsigned long *ra = mf_test_bitmap(test, 2 * n);
 	unsigned long *rs = mf_test_bitmap(test, 2 * n);
-	u64 *h = mf_kunit_alloc(test, 2 * n, sizeof(u64));
+	u64 *h = memfilter_kunit_alloc(test, 2 * n, sizeof(u64));
 	u64 bytes = memfilter_bloom_bytes(&a->p);
 	u32 i;
 
@@ -194,18 +194,18 @@ static void mf_bloom_simd_matches_scalar(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bitmap_weight(ra, n), n);
 
 	/* The AVX2 path itself, entered the way production enters it. */
-	if (!MF_HAVE_AVX2 || !mf_simd_begin())
+	if (!MEMFILTER_HAVE_AVX2 || !memfilter_simd_begin())
 		kunit_skip(test, "no usable AVX2 here; scalar path checked");
 	memset(a->words, 0, bytes);
-	for (i = 0; i < 2 * n; i += MF_SIMD_CHUNK) {
+	for (i = 0; i < 2 * n; i += MEMFILTER_SIMD_CHUNK) {
 		if (i)
-			KUNIT_ASSERT_TRUE(test, mf_simd_begin());
+			KUNIT_ASSERT_TRUE(test, memfilter_simd_begin());
 		if (i < n)
-			memfilter_bloom_add_hashes_avx2(a, h + i, MF_SIMD_CHUNK);
+			memfilter_bloom_add_hashes_avx2(a, h + i, MEMFILTER_SIMD_CHUNK);
 		else
-			memfilter_bloom_contains_hashes_avx2(a, h + i, MF_SIMD_CHUNK,
+			memfilter_bloom_contains_hashes_avx2(a, h + i, MEMFILTER_SIMD_CHUNK,
 							     ra + i / BITS_PER_LONG);
-		mf_simd_end();
+		memfilter_simd_end();
 	}
 	KUNIT_EXPECT_EQ(test, memcmp(a->words, s->words, bytes), 0);
 	memfilter_bloom_contains_hashes_scalar(a, h + n, n, rs);
@@ -214,7 +214,7 @@ static void mf_bloom_simd_matches_scalar(struct kunit *test)
 
 static void mf_bloom_degenerate_probes(struct kunit *test)
 {
-	struct mf_bloom *b = mf_test_bloom(test, 1, 40, false);
+	struct memfilter_bloom *b = mf_test_bloom(test, 1, 40, false);
 	u64 h;
 
 	/* Whatever the hash, a key sets exactly k distinct bits. */
@@ -227,7 +227,7 @@ static void mf_bloom_degenerate_probes(struct kunit *test)
 }
 
 struct mf_conc {
-	struct mf_bloom *b;
+	struct memfilter_bloom *b;
 	u32 per_writer;
 	u32 progress[2];
 	atomic_t false_negatives;
@@ -339,8 +339,8 @@ static void mf_bloom_concurrent(struct kunit *test)
 static void mf_bloom_keyed(struct kunit *test)
 {
 	const u32 n = 50000;
-	struct mf_bloom *u = mf_test_bloom(test, n, 40, false);
-	struct mf_bloom *k = mf_test_bloom(test, n, 40, true);
+	struct memfilter_bloom *u = mf_test_bloom(test, n, 40, false);
+	struct memfilter_bloom *k = mf_test_bloom(test, n, 40, true);
 	__le64 *keys = mf_test_keys(test, n, 0);
 	unsigned long *res = mf_test_bitmap(test, n);
 
@@ -356,7 +356,7 @@ static void mf_bloom_keyed(struct kunit *test)
 
 static void mf_bloom_sizes(struct kunit *test)
 {
-	struct mf_bloom_params p;
+	struct memfilter_bloom_params p;
 
 	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 1, 40), 0);
 	KUNIT_EXPECT_EQ(test, p.nblocks, 1ULL);
@@ -366,7 +366,7 @@ static void mf_bloom_sizes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 0, 40), -EINVAL);
 	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 10, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 10,
-							      MF_BLOOM_MAX_BPK_Q4 + 1),
+							      MEMFILTER_BLOOM_MAX_BPK_Q4 + 1),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 1ULL << 40, 40),
 			-E2BIG);
@@ -387,14 +387,14 @@ static void mf_bloom_sizes(struct kunit *test)
 static void mf_bloom_stats(struct kunit *test)
 {
 	const u32 n = 100000;
-	struct mf_bloom *b = mf_test_bloom(test, n, 40, false);
+	struct memfilter_bloom *b = mf_test_bloom(test, n, 40, false);
 	__le64 *keys = mf_test_keys(test, n, 0);
 	u64 i, pc = 0;
 
 	KUNIT_EXPECT_EQ(test, memfilter_bloom_popcount(b), 0ULL);
 	KUNIT_EXPECT_EQ(test, memfilter_bloom_est_fpr_ppb(b), 0ULL);
 	memfilter_bloom_add_keys(b, keys, 8, n);
-	for (i = 0; i < b->p.nblocks * MF_BLOOM_BLOCK_WORDS; i++)
+	for (i = 0; i < b->p.nblocks * MEMFILTER_BLOOM_BLOCK_WORDS; i++)
 		pc += hweight64(b->words[i]);
 	KUNIT_EXPECT_EQ(test, memfilter_bloom_popcount(b), pc);
 	KUNIT_EXPECT_GT(test, pc, (u64)n);

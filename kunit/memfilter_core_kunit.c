@@ -120,17 +120,17 @@ static void mf_hasher_init_checks(struct kunit *test)
 	mf_fill_msg(msg, sizeof(msg));
 	KUNIT_EXPECT_EQ(test, memfilter_hasher_init(&h, 0, 0, NULL), -EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, memfilter_hasher_init(&h, 3, 0, NULL), -EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, memfilter_hasher_init(&h, MF_HASH_SIPHASH24, 0,
+	KUNIT_EXPECT_EQ(test, memfilter_hasher_init(&h, MEMFILTER_HASH_SIPHASH24, 0,
 						    NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, memfilter_hasher_init(&h, MF_HASH_SIPHASH24, 0,
+	KUNIT_EXPECT_EQ(test, memfilter_hasher_init(&h, MEMFILTER_HASH_SIPHASH24, 0,
 						    zero_key), -EINVAL);
 
-	KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&h, MF_HASH_XXH64,
+	KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&h, MEMFILTER_HASH_XXH64,
 						    MF_TEST_XXH64_SEED1, key), 0);
 	KUNIT_EXPECT_EQ(test, memfilter_hash(&h, msg, sizeof(msg)),
 			mf_test_xxh64_seed1[sizeof(msg)]);
 
-	KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&h, MF_HASH_SIPHASH24, 7,
+	KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&h, MEMFILTER_HASH_SIPHASH24, 7,
 						    mf_test_sipkey), 0);
 	KUNIT_EXPECT_EQ(test, memfilter_hash(&h, "", 0), mf_test_siphash24[0]);
 	/* A keyed hasher must not depend on the (ignored) XXH64 seed. */

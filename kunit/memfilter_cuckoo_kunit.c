@@ -22,19 +22,19 @@
 #include "cuckoo.h"
 #include "helpers.h"
 
-static struct mf_cuckoo *mf_test_cuckoo(struct kunit *test, u64 capacity,
-					u32 fp_bits)
+static struct memfilter_cuckoo *mf_test_cuckoo(struct kunit *test, u64 capacity,
+					       u32 fp_bits)
 {
-	struct mf_cuckoo *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	struct mf_cuckoo_params p;
+	struct memfilter_cuckoo *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct memfilter_cuckoo_params p;
 	void *mem;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	KUNIT_ASSERT_EQ(test, memfilter_cuckoo_params_init(&p, capacity, fp_bits),
 			0);
-	KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&p.hasher, MF_HASH_XXH64,
+	KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&p.hasher, MEMFILTER_HASH_XXH64,
 						    0xc0c0, NULL), 0);
-	mem = mf_kunit_alloc(test, 1, memfilter_cuckoo_mem_bytes(&p) + 64);
+	mem = memfilter_kunit_alloc(test, 1, memfilter_cuckoo_mem_bytes(&p) + 64);
 	memfilter_cuckoo_init(c, &p, PTR_ALIGN(mem, 64));
 	return c;
 }
@@ -48,9 +48,9 @@ static u64 mf_h(u64 i)
 static void mf_cuckoo_no_false_negatives(struct kunit *test)
 {
 	const u32 n = 1U << 20;
-	struct mf_cuckoo *c = mf_test_cuckoo(test, n, 12);
-	unsigned long *res = mf_kunit_alloc(test, BITS_TO_LONGS(n), sizeof(long));
-	u64 *h = mf_kunit_alloc(test, n, sizeof(u64));
+	struct memfilter_cuckoo *c = mf_test_cuckoo(test, n, 12);
+	unsigned long *res = memfilter_kunit_alloc(test, BITS_TO_LONGS(n), sizeof(long));
+	u64 *h = memfilter_kunit_alloc(test, n, sizeof(u64));
 	u32 i;
 
 	for (i = 0; i < n; i++) {
@@ -65,33 +65,33 @@ static void mf_cuckoo_no_false_negatives(struct kunit *test)
 
 static void mf_cuckoo_delete(struct kunit *test)
 {
-	struct mf_cuckoo *c = mf_test_cuckoo(test, 1024, 16);
+	struct memfilter_cuckoo *c = mf_test_cuckoo(test, 1024, 16);
 	u64 bytes = memfilter_cuckoo_mem_bytes(&c->p);
 	u64 h = mf_h(7), other = mf_h(8);
-	struct mf_cuckoo_stats s;
+	struct memfilter_cuckoo_snapshot s;
 	void *snap;
 	int i;
 
 	/* Deleting an absent key reports it and changes nothing. */
 	KUNIT_ASSERT_EQ(test, memfilter_cuckoo_add_hash(c, other), 0);
-	snap = mf_kunit_alloc(test, 1, bytes);
+	snap = memfilter_kunit_alloc(test, 1, bytes);
 	memcpy(snap, c->table, bytes);
 	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_delete_hash(c, h), -ENOENT);
 	KUNIT_EXPECT_EQ(test, memcmp(snap, c->table, bytes), 0);
 
 	/* Duplicates: 2b copies fit in the two buckets, then the stash. */
-	for (i = 0; i < 2 * MF_CUCKOO_SLOTS; i++)
+	for (i = 0; i < 2 * MEMFILTER_CUCKOO_SLOTS; i++)
 		KUNIT_ASSERT_EQ(test, memfilter_cuckoo_add_hash(c, h), 0);
 	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_count_hash(c, h),
-			2 * MF_CUCKOO_SLOTS);
+			2 * MEMFILTER_CUCKOO_SLOTS);
 	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_add_hash(c, h), 0);	/* stash */
 	memfilter_cuckoo_stats(c, &s);
 	KUNIT_EXPECT_EQ(test, s.stash_used, 1U);
 	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_add_hash(c, h), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_count_hash(c, h),
-			2 * MF_CUCKOO_SLOTS + 1);
+			2 * MEMFILTER_CUCKOO_SLOTS + 1);
 	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_add_unique_hash(c, h), -EEXIST);
-	for (i = 2 * MF_CUCKOO_SLOTS + 1; i > 0; i--) {
+	for (i = 2 * MEMFILTER_CUCKOO_SLOTS + 1; i > 0; i--) {
 		KUNIT_EXPECT_TRUE(test, memfilter_cuckoo_contains_hash(c, h));
 		KUNIT_EXPECT_EQ(test, memfilter_cuckoo_delete_hash(c, h), 0);
 		KUNIT_EXPECT_EQ(test, memfilter_cuckoo_count_hash(c, h), i - 1);
@@ -118,9 +118,9 @@ KUNIT_ARRAY_PARAM(mf_fp, mf_fp_widths, mf_fp_desc);
 static void mf_cuckoo_fill_to_failure(struct kunit *test)
 {
 	const u32 fp = *(const u32 *)test->param_value;
-	struct mf_cuckoo *c = mf_test_cuckoo(test, 16384, fp);
-	u64 slots = c->p.nbuckets * MF_CUCKOO_SLOTS, i, n;
-	struct mf_cuckoo_stats s;
+	struct memfilter_cuckoo *c = mf_test_cuckoo(test, 16384, fp);
+	u64 slots = c->p.nbuckets * MEMFILTER_CUCKOO_SLOTS, i, n;
+	struct memfilter_cuckoo_snapshot s;
 	int ret = 0;
 
 	for (n = 0; n < 2 * slots; n++) {
@@ -153,17 +153,17 @@ static void mf_cuckoo_fpr(struct kunit *test)
 {
 	const u32 fp = *(const u32 *)test->param_value;
 	const u64 queries = 1000000;
-	struct mf_cuckoo *c = mf_test_cuckoo(test, 1U << 20, fp);
-	u64 slots = c->p.nbuckets * MF_CUCKOO_SLOTS, target = slots * 95 / 100;
+	struct memfilter_cuckoo *c = mf_test_cuckoo(test, 1U << 20, fp);
+	u64 slots = c->p.nbuckets * MEMFILTER_CUCKOO_SLOTS, target = slots * 95 / 100;
 	u64 i, fpos = 0, measured, bound;
-	struct mf_cuckoo_stats s;
+	struct memfilter_cuckoo_snapshot s;
 
 	for (i = 0; i < target; i++)
 		KUNIT_ASSERT_EQ(test, memfilter_cuckoo_add_hash(c, mf_h(i)), 0);
 	for (i = 0; i < queries; i++)
 		fpos += memfilter_cuckoo_contains_hash(c, mf_h((1ULL << 62) + i));
 	measured = div64_u64(fpos * 1000000000ULL, queries);
-	bound = div64_u64(2ULL * MF_CUCKOO_SLOTS * 1000000000ULL, 1ULL << fp);
+	bound = div64_u64(2ULL * MEMFILTER_CUCKOO_SLOTS * 1000000000ULL, 1ULL << fp);
 	memfilter_cuckoo_stats(c, &s);
 	kunit_info(test, "f=%u: measured %llu ppb, 2b/2^f %llu ppb, estimate %llu ppb",
 		   fp, measured, bound, s.est_fpr_ppb);
@@ -174,7 +174,7 @@ static void mf_cuckoo_fpr(struct kunit *test)
 }
 
 struct mf_race {
-	struct mf_cuckoo *c;
+	struct memfilter_cuckoo *c;
 	spinlock_t lock;	/* the writer lock, as the module holds it */
 	u32 stable;
 	atomic_t writer_done;
@@ -187,7 +187,7 @@ struct mf_race {
 static int mf_race_writer(void *data)
 {
 	struct mf_race *r = data;
-	u64 slots = r->c->p.nbuckets * MF_CUCKOO_SLOTS;
+	u64 slots = r->c->p.nbuckets * MEMFILTER_CUCKOO_SLOTS;
 	u64 churn = slots * 94 / 100 - r->stable, i;
 	int round;
 
@@ -237,7 +237,7 @@ static void mf_cuckoo_readers_race_writer(struct kunit *test)
 {
 	struct mf_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	struct mf_race_reader_arg args[3];
-	struct mf_cuckoo_stats s;
+	struct memfilter_cuckoo_snapshot s;
 	struct task_struct *t[3];
 	int i, err = 0;
 	u32 k;
@@ -245,7 +245,7 @@ static void mf_cuckoo_readers_race_writer(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->c = mf_test_cuckoo(test, 8192, 12);
 	spin_lock_init(&r->lock);
-	r->stable = r->c->p.nbuckets * MF_CUCKOO_SLOTS / 2;
+	r->stable = r->c->p.nbuckets * MEMFILTER_CUCKOO_SLOTS / 2;
 	for (k = 0; k < r->stable; k++)
 		KUNIT_ASSERT_EQ(test, memfilter_cuckoo_add_hash(r->c, mf_h(k)), 0);
 	for (i = 0; i < 3; i++) {
@@ -281,9 +281,9 @@ static void mf_cuckoo_readers_race_writer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.items, (u64)r->stable);
 }
 
-static void mf_cuckoo_params(struct kunit *test)
+static void memfilter_cuckoo_params(struct kunit *test)
 {
-	struct mf_cuckoo_params p;
+	struct memfilter_cuckoo_params p;
 
 	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_params_init(&p, 1000, 7), -EINVAL);
 	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_params_init(&p, 1000, 0), -EINVAL);
@@ -296,7 +296,7 @@ static void mf_cuckoo_params(struct kunit *test)
 	KUNIT_EXPECT_GE(test, p.nbuckets, 1ULL);
 	KUNIT_ASSERT_EQ(test, memfilter_cuckoo_params_init(&p, 1000, 12), 0);
 	KUNIT_EXPECT_EQ(test, p.nbuckets & (p.nbuckets - 1), 0ULL);
-	KUNIT_EXPECT_GE(test, p.nbuckets * MF_CUCKOO_SLOTS * 95, 1000ULL * 100);
+	KUNIT_EXPECT_GE(test, p.nbuckets * MEMFILTER_CUCKOO_SLOTS * 95, 1000ULL * 100);
 	KUNIT_ASSERT_EQ(test, memfilter_cuckoo_params_from_fpr(&p, 1000, 32000000),
 			0);
 	KUNIT_EXPECT_EQ(test, p.fp_bits, 8U);
@@ -316,7 +316,7 @@ static struct kunit_case memfilter_cuckoo_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(mf_cuckoo_fpr, mf_fp_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_SLOW(mf_cuckoo_readers_race_writer),
-	KUNIT_CASE(mf_cuckoo_params),
+	KUNIT_CASE(memfilter_cuckoo_params),
 	{}
 };
 

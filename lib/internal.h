@@ -27,4 +27,7 @@ int libmf_encode_create(struct memfilter_create *c,
  */
 int libmf_image_check_header(const void *image, size_t len);
 
+/* Turn the ABI's struct memfilter_info into the library's mf_info. */
+void libmf_decode_info(const struct memfilter_info *i, struct mf_info *info);
+
 #endif /* _LIBMEMFILTER_INTERNAL_H */

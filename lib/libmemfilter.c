@@ -337,31 +337,36 @@ int mf_info(int fd, struct mf_info *info)
 
 	if (ret)
 		return ret;
-	memset(info, 0, sizeof(*info));
-	info->type = i.type;
-	info->hash_algo = i.hash_algo;
-	info->seed = i.seed;
-	info->capacity = i.capacity;
-	info->bytes = i.bytes;
-	info->keys = i.keys;
-	info->fill = i.fill;
-	info->fill_max = i.fill_max;
-	info->est_fpr = i.est_fpr_ppb / MF_PPB;
-	info->k = i.k;
-	info->fingerprint_bits = i.fingerprint_bits;
-	info->bits_per_key = i.bits_per_key_q4 / 4.0;
-	info->overfill = i.status & MEMFILTER_STATUS_OVERFILL;
-	info->published = i.status & MEMFILTER_STATUS_PUBLISHED;
-	info->keyed = i.status & MEMFILTER_STATUS_KEYED;
-	info->adds = i.adds;
-	info->queries = i.queries;
-	info->hits = i.hits;
-	info->deletes = i.deletes;
-	info->failed = i.failed;
-	info->stash_used = i.stash_used;
-	memcpy(info->name, i.name, sizeof(info->name));
-	info->name[sizeof(info->name) - 1] = '\0';
+	libmf_decode_info(&i, info);
 	return 0;
+}
+
+void libmf_decode_info(const struct memfilter_info *i, struct mf_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->type = i->type;
+	info->hash_algo = i->hash_algo;
+	info->seed = i->seed;
+	info->capacity = i->capacity;
+	info->bytes = i->bytes;
+	info->keys = i->keys;
+	info->fill = i->fill;
+	info->fill_max = i->fill_max;
+	info->est_fpr = i->est_fpr_ppb / MF_PPB;
+	info->k = i->k;
+	info->fingerprint_bits = i->fingerprint_bits;
+	info->bits_per_key = i->bits_per_key_q4 / 4.0;
+	info->overfill = i->status & MEMFILTER_STATUS_OVERFILL;
+	info->published = i->status & MEMFILTER_STATUS_PUBLISHED;
+	info->keyed = i->status & MEMFILTER_STATUS_KEYED;
+	info->adds = i->adds;
+	info->queries = i->queries;
+	info->hits = i->hits;
+	info->deletes = i->deletes;
+	info->failed = i->failed;
+	info->stash_used = i->stash_used;
+	memcpy(info->name, i->name, sizeof(info->name));
+	info->name[sizeof(info->name) - 1] = '\0';
 }
 
 int mf_clear(int fd)

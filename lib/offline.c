@@ -9,36 +9,34 @@
  * request), so an image made here loads into the kernel and answers
  * identically, and the reverse. Images are parsed only through
  * core/image.c, the kernel loader's own checks. Tables are 64-byte
- * aligned and zeroed, as core/ requires.
+ * aligned and zeroed, as core/ requires. Every operation goes through the
+ * filter type's table (core/filter_type.h), as in the kernel: nothing
+ * here knows which types exist.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <stdlib.h>
 #include <sys/random.h>
 
+#include "filter_type.h"
 #include "image.h"
 #include "internal.h"
 
-#define MF_PPB 1000000000.0
-
 /**
  * struct mf_offline - an in-memory filter
- * @type: MEMFILTER_TYPE_BLOOM or MEMFILTER_TYPE_CUCKOO
- * @bloom: the Bloom filter (@type BLOOM)
- * @cuckoo: the cuckoo filter (@type CUCKOO)
- * @mem: the table (Bloom) or the cuckoo filter's whole block
+ * @ops: its type's operations
+ * @s: the filter itself, as its type defines it
+ * @mem: its table memory
  * @mem_bytes: its size
- * @keys: Bloom: keys added (duplicates included), as the kernel counts
+ * @keys: keys added (duplicates included), as the kernel counts them for
+ *	types that cannot count their own (&memfilter_type_ops.counts_keys)
  * @adds: keys added
  * @deletes: keys deleted
  * @failed: adds refused because the filter was full
  */
 struct mf_offline {
-	u32 type;
-	union {
-		struct mf_bloom bloom;
-		struct mf_cuckoo cuckoo;
-	};
+	const struct memfilter_type_ops *ops;
+	union memfilter_state s;
 	void *mem;
 	size_t mem_bytes;
 	u64 keys;
@@ -47,25 +45,8 @@ struct mf_offline {
 	u64 failed;
 };
 
-enum mf_op { MF_OP_ADD, MF_OP_QUERY, MF_OP_DELETE };
-
-static int mf_random(void *buf, size_t len)
-{
-	u8 *p = buf;
-
-	while (len) {
-		ssize_t n = getrandom(p, len, 0);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
+/* Keys hashed and handed to the type at a time. */
+#define MF_OFFLINE_WINDOW	256
 
 /* Zeroed, 64-byte aligned, with 64 bytes of slack for whole-word loads. */
 static void *mf_table_alloc(u64 bytes, size_t *out)
@@ -83,21 +64,6 @@ static void *mf_table_alloc(u64 bytes, size_t *out)
 	return p;
 }
 
-static struct mf_offline *mf_offline_alloc(u32 type, u64 bytes)
-{
-	struct mf_offline *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return NULL;
-	f->type = type;
-	f->mem = mf_table_alloc(bytes, &f->mem_bytes);
-	if (!f->mem) {
-		free(f);
-		return NULL;
-	}
-	return f;
-}
-
 void mf_offline_free(struct mf_offline *f)
 {
 	if (!f)
@@ -107,82 +73,26 @@ void mf_offline_free(struct mf_offline *f)
 	free(f);
 }
 
-/* The kernel's mf_params_bloom(), mf_params_cuckoo() and mf_hasher(). */
-static int mf_offline_params(const struct memfilter_create *c,
-			     struct mf_image_desc *d)
-{
-	struct memfilter_hasher *h;
-	u64 key[2] = { 0, 0 }, seed = c->seed;
-	int ret;
-
-	d->type = c->type;
-	if (c->type == MEMFILTER_TYPE_BLOOM) {
-		if (c->fingerprint_bits || !c->fpr_ppb == !c->bits_per_key_q4)
-			return -EINVAL;
-		if (c->fpr_ppb)
-			ret = memfilter_bloom_params_from_fpr(&d->bloom,
-							      c->capacity,
-							      c->fpr_ppb);
-		else
-			ret = memfilter_bloom_params_from_bpk(&d->bloom,
-							      c->capacity,
-							      c->bits_per_key_q4);
-		h = &d->bloom.hasher;
-	} else {
-		if (c->bits_per_key_q4 || !c->fpr_ppb == !c->fingerprint_bits)
-			return -EINVAL;
-		if (c->fingerprint_bits)
-			ret = memfilter_cuckoo_params_init(&d->cuckoo, c->capacity,
-							   c->fingerprint_bits);
-		else
-			ret = memfilter_cuckoo_params_from_fpr(&d->cuckoo,
-							       c->capacity,
-							       c->fpr_ppb);
-		h = &d->cuckoo.hasher;
-	}
-	if (ret)
-		return ret;
-
-	if (c->flags & MEMFILTER_CREATE_KEYED) {
-		do {
-			ret = mf_random(key, sizeof(key));
-			if (ret)
-				return ret;
-		} while (!(key[0] | key[1]));
-		ret = memfilter_hasher_init(h, MF_HASH_SIPHASH24, 0, key);
-		explicit_bzero(key, sizeof(key));
-		return ret;
-	}
-	if (!(c->flags & MEMFILTER_CREATE_SEED)) {
-		ret = mf_random(&seed, sizeof(seed));
-		if (ret)
-			return ret;
-	}
-	return memfilter_hasher_init(h, MF_HASH_XXH64, seed, NULL);
-}
-
-/* A filter of the described shape with an empty (zeroed) table. */
-static int mf_offline_new(const struct mf_image_desc *d,
+/* A filter of the given type and shape with an empty (zeroed) table. */
+static int mf_offline_new(const struct memfilter_type_ops *ops,
+			  const union memfilter_params *p,
 			  struct mf_offline **out)
 {
+	u64 bytes = ops->mem_bytes(p);
 	struct mf_offline *f;
-	u64 bytes;
 
-	if (d->type == MEMFILTER_TYPE_BLOOM)
-		bytes = memfilter_bloom_bytes(&d->bloom);
-	else
-		bytes = memfilter_cuckoo_mem_bytes(&d->cuckoo);
 	if (!bytes)
 		return -EINVAL;
-	f = mf_offline_alloc(d->type, bytes);
+	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	if (d->type == MEMFILTER_TYPE_BLOOM) {
-		f->bloom.p = d->bloom;
-		f->bloom.words = f->mem;
-	} else {
-		memfilter_cuckoo_init(&f->cuckoo, &d->cuckoo, f->mem);
+	f->ops = ops;
+	f->mem = mf_table_alloc(bytes, &f->mem_bytes);
+	if (!f->mem) {
+		free(f);
+		return -ENOMEM;
 	}
+	ops->init(&f->s, p, f->mem);
 	*out = f;
 	return 0;
 }
@@ -191,7 +101,8 @@ int mf_offline_create(const struct mf_create_opts *opts,
 		      struct mf_offline **out)
 {
 	struct memfilter_create c = { .size = sizeof(c) };
-	struct mf_image_desc d = { 0 };
+	const struct memfilter_type_ops *ops;
+	union memfilter_params p;
 	int ret;
 
 	*out = NULL;
@@ -199,41 +110,27 @@ int mf_offline_create(const struct mf_create_opts *opts,
 		return -EINVAL;
 	ret = libmf_encode_create(&c, opts);
 	if (!ret)
-		ret = mf_offline_params(&c, &d);
+		ret = memfilter_create_params(&c, &ops, &p);
 	if (!ret)
-		ret = mf_offline_new(&d, out);
-	explicit_bzero(&d, sizeof(d));
+		ret = mf_offline_new(ops, &p, out);
+	explicit_bzero(&p, sizeof(p));
 	return ret;
-}
-
-static const void *mf_offline_table(const struct mf_offline *f)
-{
-	return f->type == MEMFILTER_TYPE_BLOOM ? (const void *)f->bloom.words :
-						 (const void *)f->cuckoo.table;
 }
 
 int mf_offline_image(const struct mf_offline *f, void **image, size_t *len)
 {
-	struct mf_cuckoo_stats s;
-	struct mf_image_desc d;
+	struct memfilter_image_desc d;
 	u8 *img;
 
 	*image = NULL;
 	*len = 0;
-	if (f->type == MEMFILTER_TYPE_BLOOM) {
-		memfilter_image_desc_bloom(&d, &f->bloom, f->keys);
-	} else {
-		memfilter_cuckoo_stats(&f->cuckoo, &s);
-		memfilter_image_desc_cuckoo(&d, &f->cuckoo, s.items,
-					    f->cuckoo.stash);
-	}
+	f->ops->image(&f->s, f->keys, &d, NULL);
 	if (d.payload_size > SIZE_MAX - MEMFILTER_IMAGE_HDR_SIZE)
 		return -ENOMEM;
 	img = malloc(MEMFILTER_IMAGE_HDR_SIZE + d.payload_size);
 	if (!img)
 		return -ENOMEM;
-	memcpy(img + MEMFILTER_IMAGE_HDR_SIZE, mf_offline_table(f),
-	       d.payload_size);
+	f->ops->image(&f->s, f->keys, &d, img + MEMFILTER_IMAGE_HDR_SIZE);
 	memfilter_image_header((struct memfilter_image_header *)img, &d,
 			       img + MEMFILTER_IMAGE_HDR_SIZE);
 	*image = img;
@@ -256,7 +153,7 @@ static const char *mf_image_why(const u8 *image, size_t len, int err)
 	    err == -EOPNOTSUPP)
 		return "image format version not supported (this code reads version 1)";
 	if (le64_to_cpu(h->header_xxh64) !=
-	    mf_xxh64(h, offsetof(struct memfilter_image_header, header_xxh64), 0))
+	    memfilter_xxh64(h, offsetof(struct memfilter_image_header, header_xxh64), 0))
 		return "header checksum mismatch (corrupt header)";
 	if (err == -EOPNOTSUPP)
 		return "unknown filter type, hash algorithm or flag";
@@ -270,7 +167,7 @@ static const char *mf_image_why(const u8 *image, size_t len, int err)
 
 int libmf_image_check_header(const void *image, size_t len)
 {
-	struct mf_image_desc d;
+	struct memfilter_image_desc d;
 	int ret = memfilter_image_parse(image, len, &d);
 
 	explicit_bzero(&d, sizeof(d));
@@ -281,7 +178,7 @@ int mf_offline_from_image(const void *image, size_t len,
 			  struct mf_offline **out, const char **why)
 {
 	const u8 *payload = (const u8 *)image + MEMFILTER_IMAGE_HDR_SIZE;
-	struct mf_image_desc d;
+	struct memfilter_image_desc d;
 	struct mf_offline *f;
 	const char *w = NULL;
 	int ret;
@@ -297,24 +194,20 @@ int mf_offline_from_image(const void *image, size_t len,
 		w = "payload checksum mismatch (corrupt table)";
 		goto out;
 	}
-	ret = mf_offline_new(&d, &f);
+	ret = mf_offline_new(memfilter_type_ops(d.type), &d.params, &f);
 	if (ret) {
 		w = "out of memory";
 		goto out;
 	}
 	memcpy(f->mem, payload, d.payload_size);
-	if (d.type == MEMFILTER_TYPE_CUCKOO) {
-		ret = memfilter_cuckoo_restore(&f->cuckoo, d.stash, d.keys);
-		if (ret) {
-			w = "cuckoo table does not hold the header's key count";
-			mf_offline_free(f);
-			goto out;
-		}
-		f->adds = d.keys;
-	} else {
-		f->keys = d.keys;
-		f->adds = d.keys;
+	ret = f->ops->restore(&f->s, &d);
+	if (ret) {
+		w = "cuckoo table does not hold the header's key count";
+		mf_offline_free(f);
+		goto out;
 	}
+	f->keys = d.keys;
+	f->adds = d.keys;
 	*out = f;
 out:
 	explicit_bzero(&d, sizeof(d));
@@ -325,98 +218,81 @@ out:
 
 int mf_offline_info(const struct mf_offline *f, struct mf_info *info)
 {
-	const struct memfilter_hasher *h;
-	struct mf_cuckoo_stats s;
+	struct memfilter_info i = { .size = sizeof(i) };
 
-	memset(info, 0, sizeof(*info));
-	info->type = f->type;
-	if (f->type == MEMFILTER_TYPE_BLOOM) {
-		const struct mf_bloom *b = &f->bloom;
-
-		h = &b->p.hasher;
-		info->capacity = b->p.capacity;
-		info->bytes = memfilter_bloom_bytes(&b->p);
-		info->keys = f->keys;
-		info->fill = memfilter_bloom_popcount(b);
-		info->fill_max = b->p.nblocks * MF_BLOOM_BLOCK_BITS;
-		info->est_fpr = memfilter_bloom_est_fpr_ppb(b) / MF_PPB;
-		info->k = b->p.k;
-		info->bits_per_key = b->p.bits_per_key_q4 / 4.0;
-	} else {
-		const struct mf_cuckoo *c = &f->cuckoo;
-
-		h = &c->p.hasher;
-		memfilter_cuckoo_stats(c, &s);
-		info->capacity = c->p.capacity;
-		info->bytes = memfilter_cuckoo_mem_bytes(&c->p);
-		info->keys = s.items;
-		info->fill = s.slots_used;
-		info->fill_max = s.slots;
-		info->est_fpr = s.est_fpr_ppb / MF_PPB;
-		info->k = MF_CUCKOO_SLOTS;
-		info->fingerprint_bits = c->p.fp_bits;
-		info->stash_used = s.stash_used;
-	}
-	info->hash_algo = h->algo;
-	info->keyed = h->algo == MF_HASH_SIPHASH24;
-	info->seed = info->keyed ? 0 : h->seed;
-	info->overfill = info->keys > info->capacity;
-	info->adds = f->adds;
-	info->deletes = f->deletes;
-	info->failed = f->failed;
+	memfilter_state_info(f->ops, &f->s, f->keys, &i);
+	i.bytes = f->ops->mem_bytes(f->ops->params_of(&f->s));
+	i.adds = f->adds;
+	i.deletes = f->deletes;
+	i.failed = f->failed;
+	libmf_decode_info(&i, info);
+	explicit_bzero(&i, sizeof(i));
 	return 0;
 }
 
-/* One key: 1 when it was added / may be present / was deleted, or -errno. */
-static int mf_offline_key(struct mf_offline *f, enum mf_op op,
-			  const void *key, size_t len)
-{
-	int ret;
+typedef int (*mf_offline_op)(struct mf_offline *f, const u64 *hashes, u32 n,
+			     unsigned long *result, u32 *done);
 
-	if (f->type == MEMFILTER_TYPE_BLOOM) {
-		switch (op) {
-		case MF_OP_ADD:
-			/* An offline filter has one owner: no atomics needed. */
-			memfilter_bloom_add_key_exclusive(&f->bloom, key, len);
-			f->keys++;
-			f->adds++;
-			return 1;
-		case MF_OP_QUERY:
-			return memfilter_bloom_contains_key(&f->bloom, key, len);
-		default:
-			return -EOPNOTSUPP;
-		}
-	}
-	switch (op) {
-	case MF_OP_ADD:
-		ret = memfilter_cuckoo_add_key(&f->cuckoo, key, len);
-		if (ret == -ENOSPC)
-			f->failed++;
-		if (ret)
-			return ret;
-		f->adds++;
-		return 1;
-	case MF_OP_QUERY:
-		return memfilter_cuckoo_contains_key(&f->cuckoo, key, len);
-	default:
-		ret = memfilter_cuckoo_delete_key(&f->cuckoo, key, len);
-		if (ret == -ENOENT)
-			return 0;
-		if (ret)
-			return ret;
-		f->deletes++;
-		return 1;
-	}
+static bool mf_result_bit(const unsigned long *result, u32 i)
+{
+	return (result[i / BITS_PER_LONG] >> (i % BITS_PER_LONG)) & 1;
 }
 
-/* The offline mf_keys(): fixed-size keys if @key_size, else @lens. */
-static ssize_t mf_offline_keys(struct mf_offline *f, enum mf_op op,
+static u32 mf_result_weight(const unsigned long *result, u32 n)
+{
+	u32 i, w = 0;
+
+	for (i = 0; i < n; i++)
+		w += mf_result_bit(result, i);
+	return w;
+}
+
+static int mf_offline_do_add(struct mf_offline *f, const u64 *hashes, u32 n,
+			     unsigned long *result, u32 *done)
+{
+	/* An offline filter has one owner: no atomics needed. */
+	int ret = (f->ops->add_exclusive ?: f->ops->add)(&f->s, hashes, n,
+							  result, done);
+	u32 added = mf_result_weight(result, *done);
+
+	f->keys += added;
+	f->adds += added;
+	if (ret == -ENOSPC)
+		f->failed++;
+	return ret;
+}
+
+static int mf_offline_do_query(struct mf_offline *f, const u64 *hashes, u32 n,
+			       unsigned long *result, u32 *done)
+{
+	f->ops->contains(&f->s, hashes, n, result);
+	*done = n;
+	return 0;
+}
+
+static int mf_offline_do_delete(struct mf_offline *f, const u64 *hashes,
+				u32 n, unsigned long *result, u32 *done)
+{
+	int ret = f->ops->delete(&f->s, hashes, n, result, done);
+
+	f->deletes += mf_result_weight(result, *done);
+	return ret;
+}
+
+/*
+ * The offline mf_keys(): fixed-size keys if @key_size, else @lens; hashed
+ * a window at a time and handed to @op, as the kernel does.
+ */
+static ssize_t mf_offline_keys(struct mf_offline *f, mf_offline_op op,
 			       const void *keys, size_t key_size,
 			       const uint32_t *lens, size_t n,
 			       uint64_t *results, size_t *done)
 {
+	unsigned long res[MF_OFFLINE_WINDOW / BITS_PER_LONG];
+	u64 hashes[MF_OFFLINE_WINDOW];
 	const u8 *p = keys;
 	size_t i = 0, count = 0, len;
+	u32 j, m, d;
 	int ret = 0;
 
 	if ((key_size && lens) || (!key_size && !lens && n) ||
@@ -424,7 +300,7 @@ static ssize_t mf_offline_keys(struct mf_offline *f, enum mf_op op,
 		ret = -EINVAL;
 		goto out;
 	}
-	if (f->type == MEMFILTER_TYPE_BLOOM && op == MF_OP_DELETE) {
+	if (op == mf_offline_do_delete && !f->ops->delete) {
 		ret = -EOPNOTSUPP;
 		goto out;
 	}
@@ -439,19 +315,27 @@ static ssize_t mf_offline_keys(struct mf_offline *f, enum mf_op op,
 	}
 	if (results)
 		memset(results, 0, (n + 63) / 64 * sizeof(*results));
-	for (i = 0; i < n; i++) {
-		len = key_size ? key_size : lens[i];
-		ret = mf_offline_key(f, op, p, len);
-		if (ret < 0)
-			goto out;
-		if (ret) {
+	for (i = 0; i < n; i += d) {
+		m = min(n - i, (size_t)MF_OFFLINE_WINDOW);
+		for (j = 0; j < m; j++) {
+			len = key_size ? key_size : lens[i + j];
+			hashes[j] = memfilter_key_hash(f->ops, &f->s, p, len);
+			p += len;
+		}
+		memset(res, 0, sizeof(res));
+		ret = op(f, hashes, m, res, &d);
+		for (j = 0; j < d; j++) {
+			if (!mf_result_bit(res, j))
+				continue;
 			count++;
 			if (results)
-				results[i / 64] |= 1ULL << (i % 64);
+				results[(i + j) / 64] |= 1ULL << ((i + j) % 64);
 		}
-		p += len;
+		if (ret) {
+			i += d;
+			goto out;
+		}
 	}
-	ret = 0;
 out:
 	if (done)
 		*done = i;
@@ -467,7 +351,7 @@ ssize_t mf_offline_add(struct mf_offline *f, const void *keys,
 			*done = 0;
 		return -EINVAL;
 	}
-	return mf_offline_keys(f, MF_OP_ADD, keys, key_size, NULL, n,
+	return mf_offline_keys(f, mf_offline_do_add, keys, key_size, NULL, n,
 			       results, done);
 }
 
@@ -481,7 +365,7 @@ ssize_t mf_offline_query(const struct mf_offline *f, const void *keys,
 		return -EINVAL;
 	}
 	/* Queries do not modify the filter. */
-	return mf_offline_keys((struct mf_offline *)f, MF_OP_QUERY, keys,
+	return mf_offline_keys((struct mf_offline *)f, mf_offline_do_query, keys,
 			       key_size, NULL, n, results, done);
 }
 
@@ -494,7 +378,7 @@ ssize_t mf_offline_delete(struct mf_offline *f, const void *keys,
 			*done = 0;
 		return -EINVAL;
 	}
-	return mf_offline_keys(f, MF_OP_DELETE, keys, key_size, NULL, n,
+	return mf_offline_keys(f, mf_offline_do_delete, keys, key_size, NULL, n,
 			       results, done);
 }
 
@@ -502,14 +386,14 @@ ssize_t mf_offline_addv(struct mf_offline *f, const void *keys,
 			const uint32_t *lens, size_t n, uint64_t *results,
 			size_t *done)
 {
-	return mf_offline_keys(f, MF_OP_ADD, keys, 0, lens, n, results, done);
+	return mf_offline_keys(f, mf_offline_do_add, keys, 0, lens, n, results, done);
 }
 
 ssize_t mf_offline_queryv(const struct mf_offline *f, const void *keys,
 			  const uint32_t *lens, size_t n, uint64_t *results,
 			  size_t *done)
 {
-	return mf_offline_keys((struct mf_offline *)f, MF_OP_QUERY, keys, 0,
+	return mf_offline_keys((struct mf_offline *)f, mf_offline_do_query, keys, 0,
 			       lens, n, results, done);
 }
 
@@ -517,7 +401,7 @@ ssize_t mf_offline_deletev(struct mf_offline *f, const void *keys,
 			   const uint32_t *lens, size_t n, uint64_t *results,
 			   size_t *done)
 {
-	return mf_offline_keys(f, MF_OP_DELETE, keys, 0, lens, n, results,
+	return mf_offline_keys(f, mf_offline_do_delete, keys, 0, lens, n, results,
 			       done);
 }
 
@@ -525,9 +409,10 @@ ssize_t mf_offline_deletev(struct mf_offline *f, const void *keys,
 static const char *mf_merge_mismatch(const struct mf_offline *a,
 				     const struct mf_offline *b)
 {
-	const struct mf_bloom_params *pa = &a->bloom.p, *pb = &b->bloom.p;
+	const struct memfilter_bloom_params *pa = &a->s.bloom.p;
+	const struct memfilter_bloom_params *pb = &b->s.bloom.p;
 
-	if (a->type != MEMFILTER_TYPE_BLOOM || b->type != MEMFILTER_TYPE_BLOOM)
+	if (a->ops != &memfilter_bloom_ops || b->ops != &memfilter_bloom_ops)
 		return "only Bloom filters can be merged (cuckoo tables cannot be ORed)";
 	if (pa->nblocks != pb->nblocks)
 		return "different table sizes (block counts)";
@@ -565,9 +450,9 @@ int mf_image_merge(const void *a, size_t a_len, const void *b, size_t b_len,
 		ret = -EINVAL;
 		goto out_free_b;
 	}
-	n = fa->bloom.p.nblocks * MF_BLOOM_BLOCK_WORDS;
+	n = fa->s.bloom.p.nblocks * MEMFILTER_BLOOM_BLOCK_WORDS;
 	for (i = 0; i < n; i++)
-		fa->bloom.words[i] |= fb->bloom.words[i];
+		fa->s.bloom.words[i] |= fb->s.bloom.words[i];
 	if (check_add_overflow(fa->keys, fb->keys, &fa->keys))
 		fa->keys = ~0ULL;
 	ret = mf_offline_image(fa, out, out_len);

@@ -23,38 +23,38 @@ static int mf_filters_show(struct seq_file *m, void *v)
 	if (!info)
 		return -ENOMEM;
 	seq_puts(m, "id type name bytes capacity keys fill fill_max est_fpr_ppb k fp_bits adds queries hits deletes failed stash status\n");
-	mutex_lock(&mf_names_lock);
-	list_for_each_entry(f, &mf_all_filters, all) {
+	mutex_lock(&memfilter_names_lock);
+	list_for_each_entry(f, &memfilter_all_filters, all) {
 		if (!memfilter_get(f))
 			continue;
-		/* mf_filter_info() takes mf_names_lock itself. */
-		mutex_unlock(&mf_names_lock);
+		/* memfilter_filter_info() takes memfilter_names_lock itself. */
+		mutex_unlock(&memfilter_names_lock);
 		memset(info, 0, sizeof(*info));
-		mf_filter_info(f, info);
+		memfilter_filter_info(f, info);
 		seq_printf(m, "%llu %s %s %llu %llu %llu %llu %llu %llu %u %u %llu %llu %llu %llu %llu %u 0x%x\n",
-			   f->id, info->type == MEMFILTER_TYPE_BLOOM ? "bloom" : "cuckoo",
+			   f->id, f->ops->name,
 			   info->name[0] ? info->name : "-", info->bytes,
 			   info->capacity, info->keys, info->fill, info->fill_max,
 			   info->est_fpr_ppb, info->k, info->fingerprint_bits,
 			   info->adds, info->queries, info->hits, info->deletes,
 			   info->failed, info->stash_used, info->status);
-		mutex_lock(&mf_names_lock);
+		mutex_lock(&memfilter_names_lock);
 		/* @f stays on the list while we hold a reference. */
 		memfilter_put(f);
 	}
-	mutex_unlock(&mf_names_lock);
+	mutex_unlock(&memfilter_names_lock);
 	kfree(info);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(mf_filters);
 
 /**
- * mf_debugfs_init() - create /sys/kernel/debug/memfilter/
+ * memfilter_debugfs_init() - create /sys/kernel/debug/memfilter/
  *
  * Context: process context. debugfs failures are not fatal.
  * Return: 0.
  */
-int mf_debugfs_init(void)
+int memfilter_debugfs_init(void)
 {
 	mf_debugfs_dir = debugfs_create_dir("memfilter", NULL);
 	debugfs_create_file("filters", 0400, mf_debugfs_dir, NULL,
@@ -62,7 +62,7 @@ int mf_debugfs_init(void)
 	return 0;
 }
 
-void mf_debugfs_exit(void)
+void memfilter_debugfs_exit(void)
 {
 	debugfs_remove_recursive(mf_debugfs_dir);
 }

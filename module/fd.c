@@ -25,7 +25,7 @@
 #include "filter.h"
 #include "ioctl.h"
 
-/* Keys per window: a multiple of BITS_PER_LONG and of MF_SIMD_CHUNK. */
+/* Keys per window: a multiple of BITS_PER_LONG and of MEMFILTER_SIMD_CHUNK. */
 #define MF_WINDOW	256
 /* Bytes of keys copied from userspace at a time. */
 #define MF_KEYBUF	(64 * 1024)
@@ -55,12 +55,6 @@ struct mf_file {
 	size_t image_len;
 };
 
-static const struct memfilter_hasher *mf_hasher_of(struct memfilter *f)
-{
-	return f->type == MEMFILTER_TYPE_BLOOM ? &f->bloom.p.hasher :
-						 &f->cuckoo.p.hasher;
-}
-
 /*
  * Hash keys [i, i + n) of the call into b->hashes[0..n): copy them in
  * pieces of at most MF_KEYBUF bytes. *@off is the byte offset of key i in
@@ -69,7 +63,6 @@ static const struct memfilter_hasher *mf_hasher_of(struct memfilter *f)
 static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 			  struct mf_batch *b, u32 i, u32 n, u64 *off)
 {
-	const struct memfilter_hasher *h = mf_hasher_of(f);
 	const u8 __user *ukeys = u64_to_user_ptr(k->keys);
 	u32 j = 0, x;
 
@@ -86,8 +79,8 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 			for (x = 0; x < m; x++) {
 				const u8 *key = b->keys + (size_t)x * k->key_size;
 
-				b->hashes[j + x] = memfilter_hash(h, key,
-								  k->key_size);
+				b->hashes[j + x] =
+					memfilter_filter_hash(f, key, k->key_size);
 			}
 			j += m;
 		}
@@ -113,8 +106,8 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 			return -EFAULT;
 		bytes = 0;
 		for (x = 0; x < m; x++) {
-			b->hashes[j + x] = memfilter_hash(h, b->keys + bytes,
-							  b->lens[j + x]);
+			b->hashes[j + x] = memfilter_filter_hash(f, b->keys + bytes,
+								 b->lens[j + x]);
 			bytes += b->lens[j + x];
 		}
 		*off += bytes;
@@ -123,7 +116,19 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 	return 0;
 }
 
-static int mf_cmd_keys(struct mf_ucmd *ucmd)
+typedef int (*mf_keys_op)(struct memfilter *f, const u64 *hashes, u32 n,
+			  unsigned long *result, u32 *done);
+
+static int mf_query(struct memfilter *f, const u64 *hashes, u32 n,
+		    unsigned long *result, u32 *done)
+{
+	memfilter_filter_contains(f, hashes, n, result);
+	*done = n;
+	return 0;
+}
+
+/* One batch command: keys in, hashed by window, @op on each window. */
+static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op)
 {
 	struct memfilter_keys *k = ucmd->cmd;
 	struct memfilter *f = ucmd->f;
@@ -150,8 +155,7 @@ static int mf_cmd_keys(struct mf_ucmd *ucmd)
 		ret = mf_hash_window(f, k, b, i, n, &off);
 		if (ret)
 			break;
-		ret = mf_filter_hashes(f, ucmd->nr, b->hashes, n, b->result,
-				       &done);
+		ret = op(f, b->hashes, n, b->result, &done);
 		count += bitmap_weight(b->result, done);
 		bitmap_to_arr64(b->result64, b->result, n);
 		if (ures && copy_to_user(ures + i / 64, b->result64,
@@ -172,11 +176,31 @@ static int mf_cmd_keys(struct mf_ucmd *ucmd)
 	kfree(b);
 	k->out_count = count;
 	k->out_done = i;
-	ret2 = mf_respond(ucmd, sizeof(*k));
+	ret2 = memfilter_respond(ucmd, sizeof(*k));
 	return ret ?: ret2;
 }
 
-static int mf_cmd_info(struct mf_ucmd *ucmd)
+static int mf_cmd_add(struct memfilter_ucmd *ucmd)
+{
+	return mf_cmd_keys(ucmd, memfilter_filter_add);
+}
+
+static int mf_cmd_query(struct memfilter_ucmd *ucmd)
+{
+	return mf_cmd_keys(ucmd, mf_query);
+}
+
+static int mf_cmd_delete(struct memfilter_ucmd *ucmd)
+{
+	return mf_cmd_keys(ucmd, memfilter_filter_delete);
+}
+
+static int mf_cmd_add_unique(struct memfilter_ucmd *ucmd)
+{
+	return mf_cmd_keys(ucmd, memfilter_filter_add_unique);
+}
+
+static int mf_cmd_info(struct memfilter_ucmd *ucmd)
 {
 	struct memfilter_info *info = ucmd->cmd;
 	u32 size = info->size;
@@ -185,21 +209,21 @@ static int mf_cmd_info(struct mf_ucmd *ucmd)
 		return -EOPNOTSUPP;
 	memset(info, 0, sizeof(*info));
 	info->size = size;
-	mf_filter_info(ucmd->f, info);
-	return mf_respond(ucmd, sizeof(*info));
+	memfilter_filter_info(ucmd->f, info);
+	return memfilter_respond(ucmd, sizeof(*info));
 }
 
-static int mf_cmd_clear(struct mf_ucmd *ucmd)
+static int mf_cmd_clear(struct memfilter_ucmd *ucmd)
 {
 	struct memfilter_clear *cmd = ucmd->cmd;
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	mf_filter_clear(ucmd->f);
+	memfilter_filter_clear(ucmd->f);
 	return 0;
 }
 
-static int mf_cmd_publish(struct mf_ucmd *ucmd)
+static int mf_cmd_publish(struct memfilter_ucmd *ucmd)
 {
 	struct memfilter_name *cmd = ucmd->cmd;
 	int ret;
@@ -208,13 +232,13 @@ static int mf_cmd_publish(struct mf_ucmd *ucmd)
 		return -EOPNOTSUPP;
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	ret = mf_name_valid(cmd->name);
+	ret = memfilter_name_valid(cmd->name);
 	if (ret)
 		return ret;
-	return mf_publish(ucmd->f, cmd->name);
+	return memfilter_publish(ucmd->f, cmd->name);
 }
 
-static int mf_cmd_unpublish(struct mf_ucmd *ucmd)
+static int mf_cmd_unpublish(struct memfilter_ucmd *ucmd)
 {
 	struct memfilter_name *cmd = ucmd->cmd;
 
@@ -224,26 +248,26 @@ static int mf_cmd_unpublish(struct mf_ucmd *ucmd)
 		return -EINVAL;
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	return mf_unpublish(ucmd->f);
+	return memfilter_unpublish(ucmd->f);
 }
 
-static const struct mf_ioctl_op mf_filter_ops[] = {
-	MF_IOCTL_OP(MEMFILTER_IOC_ADD, mf_cmd_keys, struct memfilter_keys,
-		    out_done),
-	MF_IOCTL_OP(MEMFILTER_IOC_QUERY, mf_cmd_keys, struct memfilter_keys,
-		    out_done),
-	MF_IOCTL_OP(MEMFILTER_IOC_DELETE, mf_cmd_keys, struct memfilter_keys,
-		    out_done),
-	MF_IOCTL_OP(MEMFILTER_IOC_ADD_UNIQUE, mf_cmd_keys,
-		    struct memfilter_keys, out_done),
-	MF_IOCTL_OP(MEMFILTER_IOC_INFO, mf_cmd_info, struct memfilter_info,
-		    name),
-	MF_IOCTL_OP(MEMFILTER_IOC_CLEAR, mf_cmd_clear, struct memfilter_clear,
-		    flags),
-	MF_IOCTL_OP(MEMFILTER_IOC_PUBLISH, mf_cmd_publish,
-		    struct memfilter_name, name),
-	MF_IOCTL_OP(MEMFILTER_IOC_UNPUBLISH, mf_cmd_unpublish,
-		    struct memfilter_name, name),
+static const struct memfilter_ioctl_op mf_filter_ops[] = {
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_ADD, mf_cmd_add, struct memfilter_keys,
+			   out_done),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_QUERY, mf_cmd_query,
+			   struct memfilter_keys, out_done),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_DELETE, mf_cmd_delete,
+			   struct memfilter_keys, out_done),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_ADD_UNIQUE, mf_cmd_add_unique,
+			   struct memfilter_keys, out_done),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_INFO, mf_cmd_info, struct memfilter_info,
+			   name),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_CLEAR, mf_cmd_clear, struct memfilter_clear,
+			   flags),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_PUBLISH, mf_cmd_publish,
+			   struct memfilter_name, name),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_UNPUBLISH, mf_cmd_unpublish,
+			   struct memfilter_name, name),
 };
 
 static long mf_filter_ioctl(struct file *file, unsigned int cmd,
@@ -251,7 +275,7 @@ static long mf_filter_ioctl(struct file *file, unsigned int cmd,
 {
 	struct mf_file *mfile = file->private_data;
 
-	return mf_dispatch(mf_filter_ops, ARRAY_SIZE(mf_filter_ops), mfile->f,
+	return memfilter_dispatch(mf_filter_ops, ARRAY_SIZE(mf_filter_ops), mfile->f,
 			   cmd, arg);
 }
 
@@ -273,7 +297,7 @@ static ssize_t mf_filter_read(struct file *file, char __user *buf,
 	mutex_lock(&mfile->lock);
 	if (!pos) {
 		kvfree(mfile->image);
-		mfile->image = mf_filter_image(mfile->f, &mfile->image_len);
+		mfile->image = memfilter_filter_image(mfile->f, &mfile->image_len);
 		if (IS_ERR(mfile->image)) {
 			ret = PTR_ERR(mfile->image);
 			mfile->image = NULL;
@@ -326,7 +350,7 @@ static const struct file_operations mf_filter_fops = {
 };
 
 /**
- * mf_filter_install_fd() - reserve an fd and make a file for a filter
+ * memfilter_filter_install_fd() - reserve an fd and make a file for a filter
  * @f: the filter; the caller's reference passes to the file on success
  * @filep: out: the file, to be fd_install()ed by the caller, or fput()
  *	together with put_unused_fd() on a later error
@@ -335,7 +359,7 @@ static const struct file_operations mf_filter_fops = {
  * Return: the reserved fd (O_CLOEXEC), or -errno (the reference is then
  * still the caller's).
  */
-int mf_filter_install_fd(struct memfilter *f, struct file **filep)
+int memfilter_filter_install_fd(struct memfilter *f, struct file **filep)
 {
 	struct mf_file *mfile;
 	struct file *file;

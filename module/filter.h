@@ -16,12 +16,11 @@
 #include <linux/workqueue.h>
 #include <linux/memfilter.h>
 
-#include "bloom.h"
-#include "cuckoo.h"
+#include "filter_type.h"
 #include "memfilter.h"
 
 /* Per-CPU counters, so the packet path never bounces a shared line. */
-struct mf_pcpu_stats {
+struct memfilter_pcpu_stats {
 	u64 adds;
 	u64 queries;
 	u64 hits;
@@ -32,77 +31,88 @@ struct mf_pcpu_stats {
 /**
  * struct memfilter - one filter
  * @ref: references: each fd, the published name, each in-kernel user
- * @type: MEMFILTER_TYPE_*
+ * @ops: its type's operations
  * @flags: MEMFILTER_CREATE_* it was created with
- * @bloom: the Bloom filter (@type == MEMFILTER_TYPE_BLOOM)
- * @cuckoo: the cuckoo filter (@type == MEMFILTER_TYPE_CUCKOO)
+ * @s: the filter itself, as its type defines it
  * @mem: the table allocation (kvzalloc, memcg-accounted), unaligned
  * @bytes: bytes charged against the module's limits
- * @lock: serializes cuckoo writers and clear; readers never take it
+ * @lock: serializes writers of types with locked_writers; readers never
+ *	take it
  * @stats: per-CPU counters
- * @pub: its entry in the name table while published, under mf_names_lock
- * @all: in the list of every live filter (debugfs), under mf_names_lock
+ * @pub: its entry in the name table while published, under memfilter_names_lock
+ * @all: in the list of every live filter (debugfs), under memfilter_names_lock
  * @free_work: frees the filter after an RCU grace period
  * @id: unique number, for debugfs and logs
  */
 struct memfilter {
 	refcount_t ref;
-	u32 type;
+	const struct memfilter_type_ops *ops;
 	u32 flags;
-	union {
-		struct mf_bloom bloom;
-		struct mf_cuckoo cuckoo;
-	};
+	union memfilter_state s;
 	void *mem;
 	u64 bytes;
-	spinlock_t lock;	/* cuckoo writers and clear */
-	struct mf_pcpu_stats __percpu *stats;
-	struct mf_name *pub;
+	spinlock_t lock;	/* writers, for ops->locked_writers */
+	struct memfilter_pcpu_stats __percpu *stats;
+	struct memfilter_name_entry *pub;
 	struct list_head all;
 	struct rcu_work free_work;
 	u64 id;
 };
 
 /**
- * struct mf_name - a published name, immutable once in the table
+ * struct memfilter_name_entry - a published name, immutable once in the table
  * @node: in the name hash table, RCU-protected
  * @f: the filter; the entry holds a reference to it
  * @rcu: frees the entry after readers are done with it
  * @name: the name
  */
-struct mf_name {
+struct memfilter_name_entry {
 	struct hlist_node node;
 	struct memfilter *f;
 	struct rcu_head rcu;
 	char name[MEMFILTER_NAME_MAX];
 };
 
-extern struct mutex mf_names_lock;
-extern struct list_head mf_all_filters;
+extern struct mutex memfilter_names_lock;
+extern struct list_head memfilter_all_filters;
 
-struct memfilter *mf_filter_create(const struct memfilter_create *c);
-struct memfilter *mf_filter_load(const u8 __user *uimage, u64 len);
-void *mf_filter_image(struct memfilter *f, size_t *len);
-void mf_filter_info(struct memfilter *f, struct memfilter_info *info);
-void mf_filter_clear(struct memfilter *f);
-int mf_filter_hashes(struct memfilter *f, u32 cmd, const u64 *hashes, u32 n,
-		     unsigned long *result, u32 *done);
+/* filter.c: the object, its limits and statistics */
+struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
+					 u32 flags,
+					 const union memfilter_params *p);
+struct memfilter *memfilter_filter_create(const struct memfilter_create *c);
+u64 memfilter_filter_added(struct memfilter *f);
+void memfilter_filter_info(struct memfilter *f, struct memfilter_info *info);
+void memfilter_filter_clear(struct memfilter *f);
+u64 memfilter_filter_hash(struct memfilter *f, const void *key, size_t len);
+u32 memfilter_filter_contains(struct memfilter *f, const u64 *hashes, u32 n,
+			      unsigned long *result);
+int memfilter_filter_add(struct memfilter *f, const u64 *hashes, u32 n,
+			 unsigned long *result, u32 *done);
+int memfilter_filter_add_unique(struct memfilter *f, const u64 *hashes, u32 n,
+				unsigned long *result, u32 *done);
+int memfilter_filter_delete(struct memfilter *f, const u64 *hashes, u32 n,
+			    unsigned long *result, u32 *done);
 
-int mf_name_valid(const char *name);
-int mf_publish(struct memfilter *f, const char *name);
-int mf_unpublish(struct memfilter *f);
-void mf_unpublish_all(void);
-u32 mf_list_names(char *names, u32 max);
+/* image.c: filters to and from images */
+struct memfilter *memfilter_filter_load(const u8 __user *uimage, u64 len);
+void *memfilter_filter_image(struct memfilter *f, size_t *len);
 
-int mf_filter_install_fd(struct memfilter *f, struct file **filep);
+int memfilter_name_valid(const char *name);
+int memfilter_publish(struct memfilter *f, const char *name);
+int memfilter_unpublish(struct memfilter *f);
+void memfilter_unpublish_all(void);
+u32 memfilter_list_names(char *names, u32 max);
 
-int mf_filter_init(void);
-void mf_filter_exit(void);
-int mf_debugfs_init(void);
-void mf_debugfs_exit(void);
+int memfilter_filter_install_fd(struct memfilter *f, struct file **filep);
+
+int memfilter_filter_init(void);
+void memfilter_filter_exit(void);
+int memfilter_debugfs_init(void);
+void memfilter_debugfs_exit(void);
 
 /* Module parameters (MiB). */
-extern unsigned long mf_max_filter_mb;
-extern unsigned long mf_max_total_mb;
+extern unsigned long memfilter_max_filter_mb;
+extern unsigned long memfilter_max_total_mb;
 
 #endif /* _MEMFILTER_FILTER_H */

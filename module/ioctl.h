@@ -2,7 +2,7 @@
 /*
  * The ioctl plumbing shared by /dev/memfilter and filter fds: a table of
  * commands, each with its argument struct, read with copy_struct_from_user()
- * and answered with mf_respond().
+ * and answered with memfilter_respond().
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -15,22 +15,20 @@
 struct memfilter;
 
 /**
- * struct mf_ucmd - one ioctl call being served
+ * struct memfilter_ucmd - one ioctl call being served
  * @ubuf: the caller's argument
  * @user_size: its size field
  * @cmd: the kernel copy, already validated for size and tail
  * @f: the filter, for commands on a filter fd
- * @nr: the command number (MEMFILTER_CMD_*)
  */
-struct mf_ucmd {
+struct memfilter_ucmd {
 	void __user *ubuf;
 	u32 user_size;
 	void *cmd;
 	struct memfilter *f;
-	u32 nr;
 };
 
-union mf_ucmd_buffer {
+union memfilter_ucmd_buffer {
 	struct memfilter_api api;
 	struct memfilter_create create;
 	struct memfilter_open open;
@@ -42,23 +40,23 @@ union mf_ucmd_buffer {
 	struct memfilter_clear clear;
 };
 
-struct mf_ioctl_op {
+struct memfilter_ioctl_op {
 	unsigned int size;
 	unsigned int min_size;
-	int (*execute)(struct mf_ucmd *ucmd);
+	int (*execute)(struct memfilter_ucmd *ucmd);
 };
 
-#define MF_IOCTL_OP(_ioctl, _fn, _struct, _last)                         \
+#define MEMFILTER_IOCTL_OP(_ioctl, _fn, _struct, _last)                         \
 	[_IOC_NR(_ioctl) - MEMFILTER_CMD_BASE] = {                       \
 		.size = sizeof(_struct) +                                \
-			BUILD_BUG_ON_ZERO(sizeof(union mf_ucmd_buffer) < \
+			BUILD_BUG_ON_ZERO(sizeof(union memfilter_ucmd_buffer) < \
 					  sizeof(_struct)),              \
 		.min_size = offsetofend(_struct, _last),                 \
 		.execute = _fn,                                          \
 	}
 
-long mf_dispatch(const struct mf_ioctl_op *ops, unsigned int nops,
-		 struct memfilter *f, unsigned int cmd, unsigned long arg);
-int mf_respond(struct mf_ucmd *ucmd, size_t kernel_size);
+long memfilter_dispatch(const struct memfilter_ioctl_op *ops, unsigned int nops,
+			struct memfilter *f, unsigned int cmd, unsigned long arg);
+int memfilter_respond(struct memfilter_ucmd *ucmd, size_t kernel_size);
 
 #endif /* _MEMFILTER_IOCTL_H */

@@ -5,7 +5,7 @@
  *
  * Conventions in this file: every ioctl argument starts with a __u32 size
  * and is read with copy_struct_from_user() into a kernel copy; handlers
- * work on that copy and write results back with mf_respond(), which copies
+ * work on that copy and write results back with memfilter_respond(), which copies
  * no more than the caller's size. The command tables are indexed by ioctl
  * number; the size bits of the command are ignored (see the uapi header).
  * A new filter fd is installed only after everything else succeeded.
@@ -25,14 +25,14 @@
 #include "ioctl.h"
 
 /**
- * mf_respond() - copy a command's kernel copy back to the caller
+ * memfilter_respond() - copy a command's kernel copy back to the caller
  * @ucmd: the call
  * @kernel_size: size of the kernel's struct
  *
  * Context: process context.
  * Return: 0 or -EFAULT.
  */
-int mf_respond(struct mf_ucmd *ucmd, size_t kernel_size)
+int memfilter_respond(struct memfilter_ucmd *ucmd, size_t kernel_size)
 {
 	if (copy_to_user(ucmd->ubuf, ucmd->cmd,
 			 min_t(size_t, ucmd->user_size, kernel_size)))
@@ -41,7 +41,7 @@ int mf_respond(struct mf_ucmd *ucmd, size_t kernel_size)
 }
 
 /**
- * mf_dispatch() - serve one ioctl from a command table
+ * memfilter_dispatch() - serve one ioctl from a command table
  * @ops: the table, indexed by command number - MEMFILTER_CMD_BASE
  * @nops: its length
  * @f: the filter for filter-fd commands, or NULL
@@ -52,12 +52,12 @@ int mf_respond(struct mf_ucmd *ucmd, size_t kernel_size)
  * Return: the command's result, -ENOTTY for unknown commands, -EFAULT,
  * -EINVAL or -E2BIG for a bad argument struct.
  */
-long mf_dispatch(const struct mf_ioctl_op *ops, unsigned int nops,
-		 struct memfilter *f, unsigned int cmd, unsigned long arg)
+long memfilter_dispatch(const struct memfilter_ioctl_op *ops, unsigned int nops,
+			struct memfilter *f, unsigned int cmd, unsigned long arg)
 {
-	const struct mf_ioctl_op *op;
-	union mf_ucmd_buffer buf;
-	struct mf_ucmd ucmd;
+	const struct memfilter_ioctl_op *op;
+	union memfilter_ucmd_buffer buf;
+	struct memfilter_ucmd ucmd;
 	unsigned int nr;
 	int ret;
 
@@ -71,7 +71,6 @@ long mf_dispatch(const struct mf_ioctl_op *ops, unsigned int nops,
 
 	ucmd.ubuf = (void __user *)arg;
 	ucmd.f = f;
-	ucmd.nr = nr;
 	ret = get_user(ucmd.user_size, (u32 __user *)ucmd.ubuf);
 	if (ret)
 		return ret;
@@ -86,7 +85,7 @@ long mf_dispatch(const struct mf_ioctl_op *ops, unsigned int nops,
 	return op->execute(&ucmd);
 }
 
-static int mf_cmd_api(struct mf_ucmd *ucmd)
+static int mf_cmd_api(struct memfilter_ucmd *ucmd)
 {
 	struct memfilter_api *cmd = ucmd->cmd;
 	u32 requested = cmd->api_version;
@@ -99,7 +98,7 @@ static int mf_cmd_api(struct mf_ucmd *ucmd)
 	cmd->features = MEMFILTER_FEAT_HASH_XXH64 | MEMFILTER_FEAT_HASH_SIPHASH |
 			MEMFILTER_FEAT_BLOOM | MEMFILTER_FEAT_CUCKOO |
 			MEMFILTER_FEAT_NAMES | MEMFILTER_FEAT_IMAGES;
-	ret = mf_respond(ucmd, sizeof(*cmd));
+	ret = memfilter_respond(ucmd, sizeof(*cmd));
 	if (ret)
 		return ret;
 	return requested == MEMFILTER_API_VERSION ? 0 : -EOPNOTSUPP;
@@ -110,24 +109,24 @@ static int mf_cmd_api(struct mf_ucmd *ucmd)
  * publishing @f under @name first if one is given: write the fd number into
  * the reply, install it last, and undo everything if any step fails.
  */
-static int mf_reply_fd(struct mf_ucmd *ucmd, struct memfilter *f,
+static int mf_reply_fd(struct memfilter_ucmd *ucmd, struct memfilter *f,
 		       const char *name, s32 *out_fd, size_t kernel_size)
 {
 	struct file *file;
 	int fd, ret;
 
-	fd = mf_filter_install_fd(f, &file);
+	fd = memfilter_filter_install_fd(f, &file);
 	if (fd < 0) {
 		memfilter_put(f);
 		return fd;
 	}
 	if (name) {
-		ret = mf_publish(f, name);
+		ret = memfilter_publish(f, name);
 		if (ret)
 			goto out_put_fd;
 	}
 	*out_fd = fd;
-	ret = mf_respond(ucmd, kernel_size);
+	ret = memfilter_respond(ucmd, kernel_size);
 	if (ret)
 		goto out_unpublish;
 	fd_install(fd, file);
@@ -135,7 +134,7 @@ static int mf_reply_fd(struct mf_ucmd *ucmd, struct memfilter *f,
 
 out_unpublish:
 	if (name)
-		mf_unpublish(f);
+		memfilter_unpublish(f);
 out_put_fd:
 	put_unused_fd(fd);
 	fput(file);
@@ -154,10 +153,10 @@ static int mf_optional_name(const char *name, const char **out)
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	*out = name;
-	return mf_name_valid(name);
+	return memfilter_name_valid(name);
 }
 
-static int mf_cmd_create(struct mf_ucmd *ucmd)
+static int mf_cmd_create(struct memfilter_ucmd *ucmd)
 {
 	struct memfilter_create *cmd = ucmd->cmd;
 	struct memfilter *f;
@@ -169,13 +168,13 @@ static int mf_cmd_create(struct mf_ucmd *ucmd)
 	ret = mf_optional_name(cmd->name, &name);
 	if (ret)
 		return ret;
-	f = mf_filter_create(cmd);
+	f = memfilter_filter_create(cmd);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	return mf_reply_fd(ucmd, f, name, &cmd->out_fd, sizeof(*cmd));
 }
 
-static int mf_cmd_open(struct mf_ucmd *ucmd)
+static int mf_cmd_open(struct memfilter_ucmd *ucmd)
 {
 	struct memfilter_open *cmd = ucmd->cmd;
 	struct memfilter *f;
@@ -185,7 +184,7 @@ static int mf_cmd_open(struct mf_ucmd *ucmd)
 		return -EOPNOTSUPP;
 	if (cmd->out_fd)
 		return -EINVAL;
-	ret = mf_name_valid(cmd->name);
+	ret = memfilter_name_valid(cmd->name);
 	if (ret)
 		return ret;
 	f = memfilter_get_by_name(cmd->name);
@@ -194,7 +193,7 @@ static int mf_cmd_open(struct mf_ucmd *ucmd)
 	return mf_reply_fd(ucmd, f, NULL, &cmd->out_fd, sizeof(*cmd));
 }
 
-static int mf_cmd_load(struct mf_ucmd *ucmd)
+static int mf_cmd_load(struct memfilter_ucmd *ucmd)
 {
 	struct memfilter_load *cmd = ucmd->cmd;
 	struct memfilter *f;
@@ -208,13 +207,13 @@ static int mf_cmd_load(struct mf_ucmd *ucmd)
 	ret = mf_optional_name(cmd->name, &name);
 	if (ret)
 		return ret;
-	f = mf_filter_load(u64_to_user_ptr(cmd->image), cmd->image_len);
+	f = memfilter_filter_load(u64_to_user_ptr(cmd->image), cmd->image_len);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	return mf_reply_fd(ucmd, f, name, &cmd->out_fd, sizeof(*cmd));
 }
 
-static int mf_cmd_list(struct mf_ucmd *ucmd)
+static int mf_cmd_list(struct memfilter_ucmd *ucmd)
 {
 	struct memfilter_list *cmd = ucmd->cmd;
 	char *names = NULL;
@@ -231,7 +230,7 @@ static int mf_cmd_list(struct mf_ucmd *ucmd)
 		if (!names)
 			return -ENOMEM;
 	}
-	count = mf_list_names(names, max);
+	count = memfilter_list_names(names, max);
 	ret = 0;
 	if (max && copy_to_user(u64_to_user_ptr(cmd->names), names,
 				(size_t)min(max, count) * MEMFILTER_NAME_MAX))
@@ -240,26 +239,26 @@ static int mf_cmd_list(struct mf_ucmd *ucmd)
 	if (ret)
 		return ret;
 	cmd->count = count;
-	return mf_respond(ucmd, sizeof(*cmd));
+	return memfilter_respond(ucmd, sizeof(*cmd));
 }
 
-static const struct mf_ioctl_op mf_dev_ops[] = {
-	MF_IOCTL_OP(MEMFILTER_IOC_API, mf_cmd_api, struct memfilter_api,
-		    features),
-	MF_IOCTL_OP(MEMFILTER_IOC_CREATE, mf_cmd_create,
-		    struct memfilter_create, name),
-	MF_IOCTL_OP(MEMFILTER_IOC_OPEN, mf_cmd_open, struct memfilter_open,
-		    __reserved),
-	MF_IOCTL_OP(MEMFILTER_IOC_LIST, mf_cmd_list, struct memfilter_list,
-		    names),
-	MF_IOCTL_OP(MEMFILTER_IOC_LOAD, mf_cmd_load, struct memfilter_load,
-		    name),
+static const struct memfilter_ioctl_op mf_dev_ops[] = {
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_API, mf_cmd_api, struct memfilter_api,
+			   features),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_CREATE, mf_cmd_create,
+			   struct memfilter_create, name),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_OPEN, mf_cmd_open, struct memfilter_open,
+			   __reserved),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_LIST, mf_cmd_list, struct memfilter_list,
+			   names),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_LOAD, mf_cmd_load, struct memfilter_load,
+			   name),
 };
 
 static long mf_dev_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
-	return mf_dispatch(mf_dev_ops, ARRAY_SIZE(mf_dev_ops), NULL, cmd, arg);
+	return memfilter_dispatch(mf_dev_ops, ARRAY_SIZE(mf_dev_ops), NULL, cmd, arg);
 }
 
 static const struct file_operations mf_dev_fops = {
@@ -287,10 +286,10 @@ static int __init memfilter_init(void)
 {
 	int ret;
 
-	ret = mf_filter_init();
+	ret = memfilter_filter_init();
 	if (ret)
 		return ret;
-	mf_debugfs_init();
+	memfilter_debugfs_init();
 	ret = misc_register(&mf_miscdev);
 	if (ret)
 		goto out_debugfs;
@@ -298,8 +297,8 @@ static int __init memfilter_init(void)
 	return 0;
 
 out_debugfs:
-	mf_debugfs_exit();
-	mf_filter_exit();
+	memfilter_debugfs_exit();
+	memfilter_filter_exit();
 	return ret;
 }
 
@@ -310,9 +309,9 @@ static void __exit memfilter_exit(void)
 	 * after misc_deregister(); published names hold the last references.
 	 */
 	misc_deregister(&mf_miscdev);
-	mf_unpublish_all();
-	mf_debugfs_exit();
-	mf_filter_exit();
+	memfilter_unpublish_all();
+	memfilter_debugfs_exit();
+	memfilter_filter_exit();
 }
 
 module_init(memfilter_init);

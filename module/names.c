@@ -4,8 +4,8 @@
  * processes (MEMFILTER_IOC_OPEN) and by kernel hooks and BPF programs
  * (memfilter_get_by_name(), memfilter_lookup_rcu()).
  *
- * Conventions in this file: the table is a hash of struct mf_name entries.
- * Writers (publish, unpublish) hold mf_names_lock; readers walk it under
+ * Conventions in this file: the table is a hash of struct memfilter_name_entry entries.
+ * Writers (publish, unpublish) hold memfilter_names_lock; readers walk it under
  * RCU and never block. An entry is immutable once visible and is freed
  * after a grace period; it holds a reference to its filter, dropped only
  * after the entry left the table, so a filter found under RCU stays valid
@@ -30,7 +30,7 @@ static u32 mf_name_hash(const char *name)
 }
 
 /**
- * mf_name_valid() - is this a usable filter name?
+ * memfilter_name_valid() - is this a usable filter name?
  * @name: a buffer of MEMFILTER_NAME_MAX bytes from userspace
  *
  * Context: any.
@@ -38,7 +38,7 @@ static u32 mf_name_hash(const char *name)
  * NUL-terminated and NUL-padded (padding must be zero, like any reserved
  * field, so that the bytes after the name can carry meaning later).
  */
-int mf_name_valid(const char *name)
+int memfilter_name_valid(const char *name)
 {
 	size_t len = strnlen(name, MEMFILTER_NAME_MAX);
 	size_t i;
@@ -52,11 +52,11 @@ int mf_name_valid(const char *name)
 		return -EINVAL;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(mf_name_valid);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_name_valid);
 
-static struct mf_name *mf_find(const char *name)
+static struct memfilter_name_entry *mf_find(const char *name)
 {
-	struct mf_name *n;
+	struct memfilter_name_entry *n;
 
 	hash_for_each_possible_rcu(mf_names, n, node, mf_name_hash(name))
 		if (!strcmp(n->name, name))
@@ -75,7 +75,7 @@ static struct mf_name *mf_find(const char *name)
  */
 struct memfilter *memfilter_lookup_rcu(const char *name)
 {
-	struct mf_name *n = mf_find(name);
+	struct memfilter_name_entry *n = mf_find(name);
 
 	return n ? n->f : NULL;
 }
@@ -102,17 +102,17 @@ struct memfilter *memfilter_get_by_name(const char *name)
 EXPORT_SYMBOL_GPL(memfilter_get_by_name);
 
 /**
- * mf_publish() - publish a filter under a name
+ * memfilter_publish() - publish a filter under a name
  * @f: the filter
- * @name: a name that passed mf_name_valid()
+ * @name: a name that passed memfilter_name_valid()
  *
  * Context: process context, may sleep.
  * Return: 0, -EEXIST if the name is taken, -EBUSY if @f already has a
  * name, -ENOMEM.
  */
-int mf_publish(struct memfilter *f, const char *name)
+int memfilter_publish(struct memfilter *f, const char *name)
 {
-	struct mf_name *n;
+	struct memfilter_name_entry *n;
 	int ret = 0;
 
 	n = kzalloc(sizeof(*n), GFP_KERNEL_ACCOUNT);
@@ -121,27 +121,27 @@ int mf_publish(struct memfilter *f, const char *name)
 	strscpy(n->name, name, sizeof(n->name));
 	n->f = f;
 
-	mutex_lock(&mf_names_lock);
+	mutex_lock(&memfilter_names_lock);
 	if (f->pub)
 		ret = -EBUSY;
 	else if (mf_find(name))
 		ret = -EEXIST;
 	if (ret) {
-		mutex_unlock(&mf_names_lock);
+		mutex_unlock(&memfilter_names_lock);
 		kfree(n);
 		return ret;
 	}
 	memfilter_get(f);
 	f->pub = n;
 	hash_add_rcu(mf_names, &n->node, mf_name_hash(n->name));
-	mutex_unlock(&mf_names_lock);
+	mutex_unlock(&memfilter_names_lock);
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(mf_publish);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_publish);
 
 static void mf_unpublish_locked(struct memfilter *f)
 {
-	struct mf_name *n = f->pub;
+	struct memfilter_name_entry *n = f->pub;
 
 	hash_del_rcu(&n->node);
 	f->pub = NULL;
@@ -149,47 +149,47 @@ static void mf_unpublish_locked(struct memfilter *f)
 }
 
 /**
- * mf_unpublish() - remove a filter's name
+ * memfilter_unpublish() - remove a filter's name
  * @f: the filter
  *
  * Context: process context, may sleep.
  * Return: 0, or -ENOENT if it had no name.
  */
-int mf_unpublish(struct memfilter *f)
+int memfilter_unpublish(struct memfilter *f)
 {
-	mutex_lock(&mf_names_lock);
+	mutex_lock(&memfilter_names_lock);
 	if (!f->pub) {
-		mutex_unlock(&mf_names_lock);
+		mutex_unlock(&memfilter_names_lock);
 		return -ENOENT;
 	}
 	mf_unpublish_locked(f);
-	mutex_unlock(&mf_names_lock);
+	mutex_unlock(&memfilter_names_lock);
 	memfilter_put(f);
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(mf_unpublish);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_unpublish);
 
 /**
- * mf_unpublish_all() - drop every name (module unload)
+ * memfilter_unpublish_all() - drop every name (module unload)
  *
  * Context: process context, may sleep.
  */
-void mf_unpublish_all(void)
+void memfilter_unpublish_all(void)
 {
 	struct memfilter *f;
 	struct hlist_node *tmp;
-	struct mf_name *n;
+	struct memfilter_name_entry *n;
 	int bkt;
 
 	for (;;) {
 		f = NULL;
-		mutex_lock(&mf_names_lock);
+		mutex_lock(&memfilter_names_lock);
 		hash_for_each_safe(mf_names, bkt, tmp, n, node) {
 			f = n->f;
 			mf_unpublish_locked(f);
 			break;
 		}
-		mutex_unlock(&mf_names_lock);
+		mutex_unlock(&memfilter_names_lock);
 		if (!f)
 			break;
 		memfilter_put(f);
@@ -197,26 +197,26 @@ void mf_unpublish_all(void)
 }
 
 /**
- * mf_list_names() - copy out published names
+ * memfilter_list_names() - copy out published names
  * @names: room for @max names of MEMFILTER_NAME_MAX bytes each, zeroed
  * @max: how many fit
  *
  * Context: process context, may sleep.
  * Return: how many names are published (may exceed @max).
  */
-u32 mf_list_names(char *names, u32 max)
+u32 memfilter_list_names(char *names, u32 max)
 {
-	struct mf_name *n;
+	struct memfilter_name_entry *n;
 	u32 count = 0;
 	int bkt;
 
-	mutex_lock(&mf_names_lock);
+	mutex_lock(&memfilter_names_lock);
 	hash_for_each(mf_names, bkt, n, node) {
 		if (count < max)
 			strscpy(names + (size_t)count * MEMFILTER_NAME_MAX,
 				n->name, MEMFILTER_NAME_MAX);
 		count++;
 	}
-	mutex_unlock(&mf_names_lock);
+	mutex_unlock(&memfilter_names_lock);
 	return count;
 }

@@ -80,10 +80,11 @@ def main():
     out.append('#ifndef _MEMFILTER_BLOOM_MODEL_H')
     out.append('#define _MEMFILTER_BLOOM_MODEL_H')
     out.append('')
-    out.append('#define MF_BLOOM_MODEL_Q4_MAX\t%d' % Q4_MAX)
-    out.append('#define MF_BLOOM_MODEL_KMAX\t%d' % KMAX)
+    out.append('#define MEMFILTER_BLOOM_MODEL_Q4_MAX\t%d' % Q4_MAX)
+    out.append('#define MEMFILTER_BLOOM_MODEL_KMAX\t%d' % KMAX)
     out.append('')
-    out.append('static const u8 mf_bloom_model_best_k[MF_BLOOM_MODEL_Q4_MAX + 1] = {')
+    out.append('static const u8 '
+               'memfilter_bloom_model_best_k[MEMFILTER_BLOOM_MODEL_Q4_MAX + 1] = {')
     line = '\t0,'
     for q4, best, _ in rows:
         item = ' %d,' % best
@@ -95,8 +96,8 @@ def main():
     out.append(line)
     out.append('};')
     out.append('')
-    out.append('static const u32 mf_bloom_model_ppb[MF_BLOOM_MODEL_Q4_MAX + 1]'
-               '[MF_BLOOM_MODEL_KMAX] = {')
+    out.append('static const u32 memfilter_bloom_model_ppb[MEMFILTER_BLOOM_MODEL_Q4_MAX + 1]')
+    out.append('\t\t\t\t\t  [MEMFILTER_BLOOM_MODEL_KMAX] = {')
     for q4, best, ppb in rows:
         out.append('\t/* %g bits/key: best k = %d */' % (q4 / 4, best))
         out.append('\t[%d] = { %s,' % (q4, ', '.join(str(x) for x in ppb[:4])))

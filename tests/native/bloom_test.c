@@ -31,28 +31,28 @@ static u64 mf_test_rng(u64 *s)
 
 static bool mf_test_have_avx2(void)
 {
-	return MF_HAVE_AVX2 && mf_simd_begin();
+	return MEMFILTER_HAVE_AVX2 && memfilter_simd_begin();
 }
 
 /* A zeroed filter of the given shape, XXH64 seed 7. */
-static struct mf_bloom *mf_test_new(u64 nblocks, u32 k)
+static struct memfilter_bloom *mf_test_new(u64 nblocks, u32 k)
 {
-	struct mf_bloom *b = calloc(1, sizeof(*b));
+	struct memfilter_bloom *b = calloc(1, sizeof(*b));
 
 	b->p.capacity = nblocks * 51;
 	b->p.nblocks = nblocks;
 	b->p.k = k;
 	b->p.bits_per_key_q4 = 40;
-	memfilter_hasher_init(&b->p.hasher, MF_HASH_XXH64, 7, NULL);
+	memfilter_hasher_init(&b->p.hasher, MEMFILTER_HASH_XXH64, 7, NULL);
 	b->words = aligned_alloc(64, nblocks * 64);
 	memset(b->words, 0, nblocks * 64);
 	return b;
 }
 
-static struct mf_bloom *mf_test_sized(u64 capacity, u32 q4)
+static struct memfilter_bloom *mf_test_sized(u64 capacity, u32 q4)
 {
-	struct mf_bloom_params p;
-	struct mf_bloom *b;
+	struct memfilter_bloom_params p;
+	struct memfilter_bloom *b;
 
 	if (memfilter_bloom_params_from_bpk(&p, capacity, q4))
 		return NULL;
@@ -62,7 +62,7 @@ static struct mf_bloom *mf_test_sized(u64 capacity, u32 q4)
 	return b;
 }
 
-static void mf_test_free(struct mf_bloom *b)
+static void mf_test_free(struct memfilter_bloom *b)
 {
 	free(b->words);
 	free(b);
@@ -85,9 +85,9 @@ static u64 *mf_test_keys(size_t n, u64 base)
 
 TEST(no_false_negatives)
 {
-	struct mf_bloom *single = mf_test_sized(NKEYS, 40);
-	struct mf_bloom *batch = mf_test_sized(NKEYS, 40);
-	struct mf_bloom *scalar = mf_test_sized(NKEYS, 40);
+	struct memfilter_bloom *single = mf_test_sized(NKEYS, 40);
+	struct memfilter_bloom *batch = mf_test_sized(NKEYS, 40);
+	struct memfilter_bloom *scalar = mf_test_sized(NKEYS, 40);
 	u64 *keys = mf_test_keys(NKEYS, 1ULL << 40);
 	u64 *hashes = malloc(NKEYS * sizeof(*hashes));
 	unsigned long *bm = calloc(NKEYS / BITS_PER_LONG, sizeof(*bm));
@@ -112,16 +112,16 @@ TEST(no_false_negatives)
 	for (size_t i = 0; i < NKEYS / BITS_PER_LONG; i++)
 		ASSERT_EQ(~0UL, bm[i]);
 	if (mf_test_have_avx2()) {
-		struct mf_bloom *simd = mf_test_sized(NKEYS, 40);
+		struct memfilter_bloom *simd = mf_test_sized(NKEYS, 40);
 
-		for (size_t i = 0; i < NKEYS; i += MF_SIMD_CHUNK)
+		for (size_t i = 0; i < NKEYS; i += MEMFILTER_SIMD_CHUNK)
 			memfilter_bloom_add_hashes_avx2(simd, hashes + i,
-							MF_SIMD_CHUNK);
+							MEMFILTER_SIMD_CHUNK);
 		ASSERT_EQ(0, memcmp(single->words, simd->words, bytes));
 		memset(bm, 0, NKEYS / 8);
-		for (size_t i = 0; i < NKEYS; i += MF_SIMD_CHUNK)
+		for (size_t i = 0; i < NKEYS; i += MEMFILTER_SIMD_CHUNK)
 			memfilter_bloom_contains_hashes_avx2(single, hashes + i,
-				MF_SIMD_CHUNK, bm + i / BITS_PER_LONG);
+							     MEMFILTER_SIMD_CHUNK, bm + i / BITS_PER_LONG);
 		for (size_t i = 0; i < NKEYS / BITS_PER_LONG; i++)
 			ASSERT_EQ(~0UL, bm[i]);
 		mf_test_free(simd);
@@ -140,7 +140,7 @@ TEST(no_false_negatives)
 static void mf_test_fpr(struct __test_metadata *_metadata, u32 q4,
 			u64 target_ppb)
 {
-	struct mf_bloom *b = mf_test_sized(NKEYS, q4);
+	struct memfilter_bloom *b = mf_test_sized(NKEYS, q4);
 	u64 *keys = mf_test_keys(NKEYS, 0);
 	u64 *absent = mf_test_keys(NABSENT, 1ULL << 40);
 	unsigned long *bm = calloc(NABSENT / BITS_PER_LONG, sizeof(*bm));
@@ -220,9 +220,9 @@ TEST(simd_matches_scalar)
 		SKIP(return, "no AVX2 on this CPU");
 	for (int kind = 0; kind < 2; kind++) {
 		for (size_t nb = 0; nb < ARRAY_SIZE(nblocks); nb++) {
-			for (u32 k = 1; k <= MF_BLOOM_MAX_K; k++) {
-				struct mf_bloom *s = mf_test_new(nblocks[nb], k);
-				struct mf_bloom *v = mf_test_new(nblocks[nb], k);
+			for (u32 k = 1; k <= MEMFILTER_BLOOM_MAX_K; k++) {
+				struct memfilter_bloom *s = mf_test_new(nblocks[nb], k);
+				struct memfilter_bloom *v = mf_test_new(nblocks[nb], k);
 				size_t n = 4096;
 
 				if (kind)
@@ -233,17 +233,17 @@ TEST(simd_matches_scalar)
 				memfilter_bloom_add_hashes_scalar(s, h, n / 2);
 				for (size_t i = 0; i < n / 2; i += 200)
 					memfilter_bloom_add_hashes_avx2(v, h + i,
-						min(n / 2 - i, (size_t)200));
+									min(n / 2 - i, (size_t)200));
 				ASSERT_EQ(0, memcmp(s->words, v->words,
 						    nblocks[nb] * 64))
 					TH_LOG("kind %d nblocks %llu k %u", kind,
 					       (unsigned long long)nblocks[nb], k);
 				memset(bm_v, 0x55, sizeof(bm_v));
 				memfilter_bloom_contains_hashes_scalar(s, h, n, bm_s);
-				for (size_t i = 0; i < n; i += MF_SIMD_CHUNK)
+				for (size_t i = 0; i < n; i += MEMFILTER_SIMD_CHUNK)
 					memfilter_bloom_contains_hashes_avx2(s,
-						h + i, MF_SIMD_CHUNK,
-						bm_v + i / BITS_PER_LONG);
+									     h + i, MEMFILTER_SIMD_CHUNK,
+									     bm_v + i / BITS_PER_LONG);
 				ASSERT_EQ(0, memcmp(bm_s, bm_v, sizeof(bm_s)));
 				for (size_t i = 0; i < n; i++)
 					ASSERT_EQ(memfilter_bloom_contains_hash(s, h[i]),
@@ -264,13 +264,13 @@ TEST(window)
 	for (int i = 0; i < 4096; i++) {
 		u64 h = mf_test_rng(&rng);
 
-		for (u32 k = 1; k <= MF_BLOOM_MAX_K; k++) {
-			unsigned int s = mf_bloom_start(h), want = 0;
+		for (u32 k = 1; k <= MEMFILTER_BLOOM_MAX_K; k++) {
+			unsigned int s = memfilter_bloom_start(h), want = 0;
 
-			for (unsigned int w = 0; w < MF_BLOOM_BLOCK_WORDS; w++)
+			for (unsigned int w = 0; w < MEMFILTER_BLOOM_BLOCK_WORDS; w++)
 				if (((w - s) & 7) < k)
 					want |= 1U << w;
-			ASSERT_EQ(want, mf_bloom_window(h, k));
+			ASSERT_EQ(want, memfilter_bloom_window(h, k));
 		}
 	}
 }
@@ -290,12 +290,12 @@ TEST(exclusive_matches_concurrent)
 		TH_LOG("no AVX2 on this CPU: SIMD path not exercised");
 	for (int kind = 0; kind < 2; kind++) {
 		for (size_t nb = 0; nb < ARRAY_SIZE(nblocks); nb++) {
-			for (u32 k = 1; k <= MF_BLOOM_MAX_K; k++) {
-				struct mf_bloom *c = mf_test_new(nblocks[nb], k);
-				struct mf_bloom *x1 = mf_test_new(nblocks[nb], k);
-				struct mf_bloom *xs = mf_test_new(nblocks[nb], k);
-				struct mf_bloom *xv = mf_test_new(nblocks[nb], k);
-				struct mf_bloom *xd = mf_test_new(nblocks[nb], k);
+			for (u32 k = 1; k <= MEMFILTER_BLOOM_MAX_K; k++) {
+				struct memfilter_bloom *c = mf_test_new(nblocks[nb], k);
+				struct memfilter_bloom *x1 = mf_test_new(nblocks[nb], k);
+				struct memfilter_bloom *xs = mf_test_new(nblocks[nb], k);
+				struct memfilter_bloom *xv = mf_test_new(nblocks[nb], k);
+				struct memfilter_bloom *xd = mf_test_new(nblocks[nb], k);
 				size_t n = 4096, bytes = nblocks[nb] * 64;
 
 				if (kind)
@@ -317,7 +317,7 @@ TEST(exclusive_matches_concurrent)
 				if (simd)
 					for (size_t i = 0; i < n; i += 200)
 						memfilter_bloom_add_hashes_exclusive_avx2(xv,
-							h + i, min(n - i, (size_t)200));
+											  h + i, min(n - i, (size_t)200));
 				else
 					memfilter_bloom_add_hashes_exclusive(xv, h, n);
 				memfilter_bloom_add_hashes_exclusive(xd, h, n);
@@ -349,7 +349,7 @@ TEST(exclusive_matches_concurrent)
 }
 
 /*
- * The key batch pipeline (ring of MF_BLOOM_AHEAD, MF_SIMD_CHUNK sections),
+ * The key batch pipeline (ring of MEMFILTER_BLOOM_AHEAD, MEMFILTER_SIMD_CHUNK sections),
  * AVX2 and scalar, against one key at a time: batch sizes below, at and
  * across the look-ahead and section boundaries, key lengths with and
  * without the 8-byte fast path, both hashers.
@@ -357,9 +357,13 @@ TEST(exclusive_matches_concurrent)
 TEST(key_batches)
 {
 	static const size_t counts[] = {
-		0, 1, 2, MF_BLOOM_AHEAD - 1, MF_BLOOM_AHEAD, MF_BLOOM_AHEAD + 1,
-		63, 64, 65, MF_SIMD_CHUNK - 1, MF_SIMD_CHUNK, MF_SIMD_CHUNK + 1,
-		MF_SIMD_CHUNK + MF_BLOOM_AHEAD, 1000, 5000,
+		0, 1, 2,
+		MEMFILTER_BLOOM_AHEAD - 1, MEMFILTER_BLOOM_AHEAD,
+		MEMFILTER_BLOOM_AHEAD + 1,
+		63, 64, 65,
+		MEMFILTER_SIMD_CHUNK - 1, MEMFILTER_SIMD_CHUNK,
+		MEMFILTER_SIMD_CHUNK + 1,
+		MEMFILTER_SIMD_CHUNK + MEMFILTER_BLOOM_AHEAD, 1000, 5000,
 	};
 	static const size_t lens[] = { 1, 4, 8, 13, 16, 40 };
 	static const u64 skey[2] = { 0x1111, 0x2222 };
@@ -377,31 +381,31 @@ TEST(key_batches)
 				size_t n = counts[c], len = lens[l];
 				/* Odd offset: keys at any alignment. */
 				const u8 *kp = keys + 1;
-				struct mf_bloom *one = mf_test_sized(maxn, 40);
-				struct mf_bloom *bat = mf_test_sized(maxn, 40);
-				struct mf_bloom *sca = mf_test_sized(maxn, 40);
-				struct mf_bloom *exb = mf_test_sized(maxn, 40);
-				struct mf_bloom *exs = mf_test_sized(maxn, 40);
-				struct mf_bloom *ex1 = mf_test_sized(maxn, 40);
+				struct memfilter_bloom *one = mf_test_sized(maxn, 40);
+				struct memfilter_bloom *bat = mf_test_sized(maxn, 40);
+				struct memfilter_bloom *sca = mf_test_sized(maxn, 40);
+				struct memfilter_bloom *exb = mf_test_sized(maxn, 40);
+				struct memfilter_bloom *exs = mf_test_sized(maxn, 40);
+				struct memfilter_bloom *ex1 = mf_test_sized(maxn, 40);
 				size_t bytes = memfilter_bloom_bytes(&one->p);
-				struct mf_bloom *all[] = { one, bat, sca, exb, exs, ex1 };
+				struct memfilter_bloom *all[] = { one, bat, sca, exb, exs, ex1 };
 
 				if (algo)
 					for (size_t f = 0; f < ARRAY_SIZE(all); f++)
 						ASSERT_EQ(0, memfilter_hasher_init(
 							&all[f]->p.hasher,
-							MF_HASH_SIPHASH24, 0, skey));
+							MEMFILTER_HASH_SIPHASH24, 0, skey));
 				for (size_t i = 0; i < n; i++) {
 					memfilter_bloom_add_key(one, kp + i * len, len);
 					memfilter_bloom_add_key_exclusive(ex1,
-						kp + i * len, len);
+									  kp + i * len, len);
 				}
 				memfilter_bloom_add_keys(bat, kp, len, n);
 				memfilter_bloom_keys_scalar(sca, kp, len, n, NULL,
-							    MF_BLOOM_OP_ADD);
+							    MEMFILTER_BLOOM_OP_ADD);
 				memfilter_bloom_add_keys_exclusive(exb, kp, len, n);
 				memfilter_bloom_keys_scalar(exs, kp, len, n, NULL,
-					MF_BLOOM_OP_ADD_EXCLUSIVE);
+							    MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE);
 				for (size_t f = 1; f < ARRAY_SIZE(all); f++) {
 					ASSERT_EQ(0, memcmp(one->words, all[f]->words,
 							    bytes))
@@ -413,7 +417,7 @@ TEST(key_batches)
 				memset(bs, 0xaa, words * sizeof(*bs));
 				memfilter_bloom_contains_keys(one, kp, len, 2 * n, bm);
 				memfilter_bloom_keys_scalar(one, kp, len, 2 * n, bs,
-							    MF_BLOOM_OP_CONTAINS);
+							    MEMFILTER_BLOOM_OP_CONTAINS);
 				for (size_t i = 0; i < 2 * n; i++) {
 					bool want = memfilter_bloom_contains_key(one,
 						kp + i * len, len);
@@ -441,17 +445,17 @@ TEST(key_batches)
 
 TEST(probes_distinct)
 {
-	u64 rng = 2, h[1024], pat[MF_BLOOM_BLOCK_WORDS];
+	u64 rng = 2, h[1024], pat[MEMFILTER_BLOOM_BLOCK_WORDS];
 	size_t n = mf_test_adversarial(h, ARRAY_SIZE(h), &rng);
 
-	for (u32 k = 1; k <= MF_BLOOM_MAX_K; k++) {
-		struct mf_bloom *b = mf_test_new(1, k);
+	for (u32 k = 1; k <= MEMFILTER_BLOOM_MAX_K; k++) {
+		struct memfilter_bloom *b = mf_test_new(1, k);
 
 		for (size_t i = 0; i < n; i++) {
 			unsigned int words = 0, bits = 0;
 
-			mf_bloom_pattern(h[i], k, pat);
-			for (int w = 0; w < MF_BLOOM_BLOCK_WORDS; w++) {
+			memfilter_bloom_pattern(h[i], k, pat);
+			for (int w = 0; w < MEMFILTER_BLOOM_BLOCK_WORDS; w++) {
 				words += !!pat[w];
 				bits += hweight64(pat[w]);
 			}
@@ -469,12 +473,12 @@ TEST(probes_distinct)
 TEST(keyed_and_unkeyed)
 {
 	static const u64 key[2] = { 0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL };
-	struct mf_bloom *x = mf_test_sized(100000, 40);
-	struct mf_bloom *s = mf_test_sized(100000, 40);
+	struct memfilter_bloom *x = mf_test_sized(100000, 40);
+	struct memfilter_bloom *s = mf_test_sized(100000, 40);
 	u64 *keys = mf_test_keys(100000, 5);
 	unsigned long *bm = calloc(100000 / BITS_PER_LONG + 1, sizeof(*bm));
 
-	ASSERT_EQ(0, memfilter_hasher_init(&s->p.hasher, MF_HASH_SIPHASH24, 0,
+	ASSERT_EQ(0, memfilter_hasher_init(&s->p.hasher, MEMFILTER_HASH_SIPHASH24, 0,
 					   key));
 	memfilter_bloom_add_keys(x, keys, 8, 100000);
 	memfilter_bloom_add_keys(s, keys, 8, 100000);
@@ -495,7 +499,7 @@ TEST(keyed_and_unkeyed)
 
 TEST(sizing)
 {
-	struct mf_bloom_params p;
+	struct memfilter_bloom_params p;
 
 	ASSERT_EQ(0, memfilter_bloom_params_from_bpk(&p, 1, 40));
 	EXPECT_EQ(1, p.nblocks);
@@ -510,7 +514,7 @@ TEST(sizing)
 	EXPECT_EQ(1000000, p.capacity);
 	/* 1 TiB exactly is allowed, one more block is not. */
 	ASSERT_EQ(0, memfilter_bloom_params_from_bpk(&p, 1ULL << 38, 128));
-	EXPECT_EQ(MF_BLOOM_MAX_BYTES, memfilter_bloom_bytes(&p));
+	EXPECT_EQ(MEMFILTER_BLOOM_MAX_BYTES, memfilter_bloom_bytes(&p));
 	EXPECT_EQ(-E2BIG, memfilter_bloom_params_from_bpk(&p, (1ULL << 38) + 1, 128));
 	EXPECT_EQ(-E2BIG, memfilter_bloom_params_from_bpk(&p, 1ULL << 40, 40));
 	EXPECT_EQ(-E2BIG, memfilter_bloom_params_from_bpk(&p, ~0ULL, 256));
@@ -538,7 +542,7 @@ TEST(sizing)
 
 TEST(model_monotone)
 {
-	struct mf_bloom_params p;
+	struct memfilter_bloom_params p;
 	u64 prev = 0;
 
 	ASSERT_EQ(0, memfilter_bloom_params_from_bpk(&p, 1000000, 40));
@@ -555,7 +559,7 @@ TEST(model_monotone)
 
 TEST(stats)
 {
-	struct mf_bloom *b = mf_test_new(16, 6);
+	struct memfilter_bloom *b = mf_test_new(16, 6);
 	unsigned long bm[2];
 	u64 h[70], rng = 3;
 

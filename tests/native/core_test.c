@@ -75,11 +75,11 @@ TEST(hasher_init)
 
 	EXPECT_EQ(-EOPNOTSUPP, memfilter_hasher_init(&h, 0, 0, NULL));
 	EXPECT_EQ(-EOPNOTSUPP, memfilter_hasher_init(&h, 99, 0, key));
-	EXPECT_EQ(-EINVAL, memfilter_hasher_init(&h, MF_HASH_SIPHASH24, 0, NULL));
-	EXPECT_EQ(-EINVAL, memfilter_hasher_init(&h, MF_HASH_SIPHASH24, 0, zero));
-	ASSERT_EQ(0, memfilter_hasher_init(&h, MF_HASH_XXH64, 42, NULL));
+	EXPECT_EQ(-EINVAL, memfilter_hasher_init(&h, MEMFILTER_HASH_SIPHASH24, 0, NULL));
+	EXPECT_EQ(-EINVAL, memfilter_hasher_init(&h, MEMFILTER_HASH_SIPHASH24, 0, zero));
+	ASSERT_EQ(0, memfilter_hasher_init(&h, MEMFILTER_HASH_XXH64, 42, NULL));
 	EXPECT_EQ(XXH64("abc", 3, 42), memfilter_hash(&h, "abc", 3));
-	ASSERT_EQ(0, memfilter_hasher_init(&h, MF_HASH_SIPHASH24, 42,
+	ASSERT_EQ(0, memfilter_hasher_init(&h, MEMFILTER_HASH_SIPHASH24, 42,
 					   mf_test_sipkey));
 	EXPECT_EQ(mf_test_siphash24[0], memfilter_hash(&h, "", 0));
 }

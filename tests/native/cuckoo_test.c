@@ -32,19 +32,19 @@ static u64 hash_of(u64 i)
 #define ABSENT	(1ULL << 60)
 
 struct filter {
-	struct mf_cuckoo c;
+	struct memfilter_cuckoo c;
 	void *mem;
 	u64 bytes;
 };
 
 static void filter_new(struct filter *f, u64 nbuckets, u32 fp_bits)
 {
-	struct mf_cuckoo_params p;
+	struct memfilter_cuckoo_params p;
 
 	if (memfilter_cuckoo_params_init(&p, 1, fp_bits))
 		abort();
 	p.nbuckets = nbuckets;
-	p.capacity = nbuckets * MF_CUCKOO_SLOTS;
+	p.capacity = nbuckets * MEMFILTER_CUCKOO_SLOTS;
 	f->bytes = memfilter_cuckoo_mem_bytes(&p);
 	if (!f->bytes)
 		abort();
@@ -81,7 +81,7 @@ static double model_fpr(double n, double r)
 
 TEST(params_errors)
 {
-	struct mf_cuckoo_params p;
+	struct memfilter_cuckoo_params p;
 
 	EXPECT_EQ(-EINVAL, memfilter_cuckoo_params_init(&p, 0, 8));
 	EXPECT_EQ(-EINVAL, memfilter_cuckoo_params_init(&p, 100, 0));
@@ -93,11 +93,11 @@ TEST(params_errors)
 	/* 2^39 keys at 16 bits: 2^38 buckets of 8 bytes, 2 TiB. */
 	EXPECT_EQ(-E2BIG, memfilter_cuckoo_params_init(&p, 1ULL << 39, 16));
 	ASSERT_EQ(0, memfilter_cuckoo_params_init(&p, 1ULL << 37, 8));
-	EXPECT_GE(MF_CUCKOO_MAX_BYTES, memfilter_cuckoo_mem_bytes(&p));
+	EXPECT_GE(MEMFILTER_CUCKOO_MAX_BYTES, memfilter_cuckoo_mem_bytes(&p));
 
 	EXPECT_EQ(-EINVAL, memfilter_cuckoo_params_from_fpr(&p, 100, 0));
 	EXPECT_EQ(-EINVAL, memfilter_cuckoo_params_from_fpr(&p, 100,
-							     1000000001));
+							    1000000001));
 	EXPECT_EQ(-EINVAL, memfilter_cuckoo_params_from_fpr(&p, 100, 122070));
 	EXPECT_EQ(-EINVAL, memfilter_cuckoo_params_from_fpr(&p, 0, 1000000));
 
@@ -111,7 +111,7 @@ TEST(params_errors)
 	p.fp_bits = 4;
 	EXPECT_EQ(0, memfilter_cuckoo_mem_bytes(&p));
 	p.fp_bits = 12;
-	p.max_kicks = MF_CUCKOO_MAX_KICKS + 1;
+	p.max_kicks = MEMFILTER_CUCKOO_MAX_KICKS + 1;
 	EXPECT_EQ(0, memfilter_cuckoo_mem_bytes(&p));
 }
 
@@ -119,7 +119,7 @@ TEST(params_sizing)
 {
 	static const u64 caps[] = { 1, 3, 4, 5, 95, 96, 97, 1000, 65536,
 				    999999, 1000000, 123456789 };
-	struct mf_cuckoo_params p;
+	struct memfilter_cuckoo_params p;
 
 	for (unsigned int w = 0; w < ARRAY_SIZE(widths); w++) {
 		for (unsigned int i = 0; i < ARRAY_SIZE(caps); i++) {
@@ -131,13 +131,13 @@ TEST(params_sizing)
 			EXPECT_EQ(0, nb & (nb - 1));
 			EXPECT_EQ(c, p.capacity);
 			EXPECT_EQ(widths[w], p.fp_bits);
-			EXPECT_EQ(MF_CUCKOO_DEFAULT_KICKS, p.max_kicks);
-			EXPECT_EQ(MF_HASH_XXH64, p.hasher.algo);
+			EXPECT_EQ(MEMFILTER_CUCKOO_DEFAULT_KICKS, p.max_kicks);
+			EXPECT_EQ(MEMFILTER_HASH_XXH64, p.hasher.algo);
 			/* Load at capacity <= 95%, and half would not do. */
-			EXPECT_LE(c * 100, nb * 4 * MF_CUCKOO_TARGET_LOAD);
+			EXPECT_LE(c * 100, nb * 4 * MEMFILTER_CUCKOO_TARGET_LOAD);
 			if (nb > 1)
 				EXPECT_GT(c * 100, nb / 2 * 4 *
-					  MF_CUCKOO_TARGET_LOAD);
+					  MEMFILTER_CUCKOO_TARGET_LOAD);
 			/* Table, stripes and scratch, and not much more. */
 			EXPECT_GE(memfilter_cuckoo_mem_bytes(&p),
 				  nb * widths[w] / 2);
@@ -171,8 +171,8 @@ TEST(no_false_negatives_1m)
 	for (u64 i = 0; i < n; i++)
 		hashes[i] = hash_of(i);
 	for (unsigned int w = 0; w < ARRAY_SIZE(widths); w++) {
-		struct mf_cuckoo_params p;
-		struct mf_cuckoo_stats s;
+		struct memfilter_cuckoo_params p;
+		struct memfilter_cuckoo_snapshot s;
 		struct filter f;
 
 		ASSERT_EQ(0, memfilter_cuckoo_params_init(&p, n, widths[w]));
@@ -217,7 +217,7 @@ TEST(fpr_1m)
 	for (unsigned int w = 0; w < ARRAY_SIZE(widths); w++) {
 		u32 fbits = widths[w];
 		u64 queries = fbits == 16 ? 8000000 : 2000000, fp = 0;
-		struct mf_cuckoo_stats s;
+		struct memfilter_cuckoo_snapshot s;
 		double load, model, bound, measured;
 		struct filter f;
 
@@ -257,8 +257,8 @@ TEST(fill_to_failure_loses_nothing)
 
 	for (unsigned int w = 0; w < ARRAY_SIZE(widths); w++) {
 		for (unsigned int z = 0; z < ARRAY_SIZE(sizes); z++) {
-			u64 nb = sizes[z], added = 0, i, failed = 0;
-			struct mf_cuckoo_stats s;
+			u64 nb = sizes[z], added = 0, i, failed = 0, first_fail;
+			struct memfilter_cuckoo_snapshot s;
 			struct filter f;
 			u8 *copy;
 			u64 *keys, stash;
@@ -269,14 +269,26 @@ TEST(fill_to_failure_loses_nothing)
 			copy = malloc(table_bytes(&f));
 			ASSERT_NE(NULL, keys);
 			ASSERT_NE(NULL, copy);
-			for (i = 0;; i++) {
-				memcpy(copy, f.c.table, table_bytes(&f));
-				stash = f.c.stash;
-				ret = memfilter_cuckoo_add_hash(&f.c, hash_of(i));
-				if (ret)
-					break;
+			/*
+			 * Find the first key that fails, then replay up to it
+			 * on a new filter (adds are deterministic) and keep a
+			 * copy of the table just before it: one copy instead
+			 * of one per add.
+			 */
+			for (i = 0; !memfilter_cuckoo_add_hash(&f.c, hash_of(i));
+			     i++)
+				;
+			first_fail = i;
+			filter_free(&f);
+			filter_new(&f, nb, widths[w]);
+			for (i = 0; i < first_fail; i++) {
+				ASSERT_EQ(0, memfilter_cuckoo_add_hash(&f.c,
+								       hash_of(i)));
 				keys[added++] = hash_of(i);
 			}
+			memcpy(copy, f.c.table, table_bytes(&f));
+			stash = f.c.stash;
+			ret = memfilter_cuckoo_add_hash(&f.c, hash_of(i));
 			ASSERT_EQ(-ENOSPC, ret);
 			ASSERT_EQ(0, memcmp(copy, f.c.table, table_bytes(&f)));
 			ASSERT_EQ(stash, f.c.stash);
@@ -348,7 +360,7 @@ TEST(duplicates_up_to_2b_plus_stash)
 		filter_new(&f, 64, widths[w]);
 		h = key_with_two_buckets(&f, 7);
 		/* 4 + 4 slots of its two buckets, then the stash. */
-		for (u32 k = 1; k <= 2 * MF_CUCKOO_SLOTS + 1; k++) {
+		for (u32 k = 1; k <= 2 * MEMFILTER_CUCKOO_SLOTS + 1; k++) {
 			ASSERT_EQ(0, memfilter_cuckoo_add_hash(&f.c, h));
 			ASSERT_EQ(k, memfilter_cuckoo_count_hash(&f.c, h));
 		}
@@ -363,7 +375,7 @@ TEST(duplicates_up_to_2b_plus_stash)
 		/* Other keys still go in (their buckets are elsewhere). */
 		EXPECT_EQ(0, memfilter_cuckoo_add_hash(&f.c, hash_of(1000)));
 		EXPECT_EQ(0, memfilter_cuckoo_delete_hash(&f.c, hash_of(1000)));
-		for (u32 k = 2 * MF_CUCKOO_SLOTS + 1; k > 0; k--) {
+		for (u32 k = 2 * MEMFILTER_CUCKOO_SLOTS + 1; k > 0; k--) {
 			ASSERT_TRUE(memfilter_cuckoo_contains_hash(&f.c, h));
 			ASSERT_EQ(0, memfilter_cuckoo_delete_hash(&f.c, h));
 			ASSERT_EQ(k - 1, memfilter_cuckoo_count_hash(&f.c, h));
@@ -381,7 +393,7 @@ TEST(delete_semantics)
 	const u64 n = 20000;
 
 	for (unsigned int w = 0; w < ARRAY_SIZE(widths); w++) {
-		struct mf_cuckoo_stats s;
+		struct memfilter_cuckoo_snapshot s;
 		struct filter f;
 		u64 i, absent_deleted = 0;
 		u8 *copy;
@@ -474,15 +486,15 @@ TEST(key_api_and_clear)
 {
 	static const u64 sipkey[2] = { 0x0706050403020100ULL,
 				       0x0f0e0d0c0b0a0908ULL };
-	struct mf_cuckoo_params p;
-	struct mf_cuckoo_stats s;
+	struct memfilter_cuckoo_params p;
+	struct memfilter_cuckoo_snapshot s;
 	char key[32];
 	void *mem;
-	struct mf_cuckoo c;
+	struct memfilter_cuckoo c;
 
 	ASSERT_EQ(0, memfilter_cuckoo_params_from_fpr(&p, 5000, 1000000));
 	ASSERT_EQ(16, p.fp_bits);
-	ASSERT_EQ(0, memfilter_hasher_init(&p.hasher, MF_HASH_SIPHASH24, 0,
+	ASSERT_EQ(0, memfilter_hasher_init(&p.hasher, MEMFILTER_HASH_SIPHASH24, 0,
 					   sipkey));
 	mem = aligned_alloc(64, memfilter_cuckoo_mem_bytes(&p));
 	ASSERT_NE(NULL, mem);
@@ -500,7 +512,7 @@ TEST(key_api_and_clear)
 
 		ASSERT_TRUE(memfilter_cuckoo_contains_key(&c, key, len));
 		ASSERT_TRUE(memfilter_cuckoo_contains_hash(&c,
-				memfilter_hash(&p.hasher, key, len)));
+							   memfilter_hash(&p.hasher, key, len)));
 		ASSERT_LE(1, memfilter_cuckoo_count_key(&c, key, len));
 		ASSERT_EQ(-EEXIST,
 			  memfilter_cuckoo_add_unique_key(&c, key, len));
@@ -591,7 +603,7 @@ static void *reader(void *arg)
 TEST(readers_race_writer)
 {
 	static u64 churn[BUCKETS * 4];
-	struct mf_cuckoo_stats s;
+	struct memfilter_cuckoo_snapshot s;
 	pthread_t th[2];
 	struct race r = { 0 };
 	u64 next = 1 << 20, nchurn;

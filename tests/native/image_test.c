@@ -67,8 +67,8 @@ static void rehash(void *img)
 	struct memfilter_image_header *h = img;
 
 	h->header_xxh64 = htole64(memfilter_xxh64(h,
-				  offsetof(struct memfilter_image_header,
-					   header_xxh64), 0));
+						  offsetof(struct memfilter_image_header,
+							   header_xxh64), 0));
 }
 
 /* Recompute the payload checksum, then the header's. */
@@ -291,7 +291,7 @@ FIXTURE_TEARDOWN(corrupt)
  */
 TEST_F(corrupt, every_header_bit)
 {
-	struct mf_image_desc d;
+	struct memfilter_image_desc d;
 	int bit, ret, badmsg = 0, notsupp = 0;
 
 	for (bit = 0; bit < HDR * 8; bit++) {

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The table of filter types, and the create request's checks, done once
+ * here for the module and for libmemfilter's offline filters alike.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include "filter_type.h"
+
+static const struct memfilter_type_ops *const memfilter_types[] = {
+	[MEMFILTER_TYPE_BLOOM] = &memfilter_bloom_ops,
+	[MEMFILTER_TYPE_CUCKOO] = &memfilter_cuckoo_ops,
+};
+
+/**
+ * memfilter_type_ops() - the operations of a filter type
+ * @type: a MEMFILTER_TYPE_*, from userspace or an image
+ *
+ * Context: any.
+ * Return: the type's table, or NULL for an unknown type.
+ */
+const struct memfilter_type_ops *memfilter_type_ops(u32 type)
+{
+	if (type >= ARRAY_SIZE(memfilter_types))
+		return NULL;
+	return memfilter_types[type];
+}
+
+/* A keyed (SipHash) filter gets a random secret, others a seed. */
+static int memfilter_create_hasher(const struct memfilter_create *c,
+				   struct memfilter_hasher *h)
+{
+	u64 key[2], seed = c->seed;
+	int ret;
+
+	if (c->flags & MEMFILTER_CREATE_KEYED) {
+		do {
+			ret = memfilter_random(key, sizeof(key));
+			if (ret)
+				return ret;
+		} while (!(key[0] | key[1]));
+		ret = memfilter_hasher_init(h, MEMFILTER_HASH_SIPHASH24, 0, key);
+		memzero_explicit(key, sizeof(key));
+		return ret;
+	}
+	if (!(c->flags & MEMFILTER_CREATE_SEED)) {
+		ret = memfilter_random(&seed, sizeof(seed));
+		if (ret)
+			return ret;
+	}
+	return memfilter_hasher_init(h, MEMFILTER_HASH_XXH64, seed, NULL);
+}
+
+/**
+ * memfilter_create_params() - check a create request and size the filter
+ * @c: the request (struct memfilter_create of the uapi)
+ * @ops: out: the filter's type
+ * @p: out: its parameters, hasher included (a keyed filter's secret is
+ *	in there: memzero_explicit() it when done)
+ *
+ * Context: any that may read random bytes (process context in the kernel).
+ * Return: 0; -EOPNOTSUPP for an unknown flag or type; -EINVAL for
+ * inconsistent parameters; -E2BIG when too large; or the error of the
+ * random source (userspace).
+ */
+int memfilter_create_params(const struct memfilter_create *c,
+			    const struct memfilter_type_ops **ops,
+			    union memfilter_params *p)
+{
+	int ret;
+
+	if (c->flags & ~MEMFILTER_CREATE_FLAGS)
+		return -EOPNOTSUPP;
+	if ((c->flags & MEMFILTER_CREATE_KEYED) &&
+	    (c->flags & MEMFILTER_CREATE_SEED))
+		return -EINVAL;
+	if (!(c->flags & MEMFILTER_CREATE_SEED) && c->seed)
+		return -EINVAL;
+	if (!c->capacity)
+		return -EINVAL;
+	*ops = memfilter_type_ops(c->type);
+	if (!*ops)
+		return -EOPNOTSUPP;
+	memset(p, 0, sizeof(*p));
+	ret = (*ops)->params(c, p);
+	if (ret)
+		return ret;
+	return memfilter_create_hasher(c, (*ops)->hasher(p));
+}
+
+/**
+ * memfilter_state_info() - describe a filter in the uapi's terms
+ * @ops: its type
+ * @s: the filter
+ * @added: the owner's count of adds
+ * @info: filled in: type, parameters, hasher, fill and the KEYED and
+ *	OVERFILL status bits; the owner adds its statistics, size and name
+ *
+ * Context: any.
+ */
+void memfilter_state_info(const struct memfilter_type_ops *ops,
+			  const union memfilter_state *s, u64 added,
+			  struct memfilter_info *info)
+{
+	const struct memfilter_hasher *h = memfilter_state_hasher(ops, s);
+
+	ops->info(s, added, info);
+	info->type = ops->type;
+	info->hash_algo = h->algo;
+	if (h->algo == MEMFILTER_HASH_XXH64)
+		info->seed = h->seed;
+	else
+		info->status |= MEMFILTER_STATUS_KEYED;
+	if (info->keys > info->capacity)
+		info->status |= MEMFILTER_STATUS_OVERFILL;
+}

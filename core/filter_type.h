@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * memfilter's filter types: one const table of operations per type
+ * (struct memfilter_type_ops, like the BPF map types' struct bpf_map_ops),
+ * through which the module and libmemfilter's offline filters create,
+ * size, fill, query, image and describe a filter without ever asking
+ * which type it is.
+ *
+ * Adding a type: its algorithm and its table in core/<type>.c, its
+ * parameters and state in the two unions below, one line in
+ * memfilter_types[] (core/filter_type.c), its MEMFILTER_TYPE_* in the uapi
+ * header, and its tests. See Documentation/internals.rst.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#ifndef _MEMFILTER_FILTER_TYPE_H
+#define _MEMFILTER_FILTER_TYPE_H
+
+#include <linux/memfilter.h>
+
+#include "bloom.h"
+#include "compat.h"
+#include "cuckoo.h"
+
+/* The shape of a filter of any type, its hasher included. */
+union memfilter_params {
+	struct memfilter_bloom_params bloom;
+	struct memfilter_cuckoo_params cuckoo;
+};
+
+/* A filter of any type: its parameters and its view of its table. */
+union memfilter_state {
+	struct memfilter_bloom bloom;
+	struct memfilter_cuckoo cuckoo;
+};
+
+struct memfilter_image_desc;
+
+/**
+ * struct memfilter_type_ops - the operations of one filter type
+ * @type: its MEMFILTER_TYPE_*
+ * @name: its name, for logs and debugfs
+ * @locked_writers: writers (add, add_unique, delete, clear, image) must be
+ *	serialized by the owner's lock; readers (contains) never lock. When
+ *	false, every operation is lockless.
+ * @counts_keys: the table knows how many keys it holds; otherwise the
+ *	owner's count of adds stands in (Bloom filters cannot count)
+ * @params: check a create request's type-specific fields (capacity is
+ *	already non-zero) and size the filter; the hasher is left to the
+ *	caller. Return: 0, -EINVAL, -E2BIG.
+ * @hasher: the hasher inside a parameter block
+ * @params_of: a filter's parameters
+ * @mem_bytes: bytes of table memory the owner allocates (64-byte aligned,
+ *	zeroed) for these parameters; 0 if they cannot be met
+ * @payload_bytes: bytes of table an image carries
+ * @init: set up a filter on zeroed table memory @mem
+ * @contains: query @n hashes; set bit i of @result when key i may be in
+ * @add: add @n hashes; set bit i of @result when key i was added. Stops
+ *	at the first that does not fit. Return: 0 or -ENOSPC; *@done is how
+ *	many hashes were processed.
+ * @add_exclusive: @add for a filter with one owner and no concurrent
+ *	readers (offline builds): the same bits, no atomics. NULL: use @add.
+ * @add_unique: @add, but a key that may already be in sets no bit and
+ *	adds nothing. NULL if the type cannot tell.
+ * @delete: remove one copy of each of @n hashes; set bit i when key i was
+ *	removed. NULL if the type cannot delete.
+ * @clear: empty the filter
+ * @info: fill in the type's fields of @info (capacity, k,
+ *	bits_per_key_q4, fingerprint_bits, keys, fill, fill_max,
+ *	est_fpr_ppb, stash_used); @added is the owner's count of adds
+ * @image: fill in an image description of the filter (@added as for @info)
+ *	and, if @payload is not NULL, copy its table there
+ * @image_encode: write the type's fields of an image header
+ * @image_decode: check and read the type's fields of an image header
+ *	into @d (hasher excepted). Return: 0, -EBADMSG.
+ * @restore: finish a filter whose table was just copied from an image
+ *	described by @d. Return: 0, or -EBADMSG if the table contradicts it.
+ */
+struct memfilter_type_ops {
+	u32 type;
+	const char *name;
+	bool locked_writers;
+	bool counts_keys;
+	int (*params)(const struct memfilter_create *c,
+		      union memfilter_params *p);
+	struct memfilter_hasher *(*hasher)(union memfilter_params *p);
+	const union memfilter_params *(*params_of)(const union memfilter_state *s);
+	u64 (*mem_bytes)(const union memfilter_params *p);
+	u64 (*payload_bytes)(const union memfilter_params *p);
+	void (*init)(union memfilter_state *s, const union memfilter_params *p,
+		     void *mem);
+	void (*contains)(const union memfilter_state *s, const u64 *hashes,
+			 u32 n, unsigned long *result);
+	int (*add)(union memfilter_state *s, const u64 *hashes, u32 n,
+		   unsigned long *result, u32 *done);
+	int (*add_exclusive)(union memfilter_state *s, const u64 *hashes, u32 n,
+			     unsigned long *result, u32 *done);
+	int (*add_unique)(union memfilter_state *s, const u64 *hashes, u32 n,
+			  unsigned long *result, u32 *done);
+	int (*delete)(union memfilter_state *s, const u64 *hashes, u32 n,
+		      unsigned long *result, u32 *done);
+	void (*clear)(union memfilter_state *s);
+	void (*info)(const union memfilter_state *s, u64 added,
+		     struct memfilter_info *info);
+	void (*image)(const union memfilter_state *s, u64 added,
+		      struct memfilter_image_desc *d, void *payload);
+	void (*image_encode)(struct memfilter_image_header *h,
+			     const struct memfilter_image_desc *d);
+	int (*image_decode)(const struct memfilter_image_header *h,
+			    struct memfilter_image_desc *d);
+	int (*restore)(union memfilter_state *s,
+		       const struct memfilter_image_desc *d);
+};
+
+extern const struct memfilter_type_ops memfilter_bloom_ops;
+extern const struct memfilter_type_ops memfilter_cuckoo_ops;
+
+const struct memfilter_type_ops *memfilter_type_ops(u32 type);
+int memfilter_create_params(const struct memfilter_create *c,
+			    const struct memfilter_type_ops **ops,
+			    union memfilter_params *p);
+void memfilter_state_info(const struct memfilter_type_ops *ops,
+			  const union memfilter_state *s, u64 added,
+			  struct memfilter_info *info);
+
+/* Result bitmaps: bit i answers for hash i; the caller zeroes them. */
+static inline void memfilter_result_set(unsigned long *result, u32 i)
+{
+	result[i / BITS_PER_LONG] |= 1UL << (i % BITS_PER_LONG);
+}
+
+/**
+ * memfilter_state_hasher() - how a filter hashes its keys
+ * @ops: its type
+ * @s: the filter
+ *
+ * Context: any.
+ * Return: its hasher.
+ */
+static inline const struct memfilter_hasher *
+memfilter_state_hasher(const struct memfilter_type_ops *ops,
+		       const union memfilter_state *s)
+{
+	return ops->hasher((union memfilter_params *)ops->params_of(s));
+}
+
+/**
+ * memfilter_key_hash() - a key's hash under a filter's hasher
+ * @ops: the filter's type
+ * @s: the filter
+ * @key: the key
+ * @len: its length in bytes
+ *
+ * The one hash every operation on a key starts from, in the kernel and in
+ * userspace alike.
+ *
+ * Context: any.
+ * Return: the key's 64-bit hash.
+ */
+static inline u64 memfilter_key_hash(const struct memfilter_type_ops *ops,
+				     const union memfilter_state *s,
+				     const void *key, size_t len)
+{
+	return memfilter_hash(memfilter_state_hasher(ops, s), key, len);
+}
+
+#endif /* _MEMFILTER_FILTER_TYPE_H */

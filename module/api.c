@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memfilter's exported in-kernel API (module/memfilter.h): keys in, one
+ * call per operation. What netfilter hooks, block-layer code, BPF kfuncs
+ * and other modules call on a filter that userspace created and published
+ * by name; memfilter_get_by_name() and memfilter_lookup_rcu() are in
+ * names.c, memfilter_get() and memfilter_put() in filter.c.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <linux/bitmap.h>
+#include <linux/module.h>
+
+#include "filter.h"
+
+/**
+ * memfilter_contains() - may a key be in the filter?
+ * @f: the filter (a reference, or found under RCU)
+ * @key: the key
+ * @len: its length in bytes
+ *
+ * Never a false negative for a key whose add returned before this call
+ * started (and, for cuckoo filters, that was not deleted since).
+ *
+ * Context: any but hard interrupt; lockless, does not sleep.
+ * Return: false if the key is definitely absent, true if it may be present.
+ */
+bool memfilter_contains(struct memfilter *f, const void *key, u32 len)
+{
+	u64 h = memfilter_filter_hash(f, key, len);
+	unsigned long res;
+
+	return memfilter_filter_contains(f, &h, 1, &res);
+}
+EXPORT_SYMBOL_GPL(memfilter_contains);
+
+/**
+ * memfilter_add() - add a key
+ * @f: the filter
+ * @key: the key
+ * @len: its length in bytes
+ *
+ * Context: any but hard interrupt; does not sleep (cuckoo filters take a
+ * spinlock with bottom halves disabled).
+ * Return: 0, or -ENOSPC when a cuckoo filter is full (nothing in it lost).
+ */
+int memfilter_add(struct memfilter *f, const void *key, u32 len)
+{
+	unsigned long res;
+	u64 h = memfilter_filter_hash(f, key, len);
+	u32 done;
+
+	return memfilter_filter_add(f, &h, 1, &res, &done);
+}
+EXPORT_SYMBOL_GPL(memfilter_add);
+
+/**
+ * memfilter_delete() - delete one copy of a key from a cuckoo filter
+ * @f: the filter
+ * @key: a key previously added (deleting others may remove a colliding
+ *	key's fingerprint)
+ * @len: its length in bytes
+ *
+ * Context: any but hard interrupt; does not sleep.
+ * Return: 0, -ENOENT if not present, -EOPNOTSUPP for a Bloom filter.
+ */
+int memfilter_delete(struct memfilter *f, const void *key, u32 len)
+{
+	unsigned long res = 0;
+	u64 h = memfilter_filter_hash(f, key, len);
+	u32 done;
+	int ret;
+
+	ret = memfilter_filter_delete(f, &h, 1, &res, &done);
+	if (ret)
+		return ret;
+	return res & 1 ? 0 : -ENOENT;
+}
+EXPORT_SYMBOL_GPL(memfilter_delete);
+
+#define MF_KERNEL_BATCH	64
+
+/**
+ * memfilter_contains_batch() - query fixed-size keys
+ * @f: the filter
+ * @keys: @n keys of @key_size bytes, back to back
+ * @key_size: bytes per key
+ * @n: how many
+ * @result: bitmap of @n bits: set when the key may be present
+ *
+ * Context: any but hard interrupt; lockless, does not sleep.
+ * Return: how many keys may be present.
+ */
+u32 memfilter_contains_batch(struct memfilter *f, const void *keys,
+			     u32 key_size, u32 n, unsigned long *result)
+{
+	DECLARE_BITMAP(res, MF_KERNEL_BATCH);
+	u64 h[MF_KERNEL_BATCH];
+	u32 i, j, m, hits = 0;
+
+	for (i = 0; i < n; i += m) {
+		m = min_t(u32, n - i, MF_KERNEL_BATCH);
+		for (j = 0; j < m; j++)
+			h[j] = memfilter_filter_hash(f, keys +
+						     (size_t)(i + j) * key_size,
+						     key_size);
+		hits += memfilter_filter_contains(f, h, m, res);
+		bitmap_copy(result + i / BITS_PER_LONG, res, m);
+	}
+	return hits;
+}
+EXPORT_SYMBOL_GPL(memfilter_contains_batch);
+
+/**
+ * memfilter_add_batch() - add fixed-size keys
+ * @f: the filter
+ * @keys: @n keys of @key_size bytes, back to back
+ * @key_size: bytes per key
+ * @n: how many
+ * @done: out: how many were added (all unless -ENOSPC)
+ *
+ * Context: any but hard interrupt; does not sleep.
+ * Return: 0 or -ENOSPC (a full cuckoo filter; the keys before *@done were
+ * added, nothing already in the filter was lost).
+ */
+int memfilter_add_batch(struct memfilter *f, const void *keys, u32 key_size,
+			u32 n, u32 *done)
+{
+	DECLARE_BITMAP(res, MF_KERNEL_BATCH);
+	u64 h[MF_KERNEL_BATCH];
+	u32 i, j, m, d;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i += d) {
+		m = min_t(u32, n - i, MF_KERNEL_BATCH);
+		for (j = 0; j < m; j++)
+			h[j] = memfilter_filter_hash(f, keys +
+						     (size_t)(i + j) * key_size,
+						     key_size);
+		ret = memfilter_filter_add(f, h, m, res, &d);
+	}
+	*done = i;
+	return ret;
+}
+EXPORT_SYMBOL_GPL(memfilter_add_batch);
