@@ -172,6 +172,15 @@ $(BUILD)/guest/bin/memfilterctl: $(CTL_SRCS) $(CTL_HDRS) $(GUEST_LIB_OBJS) \
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_FLAGS) -static -o $@ $(CTL_SRCS) $(GUEST_LIB_OBJS) -lm
 
+# memfilterctl with ASan + UBSan: tests/native/cli_test runs the offline
+# commands of tests/cli_test.sh with it on the host.
+$(BUILD)/native/memfilterctl: $(CTL_SRCS) $(CTL_HDRS) \
+		$(patsubst lib/%.c,$(BUILD)/native/lib-%.o,$(LIB_SRCS)) \
+		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(CORE_SRCS))
+	$(CC) $(NATIVE_FLAGS) -o $@ $(CTL_SRCS) $(filter %.o,$^) -lm
+
+$(BUILD)/native/cli_test: | $(BUILD)/native/memfilterctl
+
 guest: $(GUEST_BINS)
 
 # --- the two commands --------------------------------------------------------

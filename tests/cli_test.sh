@@ -91,7 +91,7 @@ t_create_defaults_and_params() {
 		--capacity 1000 --keyed &&
 	memfilterctl info cli-keyed | grep -q '^hash: *siphash' ||
 		fail "keyed filter does not hash with siphash" || return 1
-	memfilterctl info --json cli-keyed | grep -q '"keyed": true,' ||
+	memfilterctl info --json cli-keyed | grep -q '"keyed":true,' ||
 		fail "json keyed not true"
 }
 
@@ -175,7 +175,7 @@ t_del_cuckoo() {
 	expect_rc 0 memfilterctl del cli-c "$T/del" && expect_out 3 &&
 	expect_rc 1 memfilterctl query cli-c "$T/del" &&
 	expect_rc 0 memfilterctl del cli-c "$T/del" && expect_out 0 &&
-	memfilterctl info --json cli-c | grep -q '"deletes": 3,' ||
+	memfilterctl info --json cli-c | grep -q '"deletes":3,' ||
 		fail "deletes counter is not 3"
 }
 
@@ -194,10 +194,11 @@ t_info() {
 	done
 }
 
-# Shape of `info --json`: one object, one "key": value per line, commas on
-# all but the last, strings quoted, the expected keys and values.
+# Shape of `info --pretty`: one object, one "key": value per line, commas
+# on all but the last, strings quoted, the expected keys and values;
+# `info --json` is the same object on one line.
 t_info_json() {
-	expect_rc 0 memfilterctl info cli-c --json || return 1
+	expect_rc 0 memfilterctl info cli-c --pretty || return 1
 	awk '
 		NR == 1 { if ($0 != "{") bad = 1; next }
 		/^}$/ { end = NR; next }
@@ -212,11 +213,17 @@ t_info_json() {
 			exit 1 }' "$T/out" || fail "info --json is not a flat JSON object" ||
 		return 1
 	for pat in '"name": "cli-c",' '"type": "cuckoo",' '"capacity": 10000,' \
-		'"fingerprint_bits": 16,' '"seed": 7,' '"overfill": false,' \
-		'"published": true,' '"est_fpr": [0-9]' '"stash_used": [0-9]*$'; do
-		grep -q "$pat" "$T/out" || fail "info --json lacks /$pat/" ||
+		'"fingerprint_bits": 16,' '"seed": "0x0000000000000007",' \
+		'"overfill": false,' '"published": true,' '"est_fpr": [0-9]' \
+		'"stash_used": [0-9]*$'; do
+		grep -q "$pat" "$T/out" || fail "info --pretty lacks /$pat/" ||
 			return 1
 	done
+	tr -d '\n' <"$T/out" | sed 's/\([:,{]\) */\1/g' >"$T/pretty1"
+	memfilterctl info cli-c --json >"$T/compact" &&
+		[ "$(wc -l <"$T/compact")" -eq 1 ] &&
+		[ "$(cat "$T/pretty1")" = "$(cat "$T/compact")" ] ||
+		fail "info --json is not info --pretty on one line"
 }
 
 t_list() {
@@ -225,11 +232,11 @@ t_list() {
 		grep -qx "$n" "$T/out" || fail "list lacks $n" || return 1
 	done
 	expect_rc 0 memfilterctl list --json || return 1
-	grep -q '^\[.*\]$' "$T/out" && grep -q '"cli-b"' "$T/out" &&
-		grep -q '"cli-c"' "$T/out" || fail "list --json"
-	# An array of strings: nothing but quoted names, commas and spaces.
-	[ -z "$(sed 's/"[A-Za-z0-9._-]*"//g; s/[][, ]//g' "$T/out")" ] ||
-		fail "list --json has stray characters"
+	grep -q '^\[{.*}\]$' "$T/out" && grep -q '{"name":"cli-b",' "$T/out" &&
+		grep -q '{"name":"cli-c",' "$T/out" || fail "list --json"
+	# One object per name listed.
+	[ "$(grep -o '{"name":' "$T/out" | wc -l)" -eq \
+		"$(memfilterctl list | wc -l)" ] || fail "list --json: count"
 }
 
 t_overfill() {
@@ -237,7 +244,7 @@ t_overfill() {
 	seq 1 200 >"$T/in" &&
 	expect_rc 0 memfilterctl add cli-small "$T/in" && expect_out 200 &&
 	memfilterctl info cli-small | grep -q '^overfill: *yes' &&
-	memfilterctl info --json cli-small | grep -q '"overfill": true,' ||
+	memfilterctl info --json cli-small | grep -q '"overfill":true,' ||
 		fail "200 keys in a filter for 10 is not overfilled"
 }
 
@@ -245,7 +252,7 @@ t_cuckoo_full() {
 	expect_rc 0 memfilterctl create cli-full --type cuckoo --capacity 100 &&
 	seq 1 100000 >"$T/many" &&
 	expect_error "full" memfilterctl add cli-full "$T/many" &&
-	memfilterctl info --json cli-full | grep -q '"failed": [1-9]' ||
+	memfilterctl info --json cli-full | grep -q '"failed":[1-9]' ||
 		fail "failed counter not raised"
 }
 
@@ -319,7 +326,7 @@ t_million_keys() {
 		expect_out "$n" &&
 	expect_rc 0 memfilterctl query --count cli-million "$T/million" &&
 		expect_out "$n" &&
-	memfilterctl info --json cli-million | grep -q "\"keys\": $n," ||
+	memfilterctl info --json cli-million | grep -q "\"keys\":$n," ||
 		fail "info keys != $n" || return 1
 	# The same through a pipe, into a cuckoo filter, all found and deleted.
 	expect_rc 0 memfilterctl create cli-cmillion --type cuckoo \
@@ -440,10 +447,10 @@ t_image_inspect() {
 		'^format: *memfilter image version 1'; do
 		grep -q "$pat" "$T/out" || fail "inspect lacks /$pat/" || return 1
 	done
-	expect_rc 0 memfilterctl inspect --json "$T/cuckoo-keyed.dump" || return 1
+	expect_rc 0 memfilterctl inspect --pretty "$T/cuckoo-keyed.dump" || return 1
 	for pat in '"type": "cuckoo",' '"keyed": true,' '"keys": 2000,' \
 		'"fingerprint_bits": 8,' '"checksums": "ok"$'; do
-		grep -q "$pat" "$T/out" || fail "inspect --json lacks /$pat/" ||
+		grep -q "$pat" "$T/out" || fail "inspect --pretty lacks /$pat/" ||
 			return 1
 	done
 }
@@ -528,6 +535,294 @@ t_image_help() {
 		fail "query --help lacks --image"
 }
 
+# --- issue 16: offline behaviour (also run on the host: MF_CLI_OFFLINE=1) -----
+
+# expect_warning SUBSTRING CMD...: exit 0 and one stderr line
+# "memfilterctl: warning: ..." containing SUBSTRING.
+expect_warning() {
+	sub=$1
+	shift
+	expect_rc 0 "$@" || return 1
+	[ "$(wc -l <"$T/err")" -eq 1 ] || fail "'$*': not one warning line" ||
+		return 1
+	grep -q '^memfilterctl: warning: ' "$T/err" ||
+		fail "'$*': no warning" || return 1
+	grep -q -- "$sub" "$T/err" || fail "'$*': warning lacks '$sub'"
+}
+
+# same_file A B: A and B have the same bytes.
+same_file() {
+	cmp -s "$1" "$2" || fail "$1 changed"
+}
+
+t_version_flag() {
+	expect_rc 0 memfilterctl --version &&
+		grep -Eq '^memfilterctl [0-9]+\.[0-9]+\.[0-9]+' "$T/out" &&
+		[ "$(wc -l <"$T/out")" -eq 1 ] && [ ! -s "$T/err" ] ||
+		fail "--version does not print one version line" || return 1
+	cp "$T/out" "$T/version"
+	expect_rc 0 memfilterctl -V && same_file "$T/out" "$T/version"
+}
+
+# Images for the offline tests: seed 3, 1000 keys each, and a keyed one.
+offline_images() {
+	[ -f "$T/o1.img" ] && return 0
+	seq 1 1000 | sed 's/^/o1-/' >"$T/o1"
+	seq 1 1000 | sed 's/^/o2-/' >"$T/o2"
+	to_image "$T/o1.img" memfilterctl build --type bloom --capacity 2000 \
+		--seed 3 "$T/o1" &&
+	to_image "$T/o2.img" memfilterctl build --type bloom --capacity 2000 \
+		--seed 3 "$T/o2"
+}
+
+t_merge_bad_args() {
+	offline_images || return 1
+	expect_error "o-missing.img" memfilterctl merge "$T/o1.img" \
+		"$T/o-missing.img" &&
+	expect_error "o-missing.img" memfilterctl merge "$T/o-missing.img" \
+		"$T/o1.img" &&
+	expect_error "directory" memfilterctl merge "$T/o1.img" "$T" &&
+	expect_error "directory" memfilterctl merge "$T" "$T/o1.img" &&
+	expect_error "directory" memfilterctl inspect "$T" &&
+	expect_error "directory" memfilterctl query --image "$T" "$T/o1" &&
+	expect_error "directory" memfilterctl build --type bloom --capacity 10 \
+		-o "$T/dir.img" "$T" && [ ! -e "$T/dir.img" ] ||
+		fail "build from a directory wrote an image"
+}
+
+# -o FILE: written whole or not at all; a failed command leaves FILE as it
+# was; no temporary file stays behind.
+t_output_atomic() {
+	offline_images || return 1
+	echo precious >"$T/dest.img"
+	cp "$T/dest.img" "$T/dest.orig"
+	expect_error "o-missing.img" memfilterctl merge -o "$T/dest.img" \
+		"$T/o1.img" "$T/o-missing.img" && same_file "$T/dest.img" \
+		"$T/dest.orig" || return 1
+	keys 61 6g >"$T/badhex"
+	expect_error "hex" memfilterctl build --type bloom --capacity 10 \
+		--hex -o "$T/dest.img" "$T/badhex" &&
+		same_file "$T/dest.img" "$T/dest.orig" || return 1
+	expect_error "dest-dir" memfilterctl build --type bloom --capacity 1000 \
+		-o "$T/dest-dir/x.img" "$T/o1" || return 1
+	expect_rc 0 memfilterctl merge -o "$T/dest.img" "$T/o1.img" \
+		"$T/o2.img" && [ ! -s "$T/out" ] && [ ! -s "$T/err" ] ||
+		fail "merge -o" || return 1
+	cat "$T/o1" "$T/o2" >"$T/o12"
+	expect_rc 0 memfilterctl query --image "$T/dest.img" --count "$T/o12" &&
+		expect_out 2000 || return 1
+	keys apple banana >"$T/ab-offline"
+	expect_rc 0 memfilterctl build --type cuckoo --capacity 100 --keyed \
+		-o "$T/keyed.img" "$T/ab-offline" || return 1
+	[ "$(stat -c %a "$T/keyed.img")" = 600 ] ||
+		fail "keyed image -o is not mode 0600" || return 1
+	[ -z "$(ls -a "$T" | grep '\.tmp')" ] || fail "temporary file left"
+}
+
+t_overfill_warning() {
+	seq 1 5000 >"$T/many5k"
+	expect_warning "overfill" memfilterctl build --type bloom \
+		--capacity 100 -o "$T/over.img" "$T/many5k" &&
+	grep -q "5000 keys.*capacity 100" "$T/err" ||
+		fail "warning lacks the numbers" || return 1
+	rm -f "$T/over2.img"
+	expect_error "overfill" memfilterctl build --strict --type bloom \
+		--capacity 100 -o "$T/over2.img" "$T/many5k" &&
+		[ ! -e "$T/over2.img" ] || fail "--strict wrote an image" ||
+		return 1
+	expect_warning "overfilled: 5000 keys for capacity 100" \
+		memfilterctl inspect "$T/over.img" &&
+		grep -q '^overfill: *yes' "$T/out" ||
+		fail "inspect does not flag overfill" || return 1
+	expect_warning "overfill" memfilterctl inspect --json "$T/over.img" &&
+		grep -q '"overfill":true' "$T/out" || fail "inspect --json" ||
+		return 1
+	# A merge past capacity warns as well (2000 + 5000 > 2000).
+	offline_images || return 1
+	expect_rc 0 memfilterctl build --type bloom --capacity 2000 --seed 3 \
+		-o "$T/big.img" "$T/many5k" &&
+	expect_warning "overfill" memfilterctl merge -o "$T/m-over.img" \
+		"$T/o1.img" "$T/big.img" || return 1
+}
+
+t_unsupported_combinations() {
+	offline_images || return 1
+	expect_error "image" memfilterctl add --image "$T/o1.img" "$T/o1" &&
+	expect_error "image" memfilterctl del --image "$T/o1.img" "$T/o1" &&
+	expect_error "unique" memfilterctl query --unique cli-b "$T/o1" &&
+	expect_error "key" memfilterctl query --image "$T/o1.img" --key a \
+		"$T/o1" &&
+	expect_error "strict" memfilterctl add --strict cli-b "$T/o1" &&
+	expect_error "invert" memfilterctl add -v cli-b "$T/o1" &&
+	expect_error "no JSON output" memfilterctl --json merge "$T/o1.img" \
+		"$T/o1.img" &&
+	expect_error "unknown option '--frob'" memfilterctl --frob list
+}
+
+t_range_errors() {
+	expect_error "2.99e-07" memfilterctl build --type bloom \
+		--capacity 10 --fpr 1e-7 &&
+	expect_error "0.000122" memfilterctl build --type cuckoo \
+		--capacity 10 --fpr 1e-5 &&
+	expect_error "1 to 64" memfilterctl build --type bloom \
+		--capacity 10 --bits-per-key 1000 &&
+	expect_error "1 to 64" memfilterctl build --type bloom \
+		--capacity 10 --bits-per-key 0.5 &&
+	expect_error "fingerprint-bits" memfilterctl build --type cuckoo \
+		--capacity 10 --fpr 0.01 --fingerprint-bits 8 &&
+	expect_error "1 TiB" memfilterctl build --type bloom \
+		--capacity 1000000000000000 --fpr 0.01 &&
+	! grep -q kernel "$T/err" || fail "offline error blames the kernel" ||
+		return 1
+	# The edges themselves are valid.
+	keys a >"$T/one"
+	expect_rc 0 memfilterctl build --type bloom --capacity 10 \
+		--fpr 2.99e-7 -o "$T/edge1.img" "$T/one" &&
+	expect_rc 0 memfilterctl build --type cuckoo --capacity 10 \
+		--fpr 0.000123 -o "$T/edge2.img" "$T/one" &&
+	expect_rc 0 memfilterctl build --type bloom --capacity 10 \
+		--bits-per-key 64 -o "$T/edge3.img" "$T/one"
+}
+
+t_json_offline() {
+	keys a b >"$T/ab"
+	# 0xfedcba9876543210 is above 2^53: as a JSON number, jq rounds it.
+	expect_rc 0 memfilterctl build --type bloom --capacity 10 \
+		--seed 0xfedcba9876543210 -o "$T/seed.img" "$T/ab" &&
+	expect_rc 0 memfilterctl inspect --json "$T/seed.img" || return 1
+	[ "$(wc -l <"$T/out")" -eq 1 ] || fail "not compact" || return 1
+	grep -q '^{"image":".*","version":1,"type":"bloom",' "$T/out" &&
+		grep -q '"seed":"0xfedcba9876543210"' "$T/out" &&
+		grep -q '}$' "$T/out" || fail "compact inspect --json" || return 1
+	for p in -p --pretty; do
+		expect_rc 0 memfilterctl inspect "$p" --json "$T/seed.img" &&
+			[ "$(sed -n 1p "$T/out")" = "{" ] &&
+			grep -q '^  "seed": "0xfedcba9876543210",$' "$T/out" &&
+			[ "$(tail -n 1 "$T/out")" = "}" ] ||
+			fail "inspect $p" || return 1
+	done
+	# -p is also a global option and implies --json.
+	expect_rc 0 memfilterctl -p inspect "$T/seed.img" &&
+		grep -q '^  "seed": "0x' "$T/out" || fail "global -p" || return 1
+	# Control characters, quotes and bytes that are not UTF-8 in a path.
+	weird=$(printf '%s/q"\\\001\303\251\377.img' "$T")
+	cp "$T/seed.img" "$weird" &&
+	expect_rc 0 memfilterctl inspect --json "$weird" &&
+		grep -Fq '/q\"\\\u0001'"$(printf '\303\251')"'\udcff.img","' \
+		"$T/out" || fail "path not escaped"
+}
+
+t_keys_offline() {
+	offline_images || return 1
+	expect_rc 0 memfilterctl query --image "$T/o1.img" --key o1-5 \
+		--key zz-none --key o1-7 &&
+		expect_out "$(keys o1-5 o1-7)" || return 1
+	expect_rc 0 memfilterctl query -v --image "$T/o1.img" --key o1-5 \
+		--key zz-none &&
+		expect_out zz-none || return 1
+	expect_rc 1 memfilterctl query -v --image "$T/o1.img" "$T/o1" &&
+		[ ! -s "$T/out" ] || fail "query -v printed present keys" ||
+		return 1
+	keys o1-1 x-1 x-2 o1-2 >"$T/ox"
+	expect_rc 0 memfilterctl query --invert --count --image "$T/o1.img" \
+		"$T/ox" && expect_out 2 || return 1
+	# CRLF lines: the CR is not part of the key.
+	printf 'crlf-a\r\ncrlf-b\r\n' >"$T/crlf"
+	keys crlf-a crlf-b >"$T/lf"
+	to_image "$T/crlf.img" memfilterctl build --type cuckoo --capacity 10 \
+		"$T/crlf" &&
+	expect_rc 0 memfilterctl query --image "$T/crlf.img" "$T/lf" &&
+		expect_out "$(keys crlf-a crlf-b)" || return 1
+	expect_rc 0 memfilterctl query --image "$T/crlf.img" "$T/crlf" &&
+		expect_out "$(keys crlf-a crlf-b)" || return 1
+	# 63726c662d61 is "crlf-a".
+	printf '63726c662d61\r\n' >"$T/hexcrlf"
+	expect_rc 0 memfilterctl query --hex --count --image "$T/crlf.img" \
+		"$T/hexcrlf" && expect_out 1
+}
+
+t_help_new() {
+	expect_rc 0 memfilterctl query --help &&
+		grep -q -- '--invert' "$T/out" && grep -q -- '--key' "$T/out" &&
+		grep -q 'CR' "$T/out" || fail "query --help" || return 1
+	expect_rc 0 memfilterctl add --help && grep -q -- '--unique' "$T/out" ||
+		fail "add --help" || return 1
+	for c in build merge dump; do
+		expect_rc 0 memfilterctl "$c" --help &&
+			grep -q -- '-o, --output' "$T/out" ||
+			fail "$c --help lacks -o" || return 1
+	done
+	expect_rc 0 memfilterctl clear --help &&
+		grep -q '^usage: memfilterctl clear' "$T/out" ||
+		fail "clear --help" || return 1
+	expect_rc 0 memfilterctl --help &&
+		grep -q 'Exit status' "$T/out" && grep -q -- '--version' "$T/out" ||
+		fail "--help"
+}
+
+# --- issue 16: against the module --------------------------------------------
+
+t_version_both() {
+	expect_rc 0 memfilterctl --version && cp "$T/out" "$T/version" &&
+	expect_rc 0 memfilterctl version &&
+		[ "$(sed -n 1p "$T/out")" = "$(cat "$T/version")" ] ||
+		fail "version does not start with the --version line"
+}
+
+t_list_json_objects() {
+	expect_rc 0 memfilterctl list --json || return 1
+	[ "$(wc -l <"$T/out")" -eq 1 ] || fail "not compact" || return 1
+	grep -q '^\[{"name":"' "$T/out" &&
+		grep -q '{"name":"cli-b","type":"bloom",' "$T/out" &&
+		grep -q '{"name":"cli-c","type":"cuckoo",' "$T/out" &&
+		grep -q '}\]$' "$T/out" || fail "list --json is not objects"
+}
+
+t_keys_cli() {
+	expect_rc 0 memfilterctl create cli-k --type cuckoo --capacity 100 &&
+	expect_rc 0 memfilterctl add cli-k --key k1 --key k2 && expect_out 2 &&
+	expect_rc 0 memfilterctl query cli-k --key k2 --key k3 --key k1 &&
+		expect_out "$(keys k2 k1)" &&
+	expect_rc 0 memfilterctl query -v cli-k --key k2 --key k3 &&
+		expect_out k3 &&
+	expect_rc 1 memfilterctl query -v cli-k --key k1 &&
+	expect_rc 0 memfilterctl add --unique cli-k --key k1 --key k4 &&
+		expect_out 1 &&
+	expect_rc 0 memfilterctl del cli-k --key k4 && expect_out 1 &&
+	expect_error "cuckoo" memfilterctl add --unique cli-b --key k1 &&
+	expect_error "--key" memfilterctl add cli-k --key k1 "$T/abc"
+}
+
+t_clear() {
+	expect_rc 0 memfilterctl clear cli-k && [ ! -s "$T/out" ] ||
+		fail "clear" || return 1
+	expect_rc 1 memfilterctl query cli-k --key k1 --key k2 &&
+	memfilterctl info -p cli-k | grep -q '"keys": 0,' ||
+		fail "keys after clear" || return 1
+	expect_error "no such filter" memfilterctl clear cli-none
+}
+
+# dump -o: a keyed image in a new file of mode 0600, the same bytes as on
+# stdout; a failed dump leaves the file alone.
+t_dump_output() {
+	expect_rc 0 memfilterctl dump cli-img-bloom-keyed -o "$T/dump-o.img" &&
+		[ ! -s "$T/out" ] && [ ! -s "$T/err" ] &&
+		[ "$(stat -c %a "$T/dump-o.img")" = 600 ] &&
+		cmp -s "$T/dump-o.img" "$T/narrow.img" || fail "dump -o" ||
+		return 1
+	echo keep >"$T/keep.img"
+	cp "$T/keep.img" "$T/keep.orig"
+	expect_error "no such filter" memfilterctl dump cli-none \
+		-o "$T/keep.img" && same_file "$T/keep.img" "$T/keep.orig"
+}
+
+t_add_overfill_warning() {
+	expect_rc 0 memfilterctl create cli-small2 --type bloom --capacity 10 &&
+	seq 1 200 >"$T/in" &&
+	expect_warning "overfill" memfilterctl add cli-small2 "$T/in" &&
+		expect_out 200
+}
+
 t_cleanup() {
 	for n in $(memfilterctl list | grep '^cli-'); do
 		memfilterctl rm "$n" || fail "rm $n" || return 1
@@ -537,13 +832,21 @@ t_cleanup() {
 
 # --- driver ----------------------------------------------------------------
 
+OFFLINE_TESTS="version_flag merge_bad_args output_atomic overfill_warning
+unsupported_combinations range_errors json_offline keys_offline help_new"
+
 TESTS="version create_bloom create_cuckoo create_defaults_and_params
 create_existing_name add_file add_stdin query_present query_absent
 query_mixed_like_grep query_count empty_key hex hex_invalid del_cuckoo
 del_bloom_refused info info_json list overfill cuckoo_full rm bad_usage help
 unprivileged million_keys image_build_load image_dump_load
 image_dump_identical image_dump_kernel_filter image_inspect image_corrupt
-image_load_existing_name image_merge image_keyed_warning image_help cleanup"
+image_load_existing_name image_merge image_keyed_warning image_help
+version_both list_json_objects keys_cli clear add_overfill_warning dump_output
+$OFFLINE_TESTS cleanup"
+
+# MF_CLI_OFFLINE=1: only the tests that need no /dev/memfilter (on the host).
+[ "${MF_CLI_OFFLINE:-0}" = 1 ] && TESTS=$OFFLINE_TESTS
 
 echo "TAP version 13"
 set -- $TESTS

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memfilterctl: option parsing, error messages and output helpers every
+ * command uses (memfilterctl.h).
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memfilterctl.h"
+
+const char *prog = "memfilterctl";
+const struct command *cur;
+bool json_output;
+bool pretty_output;
+
+void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s %s: ", prog, cur->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (try '%s %s --help')\n", prog, cur->name);
+}
+
+static void vsay(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", prog, prefix);
+	vfprintf(stderr, fmt, ap);
+	putc('\n', stderr);
+}
+
+/* "memfilterctl: warning: ..." */
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+/* "memfilterctl: ..." */
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay("", fmt, ap);
+	va_end(ap);
+}
+
+/* "memfilterctl: WHAT: message"; returns the error exit status. */
+int fail(const char *what, int err)
+{
+	cli_error("%s: %s", what, mf_strerror(err));
+	return EXIT_ERR;
+}
+
+/* fail() for work done in this process, where no kernel limit applies. */
+int fail_offline(const char *what, int err)
+{
+	if (err == -E2BIG)
+		cli_error("%s: too large: a filter's table is at most 1 TiB (lower --capacity, or raise --fpr)",
+			  what);
+	else if (err == -ENOMEM)
+		cli_error("%s: %s", what, strerror(ENOMEM));
+	else
+		fail(what, err);
+	return EXIT_ERR;
+}
+
+void print_help(void)
+{
+	printf("usage: %s %s %s\n\n%s", prog, cur->name, cur->usage,
+	       cur->help);
+	if (cur->json)
+		printf("  -j, --json         as JSON (compact: one line)\n"
+		       "  -p, --pretty       as indented JSON (implies --json)\n");
+}
+
+/*
+ * getopt_long() over one command's arguments. Returns the option, -1 at
+ * the end, or 0 after reporting a usage error (the caller returns 2).
+ */
+int next_opt(int argc, char **argv, const char *shortopts,
+	     const struct option *longopts)
+{
+	int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+
+	if (c == '?') {
+		if (optopt)
+			usage_error("unknown option '-%c'", optopt);
+		else
+			usage_error("unknown option '%s'", argv[optind - 1]);
+		return 0;
+	}
+	if (c == ':') {
+		usage_error("option '%s' needs an argument", argv[optind - 1]);
+		return 0;
+	}
+	return c;
+}
+
+/* Parse a command whose only option is --help. Return: exit status or -1. */
+int help_opt(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int c;
+
+	while ((c = next_opt(argc, argv, ":h", opts)) != -1) {
+		if (c != 'h')
+			return EXIT_ERR;
+		print_help();
+		return 0;
+	}
+	return -1;
+}
+
+/* -j (--json) or -p (--pretty): set the output format and return true. */
+bool json_flag(int c)
+{
+	if (c != 'j' && c != 'p')
+		return false;
+	json_output = true;
+	pretty_output |= c == 'p';
+	return true;
+}
+
+/* Parse a command whose options are --json, --pretty and --help. */
+int json_opt(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int c;
+
+	while ((c = next_opt(argc, argv, ":jph", opts)) != -1) {
+		if (json_flag(c))
+			continue;
+		switch (c) {
+		case 'h':
+			print_help();
+			return 0;
+		default:
+			return EXIT_ERR;
+		}
+	}
+	return -1;
+}
+
+int parse_u64(const char *opt, const char *s, int base, uint64_t *v)
+{
+	unsigned long long x;
+	char *end;
+
+	errno = 0;
+	if (!*s || *s == '-' || *s == '+')
+		goto bad;
+	x = strtoull(s, &end, base);
+	if (errno || *end)
+		goto bad;
+	*v = x;
+	return 0;
+bad:
+	usage_error("%s: '%s' is not a valid unsigned integer", opt, s);
+	return -1;
+}
+
+int parse_double(const char *opt, const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (!*s || errno || *end || !isfinite(*v)) {
+		usage_error("%s: '%s' is not a number", opt, s);
+		return -1;
+	}
+	return 0;
+}
+
+/* One filter option into @o. Return: 1 taken, 0 not ours, -1 bad. */
+int filter_opt(int c, struct mf_create_opts *o)
+{
+	uint64_t fp = 0;
+
+	switch (c) {
+	case 't':
+		if (!strcmp(optarg, "bloom")) {
+			o->type = MF_TYPE_BLOOM;
+		} else if (!strcmp(optarg, "cuckoo")) {
+			o->type = MF_TYPE_CUCKOO;
+		} else {
+			usage_error("--type must be bloom or cuckoo, not '%s'",
+				    optarg);
+			return -1;
+		}
+		return 1;
+	case 'c':
+		return parse_u64("--capacity", optarg, 10, &o->capacity) ? -1 : 1;
+	case 'p':
+		if (parse_double("--fpr", optarg, &o->fpr))
+			return -1;
+		if (!(o->fpr > 0 && o->fpr < 1)) {
+			usage_error("--fpr must be a fraction between 0 and 1 "
+				    "(0.01 for 1%%), not '%s'", optarg);
+			return -1;
+		}
+		return 1;
+	case 'b':
+		if (parse_double("--bits-per-key", optarg, &o->bits_per_key))
+			return -1;
+		/* The library rounds to quarter bits. */
+		if (!(o->bits_per_key * 4 + 0.5 >= CLI_BPK_MIN * 4 &&
+		      o->bits_per_key * 4 + 0.5 < CLI_BPK_MAX * 4 + 1)) {
+			usage_error("--bits-per-key must be %d to %d (in steps of 0.25), not '%s'",
+				    CLI_BPK_MIN, CLI_BPK_MAX, optarg);
+			return -1;
+		}
+		return 1;
+	case 'f':
+		if (parse_u64("--fingerprint-bits", optarg, 10, &fp))
+			return -1;
+		if (fp != 8 && fp != 12 && fp != 16) {
+			usage_error("--fingerprint-bits must be 8, 12 or 16");
+			return -1;
+		}
+		o->fingerprint_bits = fp;
+		return 1;
+	case 'k':
+		o->keyed = true;
+		return 1;
+	case 's':
+		if (parse_u64("--seed", optarg, 0, &o->seed))
+			return -1;
+		o->fixed_seed = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* --fpr against what a filter of type @type can reach. */
+static int fpr_in_range(const struct mf_create_opts *o)
+{
+	bool bloom = o->type == MF_TYPE_BLOOM;
+	uint64_t min = bloom ? CLI_BLOOM_FPR_MIN_PPB : CLI_CUCKOO_FPR_MIN_PPB;
+
+	/* In parts per billion, rounded as the library rounds. */
+	if ((uint64_t)(o->fpr * 1e9 + 0.5) >= min)
+		return 0;
+	usage_error("--fpr %g is out of range for a %s filter: %g to below 1 (%s)",
+		    o->fpr, bloom ? "Bloom" : "cuckoo", min / 1e9,
+		    bloom ? "what 64 bits per key reach" :
+			    "what 16-bit fingerprints reach");
+	return -1;
+}
+
+/* Check the filter options as a whole and fill in the defaults. */
+int filter_opts_finish(struct mf_create_opts *o)
+{
+	if (!o->type) {
+		usage_error("--type bloom|cuckoo is required");
+		return -1;
+	}
+	if (!o->capacity) {
+		usage_error("--capacity N (N >= 1) is required");
+		return -1;
+	}
+	if (o->fpr != 0 && o->bits_per_key != 0) {
+		usage_error("--fpr and --bits-per-key exclude each other");
+		return -1;
+	}
+	if (o->keyed && o->fixed_seed) {
+		usage_error("--keyed and --seed exclude each other");
+		return -1;
+	}
+	if (o->fpr != 0 && fpr_in_range(o))
+		return -1;
+	if (o->type == MF_TYPE_BLOOM) {
+		if (o->fingerprint_bits) {
+			usage_error("--fingerprint-bits is for cuckoo filters");
+			return -1;
+		}
+		if (o->fpr == 0 && o->bits_per_key == 0)
+			o->fpr = 0.01;
+	} else {
+		if (o->bits_per_key != 0) {
+			usage_error("--bits-per-key is for Bloom filters");
+			return -1;
+		}
+		if (o->fpr != 0 && o->fingerprint_bits) {
+			usage_error("a cuckoo filter takes --fpr or --fingerprint-bits, not both");
+			return -1;
+		}
+		if (o->fpr == 0 && !o->fingerprint_bits)
+			o->fingerprint_bits = 12;
+	}
+	return 0;
+}
+
+static bool valid_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!len || len >= MF_NAME_MAX)
+		return false;
+	return strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			    "0123456789._-") == len;
+}
+
+/* Exactly one NAME and at most @max_extra more positional arguments. */
+int positional(int argc, char **argv, int max_extra, const char **name,
+	       const char **extra)
+{
+	int n = argc - optind;
+
+	if (n < 1) {
+		usage_error("missing filter NAME");
+		return -1;
+	}
+	if (n > 1 + max_extra) {
+		usage_error("unexpected argument '%s'",
+			    argv[optind + 1 + max_extra]);
+		return -1;
+	}
+	*name = argv[optind];
+	if (extra)
+		*extra = n > 1 ? argv[optind + 1] : NULL;
+	if (!valid_name(*name)) {
+		usage_error("invalid filter name '%s' (1-%d characters of "
+			    "A-Z a-z 0-9 . _ -)", *name, MF_NAME_MAX - 1);
+		return -1;
+	}
+	return 0;
+}
+
+int open_device(void)
+{
+	int fd = mf_open_device();
+
+	if (fd == -ENOENT || fd == -ENXIO || fd == -ENODEV)
+		cli_error("%s: no such device (is memfilter.ko loaded?)",
+			  MF_DEVICE_PATH);
+	else if (fd < 0)
+		fail(MF_DEVICE_PATH, fd);
+	return fd;
+}
+
+/* A published filter's fd, or a negative value after reporting why. */
+int open_filter(const char *name)
+{
+	int dev = open_device(), fd;
+
+	if (dev < 0)
+		return dev;
+	fd = mf_open(dev, name);
+	close(dev);
+	if (fd < 0)
+		fail(name, fd);
+	return fd;
+}
+
+const char *type_name(int type)
+{
+	switch (type) {
+	case MF_TYPE_BLOOM:
+		return "bloom";
+	case MF_TYPE_CUCKOO:
+		return "cuckoo";
+	default:
+		return "unknown";
+	}
+}
+
+/*
+ * Say that @what holds more keys than its capacity: a warning, or with
+ * @strict an error (the caller then fails).
+ */
+void overfill_report(const char *what, const struct mf_info *i, bool strict)
+{
+	void (*say)(const char *fmt, ...) = strict ? cli_error : cli_warn;
+
+	say("%s: overfilled: %" PRIu64 " keys for capacity %" PRIu64
+	    " (estimated false-positive rate %.3g): use a larger --capacity%s",
+	    what, i->keys, i->capacity, i->est_fpr,
+	    strict ? " (--strict)" : "");
+}
+
+/* A writer for one JSON value on stdout, compact unless --pretty. */
+struct json_writer *json_begin(void)
+{
+	struct json_writer *jw = jsonw_new(stdout, pretty_output);
+
+	if (!jw)
+		cli_error("%s", strerror(ENOMEM));
+	return jw;
+}
+
+/* Finish the value; the exit status. */
+int json_end(struct json_writer *jw)
+{
+	if (jsonw_destroy(jw)) {
+		cli_error("stdout: %s", strerror(errno ? errno : EIO));
+		return EXIT_ERR;
+	}
+	return 0;
+}
+
+/* The JSON members info and inspect share, in the same order. */
+void json_params(struct json_writer *jw, const struct mf_info *i)
+{
+	jsonw_string_field(jw, "type", type_name(i->type));
+	jsonw_string_field(jw, "hash", i->hash_algo == MF_HASH_SIPHASH24 ?
+			   "siphash24" : "xxh64");
+	jsonw_bool_field(jw, "keyed", i->keyed);
+	jsonw_hex_u64_field(jw, "seed", i->seed);
+	jsonw_uint_field(jw, "capacity", i->capacity);
+	jsonw_float_field(jw, "bits_per_key", "%.2f", i->bits_per_key);
+	jsonw_uint_field(jw, "k", i->k);
+	jsonw_uint_field(jw, "fingerprint_bits", i->fingerprint_bits);
+}
+
+void json_fill(struct json_writer *jw, const struct mf_info *i)
+{
+	jsonw_uint_field(jw, "keys", i->keys);
+	jsonw_uint_field(jw, "fill", i->fill);
+	jsonw_uint_field(jw, "fill_max", i->fill_max);
+	jsonw_float_field(jw, "est_fpr", "%.9g", i->est_fpr);
+	jsonw_bool_field(jw, "overfill", i->overfill);
+}
+
+/* A filter in the kernel as one object (info, list). */
+void json_info(struct json_writer *jw, const struct mf_info *i)
+{
+	jsonw_start_object(jw);
+	jsonw_string_field(jw, "name", i->name);
+	json_params(jw, i);
+	jsonw_uint_field(jw, "bytes", i->bytes);
+	json_fill(jw, i);
+	jsonw_bool_field(jw, "published", i->published);
+	jsonw_uint_field(jw, "adds", i->adds);
+	jsonw_uint_field(jw, "queries", i->queries);
+	jsonw_uint_field(jw, "hits", i->hits);
+	jsonw_uint_field(jw, "deletes", i->deletes);
+	jsonw_uint_field(jw, "failed", i->failed);
+	jsonw_uint_field(jw, "stash_used", i->stash_used);
+	jsonw_end_object(jw);
+}
+
+/* Flush stdout; the exit status (2 after saying why it failed). */
+int stdout_flush(void)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		cli_error("stdout: %s", strerror(errno ? errno : EIO));
+		return EXIT_ERR;
+	}
+	return 0;
+}

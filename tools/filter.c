@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memfilterctl: the commands on filters in the kernel (create, add, query,
+ * del, clear, info, list, rm), through /dev/memfilter. query also answers
+ * from an image file offline (--image).
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memfilterctl.h"
+
+static int cmd_create(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		FILTER_OPTS,
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct mf_create_opts o = { 0 };
+	const char *name;
+	int c, dev, fd;
+
+	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS "h", opts)) != -1) {
+		if (c == 'h') {
+			print_help();
+			return 0;
+		}
+		if (filter_opt(c, &o) != 1)
+			return EXIT_ERR;
+	}
+	if (positional(argc, argv, 0, &name, NULL))
+		return EXIT_ERR;
+	if (filter_opts_finish(&o))
+		return EXIT_ERR;
+	o.name = name;
+
+	dev = open_device();
+	if (dev < 0)
+		return EXIT_ERR;
+	fd = mf_create(dev, &o);
+	close(dev);
+	if (fd == -EEXIST) {
+		cli_error("%s: a filter by that name already exists", name);
+		return EXIT_ERR;
+	}
+	if (fd < 0)
+		return fail(name, fd);
+	close(fd);
+	return 0;
+}
+
+enum key_cmd { KEY_ADD, KEY_QUERY, KEY_DEL };
+
+/**
+ * struct key_opts - what a key command was asked to do
+ * @kc: add, query or del
+ * @hex: keys are hex digits
+ * @count: query: print only how many keys answered
+ * @invert: query: answer the keys that are certainly absent
+ * @unique: add: only keys not already present (cuckoo)
+ * @image: query: this image file instead of a filter
+ * @keys: keys from --key, @nkeys of them
+ */
+struct key_opts {
+	enum key_cmd kc;
+	bool hex, count, invert, unique;
+	const char *image;
+	char **keys;
+	size_t nkeys;
+};
+
+/* Where key commands send their batches: a kernel filter or an image. */
+struct target {
+	int fd;
+	struct mf_offline *off;
+};
+
+static ssize_t run_batch(const struct key_opts *ko, const struct target *t,
+			 struct reader *r, uint64_t *bits, size_t *done)
+{
+	if (t->off)
+		return mf_offline_queryv(t->off, r->keys, r->key_lens, r->n,
+					 bits, done);
+	switch (ko->kc) {
+	case KEY_ADD:
+		if (ko->unique)
+			return mf_add_uniquev(t->fd, r->keys, r->key_lens,
+					      r->n, NULL, done);
+		return mf_addv(t->fd, r->keys, r->key_lens, r->n, NULL, done);
+	case KEY_QUERY:
+		return mf_queryv(t->fd, r->keys, r->key_lens, r->n, bits, done);
+	default:
+		return mf_deletev(t->fd, r->keys, r->key_lens, r->n, NULL, done);
+	}
+}
+
+/* Print the lines of the batch whose bit is @want, as read. */
+static void print_keys(const struct reader *r, const uint64_t *bits,
+		       bool want)
+{
+	size_t i, off = 0;
+
+	for (i = 0; i < r->n; off += r->text_lens[i], i++) {
+		if ((bits[i / 64] >> (i % 64) & 1) != want)
+			continue;
+		fwrite(r->text + off, 1, r->text_lens[i], stdout);
+		putchar('\n');
+	}
+}
+
+/* The options one key command does not take, with the reason. */
+static int key_opts_check(const struct key_opts *ko)
+{
+	const char *what = cur->name;
+
+	if (ko->kc != KEY_QUERY && ko->image) {
+		usage_error("--image: image files are not changed in place: 'build' a new image from all the keys (or 'load' it, %s, and 'dump')",
+			    what);
+		return -1;
+	}
+	if (ko->kc != KEY_QUERY && (ko->count || ko->invert)) {
+		usage_error("%s is for query", ko->count ? "--count" : "--invert");
+		return -1;
+	}
+	if (ko->kc != KEY_ADD && ko->unique) {
+		usage_error("--unique is for add");
+		return -1;
+	}
+	return 0;
+}
+
+static int key_opts_parse(struct key_opts *ko, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "hex", no_argument, NULL, 'x' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "count", no_argument, NULL, 'c' },
+		{ "invert", no_argument, NULL, 'v' },
+		{ "image", required_argument, NULL, 'i' },
+		{ "unique", no_argument, NULL, 'u' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int c;
+
+	ko->keys = calloc(argc, sizeof(*ko->keys));
+	if (!ko->keys) {
+		cli_error("%s", strerror(ENOMEM));
+		return EXIT_ERR;
+	}
+	while ((c = next_opt(argc, argv, ":xk:cvi:uh", opts)) != -1) {
+		switch (c) {
+		case 'x':
+			ko->hex = true;
+			break;
+		case 'k':
+			ko->keys[ko->nkeys++] = optarg;
+			break;
+		case 'c':
+			ko->count = true;
+			break;
+		case 'v':
+			ko->invert = true;
+			break;
+		case 'i':
+			ko->image = optarg;
+			break;
+		case 'u':
+			ko->unique = true;
+			break;
+		case 'h':
+			print_help();
+			return 0;
+		default:
+			return EXIT_ERR;
+		}
+	}
+	return key_opts_check(ko) ? EXIT_ERR : -1;
+}
+
+/* The filter (or image) a key command works on, and where its keys are. */
+static int key_target(const struct key_opts *ko, int argc, char **argv,
+		      struct target *t, const char **name, const char **path)
+{
+	struct mf_info info;
+	int ret;
+
+	if (ko->image) {
+		if (argc - optind > 1) {
+			usage_error("unexpected argument '%s'", argv[optind + 1]);
+			return -1;
+		}
+		*name = ko->image;
+		*path = optind < argc ? argv[optind] : NULL;
+	} else if (positional(argc, argv, 1, name, path)) {
+		return -1;
+	}
+	if (*path && ko->nkeys) {
+		usage_error("--key and a key FILE exclude each other");
+		return -1;
+	}
+	if (ko->image) {
+		t->off = open_image(ko->image);
+		return t->off ? 0 : -1;
+	}
+	t->fd = open_filter(*name);
+	if (t->fd < 0)
+		return -1;
+	if (ko->kc == KEY_QUERY || (ko->kc == KEY_ADD && !ko->unique))
+		return 0;
+	ret = mf_info(t->fd, &info);
+	if (ret) {
+		fail(*name, ret);
+		return -1;
+	}
+	if (info.type != MF_TYPE_CUCKOO) {
+		cli_error("%s: %s needs a cuckoo filter; %s filters cannot %s",
+			  *name, ko->kc == KEY_DEL ? "del" : "add --unique",
+			  type_name(info.type),
+			  ko->kc == KEY_DEL ? "delete" :
+			  "tell a new key from a false positive");
+		return -1;
+	}
+	return 0;
+}
+
+/* After add: say so when the filter now holds more keys than it is for. */
+static int add_overfill_check(int fd, const char *name)
+{
+	struct mf_info info;
+	int ret = mf_info(fd, &info);
+
+	if (ret)
+		return fail(name, ret);
+	if (info.overfill)
+		overfill_report(name, &info, false);
+	return 0;
+}
+
+static int key_command(enum key_cmd kc, int argc, char **argv)
+{
+	uint64_t bits[(BATCH_LINES + 63) / 64];
+	struct key_opts ko = { .kc = kc };
+	struct target t = { .fd = -1 };
+	const char *name, *path = NULL;
+	uint64_t total = 0, answered = 0;
+	struct reader r;
+	int ret;
+	ssize_t n, got;
+	size_t done;
+
+	ret = key_opts_parse(&ko, argc, argv);
+	if (ret >= 0)
+		goto out_keys;
+	ret = EXIT_ERR;
+	if (key_target(&ko, argc, argv, &t, &name, &path))
+		goto out_close;
+	if (ko.nkeys ? reader_open_args(&r, ko.keys, ko.nkeys, ko.hex) :
+		       reader_open(&r, path, ko.hex))
+		goto out_close;
+	while ((n = reader_next(&r)) > 0) {
+		got = run_batch(&ko, &t, &r, bits, &done);
+		if (got < 0) {
+			progress_done(&r);
+			if (got == -ENOSPC)
+				cli_error("%s: filter is full after %" PRIu64
+					  " keys were added (%s:%" PRIu64 " not added)",
+					  name, total + done, r.path,
+					  r.lineno - r.n + done + 1);
+			else
+				fail(name, got);
+			goto out_reader;
+		}
+		total += got;
+		if (kc == KEY_QUERY && !ko.count)
+			print_keys(&r, bits, !ko.invert);
+	}
+	progress_done(&r);
+	if (n < 0)
+		goto out_reader;
+	/* query -v answers the keys that are certainly absent. */
+	answered = ko.invert ? r.keys_read - total : total;
+	if (kc != KEY_QUERY || ko.count)
+		printf("%" PRIu64 "\n", answered);
+	if (stdout_flush())
+		goto out_reader;
+	if (kc == KEY_ADD && add_overfill_check(t.fd, name))
+		goto out_reader;
+	ret = kc == KEY_QUERY && !answered ? EXIT_ABSENT : 0;
+out_reader:
+	reader_free(&r);
+out_close:
+	if (t.fd >= 0)
+		close(t.fd);
+	mf_offline_free(t.off);
+out_keys:
+	free(ko.keys);
+	return ret;
+}
+
+static int cmd_add(int argc, char **argv)
+{
+	return key_command(KEY_ADD, argc, argv);
+}
+
+static int cmd_query(int argc, char **argv)
+{
+	return key_command(KEY_QUERY, argc, argv);
+}
+
+static int cmd_del(int argc, char **argv)
+{
+	return key_command(KEY_DEL, argc, argv);
+}
+
+/* The filter named by the only argument: its fd, or -1 after saying why. */
+static int named_filter(int argc, char **argv, const char **name)
+{
+	if (positional(argc, argv, 0, name, NULL))
+		return -1;
+	return open_filter(*name);
+}
+
+static void info_text(const struct mf_info *i)
+{
+	const char *unit = i->type == MF_TYPE_BLOOM ? "bits" : "slots";
+	double pct = i->fill_max ? 100.0 * i->fill / i->fill_max : 0;
+
+#define ROW "%-18s"
+	printf(ROW "%s\n", "name:", i->name[0] ? i->name : "-");
+	printf(ROW "%s\n", "type:", type_name(i->type));
+	if (i->keyed)
+		printf(ROW "siphash-2-4 (keyed, secret key)\n", "hash:");
+	else
+		printf(ROW "xxh64, seed 0x%016" PRIx64 "\n", "hash:", i->seed);
+	printf(ROW "%" PRIu64 " keys\n", "capacity:", i->capacity);
+	if (i->type == MF_TYPE_BLOOM) {
+		printf(ROW "%.2f\n", "bits per key:", i->bits_per_key);
+		printf(ROW "%u\n", "probes per key:", i->k);
+	} else {
+		printf(ROW "%u\n", "fingerprint bits:", i->fingerprint_bits);
+		printf(ROW "%u\n", "slots per bucket:", i->k);
+	}
+	printf(ROW "%" PRIu64 "\n", "bytes:", i->bytes);
+	printf(ROW "%" PRIu64 "\n", "keys:", i->keys);
+	printf(ROW "%" PRIu64 " / %" PRIu64 " %s (%.2f%%)\n", "fill:", i->fill,
+	       i->fill_max, unit, pct);
+	printf(ROW "%.6g\n", "estimated fpr:", i->est_fpr);
+	printf(ROW "%s\n", "overfill:",
+	       i->overfill ? "yes (more keys than capacity)" : "no");
+	printf(ROW "%" PRIu64 "\n", "adds:", i->adds);
+	printf(ROW "%" PRIu64 "\n", "queries:", i->queries);
+	printf(ROW "%" PRIu64 "\n", "hits:", i->hits);
+	if (i->type == MF_TYPE_CUCKOO) {
+		printf(ROW "%" PRIu64 "\n", "deletes:", i->deletes);
+		printf(ROW "%" PRIu64 "\n", "failed adds:", i->failed);
+		printf(ROW "%u\n", "stash used:", i->stash_used);
+	}
+#undef ROW
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	struct json_writer *jw;
+	struct mf_info info;
+	const char *name;
+	int fd, ret;
+
+	ret = json_opt(argc, argv);
+	if (ret >= 0)
+		return ret;
+	fd = named_filter(argc, argv, &name);
+	if (fd < 0)
+		return EXIT_ERR;
+	ret = mf_info(fd, &info);
+	close(fd);
+	if (ret)
+		return fail(name, ret);
+	if (info.overfill)
+		overfill_report(name, &info, false);
+	if (!json_output) {
+		info_text(&info);
+		return stdout_flush();
+	}
+	jw = json_begin();
+	if (!jw)
+		return EXIT_ERR;
+	json_info(jw, &info);
+	return json_end(jw);
+}
+
+/*
+ * list --json: an array of info objects. A filter unpublished between the
+ * list and its open is left out.
+ */
+static int list_json(int dev, char **names, ssize_t n)
+{
+	struct json_writer *jw = json_begin();
+	struct mf_info info;
+	int fd, ret = 0;
+	ssize_t i;
+
+	if (!jw)
+		return EXIT_ERR;
+	jsonw_start_array(jw);
+	for (i = 0; i < n && !ret; i++) {
+		fd = mf_open(dev, names[i]);
+		if (fd == -ENOENT)
+			continue;
+		if (fd < 0) {
+			ret = fail(names[i], fd);
+			break;
+		}
+		ret = mf_info(fd, &info);
+		close(fd);
+		if (ret)
+			ret = fail(names[i], ret);
+		else
+			json_info(jw, &info);
+	}
+	jsonw_end_array(jw);
+	return json_end(jw) ? EXIT_ERR : ret;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	char **names;
+	ssize_t i, n;
+	int dev, ret;
+
+	ret = json_opt(argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (optind < argc) {
+		usage_error("unexpected argument '%s'", argv[optind]);
+		return EXIT_ERR;
+	}
+	dev = open_device();
+	if (dev < 0)
+		return EXIT_ERR;
+	n = mf_list(dev, &names);
+	if (n < 0) {
+		close(dev);
+		return fail("list", n);
+	}
+	if (json_output) {
+		ret = list_json(dev, names, n);
+	} else {
+		for (i = 0; i < n; i++)
+			printf("%s\n", names[i]);
+		ret = stdout_flush();
+	}
+	close(dev);
+	free(names);
+	return ret;
+}
+
+/* A command whose only argument is NAME: @op on the filter's fd. */
+static int name_command(int argc, char **argv, int (*op)(int fd))
+{
+	const char *name;
+	int fd, ret;
+
+	ret = help_opt(argc, argv);
+	if (ret >= 0)
+		return ret;
+	fd = named_filter(argc, argv, &name);
+	if (fd < 0)
+		return EXIT_ERR;
+	ret = op(fd);
+	close(fd);
+	return ret ? fail(name, ret) : 0;
+}
+
+static int cmd_rm(int argc, char **argv)
+{
+	return name_command(argc, argv, mf_unpublish);
+}
+
+static int cmd_clear(int argc, char **argv)
+{
+	return name_command(argc, argv, mf_clear);
+}
+
+#define KEYS_HELP \
+	"  -k, --key K        the key K (repeatable) instead of reading FILE\n" \
+	"  -x, --hex          keys are given as hex digits (binary keys)\n\n" \
+	"A key is a line of FILE without its line end: a CR before the newline\n" \
+	"(CRLF files) is not part of the key. Use --hex for keys that end in CR.\n"
+
+const struct command filter_commands[] = {
+	{ .name = "create", .fn = cmd_create,
+	  .usage = "NAME --type bloom|cuckoo --capacity N [OPTIONS]",
+	  .help = "Create a filter and publish it as NAME (needs CAP_SYS_ADMIN).\n\n"
+	  FILTER_OPTS_HELP },
+	{ .name = "add", .fn = cmd_add,
+	  .usage = "NAME [FILE|-|--key K...] [--hex] [--unique]",
+	  .help = "Add one key per line of FILE (default: standard input). Prints how\n"
+	  "many keys were added, and a warning on stderr when the filter now\n"
+	  "holds more keys than its capacity (its false-positive rate is then\n"
+	  "above its target).\n\n"
+	  "  -u, --unique       add only keys that are not already present, and\n"
+	  "                     count only those (cuckoo filters)\n"
+	  KEYS_HELP },
+	{ .name = "query", .fn = cmd_query,
+	  .usage = "NAME [FILE|-|--key K...] [--hex] [--count] [--invert]\n"
+	  "       memfilterctl query --image F.img [FILE|-|--key K...] [OPTIONS]",
+	  .help = "Print each key of FILE (one per line) that may be in the filter, in\n"
+	  "input order. Exit status: 0 if any key was printed (or counted),\n"
+	  "1 if none, 2 on error.\n\n"
+	  "  -v, --invert       print the keys that are certainly absent instead\n"
+	  "  -c, --count        print only the number of keys that would be printed\n"
+	  "  -i, --image F.img  query an image file offline instead of a filter\n"
+	  KEYS_HELP },
+	{ .name = "del", .fn = cmd_del,
+	  .usage = "NAME [FILE|-|--key K...] [--hex]",
+	  .help = "Delete one key per line from a cuckoo filter. Prints how many were\n"
+	  "found and removed. Delete only keys that were added.\n\n"
+	  KEYS_HELP },
+	{ .name = "clear", .fn = cmd_clear,
+	  .usage = "NAME",
+	  .help = "Remove every key from filter NAME; its parameters stay.\n" },
+	{ .name = "info", .fn = cmd_info,
+	  .usage = "NAME [--json|--pretty]",
+	  .help = "Show a filter's parameters, fill, estimated false-positive rate and\n"
+	  "counters; a warning on stderr when it holds more keys than its\n"
+	  "capacity.\n\n",
+	  .json = true },
+	{ .name = "list", .fn = cmd_list,
+	  .usage = "[--json|--pretty]",
+	  .help = "List the names of the published filters, one per line; as JSON, an\n"
+	  "array of objects with the members of 'info --json'.\n\n",
+	  .json = true },
+	{ .name = "rm", .fn = cmd_rm,
+	  .usage = "NAME",
+	  .help = "Unpublish NAME (needs CAP_SYS_ADMIN). The filter is freed when its\n"
+	  "last reference (an open fd, an in-kernel user) goes away.\n" },
+};
+
+const size_t filter_commands_n = ARRAY_SIZE(filter_commands);

@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memfilterctl: the commands on filter images (build, dump, load,
+ * inspect, merge). build, inspect and merge run offline, in this process,
+ * with the module's own filter code (libmemfilter's mf_offline_*): they
+ * need no device. Images are written to stdout or, with -o FILE, to a
+ * temporary file renamed over FILE once complete, so a failed command
+ * never leaves FILE truncated or half written.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <linux/memfilter.h>
+
+#include "memfilterctl.h"
+
+static const char *image_path(const char *path)
+{
+	return !path || !strcmp(path, "-") ? "<stdin>" : path;
+}
+
+/* All of @path ("-" or NULL: stdin) into one allocation. */
+static int read_all(const char *path, unsigned char **buf, size_t *len)
+{
+	size_t cap = 65536, n = 0, got;
+	unsigned char *b, *nb;
+	FILE *f = stdin;
+	struct stat st;
+
+	*buf = NULL;
+	if (path && strcmp(path, "-")) {
+		f = fopen(path, "rb");
+		if (!f) {
+			cli_error("%s: %s", path, strerror(errno));
+			return -1;
+		}
+	}
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		cli_error("%s: %s", image_path(path), strerror(EISDIR));
+		goto out_close;
+	}
+	b = malloc(cap);
+	if (!b)
+		goto out_nomem;
+	for (;;) {
+		if (n == cap) {
+			nb = realloc(b, cap * 2);
+			if (!nb)
+				goto out_free_nomem;
+			b = nb;
+			cap *= 2;
+		}
+		errno = 0;
+		got = fread(b + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		cli_error("%s: %s", image_path(path),
+			  strerror(errno ? errno : EIO));
+		free(b);
+		goto out_close;
+	}
+	if (f != stdin)
+		fclose(f);
+	*buf = b;
+	*len = n;
+	return 0;
+out_free_nomem:
+	free(b);
+out_nomem:
+	cli_error("%s", strerror(ENOMEM));
+out_close:
+	if (f != stdin)
+		fclose(f);
+	return -1;
+}
+
+/* "memfilterctl: PATH: corrupt filter image: WHY" for a refused image. */
+static int image_error(const char *path, int err, const char *why)
+{
+	if (err == -EBADMSG)
+		cli_error("%s: corrupt filter image: %s", image_path(path),
+			  why ? why : "invalid");
+	else if (err == -EOPNOTSUPP)
+		cli_error("%s: unsupported filter image: %s", image_path(path),
+			  why ? why : "unknown format");
+	else
+		fail_offline(image_path(path), err);
+	return EXIT_ERR;
+}
+
+/* Parse the image in file @path (checked) into an offline filter. */
+struct mf_offline *open_image(const char *path)
+{
+	struct mf_offline *f;
+	unsigned char *img;
+	const char *why;
+	size_t len;
+	int ret;
+
+	if (read_all(path, &img, &len))
+		return NULL;
+	ret = mf_offline_from_image(img, len, &f, &why);
+	explicit_bzero(img, len);
+	free(img);
+	if (ret) {
+		image_error(path, ret, why);
+		return NULL;
+	}
+	return f;
+}
+
+static bool image_keyed(const unsigned char *img, size_t len)
+{
+	const struct memfilter_image_header *h = (const void *)img;
+
+	return len >= sizeof(*h) &&
+	       (le32toh(h->flags) & MEMFILTER_IMAGE_SECRET);
+}
+
+static bool to_stdout(const char *out)
+{
+	return !out || !strcmp(out, "-");
+}
+
+/* Before any work: an image is never written to a terminal. */
+static int output_ok(const char *out)
+{
+	if (to_stdout(out) && isatty(STDOUT_FILENO)) {
+		usage_error("the image goes to stdout: redirect it to a file or use -o FILE");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A keyed image holds the filter's secret: warn when stdout is a file
+ * others may read.
+ */
+static int write_stdout(const void *img, size_t len)
+{
+	struct stat st;
+
+	if (image_keyed(img, len) && !fstat(STDOUT_FILENO, &st) &&
+	    S_ISREG(st.st_mode) && (st.st_mode & 077))
+		cli_warn("the image holds the filter's secret key, but stdout is a file of mode %04o: make it 0600 (umask 077)",
+			 (unsigned int)(st.st_mode & 07777));
+	if (fwrite(img, 1, len, stdout) != len || fflush(stdout)) {
+		cli_error("stdout: %s", strerror(errno));
+		return EXIT_ERR;
+	}
+	return 0;
+}
+
+static int write_fd(int fd, const unsigned char *p, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return fsync(fd);
+}
+
+/*
+ * Write @out atomically: a temporary file next to it, renamed over it once
+ * complete. A keyed image is mode 0600, others 0666 less the umask.
+ */
+static int write_file(const char *out, const void *img, size_t len)
+{
+	mode_t mask = umask(0);
+	char *tmp;
+	int fd;
+
+	umask(mask);
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", out) < 0) {
+		cli_error("%s", strerror(ENOMEM));
+		return EXIT_ERR;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		cli_error("%s: %s", out, strerror(errno));
+		goto out_free;
+	}
+	if ((!image_keyed(img, len) && fchmod(fd, 0666 & ~mask)) ||
+	    write_fd(fd, img, len)) {
+		cli_error("%s: %s", tmp, strerror(errno));
+		close(fd);
+		goto out_unlink;
+	}
+	if (close(fd) || rename(tmp, out)) {
+		cli_error("%s: %s", out, strerror(errno));
+		goto out_unlink;
+	}
+	free(tmp);
+	return 0;
+out_unlink:
+	unlink(tmp);
+out_free:
+	free(tmp);
+	return EXIT_ERR;
+}
+
+/* An image to -o FILE, or to stdout when @out is NULL or "-". */
+static int write_image(const char *out, const void *img, size_t len)
+{
+	return to_stdout(out) ? write_stdout(img, len) :
+				write_file(out, img, len);
+}
+
+/* Overfill of an image about to be written: a warning, an error if strict. */
+static int image_overfill(const char *what, const struct mf_info *i,
+			  bool strict)
+{
+	if (!i->overfill)
+		return 0;
+	overfill_report(what, i, strict);
+	return strict ? -1 : 0;
+}
+
+static int build_fill(struct mf_offline *f, const char *path, bool hex)
+{
+	uint64_t total = 0;
+	struct reader r;
+	ssize_t n, got;
+	size_t done;
+	int ret = -1;
+
+	if (reader_open(&r, path, hex))
+		return -1;
+	while ((n = reader_next(&r)) > 0) {
+		got = mf_offline_addv(f, r.keys, r.key_lens, r.n, NULL, &done);
+		if (got < 0) {
+			progress_done(&r);
+			if (got == -ENOSPC)
+				cli_error("build: filter is full after %" PRIu64
+					  " keys were added (%s:%" PRIu64 " not added)",
+					  total + done, r.path,
+					  r.lineno - r.n + done + 1);
+			else
+				fail_offline("build", got);
+			goto out;
+		}
+		total += got;
+	}
+	progress_done(&r);
+	if (n == 0)
+		ret = 0;
+out:
+	reader_free(&r);
+	return ret;
+}
+
+static int cmd_build(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		FILTER_OPTS,
+		{ "hex", no_argument, NULL, 'x' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	struct mf_create_opts o = { 0 };
+	const char *path = NULL, *out = NULL;
+	struct mf_offline *f = NULL;
+	bool hex = false, strict = false;
+	struct mf_info info;
+	int c, ret = EXIT_ERR;
+	size_t len;
+	void *img;
+
+	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS "xo:h", opts)) != -1) {
+		switch (c) {
+		case 'h':
+			print_help();
+			return 0;
+		case 'x':
+			hex = true;
+			continue;
+		case 'o':
+			out = optarg;
+			continue;
+		case 'S':
+			strict = true;
+			continue;
+		}
+		if (filter_opt(c, &o) != 1)
+			return EXIT_ERR;
+	}
+	if (argc - optind > 1) {
+		usage_error("unexpected argument '%s'", argv[optind + 1]);
+		return EXIT_ERR;
+	}
+	if (optind < argc)
+		path = argv[optind];
+	if (filter_opts_finish(&o) || output_ok(out))
+		return EXIT_ERR;
+	ret = mf_offline_create(&o, &f);
+	if (ret)
+		return fail_offline("build", ret);
+	ret = EXIT_ERR;
+	if (build_fill(f, path, hex))
+		goto out_free;
+	mf_offline_info(f, &info);
+	if (image_overfill("build", &info, strict))
+		goto out_free;
+	if (mf_offline_image(f, &img, &len)) {
+		fail_offline("build", -ENOMEM);
+		goto out_free;
+	}
+	ret = write_image(out, img, len);
+	explicit_bzero(img, len);
+	free(img);
+out_free:
+	mf_offline_free(f);
+	return ret;
+}
+
+/* Options of dump: -o FILE and --help. Return: exit status or -1. */
+static int output_opt(int argc, char **argv, const char **out)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int c;
+
+	while ((c = next_opt(argc, argv, ":o:h", opts)) != -1) {
+		switch (c) {
+		case 'o':
+			*out = optarg;
+			break;
+		case 'h':
+			print_help();
+			return 0;
+		default:
+			return EXIT_ERR;
+		}
+	}
+	return -1;
+}
+
+static int cmd_dump(int argc, char **argv)
+{
+	const char *name, *out = NULL;
+	size_t len;
+	void *img;
+	int fd, ret;
+
+	ret = output_opt(argc, argv, &out);
+	if (ret >= 0)
+		return ret;
+	if (positional(argc, argv, 0, &name, NULL) || output_ok(out))
+		return EXIT_ERR;
+	fd = open_filter(name);
+	if (fd < 0)
+		return EXIT_ERR;
+	ret = mf_dump(fd, &img, &len);
+	close(fd);
+	if (ret == -EPERM) {
+		cli_error("%s: dumping a keyed filter (its secret key) needs CAP_SYS_ADMIN",
+			  name);
+		return EXIT_ERR;
+	}
+	if (ret)
+		return fail(name, ret);
+	ret = write_image(out, img, len);
+	explicit_bzero(img, len);
+	free(img);
+	return ret;
+}
+
+static int cmd_load(int argc, char **argv)
+{
+	struct mf_offline *f;
+	unsigned char *img;
+	const char *name, *why = NULL;
+	int dev, fd, ret;
+	size_t len;
+
+	ret = help_opt(argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (positional(argc, argv, 0, &name, NULL))
+		return EXIT_ERR;
+	if (isatty(STDIN_FILENO)) {
+		usage_error("the image is read from stdin: redirect it from a file");
+		return EXIT_ERR;
+	}
+	if (read_all(NULL, &img, &len))
+		return EXIT_ERR;
+	dev = open_device();
+	if (dev < 0) {
+		ret = EXIT_ERR;
+		goto out_free;
+	}
+	fd = mf_load(dev, img, len, name);
+	close(dev);
+	if (fd >= 0) {
+		close(fd);
+		ret = 0;
+	} else if (fd == -EBADMSG || fd == -EOPNOTSUPP) {
+		/* The kernel says only the errno; the same checks here say why. */
+		if (mf_offline_from_image(img, len, &f, &why) == 0) {
+			mf_offline_free(f);
+			why = NULL;
+		}
+		ret = image_error(NULL, fd, why);
+	} else if (fd == -EEXIST) {
+		cli_error("%s: a filter by that name already exists", name);
+		ret = EXIT_ERR;
+	} else {
+		ret = fail(name, fd);
+	}
+out_free:
+	explicit_bzero(img, len);
+	free(img);
+	return ret;
+}
+
+static void inspect_text(const char *path, const struct mf_info *i,
+			 const struct memfilter_image_header *h)
+{
+	bool bloom = i->type == MF_TYPE_BLOOM;
+	double pct = i->fill_max ? 100.0 * i->fill / i->fill_max : 0;
+
+#define ROW "%-18s"
+	printf(ROW "%s\n", "image:", path);
+	printf(ROW "memfilter image version %u, %u-byte header\n", "format:",
+	       le16toh(h->version), le16toh(h->header_size));
+	printf(ROW "%s\n", "type:", type_name(i->type));
+	if (i->keyed)
+		printf(ROW "siphash-2-4 (keyed: the image holds the secret key)\n",
+		       "hash:");
+	else
+		printf(ROW "xxh64, seed 0x%016" PRIx64 "\n", "hash:", i->seed);
+	printf(ROW "%" PRIu64 " keys\n", "capacity:", i->capacity);
+	if (bloom) {
+		printf(ROW "%.2f\n", "bits per key:", i->bits_per_key);
+		printf(ROW "%u\n", "probes per key:", i->k);
+		printf(ROW "%" PRIu64 " blocks of 64 bytes\n", "geometry:",
+		       (uint64_t)le64toh(h->geometry));
+	} else {
+		printf(ROW "%u\n", "fingerprint bits:", i->fingerprint_bits);
+		printf(ROW "%u\n", "slots per bucket:", i->k);
+		printf(ROW "%" PRIu64 " buckets\n", "geometry:",
+		       (uint64_t)le64toh(h->geometry));
+	}
+	printf(ROW "%" PRIu64 "\n", "payload bytes:",
+	       (uint64_t)le64toh(h->payload_size));
+	printf(ROW "%" PRIu64 "\n", "keys:", i->keys);
+	printf(ROW "%" PRIu64 " / %" PRIu64 " %s (%.2f%%)\n", "fill:", i->fill,
+	       i->fill_max, bloom ? "bits" : "slots", pct);
+	printf(ROW "%.6g\n", "estimated fpr:", i->est_fpr);
+	printf(ROW "%s\n", "overfill:",
+	       i->overfill ? "yes (more keys than capacity)" : "no");
+	if (!bloom)
+		printf(ROW "%u\n", "stash used:", i->stash_used);
+	printf(ROW "ok (header 0x%016" PRIx64 ", payload 0x%016" PRIx64 ")\n",
+	       "checksums:", (uint64_t)le64toh(h->header_xxh64),
+	       (uint64_t)le64toh(h->payload_xxh64));
+#undef ROW
+}
+
+static int inspect_json(const char *path, const struct mf_info *i,
+			const struct memfilter_image_header *h)
+{
+	struct json_writer *jw = json_begin();
+
+	if (!jw)
+		return EXIT_ERR;
+	jsonw_start_object(jw);
+	jsonw_string_field(jw, "image", path);
+	jsonw_uint_field(jw, "version", le16toh(h->version));
+	json_params(jw, i);
+	jsonw_uint_field(jw, "geometry", le64toh(h->geometry));
+	jsonw_uint_field(jw, "payload_bytes", le64toh(h->payload_size));
+	json_fill(jw, i);
+	jsonw_uint_field(jw, "stash_used", i->stash_used);
+	jsonw_hex_u64_field(jw, "header_xxh64", le64toh(h->header_xxh64));
+	jsonw_hex_u64_field(jw, "payload_xxh64", le64toh(h->payload_xxh64));
+	jsonw_string_field(jw, "checksums", "ok");
+	jsonw_end_object(jw);
+	return json_end(jw);
+}
+
+static int cmd_inspect(int argc, char **argv)
+{
+	struct memfilter_image_header h;
+	struct mf_offline *f;
+	const char *path, *why;
+	unsigned char *img;
+	struct mf_info info;
+	size_t len;
+	int ret;
+
+	ret = json_opt(argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (argc - optind != 1) {
+		if (argc - optind)
+			usage_error("unexpected argument '%s'", argv[optind + 1]);
+		else
+			usage_error("missing image FILE");
+		return EXIT_ERR;
+	}
+	path = argv[optind];
+	if (read_all(path, &img, &len))
+		return EXIT_ERR;
+	ret = mf_offline_from_image(img, len, &f, &why);
+	if (ret) {
+		ret = image_error(path, ret, why);
+		goto out_free;
+	}
+	memcpy(&h, img, sizeof(h));
+	mf_offline_info(f, &info);
+	mf_offline_free(f);
+	if (info.overfill)
+		overfill_report(image_path(path), &info, false);
+	if (json_output) {
+		ret = inspect_json(image_path(path), &info, &h);
+	} else {
+		inspect_text(image_path(path), &info, &h);
+		ret = stdout_flush();
+	}
+	explicit_bzero(&h, sizeof(h));
+out_free:
+	explicit_bzero(img, len);
+	free(img);
+	return ret;
+}
+
+/* Read and check the two images; the names say which one is bad. */
+static int merge_inputs(char **paths, unsigned char **img, size_t *len)
+{
+	struct mf_offline *f;
+	const char *why;
+	int i, ret;
+
+	for (i = 0; i < 2; i++) {
+		if (read_all(paths[i], &img[i], &len[i]))
+			return -1;
+		ret = mf_offline_from_image(img[i], len[i], &f, &why);
+		if (ret) {
+			image_error(paths[i], ret, why);
+			return -1;
+		}
+		mf_offline_free(f);
+	}
+	return 0;
+}
+
+/* The merged image's overfill, checked as build checks its own. */
+static int merge_overfill(const void *img, size_t len, bool strict)
+{
+	struct mf_offline *f;
+	struct mf_info info;
+	int ret;
+
+	ret = mf_offline_from_image(img, len, &f, NULL);
+	if (ret)
+		return image_error("merge", ret, NULL);
+	mf_offline_info(f, &info);
+	mf_offline_free(f);
+	return image_overfill("merge", &info, strict) ? EXIT_ERR : 0;
+}
+
+static int cmd_merge(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	unsigned char *img[2] = { NULL, NULL };
+	size_t len[2] = { 0, 0 }, out_len;
+	const char *why, *out = NULL;
+	bool strict = false;
+	void *merged;
+	int c, i, ret;
+
+	while ((c = next_opt(argc, argv, ":o:h", opts)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'S':
+			strict = true;
+			break;
+		case 'h':
+			print_help();
+			return 0;
+		default:
+			return EXIT_ERR;
+		}
+	}
+	if (argc - optind != 2) {
+		usage_error("want two image files A.img B.img");
+		return EXIT_ERR;
+	}
+	if (output_ok(out))
+		return EXIT_ERR;
+	ret = EXIT_ERR;
+	if (merge_inputs(argv + optind, img, len))
+		goto out_free;
+	ret = mf_image_merge(img[0], len[0], img[1], len[1], &merged, &out_len,
+			     &why);
+	if (ret == -EINVAL) {
+		cli_error("merge: cannot merge %s and %s: %s", argv[optind],
+			  argv[optind + 1], why);
+		ret = EXIT_ERR;
+		goto out_free;
+	}
+	if (ret) {
+		ret = fail_offline("merge", ret);
+		goto out_free;
+	}
+	ret = merge_overfill(merged, out_len, strict);
+	if (!ret)
+		ret = write_image(out, merged, out_len);
+	explicit_bzero(merged, out_len);
+	free(merged);
+out_free:
+	for (i = 0; i < 2; i++) {
+		if (img[i])
+			explicit_bzero(img[i], len[i]);
+		free(img[i]);
+	}
+	return ret;
+}
+
+#define OUTPUT_HELP \
+	"  -o, --output FILE         write the image to FILE instead of stdout,\n" \
+	"                            atomically: a failed command leaves FILE\n" \
+	"                            as it was\n"
+
+const struct command image_commands[] = {
+	{ .name = "build", .fn = cmd_build,
+	  .usage = "--type bloom|cuckoo --capacity N [OPTIONS] [FILE|-] [-o F.img]",
+	  .help = "Build a filter offline (no device needed) from one key per line of\n"
+	  "FILE (default: standard input; a CR before the newline is not part\n"
+	  "of the key) and write its image. The image loads with 'load' and\n"
+	  "answers exactly as the filter built here. More keys than --capacity\n"
+	  "is a warning on stderr (its false-positive rate is then above the\n"
+	  "target), an error with --strict.\n"
+	  "A --keyed image holds the filter's secret key: -o writes it with\n"
+	  "mode 0600; on stdout, a warning says when the file is readable by\n"
+	  "others.\n\n"
+	  FILTER_OPTS_HELP
+	  "  -x, --hex                 keys are given as hex digits\n"
+	  "      --strict              more keys than --capacity is an error\n"
+	  OUTPUT_HELP },
+	{ .name = "dump", .fn = cmd_dump,
+	  .usage = "NAME [-o F.img]",
+	  .help = "Write the image of filter NAME (a consistent snapshot).\n"
+	  "Dumping a keyed filter needs CAP_SYS_ADMIN; its image holds the\n"
+	  "secret key (see build).\n\n"
+	  OUTPUT_HELP },
+	{ .name = "load", .fn = cmd_load,
+	  .usage = "NAME < F.img",
+	  .help = "Read an image from stdin, make a filter of it in the kernel and\n"
+	  "publish it as NAME (needs CAP_SYS_ADMIN). A corrupt or unsupported\n"
+	  "image is refused and nothing is created.\n" },
+	{ .name = "inspect", .fn = cmd_inspect,
+	  .usage = "F.img [--json|--pretty]",
+	  .help = "Check an image (header and payload checksums, every field) and show\n"
+	  "its parameters, fill and estimated false-positive rate, with a\n"
+	  "warning on stderr when it holds more keys than its capacity. Exit\n"
+	  "status 2 with the reason when the image is corrupt or unsupported.\n"
+	  "64-bit seeds and checksums are JSON strings (\"0x...\").\n\n",
+	  .json = true },
+	{ .name = "merge", .fn = cmd_merge,
+	  .usage = "A.img B.img [-o C.img] [--strict]",
+	  .help = "Write the union of two Bloom filter images: a filter that holds the\n"
+	  "keys of both. Only images of the same table size, probes per key,\n"
+	  "hash algorithm and seed or secret key can be merged (anything else\n"
+	  "would place a key's bits differently and lose keys); the key count\n"
+	  "of C is the sum of A's and B's, and more than A's capacity is a\n"
+	  "warning (an error with --strict).\n\n"
+	  "      --strict              more keys than the capacity is an error\n"
+	  OUTPUT_HELP },
+};
+
+const size_t image_commands_n = ARRAY_SIZE(image_commands);

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memfilterctl: streaming key input. Keys are read one per line from a
+ * file or stdin (or taken from --key arguments), a few thousand at a time,
+ * sent to the filter as one batch, and the buffers are reused, so files of
+ * any size are handled in constant memory. A line's key is the line
+ * without its newline; a CR before the newline (a CRLF file) is stripped
+ * too. With --hex a line is the key's bytes as hex digits.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "memfilterctl.h"
+
+/* Progress bar: regular files above this size, pipes after this many keys. */
+#define PROGRESS_FILE_BYTES (1024 * 1024)
+#define PROGRESS_PIPE_KEYS 100000
+#define PROGRESS_INTERVAL_NS 100000000LL
+
+void reader_free(struct reader *r)
+{
+	if (r->f && r->f != stdin)
+		fclose(r->f);
+	free(r->line);
+	free(r->text);
+	free(r->text_lens);
+	if (r->hex) {
+		free(r->keys);
+		free(r->key_lens);
+	}
+	memset(r, 0, sizeof(*r));
+}
+
+static int reader_alloc(struct reader *r, bool hex)
+{
+	r->hex = hex;
+	r->text_lens = malloc(BATCH_LINES * sizeof(*r->text_lens));
+	r->key_lens = hex ? malloc(BATCH_LINES * sizeof(*r->key_lens)) :
+			    r->text_lens;
+	if (r->text_lens && r->key_lens)
+		return 0;
+	cli_error("%s", strerror(ENOMEM));
+	reader_free(r);
+	return -1;
+}
+
+/* Keys from the file @path ("-" or NULL: stdin). */
+int reader_open(struct reader *r, const char *path, bool hex)
+{
+	struct stat st;
+
+	memset(r, 0, sizeof(*r));
+	if (!path || !strcmp(path, "-")) {
+		r->f = stdin;
+		r->path = "<stdin>";
+	} else {
+		r->f = fopen(path, "r");
+		r->path = path;
+		if (!r->f) {
+			cli_error("%s: %s", path, strerror(errno));
+			return -1;
+		}
+		if (!fstat(fileno(r->f), &st) && S_ISDIR(st.st_mode)) {
+			cli_error("%s: %s", path, strerror(EISDIR));
+			fclose(r->f);
+			r->f = NULL;
+			return -1;
+		}
+	}
+	if (reader_alloc(r, hex))
+		return -1;
+	r->prog.tty = isatty(STDERR_FILENO);
+	if (r->prog.tty && !fstat(fileno(r->f), &st) && S_ISREG(st.st_mode))
+		r->prog.total = st.st_size;
+	return 0;
+}
+
+/* Keys given as arguments (--key K ...), one key each. */
+int reader_open_args(struct reader *r, char **args, size_t n, bool hex)
+{
+	memset(r, 0, sizeof(*r));
+	r->path = "--key";
+	r->args = args;
+	r->nargs = n;
+	return reader_alloc(r, hex);
+}
+
+static int grow(void *bufp, size_t *cap, size_t need)
+{
+	void **buf = bufp;
+	size_t c = *cap ? *cap : 65536;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	p = realloc(*buf, c);
+	if (!p)
+		return -1;
+	*buf = p;
+	*cap = c;
+	return 0;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int reader_error(struct reader *r, const char *msg)
+{
+	cli_error("%s:%" PRIu64 ": %s", r->path, r->lineno, msg);
+	return -1;
+}
+
+/* Append one line (without its line end) to the batch. */
+static int reader_push(struct reader *r, const char *line, size_t len)
+{
+	size_t klen = r->hex ? len / 2 : len, i;
+	unsigned char *k;
+
+	if (klen > MF_KEY_MAX)
+		return reader_error(r, "key longer than 4096 bytes");
+	if (grow(&r->text, &r->text_cap, r->text_len + len + 1))
+		return reader_error(r, strerror(ENOMEM));
+	memcpy(r->text + r->text_len, line, len);
+	r->text_len += len;
+	r->text_lens[r->n] = len;
+	if (r->hex) {
+		if (len % 2)
+			return reader_error(r, "odd number of hex digits");
+		if (grow(&r->keys, &r->keys_cap, r->keys_len + klen + 1))
+			return reader_error(r, strerror(ENOMEM));
+		k = r->keys + r->keys_len;
+		for (i = 0; i < klen; i++) {
+			int hi = hexval(line[2 * i]), lo = hexval(line[2 * i + 1]);
+
+			if (hi < 0 || lo < 0)
+				return reader_error(r, "invalid hex digit");
+			k[i] = hi << 4 | lo;
+		}
+		r->keys_len += klen;
+		r->key_lens[r->n] = klen;
+	}
+	r->n++;
+	return 0;
+}
+
+static long long ns_since(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1000000000LL + (b->tv_nsec - a->tv_nsec);
+}
+
+static void progress_update(struct reader *r)
+{
+	struct progress *p = &r->prog;
+	struct timespec now;
+	off_t pos;
+
+	if (!p->tty)
+		return;
+	if (p->total <= PROGRESS_FILE_BYTES && r->keys_read < PROGRESS_PIPE_KEYS)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (p->shown && ns_since(&p->last, &now) < PROGRESS_INTERVAL_NS)
+		return;
+	p->last = now;
+	p->shown = true;
+	pos = p->total ? ftello(r->f) : -1;
+	if (pos >= 0 && p->total > 0) {
+		int pct = (int)(pos * 100 / p->total), w = 40, fillw = pct * w / 100;
+
+		fprintf(stderr, "\r[%.*s%*s] %3d%%  %" PRIu64 " keys",
+			fillw, "########################################",
+			w - fillw, "", pct, r->keys_read);
+	} else {
+		fprintf(stderr, "\r%" PRIu64 " keys", r->keys_read);
+	}
+}
+
+void progress_done(struct reader *r)
+{
+	if (r->prog.shown)
+		fputs("\r\033[K", stderr);
+	r->prog.shown = false;
+}
+
+/* The next line of the stream into the batch. Return: 1, 0 at EOF, -1. */
+static int reader_line(struct reader *r)
+{
+	ssize_t len;
+
+	errno = 0;
+	len = getline(&r->line, &r->line_cap, r->f);
+	if (len < 0)
+		return 0;
+	r->lineno++;
+	if (len && r->line[len - 1] == '\n')
+		len--;
+	if (len && r->line[len - 1] == '\r')
+		len--;
+	return reader_push(r, r->line, len) ? -1 : 1;
+}
+
+/* The next --key argument into the batch. Return: 1, 0 at the end, -1. */
+static int reader_arg(struct reader *r)
+{
+	const char *k;
+
+	if (r->lineno == r->nargs)
+		return 0;
+	k = r->args[r->lineno++];
+	return reader_push(r, k, strlen(k)) ? -1 : 1;
+}
+
+/* Read the next batch. Return: keys in it (0 at the end), or -1. */
+ssize_t reader_next(struct reader *r)
+{
+	int ret = 1;
+
+	r->n = 0;
+	r->text_len = 0;
+	r->keys_len = 0;
+	while (r->n < BATCH_LINES) {
+		ret = r->f ? reader_line(r) : reader_arg(r);
+		if (ret <= 0)
+			break;
+	}
+	if (ret < 0)
+		return -1;
+	if (r->f && ferror(r->f)) {
+		cli_error("%s: %s", r->path, strerror(errno ? errno : EIO));
+		return -1;
+	}
+	if (!r->hex)
+		r->keys = (unsigned char *)r->text;
+	r->keys_read += r->n;
+	if (r->f)
+		progress_update(r);
+	return r->n;
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memfilterctl: command-line front end to /dev/memfilter and to filter
+ * images. This file parses the global options, dispatches to the command
+ * tables (filter.c, image.c) and answers help and version.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/memfilter.h>
+
+#include "memfilterctl.h"
+
+static int cmd_version(int argc, char **argv);
+
+static const struct command main_commands[] = {
+	{ .name = "version", .fn = cmd_version,
+	  .usage = "",
+	  .help = "Print this tool's version and ABI version, then open\n"
+	  MF_DEVICE_PATH ", do the ABI handshake and print the kernel's ABI\n"
+	  "version and features ('memfilterctl --version' prints only the\n"
+	  "first line and needs no device).\n" },
+};
+
+static const struct {
+	const struct command *cmds;
+	const size_t *n;
+} tables[] = {
+	{ filter_commands, &filter_commands_n },
+	{ image_commands, &image_commands_n },
+	{ main_commands, NULL },
+};
+
+static size_t table_len(size_t t)
+{
+	return tables[t].n ? *tables[t].n : ARRAY_SIZE(main_commands);
+}
+
+static void print_version(void)
+{
+	printf("%s %s\n", prog, MEMFILTER_VERSION);
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	static const struct {
+		uint64_t bit;
+		const char *name;
+	} feats[] = {
+		{ MEMFILTER_FEAT_HASH_XXH64, "hash-xxh64" },
+		{ MEMFILTER_FEAT_HASH_SIPHASH, "hash-siphash24" },
+		{ MEMFILTER_FEAT_BLOOM, "bloom" },
+		{ MEMFILTER_FEAT_CUCKOO, "cuckoo" },
+		{ MEMFILTER_FEAT_NAMES, "names" },
+		{ MEMFILTER_FEAT_IMAGES, "images" },
+	};
+	struct mf_api_info info;
+	int fd, ret;
+	size_t i;
+
+	ret = help_opt(argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (optind < argc) {
+		usage_error("unexpected argument '%s'", argv[optind]);
+		return EXIT_ERR;
+	}
+	print_version();
+	printf("%s ABI version %u\n", prog, MEMFILTER_API_VERSION);
+	fflush(stdout);
+	fd = open_device();
+	if (fd < 0)
+		return EXIT_ERR;
+	ret = mf_api(fd, &info);
+	close(fd);
+	if (ret)
+		return fail("handshake", ret);
+	printf("kernel ABI version %u\nfeatures:", info.api_version);
+	for (i = 0; i < ARRAY_SIZE(feats); i++)
+		if (info.features & feats[i].bit)
+			printf(" %s", feats[i].name);
+	printf("\n");
+	return stdout_flush();
+}
+
+static void usage(FILE *f)
+{
+	size_t t, i;
+
+	fprintf(f, "usage: %s [GLOBAL OPTIONS] COMMAND [ARGS]\n\ncommands:\n",
+		prog);
+	for (t = 0; t < ARRAY_SIZE(tables); t++)
+		for (i = 0; i < table_len(t); i++)
+			fprintf(f, "  %-8s %s\n", tables[t].cmds[i].name,
+				tables[t].cmds[i].usage);
+	fprintf(f, "  help     this text\n\n"
+		"global options:\n"
+		"  -j, --json     JSON output (info, list, inspect), compact\n"
+		"  -p, --pretty   indented JSON output (implies --json)\n"
+		"  -V, --version  print the version of %s and exit\n"
+		"  -h, --help     this text\n\n"
+		"'%s COMMAND --help' describes a command. Exit status: 0 on\n"
+		"success (query: some key was printed or counted), 1 when query\n"
+		"prints or counts no key, 2 on any error (one line on stderr).\n",
+		prog, prog);
+}
+
+static const struct command *find_command(const char *name)
+{
+	size_t t, i;
+
+	for (t = 0; t < ARRAY_SIZE(tables); t++)
+		for (i = 0; i < table_len(t); i++)
+			if (!strcmp(name, tables[t].cmds[i].name))
+				return &tables[t].cmds[i];
+	return NULL;
+}
+
+/* Global options before the command. Return: exit status, or -1 to go on. */
+static int global_opts(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+jpVh", opts, NULL)) != -1) {
+		if (json_flag(c))
+			continue;
+		switch (c) {
+		case 'V':
+			print_version();
+			return stdout_flush();
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			cli_error("unknown option '%s' (try '%s help')",
+				  argv[optind - 1], prog);
+			return EXIT_ERR;
+		}
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	int ret;
+
+	ret = global_opts(argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_ERR;
+	}
+	if (!strcmp(argv[optind], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	cur = find_command(argv[optind]);
+	if (!cur) {
+		cli_error("unknown command '%s' (try '%s help')", argv[optind],
+			  prog);
+		return EXIT_ERR;
+	}
+	if (json_output && !cur->json) {
+		cli_error("%s has no JSON output", cur->name);
+		return EXIT_ERR;
+	}
+	argc -= optind;
+	argv += optind;
+	optind = 0;	/* glibc: start over on the new argv */
+	return cur->fn(argc, argv);
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * memfilterctl: what its files share. main.c parses the global options and
+ * dispatches to the command tables of filter.c (filters in the kernel) and
+ * image.c (image files, offline); common.c holds the option parsing and
+ * error reporting every command uses, input.c the streaming key reader,
+ * json_writer.c the JSON output.
+ *
+ * Exit status of every command: 0 on success (query: some key answered),
+ * 1 when a query answers no key, 2 on any error (usage errors included);
+ * every error is one line on stderr.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#ifndef _MEMFILTERCTL_H
+#define _MEMFILTERCTL_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+
+#if __has_include("libmemfilter.h")
+#include "libmemfilter.h"
+#else
+#include "memfilter.h"
+#endif
+
+#include "json_writer.h"
+#include "version.h"
+
+#define EXIT_ABSENT 1
+#define EXIT_ERR 2
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The smallest false-positive rates the filters reach, in parts per
+ * billion (create and build check them to print the range): a Bloom filter
+ * at 64 bits per key (core/bloom_model.h, q4 256, k 8), a cuckoo filter
+ * with 16-bit fingerprints (core/cuckoo.c: 2 * 4 slots / 2^16).
+ */
+#define CLI_BLOOM_FPR_MIN_PPB 299
+#define CLI_CUCKOO_FPR_MIN_PPB 122071
+/* Bloom bits per key: core/bloom.h's MF_BLOOM_{MIN,MAX}_BPK_Q4 / 4. */
+#define CLI_BPK_MIN 1
+#define CLI_BPK_MAX 64
+
+/**
+ * struct command - one subcommand
+ * @name: what the user types
+ * @fn: runs it on argv[0] == @name; returns the exit status
+ * @usage: the synopsis after "memfilterctl NAME"
+ * @help: the rest of "NAME --help"
+ * @json: accepts -j/--json and -p/--pretty
+ */
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;
+	const char *help;
+	bool json;
+};
+
+/* The command tables, in the order "help" lists them. */
+extern const struct command filter_commands[];
+extern const size_t filter_commands_n;
+extern const struct command image_commands[];
+extern const size_t image_commands_n;
+
+/* common.c */
+extern const char *prog;
+extern const struct command *cur;
+extern bool json_output;
+extern bool pretty_output;
+
+void usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2))); /* no __printf() in userspace */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int fail(const char *what, int err);
+int fail_offline(const char *what, int err);
+void print_help(void);
+int next_opt(int argc, char **argv, const char *shortopts,
+	     const struct option *longopts);
+int help_opt(int argc, char **argv);
+bool json_flag(int c);
+int json_opt(int argc, char **argv);
+int parse_u64(const char *opt, const char *s, int base, uint64_t *v);
+int parse_double(const char *opt, const char *s, double *v);
+int positional(int argc, char **argv, int max_extra, const char **name,
+	       const char **extra);
+int open_device(void);
+int open_filter(const char *name);
+const char *type_name(int type);
+void overfill_report(const char *what, const struct mf_info *i, bool strict);
+struct json_writer *json_begin(void);
+int json_end(struct json_writer *jw);
+void json_params(struct json_writer *jw, const struct mf_info *i);
+void json_fill(struct json_writer *jw, const struct mf_info *i);
+void json_info(struct json_writer *jw, const struct mf_info *i);
+int stdout_flush(void);
+
+/* Options shared by create and build: the filter's parameters. */
+#define FILTER_OPTS \
+	{ "type", required_argument, NULL, 't' }, \
+	{ "capacity", required_argument, NULL, 'c' }, \
+	{ "fpr", required_argument, NULL, 'p' }, \
+	{ "bits-per-key", required_argument, NULL, 'b' }, \
+	{ "fingerprint-bits", required_argument, NULL, 'f' }, \
+	{ "keyed", no_argument, NULL, 'k' }, \
+	{ "seed", required_argument, NULL, 's' }
+#define FILTER_SHORTOPTS "t:c:p:b:f:ks:"
+/* Their --help lines. */
+#define FILTER_OPTS_HELP \
+	"  -t, --type T              bloom or cuckoo (required)\n" \
+	"  -c, --capacity N          number of keys it is designed for (required)\n" \
+	"  -p, --fpr P               target false-positive rate as a fraction\n" \
+	"                            (0.01 = 1%; Bloom: 2.99e-07 to below 1,\n" \
+	"                            default 0.01; cuckoo: 0.000122071 to below 1)\n" \
+	"  -b, --bits-per-key B      Bloom: table bits per key instead of --fpr\n" \
+	"                            (1 to 64 in steps of 0.25)\n" \
+	"  -f, --fingerprint-bits F  cuckoo: 8, 12 or 16 instead of --fpr\n" \
+	"                            (default 12)\n" \
+	"  -k, --keyed               hash with SipHash-2-4 under a secret key\n" \
+	"                            (keys chosen by an adversary)\n" \
+	"  -s, --seed S              fixed XXH64 seed (reproducible tables)\n"
+
+int filter_opt(int c, struct mf_create_opts *o);
+int filter_opts_finish(struct mf_create_opts *o);
+
+/* input.c: keys one per line from a file or stdin, or from --key */
+struct progress {
+	bool tty;		/* stderr is a terminal */
+	bool shown;		/* something is drawn */
+	off_t total;		/* bytes of a regular file, 0 for a stream */
+	struct timespec last;
+};
+
+/* Lines per kernel batch: a few thousand keeps memory small and calls few. */
+#define BATCH_LINES 8192
+
+/**
+ * struct reader - one batch of keys at a time
+ * @f: the stream, or NULL for keys given as arguments
+ * @path: its name for messages
+ * @args: keys given as arguments (--key), @nargs of them
+ * @hex: keys are hex digits
+ * @lineno: lines (or arguments) read so far
+ * @keys_read: keys read so far
+ * @n: keys in this batch
+ * @text: the batch's lines as read, without line ends (query prints them)
+ * @text_lens: their lengths
+ * @keys: what goes to the filter: @text, or with --hex its decoded bytes
+ * @key_lens: their lengths
+ */
+struct reader {
+	FILE *f;
+	const char *path;
+	char **args;
+	size_t nargs;
+	bool hex;
+	uint64_t lineno;
+	uint64_t keys_read;
+	char *line;
+	size_t line_cap;
+
+	size_t n;
+	char *text;
+	size_t text_len, text_cap;
+	uint32_t *text_lens;
+	unsigned char *keys;
+	size_t keys_len, keys_cap;
+	uint32_t *key_lens;
+
+	struct progress prog;
+};
+
+int reader_open(struct reader *r, const char *path, bool hex);
+int reader_open_args(struct reader *r, char **args, size_t n, bool hex);
+ssize_t reader_next(struct reader *r);
+void reader_free(struct reader *r);
+void progress_done(struct reader *r);
+
+/* image.c */
+struct mf_offline *open_image(const char *path);
+
+#endif /* _MEMFILTERCTL_H */
