@@ -13,12 +13,18 @@
 #  6. Debian's stock 6.12 and 6.1 kernels in QEMU: selftests
 #  7. scripts/results.py decides and prints "N passed, N failed"
 #
+# Packaging stages (after the build matrix): install test, dkms build,
+# docs (sphinx -W), the example module against the test kernel.
+#
 # Every stage runs even when an earlier one failed, so one run shows
 # everything that is wrong. Logs: build/results/.
 
 set -u
 cd "$(dirname "$0")/.."
 . scripts/common.sh
+
+# Warnings are errors here, and only here (users' and DKMS builds: no).
+export WERROR=1 MEMFILTER_WERROR=1
 
 R=build/results
 rm -rf "$R"
@@ -80,7 +86,7 @@ read -r KDIR61 VMLINUZ61 < <(scripts/stock-kernel.sh 6.1) ||
 
 stage "static checks"
 # core/userspace.h is libc glue that never builds into the kernel.
-KSRC=(module/*.c module/*.h core/*.c $(ls core/*.h | grep -v userspace.h) kunit/*.c kunit/*.h uapi/linux/*.h)
+KSRC=(module/*.c module/*.h core/*.c $(ls core/*.h | grep -v userspace.h) kunit/*.c kunit/*.h uapi/linux/*.h examples/kmod/*.c)
 checkpatch() {
 	"$K/scripts/checkpatch.pl" --no-tree --strict --quiet --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "$1"
@@ -128,6 +134,55 @@ section $R/build.log tap build.matrix tap_files "eval" \
 make -s guest >$R/guest-build.log 2>&1 ||
 	{ cat $R/guest-build.log; section $R/build.log tap build.guest false; }
 
+stage "install test"
+section $R/packaging.log tap install scripts/install-test.sh \
+	build/install-test "$KDIR612"
+
+stage "dkms build (Debian 6.12 headers; build only)"
+section $R/packaging.log tap dkms scripts/dkms-test.sh "$KDIR612"
+
+stage "docs (sphinx -W, kernel-doc -Wall)"
+kerneldoc_clean() {
+	local out
+	out=$("$(scripts/kerneldoc-tools.sh)/scripts/kernel-doc" -none -Wall \
+		uapi/linux/*.h module/*.c core/*.c 2>&1) || return 1
+	[ -z "$out" ] || { echo "$out"; return 1; }
+}
+section $R/packaging.log tap docs.sphinx tap_one "make htmldocs (sphinx-build -W)" \
+	make -s htmldocs
+section $R/packaging.log tap docs.kerneldoc tap_one "kernel-doc -Wall: no warnings" \
+	kerneldoc_clean
+
+stage "example module against the test kernel (KBUILD_EXTRA_SYMBOLS)"
+build_example() {
+	rm -rf build/kbuild/example && mkdir -p build/kbuild &&
+	cp -r examples/kmod build/kbuild/example &&
+	make -C build/kbuild/example KDIR="$K" MEMFILTER_SRC="$PWD" \
+		MEMFILTER_SYMVERS="$PWD/build/kbuild/test/Module.symvers" &&
+	modinfo build/kbuild/example/memfilter_example.ko | grep -qx 'depends: *memfilter'
+}
+section $R/packaging.log tap build.example tap_one \
+	"examples/kmod builds against the test kernel's memfilter" build_example
+
+# Kconfig (in-tree builds) under the kernel's own parser, with stand-ins
+# for the symbols it depends on: =m stays =m and selects XXHASH.
+kconfig_parses() {
+	local d=build/kconfig-test
+	rm -rf $d && mkdir -p $d/memfilter && cp Kconfig $d/memfilter/ &&
+	printf '%s\n' 'config MODULES' '	def_bool y' '	modules' \
+		'config KUNIT' '	tristate "KUnit"' 'config KUNIT_ALL_TESTS' \
+		'	tristate' 'config XXHASH' '	tristate' \
+		'source "memfilter/Kconfig"' >$d/Kconfig &&
+	printf '%s\n' CONFIG_KUNIT=y CONFIG_MEMFILTER=m \
+		CONFIG_MEMFILTER_KUNIT_TEST=m >$d/.config &&
+	(cd $d && srctree=. "$K/scripts/kconfig/conf" --olddefconfig Kconfig) &&
+	grep -qx CONFIG_MEMFILTER=m $d/.config &&
+	grep -qx CONFIG_MEMFILTER_KUNIT_TEST=m $d/.config &&
+	grep -qx CONFIG_XXHASH=m $d/.config
+}
+section $R/packaging.log tap kconfig tap_one \
+	"Kconfig: CONFIG_MEMFILTER, CONFIG_MEMFILTER_KUNIT_TEST" kconfig_parses
+
 stage "debug test kernel: KUnit + selftests (KASAN, lockdep, kmemleak)"
 scripts/vm.sh --kernel "$K/arch/x86/boot/bzImage" --ko build/kbuild/test \
 	--bin build/guest/bin --script tests/guest/debug.sh \
@@ -144,7 +199,7 @@ done
 
 stage "results"
 scripts/results.py --kunit-py "$K/tools/testing/kunit/kunit.py" \
-	$R/static.log $R/native.log $R/build.log $R/vm-debug.log \
+	$R/static.log $R/native.log $R/build.log $R/packaging.log $R/vm-debug.log \
 	$R/vm-stock-6.12.log $R/vm-stock-6.1.log
 rc=$?
 echo "make check: $(($(date +%s) - t0)) s"
