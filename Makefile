@@ -46,12 +46,7 @@ CORE_SRCS := $(wildcard core/*.c)
 ifneq ($(shell $(CC) -dumpmachine | cut -d- -f1),x86_64)
 CORE_SRCS := $(filter-out core/%_avx2.c,$(CORE_SRCS))
 endif
-<<<<<<< HEAD
 CORE_HDRS := $(wildcard core/*.h)
-LIB_SRCS := lib/libmemfilter.c lib/offline.c
-LIB_HDRS := $(wildcard lib/*.h uapi/linux/*.h) $(CORE_HDRS)
-=======
-CORE_HDRS := $(wildcard core/*.h) tests/vectors.h
 LIB_SRCS := $(filter-out lib/%_test.c,$(wildcard lib/*.c))
 LIB_HDRS := $(wildcard lib/*.h uapi/linux/*.h) $(CORE_HDRS) $(VERSION_H)
 # The library's public header (lib/memfilter.h, or lib/libmemfilter.h).
@@ -59,7 +54,6 @@ LIB_PUBLIC_H := $(firstword $(wildcard lib/libmemfilter.h lib/memfilter.h))
 # memfilterctl: every tools/*.c is one part of it.
 CTL_SRCS := $(wildcard tools/*.c)
 CTL_HDRS := $(wildcard tools/*.h)
->>>>>>> packaging
 # libmemfilter's objects in directory $(1): its own files and core/'s
 # (offline filters and images run the module's code).
 lib_objs = $(patsubst lib/%.c,$(1)/%.o,$(LIB_SRCS)) \
@@ -134,7 +128,7 @@ endef
 NATIVE_FLAGS := $(CPPFLAGS_MF) -O1 -g $(WARN) $(SAN)
 GUEST_FLAGS := $(CPPFLAGS_MF) -O2 $(WARN)
 # libmemfilter is installed: the user's flags apply.
-LIB_CFLAGS := $(CPPFLAGS_MF) $(CPPFLAGS) -std=gnu11 $(WARN) $(CFLAGS)
+LIB_CFLAGS := $(CPPFLAGS_MF) $(CPPFLAGS) -std=gnu11 -fvisibility=hidden $(WARN) $(CFLAGS)
 FUZZ_CC ?= clang
 FUZZ_FLAGS := $(CPPFLAGS_MF) -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer $(WARN)
@@ -252,11 +246,6 @@ LIB_OUT := $(addprefix $(BUILD)/lib/,$(LIB_REALNAME) $(LIB_SONAME) \
 # file to /usr/lib. Any other prefix (default /usr/local) puts those three
 # under /etc, where udev, systemd and modules-load read them.
 PREFIX ?= /usr/local
-<<<<<<< HEAD
-LIB_CFLAGS := $(CPPFLAGS_MF) -std=gnu11 -O2 -g $(WARN) -fvisibility=hidden
-LIB_OUT := $(addprefix $(BUILD)/lib/,$(LIB_SONAME) libmemfilter.so \
-	libmemfilter.a libmemfilter.pc)
-=======
 EXEC_PREFIX ?= $(PREFIX)
 BINDIR ?= $(EXEC_PREFIX)/bin
 LIBEXECDIR ?= $(EXEC_PREFIX)/libexec
@@ -279,7 +268,6 @@ MODULESLOADDIR ?= $(SYSTEM_DIR)/modules-load.d
 SYSUSERSDIR ?= $(SYSTEM_DIR)/sysusers.d
 DKMSDIR ?= /usr/src/memfilter-$(VERSION)
 INSTALL ?= install
->>>>>>> packaging
 
 $(BUILD)/lib/$(LIB_REALNAME): $(call lib_objs,$(BUILD)/lib/pic) \
 		lib/libmemfilter.map
