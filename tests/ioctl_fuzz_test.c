@@ -24,7 +24,10 @@
  *
  *   ioctl_fuzz_test [SEED [SECONDS]]
  *   env: MF_FUZZ_SEED, MF_FUZZ_SECONDS (default 60), MF_FUZZ_THREADS
- *	  (chaos threads, default 4), MF_FUZZ_WATCHDOG (default 60)
+ *	  (chaos threads, default 4), MF_FUZZ_WATCHDOG (default 60),
+ *	  MF_FUZZ_STRICT=1 (the known departures fail too),
+ *	  MF_FUZZ_INJECT=1 (the shadow model claims one key that was never
+ *	  added: the run must then fail, which shows that the check can)
  *
  * The same seed gives every thread the same sequence of decisions; the
  * interleaving of threads is up to the scheduler.
@@ -176,6 +179,8 @@ static long page;
 static unsigned char *hostile;	/* HOSTILE_PAGES that come and go */
 static bool unprivileged;	/* this (child) process dropped privileges */
 static bool in_child;		/* a forked child: forks no further */
+static bool strict;
+static atomic_int inject;
 
 static uint64_t now_ms(void)
 {
@@ -1354,6 +1359,7 @@ struct owner {
 	uint32_t *count;	/* copies added, by key number */
 	uint64_t ids;		/* key numbers in use: [0, ids) */
 	uint64_t live;		/* keys with count > 0 */
+	uint64_t injected;	/* MF_FUZZ_INJECT's key, never added */
 	uint64_t *batch;
 	unsigned char *keys;
 	__u32 *lens;
@@ -1429,6 +1435,7 @@ static void owner_new_filter(struct owner *o)
 		find(R_VALID_FAILED, "owner CREATE: %s", strerror(-o->fd));
 	memset(o->count, 0, MODEL_MAX * sizeof(*o->count));
 	o->ids = o->live = 0;
+	o->injected = UINT64_MAX;
 	o->published = false;
 }
 
@@ -1474,9 +1481,18 @@ static void owner_add(struct owner *o, bool unique)
 
 	if (o->type == MEMFILTER_TYPE_BLOOM && unique)
 		return;
+	if (o->ids < MODEL_MAX && atomic_exchange(&inject, 0)) {
+		/* a key never given to the kernel, counted as added */
+		o->injected = o->ids;
+		o->count[o->ids++] = 1;
+		o->live++;
+	}
 	for (__u32 i = 0; i < n; i++) {
 		uint64_t id = o->ids && chance(&o->c.r, 15) ?
 			below(&o->c.r, o->ids) : o->ids;
+
+		if (id == o->injected)
+			id = o->ids;
 
 		if (id == o->ids) {
 			if (o->ids == MODEL_MAX)
@@ -1700,7 +1716,7 @@ static void report(void)
 		       (unsigned long long)hits, sh->found[r].example);
 		if (rules[r].known)
 			printf("#   (%s)\n", rules[r].known);
-		else
+		if (!rules[r].known || strict)
 			unknown++;
 	}
 
@@ -1763,10 +1779,13 @@ int main(int argc, char **argv)
 	seconds = env_num("MF_FUZZ_SECONDS", argc > 2 ? argv[2] : NULL, 60);
 	nchaos = env_num("MF_FUZZ_THREADS", NULL, 4);
 	watchdog_s = env_num("MF_FUZZ_WATCHDOG", NULL, 60);
+	strict = env_num("MF_FUZZ_STRICT", NULL, 0);
+	inject = env_num("MF_FUZZ_INJECT", NULL, 0);
 	if (nchaos > MAX_CHAOS)
 		nchaos = MAX_CHAOS;
-	printf("# seed %#llx, %u s, %u chaos threads + %d owners, watchdog %u s\n",
-	       (unsigned long long)seed, seconds, nchaos, MAX_OWNERS, watchdog_s);
+	printf("# seed %#llx, %u s, %u chaos threads + %d owners, watchdog %u s%s%s\n",
+	       (unsigned long long)seed, seconds, nchaos, MAX_OWNERS, watchdog_s,
+	       strict ? ", strict" : "", inject ? ", injecting a false negative" : "");
 	printf("# reproduce: MF_FUZZ_SEED=%#llx MF_FUZZ_SECONDS=%u %s\n",
 	       (unsigned long long)seed, seconds, argv[0]);
 
