@@ -1669,6 +1669,37 @@ static void *watchdog_thread(void *arg)
 	return NULL;
 }
 
+/* Unpublish every name left behind, so that later tests start clean. */
+static void cleanup(void)
+{
+	enum { MAX = 4096 };
+	char (*names)[MEMFILTER_NAME_MAX] = calloc(MAX, MEMFILTER_NAME_MAX);
+	struct memfilter_list l = {
+		.size = sizeof(l), .count = MAX,
+		.names = (__u64)(uintptr_t)names,
+	};
+	int dev = dev_open(), done = 0;
+
+	if (!names || dev < 0 || xioctl(dev, MEMFILTER_IOC_LIST, &l)) {
+		printf("# cleanup: cannot list names\n");
+		goto out;
+	}
+	for (__u32 i = 0; i < l.count && i < MAX; i++) {
+		struct memfilter_open o = { .size = sizeof(o) };
+		struct memfilter_name nm = { .size = sizeof(nm) };
+
+		memcpy(o.name, names[i], sizeof(o.name));
+		if (xioctl(dev, MEMFILTER_IOC_OPEN, &o))
+			continue;
+		done += !xioctl(o.out_fd, MEMFILTER_IOC_UNPUBLISH, &nm);
+		close(o.out_fd);
+	}
+	printf("# cleanup: unpublished %d of %u names\n", done, l.count);
+out:
+	free(names);
+	close(dev);
+}
+
 static void report(void)
 {
 	uint64_t total = 0, errs[NERR] = { 0 };
@@ -1849,6 +1880,7 @@ int main(int argc, char **argv)
 		ctx_fini(&cctx[i]);
 	for (int i = 0; i < MAX_OWNERS; i++)
 		ctx_fini(&own[i].c);
+	cleanup();
 	report();
 	return 0;
 }
