@@ -746,14 +746,14 @@ static void fz_list(struct ctx *c)
 
 		if (name_ok(n))
 			continue;
-		unsigned char bad = n[strspn(n, name_chars)];
+		unsigned char byte = n[strspn(n, name_chars)];
 
-		if (bad >= 0xc0)
+		if (byte >= 0xc0)
 			find(R_NAME_LATIN1, "LIST returned a name with byte 0x%02x",
-			     bad);
+			     byte);
 		else
 			find(R_OUTPUT, "LIST returned a malformed name (byte 0x%02x)",
-			     bad);
+			     byte);
 	}
 }
 
