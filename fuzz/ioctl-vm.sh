@@ -13,6 +13,7 @@
 #   FUZZ_KERNEL   debug (default), 6.12 or 6.1
 #   FUZZ_STRICT=1 fail on issue 10 item 18's known departures too
 #   FUZZ_INJECT=1 plant a false negative in the shadow model (must fail)
+#   FUZZ_WATCHDOG seconds a single call may take (default 60)
 #
 # Log: build/results/vm-fuzz-ioctl.log (console: .console next to it).
 
@@ -51,7 +52,7 @@ cat >"$work/run.sh" <<EOF
 echo "# kernel \$(uname -r), \$(grep -c ^processor /proc/cpuinfo) CPUs"
 export MF_FUZZ_SECONDS=$secs MF_FUZZ_SEED=${FUZZ_SEED:-0}
 export MF_FUZZ_THREADS=${FUZZ_THREADS:-4} MF_FUZZ_STRICT=${FUZZ_STRICT:-0}
-export MF_FUZZ_INJECT=${FUZZ_INJECT:-0}
+export MF_FUZZ_INJECT=${FUZZ_INJECT:-0} MF_FUZZ_WATCHDOG=${FUZZ_WATCHDOG:-60}
 section tap module.load tap_check "insmod memfilter.ko" load_memfilter
 section tap fuzz.ioctl \$MF/bin/ioctl_fuzz_test
 section tap module.unload tap_check "rmmod memfilter" unload_memfilter

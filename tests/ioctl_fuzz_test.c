@@ -401,24 +401,29 @@ static void *user_ptr(struct ctx *c, void *good, size_t len, int *bad)
 	*bad = 0;
 	if (pick < 88)
 		return good;
-	if (pick < 94) {
+	if (pick < 93) {
 		*bad = -1;	/* maybe mapped: the unmapper decides */
 		return hostile + below(&c->r, HOSTILE_PAGES * page);
 	}
+	if (pick < 97) {
+		/*
+		 * From the arg page into its guard page: faults only if the
+		 * kernel reads that far (it may refuse a header first).
+		 */
+		*bad = -1;
+		return c->arg + page - below(&c->r, len && len < (size_t)page ?
+					      len : page);
+	}
 	*bad = 1;
-	switch (below(&c->r, 5)) {
+	switch (below(&c->r, 4)) {
 	case 0:
 		return NULL;
 	case 1:
 		return (void *)16;
 	case 2:
 		return (void *)0xffff888000000000ULL;
-	case 3:
-		return (void *)-4096L;
 	default:
-		/* Runs from the arg page into its guard page. */
-		return c->arg + page - below(&c->r, len && len < (size_t)page ?
-					      len : page);
+		return (void *)-4096L;
 	}
 }
 
@@ -994,7 +999,8 @@ static void fz_keys(struct ctx *c, int p)
 		     op_name[op], k->count, k->out_done, k->out_count);
 	if (ret && ret != -ENOSPC && ret != -EFAULT && ret != -EINTR &&
 	    k->out_done && k->out_done <= k->count) {
-		if (ret == -EINVAL && late_bad)
+		/* a long key we planted late, or lens we did not write */
+		if (ret == -EINVAL && (late_bad || bad_lens || !lens_known))
 			find(R_PARTIAL_EINVAL, "%s: key %u of %u too long: out_done %u",
 			     op_name[op], late_bad, k->count, k->out_done);
 		else
