@@ -406,3 +406,10 @@ fuzz: $(BUILD)/fuzz/image_fuzz
 
 fuzz-smoke: $(BUILD)/fuzz/image_fuzz
 	scripts/fuzz.sh $< 25 fuzz/corpus/image $(BUILD)/fuzz/image
+
+# make fuzz-ioctl: the ioctl fuzzer alone in a guest (make check runs it
+# for 60 s with the selftests). FUZZ_SECONDS (600), FUZZ_SEED,
+# FUZZ_THREADS, FUZZ_KERNEL=debug|6.12|6.1: see fuzz/ioctl-vm.sh.
+.PHONY: fuzz-ioctl
+fuzz-ioctl:
+	fuzz/ioctl-vm.sh
