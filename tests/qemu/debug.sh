@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest script for the debug test kernel (KASAN, lockdep, kmemleak, KUnit):
+# KUnit suites, every selftest, then unload and a kmemleak scan.
+
+. /memfilter/lib.sh
+
+# Everything runs under KASAN here: the CLI's big test uses fewer keys
+# (the stock kernels run it with a million).
+export MF_CLI_BIG=100000
+
+kml=/sys/kernel/debug/kmemleak
+[ -e $kml ] && echo clear >$kml
+
+section tap guest.cpus tap_check "kernel brought up $MF_CPUS CPUs" cpus_online
+section tap module.load tap_check "insmod memfilter.ko" load_memfilter
+run_kunit $MF/memfilter_kunit.ko
+for t in $MF/bin/*_test; do
+	section tap "selftest.${t##*/}" "$t"
+done
+section tap module.unload tap_check "rmmod memfilter" unload_memfilter
+section tap kmemleak tap_check "no kmemleak reports" kmemleak_clean
+exit $failed

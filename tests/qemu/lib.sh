@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for scripts that run inside the test guest (sourced). Output is
+# cut into sections that scripts/results.py reads on the host:
+#   ### BEGIN <kind> <name>
+#   ... TAP or KTAP ...
+#   ### END <kind> <name> rc=<exit status>
+# <kind> is ktap (parsed by the kernel's kunit.py) or tap.
+
+MF=/memfilter
+failed=0
+
+section() {
+	kind=$1 name=$2
+	shift 2
+	echo "### BEGIN $kind $name"
+	t0=$(date +%s)
+	"$@" 2>&1
+	rc=$?
+	echo "# $name: $(($(date +%s) - t0)) s"
+	echo "### END $kind $name rc=$rc"
+	[ $rc = 0 ] || failed=1
+	return 0
+}
+
+# One TAP test whose result is a shell command's exit status.
+tap_check() {
+	desc=$1
+	shift
+	echo "TAP version 13"
+	echo "1..1"
+	if out=$("$@" 2>&1); then
+		echo "ok 1 $desc"
+	else
+		echo "$out" | sed 's/^/# /'
+		echo "not ok 1 $desc"
+		return 1
+	fi
+}
+
+# The kernel brought up every CPU that vm.sh gave the guest (MF_CPUS):
+# concurrency tests that ran on one CPU would prove little.
+cpus_online() {
+	n=$(grep -c '^processor' /proc/cpuinfo)
+	echo "# online CPUs: $n ($(cat /sys/devices/system/cpu/online)), expected ${MF_CPUS:-?}"
+	[ "$n" = "${MF_CPUS:-}" ]
+}
+
+load_memfilter() {
+	insmod $MF/memfilter.ko && [ -c /dev/memfilter ]
+}
+
+# Unload with a published filter still alive: the module drops its names.
+un# The kernel brought up every CPU that vm.sh gave the guest (MF_CPUS):
+# concurrency tests that ran on one CPU would prove little.
+cpus_online() {
+	n=$(grep -c '^processor' /proc/cpuinfo)
+	echo "# online CPUs: $n ($(cat /sys/devices/system/cpu/online)), expected ${MF_CPUS:-?}"
+	[ "$n" = "${MF_CPUS:-}" ]
+}
+
+load_memfilter() {
+	if command -v memfilterctl >/dev/null; then
+		memfilterctl create guest.unload --type cuckoo --capacity 1000 \
+			>/dev/null &&
+			seq 1 100 | memfilterctl add guest.unload >/dev/null ||
+			return 1
+	fi
+	rmmod memfilter && [ ! -e /dev/memfilter ] &&
+		! grep -q '^memfilter ' /proc/modules
+}
+
+# Load the KUnit modules given, emit one ktap section per memfilter suite
+# (from debugfs), unload them again.
+run_kunit() {
+	t0=$(date +%s)
+	for ko in "$@"; do
+		insmod "$ko" || { failed=1; return 1; }
+	done
+	echo "# KUnit suites ran in $(($(date +%s) - t0)) s"
+	for d in /sys/kernel/debug/kunit/memfilter_*; do
+		section ktap "kunit.${d##*/}" cat "$d/results"
+	done
+	# What the concurrency tests report about the races they ran.
+	grep -h -i 'lockless\|retr\|concurren' \
+		/sys/kernel/debug/kunit/memfilter_*/results | sed 's/^ */# stress: /'
+	for ko in "$@"; do
+		rmmod "$(basename "$ko" .ko)" || { failed=1; return 1; }
+	done
+}
+
+# kmemleak: anything the tests leaked, reported after a fresh scan.
+kmemleak_clean() {
+	f=/sys/kernel/debug/kmemleak
+	[ -e $f ] || { echo "kmemleak not available"; return 0; }
+	echo scan >$f
+	sleep 6
+	echo scan >$f
+	if [ -s $f ]; then
+		cat $f
+		return 1
+	fi
+}

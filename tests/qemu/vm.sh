@@ -1,0 +1,155 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot a kernel in QEMU (TCG) with memfilter's modules and tools in a
+# busybox initramfs, run one script inside, and decide pass/fail by machine.
+#
+#   vm.sh --kernel BZIMAGE [--ko DIR] [--bin DIR] [--script FILE]
+#         [--out FILE] [--timeout SEC] [--mem SIZE] [--smp N]
+#         [--tcg multi|single] [--shell]
+#
+# This directory holds the runner and the scripts it runs in guests
+# (lib.sh, debug.sh, kcsan.sh, stock.sh, demo.sh), as WireGuard's
+# tests/qemu does. The guest script's stdout/stderr go to the second
+# serial port (ttyS1), streamed here and kept in --out; the kernel console
+# (ttyS0) goes to --out.console. The run passes only if the script exited
+# 0, wrote its end token, and the console holds no oops, WARN,
+# KASAN/UBSAN/KCSAN report, lockdep splat, kmemleak report or panic (the
+# kernel runs with panic_on_warn=1, so a WARN also ends the run early).
+# Exit status: the script's exit status when clean, 1 on any kernel
+# report, 124 on timeout.
+#
+# --smp N gives N sockets of one core each: the BIOS MP table lists one
+# CPU per socket, so a kernel without ACPI (the tinyconfig test kernels)
+# still brings up all N. Guest scripts get MF_CPUS=N and assert it
+# (lib.sh's cpus_online).
+#
+# --tcg single runs all vCPUs on one host thread (round robin) instead
+# of one thread each. Debian's stock kernels need it: under multi-threaded
+# TCG on a loaded host they may die at boot with "Oops: int3" where
+# another vCPU patches a static key (Documentation/testing.rst).
+
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../../scripts/common.sh"
+
+kernel= ko= bin= script= out= timeout=600 mem=2G shell=0 smp=2 tcg=multi
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift ;;
+	--ko) ko=$2; shift ;;
+	--bin) bin=$2; shift ;;
+	--script) script=$2; shift ;;
+	--out) out=$2; shift ;;
+	--timeout) timeout=$2; shift ;;
+	--mem) mem=$2; shift ;;
+	--smp) smp=$2; shift ;;
+	--tcg) tcg=$2; shift ;;
+	--shell) shell=1 ;;
+	*) die "unknown option $1" ;;
+	esac
+	shift
+done
+[ -f "$kernel" ] || die "no kernel image: '$kernel'"
+[ "$shell" = 1 ] || [ -f "$script" ] || die "no guest script: '$script'"
+case "$tcg" in multi|single) ;; *) die "--tcg multi|single, not '$tcg'" ;; esac
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+out=${out:-$work/out.log}
+mkdir -p "$(dirname "$out")"
+console=$out.console
+rm -f "$out" "$console"
+
+# --- initramfs -------------------------------------------------------------
+root=$work/root
+mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,etc,root,memfilter/bin}
+cp /bin/busybox "$root/bin/busybox"
+[ -n "$ko" ] && cp "$ko"/*.ko "$root/memfilter/"
+[ -n "$bin" ] && cp -r "$bin"/. "$root/memfilter/bin/"
+[ -n "$script" ] && cp "$script" "$root/memfilter/run.sh"
+cp "$here/lib.sh" "$root/memfilter/lib.sh"
+printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+cat >"$root/init" <<INIT
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tmpfs tmp /tmp
+export PATH=/memfilter/bin:/bin HOME=/root MF_CPUS=$smp
+cd /memfilter
+if [ $shell = 1 ]; then
+	echo "memfilter guest: modules in /memfilter, tools on PATH; 'exit' powers off"
+	[ -n "\$(ls /memfilter/*.ko 2>/dev/null)" ] && insmod /memfilter/memfilter.ko
+	setsid cttyhack sh
+else
+	sh /memfilter/run.sh >/dev/ttyS1 2>&1
+	echo "MEMFILTER-END rc=\$?" >/dev/ttyS1
+fi
+sync
+reboot -f
+INIT
+chmod +x "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
+
+# --- boot ------------------------------------------------------------------
+accel="-accel tcg,thread=$tcg -cpu max"
+append="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=1"
+append="$append rdinit=/init nokaslr kmemleak=on loglevel=7"
+qemu=(qemu-system-x86_64 $accel -m "$mem" -nodefaults
+      -smp "$smp,sockets=$smp,cores=1,threads=1"
+      -display none -no-reboot -kernel "$kernel" -initrd "$work/initrd.gz"
+      -device isa-debug-exit,iobase=0xf4,iosize=0x04)
+
+if [ "$shell" = 1 ]; then
+	exec "${qemu[@]}" -serial mon:stdio -append "$append"
+fi
+
+: >"$out"
+timeout --foreground "$timeout" "${qemu[@]}" \
+	-serial file:"$console" -serial file:"$out" -append "$append" &
+qpid=$!
+tail -n +1 -f --pid=$qpid "$out" | grep -v '^MEMFILTER-END' || true
+rc=0
+wait $qpid || rc=$?
+
+# The verdict is itself a TAP section of the log, so that
+# scripts/results.py counts a dirty kernel log as a failure.
+verdict() {
+	local rc=$1 msg=$2
+	{
+		echo "### BEGIN tap vm.verdict"
+		echo "TAP version 13"
+		echo "1..1"
+		if [ "$rc" = 0 ]; then
+			echo "ok 1 guest finished, kernel log clean"
+		else
+			echo "not ok 1 $msg"
+		fi
+		echo "### END tap vm.verdict rc=$rc"
+	} | tee -a "$out"
+}
+
+fail() {
+	echo "vm: FAIL: $1" >&2
+	echo "vm: last console lines ($console):" >&2
+	tail -n 60 "$console" >&2
+	verdict "${2:-1}" "$1"
+	exit "${2:-1}"
+}
+
+[ "$rc" = 124 ] && fail "timed out after ${timeout}s" 124
+pattern='BUG:|WARNING:|Oops|general protection fault|KASAN:|UBSAN:|KCSAN:|Kernel panic|kernel BUG|Call Trace:|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|unreferenced object|sleeping function called from invalid context|INFO: task .* blocked|soft lockup|hung_task'
+if grep -Eq "$pattern" "$console"; then
+	echo "vm: kernel reported a problem:" >&2
+	grep -En -B2 -A30 "$pattern" "$console" | head -n 120 >&2
+	verdict 1 "kernel log has a report: $(grep -Em1 "$pattern" "$console")"
+	exit 1
+fi
+end=$(sed -n 's/^MEMFILTER-END rc=\([0-9]*\).*/\1/p' "$out" | tail -n 1)
+[ -n "$end" ] || fail "guest script never finished (kernel died?)"
+verdict 0 ""
+exit "$end"
