@@ -51,15 +51,7 @@ load_memfilter() {
 }
 
 # Unload with a published filter still alive: the module drops its names.
-un# The kernel brought up every CPU that vm.sh gave the guest (MF_CPUS):
-# concurrency tests that ran on one CPU would prove little.
-cpus_online() {
-	n=$(grep -c '^processor' /proc/cpuinfo)
-	echo "# online CPUs: $n ($(cat /sys/devices/system/cpu/online)), expected ${MF_CPUS:-?}"
-	[ "$n" = "${MF_CPUS:-}" ]
-}
-
-load_memfilter() {
+unload_memfilter() {
 	if command -v memfilterctl >/dev/null; then
 		memfilterctl create guest.unload --type cuckoo --capacity 1000 \
 			>/dev/null &&
