@@ -59,20 +59,28 @@ cd "$tree.tmp"
 } >build.log 2>&1 || { tail -30 build.log >&2; die "configuring failed"; }
 
 # Every requested option must have survived olddefconfig: print each one
-# checked, so the build log shows what this kernel was built with.
-bad=0
-for f in $frag_files; do
-	grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set)' "$f" |
-	while read -r line; do
-		if grep -qxF "$line" .config; then
-			echo "kept: $line"
-		else
-			echo "missing: $line" >&2
-			exit 1
-		fi
-	done >>build.log || bad=1
-done
-[ "$bad" = 0 ] || die "config fragment options did not apply"
+# checked, so the build log shows what this kernel was built with. As in
+# merge_config.sh, a later fragment overrides an earlier one's option.
+# shellcheck disable=SC2086
+awk '
+/^CONFIG_[A-Z0-9_]+=/ { n = $0; sub(/=.*/, "", n) }
+/^# CONFIG_[A-Z0-9_]+ is not set$/ { n = $2 }
+n != "" { if (!(n in want)) order[++k] = n; want[n] = $0; n = "" }
+END { for (i = 1; i <= k; i++) print want[order[i]] }' $frag_files |
+while read -r line; do
+	# "# CONFIG_X is not set" holds too when X is not even visible.
+	case "$line" in
+	"# "*) off=$(echo "$line" | cut -d' ' -f2) ;;
+	*) off= ;;
+	esac
+	if grep -qxF "$line" .config ||
+		{ [ -n "$off" ] && ! grep -q "^$off=" .config; }; then
+		echo "kept: $line"
+	else
+		echo "missing: $line" >&2
+		exit 1
+	fi
+done >>build.log || die "config fragment options did not apply"
 echo "build-kernel: $(grep -c '^kept: ' build.log) fragment options verified in .config" >&2
 
 start=$(date +%s)
