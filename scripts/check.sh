@@ -8,7 +8,7 @@
 #     sparse
 #  3. native tests of the shared code with ASan + UBSan, and 25 s of
 #     libFuzzer on the image loader
-#  4. build matrix with -Werror: Debian 6.1 and 6.12 headers, test kernel
+#  4. build matrix with -Werror: Debian 6.1 and 6.12 headers, test kernels
 #  5. debug test kernel in QEMU: KUnit, selftests, rmmod, kmemleak
 #  6. KCSAN test kernel in QEMU: KUnit, the threaded selftests
 #  7. Debian's stock 6.12 and 6.1 kernels in QEMU: selftests
