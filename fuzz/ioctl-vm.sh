@@ -58,7 +58,10 @@ section tap fuzz.ioctl \$MF/bin/ioctl_fuzz_test
 section tap module.unload tap_check "rmmod memfilter" unload_memfilter
 exit \$failed
 EOF
-scripts/vm.sh --kernel "$vmlinuz" --ko "build/kbuild/fuzz-$kernel" \
+smp=2
+# Stock kernels boot on one vCPU (tests/qemu/vm.sh, Documentation/testing.rst).
+[ "$kernel" = debug ] || smp=1
+tests/qemu/vm.sh --kernel "$vmlinuz" --ko "build/kbuild/fuzz-$kernel" --smp $smp \
 	--bin "$work/bin" --script "$work/run.sh" --out "$log" \
 	--timeout $((secs + 600)) || echo "vm: fuzz run failed"
 kunit=()

@@ -8,10 +8,11 @@
 #     sparse
 #  3. native tests of the shared code with ASan + UBSan, and 25 s of
 #     libFuzzer on the image loader
-#  4. build matrix with -Werror: Debian 6.1 and 6.12 headers, test kernel
+#  4. build matrix with -Werror: Debian 6.1 and 6.12 headers, test kernels
 #  5. debug test kernel in QEMU: KUnit, selftests, rmmod, kmemleak
-#  6. Debian's stock 6.12 and 6.1 kernels in QEMU: selftests
-#  7. scripts/results.py decides and prints "N passed, N failed"
+#  6. KCSAN test kernel in QEMU: KUnit, the threaded selftests
+#  7. Debian's stock 6.12 and 6.1 kernels in QEMU: selftests
+#  8. scripts/results.py decides and prints "N passed, N failed"
 #
 # Packaging stages (after the build matrix): install test, dkms build,
 # docs (sphinx -W), the example module against the test kernel.
@@ -32,7 +33,7 @@ mkdir -p "$R"
 t0=$(date +%s)
 stage() { echo; echo "=== $* ($(($(date +%s) - t0)) s)"; }
 
-# Host-side twin of tests/guest/lib.sh's section(): append to a log.
+# Host-side twin of tests/qemu/lib.sh's section(): append to a log.
 section() {
 	local log=$1 kind=$2 name=$3
 	shift 3
@@ -78,7 +79,8 @@ tap_one() {
 
 stage "dependencies and test kernel"
 scripts/deps.sh || die "installing packages failed"
-K=$(scripts/build-kernel.sh) || die "building the test kernel failed"
+K=$(scripts/build-kernel.sh debug) || die "building the test kernel failed"
+KK=$(scripts/build-kernel.sh kcsan) || die "building the KCSAN kernel failed"
 read -r KDIR612 VMLINUZ612 < <(scripts/stock-kernel.sh 6.12) ||
 	die "no stock 6.12 kernel"
 read -r KDIR61 VMLINUZ61 < <(scripts/stock-kernel.sh 6.1) ||
@@ -130,7 +132,7 @@ stage "build matrix (-Werror)"
 build_for() { scripts/build-module.sh "$1" "build/kbuild/$2"; }
 section $R/build.log tap build.matrix tap_files "eval" \
 	"build_for $KDIR61 stock-6.1" "build_for $KDIR612 stock-6.12" \
-	"build_for $K test"
+	"build_for $K test" "build_for $KK kcsan"
 make -s guest >$R/guest-build.log 2>&1 ||
 	{ cat $R/guest-build.log; section $R/build.log tap build.guest false; }
 
@@ -184,15 +186,20 @@ section $R/packaging.log tap kconfig tap_one \
 	"Kconfig: CONFIG_MEMFILTER, CONFIG_MEMFILTER_KUNIT_TEST" kconfig_parses
 
 stage "debug test kernel: KUnit + selftests (KASAN, lockdep, kmemleak)"
-scripts/vm.sh --kernel "$K/arch/x86/boot/bzImage" --ko build/kbuild/test \
-	--bin build/guest/bin --script tests/guest/debug.sh \
+tests/qemu/vm.sh --kernel "$K/arch/x86/boot/bzImage" --ko build/kbuild/test \
+	--bin build/guest/bin --script tests/qemu/debug.sh \
 	--out $R/vm-debug.log --timeout 1200 || echo "vm: debug run failed"
+
+stage "KCSAN test kernel: KUnit + threaded selftests"
+tests/qemu/vm.sh --kernel "$KK/arch/x86/boot/bzImage" --ko build/kbuild/kcsan \
+	--bin build/guest/bin --script tests/qemu/kcsan.sh \
+	--out $R/vm-kcsan.log --timeout 900 || echo "vm: KCSAN run failed"
 
 for s in 6.12 6.1; do
 	stage "Debian stock $s kernel: selftests"
 	v=VMLINUZ${s/./}
-	scripts/vm.sh --kernel "${!v}" --ko "build/kbuild/stock-$s" \
-		--bin build/guest/bin --script tests/guest/stock.sh \
+	tests/qemu/vm.sh --kernel "${!v}" --ko "build/kbuild/stock-$s" \
+		--bin build/guest/bin --script tests/qemu/stock.sh --smp 1 \
 		--out "$R/vm-stock-$s.log" --timeout 600 ||
 		echo "vm: stock $s run failed"
 done
@@ -200,6 +207,7 @@ done
 stage "results"
 scripts/results.py --kunit-py "$K/tools/testing/kunit/kunit.py" \
 	$R/static.log $R/native.log $R/build.log $R/packaging.log $R/vm-debug.log \
+	$R/vm-kcsan.log \
 	$R/vm-stock-6.12.log $R/vm-stock-6.1.log
 rc=$?
 echo "make check: $(($(date +%s) - t0)) s"
