@@ -42,6 +42,7 @@ typedef int64_t s64;
 
 #define READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+#define data_race(expr)		(expr)
 #define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
 #define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)

@@ -53,6 +53,11 @@ static int mf_copy_name(char dst[MEMFILTER_NAME_MAX], const char *name)
 	return 0;
 }
 
+const char *mf_version(void)
+{
+	return MEMFILTER_VERSION;
+}
+
 int mf_api(int devfd, struct mf_api_info *info)
 {
 	struct memfilter_api a = {

@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "memfilter_version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -201,6 +203,16 @@ struct mf_keys_opts {
  * another ABI version).
  */
 LIBMEMFILTER_API int mf_open_device(void);
+
+/**
+ * mf_version() - this library's version
+ *
+ * The library a program runs with may be newer than the header it was
+ * built with (MEMFILTER_VERSION in <memfilter_version.h>).
+ *
+ * Return: the version, "x.y.z", a static string.
+ */
+LIBMEMFILTER_API const char *mf_version(void);
 
 /**
  * mf_api() - the kernel's ABI version and features
