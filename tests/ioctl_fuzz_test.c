@@ -1110,8 +1110,9 @@ static void fz_badcmd(struct ctx *c, int p)
 			    below(&c->r, 0x18), struct memfilter_keys);
 		break;
 	case 2:
-		cmd = _IOWR(MEMFILTER_IOCTL_TYPE, MEMFILTER_CMD_BASE + 5 +
-			    below(&c->r, 11), struct memfilter_keys);
+		/* +5 .. +7 are the netfilter commands of /dev/memfilter */
+		cmd = _IOWR(MEMFILTER_IOCTL_TYPE, MEMFILTER_CMD_BASE + 8 +
+			    below(&c->r, 8), struct memfilter_keys);
 		break;
 	default:
 		/* the other kind of fd's commands */
