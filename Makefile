@@ -279,3 +279,6 @@ fuzz: $(BUILD)/fuzz/image_fuzz
 
 fuzz-smoke: $(BUILD)/fuzz/image_fuzz
 	scripts/fuzz.sh $< 25 fuzz/corpus/image $(BUILD)/fuzz/image
+
+# --- BPF programs, skeletons, loaders (bpf/bpf.mk) ----------------------------
+include bpf/bpf.mk

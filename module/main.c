@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "bpf.h"
 #include "filter.h"
 #include "ioctl.h"
 
@@ -98,6 +99,8 @@ static int mf_cmd_api(struct memfilter_ucmd *ucmd)
 	cmd->features = MEMFILTER_FEAT_HASH_XXH64 | MEMFILTER_FEAT_HASH_SIPHASH |
 			MEMFILTER_FEAT_BLOOM | MEMFILTER_FEAT_CUCKOO |
 			MEMFILTER_FEAT_NAMES | MEMFILTER_FEAT_IMAGES;
+	if (memfilter_bpf_available())
+		cmd->features |= MEMFILTER_FEAT_BPF_KFUNCS;
 	ret = memfilter_respond(ucmd, sizeof(*cmd));
 	if (ret)
 		return ret;
@@ -282,6 +285,9 @@ static int __init memfilter_init(void)
 	ret = memfilter_filter_init();
 	if (ret)
 		return ret;
+	ret = memfilter_bpf_init();
+	if (ret)
+		goto out_filter;
 	memfilter_debugfs_init();
 	ret = misc_register(&mf_miscdev);
 	if (ret)
@@ -291,6 +297,7 @@ static int __init memfilter_init(void)
 
 out_debugfs:
 	memfilter_debugfs_exit();
+out_filter:
 	memfilter_filter_exit();
 	return ret;
 }
