@@ -15,6 +15,8 @@
  *  - the verifier refuses programs that skip the NULL check, leak the
  *    reference, read a packet past its checked end, pass a read-only key,
  *    or call the kfuncs from a program type they are not registered for;
+ *  - the example loader attaches and detaches, or says clearly that the
+ *    kfuncs are absent;
  *  - the module cannot be unloaded while a program that uses them is
  *    loaded, and can be again once the program is gone.
  *
@@ -27,6 +29,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -445,6 +448,41 @@ TEST_F(bpf, refused_socket_filter)
 	NEED_KFUNCS();
 	refused(_metadata, "neg_socket_filter",
 		"calling kernel function bpf_memfilter_get is not allowed");
+}
+
+/*
+ * The example loader, installed beside this test: attaches to lo and
+ * detaches at once where the kfuncs exist; elsewhere exits 2 with a
+ * message that names the feature bit.
+ */
+TEST_F(bpf, loader)
+{
+	char path[4096], cmd[4200], out[1024];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	size_t got;
+	FILE *p;
+	int st;
+
+	ASSERT_LT(0, n);
+	path[n] = 0;
+	strcpy(strrchr(path, '/') + 1, "xdp_blocklist");
+	if (access(path, X_OK))
+		SKIP(return, "xdp_blocklist is not installed beside the test");
+	snprintf(cmd, sizeof(cmd), "%s lo bpf.test.loader 0 2>&1", path);
+	p = popen(cmd, "r");
+	ASSERT_NE(NULL, p);
+	got = fread(out, 1, sizeof(out) - 1, p);
+	out[got] = 0;
+	st = pclose(p);
+	ASSERT_TRUE(WIFEXITED(st));
+	TH_LOG("xdp_blocklist: exit %d: %s", WEXITSTATUS(st), out);
+	if (self->kfuncs) {
+		EXPECT_EQ(0, WEXITSTATUS(st));
+		EXPECT_NE(NULL, strstr(out, "dropped 0 passed 0"));
+	} else {
+		EXPECT_EQ(2, WEXITSTATUS(st));
+		EXPECT_NE(NULL, strstr(out, "MEMFILTER_FEAT_BPF_KFUNCS clear"));
+	}
 }
 
 static long refcnt(void)
