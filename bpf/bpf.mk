@@ -7,7 +7,8 @@
 # programs use CO-RE, so one vmlinux.h serves every kernel they load on.
 
 BPF_VMLINUX ?= $(firstword $(wildcard /usr/src/linux-headers-6.12*-amd64/vmlinux))
-BPF_CLANG ?= clang
+# clang 14 (Debian 12's default) emits no BTF type tags, which map kptrs need.
+BPF_CLANG ?= clang-16
 BPFTOOL ?= bpftool
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
 	-I$(BUILD)/bpf -Ibpf -Itests/bpf

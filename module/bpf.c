@@ -18,6 +18,7 @@
 #include <linux/bitmap.h>
 #include <linux/bpf.h>
 #include <linux/btf.h>
+#include <linux/cfi.h>
 #include <linux/module.h>
 #include <linux/string.h>
 
@@ -137,6 +138,24 @@ __bpf_kfunc int bpf_memfilter_contains_batch(struct memfilter *f,
 	return hits;
 }
 
+/**
+ * bpf_memfilter_release_dtor() - drop the reference a map holds
+ * @f: a filter stored in a map as a kptr (bpf_kptr_xchg())
+ *
+ * Called by the kernel, never by programs, when a map value holding a
+ * filter is freed: a filter stays alive while a map holds it.
+ *
+ * Context: wherever the kernel frees a map value's kptr: map teardown
+ * (process context) or a program's map update or delete; relies on
+ * memfilter_put() being callable from any context.
+ */
+__bpf_kfunc void bpf_memfilter_release_dtor(void *f)
+{
+	memfilter_put(f);
+}
+
+CFI_NOSEAL(bpf_memfilter_release_dtor);
+
 __bpf_kfunc_end_defs();
 
 BTF_KFUNCS_START(mf_kfunc_ids)
@@ -152,6 +171,10 @@ static const struct btf_kfunc_id_set mf_kfunc_set = {
 	.owner = THIS_MODULE,
 	.set = &mf_kfunc_ids,
 };
+
+BTF_ID_LIST(mf_dtor_ids)
+BTF_ID(struct, memfilter)
+BTF_ID(func, bpf_memfilter_release_dtor)
 
 /* One registration per program type: a second one for the same type WARNs. */
 static const enum bpf_prog_type mf_prog_types[] = {
@@ -170,10 +193,12 @@ static const enum bpf_prog_type mf_prog_types[] = {
  * then reported absent.
  *
  * Context: module init, process context.
- * Return: 0, or the kernel's error from registering.
+ * Return: 0, or the kernel's error from registering (a kfunc set
+ * registered before the failure stays until the module's BTF goes).
  */
 int memfilter_bpf_init(void)
 {
+	struct btf_id_dtor_kfunc dtors[1];
 	int i, ret;
 
 	if (!THIS_MODULE->btf_data_size) {
@@ -187,6 +212,14 @@ int memfilter_bpf_init(void)
 			       mf_prog_types[i], ret);
 			return ret;
 		}
+	}
+	/* One dtor list per module, likewise. */
+	dtors[0].btf_id = mf_dtor_ids[0];
+	dtors[0].kfunc_btf_id = mf_dtor_ids[1];
+	ret = register_btf_id_dtor_kfuncs(dtors, ARRAY_SIZE(dtors), THIS_MODULE);
+	if (ret) {
+		pr_err("registering the BPF kptr destructor: %d\n", ret);
+		return ret;
 	}
 	mf_bpf_registered = true;
 	return 0;

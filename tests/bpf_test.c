@@ -12,9 +12,12 @@
  *    same filter offline with libmemfilter;
  *  - every kfunc's return value from a syscall program, on Bloom and
  *    cuckoo filters, the batch against the ioctl query;
+ *  - a filter held by a map (kptr) outlives its name and fd and is freed
+ *    with the map;
  *  - the verifier refuses programs that skip the NULL check, leak the
  *    reference, read a packet past its checked end, pass a read-only key,
- *    or call the kfuncs from a program type they are not registered for;
+ *    use a kptr read in place, or call the kfuncs from a program type they
+ *    are not registered for;
  *  - the example loader attaches and detaches, or says clearly that the
  *    kfuncs are absent;
  *  - the module cannot be unloaded while a program that uses them is
@@ -377,6 +380,76 @@ TEST_F(bpf, bloom_batch)
 	close(fd);
 }
 
+/* How many live filters have capacity @cap (debugfs lists every one). */
+static int listed(uint64_t cap)
+{
+	FILE *f = fopen("/sys/kernel/debug/memfilter/filters", "r");
+	char line[512];
+	unsigned long long c;
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*u %*s %*s %*u %llu", &c) == 1 && c == cap)
+			n++;
+	fclose(f);
+	return n;
+}
+
+static int run_syscall(struct bpf_program *prog)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &o))
+		return -1000;
+	return o.retval;
+}
+
+/*
+ * A map holding a filter (a kptr) keeps it alive after its name and fd
+ * are gone; freeing the map frees the filter.
+ */
+TEST_F(bpf, kptr_holds_filter)
+{
+	const uint64_t cap = 4321;	/* marks this test's filter in debugfs */
+	struct kfunc_ops_bpf *skel;
+	struct kfunc_op_args *a;
+	uint32_t k = 42;
+	int fd, i;
+
+	NEED_KFUNCS();
+	if (listed(cap) < 0)
+		SKIP(return, "no debugfs: cannot see when the filter is freed");
+	ASSERT_EQ(0, listed(cap));
+	fd = create(self->dev, MF_TYPE_CUCKOO, cap, 0.01, "bpf.test.kptr");
+	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
+	ASSERT_EQ(1, mf_add(fd, &k, 4, 1, NULL, NULL));
+	skel = ops_load("bpf.test.kptr");
+	ASSERT_NE(NULL, skel);
+	a = &skel->bss->args;
+
+	ASSERT_EQ(0, run_syscall(skel->progs.kptr_stash));
+	ASSERT_EQ(0, mf_unpublish(fd));
+	close(fd);
+	/* Only the map holds it now. */
+	EXPECT_EQ(1, listed(cap));
+	a->len = 4;
+	memcpy(a->key, &k, 4);
+	a->got = -1;
+	a->ret = -1;
+	ASSERT_EQ(0, run_syscall(skel->progs.kptr_contains));
+	EXPECT_EQ(1, a->got);
+	EXPECT_EQ(0, a->ret);
+	EXPECT_EQ(1, listed(cap));
+
+	kfunc_ops_bpf__destroy(skel);
+	/* Maps are freed from a work item, filters after a grace period. */
+	for (i = 0; i < 100 && listed(cap); i++)
+		usleep(100 * 1000);
+	EXPECT_EQ(0, listed(cap));
+}
+
 static char vlog[1 << 16];
 
 /* Load only program @name of kfunc_ops; return its verifier log. */
@@ -441,6 +514,14 @@ TEST_F(bpf, refused_rodata_key)
 {
 	NEED_KFUNCS();
 	refused(_metadata, "neg_rodata_key", "write into map forbidden");
+}
+
+/* A kptr read in place (not taken with bpf_kptr_xchg()) is untrusted. */
+TEST_F(bpf, refused_kptr_untrusted)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_kptr_untrusted",
+		"R1 must be referenced or trusted");
 }
 
 TEST_F(bpf, refused_socket_filter)

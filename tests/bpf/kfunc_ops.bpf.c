@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * tests/bpf_test.c's programs: a syscall program that runs one memfilter
- * kfunc on a filter named in .rodata, and programs the verifier must refuse
- * (loaded one at a time; autoload is off for all of them).
+ * kfunc on a filter named in .rodata, two that keep a filter reference in a
+ * map, and programs the verifier must refuse (autoload off: the test loads
+ * them one at a time).
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -67,6 +68,65 @@ int kfunc_op(void *ctx)
 	return 0;
 }
 
+/* A filter reference held by a map (its destructor drops it). */
+struct stash_value {
+	struct memfilter __kptr *f;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stash_value);
+} stash SEC(".maps");
+
+/* Move a reference to the named filter into the map. */
+SEC("syscall")
+int kptr_stash(void *ctx)
+{
+	struct stash_value *v;
+	struct memfilter *f;
+	__u32 zero = 0;
+
+	v = bpf_map_lookup_elem(&stash, &zero);
+	if (!v)
+		return -1;
+	f = bpf_memfilter_get((const char *)filter_name);
+	if (!f)
+		return -2;
+	f = bpf_kptr_xchg(&v->f, f);
+	if (f)
+		bpf_memfilter_release(f);
+	return 0;
+}
+
+/* Query args.key in the map's filter, whatever its name now. */
+SEC("syscall")
+int kptr_contains(void *ctx)
+{
+	struct kfunc_op_args *a = &args;
+	struct stash_value *v;
+	struct memfilter *f;
+	__u32 zero = 0, len = a->len;
+
+	if (len > KFUNC_OP_KEY_MAX)
+		return -1;
+	v = bpf_map_lookup_elem(&stash, &zero);
+	if (!v)
+		return -1;
+	f = bpf_kptr_xchg(&v->f, NULL);
+	if (!f) {
+		a->got = 0;
+		return 0;
+	}
+	a->got = 1;
+	a->ret = bpf_memfilter_contains(f, a->key, len);
+	f = bpf_kptr_xchg(&v->f, f);
+	if (f)
+		bpf_memfilter_release(f);
+	return 0;
+}
+
 /* --- refused by the verifier --------------------------------------------- */
 
 SEC("?xdp")
@@ -122,6 +182,23 @@ int neg_rodata_key(struct xdp_md *ctx)
 	ret = bpf_memfilter_contains(f, rodata_key, sizeof(rodata_key));
 	bpf_memfilter_release(f);
 	return ret ? XDP_PASS : XDP_DROP;
+}
+
+/* A kptr read in place is untrusted: the kfuncs refuse it. */
+SEC("?syscall")
+int neg_kptr_untrusted(void *ctx)
+{
+	struct stash_value *v;
+	__u32 zero = 0, key = 1;
+	struct memfilter *f;
+
+	v = bpf_map_lookup_elem(&stash, &zero);
+	if (!v)
+		return 0;
+	f = v->f;
+	if (!f)
+		return 0;
+	return bpf_memfilter_contains(f, &key, sizeof(key));
 }
 
 SEC("?socket")
