@@ -10,6 +10,7 @@
  *    source address the filter answers "may be present" for: the answers,
  *    false positives included, are predicted by querying a dump of the
  *    same filter offline with libmemfilter;
+ *  - the same kfuncs from TC programs (SCHED_CLS and SCHED_ACT), exactly;
  *  - every kfunc's return value from a syscall program, on Bloom and
  *    cuckoo filters, the batch against the ioctl query;
  *  - a filter held by a map (kptr) outlives its name and fd and is freed
@@ -167,6 +168,45 @@ static int run_xdp(int prog, const void *pkt, size_t len, __u32 *retval)
 	return ret;
 }
 
+static struct kfunc_ops_bpf *ops_load(const char *name)
+{
+	struct kfunc_ops_bpf *skel = kfunc_ops_bpf__open();
+
+	if (!skel)
+		return NULL;
+	strcpy((char *)skel->rodata->filter_name, name);
+	if (kfunc_ops_bpf__load(skel)) {
+		kfunc_ops_bpf__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
+/* Verdicts of program @prog for N_SRC IPv4 sources against offline @off. */
+static void tc_check(struct __test_metadata *_metadata,
+		     struct bpf_program *prog, struct mf_offline *off,
+		     unsigned int *shot)
+{
+	uint8_t pkt[64], key[16];
+	size_t klen, len;
+	ssize_t maybe;
+	int i;
+
+	*shot = 0;
+	for (i = 0; i < N_SRC; i++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .repeat = 1);
+
+		len = packet(pkt, i, false, key, &klen);
+		o.data_size_in = len;
+		maybe = mf_offline_query(off, key, klen, 1, NULL, NULL);
+		ASSERT_LE(0, maybe);
+		*shot += maybe;
+		ASSERT_EQ(0, bpf_prog_test_run_opts(bpf_program__fd(prog), &o));
+		ASSERT_EQ(maybe ? 2 : 0, o.retval)	/* TC_ACT_SHOT : _OK */
+			TH_LOG("%s: source %d", bpf_program__name(prog), i);
+	}
+}
+
 /*
  * The example program against a Bloom filter with false positives: every
  * packet's verdict is the offline filter's answer for its source.
@@ -246,20 +286,6 @@ TEST_F(bpf, xdp_blocklist_exact)
 	close(fd);
 }
 
-static struct kfunc_ops_bpf *ops_load(const char *name)
-{
-	struct kfunc_ops_bpf *skel = kfunc_ops_bpf__open();
-
-	if (!skel)
-		return NULL;
-	strcpy((char *)skel->rodata->filter_name, name);
-	if (kfunc_ops_bpf__load(skel)) {
-		kfunc_ops_bpf__destroy(skel);
-		return NULL;
-	}
-	return skel;
-}
-
 /* Run one kfunc on @key; returns its return value (or -1000 on failure). */
 static int op(struct kfunc_ops_bpf *skel, int op, const void *key,
 	      size_t len)
@@ -275,6 +301,44 @@ static int op(struct kfunc_ops_bpf *skel, int op, const void *key,
 	    o.retval || a->got != 1)
 		return -1000;
 	return a->ret;
+}
+
+/* The same kfuncs from SCHED_CLS and SCHED_ACT programs, exactly. */
+TEST_F(bpf, tc_blocklist_exact)
+{
+	struct kfunc_ops_bpf *skel;
+	struct mf_offline *off;
+	unsigned int cls, act;
+	uint8_t key[16];
+	size_t klen, ilen;
+	uint8_t pkt[64];
+	void *img;
+	int fd, i;
+
+	NEED_KFUNCS();
+	fd = create(self->dev, MF_TYPE_BLOOM, N_SRC / 4, 0.05, "bpf.test.tc");
+	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
+	for (i = 0; i < N_SRC; i += 4) {
+		packet(pkt, i, false, key, &klen);
+		ASSERT_EQ(1, mf_add(fd, key, klen, 1, NULL, NULL));
+	}
+	ASSERT_EQ(0, mf_dump(fd, &img, &ilen));
+	ASSERT_EQ(0, mf_offline_from_image(img, ilen, &off, NULL));
+	free(img);
+	skel = ops_load("bpf.test.tc");
+	ASSERT_NE(NULL, skel);
+
+	tc_check(_metadata, skel->progs.tc_blocklist, off, &cls);
+	tc_check(_metadata, skel->progs.act_blocklist, off, &act);
+	TH_LOG("%d packets: %u shot (%d sources in the filter)", N_SRC, cls,
+	       N_SRC / 4);
+	EXPECT_EQ(cls, act);
+	EXPECT_LE(N_SRC / 4, cls);
+
+	kfunc_ops_bpf__destroy(skel);
+	mf_offline_free(off);
+	ASSERT_EQ(0, mf_unpublish(fd));
+	close(fd);
 }
 
 /* Map-like return values of contains, add and delete on a cuckoo filter. */

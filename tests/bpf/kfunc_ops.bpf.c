@@ -8,10 +8,15 @@
  * Copyright (C) 2026 The memfilter authors.
  */
 #include "vmlinux.h"
+#include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
 #include "memfilter.bpf.h"
 #include "kfunc_ops.h"
+
+#define ETH_P_IP	0x0800
+#define TC_ACT_OK	0
+#define TC_ACT_SHOT	2
 
 const volatile char filter_name[64] = "bpf.test";
 const char rodata_key[4] = "key";
@@ -125,6 +130,40 @@ int kptr_contains(void *ctx)
 	if (f)
 		bpf_memfilter_release(f);
 	return 0;
+}
+
+/* TC: shoot IPv4 packets whose source may be in the filter. */
+static __always_inline int tc_verdict(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *end = (void *)(long)skb->data_end;
+	struct ethhdr *eth = data;
+	struct iphdr *ip = (void *)(eth + 1);
+	struct memfilter *f;
+	__u32 saddr;
+	int ret;
+
+	if ((void *)(ip + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
+		return TC_ACT_OK;
+	saddr = ip->saddr;
+	f = bpf_memfilter_get((const char *)filter_name);
+	if (!f)
+		return TC_ACT_OK;
+	ret = bpf_memfilter_contains(f, &saddr, sizeof(saddr));
+	bpf_memfilter_release(f);
+	return ret == 0 ? TC_ACT_SHOT : TC_ACT_OK;
+}
+
+SEC("tc")
+int tc_blocklist(struct __sk_buff *skb)
+{
+	return tc_verdict(skb);
+}
+
+SEC("action")
+int act_blocklist(struct __sk_buff *skb)
+{
+	return tc_verdict(skb);
 }
 
 /* --- refused by the verifier --------------------------------------------- */
