@@ -152,6 +152,40 @@ static size_t packet(uint8_t *p, int i, bool v6, uint8_t *key, size_t *klen)
 	return 14 + 40;
 }
 
+/*
+ * A published Bloom filter (5% FPR) holding every 4th of N_SRC IPv4 sources,
+ * and of as many IPv6 ones with @v6, and *@off: the same filter, from its
+ * dump, offline. Returns its fd, or -errno.
+ */
+static int blocklist(int dev, const char *name, bool v6, struct mf_offline **off)
+{
+	uint8_t pkt[64], key[16];
+	int fd, i, fam, ret;
+	size_t klen, ilen;
+	void *img;
+
+	fd = create(dev, MF_TYPE_BLOOM, (v6 ? 2 : 1) * N_SRC / 4, 0.05, name);
+	if (fd < 0)
+		return fd;
+	for (fam = 0; fam <= v6; fam++)
+		for (i = 0; i < N_SRC; i += 4) {
+			packet(pkt, i, fam, key, &klen);
+			ret = mf_add(fd, key, klen, 1, NULL, NULL);
+			if (ret != 1)
+				goto fail;
+		}
+	ret = mf_dump(fd, &img, &ilen);
+	if (ret)
+		goto fail;
+	ret = mf_offline_from_image(img, ilen, off, NULL);
+	free(img);
+	if (!ret)
+		return fd;
+fail:
+	close(fd);
+	return ret < 0 ? ret : -EIO;
+}
+
 static int run_xdp(int prog, const void *pkt, size_t len, __u32 *retval)
 {
 	uint8_t out[128];
@@ -216,23 +250,14 @@ TEST_F(bpf, xdp_blocklist_exact)
 	struct xdp_blocklist_bpf *skel;
 	struct mf_offline *off;
 	uint8_t pkt[64], key[16];
-	size_t klen, len, ilen;
 	unsigned int drop = 0, fp = 0, v6;
-	void *img;
+	size_t klen, len;
 	int fd, prog, i;
 	__u32 rv;
 
 	NEED_KFUNCS();
-	fd = create(self->dev, MF_TYPE_BLOOM, N_SRC / 2, 0.05, XDP_NAME);
-	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
-	for (v6 = 0; v6 < 2; v6++)
-		for (i = 0; i < N_SRC; i += 4) {
-			packet(pkt, i, v6, key, &klen);
-			ASSERT_EQ(1, mf_add(fd, key, klen, 1, NULL, NULL));
-		}
-	ASSERT_EQ(0, mf_dump(fd, &img, &ilen));
-	ASSERT_EQ(0, mf_offline_from_image(img, ilen, &off, NULL));
-	free(img);
+	fd = blocklist(self->dev, XDP_NAME, true, &off);
+	ASSERT_LE(0, fd) TH_LOG("blocklist: %s", mf_strerror(fd));
 
 	skel = xdp_blocklist_bpf__open();
 	ASSERT_NE(NULL, skel);
@@ -309,22 +334,11 @@ TEST_F(bpf, tc_blocklist_exact)
 	struct kfunc_ops_bpf *skel;
 	struct mf_offline *off;
 	unsigned int cls, act;
-	uint8_t key[16];
-	size_t klen, ilen;
-	uint8_t pkt[64];
-	void *img;
-	int fd, i;
+	int fd;
 
 	NEED_KFUNCS();
-	fd = create(self->dev, MF_TYPE_BLOOM, N_SRC / 4, 0.05, "bpf.test.tc");
-	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
-	for (i = 0; i < N_SRC; i += 4) {
-		packet(pkt, i, false, key, &klen);
-		ASSERT_EQ(1, mf_add(fd, key, klen, 1, NULL, NULL));
-	}
-	ASSERT_EQ(0, mf_dump(fd, &img, &ilen));
-	ASSERT_EQ(0, mf_offline_from_image(img, ilen, &off, NULL));
-	free(img);
+	fd = blocklist(self->dev, "bpf.test.tc", false, &off);
+	ASSERT_LE(0, fd) TH_LOG("blocklist: %s", mf_strerror(fd));
 	skel = ops_load("bpf.test.tc");
 	ASSERT_NE(NULL, skel);
 
