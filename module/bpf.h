@@ -12,6 +12,7 @@
 
 #include <linux/btf_ids.h>
 #include <linux/kconfig.h>
+#include <linux/types.h>
 
 #if defined(BTF_KFUNCS_START) && IS_ENABLED(CONFIG_64BIT) && \
 	IS_ENABLED(CONFIG_BPF_SYSCALL) && \
@@ -19,6 +20,17 @@
 #define MEMFILTER_BPF_KFUNCS 1
 int memfilter_bpf_init(void);
 bool memfilter_bpf_available(void);
+
+/* The kfuncs: called by BPF programs only (Documentation/bpf.rst). */
+struct memfilter;
+struct memfilter *bpf_memfilter_get(const char *name__str);
+void bpf_memfilter_release(struct memfilter *f);
+int bpf_memfilter_contains(struct memfilter *f, const void *key, u32 key__sz);
+int bpf_memfilter_add(struct memfilter *f, const void *key, u32 key__sz);
+int bpf_memfilter_delete(struct memfilter *f, const void *key, u32 key__sz);
+int bpf_memfilter_contains_batch(struct memfilter *f, const void *keys,
+				 u32 keys__sz, u32 key_size, u64 *bitmap);
+void bpf_memfilter_release_dtor(void *f);
 #else
 #define MEMFILTER_BPF_KFUNCS 0
 static inline int memfilter_bpf_init(void)
