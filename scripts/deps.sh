@@ -9,7 +9,8 @@ set -eu
 PKGS="build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio \
 busybox-static qemu-system-x86 python3 sparse perl git xz-utils zstd \
 linux-source-6.12 linux-headers-6.12-amd64 linux-headers-amd64 \
-libxxhash-dev libbloom-dev librocksdb-dev g++ clang llvm libclang-rt-14-dev"
+libxxhash-dev libbloom-dev librocksdb-dev g++ clang llvm libclang-rt-14-dev \
+valgrind"
 
 missing=""
 for p in $PKGS; do
