@@ -245,9 +245,30 @@ TEST(simd_matches_scalar)
 									     h + i, MEMFILTER_SIMD_CHUNK,
 									     bm_v + i / BITS_PER_LONG);
 				ASSERT_EQ(0, memcmp(bm_s, bm_v, sizeof(bm_s)));
-				for (size_t i = 0; i < n; i++)
+				for (size_t i = 0; i < n; i++) {
 					ASSERT_EQ(memfilter_bloom_contains_hash(s, h[i]),
 						  mf_test_bit(bm_s, i));
+					ASSERT_EQ(memfilter_bloom_contains_hash_scalar(s, h[i]),
+						  mf_test_bit(bm_s, i));
+					ASSERT_EQ(memfilter_bloom_contains_hash_avx2(s, h[i]),
+						  mf_test_bit(bm_s, i));
+				}
+				/* Single-key inserts: SIMD and scalar, same bits. */
+				memset(v->words, 0, nblocks[nb] * 64);
+				memset(s->words, 0, nblocks[nb] * 64);
+				for (size_t i = 0; i < n; i++) {
+					if (i % 3 == 2) {
+						memfilter_bloom_add_hash_exclusive_avx2(v, h[i]);
+						memfilter_bloom_add_hash_exclusive_scalar(s, h[i]);
+					} else {
+						memfilter_bloom_add_hash_avx2(v, h[i]);
+						memfilter_bloom_add_hash_scalar(s, h[i]);
+					}
+				}
+				ASSERT_EQ(0, memcmp(s->words, v->words,
+						    nblocks[nb] * 64))
+					TH_LOG("single: kind %d nblocks %llu k %u",
+					       kind, (unsigned long long)nblocks[nb], k);
 				mf_test_free(s);
 				mf_test_free(v);
 			}
