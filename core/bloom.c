@@ -522,12 +522,18 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes);
  * every other one out of line, which keeps the common path free of the
  * general hash's register pressure.
  */
+static noinline u64 mf_bloom_hash_general(const struct memfilter_hasher *h,
+					  const void *key, size_t len)
+{
+	return memfilter_hash(h, key, len);
+}
+
 static __always_inline u64 mf_bloom_hash_one(const struct memfilter_bloom *b,
 					     const void *key, size_t len)
 {
 	if (likely(len == 8 && b->p.hasher.algo == MEMFILTER_HASH_XXH64))
 		return memfilter_xxh64(key, 8, b->p.hasher.seed);
-	return memfilter_hash(&b->p.hasher, key, len);
+	return mf_bloom_hash_general(&b->p.hasher, key, len);
 }
 
 /**

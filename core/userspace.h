@@ -33,6 +33,7 @@ typedef int64_t s64;
 #define __always_inline	inline __attribute__((__always_inline__))
 #endif
 #define __aligned(x)	__attribute__((__aligned__(x)))
+#define noinline	__attribute__((__noinline__))
 #define __packed	__attribute__((__packed__))
 #define __force
 #define __maybe_unused	__attribute__((__unused__))
