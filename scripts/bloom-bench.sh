@@ -7,6 +7,8 @@
 # valgrind is installed and BENCH_BINARY_v3 exists, the instructions per
 # key of every loop from one callgrind run (bench/instr.py).
 #   bloom-bench.sh BENCH_BINARY OUT.md [bloom_bench arguments]
+# RAW=FILE: report the runs already in FILE (concatenated stdout of
+# BENCH_BINARY) instead of running it again; LOAD: their load average.
 
 set -eu
 bin=$1
@@ -20,9 +22,14 @@ if command -v taskset >/dev/null 2>&1; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-load=$(cut -d' ' -f1-3 /proc/loadavg)
+load=${LOAD:-$(cut -d' ' -f1-3 /proc/loadavg)}
 i=0
-while [ "$i" -lt "$runs" ]; do
+if [ -n "${RAW:-}" ]; then
+	cp "$RAW" "$tmp/raw"
+	runs=$(grep -c '^### Bloom' "$RAW")
+	runs=$((runs / $(grep '^### Bloom' "$RAW" | sort -u | wc -l)))
+fi
+while [ "$i" -lt "$runs" ] && [ -z "${RAW:-}" ]; do
 	$pin "$bin" "$@" >>"$tmp/raw"
 	i=$((i + 1))
 done
