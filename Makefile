@@ -2,37 +2,58 @@
 #
 # memfilter top-level Makefile.
 #
-#   make             build memfilter.ko against the running kernel (KDIR=...)
+#   make             memfilter.ko (when a kernel build tree exists at KDIR),
+#                    libmemfilter (.so, .a, .pc) and memfilterctl
+#   make install     library, headers, .pc, memfilterctl, man pages, udev
+#                    rule, systemd unit, bash completion (DESTDIR, PREFIX,
+#                    LIBDIR, ...: see "Installing" below)
+#   make modules_install  memfilter.ko into /lib/modules (KDIR=...)
 #   make check       every test: static checks, native tests, build matrix,
 #                    KUnit + selftests in QEMU guests (installs what it needs)
 #   make demo        boot a guest with the module and show it working
 #   make vm-shell    boot the debug test kernel with the module, get a shell
 #   make native-test the shared code's native tests (ASan + UBSan)
 #   make guest       the static userspace binaries that run in guests
+#   make htmldocs    Documentation/ as HTML in build/htmldocs (sphinx -W)
+#
+# The user's CFLAGS, CPPFLAGS and LDFLAGS apply to what is installed.
+# Warnings are errors only with WERROR=1 (make check sets it), so a newer
+# compiler's new warning never breaks a user's build.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 BUILD ?= build
 CC ?= gcc
+CFLAGS ?= -O2 -g
+WERROR ?= 0
+
+# One version for the module, the library and memfilterctl.
+VERSION := $(shell cat VERSION)
+VERSION_H := $(BUILD)/include/memfilter_version.h
 
 # The kernel's kselftest harness, from Debian's linux-source (cached).
 KSELFTEST = $(shell scripts/kselftest-headers.sh)
 
-WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-	-Wmissing-prototypes -Wno-unused-parameter
+WARN := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -Wshadow \
+	-Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
-CPPFLAGS_MF := -D_GNU_SOURCE -Icore -Iuapi -Ilib
+CPPFLAGS_MF := -D_GNU_SOURCE -Icore -Iuapi -Ilib -I$(BUILD)/include
 # Test sources use the kselftest harness, which is not -Wextra clean.
-TEST_WARN := -Wall -Werror -Wno-sign-compare
+TEST_WARN := -Wall $(if $(filter 1,$(WERROR)),-Werror) -Wno-sign-compare
 
 CORE_SRCS := $(wildcard core/*.c)
 # SIMD paths are built only for their architecture (core/*_avx2.c: x86-64).
 ifneq ($(shell $(CC) -dumpmachine | cut -d- -f1),x86_64)
 CORE_SRCS := $(filter-out core/%_avx2.c,$(CORE_SRCS))
 endif
-CORE_HDRS := $(wildcard core/*.h) tests/vectors.h
-LIB_SRCS := lib/libmemfilter.c lib/offline.c
-LIB_HDRS := $(wildcard lib/*.h uapi/linux/*.h) $(CORE_HDRS)
+CORE_HDRS := $(wildcard core/*.h)
+LIB_SRCS := $(filter-out lib/%_test.c,$(wildcard lib/*.c))
+LIB_HDRS := $(wildcard lib/*.h uapi/linux/*.h) $(CORE_HDRS) $(VERSION_H)
+# The library's public header (lib/memfilter.h, or lib/libmemfilter.h).
+LIB_PUBLIC_H := $(firstword $(wildcard lib/libmemfilter.h lib/memfilter.h))
+# memfilterctl: every tools/*.c is one part of it.
+CTL_SRCS := $(wildcard tools/*.c)
+CTL_HDRS := $(wildcard tools/*.h)
 # libmemfilter's objects in directory $(1): its own files and core/'s
 # (offline filters and images run the module's code).
 lib_objs = $(patsubst lib/%.c,$(1)/%.o,$(LIB_SRCS)) \
@@ -45,13 +66,31 @@ GUEST_TESTS := $(patsubst tests/%.c,$(BUILD)/guest/bin/%,\
 		$(wildcard tests/*_test.c))
 GUEST_BINS := $(GUEST_TESTS) $(BUILD)/guest/bin/memfilterctl
 
-.PHONY: all modules clean check demo vm-shell native-test guest deps
+HAVE_KDIR := $(wildcard $(KDIR)/Makefile)
+
+.PHONY: all modules modules_install clean check demo vm-shell native-test \
+	guest deps memfilterctl install uninstall htmldocs
 .SECONDARY:
 
-all: modules
+all: $(if $(HAVE_KDIR),modules) lib memfilterctl
+ifeq ($(HAVE_KDIR),)
+	@echo "note: no kernel build tree at $(KDIR): memfilter.ko not built" \
+		"(install linux-headers-$$(uname -r) or pass KDIR=)"
+endif
 
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+# Distribution headers carry neither the kernel's signing key (kbuild's
+# attempt to sign would only print SSL errors: the module stays unsigned
+# unless KDIR has certs/signing_key.x509) nor System.map, so kbuild skips
+# depmod: run it here (not for a DESTDIR: a package's postinst does).
+modules_install:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) \
+		$(if $(wildcard $(KDIR)/certs/signing_key.x509),,CONFIG_MODULE_SIG_ALL=) \
+		modules_install
+	$(if $(DESTDIR),,depmod -a $$(cat $(KDIR)/include/config/kernel.release))
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
@@ -60,62 +99,85 @@ clean:
 deps:
 	scripts/deps.sh
 
-# --- userspace builds of the shared code ------------------------------------
-$(BUILD)/native/core-%.o: core/%.c $(CORE_HDRS)
+$(VERSION_H): VERSION
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_MF) -O1 -g $(WARN) $(SAN) -c -o $@ $<
+	scripts/gen-version-h.sh $< > $@.tmp && mv $@.tmp $@
 
+# --- one set of rules per build of the shared code ---------------------------
+# core/ (and lib/) are compiled six ways: native tests (ASan + UBSan), static
+# guest binaries, libmemfilter's shared and static objects, the fuzzer and
+# the benchmarks. core_rules DIR,CC,FLAGS,AVX2_FLAGS builds core/X.c into
+# DIR/core-X.o (core/*_avx2.c adds AVX2_FLAGS); lib_rules DIR,PREFIX,CC,FLAGS
+# builds lib/X.c into DIR/PREFIXX.o.
+define core_rules
+$(1)/core-%.o: core/%.c $$(CORE_HDRS)
+	@mkdir -p $$(@D)
+	$(2) $(3) -c -o $$@ $$<
+
+$(1)/core-%_avx2.o: core/%_avx2.c $$(CORE_HDRS)
+	@mkdir -p $$(@D)
+	$(2) $(3) $(4) -c -o $$@ $$<
+endef
+
+define lib_rules
+$(1)/$(2)%.o: lib/%.c $$(LIB_HDRS)
+	@mkdir -p $$(@D)
+	$(3) $(4) -c -o $$@ $$<
+endef
+
+NATIVE_FLAGS := $(CPPFLAGS_MF) -O1 -g $(WARN) $(SAN)
+GUEST_FLAGS := $(CPPFLAGS_MF) -O2 $(WARN)
+# libmemfilter is installed: the user's flags apply.
+LIB_CFLAGS := $(CPPFLAGS_MF) $(CPPFLAGS) -std=gnu11 -fvisibility=hidden $(WARN) $(CFLAGS)
+FUZZ_CC ?= clang
+FUZZ_FLAGS := $(CPPFLAGS_MF) -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all -fno-omit-frame-pointer $(WARN)
+BENCH_CFLAGS := $(CPPFLAGS_MF) -O3 -march=native -g
+
+$(eval $(call core_rules,$(BUILD)/native,$(CC),$(NATIVE_FLAGS),-mavx2))
+$(eval $(call lib_rules,$(BUILD)/native,lib-,$(CC),$(NATIVE_FLAGS)))
+$(eval $(call core_rules,$(BUILD)/guest/obj,$(CC),$(GUEST_FLAGS),-mavx2))
+$(eval $(call lib_rules,$(BUILD)/guest/obj,,$(CC),$(GUEST_FLAGS)))
+$(eval $(call core_rules,$(BUILD)/lib/pic,$(CC),$(LIB_CFLAGS) -fPIC,-mavx2))
+$(eval $(call lib_rules,$(BUILD)/lib/pic,,$(CC),$(LIB_CFLAGS) -fPIC))
+$(eval $(call core_rules,$(BUILD)/lib/static,$(CC),$(LIB_CFLAGS),-mavx2))
+$(eval $(call lib_rules,$(BUILD)/lib/static,,$(CC),$(LIB_CFLAGS)))
+$(eval $(call core_rules,$(BUILD)/fuzz,$(FUZZ_CC),$(FUZZ_FLAGS),-mavx2))
+$(eval $(call lib_rules,$(BUILD)/fuzz,,$(FUZZ_CC),$(FUZZ_FLAGS)))
+# -march=native already enables AVX2 where the benchmarks run.
+$(eval $(call core_rules,$(BUILD)/bench,$(CC),$(BENCH_CFLAGS) $(WARN),))
+
+# --- native tests -------------------------------------------------------------
 $(BUILD)/native/%_test: tests/native/%_test.c \
-		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(CORE_SRCS))
+		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(CORE_SRCS)) | $(VERSION_H)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -O1 -g $(TEST_WARN) $(SAN) \
 		-o $@ $^ -lxxhash
 
 # image_test also tests libmemfilter's offline filters and images.
-$(BUILD)/native/lib-%.o: lib/%.c $(LIB_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_MF) -O1 -g $(WARN) $(SAN) -c -o $@ $<
-
-$(BUILD)/native/image_test: $(BUILD)/native/lib-offline.o \
-	$(BUILD)/native/lib-libmemfilter.o
+$(BUILD)/native/image_test: $(patsubst lib/%.c,$(BUILD)/native/lib-%.o,\
+	$(LIB_SRCS))
 
 native-test: $(NATIVE_TESTS)
 	@rc=0; for t in $^; do $$t || rc=1; done; exit $$rc
 
 # --- static binaries for the guests -----------------------------------------
-$(BUILD)/guest/obj/%.o: lib/%.c $(LIB_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_MF) -O2 $(WARN) -c -o $@ $<
-
-$(BUILD)/guest/obj/core-%.o: core/%.c $(CORE_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_MF) -O2 $(WARN) -c -o $@ $<
-
-$(BUILD)/guest/obj/core-%_avx2.o: core/%_avx2.c $(CORE_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_MF) -O2 -mavx2 $(WARN) -c -o $@ $<
-
 $(BUILD)/guest/bin/%_test: tests/%_test.c $(GUEST_LIB_OBJS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -static -O2 $(TEST_WARN) \
 		-o $@ $< $(GUEST_LIB_OBJS) -lpthread
 
-# memfilterctl: every tools/*.c is one part of it.
-CTL_SRCS := $(wildcard tools/*.c)
-CTL_HDRS := $(wildcard tools/*.h)
 $(BUILD)/guest/bin/memfilterctl: $(CTL_SRCS) $(CTL_HDRS) $(GUEST_LIB_OBJS) \
 		$(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_MF) -static -O2 $(WARN) -o $@ $(CTL_SRCS) \
-		$(GUEST_LIB_OBJS)
+	$(CC) $(GUEST_FLAGS) -static -o $@ $(CTL_SRCS) $(GUEST_LIB_OBJS) -lm
 
 # memfilterctl with ASan + UBSan: tests/native/cli_test runs the offline
 # commands of tests/cli_test.sh with it on the host.
 $(BUILD)/native/memfilterctl: $(CTL_SRCS) $(CTL_HDRS) \
 		$(patsubst lib/%.c,$(BUILD)/native/lib-%.o,$(LIB_SRCS)) \
 		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(CORE_SRCS))
-	$(CC) $(CPPFLAGS_MF) -O1 -g $(WARN) $(SAN) -o $@ $(CTL_SRCS) \
-		$(filter %.o,$^)
+	$(CC) $(NATIVE_FLAGS) -o $@ $(CTL_SRCS) $(filter %.o,$^) -lm
 
 $(BUILD)/native/cli_test: | $(BUILD)/native/memfilterctl
 
@@ -131,38 +193,59 @@ demo:
 vm-shell:
 	scripts/vm-shell.sh
 
-# --- the Bloom filter's AVX2 paths and benchmark -----------------------------
-$(BUILD)/native/core-%_avx2.o: core/%_avx2.c $(CORE_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_MF) -O1 -g -mavx2 $(WARN) $(SAN) -c -o $@ $<
-
+# --- the Bloom filter's benchmark ------------------------------------------
 core/bloom_model.h: scripts/gen-bloom-model.py
 	scripts/gen-bloom-model.py > $@.tmp && mv $@.tmp $@
 
-BENCH_CFLAGS := $(CPPFLAGS_MF) -O3 -march=native -g
-BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c
-
-$(BUILD)/bench/core-%.o: core/%.c $(CORE_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) $(WARN) -c -o $@ $<
+BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c core/cuckoo.c
+# The callgrind build for instructions per key: valgrind 3.19 does not
+# decode AVX-512, which -march=native may emit on this host; x86-64-v3 is
+# AVX2 (what the module's SIMD sections use).
+BENCH_V3 := -O3 -march=x86-64-v3 -g
 
 $(BUILD)/bench/bloom_bench_mf.o: bench/bloom_bench_mf.c bench/bloom_bench.h \
 		$(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -Wall -Werror -c -o $@ $<
 
-# C++ for RocksDB; core/ stays C (bloom_bench_mf.c), so no -Icore here:
-# <bloom.h> is libbloom's.
+$(BUILD)/bench-v3/core-%.o: core/%.c $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_MF) $(BENCH_V3) $(WARN) -c -o $@ $<
+
+$(BUILD)/bench-v3/bloom_bench_mf.o: bench/bloom_bench_mf.c \
+		bench/bloom_bench.h $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_MF) $(BENCH_V3) -Wall -Werror -c -o $@ $<
+
+# fastfilter_cpp (header-only) as a peer, from a checkout the user names:
+#   make bench FASTFILTER_DIR=~/src/fastfilter_cpp
+# never vendored; without it the benchmark prints that its rows are skipped.
+FASTFILTER_DIR ?=
+BENCH_FF := $(if $(FASTFILTER_DIR),-DFASTFILTER -fno-strict-aliasing \
+	-I$(FASTFILTER_DIR)/src -I$(FASTFILTER_DIR)/src/bloom \
+	-I$(FASTFILTER_DIR)/src/cuckoo)
+
+# C++ for RocksDB and fastfilter_cpp; core/ stays C (bloom_bench_mf.c).
+# Rebuilt every time: FASTFILTER_DIR may change between calls.
+.PHONY: bench/bloom_bench bench/bloom_bench_v3
 bench/bloom_bench: bench/bloom_bench.cc bench/bloom_bench.h \
 		$(BUILD)/bench/bloom_bench_mf.o \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(BENCH_CORE))
-	$(CXX) -O3 -march=native -g -std=c++17 -Wall -Werror -o $@ \
-		$(filter-out %.h,$^) -lbloom -lrocksdb -lpthread
+	$(CXX) -O3 -march=native -g -std=c++17 -Wall -Werror $(BENCH_FF) \
+		-o $@ $(filter-out %.h,$^) -lrocksdb -lpthread
 
+bench/bloom_bench_v3: bench/bloom_bench.cc bench/bloom_bench.h \
+		$(BUILD)/bench-v3/bloom_bench_mf.o \
+		$(patsubst core/%.c,$(BUILD)/bench-v3/core-%.o,$(BENCH_CORE))
+	$(CXX) $(BENCH_V3) -std=c++17 -Wall -Werror $(BENCH_FF) \
+		-o $@ $(filter-out %.h,$^) -lrocksdb -lpthread
+
+# Timed runs (RUNS, default 3, medians) and a callgrind run for the
+# instructions per key; BENCH_ARGS=--big adds 100M keys.
 .PHONY: bench
-bench: bench/bloom_bench
+bench: bench/bloom_bench bench/bloom_bench_v3
 	@mkdir -p bench/results
-	scripts/bloom-bench.sh bench/bloom_bench bench/results/bloom.md
+	scripts/bloom-bench.sh bench/bloom_bench bench/results/bloom.md $(BENCH_ARGS)
 
 # --- the cuckoo filter's benchmark -------------------------------------------
 CUCKOO_BENCH_CORE := core/hash.c core/cuckoo.c core/bloom.c core/bloom_avx2.c
@@ -181,43 +264,49 @@ bench-cuckoo: bench/cuckoo_bench
 
 bench: bench-cuckoo
 
-# --- libmemfilter: shared (mf_* exported only), static, pkg-config ----------
-LIB_VERSION := 1.0.0
+# --- libmemfilter: shared (lib/libmemfilter.map), static, pkg-config --------
 LIB_SONAME := libmemfilter.so.1
+LIB_REALNAME := libmemfilter.so.$(VERSION)
+LIB_OUT := $(addprefix $(BUILD)/lib/,$(LIB_REALNAME) $(LIB_SONAME) \
+	libmemfilter.so libmemfilter.a libmemfilter.pc)
+
+# --- installation directories -----------------------------------------------
+# PREFIX=/usr is a distribution's layout: the library goes to Debian's
+# multiarch directory and the udev rule, systemd unit and modules-load.d
+# file to /usr/lib. Any other prefix (default /usr/local) puts those three
+# under /etc, where udev, systemd and modules-load read them.
 PREFIX ?= /usr/local
-LIB_CFLAGS := $(CPPFLAGS_MF) -std=gnu11 -O2 -g $(WARN)
-LIB_OUT := $(addprefix $(BUILD)/lib/,$(LIB_SONAME) libmemfilter.so \
-	libmemfilter.a libmemfilter.pc)
+EXEC_PREFIX ?= $(PREFIX)
+BINDIR ?= $(EXEC_PREFIX)/bin
+LIBEXECDIR ?= $(EXEC_PREFIX)/libexec
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ifeq ($(PREFIX),/usr)
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+LIBDIR ?= $(EXEC_PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
+SYSTEM_DIR ?= /usr/lib
+else
+LIBDIR ?= $(EXEC_PREFIX)/lib
+SYSTEM_DIR ?= /etc
+endif
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+UDEVRULESDIR ?= $(SYSTEM_DIR)/udev/rules.d
+SYSTEMDUNITDIR ?= $(SYSTEM_DIR)/systemd/system
+MODULESLOADDIR ?= $(SYSTEM_DIR)/modules-load.d
+SYSUSERSDIR ?= $(SYSTEM_DIR)/sysusers.d
+DKMSDIR ?= /usr/src/memfilter-$(VERSION)
+INSTALL ?= install
 
-$(BUILD)/lib/pic/%.o: lib/%.c $(LIB_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
-
-$(BUILD)/lib/static/%.o: lib/%.c $(LIB_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -c -o $@ $<
-
-$(BUILD)/lib/pic/core-%.o: core/%.c $(CORE_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
-
-$(BUILD)/lib/static/core-%.o: core/%.c $(CORE_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -c -o $@ $<
-
-$(BUILD)/lib/pic/core-%_avx2.o: core/%_avx2.c $(CORE_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -mavx2 -fPIC -c -o $@ $<
-
-$(BUILD)/lib/static/core-%_avx2.o: core/%_avx2.c $(CORE_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -mavx2 -c -o $@ $<
-
-$(BUILD)/lib/$(LIB_SONAME): $(call lib_objs,$(BUILD)/lib/pic) \
+$(BUILD)/lib/$(LIB_REALNAME): $(call lib_objs,$(BUILD)/lib/pic) \
 		lib/libmemfilter.map
 	$(CC) -shared -Wl,-soname,$(LIB_SONAME) \
 		-Wl,--version-script=lib/libmemfilter.map -Wl,-z,defs \
-		-o $@ $(filter %.o,$^)
+		$(LDFLAGS) -o $@ $(filter %.o,$^)
+
+$(BUILD)/lib/$(LIB_SONAME): $(BUILD)/lib/$(LIB_REALNAME)
+	ln -sf $(LIB_REALNAME) $@
 
 $(BUILD)/lib/libmemfilter.so: $(BUILD)/lib/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $@
@@ -226,13 +315,96 @@ $(BUILD)/lib/libmemfilter.a: $(call lib_objs,$(BUILD)/lib/static)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/lib/libmemfilter.pc: lib/libmemfilter.pc.in Makefile
+# Rewritten only when a directory or the version changes.
+$(BUILD)/lib/libmemfilter.pc: lib/libmemfilter.pc.in FORCE
 	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIB_VERSION)|' \
-		$< > $@
+	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		$< > $@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
-.PHONY: lib
+.PHONY: lib FORCE
 lib: $(LIB_OUT)
+
+# memfilterctl, linked against the shared library (the one installed).
+$(BUILD)/bin/memfilterctl: $(CTL_SRCS) $(CTL_HDRS) $(LIB_HDRS) \
+		$(BUILD)/lib/libmemfilter.so
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) $(LDFLAGS) -o $@ $(CTL_SRCS) -L$(BUILD)/lib \
+		-lmemfilter -lm
+
+memfilterctl: $(BUILD)/bin/memfilterctl
+
+# memfilter-images.service runs the helper from LIBEXECDIR.
+$(BUILD)/systemd/memfilter-images.service: systemd/memfilter-images.service.in \
+		FORCE
+	@mkdir -p $(@D)
+	@sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|' -e 's|@BINDIR@|$(BINDIR)|' \
+		$< > $@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+
+# --- make install ------------------------------------------------------------
+D := $(DESTDIR)
+install: $(LIB_OUT) $(BUILD)/bin/memfilterctl \
+		$(BUILD)/systemd/memfilter-images.service
+	$(INSTALL) -d $(D)$(BINDIR) $(D)$(LIBDIR) $(D)$(PKGCONFIGDIR) \
+		$(D)$(INCLUDEDIR)/linux $(D)$(MANDIR)/man3 $(D)$(MANDIR)/man8 \
+		$(D)$(UDEVRULESDIR) $(D)$(BASHCOMPDIR) $(D)$(MODULESLOADDIR) \
+		$(D)$(SYSTEMDUNITDIR) $(D)$(LIBEXECDIR) $(D)$(SYSUSERSDIR)
+	$(INSTALL) -m 755 $(BUILD)/bin/memfilterctl $(D)$(BINDIR)/
+	$(INSTALL) -m 755 $(BUILD)/lib/$(LIB_REALNAME) $(D)$(LIBDIR)/
+	ln -sf $(LIB_REALNAME) $(D)$(LIBDIR)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(D)$(LIBDIR)/libmemfilter.so
+	$(INSTALL) -m 644 $(BUILD)/lib/libmemfilter.a $(D)$(LIBDIR)/
+	$(INSTALL) -m 644 $(BUILD)/lib/libmemfilter.pc $(D)$(PKGCONFIGDIR)/
+	$(INSTALL) -m 644 $(LIB_PUBLIC_H) $(VERSION_H) $(D)$(INCLUDEDIR)/
+	$(INSTALL) -m 644 uapi/linux/memfilter.h $(D)$(INCLUDEDIR)/linux/
+	$(INSTALL) -m 644 man/libmemfilter.3 $(D)$(MANDIR)/man3/
+	$(INSTALL) -m 644 man/memfilterctl.8 $(D)$(MANDIR)/man8/
+	$(INSTALL) -m 644 udev/70-memfilter.rules $(D)$(UDEVRULESDIR)/
+	$(INSTALL) -m 644 systemd/memfilter.conf $(D)$(MODULESLOADDIR)/
+	$(INSTALL) -m 644 systemd/memfilter.sysusers \
+		$(D)$(SYSUSERSDIR)/memfilter.conf
+	$(INSTALL) -m 644 $(BUILD)/systemd/memfilter-images.service \
+		$(D)$(SYSTEMDUNITDIR)/
+	$(INSTALL) -m 755 systemd/memfilter-images $(D)$(LIBEXECDIR)/
+	$(INSTALL) -m 644 completion/memfilterctl.bash \
+		$(D)$(BASHCOMPDIR)/memfilterctl
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
+
+uninstall:
+	rm -f $(D)$(BINDIR)/memfilterctl \
+		$(addprefix $(D)$(LIBDIR)/,$(LIB_REALNAME) $(LIB_SONAME) \
+			libmemfilter.so libmemfilter.a) \
+		$(D)$(PKGCONFIGDIR)/libmemfilter.pc \
+		$(D)$(INCLUDEDIR)/$(notdir $(LIB_PUBLIC_H)) \
+		$(D)$(INCLUDEDIR)/$(notdir $(VERSION_H)) \
+		$(D)$(INCLUDEDIR)/linux/memfilter.h \
+		$(D)$(MANDIR)/man3/libmemfilter.3 \
+		$(D)$(MANDIR)/man8/memfilterctl.8 \
+		$(D)$(UDEVRULESDIR)/70-memfilter.rules \
+		$(D)$(MODULESLOADDIR)/memfilter.conf \
+		$(D)$(SYSUSERSDIR)/memfilter.conf \
+		$(D)$(SYSTEMDUNITDIR)/memfilter-images.service \
+		$(D)$(LIBEXECDIR)/memfilter-images \
+		$(D)$(BASHCOMPDIR)/memfilterctl
+
+# --- DKMS: the module's sources in /usr/src/memfilter-VERSION ---------------
+DKMS_SRCS := Kbuild Kconfig VERSION dkms.conf $(wildcard COPYING LICENSES \
+	include) module core kunit uapi tests/vectors.h
+
+.PHONY: dkms-src
+dkms-src:
+	@grep -qx 'PACKAGE_VERSION="$(VERSION)"' dkms.conf || \
+		{ echo "dkms.conf: PACKAGE_VERSION is not $(VERSION)"; exit 1; }
+	rm -rf $(D)$(DKMSDIR)
+	$(INSTALL) -d $(D)$(DKMSDIR)
+	tar -cf - --exclude='*.o' --exclude='.*.cmd' --exclude='*.ko' \
+		--exclude='*.mod*' $(DKMS_SRCS) | tar -xf - -C $(D)$(DKMSDIR)
+
+# --- Documentation/ (Sphinx, warnings are errors) ---------------------------
+htmldocs:
+	sphinx-build -W -q -b html Documentation $(BUILD)/htmldocs
 
 # The CLI test is a POSIX sh script; installed without .sh so that guest
 # scripts run it with the other */bin/*_test selftests.
@@ -243,22 +415,7 @@ $(BUILD)/guest/bin/cli_test: tests/cli_test.sh
 guest: $(BUILD)/guest/bin/cli_test
 
 # --- the image loader's fuzzer (libFuzzer, clang) ----------------------------
-FUZZ_CC ?= clang
-FUZZ_FLAGS := $(CPPFLAGS_MF) -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=all -fno-omit-frame-pointer $(WARN)
 FUZZ_OBJS := $(call lib_objs,$(BUILD)/fuzz) $(BUILD)/fuzz/image_fuzz.o
-
-$(BUILD)/fuzz/%.o: lib/%.c $(LIB_HDRS)
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -c -o $@ $<
-
-$(BUILD)/fuzz/core-%.o: core/%.c $(CORE_HDRS)
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -c -o $@ $<
-
-$(BUILD)/fuzz/core-%_avx2.o: core/%_avx2.c $(CORE_HDRS)
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -mavx2 -c -o $@ $<
 
 $(BUILD)/fuzz/image_fuzz.o: fuzz/image_fuzz.c $(LIB_HDRS)
 	@mkdir -p $(@D)
@@ -279,6 +436,13 @@ fuzz: $(BUILD)/fuzz/image_fuzz
 
 fuzz-smoke: $(BUILD)/fuzz/image_fuzz
 	scripts/fuzz.sh $< 25 fuzz/corpus/image $(BUILD)/fuzz/image
+
+# make fuzz-ioctl: the ioctl fuzzer alone in a guest (make check runs it
+# for 60 s with the selftests). FUZZ_SECONDS (600), FUZZ_SEED,
+# FUZZ_THREADS, FUZZ_KERNEL=debug|6.12|6.1: see fuzz/ioctl-vm.sh.
+.PHONY: fuzz-ioctl
+fuzz-ioctl:
+	fuzz/ioctl-vm.sh
 
 # --- BPF programs, skeletons, loaders (bpf/bpf.mk) ----------------------------
 include bpf/bpf.mk

@@ -10,10 +10,11 @@ BPF_VMLINUX ?= $(firstword $(wildcard /usr/src/linux-headers-6.12*-amd64/vmlinux
 # clang 14 (Debian 12's default) emits no BTF type tags, which map kptrs need.
 BPF_CLANG ?= clang-16
 BPFTOOL ?= bpftool
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall -Werror \
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall \
+	$(if $(filter 1,$(WERROR)),-Werror) \
 	-I$(BUILD)/bpf -Ibpf -Itests/bpf
 # libbpf and what it needs, linked statically for the busybox guests.
-BPF_LIBS := -lbpf -lelf -lz -lzstd
+BPF_LIBS := -lbpf -lelf -lz -lzstd -lm
 
 $(BUILD)/bpf/vmlinux.h:
 	@mkdir -p $(@D)

@@ -594,7 +594,7 @@ static __always_inline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
 {
 	const u32 *v1p = &c->ver[i1 & c->stripe_mask];
 	const u32 *v2p = &c->ver[i2 & c->stripe_mask];
-	u64 pat = (u64)fp * c->lane_ones;
+	u64 pat = (u64)fp * c->lane_ones, b1, b2;
 	u32 v1, v2;
 
 	for (;;) {
@@ -603,8 +603,11 @@ static __always_inline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
 		if (mf_cuckoo_stash_has(READ_ONCE(c->stash), i1, i2, fp))
 			return true;
 		smp_rmb();	/* versions and stash before the buckets */
-		if (mf_cuckoo_haszero(c, mf_cuckoo_bucket(c, i1) ^ pat) |
-		    mf_cuckoo_haszero(c, mf_cuckoo_bucket(c, i2) ^ pat))
+		/* Racy bucket reads: the versions' re-read below validates them. */
+		b1 = data_race(mf_cuckoo_bucket(c, i1));
+		/* Racy, as b1. */
+		b2 = data_race(mf_cuckoo_bucket(c, i2));
+		if (mf_cuckoo_haszero(c, b1 ^ pat) | mf_cuckoo_haszero(c, b2 ^ pat))
 			return true;
 		smp_rmb();	/* buckets before the versions' re-read */
 		if (!((v1 | v2) & 1) && v1 == READ_ONCE(*v1p) &&
@@ -644,7 +647,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_contains_hash);
  */
 u32 memfilter_cuckoo_count_hash(const struct memfilter_cuckoo *c, u64 hash)
 {
-	u64 i1, i2, pat;
+	u64 i1, i2, pat, b;
 	u32 fp, v1, v2, n;
 	const u32 *v1p, *v2p;
 
@@ -657,11 +660,14 @@ u32 memfilter_cuckoo_count_hash(const struct memfilter_cuckoo *c, u64 hash)
 		v2 = READ_ONCE(*v2p);
 		n = mf_cuckoo_stash_has(READ_ONCE(c->stash), i1, i2, fp);
 		smp_rmb();	/* versions and stash before the buckets */
-		n += hweight64(mf_cuckoo_zero_slots(c,
-						    mf_cuckoo_bucket(c, i1) ^ pat));
-		if (i2 != i1)
-			n += hweight64(mf_cuckoo_zero_slots(c,
-							    mf_cuckoo_bucket(c, i2) ^ pat));
+		/* Racy bucket reads: the versions' re-read below validates them. */
+		b = data_race(mf_cuckoo_bucket(c, i1));
+		n += hweight64(mf_cuckoo_zero_slots(c, b ^ pat));
+		if (i2 != i1) {
+			/* Racy, as above. */
+			b = data_race(mf_cuckoo_bucket(c, i2));
+			n += hweight64(mf_cuckoo_zero_slots(c, b ^ pat));
+		}
 		smp_rmb();	/* buckets before the versions' re-read */
 		if (!((v1 | v2) & 1) && v1 == READ_ONCE(*v1p) &&
 		    v2 == READ_ONCE(*v2p))
@@ -845,8 +851,8 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_stats);
 
 /* The cuckoo filter's entry in the table of filter types (filter_type.h). */
 
-static int mf_cuckoo_params(const struct memfilter_create *c,
-			    union memfilter_params *p)
+static int mf_cuckoo_create_params(const struct memfilter_create *c,
+				   union memfilter_params *p)
 {
 	if (c->bits_per_key_q4 || !c->fpr_ppb == !c->fingerprint_bits)
 		return -EINVAL;
@@ -1023,7 +1029,7 @@ const struct memfilter_type_ops memfilter_cuckoo_ops = {
 	.name = "cuckoo",
 	.locked_writers = true,
 	.counts_keys = true,
-	.params = mf_cuckoo_params,
+	.params = mf_cuckoo_create_params,
 	.hasher = mf_cuckoo_hasher,
 	.params_of = mf_cuckoo_params_of,
 	.mem_bytes = mf_cuckoo_mem_bytes,

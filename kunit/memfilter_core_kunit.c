@@ -15,32 +15,32 @@
 #include <linux/xxhash.h>
 
 #include "hash.h"
-#include "../tests/vectors.h"
+#include "hash_vectors.h"
 
 static void mf_fill_msg(u8 *buf, unsigned int len)
 {
 	unsigned int i;
 
 	for (i = 0; i < len; i++)
-		buf[i] = mf_test_msg(i);
+		buf[i] = memfilter_test_msg(i);
 }
 
-/* The parameter is a pointer into mf_test_xxh64_seed0[]: its index says the length. */
+/* The parameter is a pointer into memfilter_test_xxh64_seed0[]: its index says the length. */
 static const void *mf_xxh_gen_params(const void *prev, char *desc)
 {
-	const u64 *next = prev ? (const u64 *)prev + 1 : mf_test_xxh64_seed0;
-	unsigned int idx = next - mf_test_xxh64_seed0;
+	const u64 *next = prev ? (const u64 *)prev + 1 : memfilter_test_xxh64_seed0;
+	unsigned int idx = next - memfilter_test_xxh64_seed0;
 
-	if (idx >= MF_TEST_XXH64_LENS)
+	if (idx >= MEMFILTER_TEST_XXH64_LENS)
 		return NULL;
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "len %u", mf_test_xxh64_len(idx));
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "len %u", memfilter_test_xxh64_len(idx));
 	return next;
 }
 
 static void mf_xxh64_vectors(struct kunit *test)
 {
-	unsigned int idx = (const u64 *)test->param_value - mf_test_xxh64_seed0;
-	unsigned int len = mf_test_xxh64_len(idx);
+	unsigned int idx = (const u64 *)test->param_value - memfilter_test_xxh64_seed0;
+	unsigned int len = memfilter_test_xxh64_len(idx);
 	unsigned int off;
 	u8 *buf;
 
@@ -50,10 +50,10 @@ static void mf_xxh64_vectors(struct kunit *test)
 	for (off = 0; off < 8; off++) {
 		mf_fill_msg(buf + off, len);
 		KUNIT_EXPECT_EQ(test, memfilter_xxh64(buf + off, len, 0),
-				mf_test_xxh64_seed0[idx]);
+				memfilter_test_xxh64_seed0[idx]);
 		KUNIT_EXPECT_EQ(test,
-				memfilter_xxh64(buf + off, len, MF_TEST_XXH64_SEED1),
-				mf_test_xxh64_seed1[idx]);
+				memfilter_xxh64(buf + off, len, MEMFILTER_TEST_XXH64_SEED1),
+				memfilter_test_xxh64_seed1[idx]);
 	}
 }
 
@@ -90,8 +90,8 @@ static void mf_siphash_vectors(struct kunit *test)
 				buf[off + i] = i;
 			KUNIT_EXPECT_EQ_MSG(test,
 					    memfilter_siphash24(buf + off, len,
-								mf_test_sipkey),
-					    mf_test_siphash24[len],
+								memfilter_test_sipkey),
+					    memfilter_test_siphash24[len],
 					    "len %u offset %u", len, off);
 		}
 	}
@@ -126,13 +126,13 @@ static void mf_hasher_init_checks(struct kunit *test)
 						    zero_key), -EINVAL);
 
 	KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&h, MEMFILTER_HASH_XXH64,
-						    MF_TEST_XXH64_SEED1, key), 0);
+						    MEMFILTER_TEST_XXH64_SEED1, key), 0);
 	KUNIT_EXPECT_EQ(test, memfilter_hash(&h, msg, sizeof(msg)),
-			mf_test_xxh64_seed1[sizeof(msg)]);
+			memfilter_test_xxh64_seed1[sizeof(msg)]);
 
 	KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&h, MEMFILTER_HASH_SIPHASH24, 7,
-						    mf_test_sipkey), 0);
-	KUNIT_EXPECT_EQ(test, memfilter_hash(&h, "", 0), mf_test_siphash24[0]);
+						    memfilter_test_sipkey), 0);
+	KUNIT_EXPECT_EQ(test, memfilter_hash(&h, "", 0), memfilter_test_siphash24[0]);
 	/* A keyed hasher must not depend on the (ignored) XXH64 seed. */
 	KUNIT_EXPECT_EQ(test, h.seed, 0ULL);
 }

@@ -27,6 +27,23 @@ int libmf_encode_create(struct memfilter_create *c,
  */
 int libmf_image_check_header(const void *image, size_t len);
 
+/*
+ * Check a caller's options struct of @sz bytes against the @known bytes
+ * this library understands: -EINVAL if shorter, -E2BIG if a field it does
+ * not know is set, else 0 (libbpf's OPTS_VALID()).
+ */
+int libmf_opts_check(const void *opts, size_t sz, size_t known);
+
+/*
+ * A batch's layout is consistent: fixed-size keys (@key_size, no @lens) or
+ * lengths (@lens, @key_size 0), @keys present when @n is not 0.
+ */
+bool libmf_keys_layout_ok(const void *keys, size_t key_size,
+			  const uint32_t *lens, size_t n);
+
+/* Check mf_keys()'s @op and @opts (and zero opts->done): 0 or -errno. */
+int libmf_keys_opts_check(enum mf_keys_op op, struct mf_keys_opts *opts);
+
 /* Turn the ABI's struct memfilter_info into the library's mf_info. */
 void libmf_decode_info(const struct memfilter_info *i, struct mf_info *info);
 

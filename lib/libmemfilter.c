@@ -53,6 +53,11 @@ static int mf_copy_name(char dst[MEMFILTER_NAME_MAX], const char *name)
 	return 0;
 }
 
+const char *mf_version(void)
+{
+	return MEMFILTER_VERSION;
+}
+
 int mf_api(int devfd, struct mf_api_info *info)
 {
 	struct memfilter_api a = {
@@ -86,6 +91,10 @@ int mf_open_device(void)
 int libmf_encode_create(struct memfilter_create *c,
 			const struct mf_create_opts *o)
 {
+	int ret = libmf_opts_check(o, o->sz ? o->sz : sizeof(*o), sizeof(*o));
+
+	if (ret)
+		return ret;
 	if (o->type != MF_TYPE_BLOOM && o->type != MF_TYPE_CUCKOO)
 		return -EINVAL;
 	if (!o->capacity || (o->keyed && o->fixed_seed))
@@ -204,16 +213,15 @@ out_free_raw:
  * Run one key command over @n keys in kernel-sized batches. Fixed-size keys
  * when @key_size is non-zero, else variable-size keys with lengths @lens.
  */
-static ssize_t mf_keys(int fd, unsigned long cmd, const void *keys,
-		       size_t key_size, const uint32_t *lens, size_t n,
-		       uint64_t *results, size_t *done)
+static ssize_t mf_keys_ioctl(int fd, unsigned long cmd, const void *keys,
+			     size_t key_size, const uint32_t *lens, size_t n,
+			     uint64_t *results, size_t *done)
 {
 	const unsigned char *p = keys;
 	size_t off = 0, count = 0;
 	int ret = 0;
 
-	if ((key_size && lens) || (!key_size && !lens && n) ||
-	    key_size > MEMFILTER_KEY_MAX || (n && !keys)) {
+	if (!libmf_keys_layout_ok(keys, key_size, lens, n)) {
 		ret = -EINVAL;
 		goto out;
 	}
@@ -257,72 +265,130 @@ out:
 	return ret ? ret : (ssize_t)count;
 }
 
-/* The fixed-size forms: a key size of 0 would mean variable-size keys. */
-static ssize_t mf_keys_fixed(int fd, unsigned long cmd, const void *keys,
-			     size_t key_size, size_t n, uint64_t *results,
-			     size_t *done)
+bool libmf_keys_layout_ok(const void *keys, size_t key_size,
+			  const uint32_t *lens, size_t n)
 {
-	if (!key_size) {
-		if (done)
-			*done = 0;
+	return !((key_size && lens) || (!key_size && !lens && n) ||
+		 key_size > MEMFILTER_KEY_MAX || (n && !keys));
+}
+
+int libmf_opts_check(const void *opts, size_t sz, size_t known)
+{
+	const unsigned char *p = opts;
+	size_t i;
+
+	if (!opts || sz < known)
 		return -EINVAL;
-	}
-	return mf_keys(fd, cmd, keys, key_size, NULL, n, results, done);
+	for (i = known; i < sz; i++)
+		if (p[i])
+			return -E2BIG;
+	return 0;
+}
+
+int libmf_keys_opts_check(enum mf_keys_op op, struct mf_keys_opts *opts)
+{
+	int ret;
+
+	if (!opts)
+		return -EINVAL;
+	ret = libmf_opts_check(opts, opts->sz,
+			       offsetof(struct mf_keys_opts, done) +
+			       sizeof(opts->done));
+	if (ret)
+		return ret;
+	opts->done = 0;
+	return op <= MF_KEYS_ADD_UNIQUE ? 0 : -EINVAL;
+}
+
+ssize_t mf_keys(int fd, enum mf_keys_op op, const void *keys, size_t n,
+		struct mf_keys_opts *opts)
+{
+	static const unsigned long cmds[] = {
+		[MF_KEYS_ADD] = MEMFILTER_IOC_ADD,
+		[MF_KEYS_QUERY] = MEMFILTER_IOC_QUERY,
+		[MF_KEYS_DELETE] = MEMFILTER_IOC_DELETE,
+		[MF_KEYS_ADD_UNIQUE] = MEMFILTER_IOC_ADD_UNIQUE,
+	};
+	int ret = libmf_keys_opts_check(op, opts);
+
+	if (ret)
+		return ret;
+	return mf_keys_ioctl(fd, cmds[op], keys, opts->key_size, opts->lens, n,
+			     opts->results, &opts->done);
+}
+
+/*
+ * The wrappers' common body; @fixed: a key size of 0 is an error, not
+ * "variable-size keys".
+ */
+static ssize_t mf_keys_args(int fd, enum mf_keys_op op, bool fixed,
+			    const void *keys, size_t key_size,
+			    const uint32_t *lens, size_t n, uint64_t *results,
+			    size_t *done)
+{
+	MF_OPTS(mf_keys_opts, o, .key_size = key_size, .lens = lens,
+		.results = results);
+	ssize_t ret = fixed && !key_size ? -EINVAL : mf_keys(fd, op, keys, n, &o);
+
+	if (done)
+		*done = o.done;
+	return ret;
 }
 
 ssize_t mf_add(int fd, const void *keys, size_t key_size, size_t n,
 	       uint64_t *results, size_t *done)
 {
-	return mf_keys_fixed(fd, MEMFILTER_IOC_ADD, keys, key_size, n, results,
-			     done);
+	return mf_keys_args(fd, MF_KEYS_ADD, true, keys, key_size, NULL, n,
+			    results, done);
 }
 
 ssize_t mf_query(int fd, const void *keys, size_t key_size, size_t n,
 		 uint64_t *results, size_t *done)
 {
-	return mf_keys_fixed(fd, MEMFILTER_IOC_QUERY, keys, key_size, n,
-			     results, done);
+	return mf_keys_args(fd, MF_KEYS_QUERY, true, keys, key_size, NULL, n,
+			    results, done);
 }
 
 ssize_t mf_delete(int fd, const void *keys, size_t key_size, size_t n,
 		  uint64_t *results, size_t *done)
 {
-	return mf_keys_fixed(fd, MEMFILTER_IOC_DELETE, keys, key_size, n,
-			     results, done);
+	return mf_keys_args(fd, MF_KEYS_DELETE, true, keys, key_size, NULL, n,
+			    results, done);
 }
 
 ssize_t mf_add_unique(int fd, const void *keys, size_t key_size, size_t n,
 		      uint64_t *results, size_t *done)
 {
-	return mf_keys_fixed(fd, MEMFILTER_IOC_ADD_UNIQUE, keys, key_size, n,
-			     results, done);
+	return mf_keys_args(fd, MF_KEYS_ADD_UNIQUE, true, keys, key_size, NULL,
+			    n, results, done);
 }
 
 ssize_t mf_addv(int fd, const void *keys, const uint32_t *lens, size_t n,
 		uint64_t *results, size_t *done)
 {
-	return mf_keys(fd, MEMFILTER_IOC_ADD, keys, 0, lens, n, results, done);
+	return mf_keys_args(fd, MF_KEYS_ADD, false, keys, 0, lens, n, results,
+			    done);
 }
 
 ssize_t mf_queryv(int fd, const void *keys, const uint32_t *lens, size_t n,
 		  uint64_t *results, size_t *done)
 {
-	return mf_keys(fd, MEMFILTER_IOC_QUERY, keys, 0, lens, n, results,
-		       done);
+	return mf_keys_args(fd, MF_KEYS_QUERY, false, keys, 0, lens, n,
+			    results, done);
 }
 
 ssize_t mf_deletev(int fd, const void *keys, const uint32_t *lens, size_t n,
 		   uint64_t *results, size_t *done)
 {
-	return mf_keys(fd, MEMFILTER_IOC_DELETE, keys, 0, lens, n, results,
-		       done);
+	return mf_keys_args(fd, MF_KEYS_DELETE, false, keys, 0, lens, n,
+			    results, done);
 }
 
 ssize_t mf_add_uniquev(int fd, const void *keys, const uint32_t *lens,
 		       size_t n, uint64_t *results, size_t *done)
 {
-	return mf_keys(fd, MEMFILTER_IOC_ADD_UNIQUE, keys, 0, lens, n, results,
-		       done);
+	return mf_keys_args(fd, MF_KEYS_ADD_UNIQUE, false, keys, 0, lens, n,
+			    results, done);
 }
 
 int mf_info(int fd, struct mf_info *info)

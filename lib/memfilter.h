@@ -26,9 +26,27 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "memfilter_version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * The library's public functions: the only symbols libmemfilter.so exports
+ * (it is built with -fvisibility=hidden, and lib/libmemfilter.map lists
+ * them per version).
+ */
+#ifndef LIBMEMFILTER_API
+#define LIBMEMFILTER_API __attribute__((visibility("default")))
+#endif
+
+/*
+ * Declare an options struct with its size set, the rest zero or as given:
+ * MF_OPTS(mf_keys_opts, o, .key_size = 8);
+ */
+#define MF_OPTS(type, name, ...)					\
+	struct type name = { .sz = sizeof(struct type), __VA_ARGS__ }
 
 #define MF_DEVICE_PATH "/dev/memfilter"
 
@@ -57,6 +75,8 @@ struct mf_api_info {
 
 /**
  * struct mf_create_opts - parameters of a new filter
+ * @sz: sizeof(struct mf_create_opts), so that the struct can grow (see
+ *	MF_OPTS()); 0 stands for the size of this first version
  * @type: MF_TYPE_BLOOM or MF_TYPE_CUCKOO
  * @capacity: number of keys the filter is designed for (>= 1)
  * @fpr: target false-positive rate, 0 < @fpr < 1; 0 for none
@@ -76,6 +96,7 @@ struct mf_api_info {
  * Zero-initialise and set what you need.
  */
 struct mf_create_opts {
+	size_t sz;
 	int type;
 	uint64_t capacity;
 	double fpr;
@@ -139,6 +160,40 @@ struct mf_info {
 };
 
 /**
+ * enum mf_keys_op - what to do with a batch of keys
+ * @MF_KEYS_ADD: add them
+ * @MF_KEYS_QUERY: ask whether they may be present
+ * @MF_KEYS_DELETE: delete one copy of each (cuckoo)
+ * @MF_KEYS_ADD_UNIQUE: add those that are not present yet (cuckoo)
+ */
+enum mf_keys_op {
+	MF_KEYS_ADD,
+	MF_KEYS_QUERY,
+	MF_KEYS_DELETE,
+	MF_KEYS_ADD_UNIQUE,
+};
+
+/**
+ * struct mf_keys_opts - how a batch of keys is laid out, and the answers
+ * @sz: sizeof(struct mf_keys_opts) (MF_OPTS()); required
+ * @key_size: bytes per key for fixed-size keys, 1 .. MF_KEY_MAX; 0 when
+ *	@lens gives each key's length
+ * @lens: variable-size keys: @n lengths, each 0 .. MF_KEY_MAX, the keys
+ *	back to back; NULL for fixed-size keys
+ * @results: optional bitmap of (@n + 63) / 64 words; bit i is set when the
+ *	operation took effect for key i (added, may be present, deleted)
+ * @done: out: the number of keys processed, @n on success. On failure the
+ *	keys before it took effect and the rest did not.
+ */
+struct mf_keys_opts {
+	size_t sz;
+	size_t key_size;
+	const uint32_t *lens;
+	uint64_t *results;
+	size_t done;
+};
+
+/**
  * mf_open_device() - open /dev/memfilter and check the ABI version
  *
  * The fd is opened O_RDWR | O_CLOEXEC; close it with close().
@@ -147,7 +202,17 @@ struct mf_info {
  * loaded, -EACCES without permission, -EOPNOTSUPP when the kernel speaks
  * another ABI version).
  */
-int mf_open_device(void);
+LIBMEMFILTER_API int mf_open_device(void);
+
+/**
+ * mf_version() - this library's version
+ *
+ * The library a program runs with may be newer than the header it was
+ * built with (MEMFILTER_VERSION in <memfilter_version.h>).
+ *
+ * Return: the version, "x.y.z", a static string.
+ */
+LIBMEMFILTER_API const char *mf_version(void);
 
 /**
  * mf_api() - the kernel's ABI version and features
@@ -156,7 +221,7 @@ int mf_open_device(void);
  *
  * Return: 0 or -errno.
  */
-int mf_api(int devfd, struct mf_api_info *info);
+LIBMEMFILTER_API int mf_api(int devfd, struct mf_api_info *info);
 
 /**
  * mf_create() - create a filter
@@ -174,7 +239,7 @@ int mf_api(int devfd, struct mf_api_info *info);
  * -ENOMEM, -EEXIST when the name is taken, -EPERM when publishing without
  * CAP_SYS_ADMIN.
  */
-int mf_create(int devfd, const struct mf_create_opts *opts);
+LIBMEMFILTER_API int mf_create(int devfd, const struct mf_create_opts *opts);
 
 /**
  * mf_open() - open a published filter by name
@@ -184,7 +249,7 @@ int mf_create(int devfd, const struct mf_create_opts *opts);
  * Return: a new fd for the filter (O_CLOEXEC), or -errno (-ENOENT when no
  * filter has that name).
  */
-int mf_open(int devfd, const char *name);
+LIBMEMFILTER_API int mf_open(int devfd, const char *name);
 
 /**
  * mf_list() - the names of all published filters
@@ -197,7 +262,28 @@ int mf_open(int devfd, const char *name);
  *
  * Return: the number of names, or -errno (*@names is then NULL).
  */
-ssize_t mf_list(int devfd, char ***names);
+LIBMEMFILTER_API ssize_t mf_list(int devfd, char ***names);
+
+/**
+ * mf_keys() - one operation on a batch of keys of a filter fd
+ * @fd: a filter fd
+ * @op: the operation
+ * @keys: the keys, back to back
+ * @n: number of keys (any number: the library splits it into batches the
+ *	kernel accepts)
+ * @opts: their layout and the answers
+ *
+ * mf_add() .. mf_add_uniquev() below are this call with the layout spelled
+ * out in arguments.
+ *
+ * Return: the number of keys for which the operation took effect, or
+ * -errno: -EINVAL for a bad layout or @opts->sz, -E2BIG for a larger
+ * @opts with non-zero unknown fields, -ENOSPC when a cuckoo filter is full
+ * (nothing already in it is lost; see @opts->done), -EOPNOTSUPP for an
+ * operation the filter's type lacks.
+ */
+LIBMEMFILTER_API ssize_t mf_keys(int fd, enum mf_keys_op op, const void *keys, size_t n,
+				 struct mf_keys_opts *opts);
 
 /**
  * mf_add() - add a batch of fixed-size keys
@@ -215,8 +301,8 @@ ssize_t mf_list(int devfd, char ***names);
  * filter is full (nothing already in it is lost; see @done), -EINVAL for a
  * bad @key_size.
  */
-ssize_t mf_add(int fd, const void *keys, size_t key_size, size_t n,
-	       uint64_t *results, size_t *done);
+LIBMEMFILTER_API ssize_t mf_add(int fd, const void *keys, size_t key_size, size_t n,
+				uint64_t *results, size_t *done);
 
 /**
  * mf_query() - query a batch of fixed-size keys
@@ -229,8 +315,8 @@ ssize_t mf_add(int fd, const void *keys, size_t key_size, size_t n,
  *
  * Return: the number of keys that may be present, or -errno.
  */
-ssize_t mf_query(int fd, const void *keys, size_t key_size, size_t n,
-		 uint64_t *results, size_t *done);
+LIBMEMFILTER_API ssize_t mf_query(int fd, const void *keys, size_t key_size, size_t n,
+				  uint64_t *results, size_t *done);
 
 /**
  * mf_delete() - delete a batch of fixed-size keys from a cuckoo filter
@@ -247,8 +333,8 @@ ssize_t mf_query(int fd, const void *keys, size_t key_size, size_t n,
  * Return: the number of keys found and removed, or -errno (-EOPNOTSUPP on
  * a Bloom filter).
  */
-ssize_t mf_delete(int fd, const void *keys, size_t key_size, size_t n,
-		  uint64_t *results, size_t *done);
+LIBMEMFILTER_API ssize_t mf_delete(int fd, const void *keys, size_t key_size, size_t n,
+				   uint64_t *results, size_t *done);
 
 /**
  * mf_add_unique() - add fixed-size keys that are not already present
@@ -263,8 +349,8 @@ ssize_t mf_delete(int fd, const void *keys, size_t key_size, size_t n,
  * Return: the number of keys added, or -errno (-EOPNOTSUPP on a Bloom
  * filter, -ENOSPC when full).
  */
-ssize_t mf_add_unique(int fd, const void *keys, size_t key_size, size_t n,
-		      uint64_t *results, size_t *done);
+LIBMEMFILTER_API ssize_t mf_add_unique(int fd, const void *keys, size_t key_size, size_t n,
+				       uint64_t *results, size_t *done);
 
 /**
  * mf_addv() - add a batch of variable-size keys
@@ -277,8 +363,8 @@ ssize_t mf_add_unique(int fd, const void *keys, size_t key_size, size_t n,
  *
  * Return: as mf_add().
  */
-ssize_t mf_addv(int fd, const void *keys, const uint32_t *lens, size_t n,
-		uint64_t *results, size_t *done);
+LIBMEMFILTER_API ssize_t mf_addv(int fd, const void *keys, const uint32_t *lens, size_t n,
+				 uint64_t *results, size_t *done);
 
 /**
  * mf_queryv() - query a batch of variable-size keys
@@ -291,8 +377,8 @@ ssize_t mf_addv(int fd, const void *keys, const uint32_t *lens, size_t n,
  *
  * Return: as mf_query().
  */
-ssize_t mf_queryv(int fd, const void *keys, const uint32_t *lens, size_t n,
-		  uint64_t *results, size_t *done);
+LIBMEMFILTER_API ssize_t mf_queryv(int fd, const void *keys, const uint32_t *lens, size_t n,
+				   uint64_t *results, size_t *done);
 
 /**
  * mf_deletev() - delete a batch of variable-size keys from a cuckoo filter
@@ -305,8 +391,8 @@ ssize_t mf_queryv(int fd, const void *keys, const uint32_t *lens, size_t n,
  *
  * Return: as mf_delete().
  */
-ssize_t mf_deletev(int fd, const void *keys, const uint32_t *lens, size_t n,
-		   uint64_t *results, size_t *done);
+LIBMEMFILTER_API ssize_t mf_deletev(int fd, const void *keys, const uint32_t *lens, size_t n,
+				    uint64_t *results, size_t *done);
 
 /**
  * mf_add_uniquev() - add variable-size keys that are not already present
@@ -319,8 +405,8 @@ ssize_t mf_deletev(int fd, const void *keys, const uint32_t *lens, size_t n,
  *
  * Return: as mf_add_unique().
  */
-ssize_t mf_add_uniquev(int fd, const void *keys, const uint32_t *lens,
-		       size_t n, uint64_t *results, size_t *done);
+LIBMEMFILTER_API ssize_t mf_add_uniquev(int fd, const void *keys, const uint32_t *lens,
+					size_t n, uint64_t *results, size_t *done);
 
 /**
  * mf_info() - a filter's parameters and statistics
@@ -329,7 +415,7 @@ ssize_t mf_add_uniquev(int fd, const void *keys, const uint32_t *lens,
  *
  * Return: 0 or -errno.
  */
-int mf_info(int fd, struct mf_info *info);
+LIBMEMFILTER_API int mf_info(int fd, struct mf_info *info);
 
 /**
  * mf_clear() - remove every key from a filter
@@ -337,7 +423,7 @@ int mf_info(int fd, struct mf_info *info);
  *
  * Return: 0 or -errno.
  */
-int mf_clear(int fd);
+LIBMEMFILTER_API int mf_clear(int fd);
 
 /**
  * mf_publish() - give a filter a system-wide name
@@ -350,7 +436,7 @@ int mf_clear(int fd);
  * Return: 0 or -errno (-EEXIST when the name is taken, -EBUSY when the
  * filter already has a name, -EPERM without CAP_SYS_ADMIN).
  */
-int mf_publish(int fd, const char *name);
+LIBMEMFILTER_API int mf_publish(int fd, const char *name);
 
 /**
  * mf_unpublish() - take a filter's name away
@@ -361,7 +447,7 @@ int mf_publish(int fd, const char *name);
  *
  * Return: 0 or -errno.
  */
-int mf_unpublish(int fd);
+LIBMEMFILTER_API int mf_unpublish(int fd);
 
 /**
  * mf_dump() - a filter's image, read from its fd
@@ -376,7 +462,7 @@ int mf_unpublish(int fd);
  * Return: 0 or -errno (-EBADMSG when what was read is not an image,
  * -EPERM for a keyed filter without CAP_SYS_ADMIN, -ENOMEM).
  */
-int mf_dump(int fd, void **image, size_t *len);
+LIBMEMFILTER_API int mf_dump(int fd, void **image, size_t *len);
 
 /**
  * mf_load() - a new filter from an image
@@ -394,7 +480,7 @@ int mf_dump(int fd, void **image, size_t *len);
  * module's limits, -EEXIST when @name is taken. Nothing is created on
  * error.
  */
-int mf_load(int devfd, const void *image, size_t len, const char *name);
+LIBMEMFILTER_API int mf_load(int devfd, const void *image, size_t len, const char *name);
 
 /*
  * Offline filters: the kernel module's own filter code (core/), compiled
@@ -415,8 +501,8 @@ struct mf_offline;
  * Return: 0 or -errno: -EINVAL for inconsistent parameters, -E2BIG
  * beyond the filters' size limits, -ENOMEM.
  */
-int mf_offline_create(const struct mf_create_opts *opts,
-		      struct mf_offline **out);
+LIBMEMFILTER_API int mf_offline_create(const struct mf_create_opts *opts,
+				       struct mf_offline **out);
 
 /**
  * mf_offline_from_image() - an in-memory filter from an image
@@ -432,8 +518,8 @@ int mf_offline_create(const struct mf_create_opts *opts,
  * inconsistent image, -EOPNOTSUPP for an unknown version, type, hash or
  * flag, -ENOMEM.
  */
-int mf_offline_from_image(const void *image, size_t len,
-			  struct mf_offline **out, const char **why);
+LIBMEMFILTER_API int mf_offline_from_image(const void *image, size_t len,
+					   struct mf_offline **out, const char **why);
 
 /**
  * mf_offline_free() - release an offline filter
@@ -441,7 +527,7 @@ int mf_offline_from_image(const void *image, size_t len,
  *
  * A keyed filter's secret is wiped.
  */
-void mf_offline_free(struct mf_offline *f);
+LIBMEMFILTER_API void mf_offline_free(struct mf_offline *f);
 
 /**
  * mf_offline_image() - serialize an offline filter
@@ -452,7 +538,7 @@ void mf_offline_free(struct mf_offline *f);
  *
  * Return: 0 or -ENOMEM.
  */
-int mf_offline_image(const struct mf_offline *f, void **image, size_t *len);
+LIBMEMFILTER_API int mf_offline_image(const struct mf_offline *f, void **image, size_t *len);
 
 /**
  * mf_offline_info() - an offline filter's parameters and fill
@@ -463,7 +549,20 @@ int mf_offline_image(const struct mf_offline *f, void **image, size_t *len);
  *
  * Return: 0.
  */
-int mf_offline_info(const struct mf_offline *f, struct mf_info *info);
+LIBMEMFILTER_API int mf_offline_info(const struct mf_offline *f, struct mf_info *info);
+
+/**
+ * mf_offline_keys() - one operation on a batch of keys of an offline filter
+ * @f: the filter
+ * @op: the operation
+ * @keys: the keys, back to back
+ * @n: number of keys
+ * @opts: their layout and the answers, as for mf_keys()
+ *
+ * Return: as mf_keys().
+ */
+LIBMEMFILTER_API ssize_t mf_offline_keys(struct mf_offline *f, enum mf_keys_op op,
+					 const void *keys, size_t n, struct mf_keys_opts *opts);
 
 /**
  * mf_offline_add() - add fixed-size keys to an offline filter
@@ -476,9 +575,9 @@ int mf_offline_info(const struct mf_offline *f, struct mf_info *info);
  *
  * Return: as mf_add().
  */
-ssize_t mf_offline_add(struct mf_offline *f, const void *keys,
-		       size_t key_size, size_t n, uint64_t *results,
-		       size_t *done);
+LIBMEMFILTER_API ssize_t mf_offline_add(struct mf_offline *f, const void *keys,
+					size_t key_size, size_t n, uint64_t *results,
+					size_t *done);
 
 /**
  * mf_offline_query() - query fixed-size keys of an offline filter
@@ -491,9 +590,9 @@ ssize_t mf_offline_add(struct mf_offline *f, const void *keys,
  *
  * Return: as mf_query().
  */
-ssize_t mf_offline_query(const struct mf_offline *f, const void *keys,
-			 size_t key_size, size_t n, uint64_t *results,
-			 size_t *done);
+LIBMEMFILTER_API ssize_t mf_offline_query(const struct mf_offline *f, const void *keys,
+					  size_t key_size, size_t n, uint64_t *results,
+					  size_t *done);
 
 /**
  * mf_offline_delete() - delete fixed-size keys from an offline cuckoo filter
@@ -506,9 +605,9 @@ ssize_t mf_offline_query(const struct mf_offline *f, const void *keys,
  *
  * Return: as mf_delete().
  */
-ssize_t mf_offline_delete(struct mf_offline *f, const void *keys,
-			  size_t key_size, size_t n, uint64_t *results,
-			  size_t *done);
+LIBMEMFILTER_API ssize_t mf_offline_delete(struct mf_offline *f, const void *keys,
+					   size_t key_size, size_t n, uint64_t *results,
+					   size_t *done);
 
 /**
  * mf_offline_addv() - add variable-size keys to an offline filter
@@ -521,9 +620,9 @@ ssize_t mf_offline_delete(struct mf_offline *f, const void *keys,
  *
  * Return: as mf_add().
  */
-ssize_t mf_offline_addv(struct mf_offline *f, const void *keys,
-			const uint32_t *lens, size_t n, uint64_t *results,
-			size_t *done);
+LIBMEMFILTER_API ssize_t mf_offline_addv(struct mf_offline *f, const void *keys,
+					 const uint32_t *lens, size_t n, uint64_t *results,
+					 size_t *done);
 
 /**
  * mf_offline_queryv() - query variable-size keys of an offline filter
@@ -536,9 +635,9 @@ ssize_t mf_offline_addv(struct mf_offline *f, const void *keys,
  *
  * Return: as mf_query().
  */
-ssize_t mf_offline_queryv(const struct mf_offline *f, const void *keys,
-			  const uint32_t *lens, size_t n, uint64_t *results,
-			  size_t *done);
+LIBMEMFILTER_API ssize_t mf_offline_queryv(const struct mf_offline *f, const void *keys,
+					   const uint32_t *lens, size_t n, uint64_t *results,
+					   size_t *done);
 
 /**
  * mf_offline_deletev() - delete variable-size keys from an offline cuckoo
@@ -552,9 +651,9 @@ ssize_t mf_offline_queryv(const struct mf_offline *f, const void *keys,
  *
  * Return: as mf_delete().
  */
-ssize_t mf_offline_deletev(struct mf_offline *f, const void *keys,
-			   const uint32_t *lens, size_t n, uint64_t *results,
-			   size_t *done);
+LIBMEMFILTER_API ssize_t mf_offline_deletev(struct mf_offline *f, const void *keys,
+					    const uint32_t *lens, size_t n, uint64_t *results,
+					    size_t *done);
 
 /**
  * mf_image_merge() - the union of two Bloom filter images
@@ -577,8 +676,8 @@ ssize_t mf_offline_deletev(struct mf_offline *f, const void *keys,
  * filters, mismatched shape or hashing; see @why), -EBADMSG /
  * -EOPNOTSUPP when either image is invalid, -ENOMEM.
  */
-int mf_image_merge(const void *a, size_t a_len, const void *b, size_t b_len,
-		   void **out, size_t *out_len, const char **why);
+LIBMEMFILTER_API int mf_image_merge(const void *a, size_t a_len, const void *b, size_t b_len,
+				    void **out, size_t *out_len, const char **why);
 
 /**
  * mf_strerror() - a message for a negative errno from this library
@@ -590,7 +689,7 @@ int mf_image_merge(const void *a, size_t a_len, const void *b, size_t b_len,
  *
  * Return: a static string.
  */
-const char *mf_strerror(int err);
+LIBMEMFILTER_API const char *mf_strerror(int err);
 
 #ifdef __cplusplus
 }

@@ -247,13 +247,11 @@ static u32 mf_result_weight(const unsigned long *result, u32 n)
 	return w;
 }
 
-static int mf_offline_do_add(struct mf_offline *f, const u64 *hashes, u32 n,
-			     unsigned long *result, u32 *done)
+/* Count what an add of either kind did. */
+static int mf_offline_added(struct mf_offline *f, int ret,
+			    const unsigned long *result, u32 done)
 {
-	/* An offline filter has one owner: no atomics needed. */
-	int ret = (f->ops->add_exclusive ?: f->ops->add)(&f->s, hashes, n,
-							  result, done);
-	u32 added = mf_result_weight(result, *done);
+	u32 added = mf_result_weight(result, done);
 
 	f->keys += added;
 	f->adds += added;
@@ -262,12 +260,30 @@ static int mf_offline_do_add(struct mf_offline *f, const u64 *hashes, u32 n,
 	return ret;
 }
 
+static int mf_offline_do_add(struct mf_offline *f, const u64 *hashes, u32 n,
+			     unsigned long *result, u32 *done)
+{
+	/* An offline filter has one owner: no atomics needed. */
+	int ret = (f->ops->add_exclusive ?: f->ops->add)(&f->s, hashes, n,
+							  result, done);
+
+	return mf_offline_added(f, ret, result, *done);
+}
+
 static int mf_offline_do_query(struct mf_offline *f, const u64 *hashes, u32 n,
 			       unsigned long *result, u32 *done)
 {
 	f->ops->contains(&f->s, hashes, n, result);
 	*done = n;
 	return 0;
+}
+
+static int mf_offline_do_add_unique(struct mf_offline *f, const u64 *hashes,
+				    u32 n, unsigned long *result, u32 *done)
+{
+	int ret = f->ops->add_unique(&f->s, hashes, n, result, done);
+
+	return mf_offline_added(f, ret, result, *done);
 }
 
 static int mf_offline_do_delete(struct mf_offline *f, const u64 *hashes,
@@ -279,14 +295,32 @@ static int mf_offline_do_delete(struct mf_offline *f, const u64 *hashes,
 	return ret;
 }
 
+/* A batch the filter can take: layout, every length, the operation. */
+static int mf_offline_check(const struct mf_offline *f, mf_offline_op op,
+			    const void *keys, size_t key_size,
+			    const uint32_t *lens, size_t n)
+{
+	size_t i;
+
+	if (!libmf_keys_layout_ok(keys, key_size, lens, n))
+		return -EINVAL;
+	if ((op == mf_offline_do_delete && !f->ops->delete) ||
+	    (op == mf_offline_do_add_unique && !f->ops->add_unique))
+		return -EOPNOTSUPP;
+	for (i = 0; !key_size && i < n; i++)
+		if (lens[i] > MF_KEY_MAX)
+			return -EINVAL;
+	return 0;
+}
+
 /*
- * The offline mf_keys(): fixed-size keys if @key_size, else @lens; hashed
+ * The offline mf_keys_ioctl(): fixed-size keys if @key_size, else @lens; hashed
  * a window at a time and handed to @op, as the kernel does.
  */
-static ssize_t mf_offline_keys(struct mf_offline *f, mf_offline_op op,
-			       const void *keys, size_t key_size,
-			       const uint32_t *lens, size_t n,
-			       uint64_t *results, size_t *done)
+static ssize_t mf_offline_run(struct mf_offline *f, mf_offline_op op,
+			      const void *keys, size_t key_size,
+			      const uint32_t *lens, size_t n,
+			      uint64_t *results, size_t *done)
 {
 	unsigned long res[MF_OFFLINE_WINDOW / BITS_PER_LONG];
 	u64 hashes[MF_OFFLINE_WINDOW];
@@ -295,24 +329,9 @@ static ssize_t mf_offline_keys(struct mf_offline *f, mf_offline_op op,
 	u32 j, m, d;
 	int ret = 0;
 
-	if ((key_size && lens) || (!key_size && !lens && n) ||
-	    key_size > MF_KEY_MAX || (n && !keys)) {
-		ret = -EINVAL;
+	ret = mf_offline_check(f, op, keys, key_size, lens, n);
+	if (ret)
 		goto out;
-	}
-	if (op == mf_offline_do_delete && !f->ops->delete) {
-		ret = -EOPNOTSUPP;
-		goto out;
-	}
-	if (!key_size) {
-		for (i = 0; i < n; i++) {
-			if (lens[i] > MF_KEY_MAX) {
-				ret = -EINVAL;
-				i = 0;
-				goto out;
-			}
-		}
-	}
 	if (results)
 		memset(results, 0, (n + 63) / 64 * sizeof(*results));
 	for (i = 0; i < n; i += d) {
@@ -342,43 +361,61 @@ out:
 	return ret ? ret : (ssize_t)count;
 }
 
+ssize_t mf_offline_keys(struct mf_offline *f, enum mf_keys_op op,
+			const void *keys, size_t n, struct mf_keys_opts *opts)
+{
+	static const mf_offline_op ops[] = {
+		[MF_KEYS_ADD] = mf_offline_do_add,
+		[MF_KEYS_QUERY] = mf_offline_do_query,
+		[MF_KEYS_DELETE] = mf_offline_do_delete,
+		[MF_KEYS_ADD_UNIQUE] = mf_offline_do_add_unique,
+	};
+	int ret = libmf_keys_opts_check(op, opts);
+
+	if (ret)
+		return ret;
+	return mf_offline_run(f, ops[op], keys, opts->key_size, opts->lens, n,
+			      opts->results, &opts->done);
+}
+
+/* The wrappers' common body, as mf_keys_args() for fds. */
+static ssize_t mf_offline_args(struct mf_offline *f, enum mf_keys_op op,
+			       bool fixed, const void *keys, size_t key_size,
+			       const uint32_t *lens, size_t n,
+			       uint64_t *results, size_t *done)
+{
+	MF_OPTS(mf_keys_opts, o, .key_size = key_size, .lens = lens,
+		.results = results);
+	ssize_t ret = fixed && !key_size ? -EINVAL :
+		      mf_offline_keys(f, op, keys, n, &o);
+
+	if (done)
+		*done = o.done;
+	return ret;
+}
+
 ssize_t mf_offline_add(struct mf_offline *f, const void *keys,
 		       size_t key_size, size_t n, uint64_t *results,
 		       size_t *done)
 {
-	if (!key_size) {
-		if (done)
-			*done = 0;
-		return -EINVAL;
-	}
-	return mf_offline_keys(f, mf_offline_do_add, keys, key_size, NULL, n,
+	return mf_offline_args(f, MF_KEYS_ADD, true, keys, key_size, NULL, n,
 			       results, done);
 }
 
+/* Queries do not modify the filter. */
 ssize_t mf_offline_query(const struct mf_offline *f, const void *keys,
 			 size_t key_size, size_t n, uint64_t *results,
 			 size_t *done)
 {
-	if (!key_size) {
-		if (done)
-			*done = 0;
-		return -EINVAL;
-	}
-	/* Queries do not modify the filter. */
-	return mf_offline_keys((struct mf_offline *)f, mf_offline_do_query, keys,
-			       key_size, NULL, n, results, done);
+	return mf_offline_args((struct mf_offline *)f, MF_KEYS_QUERY, true,
+			       keys, key_size, NULL, n, results, done);
 }
 
 ssize_t mf_offline_delete(struct mf_offline *f, const void *keys,
 			  size_t key_size, size_t n, uint64_t *results,
 			  size_t *done)
 {
-	if (!key_size) {
-		if (done)
-			*done = 0;
-		return -EINVAL;
-	}
-	return mf_offline_keys(f, mf_offline_do_delete, keys, key_size, NULL, n,
+	return mf_offline_args(f, MF_KEYS_DELETE, true, keys, key_size, NULL, n,
 			       results, done);
 }
 
@@ -386,23 +423,24 @@ ssize_t mf_offline_addv(struct mf_offline *f, const void *keys,
 			const uint32_t *lens, size_t n, uint64_t *results,
 			size_t *done)
 {
-	return mf_offline_keys(f, mf_offline_do_add, keys, 0, lens, n, results, done);
+	return mf_offline_args(f, MF_KEYS_ADD, false, keys, 0, lens, n, results,
+			       done);
 }
 
 ssize_t mf_offline_queryv(const struct mf_offline *f, const void *keys,
 			  const uint32_t *lens, size_t n, uint64_t *results,
 			  size_t *done)
 {
-	return mf_offline_keys((struct mf_offline *)f, mf_offline_do_query, keys, 0,
-			       lens, n, results, done);
+	return mf_offline_args((struct mf_offline *)f, MF_KEYS_QUERY, false,
+			       keys, 0, lens, n, results, done);
 }
 
 ssize_t mf_offline_deletev(struct mf_offline *f, const void *keys,
 			   const uint32_t *lens, size_t n, uint64_t *results,
 			   size_t *done)
 {
-	return mf_offline_keys(f, mf_offline_do_delete, keys, 0, lens, n, results,
-			       done);
+	return mf_offline_args(f, MF_KEYS_DELETE, false, keys, 0, lens, n,
+			       results, done);
 }
 
 /* Why two parsed Bloom filters cannot be ORed, or NULL if they can. */

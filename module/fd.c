@@ -15,6 +15,7 @@
 #include <linux/anon_inodes.h>
 #include <linux/bitmap.h>
 #include <linux/capability.h>
+#include <linux/cleanup.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/module.h>
@@ -133,7 +134,7 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op)
 	struct memfilter_keys *k = ucmd->cmd;
 	struct memfilter *f = ucmd->f;
 	u64 __user *ures = u64_to_user_ptr(k->results);
-	struct mf_batch *b;
+	struct mf_batch *b __free(kfree) = NULL;
 	u32 i = 0, n, done, count = 0;
 	u64 off = 0;
 	int ret = 0, ret2;
@@ -173,7 +174,6 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op)
 		}
 		cond_resched();
 	}
-	kfree(b);
 	k->out_count = count;
 	k->out_done = i;
 	ret2 = memfilter_respond(ucmd, sizeof(*k));
@@ -294,39 +294,29 @@ static ssize_t mf_filter_read(struct file *file, char __user *buf,
 
 	if (pos < 0)
 		return -EINVAL;
-	mutex_lock(&mfile->lock);
+	guard(mutex)(&mfile->lock);
 	if (!pos) {
 		kvfree(mfile->image);
 		mfile->image = memfilter_filter_image(mfile->f, &mfile->image_len);
 		if (IS_ERR(mfile->image)) {
 			ret = PTR_ERR(mfile->image);
 			mfile->image = NULL;
-			goto out;
+			return ret;
 		}
 	}
-	if (!mfile->image) {
-		/* EOF right after a dump; otherwise a dump starts at 0. */
-		ret = pos == mfile->image_len ? 0 : -EINVAL;
-		goto out;
-	}
-	if (pos >= mfile->image_len) {
-		ret = 0;
-		goto out;
-	}
+	if (!mfile->image)	/* EOF right after a dump; else dumps start at 0. */
+		return pos == mfile->image_len ? 0 : -EINVAL;
+	if (pos >= mfile->image_len)
+		return 0;
 	n = min_t(size_t, len, mfile->image_len - pos);
-	if (copy_to_user(buf, (u8 *)mfile->image + pos, n)) {
-		ret = -EFAULT;
-		goto out;
-	}
+	if (copy_to_user(buf, (u8 *)mfile->image + pos, n))
+		return -EFAULT;
 	*ppos = pos + n;
-	ret = n;
 	if (*ppos == mfile->image_len) {
 		kvfree(mfile->image);
 		mfile->image = NULL;
 	}
-out:
-	mutex_unlock(&mfile->lock);
-	return ret;
+	return n;
 }
 
 static int mf_filter_release(struct inode *inode, struct file *file)

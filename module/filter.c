@@ -270,11 +270,9 @@ void memfilter_filter_clear(struct memfilter *f)
 	struct memfilter_pcpu_stats *s;
 	int cpu;
 
-	if (f->ops->locked_writers)
-		spin_lock_bh(&f->lock);
+	memfilter_writer_lock(f);
 	f->ops->clear(&f->s);
-	if (f->ops->locked_writers)
-		spin_unlock_bh(&f->lock);
+	memfilter_writer_unlock(f);
 	for_each_possible_cpu(cpu) {
 		s = per_cpu_ptr(f->stats, cpu);
 		WRITE_ONCE(s->adds, 0);
@@ -334,11 +332,9 @@ static int mf_filter_write(struct memfilter *f, mf_write_op op,
 		*done = 0;
 		return -EOPNOTSUPP;
 	}
-	if (f->ops->locked_writers)
-		spin_lock_bh(&f->lock);
+	memfilter_writer_lock(f);
 	ret = op(&f->s, hashes, n, result, done);
-	if (f->ops->locked_writers)
-		spin_unlock_bh(&f->lock);
+	memfilter_writer_unlock(f);
 	count = bitmap_weight(result, *done);
 	if (deletes)
 		this_cpu_add(f->stats->deletes, count);

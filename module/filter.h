@@ -76,6 +76,33 @@ struct memfilter_name_entry {
 extern struct mutex memfilter_names_lock;
 extern struct list_head memfilter_all_filters;
 
+/**
+ * memfilter_writer_lock() - serialize a writer, if the filter's type wants it
+ * @f: the filter
+ *
+ * Types with locked_writers (cuckoo) take f->lock with bottom halves
+ * disabled; the others (Bloom) write locklessly.
+ *
+ * Context: any but hard interrupt.
+ */
+static inline void memfilter_writer_lock(struct memfilter *f)
+	__acquires(&f->lock)
+{
+	if (f->ops->locked_writers)
+		spin_lock_bh(&f->lock);
+	else
+		__acquire(&f->lock);
+}
+
+static inline void memfilter_writer_unlock(struct memfilter *f)
+	__releases(&f->lock)
+{
+	if (f->ops->locked_writers)
+		spin_unlock_bh(&f->lock);
+	else
+		__release(&f->lock);
+}
+
 /* filter.c: the object, its limits and statistics */
 struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
 					 u32 flags,

@@ -118,11 +118,9 @@ void *memfilter_filter_image(struct memfilter *f, size_t *len)
 	if (!image)
 		return ERR_PTR(-ENOMEM);
 
-	if (f->ops->locked_writers)
-		spin_lock_bh(&f->lock);
+	memfilter_writer_lock(f);
 	f->ops->image(&f->s, memfilter_filter_added(f), &d, image + hdr);
-	if (f->ops->locked_writers)
-		spin_unlock_bh(&f->lock);
+	memfilter_writer_unlock(f);
 	memfilter_image_header((struct memfilter_image_header *)image, &d,
 			       image + hdr);
 	return image;

@@ -271,8 +271,15 @@ static const struct file_operations mf_dev_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
+/*
+ * A fixed minor from the range devices.txt reserves for local use: with it,
+ * depmod's modules.devname lets kmod create /dev/memfilter at boot and
+ * opening it loads the module (MODULE_ALIAS_MISCDEV below).
+ */
+#define MEMFILTER_MINOR 248
+
 static struct miscdevice mf_miscdev = {
-	.minor = MISC_DYNAMIC_MINOR,
+	.minor = MEMFILTER_MINOR,
 	.name = "memfilter",
 	.fops = &mf_dev_fops,
 	.mode = 0600,
@@ -320,3 +327,6 @@ module_exit(memfilter_exit);
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("The memfilter authors");
 MODULE_DESCRIPTION("In-kernel membership filters: blocked Bloom and cuckoo");
+MODULE_VERSION(MEMFILTER_VERSION);
+MODULE_ALIAS_MISCDEV(MEMFILTER_MINOR);
+MODULE_ALIAS("devname:memfilter");

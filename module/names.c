@@ -14,6 +14,7 @@
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <kunit/visibility.h>
+#include <linux/cleanup.h>
 #include <linux/ctype.h>
 #include <linux/hashtable.h>
 #include <linux/rcupdate.h>
@@ -112,29 +113,22 @@ EXPORT_SYMBOL_GPL(memfilter_get_by_name);
  */
 int memfilter_publish(struct memfilter *f, const char *name)
 {
-	struct memfilter_name_entry *n;
-	int ret = 0;
+	struct memfilter_name_entry *n __free(kfree) =
+		kzalloc(sizeof(*n), GFP_KERNEL_ACCOUNT);
 
-	n = kzalloc(sizeof(*n), GFP_KERNEL_ACCOUNT);
 	if (!n)
 		return -ENOMEM;
 	strscpy(n->name, name, sizeof(n->name));
 	n->f = f;
 
-	mutex_lock(&memfilter_names_lock);
+	guard(mutex)(&memfilter_names_lock);
 	if (f->pub)
-		ret = -EBUSY;
-	else if (mf_find(name))
-		ret = -EEXIST;
-	if (ret) {
-		mutex_unlock(&memfilter_names_lock);
-		kfree(n);
-		return ret;
-	}
+		return -EBUSY;
+	if (mf_find(name))
+		return -EEXIST;
 	memfilter_get(f);
-	f->pub = n;
-	hash_add_rcu(mf_names, &n->node, mf_name_hash(n->name));
-	mutex_unlock(&memfilter_names_lock);
+	f->pub = no_free_ptr(n);
+	hash_add_rcu(mf_names, &f->pub->node, mf_name_hash(f->pub->name));
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_publish);
@@ -157,13 +151,11 @@ static void mf_unpublish_locked(struct memfilter *f)
  */
 int memfilter_unpublish(struct memfilter *f)
 {
-	mutex_lock(&memfilter_names_lock);
-	if (!f->pub) {
-		mutex_unlock(&memfilter_names_lock);
-		return -ENOENT;
+	scoped_guard(mutex, &memfilter_names_lock) {
+		if (!f->pub)
+			return -ENOENT;
+		mf_unpublish_locked(f);
 	}
-	mf_unpublish_locked(f);
-	mutex_unlock(&memfilter_names_lock);
 	memfilter_put(f);
 	return 0;
 }
@@ -210,13 +202,12 @@ u32 memfilter_list_names(char *names, u32 max)
 	u32 count = 0;
 	int bkt;
 
-	mutex_lock(&memfilter_names_lock);
+	guard(mutex)(&memfilter_names_lock);
 	hash_for_each(mf_names, bkt, n, node) {
 		if (count < max)
 			strscpy(names + (size_t)count * MEMFILTER_NAME_MAX,
 				n->name, MEMFILTER_NAME_MAX);
 		count++;
 	}
-	mutex_unlock(&memfilter_names_lock);
 	return count;
 }

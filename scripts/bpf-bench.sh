@@ -23,7 +23,7 @@ echo "### BEGIN report"
 /memfilter/bin/bpf_bench || exit 1
 echo "### END report"
 GUEST
-"$TOP/scripts/vm.sh" --kernel "$vmlinuz" --ko "$work/ko" --bin "$bindir" \
+"$TOP/tests/qemu/vm.sh" --kernel "$vmlinuz" --ko "$work/ko" --bin "$bindir" \
 	--script "$work/run.sh" --out "$work/log" --timeout 1200 >/dev/null
 sed -n '/^### BEGIN report/,/^### END report/p' "$work/log" |
 	sed '1d;$d' >"$work/report.md"

@@ -1,53 +1,87 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build (or reuse) memfilter's test kernel: Debian's linux-source-6.12,
-# `make tinyconfig` plus the fragments in scripts/kconfig/. The tree is
-# cached outside the checkout, keyed by the source package version and a
-# hash of the fragments and this script, so a warm run costs nothing.
-# Prints the path of the built tree on stdout.
+# Build (or reuse) one of memfilter's test kernels: Debian's
+# linux-source-6.12, `make tinyconfig` plus fragments from scripts/kconfig/:
+#
+#   build-kernel.sh [debug]   base + codegen + debug (KASAN, lockdep, kmemleak)
+#   build-kernel.sh kcsan     base + codegen + kcsan (KCSAN; excludes KASAN)
+#
+# codegen.config makes both compile like Debian's stock kernel (-O2,
+# mitigations, X86_DEBUG_FPU). Each tree is cached outside the checkout as
+# kernel-<variant>-<key>, the key a hash of the source package version, the
+# variant's fragments and this script, so a warm run costs nothing. A new
+# build deletes the finished older trees of its own variant only, so the
+# variants coexist. Prints the path of the built tree on stdout.
 
 set -eu
 . "$(dirname "$0")/common.sh"
 
+variant=${1:-debug}
+frags="base codegen $variant"
+for f in $frags; do
+	[ -f "$TOP/scripts/kconfig/$f.config" ] ||
+		die "no fragment scripts/kconfig/$f.config (variant '$variant')"
+done
+frag_files=$(for f in $frags; do echo "$TOP/scripts/kconfig/$f.config"; done)
+
 srcver=$(pkg_version linux-source-6.12)
 [ -n "$srcver" ] || die "linux-source-6.12 is not installed (scripts/deps.sh)"
 tarball=/usr/src/linux-source-6.12.tar.xz
-key=$( (echo "$srcver"; cat "$TOP"/scripts/kconfig/*.config "$0") |
+# shellcheck disable=SC2086 # one path per word
+key=$( (echo "$srcver $variant"; cat $frag_files "$0") |
 	sha256sum | cut -c1-16)
-tree="$CACHE/kernel-$key"
+tree="$CACHE/kernel-$variant-$key"
 
 if [ -f "$tree/.memfilter-built" ]; then
 	echo "$tree"
 	exit 0
 fi
 
-# Drop older test kernels: each is about 3 GiB.
-for old in "$CACHE"/kernel-*; do
-	[ -d "$old" ] && [ "$old" != "$tree" ] && rm -rf "$old"
+# Drop older finished trees of this variant (each is about 3 GiB), and
+# those of the scheme before variants (kernel-<key>). Unfinished trees
+# (*.tmp) may be another build under way: left alone.
+for old in "$CACHE"/kernel-"$variant"-* "$CACHE"/kernel-????????????????; do
+	[ -f "$old/.memfilter-built" ] && [ "$old" != "$tree" ] &&
+		rm -rf "$old"
 done
 
-echo "build-kernel: building test kernel $srcver (key $key) in $tree" >&2
+echo "build-kernel: building $variant test kernel $srcver (key $key) in $tree" >&2
 rm -rf "$tree" "$tree.tmp"
 mkdir -p "$tree.tmp"
 tar -C "$tree.tmp" --strip-components=1 -xJf "$tarball"
 cd "$tree.tmp"
 {
 	make tinyconfig
-	scripts/kconfig/merge_config.sh -m .config \
-		"$TOP"/scripts/kconfig/base.config "$TOP"/scripts/kconfig/debug.config
+	# shellcheck disable=SC2086
+	scripts/kconfig/merge_config.sh -m .config $frag_files
 	make olddefconfig
 } >build.log 2>&1 || { tail -30 build.log >&2; die "configuring failed"; }
 
-# Every requested option must have survived olddefconfig.
-bad=0
-for f in "$TOP"/scripts/kconfig/*.config; do
-	grep -E '^(CONFIG_[A-Z0-9_]+=|# CONFIG_[A-Z0-9_]+ is not set)' "$f" |
-	while read -r line; do
-		grep -qxF "$line" .config || { echo "missing: $line" >&2; exit 1; }
-	done || bad=1
-done
-[ "$bad" = 0 ] || die "config fragment options did not apply"
+# Every requested option must have survived olddefconfig: print each one
+# checked, so the build log shows what this kernel was built with. As in
+# merge_config.sh, a later fragment overrides an earlier one's option.
+# shellcheck disable=SC2086
+awk '
+/^CONFIG_[A-Z0-9_]+=/ { n = $0; sub(/=.*/, "", n) }
+/^# CONFIG_[A-Z0-9_]+ is not set$/ { n = $2 }
+n != "" { if (!(n in want)) order[++k] = n; want[n] = $0; n = "" }
+END { for (i = 1; i <= k; i++) print want[order[i]] }' $frag_files |
+while read -r line; do
+	# "# CONFIG_X is not set" holds too when X is not even visible.
+	case "$line" in
+	"# "*) off=$(echo "$line" | cut -d' ' -f2) ;;
+	*) off= ;;
+	esac
+	if grep -qxF "$line" .config ||
+		{ [ -n "$off" ] && ! grep -q "^$off=" .config; }; then
+		echo "kept: $line"
+	else
+		echo "missing: $line" >&2
+		exit 1
+	fi
+done >>build.log || die "config fragment options did not apply"
+echo "build-kernel: $(grep -c '^kept: ' build.log) fragment options verified in .config" >&2
 
 start=$(date +%s)
 if ! make -j"$JOBS" bzImage modules >>build.log 2>&1; then

@@ -14,7 +14,6 @@ outdir=$(cd "$2" && pwd)
 shift 2
 [ -f "$kdir/Makefile" ] || die "no kernel build tree at $kdir"
 rm -rf "$outdir"
-mkdir -p "$outdir/tests"
-cp -r "$TOP/Kbuild" "$TOP/module" "$TOP/core" "$TOP/kunit" "$TOP/uapi" "$outdir/"
-cp "$TOP/tests/vectors.h" "$outdir/tests/"
+mkdir -p "$outdir"
+cp -r "$TOP/Kbuild" "$TOP/VERSION" "$TOP/module" "$TOP/core" "$TOP/kunit" "$TOP/uapi" "$outdir/"
 make -C "$kdir" M="$outdir" "$@" modules

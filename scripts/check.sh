@@ -8,10 +8,14 @@
 #     sparse
 #  3. native tests of the shared code with ASan + UBSan, and 25 s of
 #     libFuzzer on the image loader
-#  4. build matrix with -Werror: Debian 6.1 and 6.12 headers, test kernel
+#  4. build matrix with -Werror: Debian 6.1 and 6.12 headers, test kernels
 #  5. debug test kernel in QEMU: KUnit, selftests, rmmod, kmemleak
-#  6. Debian's stock 6.12 and 6.1 kernels in QEMU: selftests
-#  7. scripts/results.py decides and prints "N passed, N failed"
+#  6. KCSAN test kernel in QEMU: KUnit, the threaded selftests
+#  7. Debian's stock 6.12 and 6.1 kernels in QEMU: selftests
+#  8. scripts/results.py decides and prints "N passed, N failed"
+#
+# Packaging stages (after the build matrix): install test, dkms build,
+# docs (sphinx -W), the example module against the test kernel.
 #
 # Every stage runs even when an earlier one failed, so one run shows
 # everything that is wrong. Logs: build/results/.
@@ -20,13 +24,16 @@ set -u
 cd "$(dirname "$0")/.."
 . scripts/common.sh
 
+# Warnings are errors here, and only here (users' and DKMS builds: no).
+export WERROR=1 MEMFILTER_WERROR=1
+
 R=build/results
 rm -rf "$R"
 mkdir -p "$R"
 t0=$(date +%s)
 stage() { echo; echo "=== $* ($(($(date +%s) - t0)) s)"; }
 
-# Host-side twin of tests/guest/lib.sh's section(): append to a log.
+# Host-side twin of tests/qemu/lib.sh's section(): append to a log.
 section() {
 	local log=$1 kind=$2 name=$3
 	shift 3
@@ -72,7 +79,8 @@ tap_one() {
 
 stage "dependencies and test kernel"
 scripts/deps.sh || die "installing packages failed"
-K=$(scripts/build-kernel.sh) || die "building the test kernel failed"
+K=$(scripts/build-kernel.sh debug) || die "building the test kernel failed"
+KK=$(scripts/build-kernel.sh kcsan) || die "building the KCSAN kernel failed"
 read -r KDIR612 VMLINUZ612 < <(scripts/stock-kernel.sh 6.12) ||
 	die "no stock 6.12 kernel"
 read -r KDIR61 VMLINUZ61 < <(scripts/stock-kernel.sh 6.1) ||
@@ -80,7 +88,7 @@ read -r KDIR61 VMLINUZ61 < <(scripts/stock-kernel.sh 6.1) ||
 
 stage "static checks"
 # core/userspace.h is libc glue that never builds into the kernel.
-KSRC=(module/*.c module/*.h core/*.c $(ls core/*.h | grep -v userspace.h) kunit/*.c kunit/*.h uapi/linux/*.h)
+KSRC=(module/*.c module/*.h core/*.c $(ls core/*.h | grep -v userspace.h) kunit/*.c kunit/*.h uapi/linux/*.h examples/kmod/*.c)
 checkpatch() {
 	"$K/scripts/checkpatch.pl" --no-tree --strict --quiet --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "$1"
@@ -124,27 +132,82 @@ stage "build matrix (-Werror)"
 build_for() { scripts/build-module.sh "$1" "build/kbuild/$2"; }
 section $R/build.log tap build.matrix tap_files "eval" \
 	"build_for $KDIR61 stock-6.1" "build_for $KDIR612 stock-6.12" \
-	"build_for $K test"
+	"build_for $K test" "build_for $KK kcsan"
 make -s guest >$R/guest-build.log 2>&1 ||
 	{ cat $R/guest-build.log; section $R/build.log tap build.guest false; }
 
+stage "install test"
+section $R/packaging.log tap install scripts/install-test.sh \
+	build/install-test "$KDIR612"
+
+stage "dkms build (Debian 6.12 headers; build only)"
+section $R/packaging.log tap dkms scripts/dkms-test.sh "$KDIR612"
+
+stage "docs (sphinx -W, kernel-doc -Wall)"
+kerneldoc_clean() {
+	local out
+	out=$("$(scripts/kerneldoc-tools.sh)/scripts/kernel-doc" -none -Wall \
+		uapi/linux/*.h module/*.c core/*.c 2>&1) || return 1
+	[ -z "$out" ] || { echo "$out"; return 1; }
+}
+section $R/packaging.log tap docs.sphinx tap_one "make htmldocs (sphinx-build -W)" \
+	make -s htmldocs
+section $R/packaging.log tap docs.kerneldoc tap_one "kernel-doc -Wall: no warnings" \
+	kerneldoc_clean
+
+stage "example module against the test kernel (KBUILD_EXTRA_SYMBOLS)"
+build_example() {
+	rm -rf build/kbuild/example && mkdir -p build/kbuild &&
+	cp -r examples/kmod build/kbuild/example &&
+	make -C build/kbuild/example KDIR="$K" MEMFILTER_SRC="$PWD" \
+		MEMFILTER_SYMVERS="$PWD/build/kbuild/test/Module.symvers" &&
+	modinfo build/kbuild/example/memfilter_example.ko | grep -qx 'depends: *memfilter'
+}
+section $R/packaging.log tap build.example tap_one \
+	"examples/kmod builds against the test kernel's memfilter" build_example
+
+# Kconfig (in-tree builds) under the kernel's own parser, with stand-ins
+# for the symbols it depends on: =m stays =m and selects XXHASH.
+kconfig_parses() {
+	local d=build/kconfig-test
+	rm -rf $d && mkdir -p $d/memfilter && cp Kconfig $d/memfilter/ &&
+	printf '%s\n' 'config MODULES' '	def_bool y' '	modules' \
+		'config KUNIT' '	tristate "KUnit"' 'config KUNIT_ALL_TESTS' \
+		'	tristate' 'config XXHASH' '	tristate' \
+		'source "memfilter/Kconfig"' >$d/Kconfig &&
+	printf '%s\n' CONFIG_KUNIT=y CONFIG_MEMFILTER=m \
+		CONFIG_MEMFILTER_KUNIT_TEST=m >$d/.config &&
+	(cd $d && srctree=. "$K/scripts/kconfig/conf" --olddefconfig Kconfig) &&
+	grep -qx CONFIG_MEMFILTER=m $d/.config &&
+	grep -qx CONFIG_MEMFILTER_KUNIT_TEST=m $d/.config &&
+	grep -qx CONFIG_XXHASH=m $d/.config
+}
+section $R/packaging.log tap kconfig tap_one \
+	"Kconfig: CONFIG_MEMFILTER, CONFIG_MEMFILTER_KUNIT_TEST" kconfig_parses
+
 stage "debug test kernel: KUnit + selftests (KASAN, lockdep, kmemleak)"
-scripts/vm.sh --kernel "$K/arch/x86/boot/bzImage" --ko build/kbuild/test \
-	--bin build/guest/bin --script tests/guest/debug.sh \
+tests/qemu/vm.sh --kernel "$K/arch/x86/boot/bzImage" --ko build/kbuild/test \
+	--bin build/guest/bin --script tests/qemu/debug.sh \
 	--out $R/vm-debug.log --timeout 1200 || echo "vm: debug run failed"
+
+stage "KCSAN test kernel: KUnit + threaded selftests"
+tests/qemu/vm.sh --kernel "$KK/arch/x86/boot/bzImage" --ko build/kbuild/kcsan \
+	--bin build/guest/bin --script tests/qemu/kcsan.sh \
+	--out $R/vm-kcsan.log --timeout 900 || echo "vm: KCSAN run failed"
 
 for s in 6.12 6.1; do
 	stage "Debian stock $s kernel: selftests"
 	v=VMLINUZ${s/./}
-	scripts/vm.sh --kernel "${!v}" --ko "build/kbuild/stock-$s" \
-		--bin build/guest/bin --script tests/guest/stock.sh \
+	tests/qemu/vm.sh --kernel "${!v}" --ko "build/kbuild/stock-$s" \
+		--bin build/guest/bin --script tests/qemu/stock.sh --smp 1 \
 		--out "$R/vm-stock-$s.log" --timeout 600 ||
 		echo "vm: stock $s run failed"
 done
 
 stage "results"
 scripts/results.py --kunit-py "$K/tools/testing/kunit/kunit.py" \
-	$R/static.log $R/native.log $R/build.log $R/vm-debug.log \
+	$R/static.log $R/native.log $R/build.log $R/packaging.log $R/vm-debug.log \
+	$R/vm-kcsan.log \
 	$R/vm-stock-6.12.log $R/vm-stock-6.1.log
 rc=$?
 echo "make check: $(($(date +%s) - t0)) s"

@@ -24,3 +24,27 @@ headers_release() {
 	dpkg-query -W -f='${Depends}' "$1" 2>/dev/null |
 		sed -n 's/^linux-headers-\([^ ,]*\).*/\1/p'
 }
+
+# Extract files of Debian's linux-source-6.12 once into $CACHE/NAME-VERSION
+# and print that directory:
+#   linux_source_files NAME STRIP-COMPONENTS MARKER-FILE PATH...
+# (PATHs inside linux-source-6.12/; MARKER-FILE, relative to the
+# directory, exists once the extraction is complete).
+linux_source_files() {
+	local name=$1 strip=$2 marker=$3 ver dir
+	shift 3
+	ver=$(pkg_version linux-source-6.12)
+	[ -n "$ver" ] ||
+		die "linux-source-6.12 is not installed (scripts/deps.sh)"
+	dir=$CACHE/$name-$ver
+	if [ ! -e "$dir/$marker" ]; then
+		rm -rf "$dir.tmp"
+		mkdir -p "$dir.tmp"
+		tar -xJf /usr/src/linux-source-6.12.tar.xz -C "$dir.tmp" \
+			--strip-components="$strip" \
+			$(printf 'linux-source-6.12/%s\n' "$@") || return 1
+		rm -rf "$dir"
+		mv "$dir.tmp" "$dir"
+	fi
+	echo "$dir"
+}

@@ -16,6 +16,6 @@ scripts/build-module.sh "$kdir" build/kbuild/stock-6.12 >build/demo-build.log 2>
 	{ cat build/demo-build.log; die "module build failed"; }
 make -s guest
 echo "demo: booting Debian's stock kernel in QEMU (TCG)"
-scripts/vm.sh --kernel "$vmlinuz" --ko build/kbuild/stock-6.12 \
-	--bin build/guest/bin --script tests/guest/demo.sh \
+tests/qemu/vm.sh --kernel "$vmlinuz" --ko build/kbuild/stock-6.12 \
+	--bin build/guest/bin --script tests/qemu/demo.sh --smp 1 \
 	--out build/results/demo.log --timeout 300

@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.."
 . scripts/common.sh
 
 scripts/deps.sh
-K=$(scripts/build-kernel.sh)
+K=$(scripts/build-kernel.sh debug)
 scripts/build-module.sh "$K" build/kbuild/test >/dev/null
 make -s guest
-exec scripts/vm.sh --kernel "$K/arch/x86/boot/bzImage" \
+exec tests/qemu/vm.sh --kernel "$K/arch/x86/boot/bzImage" \
 	--ko build/kbuild/test --bin build/guest/bin --shell

@@ -7,22 +7,12 @@
  *
  * Copyright (C) 2026 The memfilter authors.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <linux/memfilter.h>
 
 #include "kselftest_harness.h"
-
-#define DEV "/dev/memfilter"
+#include "memfilter_utils.h"
 
 FIXTURE(dev) {
 	int fd;
@@ -31,8 +21,8 @@ FIXTURE(dev) {
 
 FIXTURE_SETUP(dev)
 {
-	self->fd = open(DEV, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", DEV, strerror(errno));
+	self->fd = dev_open();
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", MF_DEV, strerror(errno));
 	self->page = sysconf(_SC_PAGESIZE);
 }
 
@@ -43,7 +33,7 @@ FIXTURE_TEARDOWN(dev)
 
 static int api(int fd, void *arg)
 {
-	return ioctl(fd, MEMFILTER_IOC_API, arg) ? -errno : 0;
+	return xioctl(fd, MEMFILTER_IOC_API, arg);
 }
 
 TEST_F(dev, handshake)
@@ -191,34 +181,25 @@ TEST(device_node)
 {
 	struct stat st;
 
-	ASSERT_EQ(0, stat(DEV, &st));
+	ASSERT_EQ(0, stat(MF_DEV, &st));
 	EXPECT_TRUE(S_ISCHR(st.st_mode));
 	EXPECT_EQ(0600, st.st_mode & 07777);
 	EXPECT_EQ(10, major(st.st_rdev));
 }
 
+static int open_refused(void *arg)
+{
+	int fd = open(MF_DEV, O_RDWR);
+
+	if (fd >= 0)
+		return 11;
+	return errno == EACCES || errno == EPERM ? 0 : 12;
+}
+
 TEST(unprivileged_open_refused)
 {
-	int status;
-	pid_t pid;
-
-	if (geteuid() != 0)
-		SKIP(return, "needs root to drop privileges");
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		int fd;
-
-		if (setgid(65534) || setuid(65534))
-			_exit(10);
-		fd = open(DEV, O_RDWR);
-		if (fd >= 0)
-			_exit(11);
-		_exit(errno == EACCES || errno == EPERM ? 0 : 12);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	SKIP_UNLESS_ROOT();
+	EXPECT_EQ(0, as_nobody(open_refused, NULL));
 }
 
 TEST_HARNESS_MAIN

@@ -7,89 +7,21 @@
  *
  * Copyright (C) 2026 The memfilter authors.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <linux/memfilter.h>
 
 #include "kselftest_harness.h"
-
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
-
-static int dev_open(void)
-{
-	return open("/dev/memfilter", O_RDWR | O_CLOEXEC);
-}
-
-static int create(int dev, __u32 type, __u64 cap, __u64 fpr_ppb, __u32 bpk_q4,
-		  __u32 fp_bits, __u32 flags, const char *name)
-{
-	struct memfilter_create c = {
-		.size = sizeof(c), .type = type, .capacity = cap,
-		.fpr_ppb = fpr_ppb, .bits_per_key_q4 = bpk_q4,
-		.fingerprint_bits = fp_bits, .flags = flags,
-	};
-	int ret;
-
-	if (name)
-		strncpy(c.name, name, sizeof(c.name) - 1);
-	ret = xioctl(dev, MEMFILTER_IOC_CREATE, &c);
-	return ret ? ret : c.out_fd;
-}
+#include "memfilter_utils.h"
 
 static int bloom(int dev)
 {
-	return create(dev, MEMFILTER_TYPE_BLOOM, 100000, 0, 40, 0, 0, NULL);
+	return create_default(dev, MEMFILTER_TYPE_BLOOM, 100000, 0);
 }
 
 static int cuckoo(int dev, __u64 cap)
 {
-	return create(dev, MEMFILTER_TYPE_CUCKOO, cap, 0, 0, 12, 0, NULL);
-}
-
-/* Run a batch command over fixed-size 8-byte keys. */
-static int keys_op(int fd, unsigned long cmd, const __u64 *keys, __u32 n,
-		   __u64 *results, __u32 *out_count, __u32 *out_done)
-{
-	struct memfilter_keys k = {
-		.size = sizeof(k), .count = n, .key_size = 8,
-		.keys = (__u64)(uintptr_t)keys,
-		.results = (__u64)(uintptr_t)results,
-	};
-	int ret = xioctl(fd, cmd, &k);
-
-	if (out_count)
-		*out_count = k.out_count;
-	if (out_done)
-		*out_done = k.out_done;
-	return ret;
-}
-
-static __u64 *seq_keys(__u32 n, __u64 base)
-{
-	__u64 *k = malloc(n * sizeof(*k));
-
-	for (__u32 i = 0; k && i < n; i++)
-		k[i] = base + i;
-	return k;
-}
-
-static int info(int fd, struct memfilter_info *i)
-{
-	memset(i, 0, sizeof(*i));
-	i->size = sizeof(*i);
-	return xioctl(fd, MEMFILTER_IOC_INFO, i);
+	return create_default(dev, MEMFILTER_TYPE_CUCKOO, cap, 0);
 }
 
 FIXTURE(f) {
@@ -371,35 +303,35 @@ TEST_F(f, names_and_lifetime)
 	EXPECT_EQ(-ENOENT, xioctl(self->dev, MEMFILTER_IOC_OPEN, &o));
 }
 
+struct unpriv {
+	int dev;
+	int fd;
+};
+
+/* Creating through an inherited fd works, naming does not. */
+static int publish_refused(void *arg)
+{
+	struct memfilter_name nm = { .size = sizeof(nm) };
+	const struct unpriv *u = arg;
+
+	if (create(u->dev, MEMFILTER_TYPE_BLOOM, 10, 0, 40, 0, 0,
+		   "selftest.unpriv") != -EPERM)
+		return 12;
+	strcpy(nm.name, "selftest.unpriv");
+	if (xioctl(u->fd, MEMFILTER_IOC_PUBLISH, &nm) != -EPERM)
+		return 13;
+	return 0;
+}
+
 TEST_F(f, unprivileged_publish_refused)
 {
-	int status;
-	pid_t pid;
+	struct unpriv u = { .dev = self->dev };
 
-	if (geteuid() != 0)
-		SKIP(return, "needs root to drop privileges");
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		struct memfilter_name nm = { .size = sizeof(nm) };
-		int fd = bloom(self->dev);	/* the open fd is the grant */
-
-		if (fd < 0)
-			_exit(10);
-		if (setgid(65534) || setuid(65534))
-			_exit(11);
-		/* Creating through an inherited fd works, naming does not. */
-		if (create(self->dev, MEMFILTER_TYPE_BLOOM, 10, 0, 40, 0, 0,
-			   "selftest.unpriv") != -EPERM)
-			_exit(12);
-		strcpy(nm.name, "selftest.unpriv");
-		if (xioctl(fd, MEMFILTER_IOC_PUBLISH, &nm) != -EPERM)
-			_exit(13);
-		_exit(0);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	EXPECT_EQ(0, WEXITSTATUS(status));
+	SKIP_UNLESS_ROOT();
+	u.fd = bloom(self->dev);	/* the open fd is the grant */
+	ASSERT_LE(0, u.fd);
+	EXPECT_EQ(0, as_nobody(publish_refused, &u));
+	close(u.fd);
 }
 
 TEST_F(f, bad_pointers_and_flags)

@@ -8,98 +8,11 @@
  *
  * Copyright (C) 2026 The memfilter authors.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <linux/memfilter.h>
 
 #include "kselftest_harness.h"
-
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
-
-static int create(int dev, __u32 type, __u64 cap, __u32 flags)
-{
-	struct memfilter_create c = {
-		.size = sizeof(c), .type = type, .capacity = cap, .flags = flags,
-	};
-
-	if (type == MEMFILTER_TYPE_BLOOM)
-		c.bits_per_key_q4 = 40;
-	else
-		c.fingerprint_bits = 12;
-	return xioctl(dev, MEMFILTER_IOC_CREATE, &c) ?: c.out_fd;
-}
-
-static int keys_op(int fd, unsigned long cmd, const __u64 *keys, __u32 n,
-		   __u64 *res, __u32 *cnt)
-{
-	struct memfilter_keys k = {
-		.size = sizeof(k), .count = n, .key_size = 8,
-		.keys = (__u64)(uintptr_t)keys, .results = (__u64)(uintptr_t)res,
-	};
-	int ret = xioctl(fd, cmd, &k);
-
-	if (cnt)
-		*cnt = k.out_count;
-	return ret;
-}
-
-/* Read the whole image of @fd in @chunk-byte reads. */
-static unsigned char *dump(int fd, size_t chunk, size_t *len, int *err)
-{
-	size_t cap = 1 << 16, n = 0;
-	unsigned char *buf = malloc(cap);
-	ssize_t r;
-
-	*err = 0;
-	if (lseek(fd, 0, SEEK_SET) != 0) {
-		*err = -errno;
-		return buf;
-	}
-	for (;;) {
-		if (n + chunk > cap)
-			buf = realloc(buf, cap *= 2);
-		r = read(fd, buf + n, chunk);
-		if (r < 0) {
-			*err = -errno;
-			break;
-		}
-		if (!r)
-			break;
-		n += r;
-	}
-	*len = n;
-	return buf;
-}
-
-static int load(int dev, const void *img, __u64 len)
-{
-	struct memfilter_load l = {
-		.size = sizeof(l), .image = (__u64)(uintptr_t)img,
-		.image_len = len,
-	};
-
-	return xioctl(dev, MEMFILTER_IOC_LOAD, &l) ?: l.out_fd;
-}
-
-static __u64 *keys_from(__u64 base, __u32 n)
-{
-	__u64 *k = malloc(n * sizeof(*k));
-
-	for (__u32 i = 0; i < n; i++)
-		k[i] = base + i * 0x9e3779b97f4a7c15ULL;
-	return k;
-}
+#include "memfilter_utils.h"
 
 FIXTURE(img) {
 	int dev;
@@ -107,7 +20,7 @@ FIXTURE(img) {
 
 FIXTURE_SETUP(img)
 {
-	self->dev = open("/dev/memfilter", O_RDWR | O_CLOEXEC);
+	self->dev = dev_open();
 	ASSERT_LE(0, self->dev);
 }
 
@@ -134,7 +47,8 @@ FIXTURE_VARIANT_ADD(img, cuckoo_keyed) {
 
 TEST_F(img, round_trip)
 {
-	__u64 *present = keys_from(1, N), *absent = keys_from(1ULL << 60, N);
+	__u64 *present = spread_keys(N, 1);
+	__u64 *absent = spread_keys(N, 1ULL << 60);
 	__u64 r1[N / 64 + 1], r2[N / 64 + 1];
 	struct memfilter_info i1 = { .size = sizeof(i1) };
 	struct memfilter_info i2 = { .size = sizeof(i2) };
@@ -144,12 +58,12 @@ TEST_F(img, round_trip)
 	int fd, fd2, err;
 	__u32 cnt;
 
-	fd = create(self->dev, variant->type, N, variant->flags);
+	fd = create_default(self->dev, variant->type, N, variant->flags);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, present, N, NULL, NULL));
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, present, N, NULL, NULL, NULL));
 	if (variant->type == MEMFILTER_TYPE_CUCKOO)	/* deletes survive too */
 		ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_DELETE, present, 100,
-				     NULL, NULL));
+				     NULL, NULL, NULL));
 
 	img = dump(fd, 4096, &len, &err);
 	ASSERT_EQ(0, err);
@@ -170,11 +84,11 @@ TEST_F(img, round_trip)
 
 	fd2 = load(self->dev, img, len);
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_QUERY, present, N, r1, NULL));
-	ASSERT_EQ(0, keys_op(fd2, MEMFILTER_IOC_QUERY, present, N, r2, &cnt));
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_QUERY, present, N, r1, NULL, NULL));
+	ASSERT_EQ(0, keys_op(fd2, MEMFILTER_IOC_QUERY, present, N, r2, &cnt, NULL));
 	EXPECT_EQ(0, memcmp(r1, r2, sizeof(r1)));
-	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_QUERY, absent, N, r1, NULL));
-	ASSERT_EQ(0, keys_op(fd2, MEMFILTER_IOC_QUERY, absent, N, r2, NULL));
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_QUERY, absent, N, r1, NULL, NULL));
+	ASSERT_EQ(0, keys_op(fd2, MEMFILTER_IOC_QUERY, absent, N, r2, NULL, NULL));
 	EXPECT_EQ(0, memcmp(r1, r2, sizeof(r1)));
 	ASSERT_EQ(0, xioctl(fd, MEMFILTER_IOC_INFO, &i1));
 	ASSERT_EQ(0, xioctl(fd2, MEMFILTER_IOC_INFO, &i2));
@@ -199,14 +113,14 @@ TEST_F(img, round_trip)
 
 TEST_F(img, corruption_refused)
 {
-	__u64 *keys = keys_from(5, 500);
+	__u64 *keys = spread_keys(500, 5);
 	unsigned char *img;
 	size_t len, bit;
 	int fd, fd2, err;
 
-	fd = create(self->dev, variant->type, 500, variant->flags);
+	fd = create_default(self->dev, variant->type, 500, variant->flags);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, keys, 500, NULL, NULL));
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, keys, 500, NULL, NULL, NULL));
 	img = dump(fd, 1 << 16, &len, &err);
 	ASSERT_EQ(0, err);
 
@@ -272,7 +186,7 @@ TEST_F(img, load_abi)
 
 TEST_F(img, read_must_start_at_zero)
 {
-	int fd = create(self->dev, variant->type, 100, variant->flags);
+	int fd = create_default(self->dev, variant->type, 100, variant->flags);
 	char b[16];
 
 	ASSERT_LE(0, fd);
@@ -283,28 +197,24 @@ TEST_F(img, read_must_start_at_zero)
 	close(fd);
 }
 
+static int dump_refused(void *arg)
+{
+	char b[128];
+
+	return pread(*(int *)arg, b, sizeof(b), 0) == -1 && errno == EPERM ?
+	       0 : 11;
+}
+
 TEST_F(img, keyed_dump_needs_privilege)
 {
-	int fd, status;
-	pid_t pid;
+	int fd;
 
 	if (!variant->flags)
 		SKIP(return, "unkeyed filters dump freely");
-	if (geteuid() != 0)
-		SKIP(return, "needs root to drop privileges");
-	fd = create(self->dev, variant->type, 100, variant->flags);
+	SKIP_UNLESS_ROOT();
+	fd = create_default(self->dev, variant->type, 100, variant->flags);
 	ASSERT_LE(0, fd);
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (pid == 0) {
-		char b[128];
-
-		if (setgid(65534) || setuid(65534))
-			_exit(10);
-		_exit(pread(fd, b, sizeof(b), 0) == -1 && errno == EPERM ? 0 : 11);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	EXPECT_EQ(0, as_nobody(dump_refused, &fd));
 	close(fd);
 }
 
@@ -323,7 +233,7 @@ static void *inserter(void *arg)
 	for (__u32 i = 0; !atomic_load(&s->stop) && i + 64 <= 8 * N; i += 64) {
 		for (int j = 0; j < 64; j++)
 			keys[j] = 0x5000000000ULL + i + j;
-		if (keys_op(s->fd, MEMFILTER_IOC_ADD, keys, 64, NULL, NULL))
+		if (keys_op(s->fd, MEMFILTER_IOC_ADD, keys, 64, NULL, NULL, NULL))
 			s->err = 1;
 		atomic_store_explicit(&s->done, i + 64, memory_order_release);
 	}
@@ -340,7 +250,7 @@ TEST_F(img, dump_under_concurrent_inserts)
 	int fd2, err;
 	__u64 *keys;
 
-	s.fd = create(self->dev, variant->type, 9 * N, variant->flags);
+	s.fd = create_default(self->dev, variant->type, 9 * N, variant->flags);
 	ASSERT_LE(0, s.fd);
 	ASSERT_EQ(0, pthread_create(&t, NULL, inserter, &s));
 	while (atomic_load(&s.done) < N)
@@ -357,7 +267,8 @@ TEST_F(img, dump_under_concurrent_inserts)
 	keys = malloc(before * sizeof(*keys));
 	for (__u32 i = 0; i < before; i++)
 		keys[i] = 0x5000000000ULL + i;
-	ASSERT_EQ(0, keys_op(fd2, MEMFILTER_IOC_QUERY, keys, before, NULL, &cnt));
+	ASSERT_EQ(0, keys_op(fd2, MEMFILTER_IOC_QUERY, keys, before, NULL, &cnt,
+			     NULL));
 	EXPECT_EQ(before, cnt);
 	close(fd2);
 	close(s.fd);

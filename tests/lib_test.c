@@ -20,6 +20,7 @@
 
 #include "kselftest_harness.h"
 #include "memfilter.h"
+#include "memfilter_utils.h"
 
 FIXTURE(lib) {
 	int dev;
@@ -61,27 +62,6 @@ static int cuckoo(int dev, uint64_t capacity, unsigned int fp_bits)
 	};
 
 	return mf_create(dev, &o);
-}
-
-/* @n distinct 8-byte keys starting at @first. */
-static uint64_t *seq_keys(size_t n, uint64_t first)
-{
-	uint64_t *k = malloc(n * sizeof(*k));
-	size_t i;
-
-	if (k)
-		for (i = 0; i < n; i++)
-			k[i] = first + i;
-	return k;
-}
-
-static size_t popcount(const uint64_t *bits, size_t n)
-{
-	size_t i, c = 0;
-
-	for (i = 0; i < n; i++)
-		c += bits[i / 64] >> (i % 64) & 1;
-	return c;
 }
 
 static bool in_list(int dev, const char *name)
@@ -272,7 +252,8 @@ TEST_F(lib, list_grows_buffer)
 TEST_F(lib, fixed_keys_bitmap_and_counts)
 {
 	enum { N = 1000 };
-	uint64_t *keys = seq_keys(2 * N, 1), bits[(2 * N + 63) / 64];
+	__u64 *keys = seq_keys(2 * N, 1);
+	uint64_t bits[(2 * N + 63) / 64];
 	size_t done = 0;
 	ssize_t r;
 	int fd = bloom(self->dev, N, 0.0001);
@@ -283,14 +264,14 @@ TEST_F(lib, fixed_keys_bitmap_and_counts)
 	r = mf_add(fd, keys, sizeof(*keys), N, bits, &done);
 	EXPECT_EQ(N, r);
 	EXPECT_EQ(N, done);
-	EXPECT_EQ(N, popcount(bits, N));
+	EXPECT_EQ(N, popcount_bits(bits, N));
 
 	/* First half present, second half absent (bar false positives). */
 	memset(bits, 0xa5, sizeof(bits));
 	r = mf_query(fd, keys, sizeof(*keys), 2 * N, bits, &done);
 	EXPECT_EQ(2 * N, done);
-	EXPECT_EQ(r, popcount(bits, 2 * N));
-	EXPECT_EQ(N, popcount(bits, N));
+	EXPECT_EQ(r, popcount_bits(bits, 2 * N));
+	EXPECT_EQ(N, popcount_bits(bits, N));
 	EXPECT_GE(N + 5, r);
 	EXPECT_EQ(0, mf_query(fd, keys, sizeof(*keys), 0, NULL, &done));
 	EXPECT_EQ(0, done);
@@ -342,7 +323,8 @@ TEST_F(lib, variable_keys)
 TEST_F(lib, add_unique_and_delete_fixed)
 {
 	enum { N = 5000 };
-	uint64_t *keys = seq_keys(N, 1000), bits[(N + 63) / 64];
+	__u64 *keys = seq_keys(N, 1000);
+	uint64_t bits[(N + 63) / 64];
 	ssize_t r;
 	int fd = cuckoo(self->dev, N, 16);
 
@@ -351,9 +333,9 @@ TEST_F(lib, add_unique_and_delete_fixed)
 	r = mf_add_unique(fd, keys, sizeof(*keys), N, bits, NULL);
 	/* Distinct keys: only a fingerprint collision stops one. */
 	EXPECT_LE(N - 5, r);
-	EXPECT_EQ(r, popcount(bits, N));
+	EXPECT_EQ(r, popcount_bits(bits, N));
 	EXPECT_EQ(0, mf_add_unique(fd, keys, sizeof(*keys), N, bits, NULL));
-	EXPECT_EQ(0, popcount(bits, N));
+	EXPECT_EQ(0, popcount_bits(bits, N));
 	EXPECT_EQ(r, mf_delete(fd, keys, sizeof(*keys), N, NULL, NULL));
 	EXPECT_GE(5, mf_query(fd, keys, sizeof(*keys), N, NULL, NULL));
 	free(keys);
@@ -364,7 +346,8 @@ TEST_F(lib, add_unique_and_delete_fixed)
 TEST_F(lib, batch_split)
 {
 	const size_t n = MEMFILTER_BATCH_MAX + MEMFILTER_BATCH_MAX / 2 + 7;
-	uint64_t *keys = seq_keys(n, 1), *bits;
+	__u64 *keys = seq_keys(n, 1);
+	uint64_t *bits;
 	uint32_t *lens;
 	struct mf_info i;
 	size_t done = 0, odd;
@@ -381,7 +364,7 @@ TEST_F(lib, batch_split)
 	EXPECT_EQ(n, done);
 	EXPECT_EQ(n, mf_query(fd, keys, sizeof(*keys), n, bits, &done));
 	EXPECT_EQ(n, done);
-	EXPECT_EQ(n, popcount(bits, n));
+	EXPECT_EQ(n, popcount_bits(bits, n));
 	ASSERT_EQ(0, mf_info(fd, &i));
 	EXPECT_EQ(n, i.keys);
 	EXPECT_EQ(n, i.queries);
@@ -420,7 +403,8 @@ TEST_F(lib, batch_split)
 TEST_F(lib, partial_failure_reports_done)
 {
 	const size_t n = 3 * (size_t)MEMFILTER_BATCH_MAX;
-	uint64_t *keys = seq_keys(n, 7), *bits;
+	__u64 *keys = seq_keys(n, 7);
+	uint64_t *bits;
 	struct mf_info i;
 	size_t done = 0;
 	ssize_t r;
@@ -434,8 +418,8 @@ TEST_F(lib, partial_failure_reports_done)
 	EXPECT_EQ(-ENOSPC, r);
 	EXPECT_LT(MEMFILTER_BATCH_MAX, done);
 	EXPECT_GT(n, done);
-	EXPECT_EQ(done, popcount(bits, n));
-	EXPECT_EQ(done, popcount(bits, done));
+	EXPECT_EQ(done, popcount_bits(bits, n));
+	EXPECT_EQ(done, popcount_bits(bits, done));
 	ASSERT_EQ(0, mf_info(fd, &i));
 	EXPECT_EQ(done, i.keys);
 	EXPECT_LE(1, i.failed);

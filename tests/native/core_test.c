@@ -11,24 +11,24 @@
 #include <xxhash.h>
 
 #include "hash.h"
-#include "../vectors.h"
+#include "hash_vectors.h"
 #include "kselftest_harness.h"
 
 TEST(xxh64_vectors)
 {
 	u8 buf[256 + 8];
 
-	for (unsigned int i = 0; i < MF_TEST_XXH64_LENS; i++) {
-		unsigned int len = mf_test_xxh64_len(i);
+	for (unsigned int i = 0; i < MEMFILTER_TEST_XXH64_LENS; i++) {
+		unsigned int len = memfilter_test_xxh64_len(i);
 
 		for (unsigned int off = 0; off < 8; off++) {
 			for (unsigned int j = 0; j < len; j++)
-				buf[off + j] = mf_test_msg(j);
-			ASSERT_EQ(mf_test_xxh64_seed0[i],
+				buf[off + j] = memfilter_test_msg(j);
+			ASSERT_EQ(memfilter_test_xxh64_seed0[i],
 				  memfilter_xxh64(buf + off, len, 0));
-			ASSERT_EQ(mf_test_xxh64_seed1[i],
+			ASSERT_EQ(memfilter_test_xxh64_seed1[i],
 				  memfilter_xxh64(buf + off, len,
-						  MF_TEST_XXH64_SEED1));
+						  MEMFILTER_TEST_XXH64_SEED1));
 		}
 	}
 }
@@ -59,9 +59,9 @@ TEST(siphash_vectors)
 		for (unsigned int len = 0; len < 64; len++) {
 			for (unsigned int i = 0; i < len; i++)
 				buf[off + i] = i;
-			ASSERT_EQ(mf_test_siphash24[len],
+			ASSERT_EQ(memfilter_test_siphash24[len],
 				  memfilter_siphash24(buf + off, len,
-						      mf_test_sipkey)) {
+						      memfilter_test_sipkey)) {
 				TH_LOG("len %u off %u", len, off);
 			}
 		}
@@ -80,8 +80,8 @@ TEST(hasher_init)
 	ASSERT_EQ(0, memfilter_hasher_init(&h, MEMFILTER_HASH_XXH64, 42, NULL));
 	EXPECT_EQ(XXH64("abc", 3, 42), memfilter_hash(&h, "abc", 3));
 	ASSERT_EQ(0, memfilter_hasher_init(&h, MEMFILTER_HASH_SIPHASH24, 42,
-					   mf_test_sipkey));
-	EXPECT_EQ(mf_test_siphash24[0], memfilter_hash(&h, "", 0));
+					   memfilter_test_sipkey));
+	EXPECT_EQ(memfilter_test_siphash24[0], memfilter_hash(&h, "", 0));
 }
 
 TEST_HARNESS_MAIN

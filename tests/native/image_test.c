@@ -591,4 +591,60 @@ TEST(offline_arguments)
 	mf_offline_free(f);
 }
 
+/*
+ * The operation-driven call and its options struct: sizes are checked the
+ * libbpf way, and every operation of a type is reachable through it.
+ */
+TEST(offline_keys_opts)
+{
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_CUCKOO, .capacity = 100,
+		.fingerprint_bits = 12);
+	struct {
+		struct mf_keys_opts k;
+		uint64_t more;
+	} big = { .k.sz = sizeof(big), .k.key_size = 8 };
+	MF_OPTS(mf_keys_opts, k, .key_size = 8);
+	uint64_t keys[3] = { 1, 2, 1 }, res = 0;
+	struct mf_offline *f;
+
+	o.sz = sizeof(o) - 1;
+	EXPECT_EQ(-EINVAL, mf_offline_create(&o, &f));
+	o.sz = sizeof(o);
+	ASSERT_EQ(0, mf_offline_create(&o, &f));
+
+	EXPECT_EQ(-EINVAL, mf_offline_keys(f, MF_KEYS_ADD, keys, 3, NULL));
+	k.sz = offsetof(struct mf_keys_opts, done);
+	EXPECT_EQ(-EINVAL, mf_offline_keys(f, MF_KEYS_ADD, keys, 3, &k));
+	k.sz = sizeof(k);
+	EXPECT_EQ(-EINVAL, mf_offline_keys(f, 4, keys, 3, &k));
+	big.more = 1;
+	EXPECT_EQ(-E2BIG, mf_offline_keys(f, MF_KEYS_ADD, keys, 3, &big.k));
+	big.more = 0;
+	EXPECT_EQ(3, mf_offline_keys(f, MF_KEYS_ADD, keys, 3, &big.k));
+	EXPECT_EQ(3, big.k.done);
+
+	k.results = &res;
+	EXPECT_EQ(3, mf_offline_keys(f, MF_KEYS_QUERY, keys, 3, &k));
+	EXPECT_EQ(7, res);
+	EXPECT_EQ(3, k.done);
+	/* 1 is in twice, 2 once: only the 1 stays after two deletes. */
+	EXPECT_EQ(2, mf_offline_keys(f, MF_KEYS_DELETE, keys + 1, 2, &k));
+	EXPECT_EQ(3, res);
+	EXPECT_EQ(1, mf_offline_keys(f, MF_KEYS_ADD_UNIQUE, keys, 2, &k));
+	EXPECT_EQ(2, res);
+	EXPECT_EQ(2, k.done);
+	mf_offline_free(f);
+
+	o.type = MF_TYPE_BLOOM;
+	o.fingerprint_bits = 0;
+	o.fpr = 0.01;
+	ASSERT_EQ(0, mf_offline_create(&o, &f));
+	EXPECT_EQ(-EOPNOTSUPP,
+		  mf_offline_keys(f, MF_KEYS_ADD_UNIQUE, keys, 3, &k));
+	EXPECT_EQ(0, k.done);
+	EXPECT_EQ(-EOPNOTSUPP,
+		  mf_offline_keys(f, MF_KEYS_DELETE, keys, 3, &k));
+	mf_offline_free(f);
+}
+
 TEST_HARNESS_MAIN

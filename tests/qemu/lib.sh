@@ -38,6 +38,14 @@ tap_check() {
 	fi
 }
 
+# The kernel brought up every CPU that vm.sh gave the guest (MF_CPUS):
+# concurrency tests that ran on one CPU would prove little.
+cpus_online() {
+	n=$(grep -c '^processor' /proc/cpuinfo)
+	echo "# online CPUs: $n ($(cat /sys/devices/system/cpu/online)), expected ${MF_CPUS:-?}"
+	[ "$n" = "${MF_CPUS:-}" ]
+}
+
 load_memfilter() {
 	insmod $MF/memfilter.ko && [ -c /dev/memfilter ]
 }
@@ -65,6 +73,9 @@ run_kunit() {
 	for d in /sys/kernel/debug/kunit/memfilter_*; do
 		section ktap "kunit.${d##*/}" cat "$d/results"
 	done
+	# What the concurrency tests report about the races they ran.
+	grep -h -i 'lockless\|retr\|concurren' \
+		/sys/kernel/debug/kunit/memfilter_*/results | sed 's/^ */# stress: /'
 	for ko in "$@"; do
 		rmmod "$(basename "$ko" .ko)" || { failed=1; return 1; }
 	done

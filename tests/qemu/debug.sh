@@ -12,6 +12,7 @@ export MF_CLI_BIG=100000
 kml=/sys/kernel/debug/kmemleak
 [ -e $kml ] && echo clear >$kml
 
+section tap guest.cpus tap_check "kernel brought up $MF_CPUS CPUs" cpus_online
 section tap module.load tap_check "insmod memfilter.ko" load_memfilter
 run_kunit $MF/memfilter_kunit.ko
 for t in $MF/bin/*_test; do

@@ -6,6 +6,9 @@
 . /memfilter/lib.sh
 
 echo "# kernel $(uname -r)"
+section tap guest.cpus tap_check "kernel brought up $MF_CPUS CPUs" cpus_online
+# The ioctl fuzzer runs its full minute in the debug guest only.
+export MF_FUZZ_SECONDS=${MF_FUZZ_SECONDS:-20}
 section tap module.load tap_check "insmod memfilter.ko" load_memfilter
 for t in $MF/bin/*_test; do
 	section tap "selftest.${t##*/}" "$t"

@@ -8,7 +8,9 @@ say() { printf '\n\033[1m>>> %s\033[0m\n' "$*"; }
 T=/tmp/demo
 mkdir -p $T
 
-say "kernel $(uname -r): loading memfilter.ko"
+. /memfilter/lib.sh
+say "kernel $(uname -r) on $MF_CPUS CPUs: loading memfilter.ko"
+cpus_online
 insmod /memfilter/memfilter.ko
 dmesg | grep 'memfilter:' | tail -n 1
 ls -l /dev/memfilter

@@ -4,8 +4,8 @@
  * memfilter_core and the native tests so both check the same numbers.
  *
  * XXH64: produced by libxxhash 0.8.1 (Debian libxxhash-dev) over the
- * message mf_test_msg(i) = i * 7 + 3 (mod 256), for lengths 0..64 and 200,
- * with seed 0 and seed MF_TEST_XXH64_SEED1.
+ * message memfilter_test_msg(i) = i * 7 + 3 (mod 256), for lengths 0..64 and 200,
+ * with seed 0 and seed MEMFILTER_TEST_XXH64_SEED1.
  * SipHash-2-4: the reference vectors of github.com/veorq/SipHash (key
  * 00 01 .. 0f, message 00 01 .. len-1), as in lib/siphash_kunit.c.
  *
@@ -14,20 +14,20 @@
 #ifndef _MEMFILTER_TEST_VECTORS_H
 #define _MEMFILTER_TEST_VECTORS_H
 
-#define MF_TEST_XXH64_SEED1	0x9E3779B97F4A7C15ULL
-#define MF_TEST_XXH64_LENS	66
+#define MEMFILTER_TEST_XXH64_SEED1	0x9E3779B97F4A7C15ULL
+#define MEMFILTER_TEST_XXH64_LENS	66
 
-static inline unsigned int mf_test_xxh64_len(unsigned int i)
+static inline unsigned int memfilter_test_xxh64_len(unsigned int i)
 {
 	return i == 65 ? 200 : i;
 }
 
-static inline u8 mf_test_msg(unsigned int i)
+static inline u8 memfilter_test_msg(unsigned int i)
 {
 	return (u8)(i * 7 + 3);
 }
 
-static const u64 mf_test_xxh64_seed0[MF_TEST_XXH64_LENS] = {
+static const u64 memfilter_test_xxh64_seed0[MEMFILTER_TEST_XXH64_LENS] = {
 	0xef46db3751d8e999ULL, 0x1f25c8d0bc1f4bb6ULL, 0xf5bedec232706303ULL,
 	0x31d2363f52e564c9ULL, 0x9bb64b7d66ee9fdaULL, 0xc7608efddb7051feULL,
 	0x61436fb28d5ce4c4ULL, 0x9a7b149959ce60d8ULL, 0xdab99d95c6f90092ULL,
@@ -53,7 +53,7 @@ static const u64 mf_test_xxh64_seed0[MF_TEST_XXH64_LENS] = {
 
 };
 
-static const u64 mf_test_xxh64_seed1[MF_TEST_XXH64_LENS] = {
+static const u64 memfilter_test_xxh64_seed1[MEMFILTER_TEST_XXH64_LENS] = {
 	0xc4349fc93c010000ULL, 0x79826bcd749d267aULL, 0x416ec13888be56bdULL,
 	0x78efd77575e26575ULL, 0x6f0a6c97d68bf353ULL, 0xa677b535c22b67a5ULL,
 	0x3ddb92210d49df39ULL, 0xd97ede93c9d66a0dULL, 0xa2f1e28437a78a1bULL,
@@ -79,11 +79,11 @@ static const u64 mf_test_xxh64_seed1[MF_TEST_XXH64_LENS] = {
 
 };
 
-static const u64 mf_test_sipkey[2] = {
+static const u64 memfilter_test_sipkey[2] = {
 	0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL
 };
 
-static const u64 mf_test_siphash24[64] = {
+static const u64 memfilter_test_siphash24[64] = {
 	0x726fdb47dd0e0e31ULL, 0x74f839c593dc67fdULL, 0x0d6c8009d9a94f5aULL,
 	0x85676696d7fb7e2dULL, 0xcf2794e0277187b7ULL, 0x18765564cd99a68dULL,
 	0xcbc9466e58fee3ceULL, 0xab0200f58b01d137ULL, 0x93f5f5799a932462ULL,

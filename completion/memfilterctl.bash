@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0
+# bash completion for memfilterctl(8)
+
+_memfilterctl()
+{
+	local cur prev words cword
+	_init_completion || return
+
+	local cmds="create add query del clear info list rm build dump load inspect merge version help"
+	local globals="--json --pretty --version --help"
+	local sizing="--type --capacity --fpr --bits-per-key --fingerprint-bits --keyed --seed"
+
+	# The command is the first word that is not a global option.
+	local i c=0
+	for ((i = 1; i < cword; i++)); do
+		if [[ ${words[i]} != -* ]]; then
+			c=$i
+			break
+		fi
+	done
+	if [[ $c -eq 0 ]]; then
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "$globals" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$cmds" -- "$cur"))
+		fi
+		return
+	fi
+
+	local cmd=${words[c]} opts=""
+	case $prev in
+	-t | --type)
+		COMPREPLY=($(compgen -W "bloom cuckoo" -- "$cur"))
+		return
+		;;
+	-f | --fingerprint-bits)
+		COMPREPLY=($(compgen -W "8 12 16" -- "$cur"))
+		return
+		;;
+	--capacity | --fpr | -b | --bits-per-key | -s | --seed | --key)
+		return
+		;;
+	-i | --image | -o | --output)
+		_filedir img
+		return
+		;;
+	esac
+	# Short options whose meaning depends on the command.
+	case $cmd/$prev in
+	create/-[cp] | build/-[cp] | add/-k | query/-k | del/-k)
+		return
+		;;
+	esac
+
+	case $cmd in
+	create) opts="$sizing" ;;
+	add) opts="--key --hex --unique" ;;
+	del) opts="--key --hex" ;;
+	query) opts="--key --hex --count --invert --image" ;;
+	info | list | inspect) opts="--json --pretty" ;;
+	build) opts="$sizing --hex --strict --output" ;;
+	dump) opts="--output" ;;
+	merge) opts="--strict --output" ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
+		return
+	fi
+
+	# The first argument of commands on a named filter is its name.
+	local args=0
+	for ((i = c + 1; i < cword; i++)); do
+		[[ ${words[i]} != -* ]] && ((args++))
+	done
+	case $cmd in
+	add | query | del | clear | info | rm | dump)
+		if [[ $args -eq 0 && " ${words[*]} " != *" --image "* &&
+		      " ${words[*]} " != *" -i "* ]]; then
+			COMPREPLY=($(compgen -W "$(memfilterctl list 2>/dev/null)" -- "$cur"))
+			return
+		fi
+		_filedir
+		;;
+	inspect | merge)
+		_filedir img
+		;;
+	build)
+		_filedir
+		;;
+	esac
+} &&
+	complete -F _memfilterctl memfilterctl

@@ -1,0 +1,338 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The install test (make check): what a new user does on a host, without
+# ever loading the module. From a fresh copy of the sources:
+#
+#  - plain `make` (the user's CFLAGS/LDFLAGS, no -Werror) builds
+#    libmemfilter and memfilterctl; `make install DESTDIR=... PREFIX=/usr`
+#    installs every file with its mode, in Debian's multiarch libdir
+#  - pkg-config --cflags --libs works against the installed tree, and
+#    examples/lib_example.c compiles, links and runs against the installed
+#    library (and nothing else); so does the installed memfilterctl
+#  - the man pages render without warnings and cover every command and
+#    long option of memfilterctl; the bash completion completes them
+#  - memfilter-images (the boot/shutdown unit's helper) restores and saves
+#    images as documented, against a recording memfilterctl
+#  - one version everywhere: VERSION, dkms.conf, man pages, library
+#  - make uninstall removes every file; PREFIX=/usr/local uses /etc for udev,
+#    systemd and modules-load.d
+#
+# Prints TAP; exits non-zero when any check fails.
+#  - with KDIR: `make KDIR=...` also builds memfilter.ko, and
+#    `make modules_install DESTDIR=...` installs it
+#
+#   install-test.sh [WORKDIR [KDIR]]   (default: build/install-test)
+
+set -u
+cd "$(dirname "$0")/.."
+TOP=$PWD
+W=$(mkdir -p "${1:-build/install-test}" && cd "${1:-build/install-test}" && pwd)
+KDIR=${2:-}
+# The installed tree is what the user gets: no -Werror from make check.
+unset WERROR MEMFILTER_WERROR
+
+. scripts/tap.sh
+
+MA=$(gcc -print-multiarch)
+# The library's public header (lib/memfilter.h, or lib/libmemfilter.h).
+HDR=$(basename "$(ls lib/libmemfilter.h lib/memfilter.h 2>/dev/null | head -n 1)")
+R=$W/root
+U=$R/usr
+LIBDIR=$U/lib/$MA
+SRC=$W/src
+LOG=$W/build.log
+
+
+# A fresh copy: the tracked and new files, no build products.
+fresh_build() {
+	rm -rf "$W/src" "$R" "$W/local"
+	mkdir -p "$SRC"
+	git ls-files -co --exclude-standard -z |
+		xargs -0 tar -cf - 2>/dev/null | tar -xf - -C "$SRC" &&
+	make -C "$SRC" KDIR="$W/no-kernel" \
+		CFLAGS="-O2 -g -DMF_INSTALL_TEST_CFLAGS" \
+		LDFLAGS="-Wl,-z,now" >"$LOG" 2>&1 || { cat "$LOG"; return 1; }
+	make -C "$SRC" install DESTDIR="$R" PREFIX=/usr >>"$LOG" 2>&1 ||
+		{ cat "$LOG"; return 1; }
+}
+ok "make && make install DESTDIR=... PREFIX=/usr from a fresh copy" fresh_build
+
+user_flags() {
+	# Every compile of what is installed carries the user's CFLAGS, the
+	# library its LDFLAGS, and nothing forces -Werror.
+	! grep -e '-Werror' "$LOG" &&
+	! grep -E '^(cc|gcc) .* -c -o build/lib/' "$LOG" |
+		grep -v -e '-DMF_INSTALL_TEST_CFLAGS' &&
+	grep -q -- '-DMF_INSTALL_TEST_CFLAGS.* -o build/bin/memfilterctl' "$LOG" &&
+	readelf -d "$SRC/build/lib/libmemfilter.so.1" | grep -q BIND_NOW &&
+	grep -q 'memfilter.ko not built' "$LOG"
+}
+ok "user CFLAGS/LDFLAGS honoured, no -Werror, no kernel tree: no module" \
+	user_flags
+
+V=$(cat VERSION)
+mode_is() { [ "$(stat -c %a "$2")" = "$1" ] || { echo "$2: mode $(stat -c %a "$2"), want $1"; return 1; }; }
+installed_files() {
+	local f
+	for f in usr/bin/memfilterctl "usr/lib/$MA/libmemfilter.so.$V" \
+		 usr/libexec/memfilter-images; do
+		mode_is 755 "$R/$f" || return 1
+	done
+	for f in "usr/lib/$MA/libmemfilter.a" \
+		 "usr/lib/$MA/pkgconfig/libmemfilter.pc" \
+		 "usr/include/$HDR" usr/include/memfilter_version.h \
+		 usr/include/linux/memfilter.h \
+		 usr/share/man/man8/memfilterctl.8 \
+		 usr/share/man/man3/libmemfilter.3 \
+		 usr/lib/udev/rules.d/70-memfilter.rules \
+		 usr/lib/modules-load.d/memfilter.conf \
+		 usr/lib/sysusers.d/memfilter.conf \
+		 usr/lib/systemd/system/memfilter-images.service \
+		 usr/share/bash-completion/completions/memfilterctl; do
+		mode_is 644 "$R/$f" || return 1
+	done
+	[ "$(readlink "$LIBDIR/libmemfilter.so.1")" = "libmemfilter.so.$V" ] &&
+	[ "$(readlink "$LIBDIR/libmemfilter.so")" = libmemfilter.so.1 ] &&
+	# Nothing else: every installed file is one of the above.
+	[ "$(find "$R" -type f -o -type l | wc -l)" = 17 ] ||
+		{ find "$R" -type f -o -type l; return 1; }
+}
+ok "installed tree: every file, its mode, the library's symlinks" \
+	installed_files
+
+unit_paths() {
+	local unit=$U/lib/systemd/system/memfilter-images.service
+	! grep -q @ "$unit" &&
+	grep -qx 'ExecStart=-/usr/libexec/memfilter-images restore /var/lib/memfilter' "$unit" &&
+	grep -qx 'Environment=MEMFILTERCTL=/usr/bin/memfilterctl' "$unit" &&
+	grep -qx 'KERNEL=="memfilter", SUBSYSTEM=="misc", GROUP="memfilter", MODE="0660"' \
+		"$U/lib/udev/rules.d/70-memfilter.rules" &&
+	grep -qx 'g memfilter - -' "$U/lib/sysusers.d/memfilter.conf" &&
+	grep -qx memfilter "$U/lib/modules-load.d/memfilter.conf" &&
+	# verify the unit with its paths inside DESTDIR
+	sed "s|=\(-*\)/usr/|=\1$R/usr/|" "$unit" >"$W/memfilter-images.service" &&
+	systemd-analyze verify --man=no "$W/memfilter-images.service"
+}
+ok "systemd unit, udev rule, sysusers.d, modules-load.d: content" unit_paths
+
+pc() {
+	PKG_CONFIG_SYSROOT_DIR=$R PKG_CONFIG_LIBDIR=$LIBDIR/pkgconfig \
+		pkg-config "$@" libmemfilter
+}
+pkgconfig() {
+	[ "$(pc --modversion)" = "$V" ] &&
+	[ "$(echo $(pc --cflags))" = "-I$U/include" ] &&
+	[ "$(echo $(pc --libs))" = "-L$LIBDIR -lmemfilter" ] ||
+		{ pc --modversion --cflags --libs; return 1; }
+}
+ok "pkg-config --modversion --cflags --libs against the installed tree" \
+	pkgconfig
+
+# Only the installed headers and library: no -I or -L into the sources.
+example() {
+	gcc -Wall -Wextra -Werror -o "$W/lib_example" \
+		"$TOP/examples/lib_example.c" $(pc --cflags --libs) &&
+	LD_LIBRARY_PATH=$LIBDIR ldd "$W/lib_example" |
+		grep -q "libmemfilter.so.1 => $LIBDIR/libmemfilter.so.1" &&
+	LD_LIBRARY_PATH=$LIBDIR "$W/lib_example" apple banana cherry >"$W/ex.out" &&
+	grep -qx "libmemfilter $V (built with $V)" "$W/ex.out" &&
+	[ "$(grep -c 'may be present$' "$W/ex.out")" -ge 3 ]
+}
+ok "examples/lib_example.c builds against the installed library and runs" \
+	example
+
+static_example() {
+	gcc -static -o "$W/lib_example_static" "$TOP/examples/lib_example.c" \
+		-I"$U/include" "$LIBDIR/libmemfilter.a" &&
+	"$W/lib_example_static" >/dev/null
+}
+ok "examples/lib_example.c links the installed static library" \
+	static_example
+
+CTL=$U/bin/memfilterctl
+ctl() { LD_LIBRARY_PATH=$LIBDIR "$CTL" "$@"; }
+installed_ctl() {
+	LD_LIBRARY_PATH=$LIBDIR ldd "$CTL" |
+		grep -q "libmemfilter.so.1 => $LIBDIR/libmemfilter.so.1" &&
+	seq 1000 | ctl build --type bloom --capacity 1000 --fpr 0.01 \
+		--seed 1 >"$W/f.img" &&
+	ctl inspect "$W/f.img" >/dev/null &&
+	[ "$(seq 1000 | ctl query --image "$W/f.img" --count)" = 1000 ]
+}
+ok "installed memfilterctl (dynamic) builds, inspects and queries an image" \
+	installed_ctl
+
+versions() {
+	grep -qx "PACKAGE_VERSION=\"$V\"" dkms.conf &&
+	grep -q "\"memfilter $V\"" man/memfilterctl.8 &&
+	grep -q "\"memfilter $V\"" man/libmemfilter.3 &&
+	grep -qx "#define MEMFILTER_VERSION \"$V\"" "$U/include/memfilter_version.h"
+}
+ok "one version ($V): VERSION, dkms.conf, man pages, memfilter_version.h" \
+	versions
+
+man_clean() {
+	local p out
+	for p in man/memfilterctl.8 man/libmemfilter.3; do
+		out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$p" 2>&1 >/dev/null)
+		[ -z "$out" ] || { echo "$p: $out"; return 1; }
+	done
+}
+ok "man pages render without warnings" man_clean
+
+# Every command of 'memfilterctl help' and every long option of each
+# 'memfilterctl COMMAND --help' is in the man page and the completion.
+CMDS=$(ctl help | sed -n 's/^  \([a-z][a-z]*\) .*/\1/p; s/^  \([a-z][a-z]*\)$/\1/p')
+covered() {
+	local c o missing=""
+	[ -n "$CMDS" ] || return 1
+	for c in $CMDS; do
+		grep -q "^\.SS $c\b" man/memfilterctl.8 ||
+			missing="$missing man:$c"
+		grep -q "cmds=.*\b$c\b" completion/memfilterctl.bash ||
+			missing="$missing completion:$c"
+		[ "$c" = help ] && continue
+		for o in $(ctl "$c" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+			[ "$o" = --help ] && continue
+			sed 's/\\-/-/g' man/memfilterctl.8 | grep -q -- "$o" ||
+				missing="$missing man:$c:$o"
+			grep -q -- "$o" completion/memfilterctl.bash ||
+				missing="$missing completion:$c:$o"
+		done
+	done
+	[ -z "$missing" ] || { echo "not documented:$missing"; return 1; }
+}
+ok "man page and completion cover every command and long option" covered
+
+# Completion as bash runs it: COMP_WORDS in, COMPREPLY out.
+complete_words() {
+	bash -c '. /usr/share/bash-completion/bash_completion
+		. "$1"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		_memfilterctl memfilterctl "${COMP_WORDS[-1]}" "${COMP_WORDS[-2]}"
+		echo "${COMPREPLY[*]}"' _ "$U/share/bash-completion/completions/memfilterctl" "$@"
+}
+completion() {
+	[ "$(complete_words memfilterctl in)" = "info inspect" ] &&
+	[ "$(complete_words memfilterctl build --type c)" = cuckoo ] &&
+	[ "$(complete_words memfilterctl create x --fing)" = --fingerprint-bits ] &&
+	[ "$(complete_words memfilterctl query --co)" = --count ] &&
+	[ "$(complete_words memfilterctl --pr)" = --pretty ] &&
+	[ "$(complete_words memfilterctl -j in)" = "info inspect" ] &&
+	[ "$(complete_words memfilterctl build -t "")" = "bloom cuckoo" ]
+}
+ok "bash completion completes commands, options and their values" completion
+
+# memfilter-images against a memfilterctl that records its calls and keeps
+# "filters" as files: restore loads every image, save dumps every filter
+# atomically and keeps the old image when a dump fails.
+images() {
+	local d=$W/images fake=$W/fake-ctl
+	rm -rf "$d" "$W/kernel" && mkdir -p "$d" "$W/kernel"
+	cat >"$fake" <<-'EOF'
+	#!/bin/sh
+	echo "$*" >>"$FAKE_DIR/calls"
+	case $1 in
+	load) [ ! -e "$FAKE_DIR/$2" ] && cat >"$FAKE_DIR/$2" ;;
+	list) ls "$FAKE_DIR" | grep -v '^calls$' ;;
+	dump) [ "$2" != broken ] && cat "$FAKE_DIR/$2" ;;
+	esac
+	EOF
+	chmod +x "$fake"
+	echo A >"$d/alpha.img" && echo B >"$d/beta.img" && echo x >"$d/notes.txt"
+	export FAKE_DIR=$W/kernel MEMFILTERCTL=$fake
+	"$U/libexec/memfilter-images" restore "$d" >/dev/null &&
+	[ "$(cat "$W/kernel/alpha")$(cat "$W/kernel/beta")" = AB ] &&
+	[ "$(grep -c '^load' "$W/kernel/calls")" = 2 ] || return 1
+	# restoring again fails (names taken) and says so: exit status 1
+	"$U/libexec/memfilter-images" restore "$d" 2>/dev/null && return 1
+	echo C >"$W/kernel/gamma" && echo X >"$W/kernel/broken"
+	echo old >"$d/broken.img"
+	"$U/libexec/memfilter-images" save "$d" >/dev/null 2>&1 && return 1
+	[ "$(cat "$d/gamma.img")" = C ] && [ "$(cat "$d/broken.img")" = old ] &&
+	[ "$(stat -c %a "$d/gamma.img")" = 600 ] &&
+	[ -z "$(find "$d" -name '.*.tmp')" ] &&
+	"$U/libexec/memfilter-images" bogus "$d" 2>/dev/null
+	[ $? = 2 ]
+}
+ok "memfilter-images restore/save: every image, atomic, failures reported" \
+	images
+
+headers_alone() {
+	echo "#include <$HDR>" | gcc -I"$U/include" -x c -std=c99 \
+		-Wall -Wextra -pedantic -Werror -fsyntax-only - &&
+	echo "#include <$HDR>" | g++ -I"$U/include" -x c++ \
+		-Wall -Wextra -Werror -fsyntax-only -
+}
+ok "installed library header compiles alone (C99, C++)" headers_alone
+
+lib_version() {
+	nm -D --defined-only "$LIBDIR/libmemfilter.so.1" | grep -q ' T mf_version' &&
+	readelf -d "$LIBDIR/libmemfilter.so.1" | grep -q 'SONAME.*libmemfilter.so.1'
+}
+ok "libmemfilter.so.1: soname, mf_version() exported" lib_version
+
+uninstall() {
+	make -C "$SRC" uninstall DESTDIR="$R" PREFIX=/usr >/dev/null &&
+	[ -z "$(find "$R" -type f -o -type l)" ] ||
+		{ find "$R" -type f -o -type l; return 1; }
+}
+ok "make uninstall removes every installed file" uninstall
+
+local_prefix() {
+	local L=$W/local
+	make -C "$SRC" install DESTDIR="$L" >/dev/null &&
+	[ -x "$L/usr/local/bin/memfilterctl" ] &&
+	[ -f "$L/usr/local/lib/libmemfilter.so.$V" ] &&
+	[ -f "$L/usr/local/lib/pkgconfig/libmemfilter.pc" ] &&
+	[ -f "$L/etc/udev/rules.d/70-memfilter.rules" ] &&
+	[ -f "$L/etc/systemd/system/memfilter-images.service" ] &&
+	[ -f "$L/etc/modules-load.d/memfilter.conf" ] &&
+	grep -qx 'ExecStart=-/usr/local/libexec/memfilter-images restore /var/lib/memfilter' \
+		"$L/etc/systemd/system/memfilter-images.service" &&
+	grep -qx 'libdir=/usr/local/lib' "$L/usr/local/lib/pkgconfig/libmemfilter.pc"
+}
+ok "default PREFIX=/usr/local: /usr/local and /etc" local_prefix
+
+
+dkms_src() {
+	local d=$W/dkms
+	rm -rf "$d"
+	make -C "$SRC" -s dkms-src DESTDIR="$d" >/dev/null &&
+	[ -f "$d/usr/src/memfilter-$V/dkms.conf" ] &&
+	[ -f "$d/usr/src/memfilter-$V/Kbuild" ] &&
+	[ -z "$(find "$d" -name '*.o' -o -name '*.ko')" ]
+}
+ok "make dkms-src: the module's sources in /usr/src/memfilter-$V" dkms_src
+
+readme_commands() {
+	# The README's install section uses only targets that exist.
+	local t
+	for t in $(sed -n '/^## Install on a host/,/^## /p' README.md |
+		   grep -o 'make [a-z_-]*' | awk '{print $2}' | sort -u); do
+		grep -Eq "^$t:" "$SRC/Makefile" ||
+			{ echo "README: make $t does not exist"; return 1; }
+	done
+	sed -n '/^## Install on a host/,/^## /p' README.md | grep -q 'make install'
+}
+ok "README 'Install on a host' uses existing make targets" readme_commands
+
+# The module, as the README builds and installs it (never loaded here).
+module() {
+	local rel ko
+	rel=$(cat "$KDIR/include/config/kernel.release") &&
+	make -C "$SRC" KDIR="$KDIR" >"$W/module.log" 2>&1 &&
+	make -C "$SRC" KDIR="$KDIR" modules_install DESTDIR="$W/mod" \
+		>>"$W/module.log" 2>&1 || { cat "$W/module.log"; return 1; }
+	ko=$(find "$W/mod/lib/modules/$rel" -name 'memfilter.ko*') &&
+	[ -n "$ko" ] && modinfo "$ko" | grep -qx "version: *$V" &&
+	! grep -e '-Werror' "$W/module.log" &&
+	! grep -E '(warning|error):' "$W/module.log"
+}
+[ -n "$KDIR" ] &&
+	ok "make KDIR=... builds memfilter.ko; make modules_install DESTDIR=..." \
+		module
+
+tap_end

@@ -1,0 +1,1892 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A seeded, multi-threaded random-ioctl fuzzer of /dev/memfilter, run in
+ * the guests like the selftests (TAP on stdout, exit status decides).
+ *
+ * Owner threads each keep a filter and a shadow model of it: every key
+ * the kernel reported added and that was not deleted since (nor cleared)
+ * must be answered "may be present", by the filter and by a filter loaded
+ * from its dump. Chaos threads meanwhile call every command on the device
+ * and on filter fds, including the owners' filters (opened by name): random
+ * struct sizes and tails, flags, capacities, names, batches with hostile
+ * key lengths and counts, bad pointers and pointers into memory another
+ * thread keeps unmapping, dumps read at random offsets, images loaded with
+ * bit flips, truncations and extensions, CLEAR/INFO/PUBLISH/UNPUBLISH/OPEN/
+ * close/dup on shared filters, and forked children that may drop their
+ * privileges. A watchdog aborts with a message if one call takes longer
+ * than MF_FUZZ_WATCHDOG seconds.
+ *
+ * Every call's outcome is checked against the documentation: its errno
+ * must be one the uapi errno table gives for that command, and a request
+ * the documentation calls invalid must fail (with its errno). Departures
+ * already known (issue 10 item 18) are listed in known_rules[] and printed
+ * but do not fail the run; remove an entry once the kernel is fixed.
+ *
+ *   ioctl_fuzz_test [SEED [SECONDS]]
+ *   env: MF_FUZZ_SEED, MF_FUZZ_SECONDS (default 60), MF_FUZZ_THREADS
+ *	  (chaos threads, default 4), MF_FUZZ_WATCHDOG (default 60),
+ *	  MF_FUZZ_STRICT=1 (the known departures fail too),
+ *	  MF_FUZZ_INJECT=1 (the shadow model claims one key that was never
+ *	  added: the run must then fail, which shows that the check can)
+ *
+ * The same seed gives every thread the same sequence of decisions; the
+ * interleaving of threads is up to the scheduler.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <inttypes.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include "memfilter_utils.h"
+
+#define MAX_CHAOS	16
+#define MAX_OWNERS	2
+#define MAX_SLOTS	64	/* watchdog slots: threads, then children */
+#define POOL		12	/* filter fds per chaos thread */
+#define HOSTILE_PAGES	32
+#define NERR		134	/* errno histogram: 0 is success */
+#define MODEL_MAX	(1 << 15)	/* keys in a shadow model */
+#define TRACKED_MARK	777	/* capacity % 1000 of owner filters */
+
+enum op {
+	OP_API, OP_CREATE, OP_OPEN, OP_LIST, OP_LOAD, OP_ADD, OP_QUERY,
+	OP_DELETE, OP_ADD_UNIQUE, OP_INFO, OP_CLEAR, OP_PUBLISH, OP_UNPUBLISH,
+	OP_BADCMD, OP_READ, OP_DUP, OP_CLOSE, OP_FORK, OP_NR
+};
+
+static const char *const op_name[OP_NR] = {
+	"API", "CREATE", "OPEN", "LIST", "LOAD", "ADD", "QUERY", "DELETE",
+	"ADD_UNIQUE", "INFO", "CLEAR", "PUBLISH", "UNPUBLISH", "bad cmd",
+	"read", "dup", "close", "fork",
+};
+
+/* A set of errnos (all below 128). */
+typedef unsigned __int128 emask;
+#define B(e) ((emask)1 << (e))
+#define E_STRUCT (B(EFAULT) | B(EINVAL) | B(E2BIG) | B(EOPNOTSUPP))
+#define E_BATCH (E_STRUCT | B(ENOMEM) | B(EINTR))
+
+/* The uapi errno table, per command (see uapi/linux/memfilter.h). */
+static const emask op_errnos[OP_NR] = {
+	[OP_API] = E_STRUCT,
+	[OP_CREATE] = E_STRUCT | B(EPERM) | B(EEXIST) | B(ENOMEM) | B(EACCES),
+	[OP_OPEN] = E_STRUCT | B(ENOENT) | B(ENOMEM),
+	[OP_LIST] = E_STRUCT | B(ENOMEM),
+	[OP_LOAD] = E_STRUCT | B(EPERM) | B(EEXIST) | B(EBADMSG) |
+		    B(ENOMEM) | B(EACCES) | B(EINTR),
+	[OP_ADD] = E_BATCH | B(ENOSPC) | B(EPERM) | B(EBADF),
+	[OP_QUERY] = E_BATCH,
+	[OP_DELETE] = E_BATCH | B(EPERM) | B(EBADF),
+	[OP_ADD_UNIQUE] = E_BATCH | B(ENOSPC) | B(EPERM) | B(EBADF),
+	[OP_INFO] = E_STRUCT,
+	[OP_CLEAR] = E_STRUCT | B(EPERM) | B(EBADF),
+	[OP_PUBLISH] = E_STRUCT | B(EPERM) | B(EEXIST) | B(EBUSY),
+	[OP_UNPUBLISH] = E_STRUCT | B(EPERM) | B(ENOENT),
+	[OP_BADCMD] = B(ENOTTY),
+	/* read(): the image DOC (EPERM for keyed dumps), offsets, memory */
+	[OP_READ] = B(EINVAL) | B(EFAULT) | B(EPERM) | B(ENOMEM) | B(EINTR),
+};
+
+/* What the checks found, by rule. */
+enum rule {
+	R_ERRNO,		/* errno outside the command's table */
+	R_ACCEPTED,		/* a documented-invalid request succeeded */
+	R_WRONG_ERRNO,		/* an invalid request failed otherwise */
+	R_VALID_FAILED,		/* a valid request failed unexplained */
+	R_OUTPUT,		/* an output field breaks its documentation */
+	R_PARTIAL,		/* keys took effect before a failure */
+	R_CORRUPT_LOADED,	/* a damaged image loaded */
+	R_NAME_LATIN1,		/* known: names with bytes 0xC0-0xFF */
+	R_CUCKOO_FPR_1E9,	/* known: cuckoo fpr_ppb = 10^9 accepted */
+	R_PARTIAL_EINVAL,	/* known: bad key length in a later window */
+	R_BLOOM_COUNT0,		/* known: Bloom DELETE/ADD_UNIQUE, count 0 */
+	R_INFO_RESERVED,	/* known: INFO accepts __reserved != 0 */
+	R_E2BIG_LIMIT,		/* known: E2BIG also means "too large" */
+	R_CREATE_TYPE,		/* known: unknown type is EOPNOTSUPP */
+	R_RO_CREATE,		/* known: read-only device fd may CREATE */
+	R_NR
+};
+
+/*
+ * Departures from the documentation that issue 10 item 18 already
+ * reports: printed, not failed. Remove an entry when the kernel or the
+ * documentation is fixed; the fuzzer then fails if it comes back.
+ */
+static const struct {
+	const char *id;
+	const char *known;	/* NULL: a new finding, fails the run */
+} rules[R_NR] = {
+	[R_ERRNO] = { "errno-not-in-table" },
+	[R_ACCEPTED] = { "invalid-request-accepted" },
+	[R_WRONG_ERRNO] = { "invalid-request-wrong-errno" },
+	[R_VALID_FAILED] = { "valid-request-failed" },
+	[R_OUTPUT] = { "output-field" },
+	[R_PARTIAL] = { "partial-effect-undocumented" },
+	[R_CORRUPT_LOADED] = { "corrupt-image-loaded" },
+	[R_NAME_LATIN1] = { "name-latin1",
+		"issue 10 item 18: names accept bytes 0xC0-0xFF (isalnum() is Latin-1); OPEN gives ENOENT, not EINVAL" },
+	[R_CUCKOO_FPR_1E9] = { "cuckoo-fpr-1e9",
+		"issue 10 item 18: a cuckoo CREATE with fpr_ppb = 10^9 succeeds" },
+	[R_PARTIAL_EINVAL] = { "batch-partial-einval",
+		"issue 10 item 18: a key length over 4096 in a later 256-key window fails with EINVAL after earlier windows took effect" },
+	[R_BLOOM_COUNT0] = { "bloom-count0",
+		"issue 10 item 18: DELETE/ADD_UNIQUE on a Bloom filter with count 0 return 0, not EOPNOTSUPP" },
+	[R_INFO_RESERVED] = { "info-reserved",
+		"issue 10 item 18: INFO accepts a non-zero __reserved" },
+	[R_E2BIG_LIMIT] = { "e2big-size-limit",
+		"issue 10 item 18: E2BIG also means over the size limit for CREATE/LOAD" },
+	[R_CREATE_TYPE] = { "create-type-eopnotsupp",
+		"issue 10 item 18: an unknown CREATE type gets EOPNOTSUPP, not EINVAL" },
+	[R_RO_CREATE] = { "readonly-dev-create",
+		"issue 10 item 18: a read-only open of /dev/memfilter may CREATE" },
+};
+
+struct slot {
+	_Atomic uint64_t start_ms;	/* 0: not in a call */
+	_Atomic int op;
+	_Atomic int who;		/* thread number, or 1000 + child */
+};
+
+/* Shared with forked children (MAP_SHARED): counters and findings. */
+struct shared {
+	_Atomic uint64_t calls[OP_NR][NERR];
+	_Atomic uint64_t checked_keys, false_negatives, delete_misses;
+	_Atomic uint64_t dump_checks, children, child_failures;
+	struct {
+		_Atomic uint64_t hits;
+		_Atomic int claimed;
+		char example[200];
+	} found[R_NR];
+	char fn_example[200];
+	_Atomic int fn_claimed;
+	struct slot slots[MAX_SLOTS];
+	_Atomic int next_child_slot;
+	_Atomic int stop;
+};
+
+static struct shared *sh;
+static uint64_t seed;
+static unsigned int seconds = 60, nchaos = 4, watchdog_s = 60;
+static long page;
+static unsigned char *hostile;	/* HOSTILE_PAGES that come and go */
+static bool unprivileged;	/* this (child) process dropped privileges */
+static bool in_child;		/* a forked child: forks no further */
+static bool strict;
+static atomic_int inject;
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+struct rng {
+	uint64_t s;
+};
+
+static uint64_t rnd(struct rng *r)
+{
+	r->s += 0x9e3779b97f4a7c15ULL;
+	return mix64(r->s);
+}
+
+/* Uniform in [0, n); n > 0. */
+static uint64_t below(struct rng *r, uint64_t n)
+{
+	return rnd(r) % n;
+}
+
+/* True with probability pct percent. */
+static bool chance(struct rng *r, unsigned int pct)
+{
+	return below(r, 100) < pct;
+}
+
+static void find(enum rule rule, const char *fmt, ...)
+{
+	va_list ap;
+
+	atomic_fetch_add(&sh->found[rule].hits, 1);
+	if (atomic_exchange(&sh->found[rule].claimed, 1))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sh->found[rule].example, sizeof(sh->found[rule].example),
+		  fmt, ap);
+	va_end(ap);
+}
+
+/* --- calls, the watchdog's view of them, and the errno table ---------- */
+
+struct ctx {
+	struct rng r;
+	struct slot *slot;
+	int id;
+	int dev;		/* O_RDWR device fd */
+	int dev_ro;		/* O_RDONLY device fd */
+	unsigned char *arg;	/* page followed by a PROT_NONE page */
+	unsigned char *buf;	/* scratch for keys, lens, results, images */
+	size_t buf_size;
+	struct pool {
+		int fd;
+		bool tracked;	/* an owner's filter: no DELETE or CLEAR */
+		__u32 type;
+	} pool[POOL];
+};
+
+static void slot_enter(struct ctx *c, enum op op)
+{
+	atomic_store(&c->slot->op, op);
+	atomic_store(&c->slot->start_ms, now_ms());
+}
+
+static void slot_leave(struct ctx *c)
+{
+	atomic_store(&c->slot->start_ms, 0);
+}
+
+static void account(enum op op, int ret)
+{
+	int e = ret < 0 ? -ret : 0;
+
+	atomic_fetch_add(&sh->calls[op][e < NERR ? e : NERR - 1], 1);
+	if (e && !(e < 128 && (op_errnos[op] & B(e))))
+		find(R_ERRNO, "%s -> %s (%d)", op_name[op], strerror(e), e);
+}
+
+static int call(struct ctx *c, enum op op, int fd, unsigned long cmd,
+		void *arg)
+{
+	int ret;
+
+	slot_enter(c, op);
+	ret = xioctl(fd, cmd, arg);
+	slot_leave(c);
+	account(op, ret);
+	return ret;
+}
+
+/*
+ * What the documentation says of one request: @must_fail when it breaks
+ * a documented rule; then an error in @allowed is right, an error in @alt
+ * is a known departure (@alt_rule), success is @accept_rule.
+ */
+struct expect {
+	bool must_fail;
+	emask allowed, alt;
+	enum rule accept_rule, alt_rule;
+	bool ambiguous;		/* something the docs do not settle */
+	emask env;		/* errnos the state may explain */
+	const char *why;
+};
+
+static void violate(struct expect *x, const char *why,
+		    emask allowed, enum rule accept_rule)
+{
+	if (!x->must_fail || (rules[x->accept_rule].known &&
+			      !rules[accept_rule].known)) {
+		x->accept_rule = accept_rule;
+		x->why = why;
+	}
+	x->must_fail = true;
+	x->allowed |= allowed;
+}
+
+static void judge(enum op op, const struct expect *x, int ret)
+{
+	emask e = ret < 0 && -ret < 128 ? B(-ret) : 0;
+
+	if (x->must_fail) {
+		if (!ret)
+			find(x->accept_rule, "%s accepted: %s", op_name[op],
+			     x->why);
+		else if (e & x->alt && !(e & x->allowed))
+			find(x->alt_rule, "%s: %s -> %s", op_name[op], x->why,
+			     strerror(-ret));
+		else if (!(e & (x->allowed | x->env)) && !x->ambiguous)
+			find(R_WRONG_ERRNO, "%s: %s -> %s", op_name[op],
+			     x->why, strerror(-ret));
+	} else if (ret && !(e & x->env) && !x->ambiguous) {
+		find(R_VALID_FAILED, "%s -> %s", op_name[op], strerror(-ret));
+	}
+}
+
+/* --- building argument structs ----------------------------------------- */
+
+/*
+ * Lay out a command struct of @ksize bytes (filled by the caller at the
+ * returned address) with a random user size: mostly exact, sometimes too
+ * small, larger with a zero or non-zero tail, or running into the guard
+ * page. Records what the size alone implies in @x.
+ */
+static void *arg_struct(struct ctx *c, size_t ksize, struct expect *x,
+			__u32 *size_out)
+{
+	unsigned char *a = c->arg;
+	uint64_t pick = below(&c->r, 100);
+	__u32 size = ksize;
+
+	memset(a, 0, page);
+	if (pick < 6) {
+		size = below(&c->r, ksize);
+		violate(x, "size below the struct", B(EINVAL), R_ACCEPTED);
+	} else if (pick < 12) {
+		size = ksize + 1 + below(&c->r, 256);
+	} else if (pick < 18) {
+		size = ksize + 1 + below(&c->r, 256);
+		a[ksize + below(&c->r, size - ksize)] = 1 + below(&c->r, 255);
+		violate(x, "non-zero tail", B(E2BIG), R_ACCEPTED);
+	} else if (pick < 21) {
+		/* The struct ends at the guard page; the tail is unmapped. */
+		a = c->arg + page - ksize;
+		memset(a, 0, ksize);
+		size = ksize + 1 + below(&c->r, 64);
+		violate(x, "tail in unmapped memory", B(EFAULT), R_ACCEPTED);
+	} else if (pick < 23) {
+		size = page + below(&c->r, 0xffffffffULL - page);
+		/* copy_struct_from_user() scans to the guard; item 3 may bound it */
+		violate(x, "huge size", B(EFAULT) | B(E2BIG) | B(EINVAL),
+			R_ACCEPTED);
+	}
+	*size_out = size;
+	return a;
+}
+
+/*
+ * Sometimes break a request's flags (unknown bit), __reserved or out_fd;
+ * NULL for a field the request lacks. @reserved_rule: what accepting a
+ * non-zero __reserved is.
+ */
+static void bad_fields(struct ctx *c, struct expect *x, __u32 *flags,
+		       __u32 *reserved, __s32 *out_fd, enum rule reserved_rule)
+{
+	if (flags && chance(&c->r, 3)) {
+		*flags = 1U << below(&c->r, 32);
+		violate(x, "flags", B(EOPNOTSUPP), R_ACCEPTED);
+	}
+	if (reserved && chance(&c->r, 3)) {
+		*reserved = 1 + below(&c->r, 1000);
+		violate(x, "__reserved", B(EOPNOTSUPP) | B(EINVAL),
+			reserved_rule);
+	}
+	if (out_fd && chance(&c->r, 3)) {
+		*out_fd = 1 + below(&c->r, 50);
+		violate(x, "out_fd != 0", B(EINVAL), R_ACCEPTED);
+	}
+}
+
+/* A user pointer for @len bytes: good, or one of many bad kinds. */
+static void *user_ptr(struct ctx *c, void *good, size_t len, int *bad)
+{
+	uint64_t pick = below(&c->r, 100);
+
+	*bad = 0;
+	if (pick < 88)
+		return good;
+	if (pick < 93) {
+		*bad = -1;	/* maybe mapped: the unmapper decides */
+		return hostile + below(&c->r, HOSTILE_PAGES * page);
+	}
+	if (pick < 97) {
+		/*
+		 * From the arg page into its guard page: faults only if the
+		 * kernel reads that far (it may refuse a header first).
+		 */
+		*bad = -1;
+		return c->arg + page - below(&c->r, len && len < (size_t)page ?
+					      len : page);
+	}
+	*bad = 1;
+	switch (below(&c->r, 4)) {
+	case 0:
+		return NULL;
+	case 1:
+		return (void *)16;
+	case 2:
+		return (void *)0xffff888000000000ULL;
+	default:
+		return (void *)-4096L;
+	}
+}
+
+static const char name_chars[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-";
+
+enum name_kind { N_NONE, N_VALID, N_BAD_ASCII, N_LATIN1, N_LONG, N_JUNK };
+
+/*
+ * A random name into @name (MEMFILTER_NAME_MAX bytes): mostly one of a few
+ * shared valid names (so that names collide), or a broken one.
+ */
+static enum name_kind gen_name(struct ctx *c, char *name, bool allow_none)
+{
+	uint64_t pick = below(&c->r, 100);
+	size_t len, i;
+
+	memset(name, 0, MEMFILTER_NAME_MAX);
+	if (allow_none && pick < 40)
+		return N_NONE;
+	if (pick < 80) {
+		snprintf(name, MEMFILTER_NAME_MAX, "fz.%u",
+			 (unsigned int)below(&c->r, 24));
+		return N_VALID;
+	}
+	if (pick < 86) {
+		len = 1 + below(&c->r, MEMFILTER_NAME_MAX - 1);
+		for (i = 0; i < len; i++)
+			name[i] = name_chars[below(&c->r, sizeof(name_chars) - 1)];
+		return N_VALID;
+	}
+	len = 1 + below(&c->r, 12);
+	for (i = 0; i < len; i++)
+		name[i] = name_chars[below(&c->r, sizeof(name_chars) - 1)];
+	switch (below(&c->r, 4)) {
+	case 0:
+		name[below(&c->r, len)] = " /:*\x01\x7f\x80\xa0"[below(&c->r, 8)];
+		return N_BAD_ASCII;
+	case 1:
+		/* a Latin-1 letter (0xC0-0xFF but for the signs 0xD7, 0xF7) */
+		i = below(&c->r, len);
+		name[i] = 0xc0 + below(&c->r, 64);
+		if ((unsigned char)name[i] == 0xd7 || (unsigned char)name[i] == 0xf7)
+			name[i] = 0xc0;
+		return N_LATIN1;
+	case 2:
+		memset(name, 'n', MEMFILTER_NAME_MAX);	/* no NUL */
+		return N_LONG;
+	default:
+		name[len + 1 + below(&c->r, MEMFILTER_NAME_MAX - len - 2)] = 'j';
+		return N_JUNK;
+	}
+}
+
+/* Record what a name implies: @required for PUBLISH (empty is invalid). */
+static void expect_name(struct expect *x, enum name_kind k, bool required)
+{
+	switch (k) {
+	case N_NONE:
+		if (required)
+			violate(x, "empty name", B(EINVAL), R_ACCEPTED);
+		break;
+	case N_VALID:
+		break;
+	case N_LATIN1:
+		violate(x, "name with bytes 0xC0-0xFF", B(EINVAL),
+			R_NAME_LATIN1);
+		x->alt |= B(ENOENT) | B(EEXIST);
+		x->alt_rule = R_NAME_LATIN1;
+		break;
+	default:
+		violate(x, "malformed name", B(EINVAL), R_ACCEPTED);
+	}
+	if (k != N_NONE && unprivileged)
+		x->env |= B(EPERM);
+}
+
+/* --- the filter fd pool of a chaos thread ------------------------------- */
+
+static int pool_pick(struct ctx *c)
+{
+	int i = below(&c->r, POOL);
+
+	return c->pool[i].fd >= 0 ? i : -1;
+}
+
+static void pool_put(struct ctx *c, int fd)
+{
+	struct memfilter_info i;
+	int s = below(&c->r, POOL);
+
+	if (fd < 0)
+		return;
+	if (c->pool[s].fd >= 0)
+		close(c->pool[s].fd);
+	c->pool[s].fd = fd;
+	c->pool[s].tracked = true;
+	c->pool[s].type = 0;
+	if (!info(fd, &i)) {
+		c->pool[s].tracked = i.capacity % 1000 == TRACKED_MARK;
+		c->pool[s].type = i.type;
+	}
+}
+
+/* --- device commands ------------------------------------------------------ */
+
+static void fz_api(struct ctx *c)
+{
+	struct expect x = { 0 };
+	struct memfilter_api *a;
+	__u32 size;
+
+	a = arg_struct(c, sizeof(*a), &x, &size);
+	a->size = size;
+	a->api_version = chance(&c->r, 90) ? MEMFILTER_API_VERSION : rnd(&c->r);
+	if (a->api_version != MEMFILTER_API_VERSION)
+		violate(&x, "unknown api_version", B(EOPNOTSUPP), R_ACCEPTED);
+	if (chance(&c->r, 5)) {
+		a->flags = 1U << below(&c->r, 32);
+		violate(&x, "flags", B(EOPNOTSUPP), R_ACCEPTED);
+	}
+	if (chance(&c->r, 5)) {
+		a->__reserved = 1 + below(&c->r, 1000);
+		violate(&x, "__reserved", B(EOPNOTSUPP) | B(EINVAL), R_ACCEPTED);
+	}
+	judge(OP_API, &x, call(c, OP_API, c->dev, MEMFILTER_IOC_API, a));
+}
+
+static const __u64 fprs[] = { 1000000, 10000000, 100000000 };
+
+static void fz_create(struct ctx *c)
+{
+	struct expect x = { .env = B(ENOMEM) };
+	struct memfilter_create *cr;
+	bool ro = chance(&c->r, 3);
+	enum name_kind nk;
+	__u32 size;
+	int ret;
+
+	cr = arg_struct(c, sizeof(*cr), &x, &size);
+	cr->size = size;
+	cr->type = chance(&c->r, 50) ? MEMFILTER_TYPE_BLOOM : MEMFILTER_TYPE_CUCKOO;
+	if (chance(&c->r, 3)) {
+		cr->type = chance(&c->r, 50) ? 0 : 3 + below(&c->r, 100);
+		violate(&x, "unknown type", B(EINVAL), R_ACCEPTED);
+		x.alt |= B(EOPNOTSUPP);
+		x.alt_rule = R_CREATE_TYPE;
+	}
+	if (chance(&c->r, 90))
+		cr->capacity = 1 + below(&c->r, 1 << 16);
+	else if (chance(&c->r, 70))
+		cr->capacity = 1 + below(&c->r, 1 << 20);
+	else if (chance(&c->r, 50))
+		cr->capacity = 0;
+	else
+		cr->capacity = (1ULL << 32) + rnd(&c->r) % (1ULL << 62);
+	if (cr->capacity % 1000 == TRACKED_MARK)
+		cr->capacity++;
+	if (!cr->capacity)
+		violate(&x, "capacity 0", B(EINVAL), R_ACCEPTED);
+	if (cr->capacity > 1ULL << 32) {
+		/* beyond max_filter_mb (1024) whatever the geometry */
+		violate(&x, "capacity beyond the size limit",
+			B(E2BIG) | B(ENOMEM), R_ACCEPTED);
+	}
+	if (cr->type == MEMFILTER_TYPE_BLOOM) {
+		if (chance(&c->r, 60))
+			cr->bits_per_key_q4 = (__u32[]){ 20, 40, 80 }[below(&c->r, 3)];
+		else
+			cr->fpr_ppb = fprs[below(&c->r, 3)];
+		if (chance(&c->r, 4)) {
+			cr->fpr_ppb = 1000000000 + below(&c->r, 3);
+			cr->bits_per_key_q4 = 0;
+			violate(&x, "fpr_ppb >= 10^9", B(EINVAL), R_ACCEPTED);
+		} else if (chance(&c->r, 3)) {
+			cr->bits_per_key_q4 = 40;
+			cr->fpr_ppb = fprs[0];
+			violate(&x, "both fpr_ppb and bits_per_key_q4", B(EINVAL),
+				R_ACCEPTED);
+		} else if (chance(&c->r, 3)) {
+			cr->fingerprint_bits = 8;
+			violate(&x, "fingerprint_bits on Bloom", B(EINVAL),
+				R_ACCEPTED);
+		} else if (chance(&c->r, 3)) {
+			cr->bits_per_key_q4 = rnd(&c->r);
+			cr->fpr_ppb = 0;
+			x.ambiguous = true;	/* the valid range is not documented */
+		}
+	} else if (cr->type == MEMFILTER_TYPE_CUCKOO) {
+		if (chance(&c->r, 60))
+			cr->fingerprint_bits = (__u32[]){ 8, 12, 16 }[below(&c->r, 3)];
+		else
+			cr->fpr_ppb = fprs[below(&c->r, 3)];
+		if (chance(&c->r, 4)) {
+			cr->fpr_ppb = 1000000000;
+			cr->fingerprint_bits = 0;
+			violate(&x, "fpr_ppb = 10^9", B(EINVAL), R_CUCKOO_FPR_1E9);
+		} else if (chance(&c->r, 3)) {
+			cr->fingerprint_bits = 1 + below(&c->r, 32);
+			cr->fpr_ppb = 0;
+			if (cr->fingerprint_bits % 4 || cr->fingerprint_bits < 8 ||
+			    cr->fingerprint_bits > 16)
+				violate(&x, "fingerprint_bits not 8, 12, 16",
+					B(EINVAL), R_ACCEPTED);
+		} else if (chance(&c->r, 3)) {
+			cr->bits_per_key_q4 = 40;
+			violate(&x, "bits_per_key_q4 on cuckoo", B(EINVAL),
+				R_ACCEPTED);
+		}
+	}
+	if (chance(&c->r, 30)) {
+		cr->flags |= MEMFILTER_CREATE_SEED;
+		cr->seed = rnd(&c->r);
+	} else if (chance(&c->r, 30)) {
+		cr->flags |= MEMFILTER_CREATE_KEYED;
+	}
+	if (chance(&c->r, 3)) {
+		cr->flags |= 1U << (2 + below(&c->r, 30));
+		violate(&x, "unknown flag", B(EOPNOTSUPP), R_ACCEPTED);
+	}
+	if (chance(&c->r, 3)) {
+		cr->flags |= MEMFILTER_CREATE_SEED | MEMFILTER_CREATE_KEYED;
+		violate(&x, "KEYED with SEED", B(EINVAL), R_ACCEPTED);
+	}
+	if (chance(&c->r, 3) && !(cr->flags & MEMFILTER_CREATE_SEED)) {
+		cr->seed = 1 + below(&c->r, 1000);
+		violate(&x, "seed without SEED", B(EINVAL), R_ACCEPTED);
+	}
+	if (chance(&c->r, 3)) {
+		cr->out_fd = 1 + below(&c->r, 100);
+		violate(&x, "out_fd != 0", B(EINVAL), R_ACCEPTED);
+	}
+	nk = gen_name(c, cr->name, true);
+	expect_name(&x, nk, false);
+	if (nk != N_NONE)
+		x.env |= B(EEXIST);
+	if (ro) {
+		violate(&x, "device opened read-only",
+			B(EACCES) | B(EPERM) | B(EBADF), R_RO_CREATE);
+	}
+	ret = call(c, OP_CREATE, ro ? c->dev_ro : c->dev,
+		   MEMFILTER_IOC_CREATE, cr);
+	if (ret == -E2BIG && size <= sizeof(*cr))
+		find(R_E2BIG_LIMIT, "CREATE capacity %llu -> E2BIG",
+		     (unsigned long long)cr->capacity);
+	x.env |= B(E2BIG);	/* reported above */
+	judge(OP_CREATE, &x, ret);
+	if (ret)
+		return;
+	if (nk == N_LATIN1) {	/* do not leave such a name behind */
+		struct memfilter_name nm = { .size = sizeof(nm) };
+
+		call(c, OP_UNPUBLISH, cr->out_fd, MEMFILTER_IOC_UNPUBLISH, &nm);
+	}
+	pool_put(c, cr->out_fd);
+}
+
+static void fz_open(struct ctx *c)
+{
+	struct expect x = { .env = B(ENOENT) | B(ENOMEM) };
+	struct memfilter_open *o;
+	enum name_kind nk;
+	__u32 size;
+	int ret;
+
+	o = arg_struct(c, sizeof(*o), &x, &size);
+	o->size = size;
+	nk = gen_name(c, o->name, false);
+	if (chance(&c->r, 20)) {	/* an owner's filter */
+		memset(o->name, 0, sizeof(o->name));
+		snprintf(o->name, sizeof(o->name), "fz.t%u",
+			 (unsigned int)below(&c->r, MAX_OWNERS));
+	} else {
+		expect_name(&x, nk, true);
+	}
+	bad_fields(c, &x, &o->flags, &o->__reserved, &o->out_fd, R_ACCEPTED);
+	ret = call(c, OP_OPEN, chance(&c->r, 10) ? c->dev_ro : c->dev,
+		   MEMFILTER_IOC_OPEN, o);
+	judge(OP_OPEN, &x, ret);
+	if (!ret)
+		pool_put(c, o->out_fd);
+}
+
+static bool name_ok(const char *n)
+{
+	size_t len = strnlen(n, MEMFILTER_NAME_MAX);
+
+	if (!len || len == MEMFILTER_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!strchr(name_chars, n[i]))
+			return false;
+	return true;
+}
+
+static void fz_list(struct ctx *c)
+{
+	struct expect x = { .env = B(ENOMEM) };
+	struct memfilter_list *l;
+	char *names = (char *)c->buf;
+	__u32 size, max = c->buf_size / MEMFILTER_NAME_MAX;
+	int bad, ret;
+
+	l = arg_struct(c, sizeof(*l), &x, &size);
+	l->size = size;
+	l->count = below(&c->r, 64);
+	l->names = (__u64)(uintptr_t)user_ptr(c, names, l->count *
+					      MEMFILTER_NAME_MAX, &bad);
+	if (chance(&c->r, 3))
+		l->count = rnd(&c->r);	/* more than the buffer holds */
+	if (bad || l->count > max)
+		x.ambiguous = true;	/* faults only if names exist */
+	if (bad > 0 && l->count && !l->names)
+		violate(&x, "names NULL", B(EFAULT), R_ACCEPTED);
+	bad_fields(c, &x, &l->flags, &l->__reserved, NULL, R_ACCEPTED);
+	if (x.ambiguous || x.must_fail)
+		x.env |= B(EFAULT);
+	max = l->count;
+	ret = call(c, OP_LIST, c->dev, MEMFILTER_IOC_LIST, l);
+	judge(OP_LIST, &x, ret);
+	if (ret || bad || (void *)l != (void *)c->arg || l->size < sizeof(*l))
+		return;
+	for (__u32 i = 0; i < l->count && i < max && i < 64; i++) {
+		const char *n = names + (size_t)i * MEMFILTER_NAME_MAX;
+
+		if (name_ok(n))
+			continue;
+		unsigned char byte = n[strspn(n, name_chars)];
+
+		if (byte >= 0xc0)
+			find(R_NAME_LATIN1, "LIST returned a name with byte 0x%02x",
+			     byte);
+		else
+			find(R_OUTPUT, "LIST returned a malformed name (byte 0x%02x)",
+			     byte);
+	}
+}
+
+enum damage { D_NONE, D_FLIP, D_TRUNC, D_EXTEND, D_GARBAGE };
+
+static void fz_load(struct ctx *c)
+{
+	struct expect x = { .env = B(ENOMEM) | B(E2BIG) };
+	struct memfilter_load *l;
+	unsigned char *img = NULL;
+	size_t len = 0, n;
+	enum damage d = D_NONE;
+	enum name_kind nk;
+	int p = pool_pick(c), err = -1, bad, ret;
+	__u32 size;
+
+	if (p >= 0 && chance(&c->r, 85))
+		img = dump(c->pool[p].fd, 1000 + below(&c->r, 1 << 16), &len,
+			   &err);
+	if (err) {
+		free(img);
+		len = below(&c->r, 512);
+		img = malloc(len + 1);
+		for (n = 0; n < len; n++)
+			img[n] = rnd(&c->r);
+		d = D_GARBAGE;
+		x.allowed |= B(EBADMSG);
+		violate(&x, "random bytes", B(EBADMSG) | B(EOPNOTSUPP),
+			R_CORRUPT_LOADED);
+	} else {
+		switch (below(&c->r, 5)) {
+		case 0:
+		case 1:
+			break;
+		case 2:
+			d = D_FLIP;
+			for (n = 1 + below(&c->r, 4); n; n--) {
+				size_t at = chance(&c->r, 60) ?
+					below(&c->r, MEMFILTER_IMAGE_HDR_SIZE) :
+					below(&c->r, len);
+
+				img[at] ^= 1 << below(&c->r, 8);
+			}
+			violate(&x, "flipped bits", B(EBADMSG) | B(EOPNOTSUPP),
+				R_CORRUPT_LOADED);
+			break;
+		case 3:
+			d = D_TRUNC;
+			len = below(&c->r, len);
+			violate(&x, "truncated", B(EBADMSG), R_CORRUPT_LOADED);
+			break;
+		default:
+			d = D_EXTEND;
+			n = 1 + below(&c->r, 4096);
+			img = realloc(img, len + n);
+			for (size_t i = 0; i < n; i++)
+				img[len + i] = chance(&c->r, 50) ? 0 : rnd(&c->r);
+			len += n;
+			violate(&x, "extended", B(EBADMSG), R_CORRUPT_LOADED);
+		}
+	}
+	l = arg_struct(c, sizeof(*l), &x, &size);
+	l->size = size;
+	l->image = (__u64)(uintptr_t)user_ptr(c, img, len, &bad);
+	l->image_len = len;
+	if (bad < 0) {
+		x.ambiguous = true;
+		x.env |= B(EFAULT) | B(EBADMSG) | B(EOPNOTSUPP);
+	} else if (bad > 0 && len) {
+		violate(&x, "bad image pointer", B(EFAULT), R_ACCEPTED);
+	}
+	if (chance(&c->r, 3)) {
+		l->image_len = rnd(&c->r);
+		violate(&x, "wrong image_len", B(EBADMSG) | B(EFAULT) | B(E2BIG),
+			R_CORRUPT_LOADED);
+		x.ambiguous |= l->image_len == len;
+	}
+	bad_fields(c, &x, &l->flags, &l->__reserved, &l->out_fd, R_ACCEPTED);
+	nk = chance(&c->r, 70) ? N_NONE : gen_name(c, l->name, true);
+	expect_name(&x, nk, false);
+	if (nk != N_NONE)
+		x.env |= B(EEXIST);
+	ret = call(c, OP_LOAD, c->dev, MEMFILTER_IOC_LOAD, l);
+	if (ret == -E2BIG && d == D_NONE && size <= sizeof(*l))
+		find(R_E2BIG_LIMIT, "LOAD of an intact image -> E2BIG");
+	judge(OP_LOAD, &x, ret);
+	free(img);
+	if (ret)
+		return;
+	if (nk == N_LATIN1) {
+		struct memfilter_name nm = { .size = sizeof(nm) };
+
+		call(c, OP_UNPUBLISH, l->out_fd, MEMFILTER_IOC_UNPUBLISH, &nm);
+	}
+	pool_put(c, l->out_fd);
+}
+
+/* --- filter fd commands ---------------------------------------------------- */
+
+static const enum op key_ops[] = { OP_ADD, OP_QUERY, OP_DELETE, OP_ADD_UNIQUE };
+static const unsigned long key_cmds[] = {
+	MEMFILTER_IOC_ADD, MEMFILTER_IOC_QUERY, MEMFILTER_IOC_DELETE,
+	MEMFILTER_IOC_ADD_UNIQUE,
+};
+
+static void fz_keys(struct ctx *c, int p)
+{
+	struct expect x = { .env = B(ENOMEM) };
+	struct memfilter_keys *k;
+	int which = below(&c->r, 4), bad_keys = 0, bad_lens = 0, bad_res = 0;
+	size_t bytes = 0, cap = c->buf_size / 2;
+	__u32 *lens = (__u32 *)(c->buf + cap), size, late_bad = 0;
+	bool tracked = c->pool[p].tracked, lens_known = true, long_key = false;
+	enum op op;
+	int ret;
+
+	if (tracked && (which == 2))
+		which = 1;	/* never DELETE from an owner's filter */
+	op = key_ops[which];
+	k = arg_struct(c, sizeof(*k), &x, &size);
+	k->size = size;
+	switch (below(&c->r, 10)) {
+	case 0:
+		k->count = 0;
+		break;
+	case 1:
+		k->count = 256 + below(&c->r, 1024);
+		break;
+	case 2:
+		k->count = chance(&c->r, 50) ? MEMFILTER_BATCH_MAX + 1 +
+			below(&c->r, 1000) : rnd(&c->r);
+		break;
+	default:
+		k->count = 1 + below(&c->r, 300);
+	}
+	if (chance(&c->r, 50)) {
+		k->key_size = (__u32[]){ 1, 4, 8, 8, 16, 33, 4095, 4096 }
+			[below(&c->r, 8)];
+		if (chance(&c->r, 3)) {
+			k->key_size = MEMFILTER_KEY_MAX + 1 + below(&c->r, 1 << 20);
+			violate(&x, "key_size > KEY_MAX", B(EINVAL), R_ACCEPTED);
+		}
+		bytes = (size_t)k->key_size * (k->count <= MEMFILTER_BATCH_MAX ?
+					      k->count : 0);
+		if (chance(&c->r, 3)) {
+			k->lens = (__u64)(uintptr_t)lens;
+			violate(&x, "lens with key_size", B(EINVAL), R_ACCEPTED);
+		}
+	} else if (k->count <= MEMFILTER_BATCH_MAX) {
+		size_t n = k->count < cap / 4 ? k->count : 0;
+
+		for (size_t i = 0; i < n; i++)
+			lens[i] = chance(&c->r, 5) ? 0 : below(&c->r, 65);
+		if (n && chance(&c->r, 15)) {
+			/* one hostile length, often after the first window */
+			size_t at = n > 256 && chance(&c->r, 70) ?
+				256 + below(&c->r, n - 256) : below(&c->r, n);
+
+			lens[at] = chance(&c->r, 30) ? MEMFILTER_KEY_MAX :
+				chance(&c->r, 50) ? 0xffffffffu :
+				MEMFILTER_KEY_MAX + 1 + below(&c->r, 1 << 20);
+			if (lens[at] > MEMFILTER_KEY_MAX) {
+				long_key = true;
+				late_bad = at >= 256 ? at : 0;
+			}
+		}
+		for (size_t i = 0; i < n; i++)
+			bytes += lens[i] <= MEMFILTER_KEY_MAX ? lens[i] : 0;
+		if (n < k->count) {
+			lens_known = false;	/* lens run past the buffer */
+			x.ambiguous = true;
+			x.env |= B(EFAULT) | B(EINVAL);
+		}
+		k->lens = (__u64)(uintptr_t)user_ptr(c, lens, 4 * (size_t)k->count,
+						     &bad_lens);
+		if (!k->count && chance(&c->r, 50))
+			k->lens = 0;
+		if (long_key && !bad_lens)
+			violate(&x, "a key length > KEY_MAX", B(EINVAL),
+				R_ACCEPTED);
+		if (k->count && !k->lens)
+			violate(&x, "no lens", B(EINVAL) | B(EFAULT), R_ACCEPTED);
+	}
+	if (k->count > MEMFILTER_BATCH_MAX)
+		violate(&x, "count > BATCH_MAX", B(EINVAL), R_ACCEPTED);
+	if (bytes > cap) {
+		lens_known = false;	/* keys run past the buffer */
+		x.ambiguous = true;
+		x.env |= B(EFAULT);
+	}
+	for (size_t i = 0; i < bytes && i < cap; i += 8)
+		*(uint64_t *)(c->buf + i) = rnd(&c->r) >> below(&c->r, 64);
+	k->keys = (__u64)(uintptr_t)user_ptr(c, c->buf, bytes, &bad_keys);
+	if (chance(&c->r, 70)) {
+		uint64_t words = ((uint64_t)k->count + 63) / 64;
+		__u64 *res = NULL;
+
+		/* at the end of the arg page, if it fits after the struct */
+		if (words * 8 <= (uint64_t)page - sizeof(*k) - 512)
+			res = (__u64 *)(c->arg + page - 8 * words);
+		k->results = (__u64)(uintptr_t)user_ptr(c, res, 8, &bad_res);
+		if (!res && !bad_res)
+			k->results = 0;
+	}
+	bad_fields(c, &x, &k->flags, NULL, NULL, R_ACCEPTED);
+	if (!k->results)
+		bad_res = 0;	/* NULL results: none wanted */
+	if (bad_keys || bad_lens || bad_res) {
+		x.env |= B(EFAULT);
+		x.ambiguous = true;
+	}
+	/* Certain faults: the kernel must touch the memory. */
+	if (bad_keys > 0 && bytes && !bad_lens && lens_known)
+		violate(&x, "bad keys pointer", B(EFAULT), R_ACCEPTED);
+	if (bad_lens > 0 && k->count && k->count <= MEMFILTER_BATCH_MAX &&
+	    !k->key_size)
+		violate(&x, "bad lens pointer", B(EFAULT), R_ACCEPTED);
+	if (bad_res > 0 && k->count && k->count <= MEMFILTER_BATCH_MAX &&
+	    !bad_keys && !bad_lens && lens_known)
+		violate(&x, "bad results pointer", B(EFAULT), R_ACCEPTED);
+	if (c->pool[p].type == MEMFILTER_TYPE_BLOOM &&
+	    (op == OP_DELETE || op == OP_ADD_UNIQUE))
+		violate(&x, "DELETE/ADD_UNIQUE on Bloom", B(EOPNOTSUPP),
+			k->count ? R_ACCEPTED : R_BLOOM_COUNT0);
+	if (c->pool[p].type == MEMFILTER_TYPE_CUCKOO &&
+	    (op == OP_ADD || op == OP_ADD_UNIQUE))
+		x.env |= B(ENOSPC);
+	if (unprivileged && op != OP_QUERY)
+		x.env |= B(EPERM) | B(EBADF);	/* item 1 may make opens read-only */
+	if (!c->pool[p].type)
+		x.ambiguous = true;
+	ret = call(c, op, c->pool[p].fd, key_cmds[which], k);
+	judge(op, &x, ret);
+	if (size < sizeof(*k) || (void *)k != (void *)c->arg)
+		return;		/* output not written, or not all of it */
+	if (!ret && (k->out_done != k->count || k->out_count > k->count))
+		find(R_OUTPUT, "%s of %u keys: out_done %u out_count %u",
+		     op_name[op], k->count, k->out_done, k->out_count);
+	if (ret && ret != -ENOSPC && ret != -EFAULT && ret != -EINTR &&
+	    k->out_done && k->out_done <= k->count) {
+		/* a long key we planted late, or lens we did not write */
+		if (ret == -EINVAL && (late_bad || bad_lens || !lens_known))
+			find(R_PARTIAL_EINVAL, "%s: key %u of %u too long: out_done %u",
+			     op_name[op], late_bad, k->count, k->out_done);
+		else
+			find(R_PARTIAL, "%s -> %s with out_done %u of %u",
+			     op_name[op], strerror(-ret), k->out_done, k->count);
+	}
+}
+
+static void fz_info(struct ctx *c, int p)
+{
+	struct expect x = { 0 };
+	struct memfilter_info *i;
+	__u32 size;
+	int ret;
+
+	i = arg_struct(c, sizeof(*i), &x, &size);
+	i->size = size;
+	bad_fields(c, &x, &i->flags, &i->__reserved, NULL, R_INFO_RESERVED);
+	ret = call(c, OP_INFO, c->pool[p].fd, MEMFILTER_IOC_INFO, i);
+	judge(OP_INFO, &x, ret);
+	if (ret || size < sizeof(*i) || (void *)i != (void *)c->arg)
+		return;
+	if ((i->type != MEMFILTER_TYPE_BLOOM && i->type != MEMFILTER_TYPE_CUCKOO) ||
+	    i->fill > i->fill_max || !i->capacity ||
+	    !memchr(i->name, 0, sizeof(i->name)) ||
+	    !!(i->status & MEMFILTER_STATUS_KEYED) !=
+	    (i->hash_algo == MEMFILTER_HASH_SIPHASH24) ||
+	    ((i->status & MEMFILTER_STATUS_KEYED) && i->seed))
+		find(R_OUTPUT, "INFO: type %u fill %llu/%llu algo %u status %#x",
+		     i->type, (unsigned long long)i->fill,
+		     (unsigned long long)i->fill_max, i->hash_algo, i->status);
+}
+
+static void fz_clear(struct ctx *c, int p)
+{
+	struct expect x = { 0 };
+	struct memfilter_clear *cl;
+	__u32 size;
+
+	if (c->pool[p].tracked)
+		return;
+	cl = arg_struct(c, sizeof(*cl), &x, &size);
+	cl->size = size;
+	bad_fields(c, &x, &cl->flags, NULL, NULL, R_ACCEPTED);
+	if (unprivileged)
+		x.env |= B(EPERM) | B(EBADF);
+	judge(OP_CLEAR, &x, call(c, OP_CLEAR, c->pool[p].fd,
+				 MEMFILTER_IOC_CLEAR, cl));
+}
+
+static void fz_name(struct ctx *c, int p, bool publish)
+{
+	struct expect x = { 0 };
+	struct memfilter_name *nm;
+	enum name_kind nk = N_NONE;
+	enum op op = publish ? OP_PUBLISH : OP_UNPUBLISH;
+	__u32 size;
+	int ret;
+
+	nm = arg_struct(c, sizeof(*nm), &x, &size);
+	nm->size = size;
+	if (publish) {
+		nk = chance(&c->r, 5) ? N_NONE : gen_name(c, nm->name, false);
+		expect_name(&x, nk, true);
+		x.env |= B(EEXIST) | B(EBUSY);
+	} else {
+		x.env |= B(ENOENT);
+		if (chance(&c->r, 5)) {
+			nm->name[below(&c->r, MEMFILTER_NAME_MAX)] = 'x';
+			violate(&x, "UNPUBLISH with a name", B(EINVAL), R_ACCEPTED);
+		}
+	}
+	bad_fields(c, &x, &nm->flags, NULL, NULL, R_ACCEPTED);
+	if (unprivileged)
+		x.env |= B(EPERM);
+	ret = call(c, op, c->pool[p].fd, publish ? MEMFILTER_IOC_PUBLISH :
+		   MEMFILTER_IOC_UNPUBLISH, nm);
+	judge(op, &x, ret);
+	if (!ret && nk == N_LATIN1) {
+		struct memfilter_name un = { .size = sizeof(un) };
+
+		call(c, OP_UNPUBLISH, c->pool[p].fd, MEMFILTER_IOC_UNPUBLISH, &un);
+	}
+}
+
+/* Commands numbers no table serves, on either kind of fd. */
+static void fz_badcmd(struct ctx *c, int p)
+{
+	static const unsigned long dev_cmds[] = {
+		MEMFILTER_IOC_API, MEMFILTER_IOC_CREATE, MEMFILTER_IOC_OPEN,
+		MEMFILTER_IOC_LIST, MEMFILTER_IOC_LOAD,
+	};
+	int fd = p >= 0 && chance(&c->r, 50) ? c->pool[p].fd : c->dev;
+	unsigned long cmd;
+	unsigned int nr;
+
+	switch (below(&c->r, 4)) {
+	case 0:
+		nr = below(&c->r, 256);
+		if (nr >= MEMFILTER_CMD_BASE && nr < MEMFILTER_CMD_BASE + 0x18)
+			nr = MEMFILTER_CMD_BASE + 0x40;
+		cmd = _IOC(below(&c->r, 4), MEMFILTER_IOCTL_TYPE, nr,
+			   below(&c->r, 1 << 14));
+		break;
+	case 1:
+		cmd = _IOWR('x' + below(&c->r, 3), MEMFILTER_CMD_BASE +
+			    below(&c->r, 0x18), struct memfilter_keys);
+		break;
+	case 2:
+		cmd = _IOWR(MEMFILTER_IOCTL_TYPE, MEMFILTER_CMD_BASE + 5 +
+			    below(&c->r, 11), struct memfilter_keys);
+		break;
+	default:
+		/* the other kind of fd's commands */
+		cmd = fd == c->dev ? key_cmds[below(&c->r, 4)] :
+			dev_cmds[below(&c->r, 5)];
+	}
+	memset(c->arg, 0, 512);
+	*(__u32 *)c->arg = 512;
+	call(c, OP_BADCMD, fd, cmd, c->arg);
+}
+
+static void fz_read(struct ctx *c, int p)
+{
+	int fd = c->pool[p].fd, bad;
+	size_t len = below(&c->r, 1 << 17);
+	void *buf = user_ptr(c, c->buf, len, &bad);
+	off_t off;
+	ssize_t r;
+	int ret;
+
+	if (len > c->buf_size)
+		len = c->buf_size;
+	switch (below(&c->r, 4)) {
+	case 0:
+		off = 0;
+		break;
+	case 1:
+		off = below(&c->r, 1 << 20);
+		break;
+	case 2:
+		off = -1 - (off_t)below(&c->r, 1000);
+		break;
+	default:
+		off = lseek(fd, 0, SEEK_CUR);	/* continue a dump */
+	}
+	slot_enter(c, OP_READ);
+	if (chance(&c->r, 50)) {
+		r = pread(fd, buf, len, off);
+	} else {
+		if (lseek(fd, off, SEEK_SET) < 0 && off >= 0)
+			find(R_VALID_FAILED, "lseek(%lld) on a filter fd: %s",
+			     (long long)off, strerror(errno));
+		r = read(fd, buf, len);
+	}
+	ret = r < 0 ? -errno : 0;
+	slot_leave(c);
+	account(OP_READ, ret);
+	if (!bad && off == 0 && r < 0 && errno != EPERM && errno != ENOMEM)
+		find(R_VALID_FAILED, "read at 0 of %zu bytes: %s", len,
+		     strerror(errno));
+	if (!bad && off == 0 && len >= 8 && r >= 8 && memcmp(buf, "MFLTIMG1", 8))
+		find(R_OUTPUT, "a dump does not start with the magic");
+}
+
+/* --- chaos threads ---------------------------------------------------------- */
+
+static void chaos_op(struct ctx *c);
+
+static void child_run(struct ctx *c)
+{
+	int n = 20 + below(&c->r, 200), s;
+
+	s = atomic_fetch_add(&sh->next_child_slot, 1);
+	c->slot = &sh->slots[MAX_OWNERS + MAX_CHAOS + 1 +
+			     s % (MAX_SLOTS - MAX_OWNERS - MAX_CHAOS - 1)];
+	atomic_store(&c->slot->who, 1000 + s);
+	in_child = true;
+	if (chance(&c->r, 50)) {
+		if (setgid(MF_NOBODY) || setuid(MF_NOBODY))
+			_exit(3);
+		unprivileged = true;
+	}
+	while (n-- && !atomic_load(&sh->stop))
+		chaos_op(c);
+	slot_leave(c);
+	_exit(0);
+}
+
+static void fz_fork(struct ctx *c)
+{
+	struct ctx child = *c;
+	int status;
+	pid_t pid;
+
+	child.r.s = rnd(&c->r);
+	slot_enter(c, OP_FORK);
+	pid = fork();
+	if (pid == 0)
+		child_run(&child);
+	slot_leave(c);
+	account(OP_FORK, pid < 0 ? -errno : 0);
+	if (pid < 0)
+		return;
+	atomic_fetch_add(&sh->children, 1);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		atomic_fetch_add(&sh->child_failures, 1);
+		if (WIFSIGNALED(status))
+			printf("# child died of signal %d\n", WTERMSIG(status));
+	}
+}
+
+static void chaos_op(struct ctx *c)
+{
+	int p = pool_pick(c), fd;
+	uint64_t pick = below(&c->r, 1000);
+
+	if (pick < 20) {
+		fz_api(c);
+	} else if (pick < 120) {
+		fz_create(c);
+	} else if (pick < 170) {
+		fz_open(c);
+	} else if (pick < 200) {
+		fz_list(c);
+	} else if (pick < 240) {
+		fz_load(c);
+	} else if (pick < 255) {
+		fz_badcmd(c, p);
+	} else if (p < 0) {
+		fz_create(c);
+	} else if (pick < 640) {
+		fz_keys(c, p);
+	} else if (pick < 720) {
+		fz_info(c, p);
+	} else if (pick < 760) {
+		fz_clear(c, p);
+	} else if (pick < 800) {
+		fz_name(c, p, true);
+	} else if (pick < 840) {
+		fz_name(c, p, false);
+	} else if (pick < 930) {
+		fz_read(c, p);
+	} else if (pick < 960) {
+		fd = dup(c->pool[p].fd);
+		account(OP_DUP, fd < 0 ? -errno : 0);
+		if (fd >= 0) {
+			int s = below(&c->r, POOL);
+
+			if (c->pool[s].fd >= 0)
+				close(c->pool[s].fd);
+			c->pool[s] = c->pool[p];
+			c->pool[s].fd = fd;
+		}
+	} else if (pick < 998 || in_child) {
+		account(OP_CLOSE, close(c->pool[p].fd) ? -errno : 0);
+		c->pool[p].fd = -1;
+	} else {
+		fz_fork(c);
+	}
+}
+
+static void ctx_init(struct ctx *c, int id)
+{
+	memset(c, 0, sizeof(*c));
+	c->id = id;
+	c->r.s = mix64(seed ^ mix64(id + 1));
+	c->slot = &sh->slots[id];
+	atomic_store(&c->slot->who, id);
+	c->dev = dev_open();
+	c->dev_ro = open(MF_DEV, O_RDONLY | O_CLOEXEC);
+	c->arg = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c->arg != MAP_FAILED)
+		mprotect(c->arg + page, page, PROT_NONE);
+	c->buf_size = 1 << 20;
+	c->buf = malloc(c->buf_size);
+	for (int i = 0; i < POOL; i++)
+		c->pool[i].fd = -1;
+}
+
+static void ctx_fini(struct ctx *c)
+{
+	for (int i = 0; i < POOL; i++) {
+		if (c->pool[i].fd >= 0)
+			close(c->pool[i].fd);
+	}
+	close(c->dev);
+	close(c->dev_ro);
+	munmap(c->arg, 2 * page);
+	free(c->buf);
+}
+
+static void *chaos_thread(void *arg)
+{
+	struct ctx *c = arg;
+
+	while (!atomic_load(&sh->stop))
+		chaos_op(c);
+	return NULL;
+}
+
+/* The unmapper: pages of the hostile region come and go. */
+static void *unmapper_thread(void *arg)
+{
+	struct rng r = { mix64(seed ^ 0x1234) };
+
+	while (!atomic_load(&sh->stop)) {
+		size_t at = below(&r, HOSTILE_PAGES) * page;
+		size_t n = (1 + below(&r, 4)) * page;
+		void *p;
+
+		if (at + n > HOSTILE_PAGES * page)
+			n = HOSTILE_PAGES * page - at;
+		if (below(&r, 2)) {
+			munmap(hostile + at, n);
+			usleep(below(&r, 200));
+			p = mmap(hostile + at, n, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS |
+				 MAP_FIXED_NOREPLACE, -1, 0);
+			if (p != MAP_FAILED)
+				memset(p, below(&r, 256), n);
+		} else {
+			mprotect(hostile + at, n, PROT_NONE);
+			usleep(below(&r, 200));
+			mprotect(hostile + at, n, PROT_READ | PROT_WRITE);
+		}
+		usleep(below(&r, 500));
+	}
+	return NULL;
+}
+
+/* --- owners and their shadow models --------------------------------------- */
+
+/*
+ * A model key is a number; its bytes are 8 (the number mixed) or, for one
+ * in five, 1..61 bytes derived from it, given as a variable-size key.
+ */
+static size_t key_len(uint64_t id)
+{
+	return id % 5 ? 8 : 1 + id % 61;
+}
+
+static void key_bytes(uint64_t id, unsigned char *out)
+{
+	uint64_t w = mix64(id ^ 0x6b6579);
+
+	for (size_t i = 0; i < key_len(id); i++) {
+		if (i % 8 == 0 && i)
+			w = mix64(w);
+		out[i] = w >> (8 * (i % 8));
+	}
+}
+
+struct owner {
+	struct ctx c;
+	int fd;
+	__u32 type;
+	bool published;
+	uint32_t *count;	/* copies added, by key number */
+	uint64_t ids;		/* key numbers in use: [0, ids) */
+	uint64_t live;		/* keys with count > 0 */
+	uint64_t injected;	/* MF_FUZZ_INJECT's key, never added */
+	uint64_t *batch;
+	unsigned char *keys;
+	__u32 *lens;
+	__u64 *res;
+};
+
+#define OWNER_BATCH 2048
+
+/* One batch command over model keys @ids[0..n). Returns -errno or 0. */
+static int owner_batch(struct owner *o, enum op op, unsigned long cmd,
+		       const uint64_t *ids, __u32 n, __u32 *done)
+{
+	struct memfilter_keys k = {
+		.size = sizeof(k), .count = n,
+		.keys = (__u64)(uintptr_t)o->keys,
+		.results = (__u64)(uintptr_t)o->res,
+	};
+	bool fixed = true;
+	size_t off = 0;
+	int ret;
+
+	for (__u32 i = 0; i < n; i++)
+		fixed &= key_len(ids[i]) == 8;
+	if (!fixed || chance(&o->c.r, 20)) {
+		k.lens = (__u64)(uintptr_t)o->lens;
+	} else {
+		k.key_size = 8;
+	}
+	for (__u32 i = 0; i < n; i++) {
+		key_bytes(ids[i], o->keys + off);
+		o->lens[i] = key_len(ids[i]);
+		off += o->lens[i];
+	}
+	memset(o->res, 0, (n + 63) / 64 * 8);
+	ret = call(&o->c, op, o->fd, cmd, &k);
+	*done = k.out_done;
+	if (ret && !(ret == -ENOSPC && op != OP_QUERY) && ret != -ENOMEM)
+		find(R_VALID_FAILED, "owner %s of %u keys: %s", op_name[op], n,
+		     strerror(-ret));
+	if (!ret && k.out_done != n)
+		find(R_OUTPUT, "owner %s: out_done %u of %u", op_name[op],
+		     k.out_done, n);
+	return ret;
+}
+
+static bool res_bit(const __u64 *res, __u32 i)
+{
+	return res[i / 64] >> (i % 64) & 1;
+}
+
+static void owner_new_filter(struct owner *o)
+{
+	struct rng *r = &o->c.r;
+	__u64 cap = 1000 * (1 + below(r, 32)) + TRACKED_MARK;
+	__u32 flags = chance(r, 30) ? MEMFILTER_CREATE_KEYED : 0;
+
+	if (o->fd >= 0) {
+		struct memfilter_name nm = { .size = sizeof(nm) };
+
+		if (o->published)
+			call(&o->c, OP_UNPUBLISH, o->fd, MEMFILTER_IOC_UNPUBLISH,
+			     &nm);
+		close(o->fd);
+	}
+	o->type = chance(r, 50) ? MEMFILTER_TYPE_BLOOM : MEMFILTER_TYPE_CUCKOO;
+	if (o->type == MEMFILTER_TYPE_BLOOM)
+		o->fd = create(o->c.dev, o->type, cap, 0, 40, 0, flags, NULL);
+	else
+		o->fd = create(o->c.dev, o->type, cap, 0, 0,
+			       (__u32[]){ 8, 12, 16 }[below(r, 3)], flags, NULL);
+	account(OP_CREATE, o->fd < 0 ? o->fd : 0);
+	if (o->fd < 0)
+		find(R_VALID_FAILED, "owner CREATE: %s", strerror(-o->fd));
+	memset(o->count, 0, MODEL_MAX * sizeof(*o->count));
+	o->ids = o->live = 0;
+	o->injected = UINT64_MAX;
+	o->published = false;
+}
+
+/* Query every live key: each must be reported present. */
+static void owner_check(struct owner *o, int fd, const char *what)
+{
+	uint64_t id = 0;
+	__u32 n, done;
+
+	while (id < o->ids) {
+		for (n = 0; n < OWNER_BATCH && id < o->ids; id++)
+			if (o->count[id])
+				o->batch[n++] = id;
+		if (!n)
+			break;
+		int save = o->fd;
+
+		o->fd = fd;
+		owner_batch(o, OP_QUERY, MEMFILTER_IOC_QUERY, o->batch, n, &done);
+		o->fd = save;
+		atomic_fetch_add(&sh->checked_keys, done);
+		for (__u32 i = 0; i < done; i++) {
+			if (res_bit(o->res, i))
+				continue;
+			atomic_fetch_add(&sh->false_negatives, 1);
+			if (!atomic_exchange(&sh->fn_claimed, 1))
+				snprintf(sh->fn_example, sizeof(sh->fn_example),
+					 "%s: %s key #%llu (%zu bytes, %u copies) absent, %llu live keys",
+					 what, o->type == MEMFILTER_TYPE_BLOOM ?
+					 "Bloom" : "cuckoo",
+					 (unsigned long long)o->batch[i],
+					 key_len(o->batch[i]),
+					 o->count[o->batch[i]],
+					 (unsigned long long)o->live);
+		}
+	}
+}
+
+static void owner_add(struct owner *o, bool unique)
+{
+	enum op op = unique ? OP_ADD_UNIQUE : OP_ADD;
+	__u32 n = 1 + below(&o->c.r, 600), m = 0, done;
+
+	if (o->type == MEMFILTER_TYPE_BLOOM && unique)
+		return;
+	if (o->ids < MODEL_MAX && atomic_exchange(&inject, 0)) {
+		/* a key never given to the kernel, counted as added */
+		o->injected = o->ids;
+		o->count[o->ids++] = 1;
+		o->live++;
+	}
+	for (__u32 i = 0; i < n; i++) {
+		uint64_t id = o->ids && chance(&o->c.r, 15) ?
+			below(&o->c.r, o->ids) : o->ids;
+
+		if (id == o->injected)
+			id = o->ids;
+
+		if (id == o->ids) {
+			if (o->ids == MODEL_MAX)
+				continue;
+			o->ids++;
+		}
+		o->batch[m++] = id;
+	}
+	owner_batch(o, op, unique ? MEMFILTER_IOC_ADD_UNIQUE :
+		    MEMFILTER_IOC_ADD, o->batch, m, &done);
+	for (__u32 i = 0; i < done && i < m; i++) {
+		if (!res_bit(o->res, i))
+			continue;
+		if (!o->count[o->batch[i]]++)
+			o->live++;
+	}
+}
+
+static void owner_delete(struct owner *o)
+{
+	__u32 n = 0, want = 1 + below(&o->c.r, 300), done;
+
+	if (o->type != MEMFILTER_TYPE_CUCKOO || !o->live)
+		return;
+	for (uint64_t id = below(&o->c.r, o->ids); n < want; id++) {
+		if (id == o->ids)
+			id = 0;
+		if (!o->count[id])
+			continue;
+		/* each copy once at most per batch */
+		bool dup = false;
+
+		for (__u32 j = 0; j < n; j++)
+			dup |= o->batch[j] == id;
+		if (dup)
+			break;
+		o->batch[n++] = id;
+		if (n == o->live)
+			break;
+	}
+	if (owner_batch(o, OP_DELETE, MEMFILTER_IOC_DELETE, o->batch, n, &done))
+		return;
+	for (__u32 i = 0; i < done; i++) {
+		if (!res_bit(o->res, i)) {
+			atomic_fetch_add(&sh->delete_misses, 1);
+			atomic_fetch_add(&sh->false_negatives, 1);
+			if (!atomic_exchange(&sh->fn_claimed, 1))
+				snprintf(sh->fn_example, sizeof(sh->fn_example),
+					 "DELETE did not find live key #%llu (%u copies)",
+					 (unsigned long long)o->batch[i],
+					 o->count[o->batch[i]]);
+			continue;
+		}
+		if (!--o->count[o->batch[i]])
+			o->live--;
+	}
+}
+
+static void owner_dump_check(struct owner *o)
+{
+	size_t len;
+	unsigned char *img;
+	int err, fd;
+
+	slot_enter(&o->c, OP_READ);
+	img = dump(o->fd, 1000 + below(&o->c.r, 1 << 16), &len, &err);
+	slot_leave(&o->c);
+	account(OP_READ, err);
+	if (err) {
+		if (err != -ENOMEM)
+			find(R_VALID_FAILED, "owner dump: %s", strerror(-err));
+		free(img);
+		return;
+	}
+	fd = load(o->c.dev, img, len);
+	account(OP_LOAD, fd < 0 ? fd : 0);
+	free(img);
+	if (fd < 0) {
+		if (fd != -ENOMEM)
+			find(R_VALID_FAILED, "owner LOAD of its dump: %s",
+			     strerror(-fd));
+		return;
+	}
+	owner_check(o, fd, "loaded dump");
+	atomic_fetch_add(&sh->dump_checks, 1);
+	close(fd);
+}
+
+static void owner_name(struct owner *o)
+{
+	struct memfilter_name nm = { .size = sizeof(nm) };
+	int ret;
+
+	if (!o->published)
+		snprintf(nm.name, sizeof(nm.name), "fz.t%d", o->c.id);
+	ret = call(&o->c, o->published ? OP_UNPUBLISH : OP_PUBLISH, o->fd,
+		   o->published ? MEMFILTER_IOC_UNPUBLISH : MEMFILTER_IOC_PUBLISH,
+		   &nm);
+	if (!ret)
+		o->published = !o->published;
+	else if (ret == -ENOENT || ret == -EBUSY)
+		o->published = ret == -EBUSY;	/* a chaos thread did it */
+	else if (ret != -EEXIST)
+		find(R_VALID_FAILED, "owner %s: %s",
+		     o->published ? "UNPUBLISH" : "PUBLISH", strerror(-ret));
+}
+
+static void *owner_thread(void *arg)
+{
+	struct owner *o = arg;
+	struct memfilter_clear cl = { .size = sizeof(cl) };
+
+	o->fd = -1;
+	owner_new_filter(o);
+	while (!atomic_load(&sh->stop) && o->fd >= 0) {
+		uint64_t pick = below(&o->c.r, 1000);
+
+		if (pick < 400) {
+			owner_add(o, false);
+		} else if (pick < 500) {
+			owner_add(o, true);
+		} else if (pick < 700) {
+			owner_delete(o);
+		} else if (pick < 900) {
+			owner_check(o, o->fd, "filter");
+		} else if (pick < 930) {
+			owner_dump_check(o);
+		} else if (pick < 960) {
+			owner_name(o);
+		} else if (pick < 980) {
+			if (!call(&o->c, OP_CLEAR, o->fd, MEMFILTER_IOC_CLEAR, &cl)) {
+				memset(o->count, 0, MODEL_MAX * sizeof(*o->count));
+				o->live = 0;
+			}
+		} else if (pick < 990 || o->ids == MODEL_MAX) {
+			owner_check(o, o->fd, "filter");
+			owner_new_filter(o);
+		}
+	}
+	if (o->fd >= 0) {
+		owner_check(o, o->fd, "filter");
+		close(o->fd);
+	}
+	return NULL;
+}
+
+/* --- watchdog, report, main ----------------------------------------------- */
+
+static void *watchdog_thread(void *arg)
+{
+	while (!atomic_load(&sh->stop)) {
+		uint64_t now = now_ms();
+
+		for (int i = 0; i < MAX_SLOTS; i++) {
+			uint64_t t = atomic_load(&sh->slots[i].start_ms);
+
+			if (!t || t > now || now - t < watchdog_s * 1000ULL)
+				continue;
+			printf("# watchdog: %s %d stuck in %s for %llu s (seed %#llx)\n",
+			       atomic_load(&sh->slots[i].who) >= 1000 ?
+			       "child" : "thread",
+			       atomic_load(&sh->slots[i].who),
+			       op_name[atomic_load(&sh->slots[i].op)],
+			       (unsigned long long)(now - t) / 1000,
+			       (unsigned long long)seed);
+			printf("not ok 1 an ioctl never returned (watchdog %u s)\n",
+			       watchdog_s);
+			printf("Bail out! watchdog\n");
+			fflush(stdout);
+			abort();
+		}
+		usleep(200000);
+	}
+	return NULL;
+}
+
+/* Unpublish every name left behind, so that later tests start clean. */
+static void cleanup(void)
+{
+	enum { MAX = 4096 };
+	char (*names)[MEMFILTER_NAME_MAX] = calloc(MAX, MEMFILTER_NAME_MAX);
+	struct memfilter_list l = {
+		.size = sizeof(l), .count = MAX,
+		.names = (__u64)(uintptr_t)names,
+	};
+	int dev = dev_open(), done = 0;
+
+	if (!names || dev < 0 || xioctl(dev, MEMFILTER_IOC_LIST, &l)) {
+		printf("# cleanup: cannot list names\n");
+		goto out;
+	}
+	for (__u32 i = 0; i < l.count && i < MAX; i++) {
+		struct memfilter_open o = { .size = sizeof(o) };
+		struct memfilter_name nm = { .size = sizeof(nm) };
+
+		memcpy(o.name, names[i], sizeof(o.name));
+		if (xioctl(dev, MEMFILTER_IOC_OPEN, &o))
+			continue;
+		done += !xioctl(o.out_fd, MEMFILTER_IOC_UNPUBLISH, &nm);
+		close(o.out_fd);
+	}
+	printf("# cleanup: unpublished %d of %u names\n", done, l.count);
+out:
+	free(names);
+	close(dev);
+}
+
+static void report(void)
+{
+	uint64_t total = 0, errs[NERR] = { 0 };
+	int n = 0, failed = 0, unknown = 0;
+
+	printf("# calls per command (ok, then errno: count):\n");
+	for (int op = 0; op < OP_NR; op++) {
+		char line[512];
+		uint64_t sum = 0;
+		int len;
+
+		for (int e = 0; e < NERR; e++)
+			sum += atomic_load(&sh->calls[op][e]);
+		total += sum;
+		len = snprintf(line, sizeof(line), "# %-10s %9llu  ok %llu",
+			       op_name[op], (unsigned long long)sum,
+			       (unsigned long long)atomic_load(&sh->calls[op][0]));
+		for (int e = 1; e < NERR; e++) {
+			uint64_t v = atomic_load(&sh->calls[op][e]);
+
+			errs[e] += v;
+			if (v && len < (int)sizeof(line) - 40)
+				len += snprintf(line + len, sizeof(line) - len,
+						"  %s %llu", strerrorname_np(e) ?: "?",
+						(unsigned long long)v);
+		}
+		printf("%s\n", line);
+	}
+	printf("# errno histogram over %llu calls:", (unsigned long long)total);
+	for (int e = 1; e < NERR; e++)
+		if (errs[e])
+			printf(" %s %llu", strerrorname_np(e) ?: "?",
+			       (unsigned long long)errs[e]);
+	printf("\n# shadow model: %llu keys checked, %llu dump/load checks, %llu forked children\n",
+	       (unsigned long long)atomic_load(&sh->checked_keys),
+	       (unsigned long long)atomic_load(&sh->dump_checks),
+	       (unsigned long long)atomic_load(&sh->children));
+	for (int r = 0; r < R_NR; r++) {
+		uint64_t hits = atomic_load(&sh->found[r].hits);
+
+		if (!hits)
+			continue;
+		printf("# %s %s: %llu times, e.g. %s\n",
+		       rules[r].known ? "known" : "NEW", rules[r].id,
+		       (unsigned long long)hits, sh->found[r].example);
+		if (rules[r].known)
+			printf("#   (%s)\n", rules[r].known);
+		if (!rules[r].known || strict)
+			unknown++;
+	}
+
+	printf("1..4\n");
+	if (atomic_load(&sh->false_negatives)) {
+		printf("# %s\n", sh->fn_example);
+		printf("not ok %d no false negatives: %llu of %llu keys absent (%llu DELETE misses)\n",
+		       ++n, (unsigned long long)atomic_load(&sh->false_negatives),
+		       (unsigned long long)atomic_load(&sh->checked_keys),
+		       (unsigned long long)atomic_load(&sh->delete_misses));
+		failed = 1;
+	} else {
+		printf("ok %d no false negatives in %llu shadow-checked keys\n",
+		       ++n, (unsigned long long)atomic_load(&sh->checked_keys));
+	}
+	printf("ok %d no call exceeded the watchdog (%u s)\n", ++n, watchdog_s);
+	if (atomic_load(&sh->found[R_ERRNO].hits)) {
+		printf("not ok %d errnos within the uapi table: %s\n", ++n,
+		       sh->found[R_ERRNO].example);
+		failed = 1;
+		unknown--;
+	} else {
+		printf("ok %d errnos within the uapi table (%llu calls)\n", ++n,
+		       (unsigned long long)total);
+	}
+	if (unknown > 0 || atomic_load(&sh->child_failures)) {
+		printf("not ok %d documented contract: %d new contradictions, %llu failed children\n",
+		       ++n, unknown,
+		       (unsigned long long)atomic_load(&sh->child_failures));
+		failed = 1;
+	} else {
+		printf("ok %d documented contract holds but for issue 10 item 18's known list\n",
+		       ++n);
+	}
+	fflush(stdout);
+	exit(failed);
+}
+
+static unsigned long env_num(const char *name, const char *arg,
+			     unsigned long def)
+{
+	const char *s = arg ? arg : getenv(name);
+
+	return s && *s ? strtoull(s, NULL, 0) : def;
+}
+
+int main(int argc, char **argv)
+{
+	pthread_t chaos[MAX_CHAOS], owners[MAX_OWNERS], wd, um;
+	static struct ctx cctx[MAX_CHAOS];
+	static struct owner own[MAX_OWNERS];
+	uint64_t t0;
+	int dev;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("TAP version 13\n");
+	seed = env_num("MF_FUZZ_SEED", argc > 1 ? argv[1] : NULL, 0);
+	if (!seed)
+		seed = mix64(now_ms() ^ ((uint64_t)getpid() << 32));
+	seconds = env_num("MF_FUZZ_SECONDS", argc > 2 ? argv[2] : NULL, 60);
+	nchaos = env_num("MF_FUZZ_THREADS", NULL, 4);
+	watchdog_s = env_num("MF_FUZZ_WATCHDOG", NULL, 60);
+	strict = env_num("MF_FUZZ_STRICT", NULL, 0);
+	inject = env_num("MF_FUZZ_INJECT", NULL, 0);
+	if (nchaos > MAX_CHAOS)
+		nchaos = MAX_CHAOS;
+	printf("# seed %#llx, %u s, %u chaos threads + %d owners, watchdog %u s%s%s\n",
+	       (unsigned long long)seed, seconds, nchaos, MAX_OWNERS, watchdog_s,
+	       strict ? ", strict" : "", inject ? ", injecting a false negative" : "");
+	printf("# reproduce: MF_FUZZ_SEED=%#llx MF_FUZZ_SECONDS=%u %s\n",
+	       (unsigned long long)seed, seconds, argv[0]);
+
+	dev = dev_open();
+	if (dev < 0) {
+		printf("1..0 # SKIP %s: %s\n", MF_DEV, strerror(errno));
+		return 4;
+	}
+	close(dev);
+	page = sysconf(_SC_PAGESIZE);
+	/* Keep malloc off mmap(): the unmapper's holes must stay ours. */
+	mallopt(M_MMAP_THRESHOLD, 256 << 20);
+	mallopt(M_ARENA_MAX, 1);
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	/* The hostile pages, between two guard pages: nothing spills over. */
+	hostile = mmap(NULL, (HOSTILE_PAGES + 2) * page, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED || hostile == MAP_FAILED ||
+	    mprotect(hostile + page, HOSTILE_PAGES * page,
+		     PROT_READ | PROT_WRITE)) {
+		printf("Bail out! mmap: %s\n", strerror(errno));
+		return 1;
+	}
+	hostile += page;
+	signal(SIGPIPE, SIG_IGN);
+
+	for (int i = 0; i < MAX_OWNERS; i++) {
+		ctx_init(&own[i].c, i);
+		own[i].count = calloc(MODEL_MAX, sizeof(*own[i].count));
+		own[i].batch = malloc(OWNER_BATCH * sizeof(*own[i].batch));
+		own[i].keys = malloc(OWNER_BATCH * 64);
+		own[i].lens = malloc(OWNER_BATCH * sizeof(*own[i].lens));
+		own[i].res = malloc(OWNER_BATCH / 8);
+	}
+	for (unsigned int i = 0; i < nchaos; i++)
+		ctx_init(&cctx[i], MAX_OWNERS + i);
+	pthread_create(&wd, NULL, watchdog_thread, NULL);
+	pthread_create(&um, NULL, unmapper_thread, NULL);
+	for (int i = 0; i < MAX_OWNERS; i++)
+		pthread_create(&owners[i], NULL, owner_thread, &own[i]);
+	for (unsigned int i = 0; i < nchaos; i++)
+		pthread_create(&chaos[i], NULL, chaos_thread, &cctx[i]);
+
+	t0 = now_ms();
+	while (now_ms() - t0 < seconds * 1000ULL) {
+		sleep(1);
+		if ((now_ms() - t0) / 1000 % 30 == 0)
+			printf("# %llu s: %llu keys checked\n",
+			       (unsigned long long)(now_ms() - t0) / 1000,
+			       (unsigned long long)atomic_load(&sh->checked_keys));
+	}
+	atomic_store(&sh->stop, 1);
+	for (unsigned int i = 0; i < nchaos; i++)
+		pthread_join(chaos[i], NULL);
+	for (int i = 0; i < MAX_OWNERS; i++)
+		pthread_join(owners[i], NULL);
+	pthread_join(um, NULL);
+	pthread_join(wd, NULL);
+	for (unsigned int i = 0; i < nchaos; i++)
+		ctx_fini(&cctx[i]);
+	for (int i = 0; i < MAX_OWNERS; i++)
+		ctx_fini(&own[i].c);
+	cleanup();
+	report();
+	return 0;
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by memfilter's guest selftests and the ioctl fuzzer (the
+ * way tools/testing/selftests/iommu/iommufd_utils.h serves iommufd's
+ * tests): raw ioctls that return -errno, filter creation, key batches,
+ * image dumps and loads, key generators, and running a check as an
+ * unprivileged user. Everything is static inline so that each test takes
+ * only what it uses.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#ifndef _MEMFILTER_UTILS_H
+#define _MEMFILTER_UTILS_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/memfilter.h>
+
+#define MF_DEV "/dev/memfilter"
+
+/* The unprivileged user and group the privilege tests become. */
+#define MF_NOBODY 65534
+
+/* ioctl() that returns 0 or -errno. */
+static inline int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+static inline int dev_open(void)
+{
+	return open(MF_DEV, O_RDWR | O_CLOEXEC);
+}
+
+/* MEMFILTER_IOC_CREATE with every parameter: the new fd or -errno. */
+static inline int create(int dev, __u32 type, __u64 cap, __u64 fpr_ppb,
+			 __u32 bpk_q4, __u32 fp_bits, __u32 flags,
+			 const char *name)
+{
+	struct memfilter_create c = {
+		.size = sizeof(c), .type = type, .capacity = cap,
+		.fpr_ppb = fpr_ppb, .bits_per_key_q4 = bpk_q4,
+		.fingerprint_bits = fp_bits, .flags = flags,
+	};
+	int ret;
+
+	if (name)
+		strncpy(c.name, name, sizeof(c.name) - 1);
+	ret = xioctl(dev, MEMFILTER_IOC_CREATE, &c);
+	return ret ? ret : c.out_fd;
+}
+
+/* A filter of @type with the tests' usual geometry: 10 bits/key, 12-bit. */
+static inline int create_default(int dev, __u32 type, __u64 cap, __u32 flags)
+{
+	if (type == MEMFILTER_TYPE_BLOOM)
+		return create(dev, type, cap, 0, 40, 0, flags, NULL);
+	return create(dev, type, cap, 0, 0, 12, flags, NULL);
+}
+
+/* Run a batch command over fixed-size 8-byte keys. */
+static inline int keys_op(int fd, unsigned long cmd, const __u64 *keys,
+			  __u32 n, __u64 *results, __u32 *out_count,
+			  __u32 *out_done)
+{
+	struct memfilter_keys k = {
+		.size = sizeof(k), .count = n, .key_size = 8,
+		.keys = (__u64)(uintptr_t)keys,
+		.results = (__u64)(uintptr_t)results,
+	};
+	int ret = xioctl(fd, cmd, &k);
+
+	if (out_count)
+		*out_count = k.out_count;
+	if (out_done)
+		*out_done = k.out_done;
+	return ret;
+}
+
+static inline int info(int fd, struct memfilter_info *i)
+{
+	memset(i, 0, sizeof(*i));
+	i->size = sizeof(*i);
+	return xioctl(fd, MEMFILTER_IOC_INFO, i);
+}
+
+/*
+ * Read the whole image of @fd from offset 0 in @chunk-byte reads. Returns
+ * a malloc'ed buffer of *@len bytes; *@err is 0 or the first read's -errno.
+ */
+static inline unsigned char *dump(int fd, size_t chunk, size_t *len, int *err)
+{
+	size_t cap = 1 << 16, n = 0;
+	unsigned char *buf = malloc(cap);
+	ssize_t r;
+
+	*err = 0;
+	*len = 0;
+	if (lseek(fd, 0, SEEK_SET) != 0) {
+		*err = -errno;
+		return buf;
+	}
+	for (;;) {
+		if (n + chunk > cap) {
+			while (n + chunk > cap)
+				cap *= 2;
+			buf = realloc(buf, cap);
+		}
+		r = read(fd, buf + n, chunk);
+		if (r < 0) {
+			*err = -errno;
+			break;
+		}
+		if (!r)
+			break;
+		n += r;
+	}
+	*len = n;
+	return buf;
+}
+
+/* MEMFILTER_IOC_LOAD of @len bytes at @img: the new fd or -errno. */
+static inline int load(int dev, const void *img, __u64 len)
+{
+	struct memfilter_load l = {
+		.size = sizeof(l), .image = (__u64)(uintptr_t)img,
+		.image_len = len,
+	};
+
+	return xioctl(dev, MEMFILTER_IOC_LOAD, &l) ?: l.out_fd;
+}
+
+/* @n distinct 8-byte keys @first, @first + 1, ... (malloc'ed). */
+static inline __u64 *seq_keys(size_t n, __u64 first)
+{
+	__u64 *k = malloc(n * sizeof(*k));
+
+	for (size_t i = 0; k && i < n; i++)
+		k[i] = first + i;
+	return k;
+}
+
+/* @n distinct keys spread over the whole 64-bit space (malloc'ed). */
+static inline __u64 *spread_keys(size_t n, __u64 first)
+{
+	__u64 *k = malloc(n * sizeof(*k));
+
+	for (size_t i = 0; k && i < n; i++)
+		k[i] = first + i * 0x9e3779b97f4a7c15ULL;
+	return k;
+}
+
+/*
+ * Bits set among the first @n bits of a result bitmap of 64-bit words
+ * (__u64 or uint64_t: the words are copied, not aliased).
+ */
+static inline size_t popcount_bits(const void *bits, size_t n)
+{
+	size_t i, c = 0;
+	__u64 w = 0;
+
+	for (i = 0; i < n; i++) {
+		if (i % 64 == 0)
+			memcpy(&w, (const char *)bits + i / 64 * 8, sizeof(w));
+		c += w >> (i % 64) & 1;
+	}
+	return c;
+}
+
+/*
+ * Run @fn(@arg) in a child process that has become user and group
+ * MF_NOBODY; file descriptors the caller opened before are inherited (an
+ * open fd is a grant). Returns @fn's result as the child's exit status
+ * (0 means the check passed), 100 when privileges could not be dropped,
+ * or -1 when the child could not run or did not exit normally.
+ */
+static inline int as_nobody(int (*fn)(void *arg), void *arg)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (setgid(MF_NOBODY) || setuid(MF_NOBODY))
+			_exit(100);
+		_exit(fn(arg));
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* In a kselftest TEST body: skip unless we can drop privileges. */
+#define SKIP_UNLESS_ROOT()						\
+	do {								\
+		if (geteuid() != 0)					\
+			SKIP(return, "needs root to drop privileges");	\
+	} while (0)
+
+#endif /* _MEMFILTER_UTILS_H */
