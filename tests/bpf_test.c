@@ -615,39 +615,65 @@ TEST_F(bpf, refused_socket_filter)
 		"calling kernel function bpf_memfilter_get is not allowed");
 }
 
-/*
- * The example loader, installed beside this test: attaches to lo and
- * detaches at once where the kfuncs exist; elsewhere exits 2 with a
- * message that names the feature bit.
- */
-TEST_F(bpf, loader)
+/* Run a program installed beside this test; its output in @out. */
+static int beside(const char *prog, const char *args, char *out, size_t size)
 {
-	char path[4096], cmd[4200], out[1024];
+	char path[4096], cmd[4400], *dir;
 	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
 	size_t got;
 	FILE *p;
 	int st;
 
-	ASSERT_LT(0, n);
+	if (n <= 0)
+		return -1;
 	path[n] = 0;
-	strcpy(strrchr(path, '/') + 1, "xdp_blocklist");
+	dir = strrchr(path, '/') + 1;
+	snprintf(dir, sizeof(path) - (dir - path), "%s", prog);
 	if (access(path, X_OK))
-		SKIP(return, "xdp_blocklist is not installed beside the test");
-	snprintf(cmd, sizeof(cmd), "%s lo bpf.test.loader 0 2>&1", path);
+		return -2;
+	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", path, args);
 	p = popen(cmd, "r");
-	ASSERT_NE(NULL, p);
-	got = fread(out, 1, sizeof(out) - 1, p);
+	if (!p)
+		return -1;
+	got = fread(out, 1, size - 1, p);
 	out[got] = 0;
 	st = pclose(p);
-	ASSERT_TRUE(WIFEXITED(st));
-	TH_LOG("xdp_blocklist: exit %d: %s", WEXITSTATUS(st), out);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * The example loader attaches to lo and detaches at once where the kfuncs
+ * exist; elsewhere it exits 2 with a message that names the feature bit.
+ */
+TEST_F(bpf, loader)
+{
+	char out[1024];
+	int st = beside("xdp_blocklist", "lo bpf.test.loader 0", out,
+			sizeof(out));
+
+	if (st == -2)
+		SKIP(return, "xdp_blocklist is not installed beside the test");
+	TH_LOG("xdp_blocklist: exit %d: %s", st, out);
 	if (self->kfuncs) {
-		EXPECT_EQ(0, WEXITSTATUS(st));
+		EXPECT_EQ(0, st);
 		EXPECT_NE(NULL, strstr(out, "dropped 0 passed 0"));
 	} else {
-		EXPECT_EQ(2, WEXITSTATUS(st));
+		EXPECT_EQ(2, st);
 		EXPECT_NE(NULL, strstr(out, "MEMFILTER_FEAT_BPF_KFUNCS clear"));
 	}
+}
+
+/* memfilterctl version lists "bpf-kfuncs" exactly when the bit is set. */
+TEST_F(bpf, version_feature)
+{
+	char out[1024];
+	int st = beside("memfilterctl", "version", out, sizeof(out));
+
+	if (st == -2)
+		SKIP(return, "memfilterctl is not installed beside the test");
+	ASSERT_EQ(0, st) TH_LOG("%s", out);
+	EXPECT_EQ(self->kfuncs, strstr(out, "bpf-kfuncs") != NULL)
+		TH_LOG("%s", out);
 }
 
 static long refcnt(void)
