@@ -1,32 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Benchmark of memfilter's blocked Bloom filter (the same core/ sources as
- * the module) against libbloom, RocksDB's FastLocalBloom and a memory-limit
- * probe, at three filter sizes, same 8-byte keys and 10 bits/key for every
- * peer. Prints a markdown table: ns/key (median of 3), FPR, bits/key.
- * Not a test: nothing here passes or fails.
+ * Filter benchmark: memfilter's blocked Bloom and cuckoo filters (the same
+ * core/ sources as the module, bloom_bench_mf.c) against the fastest public
+ * implementations, in one process, over the same splitmix64 8-byte keys,
+ * 10 bits/key for the Bloom filters, 12-bit fingerprints for the cuckoo
+ * filters:
  *
- *   bloom_bench [SIZE [huge] [quick]]
- * SIZE 0, 1, 2 (64 KiB, 16 MiB, 256 MiB; default all); "huge": memfilter's
- * and the probe's tables on huge pages (RocksDB and libbloom allocate their
- * own, 4 KiB pages either way); "quick": memfilter and the probe only,
- * batch inserts only. Every single-key query (memfilter, RocksDB,
- * libbloom) is the same loop over the same key array.
+ *  - fastfilter_cpp's SIMD blocked Bloom (SimdBlockFilterFixed, the
+ *    "BlockedBloom" of its benchmarks) and Cuckoo12, included from a
+ *    checkout named at build time (FASTFILTER_DIR, never vendored; without
+ *    it those rows are left out with a message). It has no batch query:
+ *    its "batch" row is a plain hash + prefetch loop over its table, at
+ *    memfilter's prefetch distance.
+ *  - RocksDB's FastLocalBloom (Debian's librocksdb, format_version 5),
+ *    driven through its FilterBitsBuilder/Reader as its table builder does.
+ *  - the memory-limit probe: cheapest hash, one random 64-byte line per key
+ *    (bloom_bench_mf.c), single (no prefetch) and batched.
  *
- * RocksDB 7.8 keeps FilterBitsBuilder/Reader internal; their (stable)
- * virtual interfaces are declared below to drive FastLocalBloom through
- * NewBloomFilterPolicy(10) exactly as its table builder does.
+ * Prints markdown tables, ns per key (median of REPS), FPR on absent keys,
+ * bits per key, and "memfilter / best peer" ratios. Not a test: nothing
+ * here passes or fails.
+ *
+ *   bloom_bench [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr]
+ * Sizes default to 1M and 10M keys; --big adds 100M. --huge: memfilter's
+ * and the probe's tables on huge pages. Times are the thread's CPU time
+ * unless --wall. --instr: one small run for
+ * callgrind (scripts/bloom-bench.sh), each timed loop dumped as its own
+ * callgrind profile, so bench/instr.py prints instructions per key.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <iostream>
 #include <memory>
+#include <random>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
+#include <x86intrin.h>
+
+#include <valgrind/callgrind.h>
 
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/slice.h>
@@ -34,12 +54,212 @@
 #include <rocksdb/table.h>
 
 extern "C" {
-#include <bloom.h>	/* libbloom */
 #include "bloom_bench.h"
 }
 
+#ifdef FASTFILTER
+using namespace std;
+/*
+ * The "batch" loop over fastfilter's table needs its table, hasher and
+ * bucket count, which it keeps private: open them for this bench only.
+ */
+#define private public
+#include "simd-block-fixed-fpp.h"
+#include "cuckoofilter.h"
+#undef private
+#endif
+
 typedef uint64_t u64;
 
+/*
+ * The thread's CPU time by default: on a shared machine the wall clock
+ * also counts the time other jobs hold the CPU, which swings 2x from run
+ * to run; --wall for the wall clock (an idle machine, or to see the
+ * difference).
+ */
+static bool wall;
+
+static double now_ns()
+{
+	struct timespec ts;
+
+	if (wall)
+		return std::chrono::duration<double, std::nano>(
+			       std::chrono::steady_clock::now().time_since_epoch())
+			.count();
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static u64 splitmix(u64 x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+enum { INS, INS_B, INS_X, INS_XB, QP, QA, QP_B, QA_B, FPR, BPK, NCOL };
+static const char *col_name[NCOL] = {
+	"insert", "batch insert", "excl. insert", "excl. batch insert",
+	"query present", "query absent", "batch query present",
+	"batch query absent", "FPR", "bits/key",
+};
+
+struct Row {
+	std::string name;
+	bool peer;
+	double v[NCOL];
+	Row(const std::string &n, bool p) : name(n), peer(p)
+	{
+		std::fill(v, v + NCOL, -1.0);
+	}
+};
+
+static int reps = 3;
+static bool instr;
+static std::string size_label;
+static volatile u64 sink;
+
+/*
+ * Time @run over @n keys @reps times (@prep before each, untimed), return
+ * the median ns per key. Under callgrind each run is also dumped as a
+ * profile named "size|row|column|keys" (zeroed just before @run).
+ */
+template <typename P, typename F>
+static double measure(const Row &r, int col, size_t n, int nrep, P prep, F run)
+{
+	std::vector<double> t;
+	std::string label = size_label + "|" + r.name + "|" + col_name[col] +
+			    "|" + std::to_string(n);
+
+	for (int i = 0; i < nrep; i++) {
+		prep();
+		CALLGRIND_ZERO_STATS;
+		double t0 = now_ns();
+		run();
+		double t1 = now_ns();
+		CALLGRIND_DUMP_STATS_AT(label.c_str());
+		t.push_back((t1 - t0) / n);
+	}
+	std::sort(t.begin(), t.end());
+	return t[t.size() / 2];
+}
+
+static void nop() {}
+
+struct Keys {
+	std::vector<u64> in, out;
+	size_t n, nq;
+	int reps_ins;
+};
+
+/* ---- memfilter ----------------------------------------------------------- */
+
+static Row bench_mf_bloom(const Keys &k)
+{
+	Row r("memfilter Bloom", false);
+	size_t bytes, n = k.n, nq = k.nq;
+	mfb_bloom *b = mfb_bloom_new(n, &bytes);
+	auto clr = [&] { mfb_bloom_clear(b); };
+	u64 hits = 0;
+
+	r.v[INS] = measure(r, INS, n, k.reps_ins, clr,
+			   [&] { mfb_bloom_add(b, k.in.data(), n); });
+	r.v[INS_X] = measure(r, INS_X, n, k.reps_ins, clr,
+			     [&] { mfb_bloom_add_x(b, k.in.data(), n); });
+	r.v[INS_XB] = measure(r, INS_XB, n, k.reps_ins, clr,
+			      [&] { mfb_bloom_add_x_batch(b, k.in.data(), n); });
+	r.v[INS_B] = measure(r, INS_B, n, k.reps_ins, clr,
+			     [&] { mfb_bloom_add_batch(b, k.in.data(), n); });
+	r.v[QP] = measure(r, QP, nq, reps, nop,
+			  [&] { sink = mfb_bloom_query(b, k.in.data(), nq); });
+	r.v[QA] = measure(r, QA, nq, reps, nop,
+			  [&] { hits = mfb_bloom_query(b, k.out.data(), nq); });
+	r.v[QP_B] = measure(r, QP_B, nq, reps, nop, [&] {
+		sink = mfb_bloom_query_batch(b, k.in.data(), nq);
+	});
+	r.v[QA_B] = measure(r, QA_B, nq, reps, nop, [&] {
+		sink = mfb_bloom_query_batch(b, k.out.data(), nq);
+	});
+	r.v[FPR] = 100.0 * hits / nq;
+	r.v[BPK] = 8.0 * bytes / n;
+	if (mfb_bloom_query(b, k.in.data(), nq) != nq)
+		fprintf(stderr, "memfilter Bloom: FALSE NEGATIVES\n");
+	mfb_bloom_free(b);
+	return r;
+}
+
+/* The module's own batch path: hash into an array, then contains_hashes. */
+static Row bench_mf_bloom_hashes(const Keys &k)
+{
+	Row r("memfilter Bloom, hash array + contains_hashes", false);
+	size_t bytes, n = k.n, nq = k.nq;
+	mfb_bloom *b = mfb_bloom_new(n, &bytes);
+
+	mfb_bloom_add_x_batch(b, k.in.data(), n);
+	r.v[QP_B] = measure(r, QP_B, nq, reps, nop, [&] {
+		sink = mfb_bloom_query_hashes(b, k.in.data(), nq);
+	});
+	r.v[QA_B] = measure(r, QA_B, nq, reps, nop, [&] {
+		sink = mfb_bloom_query_hashes(b, k.out.data(), nq);
+	});
+	r.v[BPK] = 8.0 * bytes / n;
+	mfb_bloom_free(b);
+	return r;
+}
+
+static Row bench_mf_cuckoo(const Keys &k)
+{
+	Row r("memfilter cuckoo-12", false);
+	size_t bytes, n = k.n, nq = k.nq, fail = 0;
+	mfb_cuckoo *c = mfb_cuckoo_new(n, &bytes);
+	u64 hits = 0;
+
+	r.v[INS] = measure(r, INS, n, k.reps_ins,
+			   [&] { mfb_cuckoo_clear(c); },
+			   [&] { fail = mfb_cuckoo_add(c, k.in.data(), n); });
+	if (fail)
+		fprintf(stderr, "memfilter cuckoo: %zu inserts failed\n", fail);
+	r.v[QP] = measure(r, QP, nq, reps, nop,
+			  [&] { sink = mfb_cuckoo_query(c, k.in.data(), nq); });
+	r.v[QA] = measure(r, QA, nq, reps, nop,
+			  [&] { hits = mfb_cuckoo_query(c, k.out.data(), nq); });
+	r.v[QP_B] = measure(r, QP_B, nq, reps, nop, [&] {
+		sink = mfb_cuckoo_query_batch(c, k.in.data(), nq);
+	});
+	r.v[QA_B] = measure(r, QA_B, nq, reps, nop, [&] {
+		sink = mfb_cuckoo_query_batch(c, k.out.data(), nq);
+	});
+	r.v[FPR] = 100.0 * hits / nq;
+	r.v[BPK] = 8.0 * bytes / n;
+	mfb_cuckoo_free(c);
+	return r;
+}
+
+static Row bench_probe(const Keys &k, size_t bytes)
+{
+	Row r("memory-limit probe (1 random 64 B line/key)", false);
+	mfb_probe *p = mfb_probe_new(bytes);
+
+	r.v[QP] = measure(r, QP, k.nq, reps, nop, [&] {
+		sink = mfb_probe_single(p, k.in.data(), k.nq);
+	});
+	r.v[QP_B] = measure(r, QP_B, k.nq, reps, nop, [&] {
+		sink = mfb_probe_batch(p, k.in.data(), k.nq);
+	});
+	r.v[BPK] = 8.0 * bytes / k.n;
+	mfb_probe_free(p);
+	return r;
+}
+
+/* ---- RocksDB FastLocalBloom ------------------------------------------------ */
+
+/*
+ * RocksDB 7.8 keeps FilterBitsBuilder/Reader internal; their (stable)
+ * virtual interfaces, to drive FastLocalBloom through
+ * NewBloomFilterPolicy(10) exactly as its table builder does.
+ */
 namespace rocksdb {
 class FilterBitsBuilder {
 public:
@@ -56,57 +276,10 @@ public:
 };
 } // namespace rocksdb
 
-static double now_ns()
+static Row bench_rocksdb(const Keys &k)
 {
-	return std::chrono::duration<double, std::nano>(
-		       std::chrono::steady_clock::now().time_since_epoch())
-		.count();
-}
-
-static u64 splitmix(u64 x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
-struct Row : mfb_row {
-	std::string name;
-	Row()
-	{
-		ins = ins_b = ins_x = ins_xb = qp = qa = qp_b = qa_b = fpr =
-			bpk = -1;
-	}
-};
-
-static double median3(double a, double b, double c)
-{
-	double v[3] = { a, b, c };
-	std::sort(v, v + 3);
-	return v[1];
-}
-
-#define REPS 3
-template <typename F> static double time_med(size_t n, F f)
-{
-	double t[REPS];
-	for (int r = 0; r < REPS; r++) {
-		double t0 = now_ns();
-		f();
-		t[r] = (now_ns() - t0) / n;
-	}
-	return median3(t[0], t[1], t[2]);
-}
-
-static volatile u64 sink;
-
-static Row bench_rocksdb(const std::vector<u64> &keys,
-			 const std::vector<u64> &absent, size_t nq, int reps_ins)
-{
-	size_t n = keys.size();
-	Row r;
-	r.name = "RocksDB 7.8 FastLocalBloom (librocksdb)";
+	Row r("RocksDB 7.8 FastLocalBloom", true);
+	size_t n = k.n, nq = k.nq;
 	std::unique_ptr<const rocksdb::FilterPolicy> pol(
 		rocksdb::NewBloomFilterPolicy(10));
 	rocksdb::BlockBasedTableOptions topt;
@@ -115,39 +288,31 @@ static Row bench_rocksdb(const std::vector<u64> &keys,
 	rocksdb::FilterBuildingContext ctx(topt);
 	std::unique_ptr<const char[]> buf;
 	rocksdb::Slice fs;
-	double t[REPS] = { 0 };
-	for (int rep = 0; rep < reps_ins; rep++) {
+	u64 hits = 0;
+
+	/* Its builder buffers the hashes and fills the filter in Finish(). */
+	r.v[INS_B] = measure(r, INS_B, n, k.reps_ins, nop, [&] {
 		std::unique_ptr<rocksdb::FilterBitsBuilder> bld(
 			pol->GetBuilderWithContext(ctx));
-		double t0 = now_ns();
 		for (size_t i = 0; i < n; i++)
-			bld->AddKey(rocksdb::Slice((const char *)&keys[i], 8));
+			bld->AddKey(rocksdb::Slice((const char *)&k.in[i], 8));
 		fs = bld->Finish(&buf);
-		t[rep] = (now_ns() - t0) / n;
-	}
-	r.ins = reps_ins == 3 ? median3(t[0], t[1], t[2]) : t[0];
+	});
 	std::unique_ptr<rocksdb::FilterBitsReader> rd(pol->GetFilterBitsReader(fs));
-	u64 hits = 0;
-	r.qp = time_med(nq, [&] {
+	auto one = [&](const std::vector<u64> &v) {
 		u64 c = 0;
 		for (size_t i = 0; i < nq; i++)
-			c += rd->MayMatch(rocksdb::Slice((const char *)&keys[i], 8));
-		sink = c;
-	});
-	r.qa = time_med(nq, [&] {
-		u64 c = 0;
-		for (size_t i = 0; i < nq; i++)
-			c += rd->MayMatch(rocksdb::Slice((const char *)&absent[i], 8));
-		hits = c;
-	});
-	auto batch = [&](const std::vector<u64> &k) {
+			c += rd->MayMatch(rocksdb::Slice((const char *)&v[i], 8));
+		return c;
+	};
+	auto batch = [&](const std::vector<u64> &v) {
 		rocksdb::Slice sl[32], *sp[32];
 		bool mm[32];
 		u64 c = 0;
 		for (size_t i = 0; i < nq; i += 32) {
 			int m = (int)std::min(nq - i, (size_t)32);
 			for (int j = 0; j < m; j++) {
-				sl[j] = rocksdb::Slice((const char *)&k[i + j], 8);
+				sl[j] = rocksdb::Slice((const char *)&v[i + j], 8);
 				sp[j] = &sl[j];
 			}
 			rd->MayMatch(m, sp, mm);
@@ -156,120 +321,251 @@ static Row bench_rocksdb(const std::vector<u64> &keys,
 		}
 		return c;
 	};
-	r.qp_b = time_med(nq, [&] { sink = batch(keys); });
-	r.qa_b = time_med(nq, [&] { sink = batch(absent); });
-	r.fpr = (double)hits / nq;
-	r.bpk = (double)(fs.size() - 5) * 8 / n;
+	r.v[QP] = measure(r, QP, nq, reps, nop, [&] { sink = one(k.in); });
+	r.v[QA] = measure(r, QA, nq, reps, nop, [&] { hits = one(k.out); });
+	r.v[QP_B] = measure(r, QP_B, nq, reps, nop, [&] { sink = batch(k.in); });
+	r.v[QA_B] = measure(r, QA_B, nq, reps, nop, [&] { sink = batch(k.out); });
+	r.v[FPR] = 100.0 * hits / nq;
+	r.v[BPK] = (double)(fs.size() - 5) * 8 / n;
 	return r;
 }
 
-static Row bench_libbloom(const std::vector<u64> &keys,
-			  const std::vector<u64> &absent, size_t nq, int reps_ins)
+/* ---- fastfilter_cpp ------------------------------------------------------- */
+
+#ifdef FASTFILTER
+typedef SimdBlockFilterFixed<hashing::SimpleMixSplit> FFBloom;
+typedef cuckoofilter::CuckooFilter<uint64_t, 12, cuckoofilter::SingleTable,
+				   hashing::SimpleMixSplit> FFCuckoo;
+
+/*
+ * A plain batch query over fastfilter's table: its hash, bucket and mask,
+ * each bucket prefetched mfb_ahead keys before it is tested.
+ */
+static u64 ff_bloom_batch(const FFBloom &f, const u64 *k, size_t n)
 {
-	size_t n = keys.size();
-	Row r;
-	struct bloom bl;
-	r.name = "libbloom (Debian)";
-	/* error for 10 bits/key: exp(-10 ln(2)^2) */
-	double err = 0.0081940;
-	double t[REPS] = { 0 };
-	for (int rep = 0; rep < reps_ins; rep++) {
-		if (bloom_init(&bl, (int)n, err) || bl.bits <= 0) {
-			r.name += " (cannot size: int overflow)";
-			return r;
-		}
-		double t0 = now_ns();
-		for (size_t i = 0; i < n; i++)
-			bloom_add(&bl, &keys[i], 8);
-		t[rep] = (now_ns() - t0) / n;
-		if (rep + 1 < reps_ins)
-			bloom_free(&bl);
+	struct { u64 h; const __m256i *b; } ring[64];
+	const size_t a = mfb_ahead;
+	u64 c = 0;
+
+	auto fill = [&](size_t i) {
+		u64 h = f.hasher_(k[i]);
+		const __m256i *b = reinterpret_cast<const __m256i *>(f.directory_) +
+				   reduce(rotl64(h, 32), f.bucketCount);
+		_mm_prefetch((const char *)b, _MM_HINT_T0);
+		ring[i % 64].h = h;
+		ring[i % 64].b = b;
+	};
+	for (size_t i = 0; i < a && i < n; i++)
+		fill(i);
+	for (size_t i = 0; i < n; i++) {
+		if (i + a < n)
+			fill(i + a);
+		c += _mm256_testc_si256(*ring[i % 64].b,
+					FFBloom::MakeMask(ring[i % 64].h));
 	}
-	r.ins = reps_ins == 3 ? median3(t[0], t[1], t[2]) : t[0];
+	return c;
+}
+
+static Row bench_ff_bloom(const Keys &k)
+{
+	Row r("fastfilter_cpp SIMD blocked Bloom", true);
+	size_t n = k.n, nq = k.nq;
+	std::unique_ptr<FFBloom> f;
+	auto fresh = [&] { f.reset(); f.reset(new FFBloom((int)n)); };
 	u64 hits = 0;
-	r.qp = time_med(nq, [&] {
+
+	r.v[INS] = measure(r, INS, n, k.reps_ins, fresh, [&] {
+		for (size_t i = 0; i < n; i++)
+			f->Add(k.in[i]);
+	});
+	r.v[INS_B] = measure(r, INS_B, n, k.reps_ins, fresh,
+			     [&] { f->AddAll(k.in.data(), 0, n); });
+	auto one = [&](const std::vector<u64> &v) {
 		u64 c = 0;
 		for (size_t i = 0; i < nq; i++)
-			c += bloom_check(&bl, &keys[i], 8);
-		sink = c;
-	});
-	r.qa = time_med(nq, [&] {
-		u64 c = 0;
-		for (size_t i = 0; i < nq; i++)
-			c += bloom_check(&bl, &absent[i], 8);
-		hits = c;
-	});
-	r.fpr = (double)hits / nq;
-	r.bpk = (double)bl.bytes * 8 / n;
-	bloom_free(&bl);
+			c += f->Find(v[i]);
+		return c;
+	};
+	r.v[QP] = measure(r, QP, nq, reps, nop, [&] { sink = one(k.in); });
+	r.v[QA] = measure(r, QA, nq, reps, nop, [&] { hits = one(k.out); });
+	r.v[QP_B] = measure(r, QP_B, nq, reps, nop,
+			    [&] { sink = ff_bloom_batch(*f, k.in.data(), nq); });
+	r.v[QA_B] = measure(r, QA_B, nq, reps, nop,
+			    [&] { sink = ff_bloom_batch(*f, k.out.data(), nq); });
+	r.v[FPR] = 100.0 * hits / nq;
+	r.v[BPK] = 8.0 * f->SizeInBytes() / n;
 	return r;
 }
 
-static std::string fmt(double v)
+static Row bench_ff_cuckoo(const Keys &k)
+{
+	Row r("fastfilter_cpp Cuckoo12", true);
+	size_t n = k.n, nq = k.nq, fail = 0;
+	std::unique_ptr<FFCuckoo> f;
+	auto fresh = [&] { f.reset(); f.reset(new FFCuckoo(n)); };
+	u64 hits = 0;
+
+	r.v[INS] = measure(r, INS, n, k.reps_ins, fresh, [&] {
+		fail = 0;
+		for (size_t i = 0; i < n; i++)
+			fail += f->Add(k.in[i]) != cuckoofilter::Ok;
+	});
+	if (fail)
+		fprintf(stderr, "fastfilter Cuckoo12: %zu inserts failed\n", fail);
+	auto one = [&](const std::vector<u64> &v) {
+		u64 c = 0;
+		for (size_t i = 0; i < nq; i++)
+			c += f->Contain(v[i]) == cuckoofilter::Ok;
+		return c;
+	};
+	r.v[QP] = measure(r, QP, nq, reps, nop, [&] { sink = one(k.in); });
+	r.v[QA] = measure(r, QA, nq, reps, nop, [&] { hits = one(k.out); });
+	r.v[FPR] = 100.0 * hits / nq;
+	r.v[BPK] = 8.0 * f->SizeInBytes() / n;
+	return r;
+}
+#endif
+
+/* ---- report ----------------------------------------------------------------- */
+
+static std::string fmt(double v, int col)
 {
 	char b[32];
+
 	if (v < 0)
 		return "-";
-	snprintf(b, sizeof(b), "%.1f", v);
+	if (col == FPR)
+		snprintf(b, sizeof(b), "%.3f%%", v);
+	else if (col == BPK)
+		snprintf(b, sizeof(b), "%.2f", v);
+	else
+		snprintf(b, sizeof(b), "%.1f", v);
 	return b;
+}
+
+/*
+ * The peer value a memfilter column is held against: peers only insert
+ * from one writer, so both memfilter inserts (concurrent-safe and
+ * exclusive) face the peers' plain insert, and the batch ones their bulk.
+ */
+static double best_peer(const std::vector<Row> &rows, int col)
+{
+	static const int peer_col[NCOL] = { INS, INS_B, INS, INS_B, QP, QA,
+					    QP_B, QA_B, -1, -1 };
+	double best = -1;
+
+	if (peer_col[col] < 0)
+		return -1;
+	for (auto &r : rows) {
+		double v = r.v[peer_col[col]];
+		if (r.peer && v > 0 && (best < 0 || v < best))
+			best = v;
+	}
+	return best;
+}
+
+static void table(const char *title, const Keys &k, std::vector<Row> &rows)
+{
+	printf("\n### %s, %s keys, %zu queries%s\n\n", title, size_label.c_str(),
+	       k.nq, mfb_huge ? ", huge pages (memfilter, probe)" : "");
+	printf("| filter |");
+	for (int c = 0; c < NCOL; c++)
+		printf(" %s |", col_name[c]);
+	printf("\n|---|");
+	for (int c = 0; c < NCOL; c++)
+		printf("---|");
+	printf("\n");
+	for (auto &r : rows) {
+		printf("| %s |", r.name.c_str());
+		for (int c = 0; c < NCOL; c++)
+			printf(" %s |", fmt(r.v[c], c).c_str());
+		printf("\n");
+	}
+	/* Ratios of the first (memfilter) row, to the best peer per column. */
+	printf("| ratio: %s / best peer |", rows[0].name.c_str());
+	for (int c = 0; c < NCOL; c++) {
+		double p = best_peer(rows, c);
+		if (p > 0 && rows[0].v[c] > 0)
+			printf(" %.2f |", rows[0].v[c] / p);
+		else
+			printf(" - |");
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+static size_t parse_size(const std::string &s)
+{
+	size_t v = strtoull(s.c_str(), nullptr, 10);
+
+	if (s.back() == 'M')
+		v *= 1000000;
+	else if (s.back() == 'K' || s.back() == 'k')
+		v *= 1000;
+	return v;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct { const char *name; size_t bytes; } sizes[] = {
-		{ "64 KiB (L2-resident)", 64 << 10 },
-		{ "16 MiB", 16 << 20 },
-		{ "256 MiB", 256 << 20 },
-	};
-	size_t only = argc > 1 ? (size_t)atoi(argv[1]) : 99;
+	std::vector<std::string> sizes = { "1M", "10M" };
 
-	for (int a = 2; a < argc; a++) {
-		if (!strcmp(argv[a], "huge"))
+	for (int a = 1; a < argc; a++) {
+		std::string s = argv[a];
+		if (s == "--big") {
+			sizes.push_back("100M");
+		} else if (s == "--wall") {
+			wall = true;
+		} else if (s == "--huge") {
 			mfb_huge = 1;
-		else if (!strcmp(argv[a], "quick"))
-			mfb_quick = 1;
-	}
-	for (size_t s = 0; s < 3; s++) {
-		if (only != 99 && only != s)
-			continue;
-		/* 10 bits/key; libbloom's int bit count caps 256 MiB just under. */
-		size_t n = std::min(sizes[s].bytes * 8 / 10, (size_t)(INT32_MAX / 10) - 1000);
-		size_t nq = std::max(std::min(n, (size_t)10000000), (size_t)2000000);
-		int reps_ins = n > 50000000 ? 1 : 3;
-		std::vector<u64> keys(n), absent(nq), qkeys;
-		for (size_t i = 0; i < n; i++)
-			keys[i] = splitmix(i);
-		for (size_t i = 0; i < nq; i++)
-			absent[i] = splitmix(i + (1ULL << 40));
-		/* Present-key queries: nq of the inserted keys, cycling. */
-		std::vector<Row> rows;
-		Row ours, probe;
-		ours.name = "memfilter split-block (AVX2 batch)";
-		mfb_memfilter(keys.data(), n, absent.data(), std::min(nq, n),
-			      reps_ins, &ours);
-		rows.push_back(ours);
-		if (!mfb_quick) {
-			rows.push_back(bench_rocksdb(keys, absent, std::min(nq, n), reps_ins));
-			rows.push_back(bench_libbloom(keys, absent, std::min(nq, n), reps_ins));
+		} else if (s == "--instr") {
+			instr = true;
+			reps = 1;
+			sizes = { "1M" };
+		} else if (s.rfind("--sizes=", 0) == 0) {
+			std::stringstream ss(s.substr(8));
+			std::string t;
+			sizes.clear();
+			while (std::getline(ss, t, ','))
+				sizes.push_back(t);
+		} else {
+			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr]\n",
+				argv[0]);
+			return 2;
 		}
-		probe.name = "memory-limit probe (same pipeline, 1 random 64 B line/key)";
-		mfb_probe(keys.data(), (size_t)(ours.bpk * n / 8), std::min(nq, n),
-			  &probe);
-		rows.push_back(probe);
-		printf("\n### %s, %s pages: %zu keys, %zu queries%s\n\n",
-		       sizes[s].name, mfb_huge ? "2 MiB (memfilter, probe)" : "4 KiB",
-		       n, std::min(nq, n), reps_ins == 1 ? " (inserts: one run)" : "");
-		printf("| filter | insert | batch insert | excl. insert | excl. batch insert | query present | query absent | batch query present | batch query absent | FPR | bits/key |\n");
-		printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
-		for (auto &r : rows)
-			printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-			       r.name.c_str(), fmt(r.ins).c_str(), fmt(r.ins_b).c_str(),
-			       fmt(r.ins_x).c_str(), fmt(r.ins_xb).c_str(),
-			       fmt(r.qp).c_str(), fmt(r.qa).c_str(), fmt(r.qp_b).c_str(),
-			       fmt(r.qa_b).c_str(),
-			       r.fpr < 0 ? "-" : (std::to_string(r.fpr * 100).substr(0, 5) + "%").c_str(),
-			       r.bpk < 0 ? "-" : std::to_string(r.bpk).substr(0, 5).c_str());
-		fflush(stdout);
+	}
+#ifndef FASTFILTER
+	printf("\nfastfilter_cpp rows skipped: build with FASTFILTER_DIR=<a checkout of "
+	       "github.com/FastFilter/fastfilter_cpp>\n");
+#endif
+	for (auto &sz : sizes) {
+		Keys k;
+		size_label = sz;
+		k.n = parse_size(sz);
+		k.nq = std::min(k.n, (size_t)(instr ? 200000 : 10000000));
+		k.reps_ins = instr || k.n > 20000000 ? 1 : reps;
+		k.in.resize(k.n);
+		k.out.resize(k.nq);
+		for (size_t i = 0; i < k.n; i++)
+			k.in[i] = splitmix(i);
+		for (size_t i = 0; i < k.nq; i++)
+			k.out[i] = splitmix(i + (1ULL << 40));
+
+		std::vector<Row> bloom;
+		bloom.push_back(bench_mf_bloom(k));
+		bloom.push_back(bench_mf_bloom_hashes(k));
+#ifdef FASTFILTER
+		bloom.push_back(bench_ff_bloom(k));
+#endif
+		bloom.push_back(bench_rocksdb(k));
+		bloom.push_back(bench_probe(k, (size_t)(bloom[0].v[BPK] * k.n / 8)));
+		table("Bloom, 10 bits/key", k, bloom);
+
+		std::vector<Row> cuckoo;
+		cuckoo.push_back(bench_mf_cuckoo(k));
+#ifdef FASTFILTER
+		cuckoo.push_back(bench_ff_cuckoo(k));
+#endif
+		table("Cuckoo, 12-bit fingerprints", k, cuckoo);
 	}
 	return 0;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The C half of the Bloom filter benchmark (bloom_bench_mf.c): memfilter's
- * filter and the memory-limit probe, timed in C because core/ is C, and
- * called from the C++ driver (bloom_bench.cc) that also runs RocksDB.
+ * The C half of the filter benchmark (bloom_bench_mf.c): memfilter's Bloom
+ * and cuckoo filters, built from the same core/ sources as the module, and
+ * the memory-limit probe, each operation one loop over a key array. Timed
+ * and reported by the C++ driver (bloom_bench.cc), which also runs
+ * fastfilter_cpp and RocksDB over the same keys.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -12,26 +14,48 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/*
- * ns per key (medians of 3), measured FPR and bits per key; -1: not run.
- * ins_x, ins_xb: the exclusive (single-writer) insert, one key at a time
- * and batched.
- */
-struct mfb_row {
-	double ins, ins_b, ins_x, ins_xb, qp, qa, qp_b, qa_b, fpr, bpk;
-};
-
-/* Filter and probe tables on madvise(MADV_HUGEPAGE) mappings if set. */
+/* Tables on madvise(MADV_HUGEPAGE) mappings if set, MADV_NOHUGEPAGE if not. */
 extern int mfb_huge;
-/* Skip the one-key-at-a-time inserts (slow at 256 MiB). */
-extern int mfb_quick;
+/* Prefetch distance of memfilter's batch loops, for the probe and peers. */
+extern const size_t mfb_ahead;
 
-double mfb_now_ns(void);
 void *mfb_alloc(size_t bytes);
 void mfb_free(void *p, size_t bytes);
-void mfb_memfilter(const uint64_t *keys, size_t n, const uint64_t *absent,
-		   size_t nq, int reps_ins, struct mfb_row *r);
-void mfb_probe(const uint64_t *keys, size_t bytes, size_t nq,
-	       struct mfb_row *r);
+
+/* memfilter's blocked Bloom filter, 10 bits/key, XXH64. */
+struct mfb_bloom;
+struct mfb_bloom *mfb_bloom_new(size_t n, size_t *bytes);
+void mfb_bloom_clear(struct mfb_bloom *b);
+void mfb_bloom_free(struct mfb_bloom *b);
+void mfb_bloom_add(struct mfb_bloom *b, const uint64_t *k, size_t n);
+void mfb_bloom_add_batch(struct mfb_bloom *b, const uint64_t *k, size_t n);
+void mfb_bloom_add_x(struct mfb_bloom *b, const uint64_t *k, size_t n);
+void mfb_bloom_add_x_batch(struct mfb_bloom *b, const uint64_t *k, size_t n);
+uint64_t mfb_bloom_query(const struct mfb_bloom *b, const uint64_t *k,
+			 size_t n);
+uint64_t mfb_bloom_query_batch(const struct mfb_bloom *b, const uint64_t *k,
+			       size_t n);
+uint64_t mfb_bloom_query_hashes(const struct mfb_bloom *b, const uint64_t *k,
+				size_t n);
+
+/* memfilter's cuckoo filter, 12-bit fingerprints, sized for n keys. */
+struct mfb_cuckoo;
+struct mfb_cuckoo *mfb_cuckoo_new(size_t n, size_t *bytes);
+void mfb_cuckoo_clear(struct mfb_cuckoo *c);
+void mfb_cuckoo_free(struct mfb_cuckoo *c);
+size_t mfb_cuckoo_add(struct mfb_cuckoo *c, const uint64_t *k, size_t n);
+uint64_t mfb_cuckoo_query(const struct mfb_cuckoo *c, const uint64_t *k,
+			  size_t n);
+uint64_t mfb_cuckoo_query_batch(const struct mfb_cuckoo *c, const uint64_t *k,
+				size_t n);
+
+/* The memory-limit probe: one random 64-byte line per key (see .c). */
+struct mfb_probe;
+struct mfb_probe *mfb_probe_new(size_t bytes);
+void mfb_probe_free(struct mfb_probe *p);
+uint64_t mfb_probe_batch(const struct mfb_probe *p, const uint64_t *k,
+			 size_t n);
+uint64_t mfb_probe_single(const struct mfb_probe *p, const uint64_t *k,
+			  size_t n);
 
 #endif /* _MEMFILTER_BLOOM_BENCH_H */

@@ -1,47 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The C half of the Bloom filter benchmark: memfilter's blocked Bloom
- * filter, built from the same core/ sources as the module, and the
- * memory-limit probe. See bloom_bench.cc.
- *
- * The probe runs the very pipeline of memfilter_bloom_contains_keys()
- * (same hash, same ring of MEMFILTER_BLOOM_AHEAD hashed-and-prefetched keys, same
- * MEMFILTER_SIMD_CHUNK sections, same result bitmap), with the Bloom test replaced
- * by one load from each half of the key's random 64-byte line: what is left
- * is the cost of hashing and fetching a line per key, the floor for any
- * filter that touches one line per key with this batching.
+ * The C half of the filter benchmark: memfilter's blocked Bloom and cuckoo
+ * filters, built from the same core/ sources as the module (core/ is C),
+ * and the memory-limit probe. Each function is one loop over a key array,
+ * calling the library's exported entry points as a user of libmemfilter
+ * would (no inlining across them). See bloom_bench.cc.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include "bloom.h"
+#include "cuckoo.h"
 #include "bloom_bench.h"
 
-#define REPS 3
-#define MFB_HUGE_BYTES (2UL << 20)
+#define MFB_HUGE_BYTES	(2UL << 20)
+#define MFB_CHUNK	1024
 
 int mfb_huge;
-int mfb_quick;
-
-static volatile u64 mfb_sink;
-
-double mfb_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
+const size_t mfb_ahead = MEMFILTER_BLOOM_AHEAD;
 
 /*
- * A zeroed table for a filter or the probe: an anonymous mapping rounded
- * to 2 MiB and 2 MiB aligned, with MADV_HUGEPAGE when mfb_huge (THP in
- * "madvise" mode then backs it with huge pages), MADV_NOHUGEPAGE
- * otherwise, so 4 KiB numbers stay 4 KiB whatever the THP setting. The
- * kernel module allocates with kvzalloc(): 4 KiB pages.
+ * A zeroed table: an anonymous mapping rounded to 2 MiB and 2 MiB aligned,
+ * MADV_HUGEPAGE when mfb_huge (THP "madvise" mode then backs it with huge
+ * pages), MADV_NOHUGEPAGE otherwise: 4 KiB numbers stay 4 KiB whatever the
+ * THP setting, as for the module's kvzalloc(). Faulted in before timing.
  */
 void *mfb_alloc(size_t bytes)
 {
@@ -57,6 +41,7 @@ void *mfb_alloc(size_t bytes)
 		munmap(p, a - p);
 	munmap(a + len, p + MFB_HUGE_BYTES - a);
 	madvise(a, len, mfb_huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	memset(a, 0, len);
 	return a;
 }
 
@@ -65,148 +50,269 @@ void mfb_free(void *p, size_t bytes)
 	munmap(p, (bytes + MFB_HUGE_BYTES - 1) & ~(MFB_HUGE_BYTES - 1));
 }
 
-static double mfb_median(double *t, int reps)
-{
-	double a = t[0], b = t[1], c = t[2];
+/* ---- Bloom ------------------------------------------------------------- */
 
-	if (reps < 3)
-		return t[0];
-	return a > b ? (b > c ? b : (a > c ? c : a)) : (a > c ? a : (b > c ? c : b));
-}
-
-/* The same loop as the RocksDB and libbloom single queries. */
-static u64 mfb_query(const struct memfilter_bloom *b, const u64 *k, size_t nq)
-{
-	u64 c = 0;
-
-	for (size_t i = 0; i < nq; i++)
-		c += memfilter_bloom_contains_key(b, &k[i], 8);
-	return c;
-}
-
-static u64 mfb_query_batch(const struct memfilter_bloom *b, const u64 *k, size_t nq)
-{
-	unsigned long bm[1024 / BITS_PER_LONG];
-	u64 c = 0;
-
-	for (size_t i = 0; i < nq; i += 1024) {
-		size_t m = min(nq - i, (size_t)1024);
-
-		memfilter_bloom_contains_keys(b, &k[i], 8, m, bm);
-		for (size_t j = 0; j < DIV_ROUND_UP(m, BITS_PER_LONG); j++)
-			c += __builtin_popcountl(bm[j]);
-	}
-	return c;
-}
-
-#define MFB_TIME(dst, n, reps, expr) do {			\
-	double t_[REPS] = { 0 };				\
-	for (int r_ = 0; r_ < (reps); r_++) {			\
-		double t0_ = mfb_now_ns();			\
-		expr;						\
-		t_[r_] = (mfb_now_ns() - t0_) / (n);		\
-	}							\
-	(dst) = mfb_median(t_, (reps));				\
-} while (0)
-
-void mfb_memfilter(const u64 *keys, size_t n, const u64 *absent, size_t nq,
-		   int reps_ins, struct mfb_row *r)
-{
+struct mfb_bloom {
 	struct memfilter_bloom b;
-	u64 hits = 0;
 	size_t bytes;
+};
 
-	memfilter_bloom_params_from_bpk(&b.p, n, 40);
-	memfilter_hasher_init(&b.p.hasher, MEMFILTER_HASH_XXH64, 1, NULL);
-	bytes = memfilter_bloom_bytes(&b.p);
-	b.words = mfb_alloc(bytes);
-	memset(b.words, 0, bytes);	/* fault it in before any timing */
-	if (!mfb_quick) {
-		MFB_TIME(r->ins, n, reps_ins, ({
-			memset(b.words, 0, bytes);
-			t0_ = mfb_now_ns();
-			for (size_t i = 0; i < n; i++)
-				memfilter_bloom_add_key(&b, &keys[i], 8);
-		}));
-		MFB_TIME(r->ins_x, n, reps_ins, ({
-			memset(b.words, 0, bytes);
-			t0_ = mfb_now_ns();
-			for (size_t i = 0; i < n; i++)
-				memfilter_bloom_add_key_exclusive(&b, &keys[i], 8);
-		}));
-	}
-	MFB_TIME(r->ins_b, n, reps_ins, ({
-		memset(b.words, 0, bytes);
-		t0_ = mfb_now_ns();
-		memfilter_bloom_add_keys(&b, keys, 8, n);
-	}));
-	MFB_TIME(r->ins_xb, n, reps_ins, ({
-		memset(b.words, 0, bytes);
-		t0_ = mfb_now_ns();
-		memfilter_bloom_add_keys_exclusive(&b, keys, 8, n);
-	}));
-	MFB_TIME(r->qp, nq, REPS, mfb_sink = mfb_query(&b, keys, nq));
-	MFB_TIME(r->qa, nq, REPS, hits = mfb_query(&b, absent, nq));
-	MFB_TIME(r->qp_b, nq, REPS, mfb_sink = mfb_query_batch(&b, keys, nq));
-	MFB_TIME(r->qa_b, nq, REPS, mfb_sink = mfb_query_batch(&b, absent, nq));
-	r->fpr = (double)hits / nq;
-	r->bpk = (double)bytes * 8 / n;
-	mfb_free(b.words, bytes);
+struct mfb_bloom *mfb_bloom_new(size_t n, size_t *bytes)
+{
+	struct mfb_bloom *m = calloc(1, sizeof(*m));
+
+	if (!m || memfilter_bloom_params_from_bpk(&m->b.p, n, 40) ||
+	    memfilter_hasher_init(&m->b.p.hasher, MEMFILTER_HASH_XXH64, 1, NULL))
+		abort();
+	m->bytes = memfilter_bloom_bytes(&m->b.p);
+	m->b.words = mfb_alloc(m->bytes);
+	*bytes = m->bytes;
+	return m;
 }
 
-/* memfilter_bloom_contains_keys()'s pipeline, minus the Bloom test. */
-static void mfb_probe_keys(const struct memfilter_bloom *b, const u64 *keys,
-			   size_t n, unsigned long *bm)
+void mfb_bloom_clear(struct mfb_bloom *m)
 {
-	struct memfilter_bloom_ring r;
-	size_t i, m, j;
-
-	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
-		memfilter_bloom_ring_fill(b, &r, (const u8 *)keys, 8, i, n);
-	for (i = 0; i < n; i += m) {
-		unsigned long acc = 0;
-
-		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
-		if (!memfilter_simd_begin())
-			abort();
-		for (j = i; j < i + m; j++) {
-			u64 h = r.h[j % MEMFILTER_BLOOM_RING];
-			const u64 *blk = memfilter_bloom_block_ptr(b, h);
-
-			memfilter_bloom_ring_fill(b, &r, (const u8 *)keys, 8,
-						  j + MEMFILTER_BLOOM_AHEAD, n);
-			acc |= (unsigned long)((READ_ONCE(blk[0]) |
-						READ_ONCE(blk[4])) & 1) <<
-			       (j % BITS_PER_LONG);
-			if (j % BITS_PER_LONG == BITS_PER_LONG - 1 ||
-			    j == i + m - 1) {
-				bm[j / BITS_PER_LONG] = acc;
-				acc = 0;
-			}
-		}
-		memfilter_simd_end();
-	}
+	memset(m->b.words, 0, m->bytes);
 }
 
-void mfb_probe(const u64 *keys, size_t bytes, size_t nq, struct mfb_row *r)
+void mfb_bloom_free(struct mfb_bloom *m)
 {
-	struct memfilter_bloom b = { .p.nblocks = bytes / 64 };
-	unsigned long bm[1024 / BITS_PER_LONG];
+	mfb_free(m->b.words, m->bytes);
+	free(m);
+}
 
-	memfilter_hasher_init(&b.p.hasher, MEMFILTER_HASH_XXH64, 1, NULL);
-	b.words = mfb_alloc(b.p.nblocks * 64);
-	memset(b.words, 1, b.p.nblocks * 64);
-	MFB_TIME(r->qp_b, nq, REPS, ({
-		u64 c = 0;
+void mfb_bloom_add(struct mfb_bloom *m, const u64 *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		memfilter_bloom_add_key(&m->b, &k[i], 8);
+}
 
-		for (size_t i = 0; i < nq; i += 1024) {
-			size_t m = min(nq - i, (size_t)1024);
+void mfb_bloom_add_batch(struct mfb_bloom *m, const u64 *k, size_t n)
+{
+	memfilter_bloom_add_keys(&m->b, k, 8, n);
+}
 
-			mfb_probe_keys(&b, &keys[i], m, bm);
-			for (size_t j = 0; j < DIV_ROUND_UP(m, BITS_PER_LONG); j++)
-				c += __builtin_popcountl(bm[j]);
+void mfb_bloom_add_x(struct mfb_bloom *m, const u64 *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		memfilter_bloom_add_key_exclusive(&m->b, &k[i], 8);
+}
+
+void mfb_bloom_add_x_batch(struct mfb_bloom *m, const u64 *k, size_t n)
+{
+	memfilter_bloom_add_keys_exclusive(&m->b, k, 8, n);
+}
+
+/* The same loop shape as every peer's single query. */
+u64 mfb_bloom_query(const struct mfb_bloom *m, const u64 *k, size_t n)
+{
+	u64 c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += memfilter_bloom_contains_key(&m->b, &k[i], 8);
+	return c;
+}
+
+static u64 mfb_popcount(const unsigned long *bm, size_t m)
+{
+	u64 c = 0;
+
+	for (size_t j = 0; j < DIV_ROUND_UP(m, BITS_PER_LONG); j++)
+		c += __builtin_popcountl(bm[j]);
+	return c;
+}
+
+/* memfilter_bloom_contains_keys() over chunks of 1024 keys. */
+u64 mfb_bloom_query_batch(const struct mfb_bloom *m, const u64 *k, size_t n)
+{
+	unsigned long bm[MFB_CHUNK / BITS_PER_LONG];
+	u64 c = 0;
+
+	for (size_t i = 0; i < n; i += MFB_CHUNK) {
+		size_t cnt = min(n - i, (size_t)MFB_CHUNK);
+
+		memfilter_bloom_contains_keys(&m->b, &k[i], 8, cnt, bm);
+		c += mfb_popcount(bm, cnt);
+	}
+	return c;
+}
+
+/* A chunk of keys hashed into an array by the library's memfilter_hash(). */
+static void mfb_hash_chunk(const struct memfilter_hasher *hs, const u64 *k,
+			   size_t n, u64 *h)
+{
+	for (size_t j = 0; j < n; j++)
+		h[j] = memfilter_hash(hs, &k[j], 8);
+}
+
+/*
+ * The module's ioctl path: hash a chunk into an array, then
+ * memfilter_bloom_contains_hashes().
+ */
+u64 mfb_bloom_query_hashes(const struct mfb_bloom *m, const u64 *k, size_t n)
+{
+	unsigned long bm[MFB_CHUNK / BITS_PER_LONG];
+	u64 h[MFB_CHUNK], c = 0;
+
+	for (size_t i = 0; i < n; i += MFB_CHUNK) {
+		size_t cnt = min(n - i, (size_t)MFB_CHUNK);
+
+		mfb_hash_chunk(&m->b.p.hasher, &k[i], cnt, h);
+		memfilter_bloom_contains_hashes(&m->b, h, cnt, bm);
+		c += mfb_popcount(bm, cnt);
+	}
+	return c;
+}
+
+/* ---- cuckoo ------------------------------------------------------------ */
+
+struct mfb_cuckoo {
+	struct memfilter_cuckoo c;
+	struct memfilter_cuckoo_params p;
+	void *mem;
+	size_t bytes;
+};
+
+struct mfb_cuckoo *mfb_cuckoo_new(size_t n, size_t *bytes)
+{
+	struct mfb_cuckoo *m = calloc(1, sizeof(*m));
+
+	if (!m || memfilter_cuckoo_params_init(&m->p, n, 12))
+		abort();
+	m->p.hasher.seed = 1;
+	m->bytes = memfilter_cuckoo_mem_bytes(&m->p);
+	m->mem = mfb_alloc(m->bytes);
+	memfilter_cuckoo_init(&m->c, &m->p, m->mem);
+	*bytes = m->bytes;
+	return m;
+}
+
+void mfb_cuckoo_clear(struct mfb_cuckoo *m)
+{
+	memset(m->mem, 0, m->bytes);
+	memfilter_cuckoo_init(&m->c, &m->p, m->mem);
+}
+
+void mfb_cuckoo_free(struct mfb_cuckoo *m)
+{
+	mfb_free(m->mem, m->bytes);
+	free(m);
+}
+
+/* Returns the number of failed inserts. */
+size_t mfb_cuckoo_add(struct mfb_cuckoo *m, const u64 *k, size_t n)
+{
+	size_t fail = 0;
+
+	for (size_t i = 0; i < n; i++)
+		fail += memfilter_cuckoo_add_key(&m->c, &k[i], 8) != 0;
+	return fail;
+}
+
+u64 mfb_cuckoo_query(const struct mfb_cuckoo *m, const u64 *k, size_t n)
+{
+	u64 c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += memfilter_cuckoo_contains_key(&m->c, &k[i], 8);
+	return c;
+}
+
+/* The module's batch path: hash a chunk, memfilter_cuckoo_contains_hashes(). */
+u64 mfb_cuckoo_query_batch(const struct mfb_cuckoo *m, const u64 *k, size_t n)
+{
+	unsigned long bm[MFB_CHUNK / BITS_PER_LONG];
+	u64 h[MFB_CHUNK], c = 0;
+
+	for (size_t i = 0; i < n; i += MFB_CHUNK) {
+		size_t cnt = min(n - i, (size_t)MFB_CHUNK);
+
+		mfb_hash_chunk(&m->c.p.hasher, &k[i], cnt, h);
+		memfilter_cuckoo_contains_hashes(&m->c, h, cnt, bm);
+		c += mfb_popcount(bm, cnt);
+	}
+	return c;
+}
+
+/* ---- the memory-limit probe -------------------------------------------- */
+
+/*
+ * The least any filter that touches one random 64-byte line per key can
+ * do: the cheapest hash any row uses (the murmur64 finaliser of
+ * fastfilter_cpp's SimpleMixSplit, one add and two multiplies), a
+ * multiply-shift line index, one 8-byte load from the line, and, batched,
+ * the line prefetched mfb_ahead keys early (memfilter's distance). Not a
+ * filter: it answers nothing, it only sets the floor.
+ */
+struct mfb_probe {
+	u64 *lines;
+	u64 nlines;
+	size_t bytes;
+};
+
+static __always_inline u64 mfb_mix(u64 h)
+{
+	h += 0x9e3779b97f4a7c15ULL;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static __always_inline const u64 *mfb_line(const struct mfb_probe *p, u64 key)
+{
+	return p->lines + mul_u64_u64_shr(mfb_mix(key), p->nlines, 64) * 8;
+}
+
+struct mfb_probe *mfb_probe_new(size_t bytes)
+{
+	struct mfb_probe *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		abort();
+	p->nlines = bytes / 64 ? bytes / 64 : 1;
+	p->bytes = p->nlines * 64;
+	p->lines = mfb_alloc(p->bytes);
+	memset(p->lines, 1, p->bytes);
+	return p;
+}
+
+void mfb_probe_free(struct mfb_probe *p)
+{
+	mfb_free(p->lines, p->bytes);
+	free(p);
+}
+
+u64 mfb_probe_batch(const struct mfb_probe *p, const u64 *k, size_t n)
+{
+	const u64 *ring[MEMFILTER_BLOOM_RING];
+	u64 c = 0;
+	size_t i;
+
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD && i < n; i++) {
+		ring[i] = mfb_line(p, k[i]);
+		__builtin_prefetch(ring[i]);
+	}
+	for (i = 0; i < n; i++) {
+		if (i + MEMFILTER_BLOOM_AHEAD < n) {
+			const u64 *l = mfb_line(p, k[i + MEMFILTER_BLOOM_AHEAD]);
+
+			__builtin_prefetch(l);
+			ring[(i + MEMFILTER_BLOOM_AHEAD) % MEMFILTER_BLOOM_RING] = l;
 		}
-		mfb_sink = c;
-	}));
-	mfb_free(b.words, b.p.nblocks * 64);
+		c += *ring[i % MEMFILTER_BLOOM_RING] & 1;
+	}
+	return c;
+}
+
+/* No prefetch: as many misses overlap as the core finds on its own. */
+u64 mfb_probe_single(const struct mfb_probe *p, const u64 *k, size_t n)
+{
+	u64 c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += *mfb_line(p, k[i]) & 1;
+	return c;
 }

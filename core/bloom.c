@@ -216,6 +216,22 @@ u64 memfilter_bloom_bytes(const struct memfilter_bloom_params *p)
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_bytes);
 
 /**
+ * memfilter_bloom_add_hash_scalar() - insert a key by its hash, scalar code
+ * @b: the filter
+ * @hash: the key's hash under @b->p.hasher
+ *
+ * The portable path of memfilter_bloom_add_hash(), exposed for tests.
+ *
+ * Context: as memfilter_bloom_add_hash().
+ */
+void memfilter_bloom_add_hash_scalar(struct memfilter_bloom *b, u64 hash)
+{
+	mf_bloom_with_k(memfilter_bloom_block_ptr(b, hash), hash, b->p.k,
+			MF_BLOOM_SET);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hash_scalar);
+
+/**
  * memfilter_bloom_add_hash() - insert a key by its hash
  * @b: the filter
  * @hash: the key's hash under @b->p.hasher
@@ -225,10 +241,30 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_bytes);
  */
 void memfilter_bloom_add_hash(struct memfilter_bloom *b, u64 hash)
 {
-	mf_bloom_with_k(memfilter_bloom_block_ptr(b, hash), hash, b->p.k,
-			MF_BLOOM_SET);
+	if (MEMFILTER_SIMD_CHEAP && memfilter_simd_begin()) {
+		memfilter_bloom_add_hash_avx2(b, hash);
+		memfilter_simd_end();
+		return;
+	}
+	memfilter_bloom_add_hash_scalar(b, hash);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hash);
+
+/**
+ * memfilter_bloom_add_hash_exclusive_scalar() - insert, only writer, scalar
+ * @b: the filter
+ * @hash: the key's hash under @b->p.hasher
+ *
+ * The portable path of memfilter_bloom_add_hash_exclusive(), for tests.
+ *
+ * Context: as memfilter_bloom_add_hash_exclusive().
+ */
+void memfilter_bloom_add_hash_exclusive_scalar(struct memfilter_bloom *b, u64 hash)
+{
+	mf_bloom_with_k(memfilter_bloom_block_ptr(b, hash), hash, b->p.k,
+			MF_BLOOM_SET_EXCLUSIVE);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hash_exclusive_scalar);
 
 /**
  * memfilter_bloom_add_hash_exclusive() - insert a key by its hash, only writer
@@ -251,14 +287,40 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hash);
  */
 void memfilter_bloom_add_hash_exclusive(struct memfilter_bloom *b, u64 hash)
 {
-	mf_bloom_with_k(memfilter_bloom_block_ptr(b, hash), hash, b->p.k,
-			MF_BLOOM_SET_EXCLUSIVE);
+	if (MEMFILTER_SIMD_CHEAP && memfilter_simd_begin()) {
+		memfilter_bloom_add_hash_exclusive_avx2(b, hash);
+		memfilter_simd_end();
+		return;
+	}
+	memfilter_bloom_add_hash_exclusive_scalar(b, hash);
 }
+
+/**
+ * memfilter_bloom_contains_hash_scalar() - query a key by its hash, scalar
+ * @b: the filter
+ * @hash: the key's hash under @b->p.hasher
+ *
+ * The portable path of memfilter_bloom_contains_hash(), for tests.
+ *
+ * Context: as memfilter_bloom_contains_hash().
+ * Return: as memfilter_bloom_contains_hash().
+ */
+bool memfilter_bloom_contains_hash_scalar(const struct memfilter_bloom *b, u64 hash)
+{
+	return mf_bloom_with_k(memfilter_bloom_block_ptr(b, hash), hash, b->p.k,
+			       MF_BLOOM_TEST);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hash_scalar);
 
 /**
  * memfilter_bloom_contains_hash() - query a key by its hash
  * @b: the filter
  * @hash: the key's hash under @b->p.hasher
+ *
+ * In userspace on an AVX2 CPU the key's pattern is built and tested in
+ * two YMM registers (MEMFILTER_SIMD_CHEAP); in the kernel the scalar walk
+ * of the k-word window runs. Nothing in either depends on an earlier
+ * query, so calls in a loop keep several cache misses in flight.
  *
  * Context: any; lockless, safe against concurrent inserts.
  * Return: false if the key was certainly never inserted, true if it may
@@ -266,8 +328,14 @@ void memfilter_bloom_add_hash_exclusive(struct memfilter_bloom *b, u64 hash)
  */
 bool memfilter_bloom_contains_hash(const struct memfilter_bloom *b, u64 hash)
 {
-	return mf_bloom_with_k(memfilter_bloom_block_ptr(b, hash), hash, b->p.k,
-			       MF_BLOOM_TEST);
+	bool hit;
+
+	if (MEMFILTER_SIMD_CHEAP && memfilter_simd_begin()) {
+		hit = memfilter_bloom_contains_hash_avx2(b, hash);
+		memfilter_simd_end();
+		return hit;
+	}
+	return memfilter_bloom_contains_hash_scalar(b, hash);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hash);
 
@@ -454,12 +522,18 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes);
  * every other one out of line, which keeps the common path free of the
  * general hash's register pressure.
  */
+static noinline u64 mf_bloom_hash_general(const struct memfilter_hasher *h,
+					  const void *key, size_t len)
+{
+	return memfilter_hash(h, key, len);
+}
+
 static __always_inline u64 mf_bloom_hash_one(const struct memfilter_bloom *b,
 					     const void *key, size_t len)
 {
 	if (likely(len == 8 && b->p.hasher.algo == MEMFILTER_HASH_XXH64))
 		return memfilter_xxh64(key, 8, b->p.hasher.seed);
-	return memfilter_hash(&b->p.hasher, key, len);
+	return mf_bloom_hash_general(&b->p.hasher, key, len);
 }
 
 /**
@@ -495,7 +569,8 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_key);
 
 /*
  * One section of a key batch call, scalar (see memfilter_bloom_keys_avx2()): key
- * i's hash comes out of the ring as key i + MEMFILTER_BLOOM_AHEAD's goes in.
+ * i's hash comes out of the ring as key i + MEMFILTER_BLOOM_AHEAD's goes in; runs
+ * of up to BITS_PER_LONG keys, one result word each.
  */
 static __always_inline void mf_bloom_keys_scalar(struct memfilter_bloom *b,
 						 struct memfilter_bloom_ring *r,
@@ -503,29 +578,33 @@ static __always_inline void mf_bloom_keys_scalar(struct memfilter_bloom *b,
 						 size_t key_len, size_t start,
 						 size_t m, size_t n,
 						 unsigned long *result_bitmap,
-						 enum memfilter_bloom_op op)
+						 enum memfilter_bloom_op op,
+						 bool fixed8)
 {
-	unsigned long acc = 0;
-	size_t i;
+	size_t i = start, end = start + m, run;
 
-	for (i = start; i < start + m; i++) {
-		u64 h = r->h[i % MEMFILTER_BLOOM_RING];
-		u64 *blk = memfilter_bloom_block_ptr(b, h);
+	while (i < end) {
+		unsigned long acc = 0;
 
-		memfilter_bloom_ring_fill(b, r, keys, key_len, i + MEMFILTER_BLOOM_AHEAD, n);
-		if (op == MEMFILTER_BLOOM_OP_ADD) {
-			mf_bloom_set(blk, h, b->p.k);
-		} else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE) {
-			mf_bloom_set_exclusive(blk, h, b->p.k);
-		} else {
-			acc |= (unsigned long)mf_bloom_test(blk, h, b->p.k) <<
-			       (i % BITS_PER_LONG);
-			if (i % BITS_PER_LONG == BITS_PER_LONG - 1 ||
-			    i == start + m - 1) {
-				result_bitmap[i / BITS_PER_LONG] = acc;
-				acc = 0;
-			}
+		run = min(end, i + BITS_PER_LONG);
+		for (; i < run; i++) {
+			u64 h = r->h[i % MEMFILTER_BLOOM_RING];
+			u64 *blk = memfilter_bloom_block_ptr(b, h);
+
+			memfilter_bloom_ring_fill(b, r, keys, key_len,
+						  i + MEMFILTER_BLOOM_AHEAD, n,
+						  fixed8);
+			if (op == MEMFILTER_BLOOM_OP_ADD)
+				mf_bloom_set(blk, h, b->p.k);
+			else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
+				mf_bloom_set_exclusive(blk, h, b->p.k);
+			else
+				acc |= (unsigned long)mf_bloom_test(blk, h,
+								    b->p.k)
+				       << (i % BITS_PER_LONG);
 		}
+		if (op == MEMFILTER_BLOOM_OP_CONTAINS)
+			result_bitmap[(i - 1) / BITS_PER_LONG] = acc;
 	}
 }
 
@@ -537,13 +616,16 @@ mf_bloom_keys_scalar_section(struct memfilter_bloom *b, struct memfilter_bloom_r
 {
 	if (op == MEMFILTER_BLOOM_OP_ADD)
 		mf_bloom_keys_scalar(b, r, keys, key_len, start, m, n, NULL,
-				     MEMFILTER_BLOOM_OP_ADD);
+				     MEMFILTER_BLOOM_OP_ADD, false);
 	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
 		mf_bloom_keys_scalar(b, r, keys, key_len, start, m, n, NULL,
-				     MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE);
+				     MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE, false);
+	else if (memfilter_bloom_fixed8(b, key_len))
+		mf_bloom_keys_scalar(b, r, keys, 8, start, m, n,
+				     result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS, true);
 	else
 		mf_bloom_keys_scalar(b, r, keys, key_len, start, m, n,
-				     result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS);
+				     result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS, false);
 }
 
 /*
@@ -560,7 +642,7 @@ static void mf_bloom_keys(struct memfilter_bloom *b, const void *keys, size_t ke
 	size_t i, m;
 
 	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
-		memfilter_bloom_ring_fill(b, &r, keys, key_len, i, n);
+		memfilter_bloom_ring_fill(b, &r, keys, key_len, i, n, false);
 	for (i = 0; i < n; i += m) {
 		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
 		if (MEMFILTER_HAVE_AVX2 && simd && memfilter_simd_begin()) {

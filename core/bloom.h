@@ -107,13 +107,26 @@ static __always_inline void memfilter_bloom_prefetch(const struct memfilter_bloo
 }
 
 /*
- * A key's hash under @b's hasher. The common 8-byte XXH64 case gets its own
- * copy of the hash, with the length folded in: straight-line code.
+ * Whether a batch call's keys take the fixed-size fast path: 8-byte keys
+ * under XXH64, hashed by straight-line code with no per-key test of the
+ * length or the algorithm (decided once per call).
+ */
+static __always_inline bool memfilter_bloom_fixed8(const struct memfilter_bloom *b,
+						   size_t key_len)
+{
+	return key_len == 8 && b->p.hasher.algo == MEMFILTER_HASH_XXH64;
+}
+
+/*
+ * A key's hash under @b's hasher. @fixed8 (a constant at every call site):
+ * the caller has checked memfilter_bloom_fixed8(), so the 8-byte XXH64 is
+ * the whole of it; bit for bit the general hash's result.
  */
 static __always_inline u64 memfilter_bloom_hash_key(const struct memfilter_bloom *b,
-						    const void *key, size_t len)
+						    const void *key, size_t len,
+						    bool fixed8)
 {
-	if (len == 8 && b->p.hasher.algo == MEMFILTER_HASH_XXH64)
+	if (fixed8)
 		return memfilter_xxh64(key, 8, b->p.hasher.seed);
 	return memfilter_hash(&b->p.hasher, key, len);
 }
@@ -131,12 +144,12 @@ struct memfilter_bloom_ring {
 static __always_inline void memfilter_bloom_ring_fill(const struct memfilter_bloom *b,
 						      struct memfilter_bloom_ring *r,
 						      const u8 *keys, size_t key_len,
-						      size_t i, size_t n)
+						      size_t i, size_t n, bool fixed8)
 {
 	u64 h;
 
 	if (i < n) {
-		h = memfilter_bloom_hash_key(b, keys + i * key_len, key_len);
+		h = memfilter_bloom_hash_key(b, keys + i * key_len, key_len, fixed8);
 		r->h[i % MEMFILTER_BLOOM_RING] = h;
 		memfilter_prefetch(memfilter_bloom_block_ptr(b, h));
 	}
@@ -250,5 +263,18 @@ void memfilter_bloom_keys_avx2(struct memfilter_bloom *b, struct memfilter_bloom
 			       const void *keys, size_t key_len, size_t start,
 			       size_t m, size_t n, unsigned long *result_bitmap,
 			       enum memfilter_bloom_op op);
+
+/*
+ * Single-key calls in a SIMD section where entering one is cheap
+ * (MEMFILTER_SIMD_CHEAP: userspace, where memfilter_simd_begin() only tests the
+ * CPU; in the kernel it is kernel_fpu_begin(), dearer than a key), and
+ * their scalar twins, for tests; all give the same answers and bits.
+ */
+bool memfilter_bloom_contains_hash_avx2(const struct memfilter_bloom *b, u64 hash);
+void memfilter_bloom_add_hash_avx2(struct memfilter_bloom *b, u64 hash);
+void memfilter_bloom_add_hash_exclusive_avx2(struct memfilter_bloom *b, u64 hash);
+bool memfilter_bloom_contains_hash_scalar(const struct memfilter_bloom *b, u64 hash);
+void memfilter_bloom_add_hash_scalar(struct memfilter_bloom *b, u64 hash);
+void memfilter_bloom_add_hash_exclusive_scalar(struct memfilter_bloom *b, u64 hash);
 
 #endif /* _MEMFILTER_BLOOM_H */

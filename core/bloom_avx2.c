@@ -28,18 +28,24 @@
 #include "bloom.h"
 
 struct mf_bloom_avx2 {
-	__m256i salt, lane, k, sixty_four, one;
+	__m256i salt, one;
+	u64 out;
 };
 
+/*
+ * @c->out: which words of a block lie outside the k-word window starting
+ * at word 0, one byte per word, 0 inside and 64 outside (where VPSLLVQ
+ * gives 0). Rotated left by s bytes it is the window starting at word s.
+ * As in the scalar code, k outside 1..7 probes all 8 words.
+ */
 static __always_inline void mf_bloom_avx2_init(struct mf_bloom_avx2 *c, u32 k)
 {
 	c->salt = _mm256_setr_epi32(0x47b6137b, 0x44974d91, 0x8824ad5b,
 				    0xa2b7289d, 0x705495c7, 0x2df1424b,
 				    0x9efc4947, 0x5c6bfb31);
-	c->lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-	c->k = _mm256_set1_epi32(k);
-	c->sixty_four = _mm256_set1_epi32(64);
 	c->one = _mm256_set1_epi64x(1);
+	c->out = k - 1 < MEMFILTER_BLOOM_MAX_K - 1 ?
+		 0x4040404040404040ULL << (8 * k) : 0;
 }
 
 /* The pattern of @hash as words 0-3 (@lo) and 4-7 (@hi). */
@@ -48,14 +54,10 @@ static __always_inline void mf_bloom_avx2_pattern(const struct mf_bloom_avx2 *c,
 						  __m256i *hi)
 {
 	__m256i x = _mm256_set1_epi32((u32)hash);
-	__m256i s = _mm256_set1_epi32(memfilter_bloom_start(hash));
-	__m256i pos = _mm256_and_si256(_mm256_sub_epi32(c->lane, s),
-				       _mm256_set1_epi32(7));
-	__m256i in = _mm256_cmpgt_epi32(c->k, pos);
 	__m256i bit = _mm256_srli_epi32(_mm256_mullo_epi32(x, c->salt), 26);
+	u64 out = rol64(c->out, 8 * memfilter_bloom_start(hash));
 
-	/* Words outside the window shift by 64: VPSLLVQ gives 0. */
-	bit = _mm256_or_si256(bit, _mm256_andnot_si256(in, c->sixty_four));
+	bit = _mm256_or_si256(bit, _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(out)));
 	*lo = _mm256_sllv_epi64(c->one,
 				_mm256_cvtepu32_epi64(_mm256_castsi256_si128(bit)));
 	*hi = _mm256_sllv_epi64(c->one,
@@ -120,6 +122,58 @@ static __always_inline bool mf_bloom_avx2_test(const struct mf_bloom_avx2 *c,
 	       _mm256_testc_si256(_mm256_load_si256((const void *)(blk + 4)),
 				  hi);
 }
+
+/**
+ * memfilter_bloom_contains_hash_avx2() - query one hash with AVX2
+ * @b: the filter
+ * @hash: the key's hash
+ *
+ * Context: between memfilter_simd_begin() (true) and memfilter_simd_end(); otherwise as
+ * memfilter_bloom_contains_hash().
+ * Return: as memfilter_bloom_contains_hash().
+ */
+bool memfilter_bloom_contains_hash_avx2(const struct memfilter_bloom *b, u64 hash)
+{
+	struct mf_bloom_avx2 c;
+
+	mf_bloom_avx2_init(&c, b->p.k);
+	return mf_bloom_avx2_test(&c, memfilter_bloom_block_ptr(b, hash), hash);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hash_avx2);
+
+/**
+ * memfilter_bloom_add_hash_avx2() - insert one hash with AVX2
+ * @b: the filter
+ * @hash: the key's hash
+ *
+ * Context: between memfilter_simd_begin() (true) and memfilter_simd_end(); otherwise as
+ * memfilter_bloom_add_hash().
+ */
+void memfilter_bloom_add_hash_avx2(struct memfilter_bloom *b, u64 hash)
+{
+	struct mf_bloom_avx2 c;
+
+	mf_bloom_avx2_init(&c, b->p.k);
+	mf_bloom_avx2_set(&c, memfilter_bloom_block_ptr(b, hash), hash);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hash_avx2);
+
+/**
+ * memfilter_bloom_add_hash_exclusive_avx2() - insert one hash, AVX2, only writer
+ * @b: the filter
+ * @hash: the key's hash
+ *
+ * Context: between memfilter_simd_begin() (true) and memfilter_simd_end(); otherwise as
+ * memfilter_bloom_add_hash_exclusive().
+ */
+void memfilter_bloom_add_hash_exclusive_avx2(struct memfilter_bloom *b, u64 hash)
+{
+	struct mf_bloom_avx2 c;
+
+	mf_bloom_avx2_init(&c, b->p.k);
+	mf_bloom_avx2_set_exclusive(&c, memfilter_bloom_block_ptr(b, hash), hash);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hash_exclusive_avx2);
 
 /**
  * memfilter_bloom_add_hashes_avx2() - insert many hashes with AVX2
@@ -210,35 +264,43 @@ void memfilter_bloom_contains_hashes_avx2(const struct memfilter_bloom *b,
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes_avx2);
 
-/* One section of a key batch call, for one operation (see bloom.h). */
+/*
+ * One section of a key batch call, for one operation and key kind (see
+ * bloom.h): keys in runs of up to BITS_PER_LONG, one result word per run
+ * (@start is a multiple of BITS_PER_LONG), so the per-key work is the
+ * hash, the prefetch and the test.
+ */
 static __always_inline void
 mf_bloom_avx2_keys(struct memfilter_bloom *b, struct memfilter_bloom_ring *r,
 		   const void *keys, size_t key_len, size_t start, size_t m,
-		   size_t n, unsigned long *result_bitmap, enum memfilter_bloom_op op)
+		   size_t n, unsigned long *result_bitmap, enum memfilter_bloom_op op,
+		   bool fixed8)
 {
 	struct mf_bloom_avx2 c;
-	unsigned long acc = 0;
-	size_t i;
+	size_t i = start, end = start + m, run;
 
 	mf_bloom_avx2_init(&c, b->p.k);
-	for (i = start; i < start + m; i++) {
-		u64 h = r->h[i % MEMFILTER_BLOOM_RING];
-		u64 *blk = memfilter_bloom_block_ptr(b, h);
+	while (i < end) {
+		unsigned long acc = 0;
 
-		memfilter_bloom_ring_fill(b, r, keys, key_len, i + MEMFILTER_BLOOM_AHEAD, n);
-		if (op == MEMFILTER_BLOOM_OP_ADD) {
-			mf_bloom_avx2_set(&c, blk, h);
-		} else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE) {
-			mf_bloom_avx2_set_exclusive(&c, blk, h);
-		} else {
-			acc |= (unsigned long)mf_bloom_avx2_test(&c, blk, h) <<
-			       (i % BITS_PER_LONG);
-			if (i % BITS_PER_LONG == BITS_PER_LONG - 1 ||
-			    i == start + m - 1) {
-				result_bitmap[i / BITS_PER_LONG] = acc;
-				acc = 0;
-			}
+		run = min(end, i + BITS_PER_LONG);
+		for (; i < run; i++) {
+			u64 h = r->h[i % MEMFILTER_BLOOM_RING];
+			u64 *blk = memfilter_bloom_block_ptr(b, h);
+
+			memfilter_bloom_ring_fill(b, r, keys, key_len,
+						  i + MEMFILTER_BLOOM_AHEAD, n,
+						  fixed8);
+			if (op == MEMFILTER_BLOOM_OP_ADD)
+				mf_bloom_avx2_set(&c, blk, h);
+			else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
+				mf_bloom_avx2_set_exclusive(&c, blk, h);
+			else
+				acc |= (unsigned long)mf_bloom_avx2_test(&c, blk, h)
+				       << (i % BITS_PER_LONG);
 		}
+		if (op == MEMFILTER_BLOOM_OP_CONTAINS)
+			result_bitmap[(i - 1) / BITS_PER_LONG] = acc;
 	}
 }
 
@@ -261,13 +323,24 @@ void memfilter_bloom_keys_avx2(struct memfilter_bloom *b, struct memfilter_bloom
 			       size_t m, size_t n, unsigned long *result_bitmap,
 			       enum memfilter_bloom_op op)
 {
-	if (op == MEMFILTER_BLOOM_OP_ADD)
+	bool f8 = memfilter_bloom_fixed8(b, key_len);
+
+	if (op == MEMFILTER_BLOOM_OP_ADD && f8)
+		mf_bloom_avx2_keys(b, r, keys, 8, start, m, n, NULL,
+				   MEMFILTER_BLOOM_OP_ADD, true);
+	else if (op == MEMFILTER_BLOOM_OP_ADD)
 		mf_bloom_avx2_keys(b, r, keys, key_len, start, m, n, NULL,
-				   MEMFILTER_BLOOM_OP_ADD);
+				   MEMFILTER_BLOOM_OP_ADD, false);
+	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE && f8)
+		mf_bloom_avx2_keys(b, r, keys, 8, start, m, n, NULL,
+				   MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE, true);
 	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
 		mf_bloom_avx2_keys(b, r, keys, key_len, start, m, n, NULL,
-				   MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE);
+				   MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE, false);
+	else if (f8)
+		mf_bloom_avx2_keys(b, r, keys, 8, start, m, n, result_bitmap,
+				   MEMFILTER_BLOOM_OP_CONTAINS, true);
 	else
 		mf_bloom_avx2_keys(b, r, keys, key_len, start, m, n,
-				   result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS);
+				   result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS, false);
 }

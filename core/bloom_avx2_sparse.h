@@ -34,6 +34,8 @@ __m128i _mm256_castsi256_si128(__m256i a);
 __m256i _mm256_cmpeq_epi64(__m256i a, __m256i b);
 __m256i _mm256_cmpgt_epi32(__m256i a, __m256i b);
 __m256i _mm256_cvtepu32_epi64(__m128i a);
+__m256i _mm256_cvtepu8_epi32(__m128i a);
+__m128i _mm_cvtsi64_si128(long long a);
 __m128i _mm256_extracti128_si256(__m256i a, const int i);
 __m256i _mm256_load_si256(const void *p);
 int _mm256_movemask_pd(__m256d a);

@@ -55,6 +55,12 @@ static inline int memfilter_random(void *buf, size_t len)
 /* Long loops over big tables (load, clear) yield now and then. */
 #define memfilter_cond_resched()	cond_resched()
 
+/*
+ * Entering a SIMD section costs a kernel_fpu_begin(): worth it for a batch,
+ * not for one key, so single-key calls stay scalar in the kernel.
+ */
+#define MEMFILTER_SIMD_CHEAP	0
+
 #ifdef CONFIG_X86_64
 #include <asm/cpufeature.h>
 #include <asm/fpu/api.h>

@@ -33,6 +33,7 @@ typedef int64_t s64;
 #define __always_inline	inline __attribute__((__always_inline__))
 #endif
 #define __aligned(x)	__attribute__((__aligned__(x)))
+#define noinline	__attribute__((__noinline__))
 #define __packed	__attribute__((__packed__))
 #define __force
 #define __maybe_unused	__attribute__((__unused__))
@@ -131,12 +132,15 @@ static inline void *memchr_inv(const void *start, int c, size_t bytes)
 
 #ifdef __x86_64__
 #define MEMFILTER_HAVE_AVX2	1
+/* memfilter_simd_begin() only tests the CPU: single-key calls may use AVX2. */
+#define MEMFILTER_SIMD_CHEAP	1
 static inline bool memfilter_simd_begin(void)
 {
 	return __builtin_cpu_supports("avx2");
 }
 #else
 #define MEMFILTER_HAVE_AVX2	0
+#define MEMFILTER_SIMD_CHEAP	0
 static inline bool memfilter_simd_begin(void)
 {
 	return false;

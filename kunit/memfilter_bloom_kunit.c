@@ -210,6 +210,26 @@ static void mf_bloom_simd_matches_scalar(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(a->words, s->words, bytes), 0);
 	memfilter_bloom_contains_hashes_scalar(a, h + n, n, rs);
 	KUNIT_EXPECT_TRUE(test, bitmap_equal(ra + n / BITS_PER_LONG, rs, n));
+
+	/* The single-key AVX2 calls (libmemfilter's): same bits, answers. */
+	memset(a->words, 0, bytes);
+	for (i = 0; i < 2 * n; i += MEMFILTER_SIMD_CHUNK) {
+		u32 j, diff = 0;
+
+		KUNIT_ASSERT_TRUE(test, memfilter_simd_begin());
+		for (j = i; j < i + MEMFILTER_SIMD_CHUNK; j++) {
+			if (j >= n)
+				diff += memfilter_bloom_contains_hash_avx2(a, h[j]) !=
+					memfilter_bloom_contains_hash_scalar(s, h[j]);
+			else if (j % 3)
+				memfilter_bloom_add_hash_avx2(a, h[j]);
+			else
+				memfilter_bloom_add_hash_exclusive_avx2(a, h[j]);
+		}
+		memfilter_simd_end();
+		KUNIT_EXPECT_EQ(test, diff, 0);
+	}
+	KUNIT_EXPECT_EQ(test, memcmp(a->words, s->words, bytes), 0);
 }
 
 static void mf_bloom_degenerate_probes(struct kunit *test)

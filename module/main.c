@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "bpf.h"
 #include "filter.h"
 #include "ioctl.h"
 #include "netfilter.h"
@@ -100,6 +101,8 @@ static int mf_cmd_api(struct memfilter_ucmd *ucmd)
 			MEMFILTER_FEAT_BLOOM | MEMFILTER_FEAT_CUCKOO |
 			MEMFILTER_FEAT_NAMES | MEMFILTER_FEAT_IMAGES |
 			MEMFILTER_FEAT_NETFILTER;
+	if (memfilter_bpf_available())
+		cmd->features |= MEMFILTER_FEAT_BPF_KFUNCS;
 	ret = memfilter_respond(ucmd, sizeof(*cmd));
 	if (ret)
 		return ret;
@@ -297,6 +300,9 @@ static int __init memfilter_init(void)
 	ret = memfilter_filter_init();
 	if (ret)
 		return ret;
+	ret = memfilter_bpf_init();
+	if (ret)
+		goto out_filter;
 	memfilter_debugfs_init();
 	ret = memfilter_nf_init();
 	if (ret)
@@ -311,6 +317,7 @@ out_nf:
 	memfilter_nf_exit();
 out_debugfs:
 	memfilter_debugfs_exit();
+out_filter:
 	memfilter_filter_exit();
 	return ret;
 }

@@ -56,6 +56,7 @@ static int cmd_version(int argc, char **argv)
 		{ MEMFILTER_FEAT_CUCKOO, "cuckoo" },
 		{ MEMFILTER_FEAT_NAMES, "names" },
 		{ MEMFILTER_FEAT_IMAGES, "images" },
+		{ MEMFILTER_FEAT_BPF_KFUNCS, "bpf-kfuncs" },
 	};
 	struct mf_api_info info;
 	int fd, ret;

@@ -83,6 +83,8 @@
 #define MEMFILTER_FEAT_CUCKOO		_BITULL(3)
 #define MEMFILTER_FEAT_NAMES		_BITULL(4)
 #define MEMFILTER_FEAT_IMAGES		_BITULL(5)
+/* The BPF kfuncs of Documentation/bpf.rst are registered. */
+#define MEMFILTER_FEAT_BPF_KFUNCS	_BITULL(8)
 
 /**
  * struct memfilter_api - ioctl(MEMFILTER_IOC_API): version handshake

@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# BPF programs (clang -target bpf), their libbpf skeletons, the static
+# loaders of bpf/ and the static tests/bpf_test (included by the Makefile).
+#
+# vmlinux.h comes from the BTF of Debian's 6.12 headers (BPF_VMLINUX): the
+# programs use CO-RE, so one vmlinux.h serves every kernel they load on.
+
+BPF_VMLINUX ?= $(firstword $(wildcard /usr/src/linux-headers-6.12*-amd64/vmlinux))
+# clang 14 (Debian 12's default) emits no BTF type tags, which map kptrs need.
+BPF_CLANG ?= clang-16
+BPFTOOL ?= bpftool
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_x86 -Wall \
+	$(if $(filter 1,$(WERROR)),-Werror) \
+	-I$(BUILD)/bpf -Ibpf -Itests/bpf
+# libbpf and what it needs, linked statically for the busybox guests.
+BPF_LIBS := -lbpf -lelf -lz -lzstd -lm
+
+$(BUILD)/bpf/vmlinux.h:
+	@mkdir -p $(@D)
+	@test -n "$(BPF_VMLINUX)" || { echo "no BTF: set BPF_VMLINUX" >&2; exit 1; }
+	$(BPFTOOL) btf dump file $(BPF_VMLINUX) format c > $@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/memfilter.bpf.h $(BUILD)/bpf/vmlinux.h
+	$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
+
+$(BUILD)/bpf/%.bpf.o: tests/bpf/%.bpf.c tests/bpf/%.h bpf/memfilter.bpf.h \
+		$(BUILD)/bpf/vmlinux.h
+	$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
+
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp
+	mv $@.tmp $@
+
+BPF_SKELS := $(BUILD)/bpf/xdp_blocklist.skel.h $(BUILD)/bpf/kfunc_ops.skel.h
+
+$(BUILD)/guest/bin/bpf_test: tests/bpf_test.c tests/bpf/kfunc_ops.h \
+		$(BPF_SKELS) $(GUEST_LIB_OBJS) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -I$(BUILD)/bpf -Ibpf -Itests/bpf -static \
+		-O2 $(TEST_WARN) -o $@ $< $(GUEST_LIB_OBJS) $(BPF_LIBS) -lpthread
+
+$(BUILD)/guest/bin/xdp_blocklist: bpf/xdp_blocklist.c \
+		$(BUILD)/bpf/xdp_blocklist.skel.h $(GUEST_LIB_OBJS) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_MF) -I$(BUILD)/bpf -Ibpf -static -O2 $(WARN) -o $@ $< \
+		$(GUEST_LIB_OBJS) $(BPF_LIBS)
+
+.PHONY: bpf
+bpf: $(BUILD)/guest/bin/bpf_test $(BUILD)/guest/bin/xdp_blocklist
+
+guest: $(BUILD)/guest/bin/xdp_blocklist
+
+# --- make bench-bpf: the race against BPF_MAP_TYPE_BLOOM_FILTER --------------
+$(BUILD)/bpf/%.bpf.o: bench/bpf/%.bpf.c bench/bpf/%.h bpf/memfilter.bpf.h \
+		$(BUILD)/bpf/vmlinux.h
+	$(BPF_CLANG) $(BPF_CFLAGS) -Ibench/bpf -c -o $@ $<
+
+$(BUILD)/bench/bpf/bpf_bench: bench/bpf_bench.c bench/bpf/bpf_bench.h \
+		$(BUILD)/bpf/bpf_bench.skel.h $(GUEST_LIB_OBJS) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_MF) -I$(BUILD)/bpf -Ibpf -Ibench/bpf -static -O2 \
+		$(WARN) -o $@ $< $(GUEST_LIB_OBJS) $(BPF_LIBS)
+
+.PHONY: bench-bpf
+bench-bpf: $(BUILD)/bench/bpf/bpf_bench
+	scripts/bpf-bench.sh $(BUILD)/bench/bpf bench/results/bpf.md

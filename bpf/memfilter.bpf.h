@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * memfilter.bpf.h: the memfilter kfuncs, for BPF programs (clang -target
+ * bpf). Include after vmlinux.h (or linux/bpf.h) and bpf/bpf_helpers.h.
+ * Documentation/bpf.rst describes each kfunc and where it may be called.
+ *
+ * The declarations are __weak, for libbpf versions that let a program test
+ * bpf_ksym_exists(bpf_memfilter_get) and still load where the kfuncs are
+ * absent. Debian 12's libbpf 1.1 has no bpf_ksym_exists() and emits such a
+ * kfunc address load in a form the 6.12 kernel refuses ("ldimm64 insn
+ * specifies invalid btf_id"; seen in the stock 6.12 guest). With it,
+ * loaders check MEMFILTER_FEAT_BPF_KFUNCS in the MEMFILTER_IOC_API answer
+ * (mf_api()) before loading, as bpf/xdp_blocklist.c does.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#ifndef _MEMFILTER_BPF_H_
+#define _MEMFILTER_BPF_H_
+
+/* A filter; opaque to programs, which only pass it back to the kfuncs. */
+struct memfilter {
+};
+
+/* Returns a referenced filter, or NULL: pair with bpf_memfilter_release(). */
+extern struct memfilter *bpf_memfilter_get(const char *name__str) __weak __ksym;
+extern void bpf_memfilter_release(struct memfilter *f) __weak __ksym;
+
+/* 0: may be present; -ENOENT: definitely absent. */
+extern int bpf_memfilter_contains(struct memfilter *f, const void *key,
+				  __u32 key__sz) __weak __ksym;
+/* 0, or -ENOSPC: a full cuckoo filter. */
+extern int bpf_memfilter_add(struct memfilter *f, const void *key,
+			     __u32 key__sz) __weak __ksym;
+/* 0, -ENOENT: not present, -EOPNOTSUPP: a Bloom filter. */
+extern int bpf_memfilter_delete(struct memfilter *f, const void *key,
+				__u32 key__sz) __weak __ksym;
+/*
+ * How many of keys__sz / key_size keys (at most 64) may be present, their
+ * bits set in *bitmap; or -EINVAL.
+ */
+extern int bpf_memfilter_contains_batch(struct memfilter *f, const void *keys,
+					__u32 keys__sz, __u32 key_size,
+					__u64 *bitmap) __weak __ksym;
+
+#endif /* _MEMFILTER_BPF_H_ */

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Loader of xdp_blocklist.bpf.c: attach it to a network device with the
+ * name of a published filter, run for a while (or until SIGINT/SIGTERM),
+ * print its counters, detach.
+ *
+ *   xdp_blocklist IFNAME FILTER [SECONDS]
+ *
+ * Exit status: 0; 1 on a usage or load error; 2 when the kernel's memfilter
+ * has no BPF kfuncs (Debian's 6.1: no module BTF).
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+#include <linux/if_link.h>
+#include <linux/memfilter.h>
+
+#include "memfilter.h"
+#include "xdp_blocklist.h"
+#include "xdp_blocklist.skel.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+static int kfuncs_available(void)
+{
+	struct mf_api_info api;
+	int dev = mf_open_device();
+	int ret;
+
+	if (dev < 0) {
+		fprintf(stderr, "xdp_blocklist: %s: %s\n", MF_DEVICE_PATH,
+			mf_strerror(dev));
+		return dev;
+	}
+	ret = mf_api(dev, &api);
+	close(dev);
+	if (ret)
+		return ret;
+	return !!(api.features & MEMFILTER_FEAT_BPF_KFUNCS);
+}
+
+int main(int argc, char **argv)
+{
+	struct xdp_blocklist_bpf *skel;
+	unsigned int ifindex;
+	long seconds = -1;
+	int ret;
+
+	if (argc < 3 || argc > 4 || strlen(argv[2]) >= MF_NAME_MAX) {
+		fprintf(stderr, "usage: xdp_blocklist IFNAME FILTER [SECONDS]\n");
+		return 1;
+	}
+	if (argc == 4)
+		seconds = strtol(argv[3], NULL, 10);
+	ifindex = if_nametoindex(argv[1]);
+	if (!ifindex) {
+		fprintf(stderr, "xdp_blocklist: %s: %s\n", argv[1],
+			strerror(errno));
+		return 1;
+	}
+	ret = kfuncs_available();
+	if (ret < 0)
+		return 1;
+	if (!ret) {
+		fprintf(stderr,
+			"xdp_blocklist: the memfilter module has no BPF kfuncs on this kernel\n"
+			"(MEMFILTER_FEAT_BPF_KFUNCS clear: no module BTF, as on Debian's 6.1);\n"
+			"see Documentation/bpf.rst\n");
+		return 2;
+	}
+
+	skel = xdp_blocklist_bpf__open();
+	if (!skel) {
+		fprintf(stderr, "xdp_blocklist: cannot open the BPF object\n");
+		return 1;
+	}
+	snprintf((char *)skel->rodata->filter_name,
+		 sizeof(skel->rodata->filter_name), "%s", argv[2]);
+	ret = xdp_blocklist_bpf__load(skel);
+	if (!ret)
+		ret = bpf_xdp_attach(ifindex,
+				     bpf_program__fd(skel->progs.xdp_blocklist),
+				     XDP_FLAGS_UPDATE_IF_NOEXIST, NULL);
+	if (ret) {
+		fprintf(stderr, "xdp_blocklist: load/attach on %s: %s\n",
+			argv[1], strerror(-ret));
+		xdp_blocklist_bpf__destroy(skel);
+		return 1;
+	}
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	while (!stop && seconds--)
+		sleep(1);
+
+	bpf_xdp_detach(ifindex, 0, NULL);
+	printf("dropped %llu passed %llu not_ip %llu no_filter %llu\n",
+	       (unsigned long long)skel->bss->counts.dropped,
+	       (unsigned long long)skel->bss->counts.passed,
+	       (unsigned long long)skel->bss->counts.not_ip,
+	       (unsigned long long)skel->bss->counts.no_filter);
+	xdp_blocklist_bpf__destroy(skel);
+	return 0;
+}

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memfilter's BPF face: kfuncs through which XDP, TC, netfilter and syscall
+ * programs find a published filter and query or change it, with the
+ * return values of a map (0 or -ENOENT like a peek, -ENOSPC when full).
+ *
+ * Every kfunc here calls the in-kernel API (api.c, names.c); none touches
+ * vector registers itself. Keys are memory the verifier proved readable
+ * and writable for key__sz bytes: a stack buffer, a map value, or packet
+ * data in program types where packets are writable.
+ *
+ * Not registered for BPF_PROG_TYPE_TRACING: that hook is shared with
+ * PERF_EVENT programs, which run in NMI, where the in-kernel API may not
+ * be called.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <linux/bitmap.h>
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <linux/cfi.h>
+#include <linux/module.h>
+#include <linux/string.h>
+
+#include "bpf.h"
+#include "filter.h"
+
+#if MEMFILTER_BPF_KFUNCS
+
+static bool mf_bpf_registered;
+
+__bpf_kfunc_start_defs();
+
+/**
+ * bpf_memfilter_get() - find a published filter and take a reference
+ * @name__str: its name, a constant string in a read-only map (.rodata)
+ *
+ * Context: any program type the kfuncs are registered for; never sleeps.
+ * Return: the filter, to be released with bpf_memfilter_release(), or NULL
+ * if no filter has that name.
+ */
+__bpf_kfunc struct memfilter *bpf_memfilter_get(const char *name__str)
+{
+	return memfilter_get_by_name(name__str);
+}
+
+/**
+ * bpf_memfilter_release() - drop a reference from bpf_memfilter_get()
+ * @f: the filter
+ *
+ * Context: as bpf_memfilter_get(). The filter is freed (after an RCU grace
+ * period) when its last reference, fd, name or BPF, is gone.
+ */
+__bpf_kfunc void bpf_memfilter_release(struct memfilter *f)
+{
+	memfilter_put(f);
+}
+
+/**
+ * bpf_memfilter_contains() - may a key be in the filter?
+ * @f: a filter from bpf_memfilter_get()
+ * @key: the key
+ * @key__sz: its length in bytes
+ *
+ * Context: as bpf_memfilter_get(); lockless.
+ * Return: 0 if the key may be present, -ENOENT if it is definitely absent
+ * (the values of bpf_map_peek_elem() on a Bloom filter map).
+ */
+__bpf_kfunc int bpf_memfilter_contains(struct memfilter *f, const void *key,
+				       u32 key__sz)
+{
+	return memfilter_contains(f, key, key__sz) ? 0 : -ENOENT;
+}
+
+/**
+ * bpf_memfilter_add() - add a key
+ * @f: a filter from bpf_memfilter_get()
+ * @key: the key
+ * @key__sz: its length in bytes
+ *
+ * Context: as bpf_memfilter_get(); cuckoo filters take their writer lock
+ * with bottom halves disabled.
+ * Return: 0, or -ENOSPC when a cuckoo filter is full (nothing in it lost).
+ */
+__bpf_kfunc int bpf_memfilter_add(struct memfilter *f, const void *key,
+				  u32 key__sz)
+{
+	return memfilter_add(f, key, key__sz);
+}
+
+/**
+ * bpf_memfilter_delete() - delete one copy of a key from a cuckoo filter
+ * @f: a filter from bpf_memfilter_get()
+ * @key: a key previously added
+ * @key__sz: its length in bytes
+ *
+ * Context: as bpf_memfilter_add().
+ * Return: 0, -ENOENT if not present, -EOPNOTSUPP for a Bloom filter.
+ */
+__bpf_kfunc int bpf_memfilter_delete(struct memfilter *f, const void *key,
+				     u32 key__sz)
+{
+	return memfilter_delete(f, key, key__sz);
+}
+
+/**
+ * bpf_memfilter_contains_batch() - query up to 64 fixed-size keys at once
+ * @f: a filter from bpf_memfilter_get()
+ * @keys: keys__sz / @key_size keys of @key_size bytes, back to back
+ * @keys__sz: bytes at @keys, a multiple of @key_size
+ * @key_size: bytes per key, at least 1
+ * @bitmap: out: bit i set when key i may be present, the other bits clear
+ *
+ * BPF calls take at most five arguments: the bitmap is one u64, so one call
+ * queries at most 64 keys.
+ *
+ * Context: as bpf_memfilter_contains().
+ * Return: how many keys may be present, or -EINVAL when @key_size is 0 or
+ * does not divide @keys__sz, or there are more than 64 keys (@bitmap is
+ * then 0).
+ */
+__bpf_kfunc int bpf_memfilter_contains_batch(struct memfilter *f,
+					     const void *keys, u32 keys__sz,
+					     u32 key_size, u64 *bitmap)
+{
+	unsigned long res[BITS_TO_LONGS(64)];
+	u32 n;
+	int hits;
+
+	*bitmap = 0;
+	if (!key_size || keys__sz % key_size || keys__sz / key_size > 64)
+		return -EINVAL;
+	n = keys__sz / key_size;
+	if (!n)
+		return 0;
+	hits = memfilter_contains_batch(f, keys, key_size, n, res);
+	bitmap_to_arr64(bitmap, res, n);
+	return hits;
+}
+
+/**
+ * bpf_memfilter_release_dtor() - drop the reference a map holds
+ * @f: a filter stored in a map as a kptr (bpf_kptr_xchg())
+ *
+ * Called by the kernel, never by programs, when a map value holding a
+ * filter is freed: a filter stays alive while a map holds it.
+ *
+ * Context: wherever the kernel frees a map value's kptr: map teardown
+ * (process context) or a program's map update or delete; relies on
+ * memfilter_put() being callable from any context.
+ */
+__bpf_kfunc void bpf_memfilter_release_dtor(void *f)
+{
+	memfilter_put(f);
+}
+
+CFI_NOSEAL(bpf_memfilter_release_dtor);
+
+__bpf_kfunc_end_defs();
+
+BTF_KFUNCS_START(mf_kfunc_ids)
+BTF_ID_FLAGS(func, bpf_memfilter_get, KF_ACQUIRE | KF_RET_NULL)
+BTF_ID_FLAGS(func, bpf_memfilter_release, KF_RELEASE)
+BTF_ID_FLAGS(func, bpf_memfilter_contains, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_memfilter_add, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_memfilter_delete, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_memfilter_contains_batch, KF_TRUSTED_ARGS)
+BTF_KFUNCS_END(mf_kfunc_ids)
+
+static const struct btf_kfunc_id_set mf_kfunc_set = {
+	.owner = THIS_MODULE,
+	.set = &mf_kfunc_ids,
+};
+
+BTF_ID_LIST(mf_dtor_ids)
+BTF_ID(struct, memfilter)
+BTF_ID(func, bpf_memfilter_release_dtor)
+
+/* One registration per program type: a second one for the same type WARNs. */
+static const enum bpf_prog_type mf_prog_types[] = {
+	BPF_PROG_TYPE_XDP,
+	BPF_PROG_TYPE_SCHED_CLS,
+	BPF_PROG_TYPE_SCHED_ACT,
+	BPF_PROG_TYPE_NETFILTER,
+	BPF_PROG_TYPE_SYSCALL,
+};
+
+/**
+ * memfilter_bpf_init() - register the kfuncs (module init)
+ *
+ * Without module BTF (a module built against headers that ship no vmlinux)
+ * the kernel would accept the registration and ignore it; the kfuncs are
+ * then reported absent.
+ *
+ * Context: module init, process context.
+ * Return: 0, or the kernel's error from registering (a kfunc set
+ * registered before the failure stays until the module's BTF goes).
+ */
+int memfilter_bpf_init(void)
+{
+	struct btf_id_dtor_kfunc dtors[1];
+	int i, ret;
+
+	if (!THIS_MODULE->btf_data_size) {
+		pr_info("no module BTF: BPF kfuncs unavailable\n");
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(mf_prog_types); i++) {
+		ret = register_btf_kfunc_id_set(mf_prog_types[i], &mf_kfunc_set);
+		if (ret) {
+			pr_err("registering BPF kfuncs for program type %d: %d\n",
+			       mf_prog_types[i], ret);
+			return ret;
+		}
+	}
+	/* One dtor list per module, likewise. */
+	dtors[0].btf_id = mf_dtor_ids[0];
+	dtors[0].kfunc_btf_id = mf_dtor_ids[1];
+	ret = register_btf_id_dtor_kfuncs(dtors, ARRAY_SIZE(dtors), THIS_MODULE);
+	if (ret) {
+		pr_err("registering the BPF kptr destructor: %d\n", ret);
+		return ret;
+	}
+	mf_bpf_registered = true;
+	return 0;
+}
+
+/**
+ * memfilter_bpf_available() - are the kfuncs registered?
+ *
+ * Context: any.
+ * Return: true once memfilter_bpf_init() registered them.
+ */
+bool memfilter_bpf_available(void)
+{
+	return mf_bpf_registered;
+}
+
+#endif /* MEMFILTER_BPF_KFUNCS */

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * memfilter's BPF kfuncs (bpf.c): built only for 64-bit kernels with the
+ * kfunc machinery (BTF_KFUNCS_START: 6.12 has it, 6.1 does not) and module
+ * BTF. Elsewhere the module loads without them and says so in
+ * MEMFILTER_IOC_API (MEMFILTER_FEAT_BPF_KFUNCS clear).
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#ifndef _MEMFILTER_BPF_H
+#define _MEMFILTER_BPF_H
+
+#include <linux/btf_ids.h>
+#include <linux/kconfig.h>
+#include <linux/types.h>
+
+#if defined(BTF_KFUNCS_START) && IS_ENABLED(CONFIG_64BIT) && \
+	IS_ENABLED(CONFIG_BPF_SYSCALL) && \
+	IS_ENABLED(CONFIG_DEBUG_INFO_BTF_MODULES)
+#define MEMFILTER_BPF_KFUNCS 1
+int memfilter_bpf_init(void);
+bool memfilter_bpf_available(void);
+
+/* The kfuncs: called by BPF programs only (Documentation/bpf.rst). */
+struct memfilter;
+struct memfilter *bpf_memfilter_get(const char *name__str);
+void bpf_memfilter_release(struct memfilter *f);
+int bpf_memfilter_contains(struct memfilter *f, const void *key, u32 key__sz);
+int bpf_memfilter_add(struct memfilter *f, const void *key, u32 key__sz);
+int bpf_memfilter_delete(struct memfilter *f, const void *key, u32 key__sz);
+int bpf_memfilter_contains_batch(struct memfilter *f, const void *keys,
+				 u32 keys__sz, u32 key_size, u64 *bitmap);
+void bpf_memfilter_release_dtor(void *f);
+#else
+#define MEMFILTER_BPF_KFUNCS 0
+static inline int memfilter_bpf_init(void)
+{
+	return 0;
+}
+
+static inline bool memfilter_bpf_available(void)
+{
+	return false;
+}
+#endif
+
+#endif /* _MEMFILTER_BPF_H */

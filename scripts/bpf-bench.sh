@@ -1,0 +1,36 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench-bpf: boot Debian's stock 6.12 kernel (no KASAN to distort the
+# timing) with the module, run bench/bpf_bench.c there and write its report.
+#   bpf-bench.sh BINDIR OUT.md
+
+set -eu
+. "$(dirname "$0")/common.sh"
+
+bindir=$1
+out=$2
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+read -r kdir vmlinuz <<EOF2
+$("$TOP/scripts/stock-kernel.sh" 6.12)
+EOF2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$TOP/scripts/build-module.sh" "$kdir" "$work/ko" >/dev/null
+cat >"$work/run.sh" <<'GUEST'
+insmod /memfilter/memfilter.ko || exit 1
+echo "### BEGIN report"
+/memfilter/bin/bpf_bench || exit 1
+echo "### END report"
+GUEST
+"$TOP/tests/qemu/vm.sh" --kernel "$vmlinuz" --ko "$work/ko" --bin "$bindir" \
+	--script "$work/run.sh" --smp 1 --out "$work/log" --timeout 1200 >/dev/null
+sed -n '/^### BEGIN report/,/^### END report/p' "$work/log" |
+	sed '1d;$d' >"$work/report.md"
+[ -s "$work/report.md" ] || die "no report in the guest log"
+{
+	cat "$work/report.md"
+	echo
+	echo "Host load average at the start: $load ($(date -u +%Y-%m-%d), a shared 2-core machine)."
+} >"$out"
+cat "$out"

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tests/bpf_test.c's programs: a syscall program that runs one memfilter
+ * kfunc on a filter named in .rodata, two that keep a filter reference in a
+ * map, and programs the verifier must refuse (autoload off: the test loads
+ * them one at a time).
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include "memfilter.bpf.h"
+#include "kfunc_ops.h"
+
+#define ETH_P_IP	0x0800
+#define TC_ACT_OK	0
+#define TC_ACT_SHOT	2
+
+const volatile char filter_name[64] = "bpf.test";
+const char rodata_key[4] = "key";
+
+/* In .bss: keys in a writable map value may be passed to the kfuncs. */
+struct kfunc_op_args args;
+
+SEC("syscall")
+int kfunc_op(void *ctx)
+{
+	struct kfunc_op_args *a = &args;
+	struct memfilter *f;
+	__u32 len = a->len;
+
+	if (len > KFUNC_OP_KEY_MAX)
+		return -1;
+	f = bpf_memfilter_get((const char *)filter_name);
+	if (!f) {
+		a->got = 0;
+		return 0;
+	}
+	a->got = 1;
+	switch (a->op) {
+	case KFUNC_OP_CONTAINS:
+		a->ret = bpf_memfilter_contains(f, a->key, len);
+		break;
+	case KFUNC_OP_ADD:
+		a->ret = bpf_memfilter_add(f, a->key, len);
+		break;
+	case KFUNC_OP_DELETE:
+		a->ret = bpf_memfilter_delete(f, a->key, len);
+		break;
+	case KFUNC_OP_BATCH:
+		a->ret = bpf_memfilter_contains_batch(f, a->keys,
+						      sizeof(a->keys), 4,
+						      &a->bitmap);
+		break;
+	case KFUNC_OP_BATCH_BADSIZE:
+		/* 3 does not divide the 256 bytes of keys. */
+		a->ret = bpf_memfilter_contains_batch(f, a->keys,
+						      sizeof(a->keys), 3,
+						      &a->bitmap);
+		break;
+	case KFUNC_OP_BATCH_TOOMANY:
+		/* 128 keys of 2 bytes: more than 64. */
+		a->ret = bpf_memfilter_contains_batch(f, a->keys,
+						      sizeof(a->keys), 2,
+						      &a->bitmap);
+		break;
+	default:
+		a->ret = -1;
+	}
+	bpf_memfilter_release(f);
+	return 0;
+}
+
+/* A filter reference held by a map (its destructor drops it). */
+struct stash_value {
+	struct memfilter __kptr *f;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stash_value);
+} stash SEC(".maps");
+
+/* Move a reference to the named filter into the map. */
+SEC("syscall")
+int kptr_stash(void *ctx)
+{
+	struct stash_value *v;
+	struct memfilter *f;
+	__u32 zero = 0;
+
+	v = bpf_map_lookup_elem(&stash, &zero);
+	if (!v)
+		return -1;
+	f = bpf_memfilter_get((const char *)filter_name);
+	if (!f)
+		return -2;
+	f = bpf_kptr_xchg(&v->f, f);
+	if (f)
+		bpf_memfilter_release(f);
+	return 0;
+}
+
+/* Query args.key in the map's filter, whatever its name now. */
+SEC("syscall")
+int kptr_contains(void *ctx)
+{
+	struct kfunc_op_args *a = &args;
+	struct stash_value *v;
+	struct memfilter *f;
+	__u32 zero = 0, len = a->len;
+
+	if (len > KFUNC_OP_KEY_MAX)
+		return -1;
+	v = bpf_map_lookup_elem(&stash, &zero);
+	if (!v)
+		return -1;
+	f = bpf_kptr_xchg(&v->f, NULL);
+	if (!f) {
+		a->got = 0;
+		return 0;
+	}
+	a->got = 1;
+	a->ret = bpf_memfilter_contains(f, a->key, len);
+	f = bpf_kptr_xchg(&v->f, f);
+	if (f)
+		bpf_memfilter_release(f);
+	return 0;
+}
+
+/* TC: shoot IPv4 packets whose source may be in the filter. */
+static __always_inline int tc_verdict(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *end = (void *)(long)skb->data_end;
+	struct ethhdr *eth = data;
+	struct iphdr *ip = (void *)(eth + 1);
+	struct memfilter *f;
+	__u32 saddr;
+	int ret;
+
+	if ((void *)(ip + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
+		return TC_ACT_OK;
+	saddr = ip->saddr;
+	f = bpf_memfilter_get((const char *)filter_name);
+	if (!f)
+		return TC_ACT_OK;
+	ret = bpf_memfilter_contains(f, &saddr, sizeof(saddr));
+	bpf_memfilter_release(f);
+	return ret == 0 ? TC_ACT_SHOT : TC_ACT_OK;
+}
+
+SEC("tc")
+int tc_blocklist(struct __sk_buff *skb)
+{
+	return tc_verdict(skb);
+}
+
+SEC("action")
+int act_blocklist(struct __sk_buff *skb)
+{
+	return tc_verdict(skb);
+}
+
+/* --- refused by the verifier --------------------------------------------- */
+
+SEC("?xdp")
+int neg_no_null_check(struct xdp_md *ctx)
+{
+	struct memfilter *f = bpf_memfilter_get((const char *)filter_name);
+	__u32 key = ctx->ingress_ifindex;
+	int ret;
+
+	ret = bpf_memfilter_contains(f, &key, sizeof(key));
+	bpf_memfilter_release(f);
+	return ret ? XDP_PASS : XDP_DROP;
+}
+
+SEC("?xdp")
+int neg_no_release(struct xdp_md *ctx)
+{
+	struct memfilter *f = bpf_memfilter_get((const char *)filter_name);
+	__u32 key = ctx->ingress_ifindex;
+
+	if (!f)
+		return XDP_PASS;
+	return bpf_memfilter_contains(f, &key, sizeof(key)) ? XDP_PASS : XDP_DROP;
+}
+
+SEC("?xdp")
+int neg_past_end(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+	struct memfilter *f;
+	int ret;
+
+	if (data + 14 > end)
+		return XDP_PASS;
+	f = bpf_memfilter_get((const char *)filter_name);
+	if (!f)
+		return XDP_PASS;
+	/* Only 14 bytes were checked. */
+	ret = bpf_memfilter_contains(f, data, 64);
+	bpf_memfilter_release(f);
+	return ret ? XDP_PASS : XDP_DROP;
+}
+
+SEC("?xdp")
+int neg_rodata_key(struct xdp_md *ctx)
+{
+	struct memfilter *f = bpf_memfilter_get((const char *)filter_name);
+	int ret;
+
+	if (!f)
+		return XDP_PASS;
+	ret = bpf_memfilter_contains(f, rodata_key, sizeof(rodata_key));
+	bpf_memfilter_release(f);
+	return ret ? XDP_PASS : XDP_DROP;
+}
+
+/* A kptr read in place is untrusted: the kfuncs refuse it. */
+SEC("?syscall")
+int neg_kptr_untrusted(void *ctx)
+{
+	struct stash_value *v;
+	__u32 zero = 0, key = 1;
+	struct memfilter *f;
+
+	v = bpf_map_lookup_elem(&stash, &zero);
+	if (!v)
+		return 0;
+	f = v->f;
+	if (!f)
+		return 0;
+	return bpf_memfilter_contains(f, &key, sizeof(key));
+}
+
+SEC("?socket")
+int neg_socket_filter(struct __sk_buff *skb)
+{
+	struct memfilter *f = bpf_memfilter_get((const char *)filter_name);
+
+	if (f)
+		bpf_memfilter_release(f);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

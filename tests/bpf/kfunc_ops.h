@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The arguments of tests/bpf/kfunc_ops.bpf.c's syscall program (in its
+ * .bss), shared with tests/bpf_test.c.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#ifndef _KFUNC_OPS_H
+#define _KFUNC_OPS_H
+
+#define KFUNC_OP_KEY_MAX	16
+#define KFUNC_OP_BATCH_KEYS	64
+
+enum {
+	KFUNC_OP_CONTAINS = 1,
+	KFUNC_OP_ADD,
+	KFUNC_OP_DELETE,
+	KFUNC_OP_BATCH,		/* 64 keys of 4 bytes */
+	KFUNC_OP_BATCH_BADSIZE,	/* key_size 3 does not divide 256 */
+	KFUNC_OP_BATCH_TOOMANY,	/* 128 keys of 2 bytes */
+};
+
+struct kfunc_op_args {
+	__u32 op;
+	__u32 len;		/* key length, <= KFUNC_OP_KEY_MAX */
+	__u8 key[KFUNC_OP_KEY_MAX];
+	__u8 keys[KFUNC_OP_BATCH_KEYS * 4];
+	__s32 got;		/* out: bpf_memfilter_get() found the filter */
+	__s32 ret;		/* out: the kfunc's return value */
+	__u64 bitmap;		/* out: the batch's bitmap */
+};
+
+#endif /* _KFUNC_OPS_H */

@@ -1,0 +1,726 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Selftest of memfilter's BPF kfuncs (module/bpf.c), run in the guests with
+ * BPF_PROG_TEST_RUN (no network devices needed):
+ *
+ *  - the API feature bit says whether the kfuncs exist, and agrees with
+ *    the module's BTF in /sys/kernel/btf (on Debian's 6.1 both say no and
+ *    every other test is skipped, saying why);
+ *  - bpf/xdp_blocklist.bpf.c, the example, drops exactly the packets whose
+ *    source address the filter answers "may be present" for: the answers,
+ *    false positives included, are predicted by querying a dump of the
+ *    same filter offline with libmemfilter;
+ *  - the same kfuncs from TC programs (SCHED_CLS and SCHED_ACT), exactly;
+ *  - every kfunc's return value from a syscall program, on Bloom and
+ *    cuckoo filters, the batch against the ioctl query;
+ *  - a filter held by a map (kptr) outlives its name and fd and is freed
+ *    with the map;
+ *  - the verifier refuses programs that skip the NULL check, leak the
+ *    reference, read a packet past its checked end, pass a read-only key,
+ *    use a kptr read in place, or call the kfuncs from a program type they
+ *    are not registered for;
+ *  - the example loader attaches and detaches, or says clearly that the
+ *    kfuncs are absent;
+ *  - the module cannot be unloaded while a program that uses them is
+ *    loaded, and can be again once the program is gone.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/memfilter.h>
+
+#include "kselftest_harness.h"
+#include "memfilter.h"
+
+#include "kfunc_ops.h"
+#include "kfunc_ops.skel.h"
+#include "xdp_blocklist.h"
+#include "xdp_blocklist.skel.h"
+
+#define BTF_PATH "/sys/kernel/btf/memfilter"
+#define REFCNT_PATH "/sys/module/memfilter/refcnt"
+
+/* Sources sent through the XDP program; the filter holds every 4th. */
+#define N_SRC	600
+#define XDP_NAME "bpf.test.xdp"
+
+/* 6.12 or later with BTF (the KCSAN test kernel has none): kfuncs expected. */
+static bool kfuncs_expected(void)
+{
+	struct utsname u;
+	int major, minor;
+
+	if (access("/sys/kernel/btf/vmlinux", F_OK))
+		return false;
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 12);
+}
+
+FIXTURE(bpf) {
+	int dev;
+	bool kfuncs;
+};
+
+FIXTURE_SETUP(bpf)
+{
+	struct mf_api_info api;
+
+	self->dev = mf_open_device();
+	ASSERT_LE(0, self->dev) TH_LOG("%s", mf_strerror(self->dev));
+	ASSERT_EQ(0, mf_api(self->dev, &api));
+	self->kfuncs = api.features & MEMFILTER_FEAT_BPF_KFUNCS;
+}
+
+FIXTURE_TEARDOWN(bpf)
+{
+	close(self->dev);
+}
+
+#define NEED_KFUNCS() do {						\
+	if (!self->kfuncs)						\
+		SKIP(return, "this kernel has no memfilter kfuncs "	\
+		     "(MEMFILTER_FEAT_BPF_KFUNCS clear, e.g. Debian 6.1: "	\
+		     "no module BTF); see Documentation/bpf.rst");	\
+} while (0)
+
+/*
+ * The feature bit is set exactly when the module's BTF is there, and always
+ * on a 6.12 kernel with BTF.
+ */
+TEST_F(bpf, feature_bit)
+{
+	bool btf = access(BTF_PATH, F_OK) == 0;
+
+	TH_LOG("kfuncs %s, module BTF %s", self->kfuncs ? "yes" : "no",
+	       btf ? "yes" : "no");
+	EXPECT_EQ(btf, self->kfuncs);
+	if (kfuncs_expected())
+		EXPECT_TRUE(self->kfuncs);
+}
+
+static int create(int dev, int type, uint64_t capacity, double fpr,
+		  const char *name)
+{
+	struct mf_create_opts o = {
+		.type = type,
+		.capacity = capacity,
+		.fpr = fpr,
+		.fixed_seed = true,
+		.seed = 0x6d656d66696c7472ull,
+		.name = name,
+	};
+
+	return mf_create(dev, &o);
+}
+
+/* Ethernet + IPv4 or IPv6 header with source address number @i. */
+static size_t packet(uint8_t *p, int i, bool v6, uint8_t *key, size_t *klen)
+{
+	memset(p, 0, 64);
+	if (!v6) {
+		p[12] = 0x08;			/* ETH_P_IP */
+		p[14] = 0x45;
+		p[14 + 8] = 64;
+		p[14 + 9] = 17;
+		p[14 + 12] = 10;		/* 10.1.x.y */
+		p[14 + 13] = 1;
+		p[14 + 14] = i >> 8;
+		p[14 + 15] = i;
+		memcpy(key, p + 14 + 12, 4);
+		*klen = 4;
+		return 14 + 20;
+	}
+	p[12] = 0x86;				/* ETH_P_IPV6 */
+	p[13] = 0xdd;
+	p[14] = 0x60;
+	p[14 + 6] = 17;
+	p[14 + 7] = 64;
+	p[14 + 8] = 0x20;			/* 2001:db8::x:y */
+	p[14 + 9] = 0x01;
+	p[14 + 10] = 0x0d;
+	p[14 + 11] = 0xb8;
+	p[14 + 22] = i >> 8;
+	p[14 + 23] = i;
+	memcpy(key, p + 14 + 8, 16);
+	*klen = 16;
+	return 14 + 40;
+}
+
+/*
+ * A published Bloom filter (5% FPR) holding every 4th of N_SRC IPv4 sources,
+ * and of as many IPv6 ones with @v6, and *@off: the same filter, from its
+ * dump, offline. Returns its fd, or -errno.
+ */
+static int blocklist(int dev, const char *name, bool v6, struct mf_offline **off)
+{
+	uint8_t pkt[64], key[16];
+	int fd, i, fam, ret;
+	size_t klen, ilen;
+	void *img;
+
+	fd = create(dev, MF_TYPE_BLOOM, (v6 ? 2 : 1) * N_SRC / 4, 0.05, name);
+	if (fd < 0)
+		return fd;
+	for (fam = 0; fam <= v6; fam++)
+		for (i = 0; i < N_SRC; i += 4) {
+			packet(pkt, i, fam, key, &klen);
+			ret = mf_add(fd, key, klen, 1, NULL, NULL);
+			if (ret != 1)
+				goto fail;
+		}
+	ret = mf_dump(fd, &img, &ilen);
+	if (ret)
+		goto fail;
+	ret = mf_offline_from_image(img, ilen, off, NULL);
+	free(img);
+	if (!ret)
+		return fd;
+fail:
+	close(fd);
+	return ret < 0 ? ret : -EIO;
+}
+
+static int run_xdp(int prog, const void *pkt, size_t len, __u32 *retval)
+{
+	uint8_t out[128];
+	LIBBPF_OPTS(bpf_test_run_opts, o,
+		.data_in = pkt,
+		.data_size_in = len,
+		.data_out = out,
+		.data_size_out = sizeof(out),
+		.repeat = 1,
+	);
+	int ret = bpf_prog_test_run_opts(prog, &o);
+
+	*retval = o.retval;
+	return ret;
+}
+
+static struct kfunc_ops_bpf *ops_load(const char *name)
+{
+	struct kfunc_ops_bpf *skel = kfunc_ops_bpf__open();
+
+	if (!skel)
+		return NULL;
+	strcpy((char *)skel->rodata->filter_name, name);
+	if (kfunc_ops_bpf__load(skel)) {
+		kfunc_ops_bpf__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
+/* Verdicts of program @prog for N_SRC IPv4 sources against offline @off. */
+static void tc_check(struct __test_metadata *_metadata,
+		     struct bpf_program *prog, struct mf_offline *off,
+		     unsigned int *shot)
+{
+	uint8_t pkt[64], key[16];
+	size_t klen, len;
+	ssize_t maybe;
+	int i;
+
+	*shot = 0;
+	for (i = 0; i < N_SRC; i++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .repeat = 1);
+
+		len = packet(pkt, i, false, key, &klen);
+		o.data_size_in = len;
+		maybe = mf_offline_query(off, key, klen, 1, NULL, NULL);
+		ASSERT_LE(0, maybe);
+		*shot += maybe;
+		ASSERT_EQ(0, bpf_prog_test_run_opts(bpf_program__fd(prog), &o));
+		ASSERT_EQ(maybe ? 2 : 0, o.retval)	/* TC_ACT_SHOT : _OK */
+			TH_LOG("%s: source %d", bpf_program__name(prog), i);
+	}
+}
+
+/*
+ * The example program against a Bloom filter with false positives: every
+ * packet's verdict is the offline filter's answer for its source.
+ */
+TEST_F(bpf, xdp_blocklist_exact)
+{
+	struct xdp_blocklist_bpf *skel;
+	struct mf_offline *off;
+	uint8_t pkt[64], key[16];
+	unsigned int drop = 0, fp = 0, v6;
+	size_t klen, len;
+	int fd, prog, i;
+	__u32 rv;
+
+	NEED_KFUNCS();
+	fd = blocklist(self->dev, XDP_NAME, true, &off);
+	ASSERT_LE(0, fd) TH_LOG("blocklist: %s", mf_strerror(fd));
+
+	skel = xdp_blocklist_bpf__open();
+	ASSERT_NE(NULL, skel);
+	strcpy((char *)skel->rodata->filter_name, XDP_NAME);
+	ASSERT_EQ(0, xdp_blocklist_bpf__load(skel));
+	prog = bpf_program__fd(skel->progs.xdp_blocklist);
+
+	for (v6 = 0; v6 < 2; v6++)
+		for (i = 0; i < N_SRC; i++) {
+			ssize_t maybe;
+
+			len = packet(pkt, i, v6, key, &klen);
+			maybe = mf_offline_query(off, key, klen, 1, NULL, NULL);
+			ASSERT_LE(0, maybe);
+			if (i % 4 == 0) {
+				ASSERT_EQ(1, maybe);	/* no false negative */
+			} else {
+				fp += maybe;
+			}
+			drop += maybe;
+			ASSERT_EQ(0, run_xdp(prog, pkt, len, &rv));
+			ASSERT_EQ(maybe ? XDP_DROP : XDP_PASS, rv)
+				TH_LOG("source %d (IPv%d)", i, v6 ? 6 : 4);
+		}
+	TH_LOG("%u packets, %u dropped, %u of them false positives",
+	       2 * N_SRC, drop, fp);
+	/* A Bloom filter at 5% FPR has some among 900 absent sources. */
+	EXPECT_LT(0, fp);
+	EXPECT_EQ(drop, skel->bss->counts.dropped);
+	EXPECT_EQ(2 * N_SRC - drop, skel->bss->counts.passed);
+	EXPECT_EQ(0, skel->bss->counts.not_ip);
+	EXPECT_EQ(0, skel->bss->counts.no_filter);
+
+	/* Not IP: passed, counted apart. */
+	memset(pkt, 0, sizeof(pkt));
+	pkt[12] = 0x08;
+	pkt[13] = 0x06;				/* ETH_P_ARP */
+	ASSERT_EQ(0, run_xdp(prog, pkt, 42, &rv));
+	EXPECT_EQ(XDP_PASS, rv);
+	EXPECT_EQ(1, skel->bss->counts.not_ip);
+
+	/* Unpublished: bpf_memfilter_get() finds nothing, the packet passes. */
+	ASSERT_EQ(0, mf_unpublish(fd));
+	len = packet(pkt, 0, false, key, &klen);
+	ASSERT_EQ(0, run_xdp(prog, pkt, len, &rv));
+	EXPECT_EQ(XDP_PASS, rv);
+	EXPECT_EQ(1, skel->bss->counts.no_filter);
+
+	xdp_blocklist_bpf__destroy(skel);
+	mf_offline_free(off);
+	close(fd);
+}
+
+/* Run one kfunc on @key; returns its return value (or -1000 on failure). */
+static int op(struct kfunc_ops_bpf *skel, int op, const void *key,
+	      size_t len)
+{
+	struct kfunc_op_args *a = &skel->bss->args;
+	LIBBPF_OPTS(bpf_test_run_opts, o);
+
+	a->op = op;
+	a->len = len;
+	memcpy(a->key, key, len);
+	a->got = -1;
+	if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.kfunc_op), &o) ||
+	    o.retval || a->got != 1)
+		return -1000;
+	return a->ret;
+}
+
+/* The same kfuncs from SCHED_CLS and SCHED_ACT programs, exactly. */
+TEST_F(bpf, tc_blocklist_exact)
+{
+	struct kfunc_ops_bpf *skel;
+	struct mf_offline *off;
+	unsigned int cls, act;
+	int fd;
+
+	NEED_KFUNCS();
+	fd = blocklist(self->dev, "bpf.test.tc", false, &off);
+	ASSERT_LE(0, fd) TH_LOG("blocklist: %s", mf_strerror(fd));
+	skel = ops_load("bpf.test.tc");
+	ASSERT_NE(NULL, skel);
+
+	tc_check(_metadata, skel->progs.tc_blocklist, off, &cls);
+	tc_check(_metadata, skel->progs.act_blocklist, off, &act);
+	TH_LOG("%d packets: %u shot (%d sources in the filter)", N_SRC, cls,
+	       N_SRC / 4);
+	EXPECT_EQ(cls, act);
+	EXPECT_LE(N_SRC / 4, cls);
+
+	kfunc_ops_bpf__destroy(skel);
+	mf_offline_free(off);
+	ASSERT_EQ(0, mf_unpublish(fd));
+	close(fd);
+}
+
+/* Map-like return values of contains, add and delete on a cuckoo filter. */
+TEST_F(bpf, cuckoo_returns)
+{
+	struct kfunc_ops_bpf *skel;
+	uint32_t k;
+	int fd, i, added = 0, ret;
+
+	NEED_KFUNCS();
+	/* No filter by that name yet: get returns NULL. */
+	skel = ops_load("bpf.test.cuckoo");
+	ASSERT_NE(NULL, skel);
+	skel->bss->args.op = KFUNC_OP_CONTAINS;
+	skel->bss->args.got = -1;
+	{
+		LIBBPF_OPTS(bpf_test_run_opts, o);
+
+		ASSERT_EQ(0, bpf_prog_test_run_opts(
+				bpf_program__fd(skel->progs.kfunc_op), &o));
+	}
+	EXPECT_EQ(0, skel->bss->args.got);
+
+	fd = create(self->dev, MF_TYPE_CUCKOO, 64, 0.01, "bpf.test.cuckoo");
+	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
+	k = 1;
+	EXPECT_EQ(-ENOENT, op(skel, KFUNC_OP_CONTAINS, &k, 4));
+	EXPECT_EQ(-ENOENT, op(skel, KFUNC_OP_DELETE, &k, 4));
+	EXPECT_EQ(0, op(skel, KFUNC_OP_ADD, &k, 4));
+	EXPECT_EQ(0, op(skel, KFUNC_OP_CONTAINS, &k, 4));
+	EXPECT_EQ(1, mf_query(fd, &k, 4, 1, NULL, NULL));
+	EXPECT_EQ(0, op(skel, KFUNC_OP_DELETE, &k, 4));
+	EXPECT_EQ(-ENOENT, op(skel, KFUNC_OP_CONTAINS, &k, 4));
+	EXPECT_EQ(0, mf_query(fd, &k, 4, 1, NULL, NULL));
+
+	/* Fill it: -ENOSPC, and every key added before is still there. */
+	for (i = 0; i < 4096; i++) {
+		k = 1000 + i;
+		ret = op(skel, KFUNC_OP_ADD, &k, 4);
+		if (ret)
+			break;
+		added++;
+	}
+	EXPECT_EQ(-ENOSPC, ret);
+	EXPECT_LE(64, added);
+	for (i = 0; i < added; i++) {
+		k = 1000 + i;
+		ASSERT_EQ(0, op(skel, KFUNC_OP_CONTAINS, &k, 4)) TH_LOG("%d", i);
+	}
+
+	kfunc_ops_bpf__destroy(skel);
+	ASSERT_EQ(0, mf_unpublish(fd));
+	close(fd);
+}
+
+/* Bloom: delete is -EOPNOTSUPP; the batch agrees with the ioctl query. */
+TEST_F(bpf, bloom_batch)
+{
+	struct kfunc_ops_bpf *skel;
+	struct kfunc_op_args *a;
+	uint64_t want = 0;
+	uint32_t k, keys[KFUNC_OP_BATCH_KEYS];
+	ssize_t hits;
+	int fd, i;
+
+	NEED_KFUNCS();
+	fd = create(self->dev, MF_TYPE_BLOOM, 32, 0.2, "bpf.test.bloom");
+	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
+	skel = ops_load("bpf.test.bloom");
+	ASSERT_NE(NULL, skel);
+	a = &skel->bss->args;
+
+	k = 7;
+	EXPECT_EQ(0, op(skel, KFUNC_OP_ADD, &k, 4));
+	EXPECT_EQ(-EOPNOTSUPP, op(skel, KFUNC_OP_DELETE, &k, 4));
+	EXPECT_EQ(0, op(skel, KFUNC_OP_CONTAINS, &k, 4));
+
+	/* 32 keys in, 64 queried. */
+	for (i = 0; i < KFUNC_OP_BATCH_KEYS; i++) {
+		keys[i] = 100 + i;
+		if (i % 2 == 0)
+			ASSERT_EQ(0, op(skel, KFUNC_OP_ADD, &keys[i], 4));
+	}
+	hits = mf_query(fd, keys, 4, KFUNC_OP_BATCH_KEYS, &want, NULL);
+	ASSERT_LE(KFUNC_OP_BATCH_KEYS / 2, hits);
+	memcpy(a->keys, keys, sizeof(keys));
+	a->bitmap = ~0ull;
+	EXPECT_EQ(hits, op(skel, KFUNC_OP_BATCH, &k, 4));
+	EXPECT_EQ(want, a->bitmap);
+	for (i = 0; i < KFUNC_OP_BATCH_KEYS; i += 2)
+		EXPECT_TRUE(a->bitmap >> i & 1);
+	TH_LOG("batch: %zd of 64 may be present", hits);
+
+	a->bitmap = ~0ull;
+	EXPECT_EQ(-EINVAL, op(skel, KFUNC_OP_BATCH_BADSIZE, &k, 4));
+	EXPECT_EQ(0, a->bitmap);
+	a->bitmap = ~0ull;
+	EXPECT_EQ(-EINVAL, op(skel, KFUNC_OP_BATCH_TOOMANY, &k, 4));
+	EXPECT_EQ(0, a->bitmap);
+
+	kfunc_ops_bpf__destroy(skel);
+	ASSERT_EQ(0, mf_unpublish(fd));
+	close(fd);
+}
+
+/* How many live filters have capacity @cap (debugfs lists every one). */
+static int listed(uint64_t cap)
+{
+	FILE *f = fopen("/sys/kernel/debug/memfilter/filters", "r");
+	char line[512];
+	unsigned long long c;
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*u %*s %*s %*u %llu", &c) == 1 && c == cap)
+			n++;
+	fclose(f);
+	return n;
+}
+
+static int run_syscall(struct bpf_program *prog)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(prog), &o))
+		return -1000;
+	return o.retval;
+}
+
+/*
+ * A map holding a filter (a kptr) keeps it alive after its name and fd
+ * are gone; freeing the map frees the filter.
+ */
+TEST_F(bpf, kptr_holds_filter)
+{
+	const uint64_t cap = 4321;	/* marks this test's filter in debugfs */
+	struct kfunc_ops_bpf *skel;
+	struct kfunc_op_args *a;
+	uint32_t k = 42;
+	int fd, i;
+
+	NEED_KFUNCS();
+	if (listed(cap) < 0)
+		SKIP(return, "no debugfs: cannot see when the filter is freed");
+	ASSERT_EQ(0, listed(cap));
+	fd = create(self->dev, MF_TYPE_CUCKOO, cap, 0.01, "bpf.test.kptr");
+	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
+	ASSERT_EQ(1, mf_add(fd, &k, 4, 1, NULL, NULL));
+	skel = ops_load("bpf.test.kptr");
+	ASSERT_NE(NULL, skel);
+	a = &skel->bss->args;
+
+	ASSERT_EQ(0, run_syscall(skel->progs.kptr_stash));
+	ASSERT_EQ(0, mf_unpublish(fd));
+	close(fd);
+	/* Only the map holds it now. */
+	EXPECT_EQ(1, listed(cap));
+	a->len = 4;
+	memcpy(a->key, &k, 4);
+	a->got = -1;
+	a->ret = -1;
+	ASSERT_EQ(0, run_syscall(skel->progs.kptr_contains));
+	EXPECT_EQ(1, a->got);
+	EXPECT_EQ(0, a->ret);
+	EXPECT_EQ(1, listed(cap));
+
+	kfunc_ops_bpf__destroy(skel);
+	/* Maps are freed from a work item, filters after a grace period. */
+	for (i = 0; i < 100 && listed(cap); i++)
+		usleep(100 * 1000);
+	EXPECT_EQ(0, listed(cap));
+}
+
+static char vlog[1 << 16];
+
+/* Load only program @name of kfunc_ops; return its verifier log. */
+static int load_one(const char *name)
+{
+	struct kfunc_ops_bpf *skel = kfunc_ops_bpf__open();
+	struct bpf_program *p;
+	int ret;
+
+	if (!skel)
+		return -ENOMEM;
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p),
+						     name));
+	vlog[0] = 0;
+	p = bpf_object__find_program_by_name(skel->obj, name);
+	bpf_program__set_log_buf(p, vlog, sizeof(vlog));
+	bpf_program__set_log_level(p, 1);
+	ret = kfunc_ops_bpf__load(skel);
+	kfunc_ops_bpf__destroy(skel);
+	return ret;
+}
+
+/* The verifier refuses program @prog of kfunc_ops with message @msg. */
+static void refused(struct __test_metadata *_metadata, const char *prog,
+		    const char *msg)
+{
+	const char *line;
+	size_t n;
+
+	/* The syscall program alone loads: the object itself is sound. */
+	ASSERT_EQ(0, load_one("kfunc_op")) TH_LOG("%s", vlog);
+	ASSERT_NE(0, load_one(prog));
+	n = strlen(vlog);
+	line = strstr(vlog, msg);
+	ASSERT_NE(NULL, line)
+		TH_LOG("verifier log ends: %s", vlog + (n > 600 ? n - 600 : 0));
+	TH_LOG("verifier: %.*s", (int)strcspn(line, "\n"), line);
+}
+
+TEST_F(bpf, refused_no_null_check)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_no_null_check",
+		"Possibly NULL pointer passed to trusted arg0");
+}
+
+TEST_F(bpf, refused_no_release)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_no_release", "Unreleased reference");
+}
+
+TEST_F(bpf, refused_past_end)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_past_end", "invalid access to packet");
+}
+
+/* Kfunc memory arguments must be writable: .rodata keys are refused. */
+TEST_F(bpf, refused_rodata_key)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_rodata_key", "write into map forbidden");
+}
+
+/* A kptr read in place (not taken with bpf_kptr_xchg()) is untrusted. */
+TEST_F(bpf, refused_kptr_untrusted)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_kptr_untrusted",
+		"R1 must be referenced or trusted");
+}
+
+TEST_F(bpf, refused_socket_filter)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_socket_filter",
+		"calling kernel function bpf_memfilter_get is not allowed");
+}
+
+/* Run a program installed beside this test; its output in @out. */
+static int beside(const char *prog, const char *args, char *out, size_t size)
+{
+	char path[4096], cmd[4400], *dir;
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	size_t got;
+	FILE *p;
+	int st;
+
+	if (n <= 0)
+		return -1;
+	path[n] = 0;
+	dir = strrchr(path, '/') + 1;
+	snprintf(dir, sizeof(path) - (dir - path), "%s", prog);
+	if (access(path, X_OK))
+		return -2;
+	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", path, args);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	got = fread(out, 1, size - 1, p);
+	out[got] = 0;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * The example loader attaches to lo and detaches at once where the kfuncs
+ * exist; elsewhere it exits 2 with a message that names the feature bit.
+ */
+TEST_F(bpf, loader)
+{
+	char out[1024];
+	int st = beside("xdp_blocklist", "lo bpf.test.loader 0", out,
+			sizeof(out));
+
+	if (st == -2)
+		SKIP(return, "xdp_blocklist is not installed beside the test");
+	TH_LOG("xdp_blocklist: exit %d: %s", st, out);
+	if (self->kfuncs) {
+		EXPECT_EQ(0, st);
+		EXPECT_NE(NULL, strstr(out, "dropped 0 passed 0"));
+	} else {
+		EXPECT_EQ(2, st);
+		EXPECT_NE(NULL, strstr(out, "MEMFILTER_FEAT_BPF_KFUNCS clear"));
+	}
+}
+
+/* memfilterctl version lists "bpf-kfuncs" exactly when the bit is set. */
+TEST_F(bpf, version_feature)
+{
+	char out[1024];
+	int st = beside("memfilterctl", "version", out, sizeof(out));
+
+	if (st == -2)
+		SKIP(return, "memfilterctl is not installed beside the test");
+	ASSERT_EQ(0, st) TH_LOG("%s", out);
+	EXPECT_EQ(self->kfuncs, strstr(out, "bpf-kfuncs") != NULL)
+		TH_LOG("%s", out);
+}
+
+static long refcnt(void)
+{
+	FILE *f = fopen(REFCNT_PATH, "r");
+	long n = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+/*
+ * Wait until only this test's /dev/memfilter fd holds the module: a
+ * program that used the kfuncs drops its module reference after an RCU
+ * grace period and a work item, not when its last fd is closed.
+ */
+static long settled_refcnt(void)
+{
+	int i;
+
+	for (i = 0; i < 100 && refcnt() != 1; i++)
+		usleep(100 * 1000);
+	return refcnt();
+}
+
+/*
+ * A loaded program that uses the kfuncs pins the module. Last in the file,
+ * so tests run in order: the earlier tests' programs are gone too.
+ */
+TEST_F(bpf, module_pinned)
+{
+	struct xdp_blocklist_bpf *skel;
+
+	NEED_KFUNCS();
+	ASSERT_EQ(1, settled_refcnt());
+	skel = xdp_blocklist_bpf__open_and_load();
+	ASSERT_NE(NULL, skel);
+	EXPECT_EQ(2, refcnt());
+	/* delete_module(2) says EWOULDBLOCK (EAGAIN) for a module in use. */
+	EXPECT_EQ(-1, syscall(SYS_delete_module, "memfilter", O_NONBLOCK));
+	EXPECT_EQ(EWOULDBLOCK, errno);
+	xdp_blocklist_bpf__destroy(skel);
+	EXPECT_EQ(1, settled_refcnt());
+}
+
+TEST_HARNESS_MAIN
