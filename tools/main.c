@@ -57,6 +57,7 @@ static int cmd_version(int argc, char **argv)
 		{ MEMFILTER_FEAT_NAMES, "names" },
 		{ MEMFILTER_FEAT_IMAGES, "images" },
 		{ MEMFILTER_FEAT_BPF_KFUNCS, "bpf-kfuncs" },
+		{ MEMFILTER_FEAT_NETFILTER, "netfilter" },
 	};
 	struct mf_api_info info;
 	int fd, ret;
