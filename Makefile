@@ -264,6 +264,18 @@ bench-cuckoo: bench/cuckoo_bench
 
 bench: bench-cuckoo
 
+# --- the window filter's benchmark -------------------------------------------
+WINDOW_BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c \
+	core/window.c core/window_avx2.c
+
+bench/window_bench: bench/window_bench.c \
+		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(WINDOW_BENCH_CORE))
+	$(CC) $(BENCH_CFLAGS) -Wall -Werror -o $@ $^
+
+.PHONY: bench-window
+bench-window: bench/window_bench
+	bench/window_bench
+
 # --- libmemfilter: shared (lib/libmemfilter.map), static, pkg-config --------
 LIB_SONAME := libmemfilter.so.1
 LIB_REALNAME := libmemfilter.so.$(VERSION)

@@ -854,6 +854,55 @@ u64 memfilter_bloom_model_fpr_ppb(const struct memfilter_bloom_params *p, u64 nk
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_model_fpr_ppb);
 
+/**
+ * memfilter_bloom_test_and_add_hashes() - was each key present? add it
+ * @b: the filter
+ * @hashes: the keys' hashes under @b->p.hasher
+ * @n: how many
+ * @result_bitmap: DIV_ROUND_UP(@n, BITS_PER_LONG) words; bit i is set if
+ *	key i may have been present before its add; bits past @n are cleared
+ *
+ * For each key in order, the answer memfilter_bloom_contains_hash() would
+ * have given, then memfilter_bloom_add_hash(), in one pass over the key's
+ * words: the same bits as the add. A key repeated in @hashes is present
+ * the second time. Two calls racing on one new key may both report it
+ * absent; it is present after both. A key whose add returned before this
+ * call started is always reported present.
+ *
+ * Context: any, as memfilter_bloom_add_hash().
+ */
+void memfilter_bloom_test_and_add_hashes(struct memfilter_bloom *b,
+					 const u64 *hashes, size_t n,
+					 unsigned long *result_bitmap)
+{
+	unsigned long acc = 0;
+	size_t i;
+
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
+		memfilter_bloom_prefetch(b, hashes, i, n);
+	for (i = 0; i < n; i++) {
+		u64 *blk = memfilter_bloom_block_ptr(b, hashes[i]);
+		unsigned int s = memfilter_bloom_start(hashes[i]), j, w;
+		unsigned long had = 1;
+		u64 bit;
+
+		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
+		for (j = 0; j < b->p.k; j++) {
+			w = (s + j) & 7;
+			bit = 1ULL << memfilter_bloom_bit(hashes[i], w);
+			if (!(READ_ONCE(blk[w]) & bit)) {
+				had = 0;
+				memfilter_atomic_or64(&blk[w], bit);
+			}
+		}
+		acc |= had << (i % BITS_PER_LONG);
+		if (i % BITS_PER_LONG == BITS_PER_LONG - 1 || i == n - 1) {
+			result_bitmap[i / BITS_PER_LONG] = acc;
+			acc = 0;
+		}
+	}
+}
+
 /* The Bloom filter's entry in the table of filter types (filter_type.h). */
 
 static int mf_bloom_create_params(const struct memfilter_create *c,
@@ -919,6 +968,14 @@ static int mf_bloom_add_exclusive(union memfilter_state *s, const u64 *hashes,
 {
 	memfilter_bloom_add_hashes_exclusive(&s->bloom, hashes, n);
 	mf_bloom_all_done(n, result, done);
+	return 0;
+}
+
+static int mf_bloom_test_and_add(union memfilter_state *s, const u64 *hashes,
+				 u32 n, unsigned long *result, u32 *done)
+{
+	memfilter_bloom_test_and_add_hashes(&s->bloom, hashes, n, result);
+	*done = n;
 	return 0;
 }
 
@@ -1016,6 +1073,7 @@ const struct memfilter_type_ops memfilter_bloom_ops = {
 	.contains = mf_bloom_contains,
 	.add = mf_bloom_add,
 	.add_exclusive = mf_bloom_add_exclusive,
+	.test_and_add = mf_bloom_test_and_add,
 	.clear = mf_bloom_clear,
 	.info = mf_bloom_info,
 	.image = mf_bloom_image,

@@ -223,6 +223,10 @@ void memfilter_bloom_add_key_exclusive(struct memfilter_bloom *b, const void *ke
 void memfilter_bloom_add_keys_exclusive(struct memfilter_bloom *b, const void *keys,
 					size_t key_len, size_t n);
 
+void memfilter_bloom_test_and_add_hashes(struct memfilter_bloom *b,
+					 const u64 *hashes, size_t n,
+					 unsigned long *result_bitmap);
+
 u64 memfilter_bloom_popcount(const struct memfilter_bloom *b);
 u64 memfilter_bloom_est_fpr_ppb(const struct memfilter_bloom *b);
 u64 memfilter_bloom_model_fpr_ppb(const struct memfilter_bloom_params *p, u64 nkeys);

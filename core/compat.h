@@ -32,6 +32,8 @@
 #include <linux/types.h>
 #include <asm/byteorder.h>
 #include <linux/atomic.h>
+#include <linux/ktime.h>
+#include <linux/timekeeping.h>
 #include <linux/prefetch.h>
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -41,6 +43,18 @@
 static __always_inline void memfilter_atomic_or64(u64 *p, u64 v)
 {
 	atomic64_or(v, (atomic64_t *)p);
+}
+
+/* Relaxed atomic add to a 64-bit counter (window generations' keys). */
+static __always_inline void memfilter_atomic_add64(u64 *p, u64 v)
+{
+	atomic64_add(v, (atomic64_t *)p);
+}
+
+/* Milliseconds of boot time: window filters' generation ages. */
+static inline u64 memfilter_now_ms(void)
+{
+	return div_u64(ktime_get_boottime_ns(), NSEC_PER_MSEC);
 }
 
 #define memfilter_prefetch(p)	prefetch(p)

@@ -10,6 +10,7 @@
 static const struct memfilter_type_ops *const memfilter_types[] = {
 	[MEMFILTER_TYPE_BLOOM] = &memfilter_bloom_ops,
 	[MEMFILTER_TYPE_CUCKOO] = &memfilter_cuckoo_ops,
+	[MEMFILTER_TYPE_WINDOW] = &memfilter_window_ops,
 };
 
 /**
@@ -78,6 +79,10 @@ int memfilter_create_params(const struct memfilter_create *c,
 		return -EINVAL;
 	if (!c->capacity)
 		return -EINVAL;
+	/* The window filter's fields are 0 for every other type. */
+	if (c->type != MEMFILTER_TYPE_WINDOW &&
+	    (c->generations || c->window_flags || c->period_ms))
+		return -EINVAL;
 	*ops = memfilter_type_ops(c->type);
 	if (!*ops)
 		return -EOPNOTSUPP;
@@ -111,6 +116,7 @@ void memfilter_state_info(const struct memfilter_type_ops *ops,
 		info->seed = h->seed;
 	else
 		info->status |= MEMFILTER_STATUS_KEYED;
-	if (info->keys > info->capacity)
+	/* Window filters say it of their current generation themselves. */
+	if (info->keys > info->capacity && !info->generations)
 		info->status |= MEMFILTER_STATUS_OVERFILL;
 }

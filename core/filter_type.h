@@ -21,17 +21,20 @@
 #include "bloom.h"
 #include "compat.h"
 #include "cuckoo.h"
+#include "window.h"
 
 /* The shape of a filter of any type, its hasher included. */
 union memfilter_params {
 	struct memfilter_bloom_params bloom;
 	struct memfilter_cuckoo_params cuckoo;
+	struct memfilter_window_params window;
 };
 
 /* A filter of any type: its parameters and its view of its table. */
 union memfilter_state {
 	struct memfilter_bloom bloom;
 	struct memfilter_cuckoo cuckoo;
+	struct memfilter_window window;
 };
 
 struct memfilter_image_desc;
@@ -45,6 +48,9 @@ struct memfilter_image_desc;
  *	false, every operation is lockless.
  * @counts_keys: the table knows how many keys it holds; otherwise the
  *	owner's count of adds stands in (Bloom filters cannot count)
+ * @rcu_writers: writers (add, test_and_add) must run inside
+ *	rcu_read_lock(), so that the owner can wait for them (a window
+ *	filter's rotation, core/window.c)
  * @params: check a create request's type-specific fields (capacity is
  *	already non-zero) and size the filter; the hasher is left to the
  *	caller. Return: 0, -EINVAL, -E2BIG.
@@ -64,6 +70,9 @@ struct memfilter_image_desc;
  *	adds nothing. NULL if the type cannot tell.
  * @delete: remove one copy of each of @n hashes; set bit i when key i was
  *	removed. NULL if the type cannot delete.
+ * @test_and_add: for each of @n hashes in order, set bit i when key i may
+ *	have been present, then add it; lockless. NULL if the type cannot.
+ *	Return: 0; *@done is @n.
  * @clear: empty the filter
  * @info: fill in the type's fields of @info (capacity, k,
  *	bits_per_key_q4, fingerprint_bits, keys, fill, fill_max,
@@ -81,6 +90,7 @@ struct memfilter_type_ops {
 	const char *name;
 	bool locked_writers;
 	bool counts_keys;
+	bool rcu_writers;
 	int (*params)(const struct memfilter_create *c,
 		      union memfilter_params *p);
 	struct memfilter_hasher *(*hasher)(union memfilter_params *p);
@@ -99,6 +109,8 @@ struct memfilter_type_ops {
 			  unsigned long *result, u32 *done);
 	int (*delete)(union memfilter_state *s, const u64 *hashes, u32 n,
 		      unsigned long *result, u32 *done);
+	int (*test_and_add)(union memfilter_state *s, const u64 *hashes, u32 n,
+			    unsigned long *result, u32 *done);
 	void (*clear)(union memfilter_state *s);
 	void (*info)(const union memfilter_state *s, u64 added,
 		     struct memfilter_info *info);
@@ -114,6 +126,7 @@ struct memfilter_type_ops {
 
 extern const struct memfilter_type_ops memfilter_bloom_ops;
 extern const struct memfilter_type_ops memfilter_cuckoo_ops;
+extern const struct memfilter_type_ops memfilter_window_ops;
 
 const struct memfilter_type_ops *memfilter_type_ops(u32 type);
 int memfilter_create_params(const struct memfilter_create *c,

@@ -47,6 +47,8 @@ typedef int64_t s64;
 #define smp_rmb()		__atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define smp_wmb()		__atomic_thread_fence(__ATOMIC_RELEASE)
 #define smp_mb()		__atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define smp_store_release(p, v)	__atomic_store_n(p, v, __ATOMIC_RELEASE)
+#define smp_load_acquire(p)	__atomic_load_n(p, __ATOMIC_ACQUIRE)
 
 #define BUILD_BUG_ON(cond)	_Static_assert(!(cond), #cond)
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
@@ -95,6 +97,21 @@ static inline u64 div64_u64(u64 dividend, u64 divisor)
 static inline void memfilter_atomic_or64(u64 *p, u64 v)
 {
 	__atomic_fetch_or(p, v, __ATOMIC_RELAXED);
+}
+
+static inline void memfilter_atomic_add64(u64 *p, u64 v)
+{
+	__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
+/*
+ * Offline filters have no clock: a window filter's generations keep the
+ * ages an image gave them (so an image re-serializes to the same bytes),
+ * and rotations are explicit.
+ */
+static inline u64 memfilter_now_ms(void)
+{
+	return 0;
 }
 
 #define memfilter_prefetch(p)	__builtin_prefetch(p)

@@ -41,6 +41,7 @@ union memfilter_ucmd_buffer {
 	struct memfilter_nf_attach nf_attach;
 	struct memfilter_nf_detach nf_detach;
 	struct memfilter_nf_list nf_list;
+	struct memfilter_rotate rotate;
 };
 
 struct memfilter_ioctl_op {

@@ -21,6 +21,7 @@ void memfilter_put(struct memfilter *f);
 bool memfilter_contains(struct memfilter *f, const void *key, u32 len);
 int memfilter_add(struct memfilter *f, const void *key, u32 len);
 int memfilter_delete(struct memfilter *f, const void *key, u32 len);
+int memfilter_test_and_add(struct memfilter *f, const void *key, u32 len);
 u32 memfilter_contains_batch(struct memfilter *f, const void *keys,
 			     u32 key_size, u32 n, unsigned long *result);
 int memfilter_add_batch(struct memfilter *f, const void *keys, u32 key_size,

@@ -9,6 +9,7 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <sys/mman.h>
 
 #include "kselftest_harness.h"
@@ -193,7 +194,7 @@ TEST_F(f, create_rejects_bad_params)
 
 	CREATE_EXPECT(0);
 	CREATE_EXPECT(-EOPNOTSUPP, c.type = 0);
-	CREATE_EXPECT(-EOPNOTSUPP, c.type = 3);
+	CREATE_EXPECT(-EOPNOTSUPP, c.type = 4);
 	CREATE_EXPECT(-EOPNOTSUPP, c.flags = 1U << 31);
 	CREATE_EXPECT(-EINVAL, c.capacity = 0);
 	CREATE_EXPECT(-EINVAL, c.bits_per_key_q4 = 0);
@@ -369,23 +370,40 @@ TEST_F(f, bad_pointers_and_flags)
 	close(fd);
 }
 
-/* size - 1 -> EINVAL, size + 8 with junk -> E2BIG, size + 8 zero -> ok. */
+/*
+ * first size - 1 -> EINVAL, size + 8 with junk -> E2BIG, size + 8 zero ->
+ * ok. Structures that grew (create, info) accept any size from their
+ * first version's on.
+ */
+#define FIRST(s, last)	(offsetof(struct s, last) + \
+			 sizeof(((struct s *)0)->last))
 TEST_F(f, size_matrix_every_command)
 {
 	static const struct {
 		unsigned long cmd;
-		size_t size;
+		size_t size, first;
 		int on_dev;
 	} cmds[] = {
-		{ MEMFILTER_IOC_CREATE, sizeof(struct memfilter_create), 1 },
-		{ MEMFILTER_IOC_OPEN, sizeof(struct memfilter_open), 1 },
-		{ MEMFILTER_IOC_LIST, sizeof(struct memfilter_list), 1 },
-		{ MEMFILTER_IOC_ADD, sizeof(struct memfilter_keys), 0 },
-		{ MEMFILTER_IOC_QUERY, sizeof(struct memfilter_keys), 0 },
-		{ MEMFILTER_IOC_INFO, sizeof(struct memfilter_info), 0 },
-		{ MEMFILTER_IOC_CLEAR, sizeof(struct memfilter_clear), 0 },
-		{ MEMFILTER_IOC_PUBLISH, sizeof(struct memfilter_name), 0 },
-		{ MEMFILTER_IOC_UNPUBLISH, sizeof(struct memfilter_name), 0 },
+		{ MEMFILTER_IOC_CREATE, sizeof(struct memfilter_create),
+		  FIRST(memfilter_create, name), 1 },
+		{ MEMFILTER_IOC_OPEN, sizeof(struct memfilter_open),
+		  sizeof(struct memfilter_open), 1 },
+		{ MEMFILTER_IOC_LIST, sizeof(struct memfilter_list),
+		  sizeof(struct memfilter_list), 1 },
+		{ MEMFILTER_IOC_ADD, sizeof(struct memfilter_keys),
+		  sizeof(struct memfilter_keys), 0 },
+		{ MEMFILTER_IOC_QUERY, sizeof(struct memfilter_keys),
+		  sizeof(struct memfilter_keys), 0 },
+		{ MEMFILTER_IOC_INFO, sizeof(struct memfilter_info),
+		  FIRST(memfilter_info, name), 0 },
+		{ MEMFILTER_IOC_CLEAR, sizeof(struct memfilter_clear),
+		  sizeof(struct memfilter_clear), 0 },
+		{ MEMFILTER_IOC_PUBLISH, sizeof(struct memfilter_name),
+		  sizeof(struct memfilter_name), 0 },
+		{ MEMFILTER_IOC_UNPUBLISH, sizeof(struct memfilter_name),
+		  sizeof(struct memfilter_name), 0 },
+		{ MEMFILTER_IOC_TEST_AND_ADD, sizeof(struct memfilter_keys),
+		  sizeof(struct memfilter_keys), 0 },
 	};
 	unsigned char buf[512];
 	int fd = bloom(self->dev);
@@ -396,7 +414,7 @@ TEST_F(f, size_matrix_every_command)
 		__u32 size;
 
 		memset(buf, 0, sizeof(buf));
-		size = cmds[c].size - 1;
+		size = cmds[c].first - 1;
 		memcpy(buf, &size, 4);
 		EXPECT_EQ(-EINVAL, xioctl(target, cmds[c].cmd, buf)) TH_LOG("cmd %zu", c);
 		memset(buf, 0, sizeof(buf));

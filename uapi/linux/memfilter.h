@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * memfilter: in-kernel membership filters (blocked Bloom and cuckoo).
+ * memfilter: in-kernel membership filters (blocked Bloom, cuckoo, and
+ * window filters that forget keys by age).
  *
  * This is the userspace ABI of /dev/memfilter. It is the single definition
  * shared by the kernel module, libmemfilter and every tool; nothing else
@@ -75,6 +76,8 @@
 #define MEMFILTER_CMD_CLEAR	(MEMFILTER_CMD_BASE + 0x15)
 #define MEMFILTER_CMD_PUBLISH	(MEMFILTER_CMD_BASE + 0x16)
 #define MEMFILTER_CMD_UNPUBLISH	(MEMFILTER_CMD_BASE + 0x17)
+#define MEMFILTER_CMD_TEST_AND_ADD (MEMFILTER_CMD_BASE + 0x18)
+#define MEMFILTER_CMD_ROTATE	(MEMFILTER_CMD_BASE + 0x19)
 
 /* Bits of memfilter_api.features: what this kernel module can do. */
 #define MEMFILTER_FEAT_HASH_XXH64	_BITULL(0)
@@ -83,6 +86,8 @@
 #define MEMFILTER_FEAT_CUCKOO		_BITULL(3)
 #define MEMFILTER_FEAT_NAMES		_BITULL(4)
 #define MEMFILTER_FEAT_IMAGES		_BITULL(5)
+#define MEMFILTER_FEAT_WINDOW		_BITULL(6) /* window filters, ROTATE */
+#define MEMFILTER_FEAT_TEST_AND_ADD	_BITULL(7)
 /* The BPF kfuncs of Documentation/bpf.rst are registered. */
 #define MEMFILTER_FEAT_BPF_KFUNCS	_BITULL(8)
 
@@ -111,6 +116,7 @@ struct memfilter_api {
 /* Filter types. */
 #define MEMFILTER_TYPE_BLOOM	1
 #define MEMFILTER_TYPE_CUCKOO	2
+#define MEMFILTER_TYPE_WINDOW	3	/* Bloom generations, oldest forgotten */
 
 /* Key hash algorithms (memfilter_info.hash_algo, filter images). */
 #define MEMFILTER_HASH_XXH64	1
@@ -121,6 +127,14 @@ struct memfilter_api {
 #define MEMFILTER_CREATE_SEED	_BITUL(1) /* use @seed, not a random one (XXH64) */
 #define MEMFILTER_CREATE_FLAGS	(MEMFILTER_CREATE_KEYED | MEMFILTER_CREATE_SEED)
 
+/* Window filters: generations per filter. */
+#define MEMFILTER_WINDOW_MIN_GENERATIONS 2
+#define MEMFILTER_WINDOW_MAX_GENERATIONS 16
+
+/* Flags of memfilter_create.window_flags. */
+#define MEMFILTER_WINDOW_ROTATE_BY_COUNT _BITUL(0) /* full generation rotates */
+#define MEMFILTER_WINDOW_FLAGS	MEMFILTER_WINDOW_ROTATE_BY_COUNT
+
 /* A name, NUL-terminated, of [A-Za-z0-9._-] characters. */
 #define MEMFILTER_NAME_MAX	64
 
@@ -128,18 +142,27 @@ struct memfilter_api {
  * struct memfilter_create - ioctl(MEMFILTER_IOC_CREATE): a new filter
  * @size: sizeof(struct memfilter_create)
  * @flags: MEMFILTER_CREATE_* bits
- * @type: MEMFILTER_TYPE_BLOOM or MEMFILTER_TYPE_CUCKOO
+ * @type: MEMFILTER_TYPE_BLOOM, MEMFILTER_TYPE_CUCKOO or MEMFILTER_TYPE_WINDOW
  * @fingerprint_bits: cuckoo: 8, 12 or 16; 0 derives it from @fpr_ppb.
- *	Must be 0 for Bloom filters.
- * @capacity: how many keys the filter is designed for (>= 1)
+ *	Must be 0 for Bloom and window filters.
+ * @capacity: how many keys the filter is designed for (>= 1); window
+ *	filters: keys per generation (per rotation period)
  * @fpr_ppb: target false-positive rate in parts per billion (1 .. 10^9-1);
- *	0 means "use @bits_per_key_q4" (Bloom) or @fingerprint_bits (cuckoo)
- * @bits_per_key_q4: Bloom: bits per key times 4 (40 = 10 bits/key);
- *	exactly one of @fpr_ppb and @bits_per_key_q4 is non-zero for Bloom
+ *	0 means "use @bits_per_key_q4" (Bloom, window) or @fingerprint_bits
+ *	(cuckoo); window filters: the rate with every generation full
+ * @bits_per_key_q4: Bloom, window: bits per key times 4 (40 = 10
+ *	bits/key; window: of each generation); exactly one of @fpr_ppb and
+ *	@bits_per_key_q4 is non-zero for these
  * @out_fd: in: must be 0; out: the new filter's file descriptor (O_CLOEXEC)
  * @seed: XXH64 seed with MEMFILTER_CREATE_SEED; must be 0 otherwise
  * @name: optional: publish the filter under this name at once (needs the
  *	same privilege as MEMFILTER_IOC_PUBLISH); all zero for none
+ * @generations: window: G, MEMFILTER_WINDOW_MIN_GENERATIONS ..
+ *	MEMFILTER_WINDOW_MAX_GENERATIONS; 0 for other types
+ * @window_flags: window: MEMFILTER_WINDOW_* bits; 0 for other types
+ * @period_ms: window: rotate every @period_ms milliseconds (a kernel
+ *	timer); 0 for no timer (rotation by count or MEMFILTER_IOC_ROTATE
+ *	only); 0 for other types
  *
  * Each filter is its own file descriptor; the filter lives while any fd,
  * published name or in-kernel reference does. Returns EINVAL for
@@ -158,6 +181,9 @@ struct memfilter_create {
 	__s32 out_fd;
 	__aligned_u64 seed;
 	char name[MEMFILTER_NAME_MAX];
+	__u32 generations;
+	__u32 window_flags;
+	__aligned_u64 period_ms;
 };
 
 /**
@@ -212,13 +238,22 @@ struct memfilter_list {
  *	only when @key_size is 0; must be 0 otherwise
  * @results: optional user pointer to a bitmap of (@count + 63) / 64 __u64
  *	words: bit i set when key i "may be present" (QUERY), was added
- *	(ADD, ADD_UNIQUE) or was found and removed (DELETE); 0 for none
+ *	(ADD, ADD_UNIQUE), was found and removed (DELETE) or "may have been
+ *	present" before it was added (TEST_AND_ADD); 0 for none
  * @out_count: out: how many keys had their bit set
  * @out_done: out: how many keys were processed; less than @count only
  *	when the call failed part way (ENOSPC from a full cuckoo filter,
  *	EFAULT, EINTR): keys before @out_done took effect, the rest did not
  *
- * DELETE and ADD_UNIQUE are for cuckoo filters (EOPNOTSUPP on Bloom).
+ * DELETE and ADD_UNIQUE are for cuckoo filters (EOPNOTSUPP on Bloom and
+ * window filters); TEST_AND_ADD is for Bloom and window filters
+ * (EOPNOTSUPP on cuckoo filters, whose analogue is ADD_UNIQUE).
+ * TEST_AND_ADD answers, for each key in order, what QUERY would have said
+ * and then adds it (window filters: to the current generation), in one
+ * pass over the key's cache lines; a key repeated in one batch is present
+ * the second time. A key whose add returned before the call started (and
+ * that is within its window) is always reported present; two calls racing
+ * on one new key may both report it absent, and it is present after both.
  * ADD_UNIQUE skips a key that may already be present (its result bit stays
  * clear) and goes on; DELETE likewise skips a key it does not find.
  * ADD on a cuckoo filter that is full fails with ENOSPC and loses nothing
@@ -267,6 +302,20 @@ struct memfilter_keys {
  * @stash_used: cuckoo victim stash entries in use
  * @__reserved: 0
  * @name: published name, or empty
+ * @generations: window: G; 0 for other types
+ * @current_gen: window: the generation inserts go to, 0..G-1
+ * @period_ms: window: the rotation period, 0 for none
+ * @window_flags: window: MEMFILTER_WINDOW_* bits it was created with
+ * @gens_count: in: entries at @gens; out: G (window) or 0
+ * @gens: in: optional user pointer to @gens_count struct
+ *	memfilter_generation, filled for generations 0 .. min(@gens_count,
+ *	G) - 1; 0 for none
+ *
+ * Window filters report @capacity per generation, @keys and @fill summed
+ * over the generations (keys: adds since each was last cleared),
+ * @est_fpr_ppb from the model at each generation's key count, and
+ * MEMFILTER_STATUS_OVERFILL when the current generation holds more than
+ * @capacity keys.
  */
 struct memfilter_info {
 	__u32 size;
@@ -292,6 +341,25 @@ struct memfilter_info {
 	__u32 stash_used;
 	__u32 __reserved;
 	char name[MEMFILTER_NAME_MAX];
+	__u32 generations;
+	__u32 current_gen;
+	__aligned_u64 period_ms;
+	__u32 window_flags;
+	__u32 gens_count;
+	__aligned_u64 gens;
+};
+
+/**
+ * struct memfilter_generation - one generation of a window filter (INFO)
+ * @age_ms: milliseconds since it last became current (since creation or
+ *	load if it never did)
+ * @keys: keys added to it since it was last cleared
+ * @fill: bits set in it
+ */
+struct memfilter_generation {
+	__aligned_u64 age_ms;
+	__aligned_u64 keys;
+	__aligned_u64 fill;
 };
 
 /**
@@ -318,6 +386,20 @@ struct memfilter_name {
  * @flags: must be 0
  */
 struct memfilter_clear {
+	__u32 size;
+	__u32 flags;
+};
+
+/**
+ * struct memfilter_rotate - ioctl(MEMFILTER_IOC_ROTATE): rotate a window
+ * @size: sizeof(struct memfilter_rotate)
+ * @flags: must be 0
+ *
+ * Clears the oldest generation and makes it current, now; the period
+ * timer, if any, restarts. Keys added since G - 1 rotations ago stay
+ * present. EOPNOTSUPP on other filter types.
+ */
+struct memfilter_rotate {
 	__u32 size;
 	__u32 flags;
 };
@@ -358,12 +440,16 @@ struct memfilter_clear {
  * @seed: XXH64 seed (0 for keyed filters)
  * @secret: SipHash-2-4 key words (k0, k1) with MEMFILTER_IMAGE_SECRET,
  *	else 0
- * @capacity: design capacity in keys
+ * @capacity: design capacity in keys (window: per generation)
  * @keys: keys in the filter when the image was taken
- * @geometry: Bloom: 64-byte blocks; cuckoo: buckets (a power of two)
- * @k: Bloom: probes per key (1..8); cuckoo: fingerprint bits (8, 12, 16)
- * @bits_per_key_q4: Bloom: bits per key x 4 it was sized for; cuckoo: 0
- * @stash: cuckoo: the victim stash, (bucket << 16) | fingerprint, or 0
+ * @geometry: Bloom: 64-byte blocks; cuckoo: buckets (a power of two);
+ *	window: 64-byte blocks per generation
+ * @k: Bloom, window: probes per key (1..8); cuckoo: fingerprint bits
+ *	(8, 12, 16)
+ * @bits_per_key_q4: Bloom, window: bits per key x 4 it was sized for;
+ *	cuckoo: 0
+ * @stash: cuckoo: the victim stash, (bucket << 16) | fingerprint, or 0;
+ *	window: the number of generations; Bloom: 0
  * @payload_size: bytes of table that follow the header
  * @payload_xxh64: XXH64 (seed 0) of the payload
  * @__reserved: must be 0
@@ -388,6 +474,36 @@ struct memfilter_image_header {
 	__le64 payload_xxh64;
 	__u8 __reserved[16];
 	__le64 header_xxh64;
+};
+
+/* Bytes of struct memfilter_image_window at the start of a window payload. */
+#define MEMFILTER_IMAGE_WINDOW_SIZE 384
+
+/**
+ * struct memfilter_image_window - window images: the payload's first bytes
+ * @generations: G, equal to the header's @stash
+ * @current_gen: the generation inserts went to, below G
+ * @flags: MEMFILTER_WINDOW_* bits it was created with
+ * @__reserved0: must be 0
+ * @period_ms: rotation period, 0 for none
+ * @age_ms: each generation's age when imaged (time since it became
+ *	current); 0 past G
+ * @keys: keys added to each generation since it was cleared; 0 past G
+ * @__reserved: must be 0
+ *
+ * Followed by the table: G * geometry 64-byte blocks, the G blocks of one
+ * index adjacent (core/window.h). Loading restores the generations, which
+ * one is current, their ages and the period timer.
+ */
+struct memfilter_image_window {
+	__le32 generations;
+	__le32 current_gen;
+	__le32 flags;
+	__le32 __reserved0;
+	__le64 period_ms;
+	__le64 age_ms[MEMFILTER_WINDOW_MAX_GENERATIONS];
+	__le64 keys[MEMFILTER_WINDOW_MAX_GENERATIONS];
+	__u8 __reserved[104];
 };
 
 /**
@@ -427,6 +543,8 @@ struct memfilter_load {
 #define MEMFILTER_IOC_CLEAR	MEMFILTER_IO(MEMFILTER_CMD_CLEAR, struct memfilter_clear)
 #define MEMFILTER_IOC_PUBLISH	MEMFILTER_IO(MEMFILTER_CMD_PUBLISH, struct memfilter_name)
 #define MEMFILTER_IOC_UNPUBLISH	MEMFILTER_IO(MEMFILTER_CMD_UNPUBLISH, struct memfilter_name)
+#define MEMFILTER_IOC_TEST_AND_ADD MEMFILTER_IO(MEMFILTER_CMD_TEST_AND_ADD, struct memfilter_keys)
+#define MEMFILTER_IOC_ROTATE	MEMFILTER_IO(MEMFILTER_CMD_ROTATE, struct memfilter_rotate)
 
 /**
  * DOC: Netfilter attachments

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The AVX2 building blocks of memfilter's blocked Bloom layout (bloom.h):
+ * a key's 512-bit pattern in two YMM registers, and the insert and test of
+ * one block with it. Shared by the Bloom filter's batch paths
+ * (bloom_avx2.c) and the window filter's (window_avx2.c), which apply the
+ * same pattern to each of a key's G adjacent blocks. Included only by
+ * files built with -mavx2, and used only between memfilter_simd_begin() and
+ * memfilter_simd_end().
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#ifndef _MEMFILTER_BLOOM_AVX2_H
+#define _MEMFILTER_BLOOM_AVX2_H
+
+#ifndef __CHECKER__
+#define _MM_MALLOC_H_INCLUDED	/* immintrin.h must not pull in libc */
+#include <immintrin.h>
+#else
+#include "bloom_avx2_sparse.h"
+#endif
+
+#include "bloom.h"
+
+struct memfilter_bloom_avx2 {
+	__m256i salt, one;
+	u64 out;
+};
+
+/*
+ * @c->out: which words of a block lie outside the k-word window starting
+ * at word 0, one byte per word, 0 inside and 64 outside (where VPSLLVQ
+ * gives 0). Rotated left by s bytes it is the window starting at word s.
+ * As in the scalar code, k outside 1..7 probes all 8 words.
+ */
+static __always_inline void memfilter_bloom_avx2_init(struct memfilter_bloom_avx2 *c, u32 k)
+{
+	c->salt = _mm256_setr_epi32(0x47b6137b, 0x44974d91, 0x8824ad5b,
+				    0xa2b7289d, 0x705495c7, 0x2df1424b,
+				    0x9efc4947, 0x5c6bfb31);
+	c->one = _mm256_set1_epi64x(1);
+	c->out = k - 1 < MEMFILTER_BLOOM_MAX_K - 1 ?
+		 0x4040404040404040ULL << (8 * k) : 0;
+}
+
+/* The pattern of @hash as words 0-3 (@lo) and 4-7 (@hi). */
+static __always_inline void memfilter_bloom_avx2_pattern(const struct memfilter_bloom_avx2 *c,
+						  u64 hash, __m256i *lo,
+						  __m256i *hi)
+{
+	__m256i x = _mm256_set1_epi32((u32)hash);
+	__m256i bit = _mm256_srli_epi32(_mm256_mullo_epi32(x, c->salt), 26);
+	u64 out = rol64(c->out, 8 * memfilter_bloom_start(hash));
+
+	bit = _mm256_or_si256(bit, _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(out)));
+	*lo = _mm256_sllv_epi64(c->one,
+				_mm256_cvtepu32_epi64(_mm256_castsi256_si128(bit)));
+	*hi = _mm256_sllv_epi64(c->one,
+				_mm256_cvtepu32_epi64(_mm256_extracti128_si256(bit, 1)));
+}
+
+/* One bit per 64-bit lane: its top bit. */
+static __always_inline unsigned int memfilter_bloom_avx2_mask(__m256i v)
+{
+	return _mm256_movemask_pd(_mm256_castsi256_pd(v));
+}
+
+/*
+ * Insert pattern @lo, @hi into block @blk, safe against concurrent
+ * inserters (as mf_bloom_set()); returns whether every bit was set before.
+ */
+static __always_inline bool memfilter_bloom_avx2_set_pattern(u64 *blk,
+							     __m256i lo,
+							     __m256i hi)
+{
+	u64 pat[MEMFILTER_BLOOM_BLOCK_WORDS] __aligned(32);
+	__m256i got_lo, got_hi;
+	unsigned int miss;
+
+	/* Words whose pattern bits are all set already: skip them. */
+	got_lo = _mm256_and_si256(lo, _mm256_load_si256((void *)blk));
+	got_hi = _mm256_and_si256(hi, _mm256_load_si256((void *)(blk + 4)));
+	got_lo = _mm256_cmpeq_epi64(got_lo, lo);
+	got_hi = _mm256_cmpeq_epi64(got_hi, hi);
+	miss = memfilter_bloom_avx2_mask(got_lo) |
+	       memfilter_bloom_avx2_mask(got_hi) << 4;
+	miss ^= 0xff;
+	if (!miss)
+		return true;
+	_mm256_store_si256((void *)pat, lo);
+	_mm256_store_si256((void *)(pat + 4), hi);
+	do {
+		unsigned int w = __builtin_ctz(miss);
+
+		memfilter_atomic_or64(&blk[w], pat[w]);
+		miss &= miss - 1;
+	} while (miss);
+	return false;
+}
+
+/* Insert, safe against concurrent inserters (as mf_bloom_set()). */
+static __always_inline void
+memfilter_bloom_avx2_set(const struct memfilter_bloom_avx2 *c, u64 *blk,
+			 u64 hash)
+{
+	__m256i lo, hi;
+
+	memfilter_bloom_avx2_pattern(c, hash, &lo, &hi);
+	memfilter_bloom_avx2_set_pattern(blk, lo, hi);
+}
+
+/* Insert by the only writer (as mf_bloom_set_exclusive()). */
+static __always_inline void
+memfilter_bloom_avx2_set_exclusive(const struct memfilter_bloom_avx2 *c, u64 *blk, u64 hash)
+{
+	__m256i lo, hi;
+
+	memfilter_bloom_avx2_pattern(c, hash, &lo, &hi);
+	lo = _mm256_or_si256(lo, _mm256_load_si256((void *)blk));
+	hi = _mm256_or_si256(hi, _mm256_load_si256((void *)(blk + 4)));
+	_mm256_store_si256((void *)blk, lo);
+	_mm256_store_si256((void *)(blk + 4), hi);
+}
+
+/* Does block @blk hold every bit of pattern @lo, @hi? */
+static __always_inline bool memfilter_bloom_avx2_has_pattern(const u64 *blk,
+							     __m256i lo,
+							     __m256i hi)
+{
+	return _mm256_testc_si256(_mm256_load_si256((const void *)blk), lo) &
+	       _mm256_testc_si256(_mm256_load_si256((const void *)(blk + 4)),
+				  hi);
+}
+
+/* Query (as mf_bloom_test()). */
+static __always_inline bool
+memfilter_bloom_avx2_test(const struct memfilter_bloom_avx2 *c,
+			  const u64 *blk, u64 hash)
+{
+	__m256i lo, hi;
+
+	memfilter_bloom_avx2_pattern(c, hash, &lo, &hi);
+	return memfilter_bloom_avx2_has_pattern(blk, lo, hi);
+}
+
+#endif /* _MEMFILTER_BLOOM_AVX2_H */
