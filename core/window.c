@@ -671,7 +671,7 @@ static void mf_window_clear(union memfilter_state *s)
 }
 
 /* The keys of every generation and of the current one. */
-static u64 mf_window_keys(const struct memfilter_window *w, u64 *current)
+static u64 mf_window_keys(const struct memfilter_window *w, u64 *cur_keys)
 {
 	u64 sum = 0, keys;
 	u32 j, cur = memfilter_window_current(w);
@@ -680,7 +680,7 @@ static u64 mf_window_keys(const struct memfilter_window *w, u64 *current)
 		keys = READ_ONCE(w->gen_keys[j]);
 		sum += keys;
 		if (j == cur)
-			*current = keys;
+			*cur_keys = keys;
 	}
 	return sum;
 }

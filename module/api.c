@@ -55,6 +55,35 @@ int memfilter_add(struct memfilter *f, const void *key, u32 len)
 EXPORT_SYMBOL_GPL(memfilter_add);
 
 /**
+ * memfilter_test_and_add() - was a key present? add it
+ * @f: a Bloom or window filter
+ * @key: the key
+ * @len: its length in bytes
+ *
+ * The dedup primitive: the answer memfilter_contains() would have given,
+ * then memfilter_add() (window filters: into the current generation), in
+ * one pass over the key's cache lines. A key whose add returned before
+ * this call started (within its window) is always reported present; two
+ * calls racing on one new key may both report it absent, and it is
+ * present after both.
+ *
+ * Context: any but hard interrupt; lockless, does not sleep.
+ * Return: 1 if the key may have been present, 0 if it certainly was not
+ * (it is now), -EOPNOTSUPP for a cuckoo filter.
+ */
+int memfilter_test_and_add(struct memfilter *f, const void *key, u32 len)
+{
+	u64 h = memfilter_filter_hash(f, key, len);
+	unsigned long res;
+	u32 done;
+	int ret;
+
+	ret = memfilter_filter_test_and_add(f, &h, 1, &res, &done);
+	return ret ?: (int)(res & 1);
+}
+EXPORT_SYMBOL_GPL(memfilter_test_and_add);
+
+/**
  * memfilter_delete() - delete one copy of a key from a cuckoo filter
  * @f: the filter
  * @key: a key previously added (deleting others may remove a colliding

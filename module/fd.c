@@ -200,17 +200,54 @@ static int mf_cmd_add_unique(struct memfilter_ucmd *ucmd)
 	return mf_cmd_keys(ucmd, memfilter_filter_add_unique);
 }
 
+static int mf_cmd_test_and_add(struct memfilter_ucmd *ucmd)
+{
+	return mf_cmd_keys(ucmd, memfilter_filter_test_and_add);
+}
+
+/* Window filters: each generation, into the caller's optional array. */
+static int mf_info_gens(struct memfilter *f, struct memfilter_info *info,
+			u64 ugens, u32 count)
+{
+	struct memfilter_generation *g;
+	int ret = 0;
+
+	g = kcalloc(MEMFILTER_WINDOW_MAX_GENS, sizeof(*g), GFP_KERNEL);
+	if (!g)
+		return -ENOMEM;
+	info->gens = ugens;
+	info->gens_count = memfilter_window_gens(f, g);
+	count = min(count, info->gens_count);
+	if (ugens && count &&
+	    copy_to_user(u64_to_user_ptr(ugens), g, count * sizeof(*g)))
+		ret = -EFAULT;
+	kfree(g);
+	return ret;
+}
+
 static int mf_cmd_info(struct memfilter_ucmd *ucmd)
 {
 	struct memfilter_info *info = ucmd->cmd;
-	u32 size = info->size;
+	u32 size = info->size, count = info->gens_count;
+	u64 ugens = info->gens;
+	int ret;
 
 	if (info->flags)
 		return -EOPNOTSUPP;
 	memset(info, 0, sizeof(*info));
 	info->size = size;
 	memfilter_filter_info(ucmd->f, info);
-	return memfilter_respond(ucmd, sizeof(*info));
+	ret = mf_info_gens(ucmd->f, info, ugens, count);
+	return ret ?: memfilter_respond(ucmd, sizeof(*info));
+}
+
+static int mf_cmd_rotate(struct memfilter_ucmd *ucmd)
+{
+	struct memfilter_rotate *cmd = ucmd->cmd;
+
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	return memfilter_rotate(ucmd->f);
 }
 
 static int mf_cmd_clear(struct memfilter_ucmd *ucmd)
@@ -268,6 +305,10 @@ static const struct memfilter_ioctl_op mf_filter_ops[] = {
 			   struct memfilter_name, name),
 	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_UNPUBLISH, mf_cmd_unpublish,
 			   struct memfilter_name, name),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_TEST_AND_ADD, mf_cmd_test_and_add,
+			   struct memfilter_keys, out_done),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_ROTATE, mf_cmd_rotate,
+			   struct memfilter_rotate, flags),
 };
 
 static long mf_filter_ioctl(struct file *file, unsigned int cmd,

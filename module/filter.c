@@ -55,6 +55,7 @@ static void mf_filter_free_work(struct work_struct *work)
 	mutex_lock(&memfilter_names_lock);
 	list_del(&f->all);
 	mutex_unlock(&memfilter_names_lock);
+	memfilter_rotation_stop(f);
 	kvfree(f->mem);
 	free_percpu(f->stats);
 	atomic64_sub(f->bytes, &mf_total_bytes);
@@ -148,6 +149,7 @@ struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
 	refcount_set(&f->ref, 1);
 	spin_lock_init(&f->lock);
 	INIT_RCU_WORK(&f->free_work, mf_filter_free_work);
+	memfilter_rotation_init(f);
 	f->id = atomic64_inc_return(&mf_next_id);
 
 	mutex_lock(&memfilter_names_lock);
@@ -184,6 +186,8 @@ struct memfilter *memfilter_filter_create(const struct memfilter_create *c)
 	ret = memfilter_create_params(c, &ops, &p);
 	f = ret ? ERR_PTR(ret) : memfilter_filter_alloc(ops, c->flags, &p);
 	memzero_explicit(&p, sizeof(p));
+	if (!IS_ERR(f))
+		memfilter_rotation_start(f);
 	return f;
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_create);
@@ -256,6 +260,7 @@ void memfilter_filter_info(struct memfilter *f, struct memfilter_info *info)
 	}
 	mutex_unlock(&memfilter_names_lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_info);
 
 /**
  * memfilter_filter_clear() - empty a filter
@@ -333,8 +338,13 @@ static int mf_filter_write(struct memfilter *f, mf_write_op op,
 		return -EOPNOTSUPP;
 	}
 	memfilter_writer_lock(f);
+	/* A window's rotation waits for writers with RCU (window.c). */
+	rcu_read_lock();
 	ret = op(&f->s, hashes, n, result, done);
+	rcu_read_unlock();
 	memfilter_writer_unlock(f);
+	if (!deletes)
+		memfilter_rotation_added(f);
 	count = bitmap_weight(result, *done);
 	if (deletes)
 		this_cpu_add(f->stats->deletes, count);
@@ -396,6 +406,43 @@ int memfilter_filter_delete(struct memfilter *f, const u64 *hashes, u32 n,
 {
 	return mf_filter_write(f, f->ops->delete, hashes, n, result, done,
 			       true);
+}
+
+/**
+ * memfilter_filter_test_and_add() - was each key present? add it
+ * @f: the filter
+ * @hashes: the keys' hashes (memfilter_filter_hash())
+ * @n: how many
+ * @result: bitmap of @n bits, written: set when the key may have been
+ *	present before it was added
+ * @done: out: how many hashes were processed
+ *
+ * Counts as @n queries (hits: the keys that were present) and @n adds.
+ *
+ * Context: any but hard interrupt; lockless, does not sleep.
+ * Return: 0, or -EOPNOTSUPP for a type without it (cuckoo).
+ */
+int memfilter_filter_test_and_add(struct memfilter *f, const u64 *hashes,
+				  u32 n, unsigned long *result, u32 *done)
+{
+	int ret;
+
+	bitmap_zero(result, n);
+	if (!f->ops->test_and_add) {
+		*done = 0;
+		return -EOPNOTSUPP;
+	}
+	if (f->ops->rcu_writers)
+		rcu_read_lock();
+	ret = f->ops->test_and_add(&f->s, hashes, n, result, done);
+	if (f->ops->rcu_writers)
+		rcu_read_unlock();
+	if (f->ops->rcu_writers)
+		memfilter_rotation_added(f);
+	this_cpu_add(f->stats->queries, *done);
+	this_cpu_add(f->stats->hits, bitmap_weight(result, *done));
+	this_cpu_add(f->stats->adds, *done);
+	return ret;
 }
 
 int memfilter_filter_init(void)

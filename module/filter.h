@@ -10,6 +10,7 @@
 #define _MEMFILTER_FILTER_H
 
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/rculist.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
@@ -29,6 +30,18 @@ struct memfilter_pcpu_stats {
 };
 
 /**
+ * struct memfilter_rotation - a window filter's rotation (window.c)
+ * @work: the period's timer, and rotations an add that filled up asks for
+ * @lock: serializes rotations, and keeps them out of image dumps
+ * @cookie: polled RCU state taken right after the last publish
+ */
+struct memfilter_rotation {
+	struct delayed_work work;
+	struct mutex lock;	/* rotations; dumps */
+	unsigned long cookie;
+};
+
+/**
  * struct memfilter - one filter
  * @ref: references: each fd, the published name, each in-kernel user
  * @ops: its type's operations
@@ -42,6 +55,7 @@ struct memfilter_pcpu_stats {
  * @pub: its entry in the name table while published, under memfilter_names_lock
  * @all: in the list of every live filter (debugfs), under memfilter_names_lock
  * @free_work: frees the filter after an RCU grace period
+ * @rot: rotation state (window filters; set up for every filter)
  * @id: unique number, for debugfs and logs
  */
 struct memfilter {
@@ -56,6 +70,7 @@ struct memfilter {
 	struct memfilter_name_entry *pub;
 	struct list_head all;
 	struct rcu_work free_work;
+	struct memfilter_rotation rot;
 	u64 id;
 };
 
@@ -120,6 +135,19 @@ int memfilter_filter_add_unique(struct memfilter *f, const u64 *hashes, u32 n,
 				unsigned long *result, u32 *done);
 int memfilter_filter_delete(struct memfilter *f, const u64 *hashes, u32 n,
 			    unsigned long *result, u32 *done);
+int memfilter_filter_test_and_add(struct memfilter *f, const u64 *hashes,
+				  u32 n, unsigned long *result, u32 *done);
+
+/* window.c: window filters' rotation */
+void memfilter_rotation_init(struct memfilter *f);
+void memfilter_rotation_start(struct memfilter *f);
+void memfilter_rotation_stop(struct memfilter *f);
+void memfilter_rotation_added(struct memfilter *f);
+void memfilter_rotation_lock(struct memfilter *f);
+void memfilter_rotation_unlock(struct memfilter *f);
+int memfilter_rotate(struct memfilter *f);
+bool memfilter_rotate_tick(struct memfilter *f, u64 now);
+u32 memfilter_window_gens(struct memfilter *f, struct memfilter_generation *g);
 
 /* image.c: filters to and from images */
 struct memfilter *memfilter_filter_load(const u8 __user *uimage, u64 len);

@@ -82,6 +82,7 @@ struct memfilter *memfilter_filter_load(const u8 __user *uimage, u64 len)
 		goto out_put;
 	if (!ops->counts_keys)
 		this_cpu_write(f->stats->adds, d.keys);
+	memfilter_rotation_start(f);
 	return f;
 
 out_put:
@@ -118,9 +119,11 @@ void *memfilter_filter_image(struct memfilter *f, size_t *len)
 	if (!image)
 		return ERR_PTR(-ENOMEM);
 
+	memfilter_rotation_lock(f);
 	memfilter_writer_lock(f);
 	f->ops->image(&f->s, memfilter_filter_added(f), &d, image + hdr);
 	memfilter_writer_unlock(f);
+	memfilter_rotation_unlock(f);
 	memfilter_image_header((struct memfilter_image_header *)image, &d,
 			       image + hdr);
 	return image;
