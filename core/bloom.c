@@ -855,25 +855,20 @@ u64 memfilter_bloom_model_fpr_ppb(const struct memfilter_bloom_params *p, u64 nk
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_model_fpr_ppb);
 
 /**
- * memfilter_bloom_test_and_add_hashes() - was each key present? add it
+ * memfilter_bloom_test_and_add_hashes_scalar() - test-and-add, scalar code
  * @b: the filter
- * @hashes: the keys' hashes under @b->p.hasher
+ * @hashes: the keys' hashes
  * @n: how many
- * @result_bitmap: DIV_ROUND_UP(@n, BITS_PER_LONG) words; bit i is set if
- *	key i may have been present before its add; bits past @n are cleared
+ * @result_bitmap: as memfilter_bloom_test_and_add_hashes()
  *
- * For each key in order, the answer memfilter_bloom_contains_hash() would
- * have given, then memfilter_bloom_add_hash(), in one pass over the key's
- * words: the same bits as the add. A key repeated in @hashes is present
- * the second time. Two calls racing on one new key may both report it
- * absent; it is present after both. A key whose add returned before this
- * call started is always reported present.
+ * The portable path of memfilter_bloom_test_and_add_hashes(), exposed for
+ * tests.
  *
  * Context: any, as memfilter_bloom_add_hash().
  */
-void memfilter_bloom_test_and_add_hashes(struct memfilter_bloom *b,
-					 const u64 *hashes, size_t n,
-					 unsigned long *result_bitmap)
+void memfilter_bloom_test_and_add_hashes_scalar(struct memfilter_bloom *b,
+						const u64 *hashes, size_t n,
+						unsigned long *result_bitmap)
 {
 	unsigned long acc = 0;
 	size_t i;
@@ -899,6 +894,47 @@ void memfilter_bloom_test_and_add_hashes(struct memfilter_bloom *b,
 		if (i % BITS_PER_LONG == BITS_PER_LONG - 1 || i == n - 1) {
 			result_bitmap[i / BITS_PER_LONG] = acc;
 			acc = 0;
+		}
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_test_and_add_hashes_scalar);
+
+/**
+ * memfilter_bloom_test_and_add_hashes() - was each key present? add it
+ * @b: the filter
+ * @hashes: the keys' hashes under @b->p.hasher
+ * @n: how many
+ * @result_bitmap: DIV_ROUND_UP(@n, BITS_PER_LONG) words; bit i is set if
+ *	key i may have been present before its add; bits past @n are cleared
+ *
+ * For each key in order, the answer memfilter_bloom_contains_hash() would
+ * have given, then memfilter_bloom_add_hash(), in one pass over the key's
+ * words: the same bits as the add. A key repeated in @hashes is present
+ * the second time. Two calls racing on one new key may both report it
+ * absent; it is present after both. A key whose add returned before this
+ * call started is always reported present. AVX2 where the CPU has it and
+ * the context allows, in sections of MEMFILTER_SIMD_CHUNK keys.
+ *
+ * Context: any, as memfilter_bloom_add_hash().
+ */
+void memfilter_bloom_test_and_add_hashes(struct memfilter_bloom *b,
+					 const u64 *hashes, size_t n,
+					 unsigned long *result_bitmap)
+{
+	unsigned long *out;
+	size_t i, m;
+
+	for (i = 0; i < n; i += m) {
+		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
+		out = result_bitmap + i / BITS_PER_LONG;
+		if (MEMFILTER_HAVE_AVX2 && memfilter_simd_begin()) {
+			memfilter_bloom_test_and_add_hashes_avx2(b, hashes + i,
+								 m, out);
+			memfilter_simd_end();
+		} else {
+			memfilter_bloom_test_and_add_hashes_scalar(b,
+								   hashes + i,
+								   m, out);
 		}
 	}
 }

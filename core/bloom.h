@@ -226,6 +226,13 @@ void memfilter_bloom_add_keys_exclusive(struct memfilter_bloom *b, const void *k
 void memfilter_bloom_test_and_add_hashes(struct memfilter_bloom *b,
 					 const u64 *hashes, size_t n,
 					 unsigned long *result_bitmap);
+void memfilter_bloom_test_and_add_hashes_scalar(struct memfilter_bloom *b,
+						const u64 *hashes, size_t n,
+						unsigned long *result_bitmap);
+/* x86-64 only; callers hold memfilter_simd_begin(), n <= MEMFILTER_SIMD_CHUNK. */
+void memfilter_bloom_test_and_add_hashes_avx2(struct memfilter_bloom *b,
+					      const u64 *hashes, size_t n,
+					      unsigned long *result_bitmap);
 
 u64 memfilter_bloom_popcount(const struct memfilter_bloom *b);
 u64 memfilter_bloom_est_fpr_ppb(const struct memfilter_bloom *b);

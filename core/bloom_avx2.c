@@ -99,6 +99,43 @@ void memfilter_bloom_add_hashes_avx2(struct memfilter_bloom *b, const u64 *hashe
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_avx2);
 
 /**
+ * memfilter_bloom_test_and_add_hashes_avx2() - test-and-add with AVX2
+ * @b: the filter
+ * @hashes: the keys' hashes
+ * @n: how many, at most MEMFILTER_SIMD_CHUNK
+ * @result_bitmap: as memfilter_bloom_test_and_add_hashes()
+ *
+ * Context: between memfilter_simd_begin() (true) and memfilter_simd_end();
+ * otherwise as memfilter_bloom_add_hash().
+ */
+void memfilter_bloom_test_and_add_hashes_avx2(struct memfilter_bloom *b,
+					      const u64 *hashes, size_t n,
+					      unsigned long *result_bitmap)
+{
+	struct memfilter_bloom_avx2 c;
+	unsigned long acc = 0, had;
+	__m256i lo, hi;
+	size_t i;
+
+	memfilter_bloom_avx2_init(&c, b->p.k);
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
+		memfilter_bloom_prefetch(b, hashes, i, n);
+	for (i = 0; i < n; i++) {
+		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
+		memfilter_bloom_avx2_pattern(&c, hashes[i], &lo, &hi);
+		had = memfilter_bloom_avx2_set_pattern(memfilter_bloom_block_ptr(b,
+								hashes[i]),
+						       lo, hi);
+		acc |= had << (i % BITS_PER_LONG);
+		if (i % BITS_PER_LONG == BITS_PER_LONG - 1 || i == n - 1) {
+			result_bitmap[i / BITS_PER_LONG] = acc;
+			acc = 0;
+		}
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_test_and_add_hashes_avx2);
+
+/**
  * memfilter_bloom_add_hashes_exclusive_avx2() - insert many, AVX2, only writer
  * @b: the filter
  * @hashes: the keys' hashes

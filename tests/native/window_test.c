@@ -317,7 +317,7 @@ TEST(bloom_test_and_add)
 	u64 *h = malloc(2 * n * sizeof(*h));
 	unsigned long *bm = calloc(DIV_ROUND_UP(2 * n, BITS_PER_LONG),
 				   sizeof(*bm));
-	unsigned long one;
+	unsigned long one, *bm2;
 	u32 absent = 0;
 
 	ASSERT_EQ(0, memfilter_bloom_params_from_bpk(&p, n, 40));
@@ -351,6 +351,14 @@ TEST(bloom_test_and_add)
 	memset(a.words, 0, memfilter_bloom_bytes(&p));
 	memfilter_bloom_add_hashes(&a, h, n);
 	ASSERT_EQ(0, memcmp(a.words, b.words, memfilter_bloom_bytes(&p)));
+	/* The scalar path: the same answers and bits as the batch call. */
+	memset(a.words, 0, memfilter_bloom_bytes(&p));
+	bm2 = calloc(DIV_ROUND_UP(2 * n, BITS_PER_LONG), sizeof(*bm2));
+	memfilter_bloom_test_and_add_hashes_scalar(&a, h, 2 * n, bm2);
+	ASSERT_EQ(0, memcmp(a.words, b.words, memfilter_bloom_bytes(&p)));
+	ASSERT_EQ(0, memcmp(bm, bm2, DIV_ROUND_UP(2 * n, BITS_PER_LONG) *
+			    sizeof(*bm)));
+	free(bm2);
 	free(a.words);
 	free(b.words);
 	free(bm);
