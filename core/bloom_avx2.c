@@ -115,6 +115,7 @@ void memfilter_bloom_test_and_add_hashes_avx2(struct memfilter_bloom *b,
 	struct memfilter_bloom_avx2 c;
 	unsigned long acc = 0, had;
 	__m256i lo, hi;
+	u64 *blk;
 	size_t i;
 
 	memfilter_bloom_avx2_init(&c, b->p.k);
@@ -122,10 +123,9 @@ void memfilter_bloom_test_and_add_hashes_avx2(struct memfilter_bloom *b,
 		memfilter_bloom_prefetch(b, hashes, i, n);
 	for (i = 0; i < n; i++) {
 		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
+		blk = memfilter_bloom_block_ptr(b, hashes[i]);
 		memfilter_bloom_avx2_pattern(&c, hashes[i], &lo, &hi);
-		had = memfilter_bloom_avx2_set_pattern(memfilter_bloom_block_ptr(b,
-								hashes[i]),
-						       lo, hi);
+		had = memfilter_bloom_avx2_set_pattern(blk, lo, hi);
 		acc |= had << (i % BITS_PER_LONG);
 		if (i % BITS_PER_LONG == BITS_PER_LONG - 1 || i == n - 1) {
 			result_bitmap[i / BITS_PER_LONG] = acc;
