@@ -95,7 +95,8 @@ int libmf_encode_create(struct memfilter_create *c,
 
 	if (ret)
 		return ret;
-	if (o->type != MF_TYPE_BLOOM && o->type != MF_TYPE_CUCKOO)
+	if (o->type != MF_TYPE_BLOOM && o->type != MF_TYPE_CUCKOO &&
+	    o->type != MF_TYPE_WINDOW)
 		return -EINVAL;
 	if (!o->capacity || (o->keyed && o->fixed_seed))
 		return -EINVAL;
@@ -389,6 +390,89 @@ ssize_t mf_add_uniquev(int fd, const void *keys, const uint32_t *lens,
 {
 	return mf_keys_args(fd, MF_KEYS_ADD_UNIQUE, false, keys, 0, lens, n,
 			    results, done);
+}
+
+ssize_t mf_test_and_add(int fd, const void *keys, size_t key_size, size_t n,
+			uint64_t *results, size_t *done)
+{
+	size_t d = 0;
+	ssize_t ret = key_size ? mf_keys_ioctl(fd, MEMFILTER_IOC_TEST_AND_ADD,
+					       keys, key_size, NULL, n,
+					       results, &d) : -EINVAL;
+
+	if (done)
+		*done = d;
+	return ret;
+}
+
+ssize_t mf_test_and_addv(int fd, const void *keys, const uint32_t *lens,
+			 size_t n, uint64_t *results, size_t *done)
+{
+	size_t d = 0;
+	ssize_t ret = mf_keys_ioctl(fd, MEMFILTER_IOC_TEST_AND_ADD, keys, 0,
+				    lens, n, results, &d);
+
+	if (done)
+		*done = d;
+	return ret;
+}
+
+int mf_create_window(int devfd, const struct mf_create_opts *opts,
+		     const struct mf_window_opts *w)
+{
+	struct memfilter_create c = { .size = sizeof(c) };
+	int ret;
+
+	if (!opts || !w || opts->type != MF_TYPE_WINDOW)
+		return -EINVAL;
+	ret = libmf_opts_check(w, w->sz, sizeof(*w));
+	if (!ret)
+		ret = libmf_encode_create(&c, opts);
+	if (ret)
+		return ret;
+	c.generations = w->generations;
+	c.period_ms = w->period_ms;
+	if (w->rotate_by_count)
+		c.window_flags |= MEMFILTER_WINDOW_ROTATE_BY_COUNT;
+	ret = mf_ioctl(devfd, MEMFILTER_IOC_CREATE, &c);
+	return ret ? ret : c.out_fd;
+}
+
+int mf_rotate(int fd)
+{
+	struct memfilter_rotate r = { .size = sizeof(r) };
+
+	return mf_ioctl(fd, MEMFILTER_IOC_ROTATE, &r);
+}
+
+int mf_window_info(int fd, struct mf_window_info *wi)
+{
+	struct memfilter_generation g[MEMFILTER_WINDOW_MAX_GENERATIONS];
+	struct memfilter_info i = {
+		.size = sizeof(i), .gens = (__u64)(uintptr_t)g,
+		.gens_count = MEMFILTER_WINDOW_MAX_GENERATIONS,
+	};
+	unsigned int j;
+	int ret = wi ? libmf_opts_check(wi, wi->sz, sizeof(*wi)) : -EINVAL;
+
+	if (!ret)
+		ret = mf_ioctl(fd, MEMFILTER_IOC_INFO, &i);
+	if (ret)
+		return ret;
+	if (i.type != MEMFILTER_TYPE_WINDOW)
+		return -EOPNOTSUPP;
+	memset((char *)wi + sizeof(wi->sz), 0, sizeof(*wi) - sizeof(wi->sz));
+	wi->generations = i.generations;
+	wi->current_gen = i.current_gen;
+	wi->period_ms = i.period_ms;
+	wi->rotate_by_count = i.window_flags & MEMFILTER_WINDOW_ROTATE_BY_COUNT;
+	for (j = 0; j < i.generations && j < MEMFILTER_WINDOW_MAX_GENERATIONS;
+	     j++) {
+		wi->age_ms[j] = g[j].age_ms;
+		wi->keys[j] = g[j].keys;
+		wi->fill[j] = g[j].fill;
+	}
+	return 0;
 }
 
 int mf_info(int fd, struct mf_info *info)

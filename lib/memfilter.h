@@ -58,6 +58,7 @@ extern "C" {
 /* Filter types (the ABI's MEMFILTER_TYPE_* values). */
 #define MF_TYPE_BLOOM 1
 #define MF_TYPE_CUCKOO 2
+#define MF_TYPE_WINDOW 3
 
 /* Key hash algorithms (the ABI's MEMFILTER_HASH_* values). */
 #define MF_HASH_XXH64 1
@@ -335,6 +336,107 @@ LIBMEMFILTER_API ssize_t mf_query(int fd, const void *keys, size_t key_size, siz
  */
 LIBMEMFILTER_API ssize_t mf_delete(int fd, const void *keys, size_t key_size, size_t n,
 				   uint64_t *results, size_t *done);
+
+/**
+ * mf_test_and_add() - was each key present? add it
+ * @fd: a Bloom or window filter fd
+ * @keys: @n keys of @key_size bytes each, back to back
+ * @key_size: bytes per key, 1 .. MF_KEY_MAX
+ * @n: number of keys
+ * @results: optional bitmap; bit i is set when key i may have been present
+ *	(in any generation) before it was added
+ * @done: optional: keys processed (see mf_add())
+ *
+ * The dedup primitive (MEMFILTER_IOC_TEST_AND_ADD); its contract is in
+ * Documentation/filters.rst.
+ *
+ * Return: the number of keys that may have been present, or -errno
+ * (-EOPNOTSUPP on a cuckoo filter).
+ */
+LIBMEMFILTER_API ssize_t mf_test_and_add(int fd, const void *keys, size_t key_size, size_t n,
+			uint64_t *results, size_t *done);
+
+/**
+ * mf_test_and_addv() - mf_test_and_add() for variable-size keys
+ * @fd: a Bloom or window filter fd
+ * @keys: the keys, back to back
+ * @lens: @n key lengths, each 0 .. MF_KEY_MAX
+ * @n: number of keys
+ * @results: optional bitmap, as for mf_test_and_add()
+ * @done: optional: keys processed, as for mf_add()
+ *
+ * Return: as mf_test_and_add().
+ */
+LIBMEMFILTER_API ssize_t mf_test_and_addv(int fd, const void *keys, const uint32_t *lens,
+			 size_t n, uint64_t *results, size_t *done);
+
+/**
+ * struct mf_window_opts - what makes a window filter
+ * @sz: sizeof(struct mf_window_opts) (MF_OPTS()); required
+ * @generations: G, 2 .. 16
+ * @period_ms: rotate every @period_ms milliseconds (a kernel timer); 0 for
+ *	none
+ * @rotate_by_count: also rotate when the current generation holds
+ *	capacity keys
+ */
+struct mf_window_opts {
+	size_t sz;
+	unsigned int generations;
+	uint64_t period_ms;
+	bool rotate_by_count;
+};
+
+/**
+ * mf_create_window() - create a window filter
+ * @devfd: from mf_open_device()
+ * @opts: as for mf_create(); @opts->type MF_TYPE_WINDOW, @opts->capacity is
+ *	per generation, @opts->fpr (or bits_per_key) with every generation
+ *	full
+ * @w: generations, period, count rotation
+ *
+ * Return: the new filter fd, or -errno as mf_create().
+ */
+LIBMEMFILTER_API int mf_create_window(int devfd, const struct mf_create_opts *opts,
+		     const struct mf_window_opts *w);
+
+/**
+ * mf_rotate() - rotate a window filter now
+ * @fd: a window filter fd
+ *
+ * Return: 0, or -errno (-EOPNOTSUPP on other filters).
+ */
+LIBMEMFILTER_API int mf_rotate(int fd);
+
+/**
+ * struct mf_window_info - a window filter's generations
+ * @sz: sizeof(struct mf_window_info) (MF_OPTS()); required
+ * @generations: G
+ * @current_gen: the generation adds go to
+ * @period_ms: rotation period, 0 for none
+ * @rotate_by_count: rotates when a generation is full
+ * @age_ms: each generation's age
+ * @keys: keys added to each generation since it was cleared
+ * @fill: bits set in each generation
+ */
+struct mf_window_info {
+	size_t sz;
+	unsigned int generations;
+	unsigned int current_gen;
+	uint64_t period_ms;
+	bool rotate_by_count;
+	uint64_t age_ms[16];
+	uint64_t keys[16];
+	uint64_t fill[16];
+};
+
+/**
+ * mf_window_info() - a window filter's generations
+ * @fd: a window filter fd
+ * @wi: filled in
+ *
+ * Return: 0, or -errno (-EOPNOTSUPP on other filters).
+ */
+LIBMEMFILTER_API int mf_window_info(int fd, struct mf_window_info *wi);
 
 /**
  * mf_add_unique() - add fixed-size keys that are not already present

@@ -19,6 +19,7 @@
 
 #include <linux/memfilter.h>
 
+#include "memfilter.h"
 #include "kselftest_harness.h"
 
 #define NKEYS	1000
@@ -70,6 +71,17 @@ static __u32 present(int fd, __u64 base, __u32 n)
 	if (keys_op(fd, MEMFILTER_IOC_QUERY, base, n, NULL, &count))
 		return ~0U;
 	return count;
+}
+
+static int create_plain_bloom(int dev)
+{
+	struct memfilter_create c = {
+		.size = sizeof(c), .type = MEMFILTER_TYPE_BLOOM,
+		.capacity = 100, .bits_per_key_q4 = 40,
+	};
+	int ret = xioctl(dev, MEMFILTER_IOC_CREATE, &c);
+
+	return ret ? ret : c.out_fd;
 }
 
 static int rotate(int fd)
@@ -322,6 +334,47 @@ TEST_F(dev, dump_and_load)
 	EXPECT_EQ(-EBADMSG, xioctl(self->dev, MEMFILTER_IOC_LOAD, &l));
 	free(img);
 	close(fd2);
+	close(fd);
+}
+
+/* libmemfilter's window calls, over the same ABI. */
+TEST_F(dev, libmemfilter)
+{
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_WINDOW, .capacity = NKEYS,
+		.bits_per_key = 16);
+	MF_OPTS(mf_window_opts, w, .generations = 3, .rotate_by_count = true);
+	MF_OPTS(mf_window_info, wi);
+	uint64_t keys[NKEYS], res[(NKEYS + 63) / 64];
+	size_t done;
+	int fd;
+
+	for (int i = 0; i < NKEYS; i++)
+		keys[i] = 7000000 + i;
+	w.generations = 1;
+	EXPECT_EQ(-EINVAL, mf_create_window(self->dev, &o, &w));
+	w.generations = 3;
+	fd = mf_create_window(self->dev, &o, &w);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, mf_window_info(fd, &wi));
+	EXPECT_EQ(3, wi.generations);
+	EXPECT_EQ(0, wi.current_gen);
+	EXPECT_TRUE(wi.rotate_by_count);
+	EXPECT_GE(10, mf_test_and_add(fd, keys, 8, NKEYS / 2, res, &done));
+	EXPECT_EQ(NKEYS / 2, done);
+	EXPECT_EQ(NKEYS / 2, mf_test_and_add(fd, keys, 8, NKEYS / 2, res,
+					     &done));
+	ASSERT_EQ(0, mf_rotate(fd));
+	ASSERT_EQ(0, mf_window_info(fd, &wi));
+	EXPECT_EQ(1, wi.current_gen);
+	EXPECT_EQ(NKEYS, wi.keys[0]);
+	EXPECT_EQ(0, wi.keys[1]);
+	EXPECT_LT(0, wi.fill[0]);
+	EXPECT_EQ(0, wi.fill[1]);
+	close(fd);
+	fd = create_plain_bloom(self->dev);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EOPNOTSUPP, mf_rotate(fd));
+	EXPECT_EQ(-EOPNOTSUPP, mf_window_info(fd, &wi));
 	close(fd);
 }
 
