@@ -48,9 +48,6 @@ struct memfilter_image_desc;
  *	false, every operation is lockless.
  * @counts_keys: the table knows how many keys it holds; otherwise the
  *	owner's count of adds stands in (Bloom filters cannot count)
- * @rcu_writers: writers (add, test_and_add) must run inside
- *	rcu_read_lock(), so that the owner can wait for them (a window
- *	filter's rotation, core/window.c)
  * @params: check a create request's type-specific fields (capacity is
  *	already non-zero) and size the filter; the hasher is left to the
  *	caller. Return: 0, -EINVAL, -E2BIG.
@@ -90,7 +87,6 @@ struct memfilter_type_ops {
 	const char *name;
 	bool locked_writers;
 	bool counts_keys;
-	bool rcu_writers;
 	int (*params)(const struct memfilter_create *c,
 		      union memfilter_params *p);
 	struct memfilter_hasher *(*hasher)(union memfilter_params *p);

@@ -827,7 +827,6 @@ const struct memfilter_type_ops memfilter_window_ops = {
 	.name = "window",
 	.locked_writers = false,
 	.counts_keys = true,
-	.rcu_writers = true,
 	.params = mf_window_params,
 	.hasher = mf_window_hasher,
 	.params_of = mf_window_params_of,

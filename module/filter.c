@@ -432,13 +432,10 @@ int memfilter_filter_test_and_add(struct memfilter *f, const u64 *hashes,
 		*done = 0;
 		return -EOPNOTSUPP;
 	}
-	if (f->ops->rcu_writers)
-		rcu_read_lock();
+	rcu_read_lock();
 	ret = f->ops->test_and_add(&f->s, hashes, n, result, done);
-	if (f->ops->rcu_writers)
-		rcu_read_unlock();
-	if (f->ops->rcu_writers)
-		memfilter_rotation_added(f);
+	rcu_read_unlock();
+	memfilter_rotation_added(f);
 	this_cpu_add(f->stats->queries, *done);
 	this_cpu_add(f->stats->hits, bitmap_weight(result, *done));
 	this_cpu_add(f->stats->adds, *done);

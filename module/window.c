@@ -11,7 +11,7 @@
  * (cond_synchronize_rcu() on the cookie taken right after it, usually
  * expired long ago), clear the oldest generation in chunks with
  * cond_resched() in between, publish it, take a new cookie. Inserts run
- * inside rcu_read_lock() (the type's rcu_writers, filter.c), from reading
+ * inside rcu_read_lock() (filter.c runs every writer so), from reading
  * the current generation to their last bit. Queries take no lock. Every
  * filter has a struct memfilter_rotation, set up at allocation; only
  * window filters ever arm it. Times are milliseconds of boot time

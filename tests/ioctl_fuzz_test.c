@@ -332,13 +332,17 @@ static void judge(enum op op, const struct expect *x, int ret)
 /* --- building argument structs ----------------------------------------- */
 
 /*
- * Lay out a command struct of @ksize bytes (filled by the caller at the
- * returned address) with a random user size: mostly exact, sometimes too
+ * Lay out a command struct of @ksize bytes, first version @kmin bytes
+ * (filled by the caller at the returned address) with a random user size: mostly exact, sometimes too
  * small, larger with a zero or non-zero tail, or running into the guard
  * page. Records what the size alone implies in @x.
  */
-static void *arg_struct(struct ctx *c, size_t ksize, struct expect *x,
-			__u32 *size_out)
+/* The size of a structure's first version, which ended with @last. */
+#define FIRST_SIZE(s, last) \
+	(offsetof(struct s, last) + sizeof(((struct s *)0)->last))
+
+static void *arg_struct(struct ctx *c, size_t ksize, size_t kmin,
+			struct expect *x, __u32 *size_out)
 {
 	unsigned char *a = c->arg;
 	uint64_t pick = below(&c->r, 100);
@@ -346,7 +350,8 @@ static void *arg_struct(struct ctx *c, size_t ksize, struct expect *x,
 
 	memset(a, 0, page);
 	if (pick < 6) {
-		size = below(&c->r, ksize);
+		/* Below the first version's size; grown structs take any above. */
+		size = below(&c->r, kmin);
 		violate(x, "size below the struct", B(EINVAL), R_ACCEPTED);
 	} else if (pick < 12) {
 		size = ksize + 1 + below(&c->r, 256);
@@ -536,7 +541,7 @@ static void fz_api(struct ctx *c)
 	struct memfilter_api *a;
 	__u32 size;
 
-	a = arg_struct(c, sizeof(*a), &x, &size);
+	a = arg_struct(c, sizeof(*a), sizeof(*a), &x, &size);
 	a->size = size;
 	a->api_version = chance(&c->r, 90) ? MEMFILTER_API_VERSION : rnd(&c->r);
 	if (a->api_version != MEMFILTER_API_VERSION)
@@ -563,11 +568,12 @@ static void fz_create(struct ctx *c)
 	__u32 size;
 	int ret;
 
-	cr = arg_struct(c, sizeof(*cr), &x, &size);
+	cr = arg_struct(c, sizeof(*cr), FIRST_SIZE(memfilter_create, name), &x,
+			&size);
 	cr->size = size;
 	cr->type = chance(&c->r, 50) ? MEMFILTER_TYPE_BLOOM : MEMFILTER_TYPE_CUCKOO;
 	if (chance(&c->r, 3)) {
-		cr->type = chance(&c->r, 50) ? 0 : 3 + below(&c->r, 100);
+		cr->type = chance(&c->r, 50) ? 0 : 4 + below(&c->r, 100);
 		violate(&x, "unknown type", B(EINVAL), R_ACCEPTED);
 		x.alt |= B(EOPNOTSUPP);
 		x.alt_rule = R_CREATE_TYPE;
@@ -689,7 +695,7 @@ static void fz_open(struct ctx *c)
 	__u32 size;
 	int ret;
 
-	o = arg_struct(c, sizeof(*o), &x, &size);
+	o = arg_struct(c, sizeof(*o), sizeof(*o), &x, &size);
 	o->size = size;
 	nk = gen_name(c, o->name, false);
 	if (chance(&c->r, 20)) {	/* an owner's filter */
@@ -727,7 +733,7 @@ static void fz_list(struct ctx *c)
 	__u32 size, max = c->buf_size / MEMFILTER_NAME_MAX;
 	int bad, ret;
 
-	l = arg_struct(c, sizeof(*l), &x, &size);
+	l = arg_struct(c, sizeof(*l), sizeof(*l), &x, &size);
 	l->size = size;
 	l->count = below(&c->r, 64);
 	l->names = (__u64)(uintptr_t)user_ptr(c, names, l->count *
@@ -820,7 +826,7 @@ static void fz_load(struct ctx *c)
 			violate(&x, "extended", B(EBADMSG), R_CORRUPT_LOADED);
 		}
 	}
-	l = arg_struct(c, sizeof(*l), &x, &size);
+	l = arg_struct(c, sizeof(*l), sizeof(*l), &x, &size);
 	l->size = size;
 	l->image = (__u64)(uintptr_t)user_ptr(c, img, len, &bad);
 	l->image_len = len;
@@ -878,7 +884,7 @@ static void fz_keys(struct ctx *c, int p)
 	if (tracked && (which == 2))
 		which = 1;	/* never DELETE from an owner's filter */
 	op = key_ops[which];
-	k = arg_struct(c, sizeof(*k), &x, &size);
+	k = arg_struct(c, sizeof(*k), sizeof(*k), &x, &size);
 	k->size = size;
 	switch (below(&c->r, 10)) {
 	case 0:
@@ -1016,7 +1022,8 @@ static void fz_info(struct ctx *c, int p)
 	__u32 size;
 	int ret;
 
-	i = arg_struct(c, sizeof(*i), &x, &size);
+	i = arg_struct(c, sizeof(*i), FIRST_SIZE(memfilter_info, name), &x,
+		       &size);
 	i->size = size;
 	bad_fields(c, &x, &i->flags, &i->__reserved, NULL, R_INFO_RESERVED);
 	ret = call(c, OP_INFO, c->pool[p].fd, MEMFILTER_IOC_INFO, i);
@@ -1042,7 +1049,7 @@ static void fz_clear(struct ctx *c, int p)
 
 	if (c->pool[p].tracked)
 		return;
-	cl = arg_struct(c, sizeof(*cl), &x, &size);
+	cl = arg_struct(c, sizeof(*cl), sizeof(*cl), &x, &size);
 	cl->size = size;
 	bad_fields(c, &x, &cl->flags, NULL, NULL, R_ACCEPTED);
 	if (unprivileged)
@@ -1060,7 +1067,7 @@ static void fz_name(struct ctx *c, int p, bool publish)
 	__u32 size;
 	int ret;
 
-	nm = arg_struct(c, sizeof(*nm), &x, &size);
+	nm = arg_struct(c, sizeof(*nm), sizeof(*nm), &x, &size);
 	nm->size = size;
 	if (publish) {
 		nk = chance(&c->r, 5) ? N_NONE : gen_name(c, nm->name, false);
@@ -1100,7 +1107,7 @@ static void fz_badcmd(struct ctx *c, int p)
 	switch (below(&c->r, 4)) {
 	case 0:
 		nr = below(&c->r, 256);
-		if (nr >= MEMFILTER_CMD_BASE && nr < MEMFILTER_CMD_BASE + 0x18)
+		if (nr >= MEMFILTER_CMD_BASE && nr < MEMFILTER_CMD_BASE + 0x1a)
 			nr = MEMFILTER_CMD_BASE + 0x40;
 		cmd = _IOC(below(&c->r, 4), MEMFILTER_IOCTL_TYPE, nr,
 			   below(&c->r, 1 << 14));

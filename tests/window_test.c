@@ -340,7 +340,7 @@ TEST_F(dev, dump_and_load)
 /* libmemfilter's window calls, over the same ABI. */
 TEST_F(dev, libmemfilter)
 {
-	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_WINDOW, .capacity = NKEYS,
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_WINDOW, .capacity = 10 * NKEYS,
 		.bits_per_key = 16);
 	MF_OPTS(mf_window_opts, w, .generations = 3, .rotate_by_count = true);
 	MF_OPTS(mf_window_info, wi);
