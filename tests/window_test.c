@@ -11,10 +11,12 @@
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/memfilter.h>
@@ -376,6 +378,38 @@ TEST_F(dev, libmemfilter)
 	EXPECT_EQ(-EOPNOTSUPP, mf_rotate(fd));
 	EXPECT_EQ(-EOPNOTSUPP, mf_window_info(fd, &wi));
 	close(fd);
+}
+
+/* memfilterctl's window commands, when the guest has the tool. */
+static int ctl(const char *args)
+{
+	char cmd[512];
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "PATH=/memfilter/bin:$PATH memfilterctl %s >/dev/null 2>&1",
+		 args);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST(memfilterctl)
+{
+	if (system("PATH=/memfilter/bin:$PATH command -v memfilterctl >/dev/null 2>&1"))
+		SKIP(return, "no memfilterctl here");
+	ASSERT_EQ(0, ctl("create selftest.win --window 1h --generations 3 -c 1000 -b 16"));
+	EXPECT_EQ(2, ctl("create selftest.bad --window 1h --generations 17 -c 10"));
+	/* seen: exit 1 when no key was seen before, 0 when one was. */
+	EXPECT_EQ(1, ctl("seen selftest.win --key alpha --key beta"));
+	EXPECT_EQ(0, ctl("seen selftest.win --key alpha --key gamma"));
+	EXPECT_EQ(0, ctl("query selftest.win --key gamma"));
+	ASSERT_EQ(0, ctl("rotate selftest.win"));
+	ASSERT_EQ(0, ctl("rotate selftest.win"));
+	EXPECT_EQ(0, ctl("query selftest.win --key alpha"));
+	ASSERT_EQ(0, ctl("rotate selftest.win"));
+	EXPECT_EQ(1, ctl("query selftest.win --key alpha --key beta --key gamma"));
+	EXPECT_EQ(0, system("PATH=/memfilter/bin:$PATH memfilterctl info selftest.win | grep -q '^generations: *3 (current 0)'"));
+	EXPECT_EQ(0, ctl("rm selftest.win"));
 }
 
 TEST_F(dev, rotate_sizes)

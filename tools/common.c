@@ -383,6 +383,8 @@ const char *type_name(int type)
 		return "bloom";
 	case MF_TYPE_CUCKOO:
 		return "cuckoo";
+	case MF_TYPE_WINDOW:
+		return "window";
 	default:
 		return "unknown";
 	}

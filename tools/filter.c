@@ -14,27 +14,96 @@
 
 #include "memfilterctl.h"
 
+/* A duration: N[ms|s|m|h], seconds without a unit; 0 is refused. */
+static int parse_duration_ms(const char *opt, const char *s, uint64_t *ms)
+{
+	static const struct { const char *unit; uint64_t ms; } units[] = {
+		{ "", 1000 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 },
+		{ "h", 3600000 },
+	};
+	char *end;
+	uint64_t v;
+	size_t i;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	for (i = 0; !errno && end != s && i < sizeof(units) / sizeof(units[0]);
+	     i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		if (!v || v > UINT64_MAX / units[i].ms)
+			break;
+		*ms = v * units[i].ms;
+		return 0;
+	}
+	usage_error("%s: '%s' is not a duration (N, Nms, Ns, Nm or Nh, N >= 1)",
+		    opt, s);
+	return -1;
+}
+
 static int cmd_create(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		FILTER_OPTS,
+		{ "window", required_argument, NULL, 'w' },
+		{ "generations", required_argument, NULL, 'g' },
+		{ "rotate-by-count", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct mf_create_opts o = { 0 };
+	MF_OPTS(mf_window_opts, w);
+	uint64_t window_ms = 0, gens = 0;
+	bool window;
 	const char *name;
 	int c, dev, fd;
 
-	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS "h", opts)) != -1) {
+	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS "w:g:Rh",
+			     opts)) != -1) {
 		if (c == 'h') {
 			print_help();
 			return 0;
+		}
+		if (c == 'w') {
+			if (parse_duration_ms("--window", optarg, &window_ms))
+				return EXIT_ERR;
+			continue;
+		}
+		if (c == 'g') {
+			if (parse_u64("--generations", optarg, 10, &gens))
+				return EXIT_ERR;
+			if (gens < 2 || gens > 16) {
+				usage_error("--generations must be 2 to 16");
+				return EXIT_ERR;
+			}
+			continue;
+		}
+		if (c == 'R') {
+			w.rotate_by_count = true;
+			continue;
 		}
 		if (filter_opt(c, &o) != 1)
 			return EXIT_ERR;
 	}
 	if (positional(argc, argv, 0, &name, NULL))
 		return EXIT_ERR;
+	/* A window filter is G generations of one Bloom filter's shape. */
+	window = window_ms || gens || w.rotate_by_count;
+	if (window) {
+		if (o.type == MF_TYPE_CUCKOO) {
+			usage_error("--window, --generations and --rotate-by-count make a window filter (Bloom generations), not a cuckoo one");
+			return EXIT_ERR;
+		}
+		o.type = MF_TYPE_BLOOM;
+		w.generations = gens ? gens : 4;
+		/* Keys stay at least the window, at most G / (G - 1) of it. */
+		w.period_ms = window_ms / (w.generations - 1);
+		if (window_ms && !w.period_ms) {
+			usage_error("--window is shorter than its %u - 1 periods of 1 ms",
+				    w.generations);
+			return EXIT_ERR;
+		}
+	}
 	if (filter_opts_finish(&o))
 		return EXIT_ERR;
 	o.name = name;
@@ -42,7 +111,9 @@ static int cmd_create(int argc, char **argv)
 	dev = open_device();
 	if (dev < 0)
 		return EXIT_ERR;
-	fd = mf_create(dev, &o);
+	if (window)
+		o.type = MF_TYPE_WINDOW;
+	fd = window ? mf_create_window(dev, &o, &w) : mf_create(dev, &o);
 	close(dev);
 	if (fd == -EEXIST) {
 		cli_error("%s: a filter by that name already exists", name);
@@ -54,7 +125,7 @@ static int cmd_create(int argc, char **argv)
 	return 0;
 }
 
-enum key_cmd { KEY_ADD, KEY_QUERY, KEY_DEL };
+enum key_cmd { KEY_ADD, KEY_QUERY, KEY_DEL, KEY_SEEN };
 
 /**
  * struct key_opts - what a key command was asked to do
@@ -87,6 +158,9 @@ static ssize_t run_batch(const struct key_opts *ko, const struct target *t,
 		return mf_offline_queryv(t->off, r->keys, r->key_lens, r->n,
 					 bits, done);
 	switch (ko->kc) {
+	case KEY_SEEN:
+		return mf_test_and_addv(t->fd, r->keys, r->key_lens, r->n, bits,
+					done);
 	case KEY_ADD:
 		if (ko->unique)
 			return mf_add_uniquev(t->fd, r->keys, r->key_lens,
@@ -123,8 +197,10 @@ static int key_opts_check(const struct key_opts *ko)
 			    what);
 		return -1;
 	}
-	if (ko->kc != KEY_QUERY && (ko->count || ko->invert)) {
-		usage_error("%s is for query", ko->count ? "--count" : "--invert");
+	if (ko->kc != KEY_QUERY && ko->kc != KEY_SEEN &&
+	    (ko->count || ko->invert)) {
+		usage_error("%s is for query and seen",
+			    ko->count ? "--count" : "--invert");
 		return -1;
 	}
 	if (ko->kc != KEY_ADD && ko->unique) {
@@ -211,7 +287,8 @@ static int key_target(const struct key_opts *ko, int argc, char **argv,
 	t->fd = open_filter(*name);
 	if (t->fd < 0)
 		return -1;
-	if (ko->kc == KEY_QUERY || (ko->kc == KEY_ADD && !ko->unique))
+	if (ko->kc == KEY_QUERY || ko->kc == KEY_SEEN ||
+	    (ko->kc == KEY_ADD && !ko->unique))
 		return 0;
 	ret = mf_info(t->fd, &info);
 	if (ret) {
@@ -277,7 +354,7 @@ static int key_command(enum key_cmd kc, int argc, char **argv)
 			goto out_reader;
 		}
 		total += got;
-		if (kc == KEY_QUERY && !ko.count)
+		if ((kc == KEY_QUERY || kc == KEY_SEEN) && !ko.count)
 			print_keys(&r, bits, !ko.invert);
 	}
 	progress_done(&r);
@@ -285,13 +362,13 @@ static int key_command(enum key_cmd kc, int argc, char **argv)
 		goto out_reader;
 	/* query -v answers the keys that are certainly absent. */
 	answered = ko.invert ? r.keys_read - total : total;
-	if (kc != KEY_QUERY || ko.count)
+	if ((kc != KEY_QUERY && kc != KEY_SEEN) || ko.count)
 		printf("%" PRIu64 "\n", answered);
 	if (stdout_flush())
 		goto out_reader;
 	if (kc == KEY_ADD && add_overfill_check(t.fd, name))
 		goto out_reader;
-	ret = kc == KEY_QUERY && !answered ? EXIT_ABSENT : 0;
+	ret = (kc == KEY_QUERY || kc == KEY_SEEN) && !answered ? EXIT_ABSENT : 0;
 out_reader:
 	reader_free(&r);
 out_close:
@@ -318,6 +395,11 @@ static int cmd_del(int argc, char **argv)
 	return key_command(KEY_DEL, argc, argv);
 }
 
+static int cmd_seen(int argc, char **argv)
+{
+	return key_command(KEY_SEEN, argc, argv);
+}
+
 /* The filter named by the only argument: its fd, or -1 after saying why. */
 static int named_filter(int argc, char **argv, const char **name)
 {
@@ -328,7 +410,7 @@ static int named_filter(int argc, char **argv, const char **name)
 
 static void info_text(const struct mf_info *i)
 {
-	const char *unit = i->type == MF_TYPE_BLOOM ? "bits" : "slots";
+	const char *unit = i->type == MF_TYPE_CUCKOO ? "slots" : "bits";
 	double pct = i->fill_max ? 100.0 * i->fill / i->fill_max : 0;
 
 #define ROW "%-18s"
@@ -339,7 +421,7 @@ static void info_text(const struct mf_info *i)
 	else
 		printf(ROW "xxh64, seed 0x%016" PRIx64 "\n", "hash:", i->seed);
 	printf(ROW "%" PRIu64 " keys\n", "capacity:", i->capacity);
-	if (i->type == MF_TYPE_BLOOM) {
+	if (i->type != MF_TYPE_CUCKOO) {
 		printf(ROW "%.2f\n", "bits per key:", i->bits_per_key);
 		printf(ROW "%u\n", "probes per key:", i->k);
 	} else {
@@ -364,8 +446,28 @@ static void info_text(const struct mf_info *i)
 #undef ROW
 }
 
+/* A window filter's generations, after info_text(). */
+static void window_text(const struct mf_window_info *w)
+{
+	unsigned int j;
+
+	printf("%-18s%u (current %u)\n", "generations:", w->generations,
+	       w->current_gen);
+	if (w->period_ms)
+		printf("%-18s%" PRIu64 " ms\n", "period:", w->period_ms);
+	else
+		printf("%-18s%s\n", "period:", "none (explicit rotation)");
+	printf("%-18s%s\n", "rotate by count:", w->rotate_by_count ? "yes" : "no");
+	for (j = 0; j < w->generations; j++)
+		printf("  generation %-2u   age %" PRIu64 " ms, %" PRIu64
+		       " keys, %" PRIu64 " bits set%s\n", j, w->age_ms[j],
+		       w->keys[j], w->fill[j], j == w->current_gen ?
+		       " (current)" : "");
+}
+
 static int cmd_info(int argc, char **argv)
 {
+	MF_OPTS(mf_window_info, wi);
 	struct json_writer *jw;
 	struct mf_info info;
 	const char *name;
@@ -378,6 +480,8 @@ static int cmd_info(int argc, char **argv)
 	if (fd < 0)
 		return EXIT_ERR;
 	ret = mf_info(fd, &info);
+	if (!ret && info.type == MF_TYPE_WINDOW)
+		ret = mf_window_info(fd, &wi);
 	close(fd);
 	if (ret)
 		return fail(name, ret);
@@ -385,6 +489,8 @@ static int cmd_info(int argc, char **argv)
 		overfill_report(name, &info, false);
 	if (!json_output) {
 		info_text(&info);
+		if (info.type == MF_TYPE_WINDOW)
+			window_text(&wi);
 		return stdout_flush();
 	}
 	jw = json_begin();
@@ -487,6 +593,11 @@ static int cmd_clear(int argc, char **argv)
 	return name_command(argc, argv, mf_clear);
 }
 
+static int cmd_rotate(int argc, char **argv)
+{
+	return name_command(argc, argv, mf_rotate);
+}
+
 #define KEYS_HELP \
 	"  -k, --key K        the key K (repeatable) instead of reading FILE\n" \
 	"  -x, --hex          keys are given as hex digits (binary keys)\n\n" \
@@ -495,9 +606,16 @@ static int cmd_clear(int argc, char **argv)
 
 const struct command filter_commands[] = {
 	{ .name = "create", .fn = cmd_create,
-	  .usage = "NAME --type bloom|cuckoo --capacity N [OPTIONS]",
+	  .usage = "NAME --type bloom|cuckoo --capacity N [OPTIONS]\n"
+	  "       memfilterctl create NAME --window T [--generations G] --capacity N [OPTIONS]",
 	  .help = "Create a filter and publish it as NAME (needs CAP_SYS_ADMIN).\n\n"
-	  FILTER_OPTS_HELP },
+	  FILTER_OPTS_HELP
+	  "  -w, --window T            a window filter: every key is kept at least T\n"
+	  "                            and at most G / (G - 1) T (T: N, Nms, Ns, Nm,\n"
+	  "                            Nh); --capacity is then keys per T / (G - 1)\n"
+	  "  -g, --generations G       window filter: 2 to 16 generations (default 4)\n"
+	  "  -R, --rotate-by-count     window filter: also rotate when a generation\n"
+	  "                            holds --capacity keys\n" },
 	{ .name = "add", .fn = cmd_add,
 	  .usage = "NAME [FILE|-|--key K...] [--hex] [--unique]",
 	  .help = "Add one key per line of FILE (default: standard input). Prints how\n"
@@ -525,6 +643,19 @@ const struct command filter_commands[] = {
 	{ .name = "clear", .fn = cmd_clear,
 	  .usage = "NAME",
 	  .help = "Remove every key from filter NAME; its parameters stay.\n" },
+	{ .name = "seen", .fn = cmd_seen,
+	  .usage = "NAME [FILE|-|--key K...] [--hex] [--count] [--invert]",
+	  .help = "Test-and-add (Bloom and window filters): print each key of FILE\n"
+	  "that may have been present already, then add it. A key repeated in\n"
+	  "the input is seen the second time. Exit status: 0 if any key was\n"
+	  "printed (or counted), 1 if none, 2 on error.\n\n"
+	  "  -v, --invert       print the keys that were new instead (dedup)\n"
+	  "  -c, --count        print only the number of keys that would be printed\n"
+	  KEYS_HELP },
+	{ .name = "rotate", .fn = cmd_rotate,
+	  .usage = "NAME",
+	  .help = "Rotate window filter NAME now: its oldest generation is cleared and\n"
+	  "becomes current; the period restarts.\n" },
 	{ .name = "info", .fn = cmd_info,
 	  .usage = "NAME [--json|--pretty]",
 	  .help = "Show a filter's parameters, fill, estimated false-positive rate and\n"
