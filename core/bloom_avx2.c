@@ -93,7 +93,7 @@ void memfilter_bloom_add_hashes_avx2(struct memfilter_bloom *b, const u64 *hashe
 	for (i = 0; i < n; i++) {
 		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
 		memfilter_bloom_avx2_set(&c, memfilter_bloom_block_ptr(b, hashes[i]),
-				  hashes[i]);
+					 hashes[i]);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_avx2);
@@ -156,7 +156,7 @@ void memfilter_bloom_add_hashes_exclusive_avx2(struct memfilter_bloom *b,
 	for (i = 0; i < n; i++) {
 		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
 		memfilter_bloom_avx2_set_exclusive(&c,
-					    memfilter_bloom_block_ptr(b, hashes[i]),
+						   memfilter_bloom_block_ptr(b, hashes[i]),
 					    hashes[i]);
 	}
 }
@@ -188,7 +188,7 @@ void memfilter_bloom_contains_hashes_avx2(const struct memfilter_bloom *b,
 
 		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
 		hit = memfilter_bloom_avx2_test(&c, memfilter_bloom_block_ptr(b, hashes[i]),
-					 hashes[i]);
+						hashes[i]);
 		acc |= hit << (i % BITS_PER_LONG);
 		if (i % BITS_PER_LONG == BITS_PER_LONG - 1 || i == n - 1) {
 			result_bitmap[i / BITS_PER_LONG] = acc;
@@ -206,7 +206,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes_avx2);
  */
 static __always_inline void
 memfilter_bloom_avx2_keys(struct memfilter_bloom *b, struct memfilter_bloom_ring *r,
-		   const void *keys, size_t key_len, size_t start, size_t m,
+			  const void *keys, size_t key_len, size_t start, size_t m,
 		   size_t n, unsigned long *result_bitmap, enum memfilter_bloom_op op,
 		   bool fixed8)
 {
@@ -261,20 +261,20 @@ void memfilter_bloom_keys_avx2(struct memfilter_bloom *b, struct memfilter_bloom
 
 	if (op == MEMFILTER_BLOOM_OP_ADD && f8)
 		memfilter_bloom_avx2_keys(b, r, keys, 8, start, m, n, NULL,
-				   MEMFILTER_BLOOM_OP_ADD, true);
+					  MEMFILTER_BLOOM_OP_ADD, true);
 	else if (op == MEMFILTER_BLOOM_OP_ADD)
 		memfilter_bloom_avx2_keys(b, r, keys, key_len, start, m, n, NULL,
-				   MEMFILTER_BLOOM_OP_ADD, false);
+					  MEMFILTER_BLOOM_OP_ADD, false);
 	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE && f8)
 		memfilter_bloom_avx2_keys(b, r, keys, 8, start, m, n, NULL,
-				   MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE, true);
+					  MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE, true);
 	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
 		memfilter_bloom_avx2_keys(b, r, keys, key_len, start, m, n, NULL,
-				   MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE, false);
+					  MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE, false);
 	else if (f8)
 		memfilter_bloom_avx2_keys(b, r, keys, 8, start, m, n, result_bitmap,
-				   MEMFILTER_BLOOM_OP_CONTAINS, true);
+					  MEMFILTER_BLOOM_OP_CONTAINS, true);
 	else
 		memfilter_bloom_avx2_keys(b, r, keys, key_len, start, m, n,
-				   result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS, false);
+					  result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS, false);
 }

@@ -45,7 +45,7 @@ static __always_inline void memfilter_bloom_avx2_init(struct memfilter_bloom_avx
 
 /* The pattern of @hash as words 0-3 (@lo) and 4-7 (@hi). */
 static __always_inline void memfilter_bloom_avx2_pattern(const struct memfilter_bloom_avx2 *c,
-						  u64 hash, __m256i *lo,
+							 u64 hash, __m256i *lo,
 						  __m256i *hi)
 {
 	__m256i x = _mm256_set1_epi32((u32)hash);
