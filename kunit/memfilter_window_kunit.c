@@ -360,7 +360,7 @@ static struct kunit_case mf_window_cases[] = {
 	KUNIT_CASE(mf_window_simd_matches_scalar),
 	KUNIT_CASE(mf_window_module_rotate),
 	KUNIT_CASE(mf_window_module_tick),
-	KUNIT_CASE(mf_window_concurrent),
+	KUNIT_CASE_SLOW(mf_window_concurrent),
 	{}
 };
 
