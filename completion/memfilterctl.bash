@@ -6,7 +6,7 @@ _memfilterctl()
 	local cur prev words cword
 	_init_completion || return
 
-	local cmds="create add query del clear info list rm build dump load inspect merge version help"
+	local cmds="create add query seen del clear rotate info list rm build dump load inspect merge nf version help"
 	local globals="--json --pretty --version --help"
 	local sizing="--type --capacity --fpr --bits-per-key --fingerprint-bits --keyed --seed"
 
@@ -33,6 +33,21 @@ _memfilterctl()
 		COMPREPLY=($(compgen -W "bloom cuckoo" -- "$cur"))
 		return
 		;;
+	--hook)
+		COMPREPLY=($(compgen -W "prerouting input forward output postrouting" -- "$cur"))
+		return
+		;;
+	--action)
+		COMPREPLY=($(compgen -W "drop-hit drop-miss count" -- "$cur"))
+		return
+		;;
+	--family)
+		COMPREPLY=($(compgen -W "ipv4 ipv6 both" -- "$cur"))
+		return
+		;;
+	-w | --window | -g | --generations | --priority)
+		return
+		;;
 	-f | --fingerprint-bits)
 		COMPREPLY=($(compgen -W "8 12 16" -- "$cur"))
 		return
@@ -53,7 +68,9 @@ _memfilterctl()
 	esac
 
 	case $cmd in
-	create) opts="$sizing" ;;
+	create) opts="$sizing --window --generations --rotate-by-count" ;;
+	seen) opts="--key --hex --count --invert" ;;
+	nf) opts="--hook --key --action --family --priority --json --pretty" ;;
 	add) opts="--key --hex --unique" ;;
 	del) opts="--key --hex" ;;
 	query) opts="--key --hex --count --invert --image" ;;
@@ -73,7 +90,7 @@ _memfilterctl()
 		[[ ${words[i]} != -* ]] && ((args++))
 	done
 	case $cmd in
-	add | query | del | clear | info | rm | dump)
+	add | query | seen | del | clear | rotate | info | rm | dump)
 		if [[ $args -eq 0 && " ${words[*]} " != *" --image "* &&
 		      " ${words[*]} " != *" -i "* ]]; then
 			COMPREPLY=($(compgen -W "$(memfilterctl list 2>/dev/null)" -- "$cur"))
