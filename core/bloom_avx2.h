@@ -66,6 +66,18 @@ static __always_inline unsigned int memfilter_bloom_avx2_mask(__m256i v)
 }
 
 /*
+ * Load half a block that inserters may be setting bits in with atomic ORs
+ * at the same time: the lockless protocol of core/bloom.c (bits are only
+ * ever set, so a racing load can miss only a key whose add has not
+ * returned yet).
+ */
+static __always_inline __m256i memfilter_bloom_avx2_load(const u64 *p)
+{
+	/* Inserters' atomic ORs race with this load by design. */
+	return data_race(_mm256_load_si256((const void *)p));
+}
+
+/*
  * Insert pattern @lo, @hi into block @blk, safe against concurrent
  * inserters (as mf_bloom_set()); returns whether every bit was set before.
  */
@@ -78,8 +90,8 @@ static __always_inline bool memfilter_bloom_avx2_set_pattern(u64 *blk,
 	unsigned int miss;
 
 	/* Words whose pattern bits are all set already: skip them. */
-	got_lo = _mm256_and_si256(lo, _mm256_load_si256((void *)blk));
-	got_hi = _mm256_and_si256(hi, _mm256_load_si256((void *)(blk + 4)));
+	got_lo = _mm256_and_si256(lo, memfilter_bloom_avx2_load(blk));
+	got_hi = _mm256_and_si256(hi, memfilter_bloom_avx2_load(blk + 4));
 	got_lo = _mm256_cmpeq_epi64(got_lo, lo);
 	got_hi = _mm256_cmpeq_epi64(got_hi, hi);
 	miss = memfilter_bloom_avx2_mask(got_lo) |
@@ -127,9 +139,8 @@ static __always_inline bool memfilter_bloom_avx2_has_pattern(const u64 *blk,
 							     __m256i lo,
 							     __m256i hi)
 {
-	return _mm256_testc_si256(_mm256_load_si256((const void *)blk), lo) &
-	       _mm256_testc_si256(_mm256_load_si256((const void *)(blk + 4)),
-				  hi);
+	return _mm256_testc_si256(memfilter_bloom_avx2_load(blk), lo) &
+	       _mm256_testc_si256(memfilter_bloom_avx2_load(blk + 4), hi);
 }
 
 /* Query (as mf_bloom_test()). */
