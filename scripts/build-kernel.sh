@@ -38,6 +38,15 @@ if [ -f "$tree/.memfilter-built" ]; then
 	exit 0
 fi
 
+# One kernel build at a time per cache: two checkouts (or two variants)
+# building at once on a small machine each take several times as long, and
+# two builds of the same key would share one .tmp tree. The second waits,
+# then finds the first one's result.
+if [ -z "${MEMFILTER_BUILD_LOCKED:-}" ] && command -v flock >/dev/null; then
+	echo "build-kernel: waiting for the kernel build lock ($CACHE/.build.lock)" >&2
+	MEMFILTER_BUILD_LOCKED=1 exec flock "$CACHE/.build.lock" "$0" "$@"
+fi
+
 # Drop older finished trees of this variant (each is about 3 GiB), and
 # those of the scheme before variants (kernel-<key>). Unfinished trees
 # (*.tmp) may be another build under way: left alone.
