@@ -185,14 +185,17 @@ kconfig_parses() {
 section $R/packaging.log tap kconfig tap_one \
 	"Kconfig: CONFIG_MEMFILTER, CONFIG_MEMFILTER_KUNIT_TEST" kconfig_parses
 
+# The real tools the guest tests drive the kernel with (Debian's binaries).
+GUEST_TOOLS="ip bpftool dmsetup losetup"
+
 stage "debug test kernel: KUnit + selftests (KASAN, lockdep, kmemleak)"
 tests/qemu/vm.sh --kernel "$K/arch/x86/boot/bzImage" --ko build/kbuild/test \
-	--bin build/guest/bin --script tests/qemu/debug.sh \
+	--bin build/guest/bin --script tests/qemu/debug.sh --tools "$GUEST_TOOLS" \
 	--out $R/vm-debug.log --timeout 1200 || echo "vm: debug run failed"
 
 stage "KCSAN test kernel: KUnit + threaded selftests"
 tests/qemu/vm.sh --kernel "$KK/arch/x86/boot/bzImage" --ko build/kbuild/kcsan \
-	--bin build/guest/bin --script tests/qemu/kcsan.sh \
+	--bin build/guest/bin --script tests/qemu/kcsan.sh --tools "$GUEST_TOOLS" \
 	--out $R/vm-kcsan.log --timeout 900 || echo "vm: KCSAN run failed"
 
 for s in 6.12 6.1; do
@@ -200,6 +203,7 @@ for s in 6.12 6.1; do
 	v=VMLINUZ${s/./}
 	tests/qemu/vm.sh --kernel "${!v}" --ko "build/kbuild/stock-$s" \
 		--bin build/guest/bin --script tests/qemu/stock.sh --smp 1 \
+		--tools "$GUEST_TOOLS" --kmods "$(dirname "${!v}")/kmods" \
 		--out "$R/vm-stock-$s.log" --timeout 600 ||
 		echo "vm: stock $s run failed"
 done

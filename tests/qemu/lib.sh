@@ -9,6 +9,9 @@
 
 MF=/memfilter
 failed=0
+# Host tools copied in with vm.sh --tools: call the real ones, not
+# busybox's applets of the same name.
+[ -f $MF/tools.sh ] && . $MF/tools.sh
 
 section() {
 	kind=$1 name=$2

@@ -6,7 +6,8 @@
 #
 #   vm.sh --kernel BZIMAGE [--ko DIR] [--bin DIR] [--script FILE]
 #         [--out FILE] [--timeout SEC] [--mem SIZE] [--smp N]
-#         [--tcg multi|single] [--shell]
+#         [--tcg multi|single] [--tools "ip bpftool ..."] [--kmods DIR]
+#         [--shell]
 #
 # This directory holds the runner and the scripts it runs in guests
 # (lib.sh, debug.sh, kcsan.sh, stock.sh, demo.sh), as WireGuard's
@@ -24,6 +25,17 @@
 # still brings up all N. Guest scripts get MF_CPUS=N and assert it
 # (lib.sh's cpus_online).
 #
+# --tools copies the host's (Debian's) binaries of those names into the
+# guest's /sbin with every shared library ldd names, so guest scripts
+# drive the kernel with the real ip, bpftool, dmsetup or losetup instead of
+# re-implementing netlink or device-mapper ioctls. busybox's sh would run
+# its own applet of the same name (ip, losetup) whatever PATH says, so
+# lib.sh defines a function per tool that calls /sbin/NAME; C programs
+# and other shells must call /sbin/NAME by path.
+#
+# --kmods DIR: kernel modules (*.ko) the guest loads before its script,
+# such as a stock kernel's loop, dm-mod and veth (scripts/stock-kernel.sh).
+#
 # --tcg single runs all vCPUs on one host thread (round robin) instead
 # of one thread each: no vCPU then runs code another is patching (under
 # multi-threaded TCG a loaded host may see "Oops: int3" where a static key
@@ -35,6 +47,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../scripts/common.sh"
 
 kernel= ko= bin= script= out= timeout=600 mem=2G shell=0 smp=2 tcg=multi
+tools= kmods=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift ;;
@@ -46,6 +59,8 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift ;;
 	--smp) smp=$2; shift ;;
 	--tcg) tcg=$2; shift ;;
+	--tools) tools="$tools $2"; shift ;;
+	--kmods) kmods=$2; shift ;;
 	--shell) shell=1 ;;
 	*) die "unknown option $1" ;;
 	esac
@@ -69,7 +84,22 @@ cp /bin/busybox "$root/bin/busybox"
 [ -n "$ko" ] && cp "$ko"/*.ko "$root/memfilter/"
 [ -n "$bin" ] && cp -r "$bin"/. "$root/memfilter/bin/"
 [ -n "$script" ] && cp "$script" "$root/memfilter/run.sh"
+mkdir -p "$root/memfilter/kmods"
+[ -n "$kmods" ] && cp "$kmods"/*.ko "$root/memfilter/kmods/"
 cp "$here/lib.sh" "$root/memfilter/lib.sh"
+for t in $tools; do
+	path=$(PATH=/usr/sbin:/sbin:/usr/bin:/bin command -v "$t") ||
+		die "--tools: '$t' is not installed on the host (scripts/deps.sh)"
+	cp "$path" "$root/sbin/$t"
+	# busybox sh runs its own applet of a name (ip, losetup) before any
+	# PATH lookup; a shell function comes first, so lib.sh sources these.
+	echo "$t() { /sbin/$t \"\$@\"; }" >>"$root/memfilter/tools.sh"
+	# Each library at the path the dynamic loader will look for it.
+	for lib in $(ldd "$path" | grep -o '/[^ ]*'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+done
 printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$root/etc/passwd"
 printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 cat >"$root/init" <<INIT
@@ -80,8 +110,11 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tmpfs tmp /tmp
-export PATH=/memfilter/bin:/bin HOME=/root MF_CPUS=$smp
+export PATH=/memfilter/bin:/sbin:/bin HOME=/root MF_CPUS=$smp
 cd /memfilter
+for m in /memfilter/kmods/*.ko; do
+	[ -f "\$m" ] && insmod "\$m"
+done
 if [ $shell = 1 ]; then
 	echo "memfilter guest: modules in /memfilter, tools on PATH; 'exit' powers off"
 	[ -n "\$(ls /memfilter/*.ko 2>/dev/null)" ] && insmod /memfilter/memfilter.ko
