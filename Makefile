@@ -154,9 +154,9 @@ $(BUILD)/native/%_test: tests/native/%_test.c \
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -O1 -g $(TEST_WARN) $(SAN) \
 		-o $@ $^ -lxxhash
 
-# image_test also tests libmemfilter's offline filters and images.
-$(BUILD)/native/image_test: $(patsubst lib/%.c,$(BUILD)/native/lib-%.o,\
-	$(LIB_SRCS))
+# image_test and count_test also test libmemfilter's offline filters.
+$(BUILD)/native/image_test $(BUILD)/native/count_test: \
+	$(patsubst lib/%.c,$(BUILD)/native/lib-%.o,$(LIB_SRCS))
 
 native-test: $(NATIVE_TESTS)
 	@rc=0; for t in $^; do $$t || rc=1; done; exit $$rc
