@@ -276,6 +276,15 @@ bench/window_bench: bench/window_bench.c \
 bench-window: bench/window_bench
 	bench/window_bench
 
+# --- offline filters (libmemfilter) before and after ---------------------------
+# make bench-offline REVS="rev1 rev2 ...": bench/offline_bench.c against each
+# revision's static library, alternating runs (N, RUNS, CPU: see the script).
+REVS ?= HEAD
+.PHONY: bench-offline
+bench-offline:
+	@mkdir -p bench/results
+	scripts/offline-bench.sh bench/results/offline.md $(REVS)
+
 # --- libmemfilter: shared (lib/libmemfilter.map), static, pkg-config --------
 LIB_SONAME := libmemfilter.so.1
 LIB_REALNAME := libmemfilter.so.$(VERSION)
