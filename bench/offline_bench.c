@@ -26,7 +26,10 @@
 #include <string.h>
 #include <time.h>
 
-/* The library's header, under its name before or after the rename. */
+/*
+ * The library's header; before/after runs build this file against
+ * revisions from before its rename from memfilter.h too.
+ */
 #if __has_include("libmemfilter.h")
 #include "libmemfilter.h"
 #else

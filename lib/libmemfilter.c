@@ -21,7 +21,7 @@
 #include <linux/memfilter.h>
 
 #include "internal.h"
-#include "memfilter.h"
+#include "libmemfilter.h"
 
 _Static_assert(MF_NAME_MAX == MEMFILTER_NAME_MAX, "name length");
 _Static_assert(MF_KEY_MAX == MEMFILTER_KEY_MAX, "key length");

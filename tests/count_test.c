@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "kselftest_harness.h"
-#include "memfilter.h"
+#include "libmemfilter.h"
 #include "memfilter_utils.h"
 
 #define SEED	0x0c0c0c0c5eed5eedULL

@@ -16,7 +16,7 @@
 #include <xxhash.h>
 
 #include "kselftest_harness.h"
-#include "memfilter.h"
+#include "libmemfilter.h"
 
 #define SEED	0x5eed5eed12345678ULL
 

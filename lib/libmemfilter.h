@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR GPL-2.0 */
 /*
- * libmemfilter: the userspace helper library for /dev/memfilter.
+ * libmemfilter: the userspace helper library for /dev/memfilter, installed
+ * as <libmemfilter.h> (its ABI is <linux/memfilter.h>, which programs
+ * need not include).
  *
  * Callers never see the ABI's size fields, ioctl numbers or fixed-point
  * encodings: the library fills them in, splits key batches to the kernel's
