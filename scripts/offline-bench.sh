@@ -41,7 +41,6 @@ for rev in "$@"; do
 	revs="$revs $h"
 done
 
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 uptime_before=$(uptime)
 i=1
 while [ "$i" -le "$runs" ]; do
