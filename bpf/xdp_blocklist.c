@@ -23,7 +23,7 @@
 #include <linux/if_link.h>
 #include <linux/memfilter.h>
 
-#include "memfilter.h"
+#include "libmemfilter.h"
 #include "xdp_blocklist.h"
 #include "xdp_blocklist.skel.h"
 
