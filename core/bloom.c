@@ -42,19 +42,16 @@
  * data-dependent branches but the insert's per word, and k from
  * the filter, so the loop's own branch always predicts. The single-key
  * calls and the batch loops go through a switch on k (mf_bloom_with_k(),
- * mf_bloom_hashes_with_k()) to get a copy fully unrolled for each k:
+ * mf_bloom_hashes_with_k()) to get a copy with k a constant for each k
+ * (fully unrolled at -O3; the kernel's -O2 keeps a counted loop):
  * measured faster in scalar code than computing all 8 pattern words
- * branch-free (bench/results/bloom.md). The kernel builds at -O2, which
- * unrolls no loop on its own: MF_BLOOM_UNROLL asks for it (GCC and clang).
+ * branch-free (bench/results/bloom.md).
  */
-#define MF_BLOOM_UNROLL	_Pragma("GCC unroll 8")
-
 static __always_inline bool mf_bloom_test(const u64 *blk, u64 hash, u32 k)
 {
 	unsigned int s = memfilter_bloom_start(hash), i, w;
 	u64 hit = 1;
 
-	MF_BLOOM_UNROLL
 	for (i = 0; i < k; i++) {
 		w = (s + i) & 7;
 		hit &= READ_ONCE(blk[w]) >> memfilter_bloom_bit(hash, w);
@@ -89,7 +86,6 @@ static __always_inline void mf_bloom_set_exclusive(u64 *blk, u64 hash, u32 k)
 {
 	unsigned int s = memfilter_bloom_start(hash), i, w;
 
-	MF_BLOOM_UNROLL
 	for (i = 0; i < k; i++) {
 		w = (s + i) & 7;
 		WRITE_ONCE(blk[w],
