@@ -42,20 +42,44 @@
  * data-dependent branches but the insert's per word, and k from
  * the filter, so the loop's own branch always predicts. The single-key
  * calls and the batch loops go through a switch on k (mf_bloom_with_k(),
- * mf_bloom_hashes_with_k()) to get a copy with k a constant for each k
- * (fully unrolled at -O3; the kernel's -O2 keeps a counted loop):
+ * mf_bloom_hashes_with_k()) to get a copy with k a constant for each k:
  * measured faster in scalar code than computing all 8 pattern words
  * branch-free (bench/results/bloom.md).
  */
+
+/* Word @i of a hash's window: its bit, in bit 0. */
+static __always_inline u64 mf_bloom_probe(const u64 *blk, u64 hash,
+					  unsigned int s, unsigned int i)
+{
+	unsigned int w = (s + i) & 7;
+
+	return READ_ONCE(blk[w]) >> memfilter_bloom_bit(hash, w);
+}
+
+/*
+ * Query: the probes written out, because the kernel's -O2 unrolls no
+ * loop; with k a constant (the callers' switches) the tests fold away.
+ * k = 8 probes all 8 words (k is 1..8 in every valid filter).
+ */
 static __always_inline bool mf_bloom_test(const u64 *blk, u64 hash, u32 k)
 {
-	unsigned int s = memfilter_bloom_start(hash), i, w;
-	u64 hit = 1;
+	unsigned int s = memfilter_bloom_start(hash);
+	u64 hit = mf_bloom_probe(blk, hash, s, 0);
 
-	for (i = 0; i < k; i++) {
-		w = (s + i) & 7;
-		hit &= READ_ONCE(blk[w]) >> memfilter_bloom_bit(hash, w);
-	}
+	if (k > 1)
+		hit &= mf_bloom_probe(blk, hash, s, 1);
+	if (k > 2)
+		hit &= mf_bloom_probe(blk, hash, s, 2);
+	if (k > 3)
+		hit &= mf_bloom_probe(blk, hash, s, 3);
+	if (k > 4)
+		hit &= mf_bloom_probe(blk, hash, s, 4);
+	if (k > 5)
+		hit &= mf_bloom_probe(blk, hash, s, 5);
+	if (k > 6)
+		hit &= mf_bloom_probe(blk, hash, s, 6);
+	if (k > 7)
+		hit &= mf_bloom_probe(blk, hash, s, 7);
 	return hit & 1;
 }
 
