@@ -686,8 +686,11 @@ static void *mf_conc_insert(void *p)
 		memfilter_bloom_add_keys(a->b, a->keys, 8, MF_CONC_KEYS);
 		break;
 	case 2:
-		for (size_t i = 0; i < MF_CONC_KEYS; i++)
+		/* Scalar: half one by one, half as a batch. */
+		for (size_t i = 0; i < MF_CONC_KEYS / 2; i++)
 			memfilter_bloom_add_hash_scalar(a->b, h[i]);
+		memfilter_bloom_add_hashes_scalar(a->b, h + MF_CONC_KEYS / 2,
+						  MF_CONC_KEYS - MF_CONC_KEYS / 2);
 		break;
 	default:
 		memfilter_bloom_add_hashes(a->b, h, MF_CONC_KEYS);
