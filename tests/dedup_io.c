@@ -94,6 +94,18 @@ static void *block_buf(void)
 	return p;
 }
 
+/* The device argv[1] with @flags, and the expected image argv[2]. */
+static int open_pair(char **argv, int flags, int *dev, int *exp)
+{
+	*dev = open(argv[1], flags);
+	if (*dev < 0)
+		return fail("open", argv[1]);
+	*exp = open(argv[2], O_WRONLY);
+	if (*exp < 0)
+		return fail("open", argv[2]);
+	return 0;
+}
+
 static int cmd_write(int argc, char **argv)
 {
 	uint64_t first, count, stride, seed, i;
@@ -108,12 +120,8 @@ static int cmd_write(int argc, char **argv)
 	count = num(argv[4]);
 	stride = num(argv[5]);
 	seed = num(argv[6]);
-	dev = open(argv[1], flags);
-	if (dev < 0)
-		return fail("open", argv[1]);
-	exp = open(argv[2], O_WRONLY);
-	if (exp < 0)
-		return fail("open", argv[2]);
+	if (open_pair(argv, flags, &dev, &exp))
+		return 1;
 	for (i = 0; i < count; i++) {
 		uint64_t b = first + i * stride;
 
@@ -190,12 +198,8 @@ static int cmd_settle(int argc, char **argv)
 		return usage();
 	first = num(argv[3]);
 	count = num(argv[4]);
-	dev = open(argv[1], O_RDONLY | O_DIRECT);
-	if (dev < 0)
-		return fail("open", argv[1]);
-	exp = open(argv[2], O_WRONLY);
-	if (exp < 0)
-		return fail("open", argv[2]);
+	if (open_pair(argv, O_RDONLY | O_DIRECT, &dev, &exp))
+		return 1;
 	for (i = 0; i < count; i++) {
 		uint64_t b = first + i;
 

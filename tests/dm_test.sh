@@ -73,7 +73,7 @@ status() {
 	[ "$3" = memfilter-dedup ] || fail "status: '$*'" || return 1
 	shift 3
 	W=$1 E=$2 V=$3 M=$4 N=$5 P=$6 B=$7 X=$8
-	echo "#  status: writes $W elided $E verify_reads $V mismatches $M" \
+	echo "status: writes $W elided $E verify_reads $V mismatches $M" \
 		"negatives $N passthrough $P busy $B verify_errors $X"
 }
 
