@@ -276,6 +276,17 @@ bench/window_bench: bench/window_bench.c \
 bench-window: bench/window_bench
 	bench/window_bench
 
+# --- the dedup target's CPU cost per block -----------------------------------
+DM_BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c
+
+bench/dm_bench: bench/dm_bench.c \
+		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(DM_BENCH_CORE))
+	$(CC) $(BENCH_CFLAGS) -Wall -Werror -o $@ $^
+
+.PHONY: bench-dm
+bench-dm: bench/dm_bench
+	bench/dm_bench
+
 # --- libmemfilter: shared (lib/libmemfilter.map), static, pkg-config --------
 LIB_SONAME := libmemfilter.so.1
 LIB_REALNAME := libmemfilter.so.$(VERSION)

@@ -5,11 +5,17 @@
  * seed and the block number, mirrored into an "expected image" file; the
  * exact number of verify reads a filter image predicts for such writes;
  * and the check that concurrent writers left every block with the data of
- * one of them.
+ * one of them. image writes the same blocks into a plain file (buffered),
+ * for images that dd copies onto the target (bench/dm/dedup-guest.sh).
+ * raw is one O_DIRECT write of LENGTH bytes at byte OFFSET (multiples of
+ * 512), each byte what write would put there: partial, unaligned or
+ * multi-block writes.
  *
  *   dedup_io write DEV EXPECT FIRST COUNT STRIDE SEED [fua]
  *   dedup_io predict IMAGE FIRST COUNT STRIDE SEED
  *   dedup_io settle DEV EXPECT FIRST COUNT SEED...
+ *   dedup_io image FILE FIRST COUNT STRIDE SEED
+ *   dedup_io raw DEV EXPECT OFFSET LENGTH SEED
  *
  * Blocks FIRST, FIRST + STRIDE, ... (COUNT of them). Seed 0 is zeros.
  * predict prints how many of the writes' keys the filter in IMAGE would
@@ -38,7 +44,9 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: dedup_io write DEV EXPECT FIRST COUNT STRIDE SEED [fua]\n"
 		"       dedup_io predict IMAGE FIRST COUNT STRIDE SEED\n"
-		"       dedup_io settle DEV EXPECT FIRST COUNT SEED...\n");
+		"       dedup_io settle DEV EXPECT FIRST COUNT SEED...\n"
+		"       dedup_io image FILE FIRST COUNT STRIDE SEED\n"
+		"       dedup_io raw DEV EXPECT OFFSET LENGTH SEED\n");
 	return 2;
 }
 
@@ -60,6 +68,24 @@ static uint64_t num(const char *s)
 		exit(2);
 	}
 	return v;
+}
+
+/* FIRST COUNT STRIDE SEED from @argv[0..3]. */
+struct blocks {
+	uint64_t first, count, stride, seed;
+};
+
+static struct blocks blocks_arg(char **argv)
+{
+	struct blocks r = { num(argv[0]), num(argv[1]), num(argv[2]),
+			    num(argv[3]) };
+
+	return r;
+}
+
+static uint64_t nth(const struct blocks *r, uint64_t i)
+{
+	return r->first + i * r->stride;
 }
 
 /* Block @b's data under @seed: xorshift64* from both, zeros for seed 0. */
@@ -108,24 +134,22 @@ static int open_pair(char **argv, int flags, int *dev, int *exp)
 
 static int cmd_write(int argc, char **argv)
 {
-	uint64_t first, count, stride, seed, i;
 	int dev, exp, flags = O_WRONLY | O_DIRECT;
+	struct blocks r;
+	uint64_t i;
 	uint8_t *buf = block_buf();
 
 	if (argc < 7 || argc > 8 || (argc == 8 && strcmp(argv[7], "fua")))
 		return usage();
 	if (argc == 8)
 		flags |= O_DSYNC;
-	first = num(argv[3]);
-	count = num(argv[4]);
-	stride = num(argv[5]);
-	seed = num(argv[6]);
+	r = blocks_arg(argv + 3);
 	if (open_pair(argv, flags, &dev, &exp))
 		return 1;
-	for (i = 0; i < count; i++) {
-		uint64_t b = first + i * stride;
+	for (i = 0; i < r.count; i++) {
+		uint64_t b = nth(&r, i);
 
-		fill(buf, seed, b);
+		fill(buf, r.seed, b);
 		if (pwrite(dev, buf, BLOCK, b * BLOCK) != BLOCK)
 			return fail("write", argv[1]);
 		if (pwrite(exp, buf, BLOCK, b * BLOCK) != BLOCK)
@@ -137,7 +161,8 @@ static int cmd_write(int argc, char **argv)
 
 static int cmd_predict(int argc, char **argv)
 {
-	uint64_t first, count, stride, seed, i, present = 0;
+	uint64_t i, present = 0;
+	struct blocks r;
 	uint8_t *buf = block_buf(), *image;
 	struct mf_offline *f;
 	const char *why = "";
@@ -147,10 +172,7 @@ static int cmd_predict(int argc, char **argv)
 
 	if (argc != 6)
 		return usage();
-	first = num(argv[2]);
-	count = num(argv[3]);
-	stride = num(argv[4]);
-	seed = num(argv[5]);
+	r = blocks_arg(argv + 2);
 	fd = open(argv[1], O_RDONLY);
 	if (fd < 0 || fstat(fd, &st))
 		return fail("open", argv[1]);
@@ -164,10 +186,10 @@ static int cmd_predict(int argc, char **argv)
 			strerror((int)-ret), why ? why : "");
 		return 1;
 	}
-	for (i = 0; i < count; i++) {
-		uint64_t b = first + i * stride, key[2];
+	for (i = 0; i < r.count; i++) {
+		uint64_t b = nth(&r, i), key[2];
 
-		fill(buf, seed, b);
+		fill(buf, r.seed, b);
 		key[0] = htole64(b);
 		key[1] = htole64(memfilter_xxh64(buf, BLOCK, 0));
 		ret = mf_offline_query(f, key, sizeof(key), 1, NULL, NULL);
@@ -228,6 +250,57 @@ static int cmd_settle(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_image(int argc, char **argv)
+{
+	uint8_t *buf = block_buf();
+	struct blocks r;
+	uint64_t i;
+	int fd;
+
+	if (argc != 6)
+		return usage();
+	r = blocks_arg(argv + 2);
+	fd = open(argv[1], O_WRONLY | O_CREAT, 0644);
+	if (fd < 0)
+		return fail("open", argv[1]);
+	for (i = 0; i < r.count; i++) {
+		uint64_t b = nth(&r, i);
+
+		fill(buf, r.seed, b);
+		if (pwrite(fd, buf, BLOCK, b * BLOCK) != BLOCK)
+			return fail("write", argv[1]);
+	}
+	return close(fd) ? fail("close", argv[1]) : 0;
+}
+
+static int cmd_raw(int argc, char **argv)
+{
+	uint8_t *blk = block_buf(), *buf;
+	uint64_t off, len, seed, i;
+	int dev, exp;
+
+	if (argc != 6)
+		return usage();
+	off = num(argv[3]);
+	len = num(argv[4]);
+	seed = num(argv[5]);
+	if (posix_memalign((void **)&buf, BLOCK, len ? len : 1))
+		return fail("allocate", "buffer");
+	for (i = 0; i < len; i++) {
+		if (!i || !((off + i) % BLOCK))
+			fill(blk, seed, (off + i) / BLOCK);
+		buf[i] = blk[(off + i) % BLOCK];
+	}
+	if (open_pair(argv, O_WRONLY | O_DIRECT, &dev, &exp))
+		return 1;
+	if (pwrite(dev, buf, len, off) != (ssize_t)len)
+		return fail("write", argv[1]);
+	if (pwrite(exp, buf, len, off) != (ssize_t)len)
+		return fail("write", argv[2]);
+	close(exp);
+	return close(dev) ? fail("close", argv[1]) : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -238,5 +311,9 @@ int main(int argc, char **argv)
 		return cmd_predict(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "settle"))
 		return cmd_settle(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "image"))
+		return cmd_image(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "raw"))
+		return cmd_raw(argc - 1, argv + 1);
 	return usage();
 }

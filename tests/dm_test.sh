@@ -226,6 +226,22 @@ t_fua() {
 		eq "loop sectors written" $((LWS - lws)) 512 && same
 }
 
+# A 64 KiB write reaches the target as 16 candidates; partial and
+# unaligned writes pass through (an unaligned 4 KiB write is two pieces).
+t_split_partial() {
+	p=$(predict 384 16 1 12) || return 1
+	reset && loopstat || return 1
+	lws=$LWS
+	dedup_io raw "$DEV" "$EXP" $((384 * 4096)) 65536 12 && status &&
+		invariants && eq "writes" "$W" 16 && eq "verify reads" "$V" "$p" &&
+		eq "passthrough" "$P" 0 && reset &&
+		dedup_io raw "$DEV" "$EXP" $((400 * 4096 + 512)) 512 13 &&
+		status && eq "passthrough" "$P" 1 && eq "writes" "$W" 0 &&
+		dedup_io raw "$DEV" "$EXP" $((401 * 4096 + 512)) 4096 13 &&
+		status && eq "passthrough" "$P" 3 && eq "writes" "$W" 0 &&
+		loopstat && eq "loop sectors written" $((LWS - lws)) 137 && same
+}
+
 # Writers racing on overlapping blocks, some rewriting what is there:
 # each block ends with one writer's data, the counters stay consistent.
 t_concurrent() {
@@ -356,7 +372,7 @@ t_cuckoo() {
 }
 
 echo "TAP version 13"
-echo "1..15"
+echo "1..16"
 run "setup: loop device, filter, dmsetup create" t_setup
 run "dmsetup table shows the table line" t_table
 run "bad tables and messages are refused" t_bad_tables
@@ -365,6 +381,7 @@ run "region A unchanged: all elided, loop writes unchanged" t_rewrite_a
 run "region B: verify reads = predicted false positives" t_write_b
 run "half of A changed: mismatches counted and written" t_half_a
 run "FUA writes are never elided" t_fua
+run "64 KiB write split per block; partial, unaligned pass through" t_split_partial
 run "concurrent overlapping writers: a valid result" t_concurrent
 run "suspend/resume with writes in flight" t_suspend
 run "reload with writes in flight" t_reload
