@@ -25,6 +25,7 @@
  *
  * Copyright (C) 2026 The memfilter authors.
  */
+#include <kunit/visibility.h>
 #include <linux/bio.h>
 #include <linux/device-mapper.h>
 #include <linux/hash.h>
@@ -111,19 +112,6 @@ struct mf_dm_io {
 	bool tracked;
 };
 
-/**
- * struct mf_dm_filter_key - what the target adds to and tests in the filter
- * @block: the 4 KiB block's number on the target, little endian
- * @hash: XXH64 (seed 0) of the block's 4096 bytes, little endian
- *
- * Userspace that predicts the filter's answers (tests, tools) builds the
- * same 16 bytes.
- */
-struct mf_dm_filter_key {
-	__le64 block;
-	__le64 hash;
-};
-
 static void mf_dm_count(struct mf_dm_target *t, enum mf_dm_counter c)
 {
 	struct mf_dm_stats *s = get_cpu_ptr(t->stats);
@@ -156,7 +144,7 @@ static void mf_dm_sum(struct mf_dm_target *t, u64 *sum)
 }
 
 /**
- * mf_dm_candidate() - does a bio consult the filter?
+ * memfilter_dm_candidate() - does a bio consult the filter?
  * @opf: its operation and flags
  * @offset: its first sector, relative to the target
  * @sectors: its length in sectors
@@ -166,16 +154,25 @@ static void mf_dm_sum(struct mf_dm_target *t, u64 *sum)
  * false for everything the target passes through untouched (other
  * operations, FUA or PREFLUSH writes, partial or unaligned writes).
  */
-static bool mf_dm_candidate(blk_opf_t opf, sector_t offset,
-			    unsigned int sectors)
+VISIBLE_IF_KUNIT bool memfilter_dm_candidate(blk_opf_t opf, sector_t offset,
+					     unsigned int sectors)
 {
 	return (opf & REQ_OP_MASK) == REQ_OP_WRITE &&
 	       !(opf & (REQ_FUA | REQ_PREFLUSH)) &&
 	       sectors == MF_DM_SECTORS && !(offset & (MF_DM_SECTORS - 1));
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_dm_candidate);
 
-/* The filter key of a candidate (its sector is already the device's). */
-static void mf_dm_make_key(struct bio *bio, struct mf_dm_filter_key *key)
+/**
+ * memfilter_dm_block_key() - the filter key of a candidate
+ * @bio: a candidate (memfilter_dm_candidate()), its sector the target's
+ * @key: out: its block number and the XXH64 of its data, whatever the
+ *	bio's segments
+ *
+ * Context: any but hard interrupt (maps the data with kmap_local).
+ */
+VISIBLE_IF_KUNIT void memfilter_dm_block_key(struct bio *bio,
+					     struct memfilter_dm_key *key)
 {
 	struct xxh64_state st;
 	struct bvec_iter iter;
@@ -191,6 +188,7 @@ static void mf_dm_make_key(struct bio *bio, struct mf_dm_filter_key *key)
 	key->block = cpu_to_le64(bio->bi_iter.bi_sector >> 3);
 	key->hash = cpu_to_le64(xxh64_digest(&st));
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_dm_block_key);
 
 /*
  * Ask the filter about a candidate and add its key. Cuckoo filters have
@@ -199,12 +197,12 @@ static void mf_dm_make_key(struct bio *bio, struct mf_dm_filter_key *key)
  */
 static bool mf_dm_filter_maybe(struct mf_dm_target *t, struct bio *bio)
 {
-	struct mf_dm_filter_key key;
+	struct memfilter_dm_key key;
 	int ret;
 
 	if (!t->f)
 		return true;
-	mf_dm_make_key(bio, &key);
+	memfilter_dm_block_key(bio, &key);
 	ret = memfilter_test_and_add(t->f, &key, sizeof(key));
 	if (ret >= 0)
 		return ret;
@@ -236,10 +234,17 @@ static bool mf_dm_busy(struct mf_dm_target *t, sector_t block)
 	       atomic_read(&t->inflight[MF_DM_SLOT_WIDE]);
 }
 
-/* Is a candidate's data what @page holds? */
-static bool mf_dm_same(struct bio *bio, struct page *page)
+/**
+ * memfilter_dm_block_same() - does a candidate carry these bytes?
+ * @bio: a candidate
+ * @data: the 4096 bytes to compare its data with
+ *
+ * Context: any but hard interrupt (maps the data with kmap_local).
+ * Return: true if the bio's segments, in order, equal @data.
+ */
+VISIBLE_IF_KUNIT bool memfilter_dm_block_same(struct bio *bio,
+					      const void *data)
 {
-	void *disk = kmap_local_page(page);
 	struct bvec_iter iter;
 	struct bio_vec bv;
 	unsigned int off = 0;
@@ -248,15 +253,15 @@ static bool mf_dm_same(struct bio *bio, struct page *page)
 	bio_for_each_segment(bv, bio, iter) {
 		void *p = bvec_kmap_local(&bv);
 
-		same = !memcmp(p, disk + off, bv.bv_len);
+		same = !memcmp(p, data + off, bv.bv_len);
 		kunmap_local(p);
 		if (!same)
 			break;
 		off += bv.bv_len;
 	}
-	kunmap_local(disk);
 	return same;
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_dm_block_same);
 
 /**
  * mf_dm_verify() - read a candidate's block back and decide its fate
@@ -286,6 +291,7 @@ static enum mf_dm_counter mf_dm_verify(struct mf_dm_target *t,
 	struct bio_vec rbv;
 	struct page *page;
 	struct bio rbio;
+	void *disk;
 	int err;
 
 	page = mempool_alloc(t->pages, GFP_NOIO);
@@ -295,14 +301,16 @@ static enum mf_dm_counter mf_dm_verify(struct mf_dm_target *t,
 	mf_dm_count(t, MF_DM_VERIFY_READS);
 	err = submit_bio_wait(&rbio);
 	bio_uninit(&rbio);
+	disk = kmap_local_page(page);
 	if (err)
 		res = MF_DM_VERIFY_ERRORS;
-	else if (!mf_dm_same(bio, page))
+	else if (!memfilter_dm_block_same(bio, disk))
 		res = MF_DM_MISMATCHES;
 	else if (mf_dm_busy(t, bio->bi_iter.bi_sector >> 3))
 		res = MF_DM_BUSY;
 	else
 		res = MF_DM_ELIDED;
+	kunmap_local(disk);
 	mempool_free(page, t->pages);
 	return res;
 }
@@ -336,7 +344,7 @@ static int mf_dm_map(struct dm_target *ti, struct bio *bio)
 							  bio->bi_iter.bi_sector);
 	if (!op_is_write(bio_op(bio)) || !sectors)
 		return DM_MAPIO_REMAPPED;
-	if (!mf_dm_candidate(bio->bi_opf, bio->bi_iter.bi_sector, sectors)) {
+	if (!memfilter_dm_candidate(bio->bi_opf, bio->bi_iter.bi_sector, sectors)) {
 		mf_dm_count(t, MF_DM_PASSTHROUGH);
 		mf_dm_track(t, io, bio);
 		return DM_MAPIO_REMAPPED;
