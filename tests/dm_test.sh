@@ -189,7 +189,7 @@ t_rewrite_a() {
 # (3) region B, new data, after the filter was filled past its capacity:
 # the verify reads are exactly the false positives its image predicts.
 t_write_b() {
-	seq 1 20000 | memfilterctl add $FILTER >/dev/null 2>&1
+	seq 1 8000 | memfilterctl add $FILTER >/dev/null 2>&1
 	p=$(predict 512 256 1 2) || return 1
 	echo "# predicted false positives: $p of 256"
 	[ "$p" -gt 0 ] && [ "$p" -lt 256 ] ||
@@ -281,7 +281,7 @@ passes() {
 # stand still while suspended), resume lets the writer finish.
 t_suspend() {
 	write 768 256 1 7 && reset || return 1
-	passes 8 768 256 1 7 & w=$!
+	passes 3 768 256 1 7 & w=$!
 	started && dm suspend $MAP || return 1
 	kill -0 $w 2>/dev/null && echo "# suspended with the writer running"
 	status && s1="$W $E $V $M $N $P $B $X"
@@ -289,18 +289,18 @@ t_suspend() {
 	dm resume $MAP || return 1
 	wait $w || fail "the writer failed" || return 1
 	eq "counters while suspended" "$s2" "$s1" && status && invariants &&
-		eq "writes" "$W" 2048 && eq "elided" "$E" 2048 && same
+		eq "writes" "$W" 768 && eq "elided" "$E" 768 && same
 }
 
 # A table reload and resume while a writer runs: no write is lost.
 t_reload() {
 	reset || return 1
-	passes 8 768 256 1 8 & w=$!
+	passes 3 768 256 1 8 & w=$!
 	started && dm reload $MAP --table "$(table $FILTER)" &&
 		dm resume $MAP || return 1
 	kill -0 $w 2>/dev/null && echo "# reloaded with the writer running"
 	wait $w || fail "the writer failed" || return 1
-	status && invariants && [ "$W" -le 2048 ] && t_table && same
+	status && invariants && [ "$W" -le 768 ] && t_table && same
 }
 
 # The filter unpublished while the target holds it: the target keeps
