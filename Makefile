@@ -287,6 +287,17 @@ bench-offline:
 	@mkdir -p bench/results
 	scripts/offline-bench.sh bench/results/offline.md $(REVS)
 
+# --- the dedup target's CPU cost per block -----------------------------------
+DM_BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c
+
+bench/dm_bench: bench/dm_bench.c \
+		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(DM_BENCH_CORE))
+	$(CC) $(BENCH_CFLAGS) -Wall -Werror -o $@ $^
+
+.PHONY: bench-dm
+bench-dm: bench/dm_bench
+	bench/dm_bench
+
 # --- libmemfilter: shared (lib/libmemfilter.map), static, pkg-config --------
 LIB_SONAME := libmemfilter.so.1
 LIB_REALNAME := libmemfilter.so.$(VERSION)
@@ -438,6 +449,18 @@ $(BUILD)/guest/bin/cli_test: tests/cli_test.sh
 	install -m 755 $< $@
 
 guest: $(BUILD)/guest/bin/cli_test
+
+# The dedup target's guest test (a sh script, installed as dm_test) and the
+# O_DIRECT writer and predictor it drives the device with.
+$(BUILD)/guest/bin/dm_test: tests/dm_test.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+$(BUILD)/guest/bin/dedup_io: tests/dedup_io.c $(GUEST_LIB_OBJS) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_FLAGS) -static -o $@ $< $(GUEST_LIB_OBJS) -lm
+
+guest: $(BUILD)/guest/bin/dm_test $(BUILD)/guest/bin/dedup_io
 
 # --- the image loader's fuzzer (libFuzzer, clang) ----------------------------
 FUZZ_OBJS := $(call lib_objs,$(BUILD)/fuzz) $(BUILD)/fuzz/image_fuzz.o

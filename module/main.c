@@ -22,6 +22,7 @@
 #include <linux/uaccess.h>
 
 #include "bpf.h"
+#include "dm.h"
 #include "filter.h"
 #include "ioctl.h"
 #include "netfilter.h"
@@ -308,12 +309,17 @@ static int __init memfilter_init(void)
 	ret = memfilter_nf_init();
 	if (ret)
 		goto out_debugfs;
-	ret = misc_register(&mf_miscdev);
+	ret = memfilter_dm_init();
 	if (ret)
 		goto out_nf;
+	ret = misc_register(&mf_miscdev);
+	if (ret)
+		goto out_dm;
 	pr_info("ready, ABI version %u\n", MEMFILTER_API_VERSION);
 	return 0;
 
+out_dm:
+	memfilter_dm_exit();
 out_nf:
 	memfilter_nf_exit();
 out_debugfs:
@@ -330,6 +336,7 @@ static void __exit memfilter_exit(void)
 	 * after misc_deregister(); published names hold the last references.
 	 */
 	misc_deregister(&mf_miscdev);
+	memfilter_dm_exit();
 	/* Attachments hold filter references: gone before the names. */
 	memfilter_nf_exit();
 	memfilter_unpublish_all();

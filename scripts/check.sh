@@ -191,7 +191,7 @@ GUEST_TOOLS="ip bpftool dmsetup losetup"
 stage "debug test kernel: KUnit + selftests (KASAN, lockdep, kmemleak)"
 tests/qemu/vm.sh --kernel "$K/arch/x86/boot/bzImage" --ko build/kbuild/test \
 	--bin build/guest/bin --script tests/qemu/debug.sh --tools "$GUEST_TOOLS" \
-	--out $R/vm-debug.log --timeout 1200 || echo "vm: debug run failed"
+	--out $R/vm-debug.log --timeout 1800 || echo "vm: debug run failed"
 
 stage "KCSAN test kernel: KUnit + threaded selftests"
 tests/qemu/vm.sh --kernel "$KK/arch/x86/boot/bzImage" --ko build/kbuild/kcsan \

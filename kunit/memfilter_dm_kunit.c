@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite memfilter_dm: the pure parts of the memfilter-dedup target
+ * (module/dm.c). Which bios consult the filter (only plain, full, aligned
+ * 4 KiB writes; never FUA or PREFLUSH); and that a candidate's key and
+ * its comparison with the device's data do not depend on how the bio's
+ * data is cut into segments, which the guest test's page-aligned O_DIRECT
+ * buffers never exercise.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <kunit/test.h>
+#include <linux/bio.h>
+#include <linux/highmem.h>
+#include <linux/xxhash.h>
+
+#include "dm.h"
+
+static void mf_dm_kunit_candidate(struct kunit *test)
+{
+	static const struct {
+		blk_opf_t opf;
+		sector_t offset;
+		unsigned int sectors;
+		bool want;
+	} c[] = {
+		{ REQ_OP_WRITE, 0, 8, true },
+		{ REQ_OP_WRITE | REQ_SYNC | REQ_IDLE, 8000, 8, true },
+		{ REQ_OP_WRITE | REQ_FUA, 0, 8, false },
+		{ REQ_OP_WRITE | REQ_PREFLUSH, 0, 8, false },
+		{ REQ_OP_WRITE | REQ_FUA | REQ_PREFLUSH, 16, 8, false },
+		{ REQ_OP_WRITE, 4, 8, false },
+		{ REQ_OP_WRITE, 0, 7, false },
+		{ REQ_OP_WRITE, 0, 1, false },
+		{ REQ_OP_WRITE, 0, 16, false },
+		{ REQ_OP_WRITE, 0, 0, false },
+		{ REQ_OP_READ, 0, 8, false },
+		{ REQ_OP_DISCARD, 0, 8, false },
+		{ REQ_OP_WRITE_ZEROES, 0, 8, false },
+		{ REQ_OP_SECURE_ERASE, 0, 8, false },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++)
+		KUNIT_EXPECT_EQ_MSG(test, memfilter_dm_candidate(c[i].opf,
+								 c[i].offset,
+								 c[i].sectors),
+				    c[i].want, "case %zu", i);
+}
+
+static void mf_dm_kunit_free_page(void *p)
+{
+	__free_page(p);
+}
+
+static struct page *mf_dm_kunit_page(struct kunit *test)
+{
+	struct page *p = alloc_page(GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							mf_dm_kunit_free_page,
+							p), 0);
+	return p;
+}
+
+/* Copy @len bytes of @data to @page at @off and add that as a segment. */
+static void mf_dm_kunit_segment(struct bio *bio, struct page *page,
+				unsigned int off, const u8 *data,
+				unsigned int len)
+{
+	memcpy_to_page(page, off, data, len);
+	__bio_add_page(bio, page, len, off);
+}
+
+static void mf_dm_kunit_segments(struct kunit *test)
+{
+	struct page *p0 = mf_dm_kunit_page(test), *p1 = mf_dm_kunit_page(test);
+	struct page *whole = mf_dm_kunit_page(test);
+	static const unsigned int flip[] = { 0, 2500, 4095 };
+	u8 *data = kunit_kmalloc(test, 4096, GFP_KERNEL);
+	struct memfilter_dm_key k3, k1;
+	struct bio_vec bv3[3], bv1;
+	struct bio b3, b1;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, data);
+	for (i = 0; i < 4096; i++)
+		data[i] = i * 7 + (i >> 8);
+
+	/* The block as three segments out of order in two pages ... */
+	bio_init(&b3, NULL, bv3, ARRAY_SIZE(bv3), REQ_OP_WRITE);
+	b3.bi_iter.bi_sector = 24;
+	mf_dm_kunit_segment(&b3, p0, 3000, data, 1000);
+	mf_dm_kunit_segment(&b3, p1, 0, data + 1000, 3000);
+	mf_dm_kunit_segment(&b3, p0, 100, data + 4000, 96);
+	KUNIT_ASSERT_EQ(test, b3.bi_iter.bi_size, 4096U);
+	/* ... and as one. */
+	bio_init(&b1, NULL, &bv1, 1, REQ_OP_WRITE);
+	b1.bi_iter.bi_sector = 24;
+	mf_dm_kunit_segment(&b1, whole, 0, data, 4096);
+
+	memfilter_dm_block_key(&b3, &k3);
+	memfilter_dm_block_key(&b1, &k1);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(k3.block), 3ULL);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(k3.hash), xxh64(data, 4096, 0));
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(k1.block), le64_to_cpu(k3.block));
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(k1.hash), le64_to_cpu(k3.hash));
+
+	KUNIT_EXPECT_TRUE(test, memfilter_dm_block_same(&b3, data));
+	KUNIT_EXPECT_TRUE(test, memfilter_dm_block_same(&b1, data));
+	/* A difference in the first, a middle and the last segment. */
+	for (i = 0; i < ARRAY_SIZE(flip); i++) {
+		unsigned int at = flip[i];
+
+		data[at] ^= 0x10;
+		KUNIT_EXPECT_FALSE_MSG(test, memfilter_dm_block_same(&b3, data),
+				       "byte %u", at);
+		KUNIT_EXPECT_FALSE_MSG(test, memfilter_dm_block_same(&b1, data),
+				       "byte %u", at);
+		data[at] ^= 0x10;
+	}
+	bio_uninit(&b3);
+	bio_uninit(&b1);
+}
+
+static struct kunit_case memfilter_dm_cases[] = {
+	KUNIT_CASE(mf_dm_kunit_candidate),
+	KUNIT_CASE(mf_dm_kunit_segments),
+	{}
+};
+
+static struct kunit_suite memfilter_dm_suite = {
+	.name = "memfilter_dm",
+	.test_cases = memfilter_dm_cases,
+};
+
+kunit_test_suite(memfilter_dm_suite);

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * memfilter's device-mapper target "memfilter-dedup" (module/dm.c): what
+ * main.c calls to register and unregister it, and the pure functions its
+ * KUnit suite tests. Kernels without device mapper get no-op stubs; Kbuild
+ * then leaves dm.o out.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#ifndef _MEMFILTER_DM_H
+#define _MEMFILTER_DM_H
+
+#include <linux/blk_types.h>
+
+/**
+ * struct memfilter_dm_key - what the target adds to and tests in the filter
+ * @block: the 4 KiB block's number on the target (sector / 8), little endian
+ * @hash: XXH64 (seed 0) of the block's 4096 bytes, little endian
+ *
+ * Userspace that predicts the filter's answers (tests/dedup_io.c) builds
+ * the same 16 bytes.
+ */
+struct memfilter_dm_key {
+	__le64 block;
+	__le64 hash;
+};
+
+#if IS_REACHABLE(CONFIG_BLK_DEV_DM)
+int memfilter_dm_init(void);
+void memfilter_dm_exit(void);
+#if IS_ENABLED(CONFIG_KUNIT)
+/* Visible to KUnit only (kunit/memfilter_dm_kunit.c). */
+bool memfilter_dm_candidate(blk_opf_t opf, sector_t offset,
+			    unsigned int sectors);
+void memfilter_dm_block_key(struct bio *bio, struct memfilter_dm_key *key);
+bool memfilter_dm_block_same(struct bio *bio, const void *data);
+#endif
+#else
+static inline int memfilter_dm_init(void)
+{
+	return 0;
+}
+
+static inline void memfilter_dm_exit(void)
+{
+}
+#endif
+
+#endif /* _MEMFILTER_DM_H */

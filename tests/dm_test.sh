@@ -1,0 +1,392 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest test of the memfilter-dedup device-mapper target, driven by the
+# real dmsetup and losetup (vm.sh --tools) on a loop device over a tmpfs
+# file, with dedup_io (tests/dedup_io.c) writing O_DIRECT 4 KiB blocks and
+# memfilterctl creating, dumping and unpublishing the filter. Needs
+# memfilter.ko loaded; prints TAP; exits 0 only if every test passed.
+#
+# Counts are exact: each step resets the target's counters, writes one
+# block at a time and compares them, the loop device's write counter and
+# the verify reads an offline copy of the filter (its image, dumped just
+# before) predicts. The device's content is compared byte for byte with
+# the image of what was written after every step.
+
+DMSETUP=/sbin/dmsetup
+LOSETUP=/sbin/losetup
+# No udev in the guest: libdevmapper makes /dev/mapper nodes itself.
+export DM_DISABLE_UDEV=1
+
+MAP=mfdd
+FILTER=mfdd-filter
+BLOCKS=1024
+SECTORS=$((BLOCKS * 8))
+
+T=$(mktemp -d) || exit 1
+EXP=$T/expected.img
+BACK=$T/backing.img
+LDEV=
+n=0
+failed=0
+
+dm() { $DMSETUP --noudevsync "$@"; }
+
+cleanup() {
+	for m in $MAP mfdd-none mfdd-cuckoo mfdd-bad; do
+		dm remove $m >/dev/null 2>&1
+	done
+	[ -n "$LDEV" ] && $LOSETUP -d "$LDEV" 2>/dev/null
+	memfilterctl rm $FILTER >/dev/null 2>&1
+	memfilterctl rm mfdd-cuckoo >/dev/null 2>&1
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# run NAME FUNCTION: one TAP test; the function's output is shown on
+# failure, its "# " lines always.
+run() {
+	n=$((n + 1))
+	if "$2" >"$T/log" 2>&1; then
+		grep '^# ' "$T/log"
+		echo "ok $n $1"
+	else
+		sed 's/^/# /' "$T/log"
+		echo "not ok $n $1"
+		failed=1
+	fi
+}
+
+fail() {
+	echo "$*"
+	return 1
+}
+
+# eq WHAT GOT WANT
+eq() {
+	[ "$2" = "$3" ] || fail "$1: $2, want $3"
+}
+
+# status [MAP]: the target's counters as W E V M N P B X (dm.c's order).
+status() {
+	set -- $(dm status "${1:-$MAP}") || return 1
+	[ "$3" = memfilter-dedup ] || fail "status: '$*'" || return 1
+	shift 3
+	W=$1 E=$2 V=$3 M=$4 N=$5 P=$6 B=$7 X=$8
+	echo "status: writes $W elided $E verify_reads $V mismatches $M" \
+		"negatives $N passthrough $P busy $B verify_errors $X"
+}
+
+# The invariants every run keeps, whatever the interleaving.
+invariants() {
+	eq "writes = negatives + verify reads" "$W" $((N + V)) &&
+		eq "verify reads = elided + mismatches + busy + errors" "$V" \
+			$((E + M + B + X)) && eq "verify errors" "$X" 0
+}
+
+reset() {
+	dm message "${1:-$MAP}" 0 reset && status "$1" &&
+		eq "counters after reset" "$W $E $V $M $N $P $B $X" \
+			"0 0 0 0 0 0 0 0"
+}
+
+# loopstat: the loop device's completed reads and writes (I/Os, sectors),
+# once it has nothing in flight.
+loopstat() {
+	s=/sys/block/${LDEV#/dev/}
+	i=0
+	while [ "$(tr -d ' ' <$s/inflight)" != 00 ]; do
+		i=$((i + 1))
+		[ $i -lt 30 ] || fail "loop device never idle" || return 1
+		sleep 1
+	done
+	set -- $(cat $s/stat)
+	LR=$1 LW=$5 LWS=$7
+}
+
+# same: the device and the backing file hold exactly what was written.
+same() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	cmp "$DEV" "$EXP" && cmp "$BACK" "$EXP"
+}
+
+# write FIRST COUNT STRIDE SEED [fua]
+write() {
+	dedup_io write "$DEV" "$EXP" "$@"
+}
+
+# predict FIRST COUNT STRIDE SEED: verify reads the filter's current
+# image predicts for these writes.
+predict() {
+	memfilterctl dump $FILTER -o "$T/f.img" &&
+		dedup_io predict "$T/f.img" "$@"
+}
+
+table() {
+	echo "0 $SECTORS memfilter-dedup $LDEV $1"
+}
+
+t_setup() {
+	[ -x $DMSETUP ] && [ -x $LOSETUP ] ||
+		fail "no $DMSETUP or $LOSETUP (vm.sh --tools)" || return 1
+	dd if=/dev/zero of="$BACK" bs=4096 count=$BLOCKS 2>/dev/null &&
+		cp "$BACK" "$EXP" || return 1
+	LDEV=$($LOSETUP -f --show "$BACK") || return 1
+	memfilterctl create $FILTER --type bloom --capacity 4096 \
+		--fpr 0.01 --seed 7 || return 1
+	dm create $MAP --table "$(table $FILTER)" || return 1
+	DEV=/dev/$(dm info -c --noheadings -o blkdevname $MAP) || return 1
+	echo "# $LDEV, $DEV"
+	[ -b "$DEV" ] || fail "no block device $DEV"
+}
+
+t_table() {
+	got=$(dm table $MAP) || return 1
+	major=$(cat /sys/block/${LDEV#/dev/}/dev)
+	eq "table" "$got" "0 $SECTORS memfilter-dedup $major $FILTER"
+}
+
+t_bad_tables() {
+	for t in "0 8 memfilter-dedup $LDEV" \
+		"0 8 memfilter-dedup $LDEV $FILTER extra" \
+		"0 8 memfilter-dedup $LDEV no-such-filter" \
+		"0 8 memfilter-dedup /dev/no-such-device $FILTER" \
+		"0 8 memfilter-dedup $LDEV $(head -c 64 /dev/zero | tr '\0' x)"; do
+		if dm create mfdd-bad --table "$t" 2>/dev/null; then
+			dm remove mfdd-bad
+			fail "table accepted: $t"
+			return 1
+		fi
+	done
+	! dm message $MAP 0 bogus 2>/dev/null ||
+		fail "message 'bogus' accepted"
+}
+
+# (1) region A, new data: every write is a filter negative, no reads.
+t_write_a() {
+	p=$(predict 0 256 1 1) && eq "predicted verify reads" "$p" 0 &&
+		reset && loopstat || return 1
+	lw=$LW
+	write 0 256 1 1 && status && invariants &&
+		eq "writes" "$W" 256 && eq "negatives" "$N" 256 &&
+		eq "verify reads" "$V" 0 && loopstat &&
+		eq "loop writes" $((LW - lw)) 256 && same
+}
+
+# (2) region A again, unchanged: every write elided, the device untouched.
+t_rewrite_a() {
+	reset && loopstat || return 1
+	lw=$LW lws=$LWS lr=$LR
+	write 0 256 1 1 && status && invariants &&
+		eq "writes" "$W" 256 && eq "elided" "$E" 256 &&
+		eq "verify reads" "$V" 256 && loopstat &&
+		eq "loop writes" $((LW - lw)) 0 &&
+		eq "loop sectors written" $((LWS - lws)) 0 &&
+		eq "loop reads" $((LR - lr)) 256 && same
+}
+
+# (3) region B, new data, after the filter was filled past its capacity:
+# the verify reads are exactly the false positives its image predicts.
+t_write_b() {
+	seq 1 8000 | memfilterctl add $FILTER >/dev/null 2>&1
+	p=$(predict 512 256 1 2) || return 1
+	echo "# predicted false positives: $p of 256"
+	[ "$p" -gt 0 ] && [ "$p" -lt 256 ] ||
+		fail "the filled filter should predict some (not all) positives" ||
+		return 1
+	reset && loopstat || return 1
+	lw=$LW
+	write 512 256 1 2 && status && invariants &&
+		eq "verify reads" "$V" "$p" && eq "mismatches" "$M" "$p" &&
+		eq "negatives" "$N" $((256 - p)) && eq "elided" "$E" 0 &&
+		loopstat && eq "loop writes" $((LW - lw)) 256 && same
+}
+
+# (4) every other block of A with new data: mismatches, all written.
+t_half_a() {
+	p=$(predict 0 128 2 3) || return 1
+	echo "# predicted false positives: $p of 128"
+	reset && loopstat || return 1
+	lw=$LW
+	write 0 128 2 3 && status && invariants &&
+		eq "verify reads" "$V" "$p" && eq "mismatches" "$M" "$p" &&
+		eq "elided" "$E" 0 && loopstat &&
+		eq "loop writes" $((LW - lw)) 128 && same
+}
+
+# FUA writes of unchanged data are never elided. (The loop device, which
+# has no FUA, counts each one's flush as a write I/O too: count sectors.)
+t_fua() {
+	reset && loopstat || return 1
+	lws=$LWS
+	write 512 64 1 2 fua && status && invariants &&
+		eq "passthrough" "$P" 64 && eq "writes" "$W" 0 &&
+		eq "elided" "$E" 0 && loopstat &&
+		eq "loop sectors written" $((LWS - lws)) 512 && same
+}
+
+# A 64 KiB write reaches the target as 16 candidates; partial and
+# unaligned writes pass through (an unaligned 4 KiB write is two pieces).
+t_split_partial() {
+	p=$(predict 384 16 1 12) || return 1
+	reset && loopstat || return 1
+	lws=$LWS
+	dedup_io raw "$DEV" "$EXP" $((384 * 4096)) 65536 12 && status &&
+		invariants && eq "writes" "$W" 16 && eq "verify reads" "$V" "$p" &&
+		eq "passthrough" "$P" 0 && reset &&
+		dedup_io raw "$DEV" "$EXP" $((400 * 4096 + 512)) 512 13 &&
+		status && eq "passthrough" "$P" 1 && eq "writes" "$W" 0 &&
+		dedup_io raw "$DEV" "$EXP" $((401 * 4096 + 512)) 4096 13 &&
+		status && eq "passthrough" "$P" 3 && eq "writes" "$W" 0 &&
+		loopstat && eq "loop sectors written" $((LWS - lws)) 137 && same
+}
+
+# Writers racing on overlapping blocks, some rewriting what is there:
+# each block ends with one writer's data, the counters stay consistent.
+t_concurrent() {
+	write 0 128 1 5 && reset || return 1
+	write 0 128 1 5 & a=$!
+	write 64 128 1 6 & b=$!
+	write 0 128 1 5 & c=$!
+	write 96 64 1 6 & d=$!
+	wait $a && wait $b && wait $c && wait $d || fail "a writer failed" ||
+		return 1
+	status && invariants && eq "writes" "$W" 448 &&
+		echo "# elided $E, mismatches $M, busy $B of $V verify reads" &&
+		dedup_io settle "$DEV" "$EXP" 0 192 5 6 && same
+}
+
+# started MAP: wait until the target has seen a write (a writer runs).
+started() {
+	i=0
+	while status "$1" >/dev/null && [ "$W$P" = 00 ]; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || fail "no writer started" || return 1
+		sleep 0.1
+	done
+}
+
+# passes N FIRST COUNT STRIDE SEED: N writes of the same blocks in turn.
+passes() {
+	p=$1
+	shift
+	while [ "$p" -gt 0 ]; do
+		write "$@" || return 1
+		p=$((p - 1))
+	done
+}
+
+# Suspend with writes in flight: suspend drains the target (its counters
+# stand still while suspended), resume lets the writer finish.
+t_suspend() {
+	write 768 256 1 7 && reset || return 1
+	passes 3 768 256 1 7 & w=$!
+	started && dm suspend $MAP || return 1
+	kill -0 $w 2>/dev/null && echo "# suspended with the writer running"
+	status && s1="$W $E $V $M $N $P $B $X"
+	status && s2="$W $E $V $M $N $P $B $X"
+	dm resume $MAP || return 1
+	wait $w || fail "the writer failed" || return 1
+	eq "counters while suspended" "$s2" "$s1" && status && invariants &&
+		eq "writes" "$W" 768 && eq "elided" "$E" 768 && same
+}
+
+# A table reload and resume while a writer runs: no write is lost.
+t_reload() {
+	reset || return 1
+	passes 3 768 256 1 8 & w=$!
+	started && dm reload $MAP --table "$(table $FILTER)" &&
+		dm resume $MAP || return 1
+	kill -0 $w 2>/dev/null && echo "# reloaded with the writer running"
+	wait $w || fail "the writer failed" || return 1
+	status && invariants && [ "$W" -le 768 ] && t_table && same
+}
+
+# The filter unpublished while the target holds it: the target keeps
+# using it (no key lost), and no new table can name it.
+t_unpublish() {
+	memfilterctl rm $FILTER || return 1
+	! memfilterctl list | grep -qx $FILTER || fail "still listed" ||
+		return 1
+	if dm create mfdd-bad --table "$(table $FILTER)" 2>/dev/null; then
+		dm remove mfdd-bad
+		fail "a table named an unpublished filter"
+		return 1
+	fi
+	reset && loopstat || return 1
+	lw=$LW
+	write 768 256 1 8 && status && invariants &&
+		eq "elided" "$E" 256 && loopstat &&
+		eq "loop writes" $((LW - lw)) 0 && same
+}
+
+# Removal while a writer has the device open: refused; deferred removal
+# happens when it closes, with every write on the device.
+t_remove() {
+	exec 3<"$DEV" || return 1
+	if dm remove $MAP 2>/dev/null; then
+		exec 3<&-
+		fail "removed while open"
+		return 1
+	fi
+	write 0 256 1 9 & w=$!
+	dm remove --deferred $MAP || return 1
+	wait $w || fail "the writer failed" || return 1
+	dm info $MAP >/dev/null 2>&1 || fail "removed while open" || return 1
+	exec 3<&-
+	i=0
+	while dm info $MAP >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -lt 30 ] || fail "deferred removal never happened" ||
+			return 1
+		sleep 1
+	done
+	DEV=$LDEV
+	same
+}
+
+# Table filter "*": no filter, every full-block write is verified.
+t_no_filter() {
+	dm create mfdd-none --table "$(table '*')" || return 1
+	DEV=/dev/$(dm info -c --noheadings -o blkdevname mfdd-none)
+	write 0 64 1 9 && status mfdd-none && invariants &&
+		eq "verify reads" "$V" 64 && eq "elided" "$E" 64 &&
+		eq "negatives" "$N" 0 && reset mfdd-none &&
+		write 0 64 1 10 && status mfdd-none && invariants &&
+		eq "mismatches" "$M" 64 && same &&
+		eq "table" "$(dm table mfdd-none | cut -d' ' -f5)" "*" &&
+		dm remove mfdd-none
+}
+
+# A cuckoo filter (no test-and-add: contains, then add).
+t_cuckoo() {
+	memfilterctl create mfdd-cuckoo --type cuckoo --capacity 4096 \
+		--seed 3 && dm create mfdd-cuckoo --table "$(table mfdd-cuckoo)" ||
+		return 1
+	DEV=/dev/$(dm info -c --noheadings -o blkdevname mfdd-cuckoo)
+	write 256 128 1 11 && status mfdd-cuckoo && invariants &&
+		eq "negatives" "$N" 128 && reset mfdd-cuckoo &&
+		write 256 128 1 11 && status mfdd-cuckoo && invariants &&
+		eq "elided" "$E" 128 && same && dm remove mfdd-cuckoo
+}
+
+echo "TAP version 13"
+echo "1..16"
+run "setup: loop device, filter, dmsetup create" t_setup
+run "dmsetup table shows the table line" t_table
+run "bad tables and messages are refused" t_bad_tables
+run "region A: filter negatives only, no verify reads" t_write_a
+run "region A unchanged: all elided, loop writes unchanged" t_rewrite_a
+run "region B: verify reads = predicted false positives" t_write_b
+run "half of A changed: mismatches counted and written" t_half_a
+run "FUA writes are never elided" t_fua
+run "64 KiB write split per block; partial, unaligned pass through" t_split_partial
+run "concurrent overlapping writers: a valid result" t_concurrent
+run "suspend/resume with writes in flight" t_suspend
+run "reload with writes in flight" t_reload
+run "filter unpublished while the target holds it" t_unpublish
+run "remove with the device open: refused, then deferred" t_remove
+run "no filter ('*'): every write verified" t_no_filter
+run "cuckoo filter" t_cuckoo
+exit $failed
