@@ -13,7 +13,7 @@
  *    ingress (BPF_LINK_CREATE, 6.6+), repeats dropped;
  *  - netfilter: memfilter's own hook attached in namespace B, blocklist by
  *    source address (memfilterctl nf attach) and dedup by payload on a
- *    window filter, with an explicit ROTATE ending the window.
+ *    window filter, with explicit ROTATEs ending the window.
  *
  * Every expected verdict is predicted before the traffic, exactly: a
  * blocklist's false positives by QUERY on the same filter, a dedup's by
@@ -473,12 +473,14 @@ static unsigned int repeats(struct pkt *seq, unsigned int rep)
 /*
  * Predict a payload dedup with a twin filter: test-and-add of each
  * payload in order; a packet passes iff its payload was absent. Then a
- * sentinel payload the twin still certainly lacks into @sentinel.
+ * sentinel payload the twin certainly lacked into @sentinel (test-and-
+ * added too, as the program or hook will).
  */
 static unsigned int predict_dedup(struct __test_metadata *_metadata, int twin,
 				  struct pkt *seq, unsigned int n,
 				  char *sentinel, size_t len)
 {
+	static unsigned int sentinels;
 	unsigned int i, drops = 0;
 	char buf[32];
 	uint64_t was;
@@ -491,10 +493,14 @@ static unsigned int predict_dedup(struct __test_metadata *_metadata, int twin,
 		seq[i].pass = !(was & 1);
 		drops += was & 1;
 	}
+	/* The sentinel goes through the same test-and-add after them. */
 	for (i = 0; i < 1000; i++) {
-		snprintf(sentinel, len, "sentinel-%u", i);
-		if (!mf_query(twin, sentinel, strlen(sentinel), 1, NULL, NULL))
+		snprintf(sentinel, len, "sentinel-%u-%u", sentinels, i);
+		if (!mf_test_and_add(twin, sentinel, strlen(sentinel), 1, NULL,
+				     NULL)) {
+			sentinels++;
 			return drops;
+		}
 	}
 	EXPECT_TRUE(false) TH_LOG("no sentinel passes");
 	return drops;
@@ -621,6 +627,86 @@ TEST_F(veth, nf_blocklist_prerouting)
 	enter(_metadata, NS_ROOT);
 	EXPECT_EQ(0, mf_unpublish(fd));
 	close(fd);
+}
+
+/*
+ * The netfilter hook's dedup action by payload on a window filter (G = 2,
+ * rotated only on request), attached in B at prerouting: every first copy
+ * arrives, every repeat within the window is dropped; after two ROTATEs
+ * the window has passed and the same payloads arrive again. A twin
+ * window filter (same seed and size) predicts every verdict, false
+ * positives included, and the hook's counters.
+ */
+TEST_F(veth, nf_dedup_window)
+{
+	static struct pkt seq[MAXSEQ];
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_WINDOW, .capacity = 2 * NSRC,
+		.fpr = FPR, .fixed_seed = true, .seed = SEED, .name = "nf.dedup");
+	MF_OPTS(mf_window_opts, w, .generations = 2);
+	unsigned int n, rep = NSRC / 4, drops, drops2, received, i;
+	uint64_t packets = 0, hits = 0, added = 0;
+	struct mf_nf_entry e;
+	char sentinel[32];
+	int fd, twin;
+	int64_t id;
+
+	fd = mf_create_window(self->dev, &o, &w);
+	ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
+	o.name = NULL;
+	twin = mf_create_window(self->dev, &o, &w);
+	ASSERT_LE(0, twin);
+	enter(_metadata, NS_B);
+	{
+		MF_OPTS(mf_nf_attach_opts, a, .family = MF_NF_IPV4,
+			.hook = MF_NF_PREROUTING, .key = MF_NF_KEY_L4_PAYLOAD,
+			.action = MF_NF_DEDUP);
+
+		id = mf_nf_attach(self->dev, "nf.dedup", &a);
+	}
+	enter(_metadata, NS_ROOT);
+	ASSERT_LT(0, id) TH_LOG("attach: %s", mf_strerror(id));
+
+	/* Within the window: the repeats are dropped. */
+	n = repeats(seq, rep);
+	drops = predict_dedup(_metadata, twin, seq, n, sentinel, sizeof(sentinel));
+	for (i = NSRC; i < n; i++)
+		EXPECT_FALSE(seq[i].pass);
+	TH_LOG("%u packets, %u repeats, %u false positives", n, rep,
+	       drops - rep);
+	run_traffic(_metadata, seq, n, sentinel, &received);
+	EXPECT_EQ(n - drops, received);
+	packets += n + 1;
+	hits += drops;
+	added += n - drops + 1;
+
+	/* The window passes (G = 2: two rotations): the same payloads pass. */
+	ASSERT_EQ(0, mf_rotate(fd));
+	ASSERT_EQ(0, mf_rotate(fd));
+	ASSERT_EQ(0, mf_rotate(twin));
+	ASSERT_EQ(0, mf_rotate(twin));
+	n = repeats(seq, rep) - NSRC;
+	memmove(seq, seq + NSRC, n * sizeof(*seq));
+	drops2 = predict_dedup(_metadata, twin, seq, n, sentinel, sizeof(sentinel));
+	TH_LOG("after the window: %u packets again, %u false positives", n,
+	       drops2);
+	run_traffic(_metadata, seq, n, sentinel, &received);
+	EXPECT_EQ(n - drops2, received);
+	packets += n + 1;
+	hits += drops2;
+	added += n - drops2 + 1;
+
+	enter(_metadata, NS_B);
+	ASSERT_EQ(0, mf_nf_stats(self->dev, id, &e));
+	EXPECT_EQ(packets, e.packets);
+	EXPECT_EQ(hits, e.hits);
+	EXPECT_EQ(hits, e.drops);
+	EXPECT_EQ(added, e.added);
+	EXPECT_EQ(0, e.skipped);
+	EXPECT_EQ(0, mf_nf_detach(self->dev, id));
+	enter(_metadata, NS_ROOT);
+	EXPECT_EQ(0, mf_unpublish(fd));
+	close(fd);
+	close(twin);
 }
 
 TEST_HARNESS_MAIN
