@@ -183,9 +183,22 @@ static void make_netns(struct __test_metadata *_metadata)
 	ASSERT_EQ(0, pclose(p));
 }
 
+/* The traffic's family: IPv4 unless a test enabled IPv6 on the pair. */
+static bool v6;
+
+/* fd00:1::1 + @src, or fd00::1 (the sentinel's) if @src < 0. */
+static void src_addr6(int src, struct in6_addr *a)
+{
+	inet_pton(AF_INET6, src < 0 ? "fd00::1" : "fd00:1::", a);
+	if (src >= 0) {
+		a->s6_addr[14] = (src + 1) >> 8;
+		a->s6_addr[15] = (src + 1) & 0xff;
+	}
+}
+
 static int udp_socket(void)
 {
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int s = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	int one = 1;
 
 	if (s >= 0)
@@ -198,6 +211,8 @@ static int receiver(struct __test_metadata *_metadata, int timeout_ms)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = htons(PORT) };
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
+				     .sin6_port = htons(PORT) };
 	struct timeval tv = { .tv_sec = timeout_ms / 1000,
 			      .tv_usec = timeout_ms % 1000 * 1000 };
 	int s, big = 8 << 20;
@@ -205,28 +220,46 @@ static int receiver(struct __test_metadata *_metadata, int timeout_ms)
 	enter(_metadata, NS_B);
 	s = udp_socket();
 	EXPECT_LE(0, s);
-	EXPECT_EQ(0, bind(s, (struct sockaddr *)&sin, sizeof(sin)));
+	if (v6) {
+		EXPECT_EQ(0, bind(s, (struct sockaddr *)&sin6, sizeof(sin6)));
+	} else {
+		EXPECT_EQ(0, bind(s, (struct sockaddr *)&sin, sizeof(sin)));
+	}
 	EXPECT_EQ(0, setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)));
 	EXPECT_EQ(0, setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
 	enter(_metadata, NS_ROOT);
 	return s;
 }
 
-/* From A: one datagram from @src (or 10.0.0.1 if @src < 0) to B. */
+/*
+ * From A: one datagram from @src (or 10.0.0.1, fd00::1 if @src < 0) to B
+ * (10.0.0.2, fd00::2).
+ */
 static int send_one(int src, const char *data)
 {
-	struct sockaddr_in from = { .sin_family = AF_INET };
-	struct sockaddr_in to = { .sin_family = AF_INET,
-				  .sin_port = htons(PORT) };
+	struct sockaddr_storage from = { 0 }, to = { 0 };
+	struct sockaddr_in *f4 = (struct sockaddr_in *)&from;
+	struct sockaddr_in *t4 = (struct sockaddr_in *)&to;
+	struct sockaddr_in6 *f6 = (struct sockaddr_in6 *)&from;
+	struct sockaddr_in6 *t6 = (struct sockaddr_in6 *)&to;
+	socklen_t len = v6 ? sizeof(*f6) : sizeof(*f4);
 	int s = udp_socket(), ret = 0;
 
 	if (s < 0)
 		return -errno;
-	from.sin_addr.s_addr = src < 0 ? htonl(0x0a000001) : src_addr(src);
-	to.sin_addr.s_addr = htonl(0x0a000002);
-	if (bind(s, (struct sockaddr *)&from, sizeof(from)) ||
-	    sendto(s, data, strlen(data), 0, (struct sockaddr *)&to,
-		   sizeof(to)) < 0)
+	if (v6) {
+		f6->sin6_family = t6->sin6_family = AF_INET6;
+		src_addr6(src, &f6->sin6_addr);
+		inet_pton(AF_INET6, "fd00::2", &t6->sin6_addr);
+		t6->sin6_port = htons(PORT);
+	} else {
+		f4->sin_family = t4->sin_family = AF_INET;
+		f4->sin_addr.s_addr = src < 0 ? htonl(0x0a000001) : src_addr(src);
+		t4->sin_addr.s_addr = htonl(0x0a000002);
+		t4->sin_port = htons(PORT);
+	}
+	if (bind(s, (struct sockaddr *)&from, len) ||
+	    sendto(s, data, strlen(data), 0, (struct sockaddr *)&to, len) < 0)
 		ret = -errno;
 	close(s);
 	return ret;
@@ -348,6 +381,7 @@ FIXTURE_TEARDOWN(veth)
 	sh(IP " netns del mfB 2>/dev/null");
 	if (self->dev >= 0)
 		close(self->dev);
+	v6 = false;
 }
 
 /* Every source once, in order. */
@@ -707,6 +741,97 @@ TEST_F(veth, nf_dedup_window)
 	EXPECT_EQ(0, mf_unpublish(fd));
 	close(fd);
 	close(twin);
+}
+
+#define NSRC6	64
+
+/*
+ * IPv6 on the pair: no link-local addresses (addrgenmode none), no DAD
+ * (nodad), a permanent neighbour entry; fd00::1/64 and NSRC6 sources
+ * fd00:1::x/128 in A, fd00::2/64 in B. The pair still carries MLD
+ * reports (from ::): keys by payload skip them (not TCP or UDP).
+ */
+static void enable_v6(struct __test_metadata *_metadata)
+{
+	struct in6_addr a;
+	char buf[64];
+	unsigned int i;
+	FILE *p;
+
+	ASSERT_EQ(0, sh(IP " -n mfA link set va addrgenmode none && "
+			IP " -n mfB link set vb addrgenmode none"));
+	enter(_metadata, NS_A);
+	write_file("/proc/sys/net/ipv6/conf/va/disable_ipv6", "0");
+	enter(_metadata, NS_B);
+	write_file("/proc/sys/net/ipv6/conf/vb/disable_ipv6", "0");
+	enter(_metadata, NS_ROOT);
+	ASSERT_EQ(0, sh(IP " -n mfB addr add fd00::2/64 dev vb nodad"));
+	p = popen(IP " -n mfA -batch -", "w");
+	ASSERT_NE(NULL, p);
+	fprintf(p, "addr add fd00::1/64 dev va nodad\n");
+	fprintf(p, "neigh add fd00::2 lladdr 02:00:00:00:00:0b dev va nud permanent\n");
+	for (i = 0; i < NSRC6; i++) {
+		src_addr6(i, &a);
+		fprintf(p, "addr add %s/128 dev va nodad\n",
+			inet_ntop(AF_INET6, &a, buf, sizeof(buf)));
+	}
+	ASSERT_EQ(0, pclose(p));
+	v6 = true;
+	wait_link(_metadata);
+}
+
+/*
+ * IPv6 across the pair: the hook at B's input, keyed by payload,
+ * blocklist; exactly the predicted payloads are dropped.
+ */
+TEST_F(veth, nf_blocklist_payload_v6)
+{
+	static struct pkt seq[MAXSEQ];
+	MF_OPTS(mf_nf_attach_opts, at, .family = MF_NF_IPV6, .hook = MF_NF_INPUT,
+		.key = MF_NF_KEY_L4_PAYLOAD, .action = MF_NF_DROP_HIT);
+	unsigned int i, hits = 0, received;
+	char buf[32], sentinel[32];
+	struct mf_nf_entry e;
+	uint64_t res;
+	int64_t id;
+	int fd;
+
+	enable_v6(_metadata);
+	fd = create(self->dev, "nf.veth6", NSRC6 / 4);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < NSRC6; i++) {
+		seq[i] = (struct pkt){ .src = i, .id = i };
+		payload(buf, sizeof(buf), i);
+		if (i % 4 == 0)
+			ASSERT_EQ(1, mf_add(fd, buf, strlen(buf), 1, NULL, NULL));
+		res = 0;
+		ASSERT_LE(0, mf_query(fd, buf, strlen(buf), 1, &res, NULL));
+		seq[i].pass = !(res & 1);
+		hits += res & 1;
+	}
+	for (i = 0; i < 1000; i++) {
+		snprintf(sentinel, sizeof(sentinel), "sentinel-%u", i);
+		if (!mf_query(fd, sentinel, strlen(sentinel), 1, NULL, NULL))
+			break;
+	}
+	TH_LOG("%u IPv6 sources, %u blocked, %u false positives", NSRC6,
+	       NSRC6 / 4, hits - NSRC6 / 4);
+	enter(_metadata, NS_B);
+	id = mf_nf_attach(self->dev, "nf.veth6", &at);
+	enter(_metadata, NS_ROOT);
+	ASSERT_LT(0, id) TH_LOG("attach: %s", mf_strerror(id));
+
+	run_traffic(_metadata, seq, NSRC6, sentinel, &received);
+	EXPECT_EQ(NSRC6 - hits, received);
+	enter(_metadata, NS_B);
+	ASSERT_EQ(0, mf_nf_stats(self->dev, id, &e));
+	EXPECT_EQ(NSRC6 + 1, e.packets - e.skipped);
+	EXPECT_EQ(hits, e.hits);
+	EXPECT_EQ(hits, e.drops);
+	EXPECT_EQ(0, mf_nf_detach(self->dev, id));
+	enter(_metadata, NS_ROOT);
+	EXPECT_EQ(0, mf_unpublish(fd));
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
