@@ -55,17 +55,19 @@ $(BUILD)/guest/bin/%.bpf.o: $(BUILD)/bpf/%.bpf.o
 	@mkdir -p $(@D)
 	cp $< $@
 
-$(BUILD)/guest/bin/xdp_blocklist: bpf/xdp_blocklist.c \
-		$(BUILD)/bpf/xdp_blocklist.skel.h $(GUEST_LIB_OBJS) $(LIB_HDRS)
+# The example loaders, static: bpf/NAME.c with its skeleton.
+BPF_LOADERS := $(BUILD)/guest/bin/xdp_blocklist $(BUILD)/guest/bin/tc_dedup
+
+$(BPF_LOADERS): $(BUILD)/guest/bin/%: bpf/%.c bpf/%.h bpf/loader.h \
+		$(BUILD)/bpf/%.skel.h $(GUEST_LIB_OBJS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(BUILD)/bpf -Ibpf -static -O2 $(WARN) -o $@ $< \
 		$(GUEST_LIB_OBJS) $(BPF_LIBS)
 
 .PHONY: bpf
-bpf: $(BUILD)/guest/bin/bpf_test $(BUILD)/guest/bin/xdp_blocklist \
-	$(BUILD)/guest/bin/veth_test
+bpf: $(BUILD)/guest/bin/bpf_test $(BPF_LOADERS) $(BUILD)/guest/bin/veth_test
 
-guest: $(BUILD)/guest/bin/xdp_blocklist
+guest: $(BPF_LOADERS)
 
 # --- make bench-bpf: the race against BPF_MAP_TYPE_BLOOM_FILTER --------------
 $(BUILD)/bpf/%.bpf.o: bench/bpf/%.bpf.c bench/bpf/%.h bpf/memfilter.bpf.h \

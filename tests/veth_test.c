@@ -30,6 +30,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -738,6 +739,80 @@ TEST_F(veth, nf_dedup_window)
 	EXPECT_EQ(0, e.skipped);
 	EXPECT_EQ(0, mf_nf_detach(self->dev, id));
 	enter(_metadata, NS_ROOT);
+	EXPECT_EQ(0, mf_unpublish(fd));
+	close(fd);
+	close(twin);
+}
+
+#define TC_LOADER	"/memfilter/bin/tc_dedup"
+
+/*
+ * The example loader, run in A on va's tcx egress: it says when it is
+ * attached, the test sends, SIGTERM makes it detach and print its counts,
+ * which must be the predicted ones. On 6.1 it exits 2 naming the bit.
+ */
+TEST_F(veth, tc_dedup_loader_egress)
+{
+	static struct pkt seq[MAXSEQ];
+	unsigned long long passed, dropped, not_udp, no_filter, errors;
+	unsigned int n, drops, received;
+	char sentinel[32], line[256];
+	int fd, twin, pipefd[2], status;
+	FILE *out;
+	pid_t pid;
+
+	if (access(TC_LOADER, X_OK))
+		SKIP(return, "no " TC_LOADER);
+	fd = create(self->dev, "tc.loader", NSRC);
+	ASSERT_LE(0, fd);
+	twin = create(self->dev, NULL, NSRC);
+	ASSERT_LE(0, twin);
+	ASSERT_EQ(0, pipe(pipefd));
+	enter(_metadata, NS_A);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		execl(TC_LOADER, "tc_dedup", "va", "tc.loader", "600", "egress",
+		      (char *)NULL);
+		_exit(127);
+	}
+	enter(_metadata, NS_ROOT);
+	close(pipefd[1]);
+	out = fdopen(pipefd[0], "r");
+	ASSERT_NE(NULL, out);
+	ASSERT_NE(NULL, fgets(line, sizeof(line), out));
+	if (!have_kfuncs(self->dev)) {
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_EQ(2, WEXITSTATUS(status)) TH_LOG("%s", line);
+		EXPECT_NE(NULL, strstr(line, "no BPF kfuncs")) TH_LOG("%s", line);
+		fclose(out);
+		goto out;
+	}
+	ASSERT_STREQ("attached to va tcx egress\n", line) {
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+	}
+
+	n = repeats(seq, NSRC / 8);
+	drops = predict_dedup(_metadata, twin, seq, n, sentinel, sizeof(sentinel));
+	run_traffic(_metadata, seq, n, sentinel, &received);
+	EXPECT_EQ(n - drops, received);
+	kill(pid, SIGTERM);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_NE(NULL, fgets(line, sizeof(line), out));
+	fclose(out);
+	ASSERT_EQ(5, sscanf(line, "passed %llu dropped %llu not_udp %llu no_filter %llu errors %llu",
+			    &passed, &dropped, &not_udp, &no_filter, &errors))
+		TH_LOG("%s", line);
+	EXPECT_EQ(n - drops + 1, passed);
+	EXPECT_EQ(drops, dropped);
+	EXPECT_EQ(0, not_udp);
+	EXPECT_EQ(0, no_filter);
+	EXPECT_EQ(0, errors);
+out:
 	EXPECT_EQ(0, mf_unpublish(fd));
 	close(fd);
 	close(twin);
