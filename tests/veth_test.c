@@ -62,6 +62,12 @@
 #define SEED		0x7665746874657374ull
 #define MAXSEQ		(3 * NSRC)
 
+/*
+ * The harness's per-test timeout (a safety net, not a measure): in the
+ * debug guest (KASAN, TCG) a case takes far longer than the default 30 s.
+ */
+#define VETH_TIMEOUT	900
+
 /* BPF_TCX_INGRESS of 6.6+ (Debian 12's uapi headers are 6.1's). */
 #define MF_BPF_TCX_INGRESS	46
 
@@ -433,7 +439,7 @@ static long long bss_counter(const char *map, const char *field)
  * XDP with the real tools: memfilterctl creates and fills the blocklist,
  * ip attaches the program from its object file, bpftool finds it.
  */
-TEST_F(veth, xdp_blocklist_ip_bpftool)
+TEST_F_TIMEOUT(veth, xdp_blocklist_ip_bpftool, VETH_TIMEOUT)
 {
 	static struct pkt seq[MAXSEQ];
 	static char out[16384];
@@ -553,7 +559,7 @@ static int create(int dev, const char *name, uint64_t capacity)
  * TC dedup: the program on vb's tcx ingress drops every payload it may
  * have seen (bpf_memfilter_test_and_add()).
  */
-TEST_F(veth, tc_dedup_tcx)
+TEST_F_TIMEOUT(veth, tc_dedup_tcx, VETH_TIMEOUT)
 {
 	static struct pkt seq[MAXSEQ];
 	struct tc_dedup_bpf *skel;
@@ -621,7 +627,7 @@ TEST_F(veth, tc_dedup_tcx)
  * namespace B: blocked sources and exactly the predicted false
  * positives are dropped; the counters match the traffic.
  */
-TEST_F(veth, nf_blocklist_prerouting)
+TEST_F_TIMEOUT(veth, nf_blocklist_prerouting, VETH_TIMEOUT)
 {
 	static struct pkt seq[MAXSEQ];
 	unsigned int n, i, hits, received;
@@ -672,7 +678,7 @@ TEST_F(veth, nf_blocklist_prerouting)
  * window filter (same seed and size) predicts every verdict, false
  * positives included, and the hook's counters.
  */
-TEST_F(veth, nf_dedup_window)
+TEST_F_TIMEOUT(veth, nf_dedup_window, VETH_TIMEOUT)
 {
 	static struct pkt seq[MAXSEQ];
 	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_WINDOW, .capacity = 2 * NSRC,
@@ -751,7 +757,7 @@ TEST_F(veth, nf_dedup_window)
  * attached, the test sends, SIGTERM makes it detach and print its counts,
  * which must be the predicted ones. On 6.1 it exits 2 naming the bit.
  */
-TEST_F(veth, tc_dedup_loader_egress)
+TEST_F_TIMEOUT(veth, tc_dedup_loader_egress, VETH_TIMEOUT)
 {
 	static struct pkt seq[MAXSEQ];
 	unsigned long long passed, dropped, not_udp, no_filter, errors;
@@ -859,7 +865,7 @@ static void enable_v6(struct __test_metadata *_metadata)
  * IPv6 across the pair: the hook at B's input, keyed by payload,
  * blocklist; exactly the predicted payloads are dropped.
  */
-TEST_F(veth, nf_blocklist_payload_v6)
+TEST_F_TIMEOUT(veth, nf_blocklist_payload_v6, VETH_TIMEOUT)
 {
 	static struct pkt seq[MAXSEQ];
 	MF_OPTS(mf_nf_attach_opts, at, .family = MF_NF_IPV6, .hook = MF_NF_INPUT,
