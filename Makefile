@@ -49,8 +49,10 @@ endif
 CORE_HDRS := $(wildcard core/*.h)
 LIB_SRCS := $(filter-out lib/%_test.c,$(wildcard lib/*.c))
 LIB_HDRS := $(wildcard lib/*.h uapi/linux/*.h) $(CORE_HDRS) $(VERSION_H)
-# The library's public header (lib/memfilter.h, or lib/libmemfilter.h).
-LIB_PUBLIC_H := $(firstword $(wildcard lib/libmemfilter.h lib/memfilter.h))
+# The library's public header, and <memfilter.h>, its 1.0.0 name, which
+# only includes it (installed through 1.x for source compatibility).
+LIB_PUBLIC_H := lib/libmemfilter.h
+LIB_COMPAT_H := lib/compat/memfilter.h
 # memfilterctl: every tools/*.c is one part of it.
 CTL_SRCS := $(wildcard tools/*.c)
 CTL_HDRS := $(wildcard tools/*.h)
@@ -154,9 +156,9 @@ $(BUILD)/native/%_test: tests/native/%_test.c \
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -O1 -g $(TEST_WARN) $(SAN) \
 		-o $@ $^ -lxxhash
 
-# image_test also tests libmemfilter's offline filters and images.
-$(BUILD)/native/image_test: $(patsubst lib/%.c,$(BUILD)/native/lib-%.o,\
-	$(LIB_SRCS))
+# image_test and count_test also test libmemfilter's offline filters.
+$(BUILD)/native/image_test $(BUILD)/native/count_test: \
+	$(patsubst lib/%.c,$(BUILD)/native/lib-%.o,$(LIB_SRCS))
 
 native-test: $(NATIVE_TESTS)
 	@rc=0; for t in $^; do $$t || rc=1; done; exit $$rc
@@ -276,6 +278,15 @@ bench/window_bench: bench/window_bench.c \
 bench-window: bench/window_bench
 	bench/window_bench
 
+# --- offline filters (libmemfilter) before and after ---------------------------
+# make bench-offline REVS="rev1 rev2 ...": bench/offline_bench.c against each
+# revision's static library, alternating runs (N, RUNS, CPU: see the script).
+REVS ?= HEAD
+.PHONY: bench-offline
+bench-offline:
+	@mkdir -p bench/results
+	scripts/offline-bench.sh bench/results/offline.md $(REVS)
+
 # --- libmemfilter: shared (lib/libmemfilter.map), static, pkg-config --------
 LIB_SONAME := libmemfilter.so.1
 LIB_REALNAME := libmemfilter.so.$(VERSION)
@@ -369,7 +380,8 @@ install: $(LIB_OUT) $(BUILD)/bin/memfilterctl \
 	ln -sf $(LIB_SONAME) $(D)$(LIBDIR)/libmemfilter.so
 	$(INSTALL) -m 644 $(BUILD)/lib/libmemfilter.a $(D)$(LIBDIR)/
 	$(INSTALL) -m 644 $(BUILD)/lib/libmemfilter.pc $(D)$(PKGCONFIGDIR)/
-	$(INSTALL) -m 644 $(LIB_PUBLIC_H) $(VERSION_H) $(D)$(INCLUDEDIR)/
+	$(INSTALL) -m 644 $(LIB_PUBLIC_H) $(LIB_COMPAT_H) $(VERSION_H) \
+		$(D)$(INCLUDEDIR)/
 	$(INSTALL) -m 644 uapi/linux/memfilter.h $(D)$(INCLUDEDIR)/linux/
 	$(INSTALL) -m 644 man/libmemfilter.3 $(D)$(MANDIR)/man3/
 	$(INSTALL) -m 644 man/memfilterctl.8 $(D)$(MANDIR)/man8/
@@ -390,6 +402,7 @@ uninstall:
 			libmemfilter.so libmemfilter.a) \
 		$(D)$(PKGCONFIGDIR)/libmemfilter.pc \
 		$(D)$(INCLUDEDIR)/$(notdir $(LIB_PUBLIC_H)) \
+		$(D)$(INCLUDEDIR)/$(notdir $(LIB_COMPAT_H)) \
 		$(D)$(INCLUDEDIR)/$(notdir $(VERSION_H)) \
 		$(D)$(INCLUDEDIR)/linux/memfilter.h \
 		$(D)$(MANDIR)/man3/libmemfilter.3 \

@@ -35,8 +35,16 @@ uint64_t mfb_bloom_query(const struct mfb_bloom *b, const uint64_t *k,
 			 size_t n);
 uint64_t mfb_bloom_query_batch(const struct mfb_bloom *b, const uint64_t *k,
 			       size_t n);
-uint64_t mfb_bloom_query_hashes(const struct mfb_bloom *b, const uint64_t *k,
+/* The module's paths: ops hash + ops->contains, per key and per 256. */
+uint64_t mfb_bloom_query_ops(const struct mfb_bloom *b, const uint64_t *k,
+			     size_t n);
+uint64_t mfb_bloom_query_ops_batch(const struct mfb_bloom *b,
+				   const uint64_t *k, size_t n);
+/* The same through the scalar code (no SIMD section). */
+uint64_t mfb_bloom_query_scalar(const struct mfb_bloom *b, const uint64_t *k,
 				size_t n);
+uint64_t mfb_bloom_query_scalar_batch(const struct mfb_bloom *b,
+				      const uint64_t *k, size_t n);
 
 /* memfilter's cuckoo filter, 12-bit fingerprints, sized for n keys. */
 struct mfb_cuckoo;

@@ -13,6 +13,7 @@
 
 #include "bloom.h"
 #include "cuckoo.h"
+#include "filter_type.h"
 #include "bloom_bench.h"
 
 #define MFB_HUGE_BYTES	(2UL << 20)
@@ -52,8 +53,9 @@ void mfb_free(void *p, size_t bytes)
 
 /* ---- Bloom ------------------------------------------------------------- */
 
+/* In the union the module and libmemfilter keep a filter of any type in. */
 struct mfb_bloom {
-	struct memfilter_bloom b;
+	union memfilter_state s;
 	size_t bytes;
 };
 
@@ -61,46 +63,46 @@ struct mfb_bloom *mfb_bloom_new(size_t n, size_t *bytes)
 {
 	struct mfb_bloom *m = calloc(1, sizeof(*m));
 
-	if (!m || memfilter_bloom_params_from_bpk(&m->b.p, n, 40) ||
-	    memfilter_hasher_init(&m->b.p.hasher, MEMFILTER_HASH_XXH64, 1, NULL))
+	if (!m || memfilter_bloom_params_from_bpk(&m->s.bloom.p, n, 40) ||
+	    memfilter_hasher_init(&m->s.bloom.p.hasher, MEMFILTER_HASH_XXH64, 1, NULL))
 		abort();
-	m->bytes = memfilter_bloom_bytes(&m->b.p);
-	m->b.words = mfb_alloc(m->bytes);
+	m->bytes = memfilter_bloom_bytes(&m->s.bloom.p);
+	m->s.bloom.words = mfb_alloc(m->bytes);
 	*bytes = m->bytes;
 	return m;
 }
 
 void mfb_bloom_clear(struct mfb_bloom *m)
 {
-	memset(m->b.words, 0, m->bytes);
+	memset(m->s.bloom.words, 0, m->bytes);
 }
 
 void mfb_bloom_free(struct mfb_bloom *m)
 {
-	mfb_free(m->b.words, m->bytes);
+	mfb_free(m->s.bloom.words, m->bytes);
 	free(m);
 }
 
 void mfb_bloom_add(struct mfb_bloom *m, const u64 *k, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		memfilter_bloom_add_key(&m->b, &k[i], 8);
+		memfilter_bloom_add_key(&m->s.bloom, &k[i], 8);
 }
 
 void mfb_bloom_add_batch(struct mfb_bloom *m, const u64 *k, size_t n)
 {
-	memfilter_bloom_add_keys(&m->b, k, 8, n);
+	memfilter_bloom_add_keys(&m->s.bloom, k, 8, n);
 }
 
 void mfb_bloom_add_x(struct mfb_bloom *m, const u64 *k, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		memfilter_bloom_add_key_exclusive(&m->b, &k[i], 8);
+		memfilter_bloom_add_key_exclusive(&m->s.bloom, &k[i], 8);
 }
 
 void mfb_bloom_add_x_batch(struct mfb_bloom *m, const u64 *k, size_t n)
 {
-	memfilter_bloom_add_keys_exclusive(&m->b, k, 8, n);
+	memfilter_bloom_add_keys_exclusive(&m->s.bloom, k, 8, n);
 }
 
 /* The same loop shape as every peer's single query. */
@@ -109,7 +111,7 @@ u64 mfb_bloom_query(const struct mfb_bloom *m, const u64 *k, size_t n)
 	u64 c = 0;
 
 	for (size_t i = 0; i < n; i++)
-		c += memfilter_bloom_contains_key(&m->b, &k[i], 8);
+		c += memfilter_bloom_contains_key(&m->s.bloom, &k[i], 8);
 	return c;
 }
 
@@ -131,7 +133,7 @@ u64 mfb_bloom_query_batch(const struct mfb_bloom *m, const u64 *k, size_t n)
 	for (size_t i = 0; i < n; i += MFB_CHUNK) {
 		size_t cnt = min(n - i, (size_t)MFB_CHUNK);
 
-		memfilter_bloom_contains_keys(&m->b, &k[i], 8, cnt, bm);
+		memfilter_bloom_contains_keys(&m->s.bloom, &k[i], 8, cnt, bm);
 		c += mfb_popcount(bm, cnt);
 	}
 	return c;
@@ -146,22 +148,89 @@ static void mfb_hash_chunk(const struct memfilter_hasher *hs, const u64 *k,
 }
 
 /*
- * The module's ioctl path: hash a chunk into an array, then
- * memfilter_bloom_contains_hashes().
+ * The paths the module (and libmemfilter's offline filters) run, through
+ * the type's ops table as they do: a key's hash by mfb_filter_hash(), then
+ * ops->contains() on one hash (memfilter_contains(): BPF kfuncs,
+ * netfilter) or on 256 (one ioctl window, MEMFILTER_IOC_QUERY). The
+ * module's bitmap_zero(), bitmap_weight() and per-CPU stats are left out.
  */
-u64 mfb_bloom_query_hashes(const struct mfb_bloom *m, const u64 *k, size_t n)
+#define MFB_WINDOW	256
+
+/*
+ * memfilter_filter_hash() (module/filter.c): out of line, the key length
+ * a run-time value, the hasher found through the ops table.
+ */
+static __attribute__((noipa)) u64 mfb_filter_hash(const union memfilter_state *s,
+						   const void *key, size_t len)
 {
-	unsigned long bm[MFB_CHUNK / BITS_PER_LONG];
-	u64 h[MFB_CHUNK], c = 0;
+	return memfilter_key_hash(&memfilter_bloom_ops, s, key, len);
+}
 
-	for (size_t i = 0; i < n; i += MFB_CHUNK) {
-		size_t cnt = min(n - i, (size_t)MFB_CHUNK);
+typedef void mfb_contains_fn(const union memfilter_state *s, const u64 *h,
+			     u32 n, unsigned long *result);
 
-		mfb_hash_chunk(&m->b.p.hasher, &k[i], cnt, h);
-		memfilter_bloom_contains_hashes(&m->b, h, cnt, bm);
+static u64 mfb_query_one(const struct mfb_bloom *m, const u64 *k, size_t n,
+			 mfb_contains_fn *contains)
+{
+	u64 c = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		u64 h = mfb_filter_hash(&m->s, &k[i], 8);
+		unsigned long r = 0;
+
+		contains(&m->s, &h, 1, &r);
+		c += r & 1;
+	}
+	return c;
+}
+
+static u64 mfb_query_window(const struct mfb_bloom *m, const u64 *k, size_t n,
+			    mfb_contains_fn *contains)
+{
+	unsigned long bm[MFB_WINDOW / BITS_PER_LONG];
+	u64 h[MFB_WINDOW], c = 0;
+
+	for (size_t i = 0; i < n; i += MFB_WINDOW) {
+		size_t cnt = min(n - i, (size_t)MFB_WINDOW);
+
+		for (size_t j = 0; j < cnt; j++)
+			h[j] = mfb_filter_hash(&m->s, &k[i + j], 8);
+		contains(&m->s, h, cnt, bm);
 		c += mfb_popcount(bm, cnt);
 	}
 	return c;
+}
+
+u64 mfb_bloom_query_ops(const struct mfb_bloom *m, const u64 *k, size_t n)
+{
+	return mfb_query_one(m, k, n, memfilter_bloom_ops.contains);
+}
+
+u64 mfb_bloom_query_ops_batch(const struct mfb_bloom *m, const u64 *k, size_t n)
+{
+	return mfb_query_window(m, k, n, memfilter_bloom_ops.contains);
+}
+
+/*
+ * The same with the scalar code, what the kernel runs where it cannot
+ * enter a SIMD section (and for single keys where entering one costs more
+ * than the key): memfilter_bloom_contains_hashes_scalar().
+ */
+static void mfb_contains_scalar(const union memfilter_state *s, const u64 *h,
+				u32 n, unsigned long *result)
+{
+	memfilter_bloom_contains_hashes_scalar(&s->bloom, h, n, result);
+}
+
+u64 mfb_bloom_query_scalar(const struct mfb_bloom *m, const u64 *k, size_t n)
+{
+	return mfb_query_one(m, k, n, mfb_contains_scalar);
+}
+
+u64 mfb_bloom_query_scalar_batch(const struct mfb_bloom *m, const u64 *k,
+				 size_t n)
+{
+	return mfb_query_window(m, k, n, mfb_contains_scalar);
 }
 
 /* ---- cuckoo ------------------------------------------------------------ */

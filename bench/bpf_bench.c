@@ -22,7 +22,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "memfilter.h"
+#include "libmemfilter.h"
 #include "bpf_bench.h"
 #include "bpf_bench.skel.h"
 

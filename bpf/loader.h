@@ -14,7 +14,7 @@
 
 #include <linux/memfilter.h>
 
-#include "memfilter.h"
+#include "libmemfilter.h"
 
 /*
  * 1 when the kfuncs are there, 0 when not (the message is printed, naming

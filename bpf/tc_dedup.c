@@ -24,7 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "loader.h"
-#include "memfilter.h"
+#include "libmemfilter.h"
 #include "tc_dedup.h"
 #include "tc_dedup.skel.h"
 

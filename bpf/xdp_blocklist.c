@@ -23,8 +23,8 @@
 #include <linux/if_link.h>
 #include <linux/memfilter.h>
 
+#include "libmemfilter.h"
 #include "loader.h"
-#include "memfilter.h"
 #include "xdp_blocklist.h"
 #include "xdp_blocklist.skel.h"
 

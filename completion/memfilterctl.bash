@@ -6,7 +6,7 @@ _memfilterctl()
 	local cur prev words cword
 	_init_completion || return
 
-	local cmds="create add query seen del clear rotate info list rm build dump load inspect merge nf version help"
+	local cmds="create add query seen del count clear rotate info list rm build dump load inspect merge nf version help"
 	local globals="--json --pretty --version --help"
 	local sizing="--type --capacity --fpr --bits-per-key --fingerprint-bits --keyed --seed"
 
@@ -62,7 +62,7 @@ _memfilterctl()
 	esac
 	# Short options whose meaning depends on the command.
 	case $cmd/$prev in
-	create/-[cp] | build/-[cp] | add/-k | query/-k | del/-k)
+	create/-[cp] | build/-[cp] | add/-k | query/-k | del/-k | count/-k)
 		return
 		;;
 	esac
@@ -73,6 +73,7 @@ _memfilterctl()
 	nf) opts="--hook --key --action --family --priority --json --pretty" ;;
 	add) opts="--key --hex --unique" ;;
 	del) opts="--key --hex" ;;
+	count) opts="--key --hex --image" ;;
 	query) opts="--key --hex --count --invert --image" ;;
 	info | list | inspect) opts="--json --pretty" ;;
 	build) opts="$sizing --hex --strict --output" ;;
@@ -90,7 +91,7 @@ _memfilterctl()
 		[[ ${words[i]} != -* ]] && ((args++))
 	done
 	case $cmd in
-	add | query | seen | del | clear | rotate | info | rm | dump)
+	add | query | seen | del | count | clear | rotate | info | rm | dump)
 		if [[ $args -eq 0 && " ${words[*]} " != *" --image "* &&
 		      " ${words[*]} " != *" -i "* ]]; then
 			COMPREPLY=($(compgen -W "$(memfilterctl list 2>/dev/null)" -- "$cur"))

@@ -41,19 +41,45 @@
  * The scalar per-key operations walk the key's window of k words: no
  * data-dependent branches but the insert's per word, and k from
  * the filter, so the loop's own branch always predicts. The single-key
- * calls go through a switch on k (mf_bloom_with_k()) to get a copy fully
- * unrolled for each k: measured faster in scalar code than computing all
- * 8 pattern words branch-free (bench/results/bloom.md).
+ * calls and the batch loops go through a switch on k (mf_bloom_with_k(),
+ * mf_bloom_hashes_with_k()) to get a copy with k a constant for each k:
+ * measured faster in scalar code than computing all 8 pattern words
+ * branch-free (bench/results/bloom.md).
+ */
+
+/* Word @i of a hash's window: its bit, in bit 0. */
+static __always_inline u64 mf_bloom_probe(const u64 *blk, u64 hash,
+					  unsigned int s, unsigned int i)
+{
+	unsigned int w = (s + i) & 7;
+
+	return READ_ONCE(blk[w]) >> memfilter_bloom_bit(hash, w);
+}
+
+/*
+ * Query: the probes written out, because the kernel's -O2 unrolls no
+ * loop; with k a constant (the callers' switches) the tests fold away.
+ * k = 8 probes all 8 words (k is 1..8 in every valid filter).
  */
 static __always_inline bool mf_bloom_test(const u64 *blk, u64 hash, u32 k)
 {
-	unsigned int s = memfilter_bloom_start(hash), i, w;
-	u64 hit = 1;
+	unsigned int s = memfilter_bloom_start(hash);
+	u64 hit = mf_bloom_probe(blk, hash, s, 0);
 
-	for (i = 0; i < k; i++) {
-		w = (s + i) & 7;
-		hit &= READ_ONCE(blk[w]) >> memfilter_bloom_bit(hash, w);
-	}
+	if (k > 1)
+		hit &= mf_bloom_probe(blk, hash, s, 1);
+	if (k > 2)
+		hit &= mf_bloom_probe(blk, hash, s, 2);
+	if (k > 3)
+		hit &= mf_bloom_probe(blk, hash, s, 3);
+	if (k > 4)
+		hit &= mf_bloom_probe(blk, hash, s, 4);
+	if (k > 5)
+		hit &= mf_bloom_probe(blk, hash, s, 5);
+	if (k > 6)
+		hit &= mf_bloom_probe(blk, hash, s, 6);
+	if (k > 7)
+		hit &= mf_bloom_probe(blk, hash, s, 7);
 	return hit & 1;
 }
 
@@ -91,22 +117,49 @@ static __always_inline void mf_bloom_set_exclusive(u64 *blk, u64 hash, u32 k)
 	}
 }
 
+/*
+ * Test-and-insert, safe against concurrent inserters (as mf_bloom_set()):
+ * whether every bit was set before.
+ */
+static __always_inline bool mf_bloom_test_and_set(u64 *blk, u64 hash, u32 k)
+{
+	unsigned int s = memfilter_bloom_start(hash), i, w;
+	bool had = true;
+	u64 bit;
+
+	for (i = 0; i < k; i++) {
+		w = (s + i) & 7;
+		bit = 1ULL << memfilter_bloom_bit(hash, w);
+		if (!(READ_ONCE(blk[w]) & bit)) {
+			had = false;
+			memfilter_atomic_or64(&blk[w], bit);
+		}
+	}
+	return had;
+}
+
 enum mf_bloom_scalar_op {
 	MF_BLOOM_SET,
 	MF_BLOOM_SET_EXCLUSIVE,
 	MF_BLOOM_TEST,
+	MF_BLOOM_TEST_AND_SET,
 };
 
 static __always_inline bool mf_bloom_do(u64 *blk, u64 hash, u32 k,
 					enum mf_bloom_scalar_op op)
 {
-	if (op == MF_BLOOM_TEST)
+	switch (op) {
+	case MF_BLOOM_TEST:
 		return mf_bloom_test(blk, hash, k);
-	if (op == MF_BLOOM_SET)
+	case MF_BLOOM_TEST_AND_SET:
+		return mf_bloom_test_and_set(blk, hash, k);
+	case MF_BLOOM_SET:
 		mf_bloom_set(blk, hash, k);
-	else
+		return true;
+	default:
 		mf_bloom_set_exclusive(blk, hash, k);
-	return true;
+		return true;
+	}
 }
 
 /* @op on one key, with k a constant in each case. */
@@ -130,6 +183,77 @@ static __always_inline bool mf_bloom_with_k(u64 *blk, u64 hash, u32 k,
 		return mf_bloom_do(blk, hash, 7, op);
 	default:
 		return mf_bloom_do(blk, hash, MEMFILTER_BLOOM_MAX_K, op);
+	}
+}
+
+/*
+ * The scalar batch loop: the blocks of the first MEMFILTER_BLOOM_AHEAD
+ * hashes (no more than there are: a one-key call costs one key) are
+ * prefetched, then each key's block is prefetched MEMFILTER_BLOOM_AHEAD
+ * keys before @op runs on it; keys in runs of up to BITS_PER_LONG, one
+ * result word each (written for the ops that answer).
+ */
+static __always_inline void mf_bloom_hashes(struct memfilter_bloom *b,
+					    const u64 *hashes, size_t n,
+					    unsigned long *result_bitmap, u32 k,
+					    enum mf_bloom_scalar_op op)
+{
+	size_t i, j, run;
+
+	for (i = 0; i < n && i < MEMFILTER_BLOOM_AHEAD; i++)
+		memfilter_prefetch(memfilter_bloom_block_ptr(b, hashes[i]));
+	for (i = 0; i < n; i += run) {
+		unsigned long acc = 0;
+
+		run = min(n - i, (size_t)BITS_PER_LONG);
+		for (j = 0; j < run; j++) {
+			u64 h = hashes[i + j];
+
+			memfilter_bloom_prefetch(b, hashes,
+						 i + j + MEMFILTER_BLOOM_AHEAD, n);
+			acc |= (unsigned long)mf_bloom_do(memfilter_bloom_block_ptr(b, h),
+							  h, k, op) << j;
+		}
+		if (op == MF_BLOOM_TEST || op == MF_BLOOM_TEST_AND_SET)
+			result_bitmap[i / BITS_PER_LONG] = acc;
+	}
+}
+
+/*
+ * mf_bloom_hashes() with k a constant in each case: for the loops whose
+ * per-key work is the probes themselves (query, exclusive insert); the
+ * atomic ones are bound by their locked ORs and keep one copy.
+ */
+static __always_inline void mf_bloom_hashes_with_k(struct memfilter_bloom *b,
+						   const u64 *hashes, size_t n,
+						   unsigned long *result_bitmap,
+						   enum mf_bloom_scalar_op op)
+{
+	switch (b->p.k) {
+	case 1:
+		mf_bloom_hashes(b, hashes, n, result_bitmap, 1, op);
+		break;
+	case 2:
+		mf_bloom_hashes(b, hashes, n, result_bitmap, 2, op);
+		break;
+	case 3:
+		mf_bloom_hashes(b, hashes, n, result_bitmap, 3, op);
+		break;
+	case 4:
+		mf_bloom_hashes(b, hashes, n, result_bitmap, 4, op);
+		break;
+	case 5:
+		mf_bloom_hashes(b, hashes, n, result_bitmap, 5, op);
+		break;
+	case 6:
+		mf_bloom_hashes(b, hashes, n, result_bitmap, 6, op);
+		break;
+	case 7:
+		mf_bloom_hashes(b, hashes, n, result_bitmap, 7, op);
+		break;
+	default:
+		mf_bloom_hashes(b, hashes, n, result_bitmap,
+				MEMFILTER_BLOOM_MAX_K, op);
 	}
 }
 
@@ -352,15 +476,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hash);
 void memfilter_bloom_add_hashes_scalar(struct memfilter_bloom *b, const u64 *hashes,
 				       size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
-		memfilter_bloom_prefetch(b, hashes, i, n);
-	for (i = 0; i < n; i++) {
-		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
-		mf_bloom_set(memfilter_bloom_block_ptr(b, hashes[i]), hashes[i],
-			     b->p.k);
-	}
+	mf_bloom_hashes(b, hashes, n, NULL, b->p.k, MF_BLOOM_SET);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_scalar);
 
@@ -378,15 +494,17 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_scalar);
 void memfilter_bloom_add_hashes_exclusive_scalar(struct memfilter_bloom *b,
 						 const u64 *hashes, size_t n)
 {
-	size_t i;
+	mf_bloom_hashes_with_k(b, hashes, n, NULL, MF_BLOOM_SET_EXCLUSIVE);
+}
 
-	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
-		memfilter_bloom_prefetch(b, hashes, i, n);
-	for (i = 0; i < n; i++) {
-		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
-		mf_bloom_set_exclusive(memfilter_bloom_block_ptr(b, hashes[i]),
-				       hashes[i], b->p.k);
-	}
+/* memfilter_bloom_contains_hashes_scalar() of two keys or more. */
+static noinline void mf_bloom_contains_hashes_loop(const struct memfilter_bloom *b,
+						   const u64 *hashes, size_t n,
+						   unsigned long *result_bitmap)
+{
+	/* Not written through: MF_BLOOM_TEST only reads the filter. */
+	mf_bloom_hashes_with_k((struct memfilter_bloom *)b, hashes, n,
+			       result_bitmap, MF_BLOOM_TEST);
 }
 
 /**
@@ -405,21 +523,14 @@ void memfilter_bloom_contains_hashes_scalar(const struct memfilter_bloom *b,
 					    const u64 *hashes, size_t n,
 					    unsigned long *result_bitmap)
 {
-	unsigned long acc = 0;
-	size_t i;
-
-	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
-		memfilter_bloom_prefetch(b, hashes, i, n);
-	for (i = 0; i < n; i++) {
-		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
-		if (mf_bloom_test(memfilter_bloom_block_ptr(b, hashes[i]), hashes[i],
-				  b->p.k))
-			acc |= 1UL << (i % BITS_PER_LONG);
-		if (i % BITS_PER_LONG == BITS_PER_LONG - 1 || i == n - 1) {
-			result_bitmap[i / BITS_PER_LONG] = acc;
-			acc = 0;
-		}
-	}
+	/*
+	 * One key (memfilter_contains()): no loop to set up, and no registers
+	 * of the loop's to save.
+	 */
+	if (n == 1)
+		result_bitmap[0] = memfilter_bloom_contains_hash_scalar(b, hashes[0]);
+	else
+		mf_bloom_contains_hashes_loop(b, hashes, n, result_bitmap);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes_scalar);
 
@@ -518,22 +629,23 @@ void memfilter_bloom_contains_hashes(const struct memfilter_bloom *b,
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes);
 
 /*
- * A key's hash, for the single-key calls: the 8-byte XXH64 case inline,
- * every other one out of line, which keeps the common path free of the
- * general hash's register pressure.
+ * A single-key call whose key is not the 8-byte XXH64 case: hashed by the
+ * general code out of line, which keeps the common path free of its
+ * register pressure (no callee-saved registers to push).
  */
-static noinline u64 mf_bloom_hash_general(const struct memfilter_hasher *h,
-					  const void *key, size_t len)
+static noinline bool mf_bloom_key_general(struct memfilter_bloom *b,
+					  const void *key, size_t len,
+					  enum memfilter_bloom_op op)
 {
-	return memfilter_hash(h, key, len);
-}
+	u64 h = memfilter_hash(&b->p.hasher, key, len);
 
-static __always_inline u64 mf_bloom_hash_one(const struct memfilter_bloom *b,
-					     const void *key, size_t len)
-{
-	if (likely(len == 8 && b->p.hasher.algo == MEMFILTER_HASH_XXH64))
-		return memfilter_xxh64(key, 8, b->p.hasher.seed);
-	return mf_bloom_hash_general(&b->p.hasher, key, len);
+	if (op == MEMFILTER_BLOOM_OP_CONTAINS)
+		return memfilter_bloom_contains_hash(b, h);
+	if (op == MEMFILTER_BLOOM_OP_ADD)
+		memfilter_bloom_add_hash(b, h);
+	else
+		memfilter_bloom_add_hash_exclusive(b, h);
+	return true;
 }
 
 /**
@@ -546,7 +658,11 @@ static __always_inline u64 mf_bloom_hash_one(const struct memfilter_bloom *b,
  */
 void memfilter_bloom_add_key(struct memfilter_bloom *b, const void *key, size_t len)
 {
-	memfilter_bloom_add_hash(b, mf_bloom_hash_one(b, key, len));
+	if (unlikely(!memfilter_bloom_fixed8(b, len))) {
+		mf_bloom_key_general(b, key, len, MEMFILTER_BLOOM_OP_ADD);
+		return;
+	}
+	memfilter_bloom_add_hash(b, memfilter_xxh64(key, 8, b->p.hasher.seed));
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_key);
 
@@ -556,6 +672,9 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_key);
  * @key: the key
  * @len: its length in bytes
  *
+ * The 8-byte XXH64 case is hashed straight-line and tested in the same
+ * call; nothing in it depends on an earlier query.
+ *
  * Context: any, as memfilter_bloom_contains_hash().
  * Return: false if @key was certainly never inserted, true if it may have
  * been.
@@ -563,7 +682,12 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_key);
 bool memfilter_bloom_contains_key(const struct memfilter_bloom *b, const void *key,
 				  size_t len)
 {
-	return memfilter_bloom_contains_hash(b, mf_bloom_hash_one(b, key, len));
+	/* Not written through: MEMFILTER_BLOOM_OP_CONTAINS only reads. */
+	if (unlikely(!memfilter_bloom_fixed8(b, len)))
+		return mf_bloom_key_general((struct memfilter_bloom *)b, key,
+					    len, MEMFILTER_BLOOM_OP_CONTAINS);
+	return memfilter_bloom_contains_hash(b, memfilter_xxh64(key, 8,
+								 b->p.hasher.seed));
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_key);
 
@@ -687,7 +811,13 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_keys);
 void memfilter_bloom_add_key_exclusive(struct memfilter_bloom *b, const void *key,
 				       size_t len)
 {
-	memfilter_bloom_add_hash_exclusive(b, mf_bloom_hash_one(b, key, len));
+	if (unlikely(!memfilter_bloom_fixed8(b, len))) {
+		mf_bloom_key_general(b, key, len,
+				     MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE);
+		return;
+	}
+	memfilter_bloom_add_hash_exclusive(b, memfilter_xxh64(key, 8,
+							      b->p.hasher.seed));
 }
 
 /**
@@ -870,32 +1000,8 @@ void memfilter_bloom_test_and_add_hashes_scalar(struct memfilter_bloom *b,
 						const u64 *hashes, size_t n,
 						unsigned long *result_bitmap)
 {
-	unsigned long acc = 0;
-	size_t i;
-
-	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
-		memfilter_bloom_prefetch(b, hashes, i, n);
-	for (i = 0; i < n; i++) {
-		u64 *blk = memfilter_bloom_block_ptr(b, hashes[i]);
-		unsigned int s = memfilter_bloom_start(hashes[i]), j, w;
-		unsigned long had = 1;
-		u64 bit;
-
-		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
-		for (j = 0; j < b->p.k; j++) {
-			w = (s + j) & 7;
-			bit = 1ULL << memfilter_bloom_bit(hashes[i], w);
-			if (!(READ_ONCE(blk[w]) & bit)) {
-				had = 0;
-				memfilter_atomic_or64(&blk[w], bit);
-			}
-		}
-		acc |= had << (i % BITS_PER_LONG);
-		if (i % BITS_PER_LONG == BITS_PER_LONG - 1 || i == n - 1) {
-			result_bitmap[i / BITS_PER_LONG] = acc;
-			acc = 0;
-		}
-	}
+	mf_bloom_hashes(b, hashes, n, result_bitmap, b->p.k,
+			MF_BLOOM_TEST_AND_SET);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_test_and_add_hashes_scalar);
 

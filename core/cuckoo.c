@@ -727,6 +727,39 @@ void memfilter_cuckoo_contains_hashes(const struct memfilter_cuckoo *c,
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_contains_hashes);
 
 /**
+ * memfilter_cuckoo_count_hashes() - count a batch of keys
+ * @c: the filter
+ * @hashes: the keys' hashes
+ * @n: how many
+ * @counts: out: @counts[i] is memfilter_cuckoo_count_hash() of key i
+ *
+ * Prefetches the buckets of MEMFILTER_CUCKOO_BATCH keys before counting
+ * them, as memfilter_cuckoo_contains_hashes() does.
+ *
+ * Context: any, lockless; safe concurrently with the writer.
+ */
+void memfilter_cuckoo_count_hashes(const struct memfilter_cuckoo *c,
+				   const u64 *hashes, size_t n, u8 *counts)
+{
+	size_t base, k, m;
+	u64 i1, i2;
+	u32 fp;
+
+	for (base = 0; base < n; base += m) {
+		m = n - base < MEMFILTER_CUCKOO_BATCH ? n - base : MEMFILTER_CUCKOO_BATCH;
+		for (k = 0; k < m; k++) {
+			mf_cuckoo_locate(c, hashes[base + k], &i1, &i2, &fp);
+			memfilter_prefetch(c->table + i1 * c->bucket_bytes);
+			memfilter_prefetch(c->table + i2 * c->bucket_bytes);
+		}
+		for (k = 0; k < m; k++)
+			counts[base + k] =
+				memfilter_cuckoo_count_hash(c, hashes[base + k]);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_hashes);
+
+/**
  * memfilter_cuckoo_add_key() - add a key
  * @c: the filter
  * @key: the key's bytes
@@ -943,6 +976,12 @@ static int mf_cuckoo_delete_batch(union memfilter_state *s, const u64 *hashes,
 			      -ENOENT, hashes, n, result, done);
 }
 
+static void mf_cuckoo_count_batch(const union memfilter_state *s,
+				  const u64 *hashes, u32 n, u8 *counts)
+{
+	memfilter_cuckoo_count_hashes(&s->cuckoo, hashes, n, counts);
+}
+
 static void mf_cuckoo_clear_state(union memfilter_state *s)
 {
 	memfilter_cuckoo_clear(&s->cuckoo);
@@ -1039,6 +1078,7 @@ const struct memfilter_type_ops memfilter_cuckoo_ops = {
 	.add = mf_cuckoo_add_batch,
 	.add_unique = mf_cuckoo_add_unique_batch,
 	.delete = mf_cuckoo_delete_batch,
+	.count = mf_cuckoo_count_batch,
 	.clear = mf_cuckoo_clear_state,
 	.info = mf_cuckoo_info,
 	.image = mf_cuckoo_image,

@@ -127,6 +127,8 @@ u32 memfilter_cuckoo_count_hash(const struct memfilter_cuckoo *c, u64 hash);
 void memfilter_cuckoo_contains_hashes(const struct memfilter_cuckoo *c,
 				      const u64 *hashes, size_t n,
 				      unsigned long *result);
+void memfilter_cuckoo_count_hashes(const struct memfilter_cuckoo *c,
+				   const u64 *hashes, size_t n, u8 *counts);
 
 int memfilter_cuckoo_add_key(struct memfilter_cuckoo *c, const void *key,
 			     size_t len);

@@ -70,6 +70,10 @@ struct memfilter_image_desc;
  * @test_and_add: for each of @n hashes in order, set bit i when key i may
  *	have been present, then add it; lockless. NULL if the type cannot.
  *	Return: 0; *@done is @n.
+ * @count: for each of @n hashes, how many copies of its key the filter
+ *	holds (0: certainly absent) into @counts[i], at most
+ *	MEMFILTER_COUNT_MAX; lockless, as @contains. NULL if the type cannot
+ *	count (Bloom, window).
  * @clear: empty the filter
  * @info: fill in the type's fields of @info (capacity, k,
  *	bits_per_key_q4, fingerprint_bits, keys, fill, fill_max,
@@ -107,6 +111,8 @@ struct memfilter_type_ops {
 		      unsigned long *result, u32 *done);
 	int (*test_and_add)(union memfilter_state *s, const u64 *hashes, u32 n,
 			    unsigned long *result, u32 *done);
+	void (*count)(const union memfilter_state *s, const u64 *hashes, u32 n,
+		      u8 *counts);
 	void (*clear)(union memfilter_state *s);
 	void (*info)(const union memfilter_state *s, u64 added,
 		     struct memfilter_info *info);

@@ -181,6 +181,16 @@ static __always_inline u64 memfilter_siphash24(const void *data, size_t len,
 static __always_inline u64 memfilter_hash(const struct memfilter_hasher *h,
 					  const void *data, size_t len)
 {
+	/*
+	 * 8-byte keys (addresses, ids, pairs of 32-bit values), the common
+	 * case, hashed by straight-line code: the same functions with the
+	 * length a constant, so the same values.
+	 */
+	if (len == 8) {
+		if (h->algo == MEMFILTER_HASH_SIPHASH24)
+			return memfilter_siphash24(data, 8, h->key);
+		return memfilter_xxh64(data, 8, h->seed);
+	}
 	if (h->algo == MEMFILTER_HASH_SIPHASH24)
 		return memfilter_siphash24(data, len, h->key);
 	return memfilter_xxh64(data, len, h->seed);

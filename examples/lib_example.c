@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <memfilter.h>
+#include <libmemfilter.h>
 
 static int ask(const struct mf_offline *f, const char *key)
 {

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "image.h"
-#include "memfilter.h"
+#include "libmemfilter.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

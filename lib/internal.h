@@ -10,7 +10,7 @@
 
 #include <linux/memfilter.h>
 
-#include "memfilter.h"
+#include "libmemfilter.h"
 
 /*
  * Turn mf_create_opts into the ABI's create request, as the kernel gets it

@@ -21,7 +21,7 @@
 #include <linux/memfilter.h>
 
 #include "internal.h"
-#include "memfilter.h"
+#include "libmemfilter.h"
 
 _Static_assert(MF_NAME_MAX == MEMFILTER_NAME_MAX, "name length");
 _Static_assert(MF_KEY_MAX == MEMFILTER_KEY_MAX, "key length");
@@ -30,6 +30,7 @@ _Static_assert(MF_TYPE_CUCKOO == MEMFILTER_TYPE_CUCKOO, "cuckoo type");
 _Static_assert(MF_HASH_XXH64 == MEMFILTER_HASH_XXH64, "xxh64");
 _Static_assert(MF_HASH_SIPHASH24 == MEMFILTER_HASH_SIPHASH24, "siphash");
 _Static_assert(MEMFILTER_BATCH_MAX % 64 == 0, "batches own whole words");
+_Static_assert(MF_COUNT_MAX == MEMFILTER_COUNT_MAX, "largest count");
 
 #define MF_PPB 1000000000.0
 /* First guess of how many names mf_list() will find. */
@@ -213,10 +214,12 @@ out_free_raw:
 /*
  * Run one key command over @n keys in kernel-sized batches. Fixed-size keys
  * when @key_size is non-zero, else variable-size keys with lengths @lens.
+ * The answers go to the bitmap @results, or (COUNT) a byte per key to
+ * @counts.
  */
 static ssize_t mf_keys_ioctl(int fd, unsigned long cmd, const void *keys,
 			     size_t key_size, const uint32_t *lens, size_t n,
-			     uint64_t *results, size_t *done)
+			     uint64_t *results, uint8_t *counts, size_t *done)
 {
 	const unsigned char *p = keys;
 	size_t off = 0, count = 0;
@@ -243,6 +246,8 @@ static ssize_t mf_keys_ioctl(int fd, unsigned long cmd, const void *keys,
 			       (c + 63) / 64 * sizeof(*results));
 			k.results = (__u64)(uintptr_t)(results + off / 64);
 		}
+		if (counts)
+			k.results = (__u64)(uintptr_t)(counts + off);
 		ret = mf_ioctl(fd, cmd, &k);
 		if (ret) {
 			/* out_done is meaningful only if the kernel got far. */
@@ -315,7 +320,7 @@ ssize_t mf_keys(int fd, enum mf_keys_op op, const void *keys, size_t n,
 	if (ret)
 		return ret;
 	return mf_keys_ioctl(fd, cmds[op], keys, opts->key_size, opts->lens, n,
-			     opts->results, &opts->done);
+			     opts->results, NULL, &opts->done);
 }
 
 /*
@@ -398,7 +403,7 @@ ssize_t mf_test_and_add(int fd, const void *keys, size_t key_size, size_t n,
 	size_t d = 0;
 	ssize_t ret = key_size ? mf_keys_ioctl(fd, MEMFILTER_IOC_TEST_AND_ADD,
 					       keys, key_size, NULL, n,
-					       results, &d) : -EINVAL;
+					       results, NULL, &d) : -EINVAL;
 
 	if (done)
 		*done = d;
@@ -410,11 +415,29 @@ ssize_t mf_test_and_addv(int fd, const void *keys, const uint32_t *lens,
 {
 	size_t d = 0;
 	ssize_t ret = mf_keys_ioctl(fd, MEMFILTER_IOC_TEST_AND_ADD, keys, 0,
-				    lens, n, results, &d);
+				    lens, n, results, NULL, &d);
 
 	if (done)
 		*done = d;
 	return ret;
+}
+
+ssize_t mf_count(int fd, const void *keys, size_t key_size, size_t n,
+		 uint8_t *counts, size_t *done)
+{
+	if (done)
+		*done = 0;
+	if (!key_size)
+		return -EINVAL;
+	return mf_keys_ioctl(fd, MEMFILTER_IOC_COUNT, keys, key_size, NULL, n,
+			     NULL, counts, done);
+}
+
+ssize_t mf_countv(int fd, const void *keys, const uint32_t *lens, size_t n,
+		  uint8_t *counts, size_t *done)
+{
+	return mf_keys_ioctl(fd, MEMFILTER_IOC_COUNT, keys, 0, lens, n, NULL,
+			     counts, done);
 }
 
 int mf_create_window(int devfd, const struct mf_create_opts *opts,

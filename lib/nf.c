@@ -15,7 +15,7 @@
 #include <linux/memfilter.h>
 
 #include "internal.h"
-#include "memfilter.h"
+#include "libmemfilter.h"
 
 _Static_assert(MF_NF_IPV4 == MEMFILTER_NF_IPV4, "ipv4");
 _Static_assert(MF_NF_IPV6 == MEMFILTER_NF_IPV6, "ipv6");

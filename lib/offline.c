@@ -313,6 +313,21 @@ static int mf_offline_check(const struct mf_offline *f, mf_offline_op op,
 	return 0;
 }
 
+/* Hash the @m keys at *@p (of @key_size bytes, else @lens) into @hashes. */
+static void mf_offline_hash(const struct mf_offline *f, const u8 **p,
+			    size_t key_size, const uint32_t *lens, u32 m,
+			    u64 *hashes)
+{
+	size_t len;
+	u32 j;
+
+	for (j = 0; j < m; j++) {
+		len = key_size ? key_size : lens[j];
+		hashes[j] = memfilter_key_hash(f->ops, &f->s, *p, len);
+		*p += len;
+	}
+}
+
 /*
  * The offline mf_keys_ioctl(): fixed-size keys if @key_size, else @lens; hashed
  * a window at a time and handed to @op, as the kernel does.
@@ -325,7 +340,7 @@ static ssize_t mf_offline_run(struct mf_offline *f, mf_offline_op op,
 	unsigned long res[MF_OFFLINE_WINDOW / BITS_PER_LONG];
 	u64 hashes[MF_OFFLINE_WINDOW];
 	const u8 *p = keys;
-	size_t i = 0, count = 0, len;
+	size_t i = 0, count = 0;
 	u32 j, m, d;
 	int ret = 0;
 
@@ -336,11 +351,8 @@ static ssize_t mf_offline_run(struct mf_offline *f, mf_offline_op op,
 		memset(results, 0, (n + 63) / 64 * sizeof(*results));
 	for (i = 0; i < n; i += d) {
 		m = min(n - i, (size_t)MF_OFFLINE_WINDOW);
-		for (j = 0; j < m; j++) {
-			len = key_size ? key_size : lens[i + j];
-			hashes[j] = memfilter_key_hash(f->ops, &f->s, p, len);
-			p += len;
-		}
+		mf_offline_hash(f, &p, key_size, lens ? lens + i : NULL, m,
+				hashes);
 		memset(res, 0, sizeof(res));
 		ret = op(f, hashes, m, res, &d);
 		for (j = 0; j < d; j++) {
@@ -441,6 +453,56 @@ ssize_t mf_offline_deletev(struct mf_offline *f, const void *keys,
 {
 	return mf_offline_args(f, MF_KEYS_DELETE, false, keys, 0, lens, n,
 			       results, done);
+}
+
+/* mf_offline_run() for COUNT: a byte per key into @counts (optional). */
+static ssize_t mf_offline_count_run(const struct mf_offline *f,
+				    const void *keys, size_t key_size,
+				    const uint32_t *lens, size_t n,
+				    uint8_t *counts, size_t *done)
+{
+	u64 hashes[MF_OFFLINE_WINDOW];
+	u8 c[MF_OFFLINE_WINDOW];
+	const u8 *p = keys;
+	size_t i = 0, hits = 0;
+	u32 j, m;
+	int ret;
+
+	ret = mf_offline_check(f, NULL, keys, key_size, lens, n);
+	if (!ret && !f->ops->count)
+		ret = -EOPNOTSUPP;
+	for (; !ret && i < n; i += m) {
+		m = min(n - i, (size_t)MF_OFFLINE_WINDOW);
+		mf_offline_hash(f, &p, key_size, lens ? lens + i : NULL, m,
+				hashes);
+		f->ops->count(&f->s, hashes, m, c);
+		for (j = 0; j < m; j++)
+			hits += c[j] != 0;
+		if (counts)
+			memcpy(counts + i, c, m);
+	}
+	if (done)
+		*done = i;
+	return ret ? ret : (ssize_t)hits;
+}
+
+ssize_t mf_offline_count(const struct mf_offline *f, const void *keys,
+			 size_t key_size, size_t n, uint8_t *counts,
+			 size_t *done)
+{
+	if (!key_size) {
+		if (done)
+			*done = 0;
+		return -EINVAL;
+	}
+	return mf_offline_count_run(f, keys, key_size, NULL, n, counts, done);
+}
+
+ssize_t mf_offline_countv(const struct mf_offline *f, const void *keys,
+			  const uint32_t *lens, size_t n, uint8_t *counts,
+			  size_t *done)
+{
+	return mf_offline_count_run(f, keys, 0, lens, n, counts, done);
 }
 
 /* Why two parsed Bloom filters cannot be ORed, or NULL if they can. */

@@ -2,7 +2,7 @@
 /*
  * memfilter filter file descriptors: one anonymous-inode file per open of
  * a filter, and the commands served on it (batched add, query, delete,
- * add-if-absent; info; clear; publish and unpublish).
+ * add-if-absent, count; info; clear; publish and unpublish).
  *
  * Conventions in this file: batches are copied from userspace in windows
  * of MF_WINDOW keys; each window's keys are hashed into an array, the
@@ -33,11 +33,13 @@
 
 static_assert(MF_WINDOW % BITS_PER_LONG == 0);
 static_assert(MEMFILTER_KEY_MAX <= MF_KEYBUF);
+static_assert(2 * MEMFILTER_CUCKOO_SLOTS + 1 == MEMFILTER_COUNT_MAX);
 
 struct mf_batch {
 	u64 hashes[MF_WINDOW];
 	unsigned long result[MF_WINDOW / BITS_PER_LONG];
 	u64 result64[MF_WINDOW / 64];
+	u8 counts[MF_WINDOW];
 	u32 lens[MF_WINDOW];
 	u8 keys[MF_KEYBUF];
 };
@@ -128,7 +130,24 @@ static int mf_query(struct memfilter *f, const u64 *hashes, u32 n,
 	return 0;
 }
 
-/* One batch command: keys in, hashed by window, @op on each window. */
+/* COUNT on window [i, i + n): a byte per key, out to the results array. */
+static int mf_count_window(struct memfilter *f, const struct memfilter_keys *k,
+			   struct mf_batch *b, u32 i, u32 n, u32 *done,
+			   u32 *count)
+{
+	u8 __user *ucounts = u64_to_user_ptr(k->results);
+
+	*count += memfilter_filter_count(f, b->hashes, n, b->counts);
+	*done = n;
+	if (ucounts && copy_to_user(ucounts + i, b->counts, n))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * One batch command: keys in, hashed by window, @op on each window, whose
+ * result bits go out; @op NULL: COUNT, a byte per key.
+ */
 static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op)
 {
 	struct memfilter_keys *k = ucmd->cmd;
@@ -156,14 +175,15 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op)
 		ret = mf_hash_window(f, k, b, i, n, &off);
 		if (ret)
 			break;
-		ret = op(f, b->hashes, n, b->result, &done);
-		count += bitmap_weight(b->result, done);
-		bitmap_to_arr64(b->result64, b->result, n);
-		if (ures && copy_to_user(ures + i / 64, b->result64,
-					 DIV_ROUND_UP(n, 64) * sizeof(u64))) {
-			i += done;
-			ret = -EFAULT;
-			break;
+		if (!op) {
+			ret = mf_count_window(f, k, b, i, n, &done, &count);
+		} else {
+			ret = op(f, b->hashes, n, b->result, &done);
+			count += bitmap_weight(b->result, done);
+			bitmap_to_arr64(b->result64, b->result, n);
+			if (ures && copy_to_user(ures + i / 64, b->result64,
+						 DIV_ROUND_UP(n, 64) * sizeof(u64)))
+				ret = -EFAULT;
 		}
 		i += done;
 		if (ret)
@@ -203,6 +223,14 @@ static int mf_cmd_add_unique(struct memfilter_ucmd *ucmd)
 static int mf_cmd_test_and_add(struct memfilter_ucmd *ucmd)
 {
 	return mf_cmd_keys(ucmd, memfilter_filter_test_and_add);
+}
+
+/* A type that cannot count refuses even an empty batch. */
+static int mf_cmd_count(struct memfilter_ucmd *ucmd)
+{
+	if (!ucmd->f->ops->count)
+		return -EOPNOTSUPP;
+	return mf_cmd_keys(ucmd, NULL);
 }
 
 /* Window filters: each generation, into the caller's optional array. */
@@ -309,6 +337,8 @@ static const struct memfilter_ioctl_op mf_filter_ops[] = {
 			   struct memfilter_keys, out_done),
 	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_ROTATE, mf_cmd_rotate,
 			   struct memfilter_rotate, flags),
+	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_COUNT, mf_cmd_count,
+			   struct memfilter_keys, out_done),
 };
 
 static long mf_filter_ioctl(struct file *file, unsigned int cmd,

@@ -442,6 +442,31 @@ int memfilter_filter_test_and_add(struct memfilter *f, const u64 *hashes,
 	return ret;
 }
 
+/**
+ * memfilter_filter_count() - count a batch of key hashes
+ * @f: the filter, of a type with a count operation
+ * @hashes: the keys' hashes (memfilter_filter_hash())
+ * @n: how many
+ * @counts: out: @counts[i] is how many copies of key i the filter holds
+ *
+ * Counts as @n queries, and as many hits as keys with a non-zero count.
+ *
+ * Context: any but hard interrupt; lockless, does not sleep.
+ * Return: how many keys have a non-zero count.
+ */
+u32 memfilter_filter_count(struct memfilter *f, const u64 *hashes, u32 n,
+			   u8 *counts)
+{
+	u32 i, hits = 0;
+
+	f->ops->count(&f->s, hashes, n, counts);
+	for (i = 0; i < n; i++)
+		hits += counts[i] != 0;
+	this_cpu_add(f->stats->queries, n);
+	this_cpu_add(f->stats->hits, hits);
+	return hits;
+}
+
 int memfilter_filter_init(void)
 {
 	mf_wq = alloc_workqueue("memfilter", 0, 0);

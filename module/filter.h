@@ -137,6 +137,8 @@ int memfilter_filter_delete(struct memfilter *f, const u64 *hashes, u32 n,
 			    unsigned long *result, u32 *done);
 int memfilter_filter_test_and_add(struct memfilter *f, const u64 *hashes,
 				  u32 n, unsigned long *result, u32 *done);
+u32 memfilter_filter_count(struct memfilter *f, const u64 *hashes, u32 n,
+			   u8 *counts);
 
 /* window.c: window filters' rotation */
 void memfilter_rotation_init(struct memfilter *f);

@@ -35,8 +35,8 @@ unset WERROR MEMFILTER_WERROR
 . scripts/tap.sh
 
 MA=$(gcc -print-multiarch)
-# The library's public header (lib/memfilter.h, or lib/libmemfilter.h).
-HDR=$(basename "$(ls lib/libmemfilter.h lib/memfilter.h 2>/dev/null | head -n 1)")
+# The library's public header; <memfilter.h> is its 1.0.0 name (through 1.x).
+HDR=libmemfilter.h
 R=$W/root
 U=$R/usr
 LIBDIR=$U/lib/$MA
@@ -81,7 +81,8 @@ installed_files() {
 	done
 	for f in "usr/lib/$MA/libmemfilter.a" \
 		 "usr/lib/$MA/pkgconfig/libmemfilter.pc" \
-		 "usr/include/$HDR" usr/include/memfilter_version.h \
+		 "usr/include/$HDR" usr/include/memfilter.h \
+		 usr/include/memfilter_version.h \
 		 usr/include/linux/memfilter.h \
 		 usr/share/man/man8/memfilterctl.8 \
 		 usr/share/man/man3/libmemfilter.3 \
@@ -95,7 +96,7 @@ installed_files() {
 	[ "$(readlink "$LIBDIR/libmemfilter.so.1")" = "libmemfilter.so.$V" ] &&
 	[ "$(readlink "$LIBDIR/libmemfilter.so")" = libmemfilter.so.1 ] &&
 	# Nothing else: every installed file is one of the above.
-	[ "$(find "$R" -type f -o -type l | wc -l)" = 17 ] ||
+	[ "$(find "$R" -type f -o -type l | wc -l)" = 18 ] ||
 		{ find "$R" -type f -o -type l; return 1; }
 }
 ok "installed tree: every file, its mode, the library's symlinks" \
@@ -267,6 +268,20 @@ headers_alone() {
 		-Wall -Wextra -Werror -fsyntax-only -
 }
 ok "installed library header compiles alone (C99, C++)" headers_alone
+
+# A program written for 1.0.0 (#include <memfilter.h>) still builds and
+# sees the whole API; the old name is nothing but <libmemfilter.h>.
+old_header_name() {
+	printf '%s\n' '#include <memfilter.h>' \
+		'int main(void) { return !mf_version() || MF_COUNT_MAX != 9; }' |
+		gcc -Wall -Werror -x c -o "$W/old_name" - $(pc --cflags --libs) &&
+	LD_LIBRARY_PATH=$LIBDIR "$W/old_name" &&
+	[ "$(grep -v '^ \*\|^/\*\|^$' "$U/include/memfilter.h" |
+		grep -c '#include')" = 1 ] &&
+	grep -qx '#include "libmemfilter.h"' "$U/include/memfilter.h"
+}
+ok "<memfilter.h>, the 1.0.0 name, includes <libmemfilter.h> and builds" \
+	old_header_name
 
 lib_version() {
 	nm -D --defined-only "$LIBDIR/libmemfilter.so.1" | grep -q ' T mf_version' &&

@@ -41,7 +41,7 @@
 #include <linux/memfilter.h>
 
 #include "kselftest_harness.h"
-#include "memfilter.h"
+#include "libmemfilter.h"
 
 #include "kfunc_ops.h"
 #include "kfunc_ops.skel.h"

@@ -741,6 +741,30 @@ t_keys_offline() {
 		"$T/hexcrlf" && expect_out 1
 }
 
+# count --image: per key, in input order, the count, a tab and the key.
+t_count_offline() {
+	keys a a a b c >"$T/cnt"
+	to_image "$T/cnt.img" memfilterctl build --type cuckoo --capacity 100 \
+		--seed 5 "$T/cnt" &&
+	expect_rc 0 memfilterctl count --image "$T/cnt.img" --key b --key zz \
+		--key a && expect_out "$(printf '1\tb\n0\tzz\n3\ta')" || return 1
+	keys c zz >"$T/cnt-in"
+	expect_rc 0 memfilterctl count --image "$T/cnt.img" <"$T/cnt-in" &&
+		expect_out "$(printf '1\tc\n0\tzz')" || return 1
+	# 61 is "a"; no key counted: exit 1, the zeros still printed.
+	expect_rc 0 memfilterctl count --hex --image "$T/cnt.img" --key 61 &&
+		expect_out "$(printf '3\t61')" &&
+	expect_rc 1 memfilterctl count --image "$T/cnt.img" --key zz &&
+		expect_out "$(printf '0\tzz')" || return 1
+	offline_images || return 1
+	expect_error "count needs a cuckoo filter" memfilterctl count \
+		--image "$T/o1.img" --key a &&
+	expect_error "invert" memfilterctl count -v --image "$T/cnt.img" \
+		--key a &&
+	expect_error "unique" memfilterctl count --unique --image \
+		"$T/cnt.img" --key a
+}
+
 t_help_new() {
 	expect_rc 0 memfilterctl query --help &&
 		grep -q -- '--invert' "$T/out" && grep -q -- '--key' "$T/out" &&
@@ -793,6 +817,23 @@ t_keys_cli() {
 	expect_error "--key" memfilterctl add cli-k --key k1 "$T/abc"
 }
 
+# count against the module: 3 adds count 3, a delete 2; Bloom refused.
+t_count_cli() {
+	expect_rc 0 memfilterctl create cli-cnt --type cuckoo --capacity 100 &&
+	expect_rc 0 memfilterctl add cli-cnt --key k1 --key k1 --key k1 \
+		--key k2 && expect_out 4 &&
+	expect_rc 0 memfilterctl count cli-cnt --key k1 --key k2 --key k3 &&
+		expect_out "$(printf '3\tk1\n1\tk2\n0\tk3')" &&
+	expect_rc 0 memfilterctl del cli-cnt --key k1 && expect_out 1 &&
+	keys k1 k3 >"$T/cnt-in" &&
+	expect_rc 0 memfilterctl count cli-cnt "$T/cnt-in" &&
+		expect_out "$(printf '2\tk1\n0\tk3')" &&
+	expect_rc 1 memfilterctl count cli-cnt --key k3 &&
+	expect_error "count needs a cuckoo filter" memfilterctl count cli-b \
+		--key a &&
+	expect_error "no such filter" memfilterctl count cli-none --key a
+}
+
 t_clear() {
 	expect_rc 0 memfilterctl clear cli-k && [ ! -s "$T/out" ] ||
 		fail "clear" || return 1
@@ -833,7 +874,8 @@ t_cleanup() {
 # --- driver ----------------------------------------------------------------
 
 OFFLINE_TESTS="version_flag merge_bad_args output_atomic overfill_warning
-unsupported_combinations range_errors json_offline keys_offline help_new"
+unsupported_combinations range_errors json_offline keys_offline count_offline
+help_new"
 
 TESTS="version create_bloom create_cuckoo create_defaults_and_params
 create_existing_name add_file add_stdin query_present query_absent
@@ -842,11 +884,19 @@ del_bloom_refused info info_json list overfill cuckoo_full rm bad_usage help
 unprivileged million_keys image_build_load image_dump_load
 image_dump_identical image_dump_kernel_filter image_inspect image_corrupt
 image_load_existing_name image_merge image_keyed_warning image_help
-version_both list_json_objects keys_cli clear add_overfill_warning dump_output
+version_both list_json_objects keys_cli count_cli clear add_overfill_warning
+dump_output
 $OFFLINE_TESTS cleanup"
 
 # MF_CLI_OFFLINE=1: only the tests that need no /dev/memfilter (on the host).
 [ "${MF_CLI_OFFLINE:-0}" = 1 ] && TESTS=$OFFLINE_TESTS
+# MF_CLI_SKIP_OFFLINE=1: all but those (the debug guest: they never reach
+# the kernel, run natively under ASan and in the stock guests).
+if [ "${MF_CLI_SKIP_OFFLINE:-0}" = 1 ]; then
+	TESTS=$(for t in $TESTS; do
+		case " $(echo $OFFLINE_TESTS) " in *" $t "*) ;; *) echo "$t" ;; esac
+	done)
+fi
 
 echo "TAP version 13"
 set -- $TESTS
@@ -855,6 +905,7 @@ n=0
 failed=0
 for t in $TESTS; do
 	n=$((n + 1))
+	t0=$(date +%s)
 	if out=$("t_$t" 2>&1); then
 		echo "ok $n $t"
 	else
@@ -862,5 +913,6 @@ for t in $TESTS; do
 		echo "not ok $n $t"
 		failed=1
 	fi
+	echo "# $t: $(($(date +%s) - t0)) s"
 done
 exit $failed

@@ -59,13 +59,13 @@
 enum op {
 	OP_API, OP_CREATE, OP_OPEN, OP_LIST, OP_LOAD, OP_ADD, OP_QUERY,
 	OP_DELETE, OP_ADD_UNIQUE, OP_INFO, OP_CLEAR, OP_PUBLISH, OP_UNPUBLISH,
-	OP_BADCMD, OP_READ, OP_DUP, OP_CLOSE, OP_FORK, OP_NR
+	OP_BADCMD, OP_READ, OP_DUP, OP_CLOSE, OP_FORK, OP_COUNT, OP_NR
 };
 
 static const char *const op_name[OP_NR] = {
 	"API", "CREATE", "OPEN", "LIST", "LOAD", "ADD", "QUERY", "DELETE",
 	"ADD_UNIQUE", "INFO", "CLEAR", "PUBLISH", "UNPUBLISH", "bad cmd",
-	"read", "dup", "close", "fork",
+	"read", "dup", "close", "fork", "COUNT",
 };
 
 /* A set of errnos (all below 128). */
@@ -86,6 +86,7 @@ static const emask op_errnos[OP_NR] = {
 	[OP_QUERY] = E_BATCH,
 	[OP_DELETE] = E_BATCH | B(EPERM) | B(EBADF),
 	[OP_ADD_UNIQUE] = E_BATCH | B(ENOSPC) | B(EPERM) | B(EBADF),
+	[OP_COUNT] = E_BATCH,
 	[OP_INFO] = E_STRUCT,
 	[OP_CLEAR] = E_STRUCT | B(EPERM) | B(EBADF),
 	[OP_PUBLISH] = E_STRUCT | B(EPERM) | B(EEXIST) | B(EBUSY),
@@ -864,17 +865,19 @@ static void fz_load(struct ctx *c)
 
 /* --- filter fd commands ---------------------------------------------------- */
 
-static const enum op key_ops[] = { OP_ADD, OP_QUERY, OP_DELETE, OP_ADD_UNIQUE };
+static const enum op key_ops[] = {
+	OP_ADD, OP_QUERY, OP_DELETE, OP_ADD_UNIQUE, OP_COUNT,
+};
 static const unsigned long key_cmds[] = {
 	MEMFILTER_IOC_ADD, MEMFILTER_IOC_QUERY, MEMFILTER_IOC_DELETE,
-	MEMFILTER_IOC_ADD_UNIQUE,
+	MEMFILTER_IOC_ADD_UNIQUE, MEMFILTER_IOC_COUNT,
 };
 
 static void fz_keys(struct ctx *c, int p)
 {
 	struct expect x = { .env = B(ENOMEM) };
 	struct memfilter_keys *k;
-	int which = below(&c->r, 4), bad_keys = 0, bad_lens = 0, bad_res = 0;
+	int which = below(&c->r, 5), bad_keys = 0, bad_lens = 0, bad_res = 0;
 	size_t bytes = 0, cap = c->buf_size / 2;
 	__u32 *lens = (__u32 *)(c->buf + cap), size, late_bad = 0;
 	bool tracked = c->pool[p].tracked, lens_known = true, long_key = false;
@@ -959,12 +962,14 @@ static void fz_keys(struct ctx *c, int p)
 		*(uint64_t *)(c->buf + i) = rnd(&c->r) >> below(&c->r, 64);
 	k->keys = (__u64)(uintptr_t)user_ptr(c, c->buf, bytes, &bad_keys);
 	if (chance(&c->r, 70)) {
-		uint64_t words = ((uint64_t)k->count + 63) / 64;
-		__u64 *res = NULL;
+		/* a bitmap, or COUNT's byte per key */
+		uint64_t rbytes = op == OP_COUNT ? k->count :
+				  ((uint64_t)k->count + 63) / 64 * 8;
+		void *res = NULL;
 
 		/* at the end of the arg page, if it fits after the struct */
-		if (words * 8 <= (uint64_t)page - sizeof(*k) - 512)
-			res = (__u64 *)(c->arg + page - 8 * words);
+		if (rbytes <= (uint64_t)page - sizeof(*k) - 512)
+			res = c->arg + page - rbytes;
 		k->results = (__u64)(uintptr_t)user_ptr(c, res, 8, &bad_res);
 		if (!res && !bad_res)
 			k->results = 0;
@@ -989,10 +994,14 @@ static void fz_keys(struct ctx *c, int p)
 	    (op == OP_DELETE || op == OP_ADD_UNIQUE))
 		violate(&x, "DELETE/ADD_UNIQUE on Bloom", B(EOPNOTSUPP),
 			k->count ? R_ACCEPTED : R_BLOOM_COUNT0);
+	/* COUNT: cuckoo only, refused even with no keys */
+	if (c->pool[p].type && c->pool[p].type != MEMFILTER_TYPE_CUCKOO &&
+	    op == OP_COUNT)
+		violate(&x, "COUNT on Bloom/window", B(EOPNOTSUPP), R_ACCEPTED);
 	if (c->pool[p].type == MEMFILTER_TYPE_CUCKOO &&
 	    (op == OP_ADD || op == OP_ADD_UNIQUE))
 		x.env |= B(ENOSPC);
-	if (unprivileged && op != OP_QUERY)
+	if (unprivileged && op != OP_QUERY && op != OP_COUNT)
 		x.env |= B(EPERM) | B(EBADF);	/* item 1 may make opens read-only */
 	if (!c->pool[p].type)
 		x.ambiguous = true;
@@ -1107,7 +1116,7 @@ static void fz_badcmd(struct ctx *c, int p)
 	switch (below(&c->r, 4)) {
 	case 0:
 		nr = below(&c->r, 256);
-		if (nr >= MEMFILTER_CMD_BASE && nr < MEMFILTER_CMD_BASE + 0x1a)
+		if (nr >= MEMFILTER_CMD_BASE && nr <= MEMFILTER_CMD_COUNT)
 			nr = MEMFILTER_CMD_BASE + 0x40;
 		cmd = _IOC(below(&c->r, 4), MEMFILTER_IOCTL_TYPE, nr,
 			   below(&c->r, 1 << 14));
@@ -1123,7 +1132,7 @@ static void fz_badcmd(struct ctx *c, int p)
 		break;
 	default:
 		/* the other kind of fd's commands */
-		cmd = fd == c->dev ? key_cmds[below(&c->r, 4)] :
+		cmd = fd == c->dev ? key_cmds[below(&c->r, 5)] :
 			dev_cmds[below(&c->r, 5)];
 	}
 	memset(c->arg, 0, 512);
@@ -1410,7 +1419,8 @@ static int owner_batch(struct owner *o, enum op op, unsigned long cmd,
 	memset(o->res, 0, (n + 63) / 64 * 8);
 	ret = call(&o->c, op, o->fd, cmd, &k);
 	*done = k.out_done;
-	if (ret && !(ret == -ENOSPC && op != OP_QUERY) && ret != -ENOMEM)
+	if (ret && !(ret == -ENOSPC && op != OP_QUERY && op != OP_COUNT) &&
+	    ret != -ENOMEM)
 		find(R_VALID_FAILED, "owner %s of %u keys: %s", op_name[op], n,
 		     strerror(-ret));
 	if (!ret && k.out_done != n)
@@ -1453,7 +1463,28 @@ static void owner_new_filter(struct owner *o)
 	o->published = false;
 }
 
-/* Query every live key: each must be reported present. */
+/*
+ * Cuckoo: COUNT the batch just queried; each key counts at least the
+ * copies the model holds (chaos threads may only add more).
+ */
+static void owner_count_check(struct owner *o, __u32 n, const char *what)
+{
+	const __u8 *counts = (const __u8 *)o->res;
+	__u32 done;
+
+	if (o->type != MEMFILTER_TYPE_CUCKOO ||
+	    owner_batch(o, OP_COUNT, MEMFILTER_IOC_COUNT, o->batch, n, &done))
+		return;
+	for (__u32 i = 0; i < done; i++) {
+		if (counts[i] >= o->count[o->batch[i]])
+			continue;
+		find(R_OUTPUT, "%s: COUNT of key #%llu is %u, %u copies added",
+		     what, (unsigned long long)o->batch[i], counts[i],
+		     o->count[o->batch[i]]);
+	}
+}
+
+/* Query (and COUNT) every live key: each must be reported present. */
 static void owner_check(struct owner *o, int fd, const char *what)
 {
 	uint64_t id = 0;
@@ -1485,6 +1516,9 @@ static void owner_check(struct owner *o, int fd, const char *what)
 					 o->count[o->batch[i]],
 					 (unsigned long long)o->live);
 		}
+		o->fd = fd;
+		owner_count_check(o, n, what);
+		o->fd = save;
 	}
 }
 
@@ -1864,7 +1898,7 @@ int main(int argc, char **argv)
 		own[i].batch = malloc(OWNER_BATCH * sizeof(*own[i].batch));
 		own[i].keys = malloc(OWNER_BATCH * 64);
 		own[i].lens = malloc(OWNER_BATCH * sizeof(*own[i].lens));
-		own[i].res = malloc(OWNER_BATCH / 8);
+		own[i].res = malloc(OWNER_BATCH);	/* or COUNT's bytes */
 	}
 	for (unsigned int i = 0; i < nchaos; i++)
 		ctx_init(&cctx[i], MAX_OWNERS + i);

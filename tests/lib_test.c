@@ -19,7 +19,7 @@
 #include <linux/memfilter.h>
 
 #include "kselftest_harness.h"
-#include "memfilter.h"
+#include "libmemfilter.h"
 #include "memfilter_utils.h"
 
 FIXTURE(lib) {

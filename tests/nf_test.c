@@ -35,7 +35,7 @@
 #include <linux/memfilter.h>
 
 #include "kselftest_harness.h"
-#include "memfilter.h"
+#include "libmemfilter.h"
 
 #define PORT		9999
 #define NSRC		512	/* sources per run */

@@ -46,7 +46,7 @@
 #include <linux/memfilter.h>
 
 #include "kselftest_harness.h"
-#include "memfilter.h"
+#include "libmemfilter.h"
 #include "tc_dedup.h"
 #include "tc_dedup.skel.h"
 #include "xdp_blocklist.h"

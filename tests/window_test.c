@@ -21,7 +21,7 @@
 
 #include <linux/memfilter.h>
 
-#include "memfilter.h"
+#include "libmemfilter.h"
 #include "kselftest_harness.h"
 
 #define NKEYS	1000

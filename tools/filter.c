@@ -125,16 +125,16 @@ static int cmd_create(int argc, char **argv)
 	return 0;
 }
 
-enum key_cmd { KEY_ADD, KEY_QUERY, KEY_DEL, KEY_SEEN };
+enum key_cmd { KEY_ADD, KEY_QUERY, KEY_DEL, KEY_SEEN, KEY_COUNT };
 
 /**
  * struct key_opts - what a key command was asked to do
- * @kc: add, query or del
+ * @kc: add, query, del, seen or count
  * @hex: keys are hex digits
  * @count: query: print only how many keys answered
  * @invert: query: answer the keys that are certainly absent
  * @unique: add: only keys not already present (cuckoo)
- * @image: query: this image file instead of a filter
+ * @image: query, count: this image file instead of a filter
  * @keys: keys from --key, @nkeys of them
  */
 struct key_opts {
@@ -152,8 +152,14 @@ struct target {
 };
 
 static ssize_t run_batch(const struct key_opts *ko, const struct target *t,
-			 struct reader *r, uint64_t *bits, size_t *done)
+			 struct reader *r, uint64_t *bits, uint8_t *counts,
+			 size_t *done)
 {
+	if (ko->kc == KEY_COUNT)
+		return t->off ? mf_offline_countv(t->off, r->keys, r->key_lens,
+						  r->n, counts, done) :
+				mf_countv(t->fd, r->keys, r->key_lens, r->n,
+					  counts, done);
 	if (t->off)
 		return mf_offline_queryv(t->off, r->keys, r->key_lens, r->n,
 					 bits, done);
@@ -187,12 +193,24 @@ static void print_keys(const struct reader *r, const uint64_t *bits,
 	}
 }
 
+/* count: each line of the batch after its count, as read. */
+static void print_counts(const struct reader *r, const uint8_t *counts)
+{
+	size_t i, off = 0;
+
+	for (i = 0; i < r->n; off += r->text_lens[i], i++) {
+		printf("%u\t", counts[i]);
+		fwrite(r->text + off, 1, r->text_lens[i], stdout);
+		putchar('\n');
+	}
+}
+
 /* The options one key command does not take, with the reason. */
 static int key_opts_check(const struct key_opts *ko)
 {
 	const char *what = cur->name;
 
-	if (ko->kc != KEY_QUERY && ko->image) {
+	if (ko->kc != KEY_QUERY && ko->kc != KEY_COUNT && ko->image) {
 		usage_error("--image: image files are not changed in place: 'build' a new image from all the keys (or 'load' it, %s, and 'dump')",
 			    what);
 		return -1;
@@ -282,24 +300,27 @@ static int key_target(const struct key_opts *ko, int argc, char **argv,
 	}
 	if (ko->image) {
 		t->off = open_image(ko->image);
-		return t->off ? 0 : -1;
+		if (!t->off)
+			return -1;
+	} else {
+		t->fd = open_filter(*name);
+		if (t->fd < 0)
+			return -1;
 	}
-	t->fd = open_filter(*name);
-	if (t->fd < 0)
-		return -1;
 	if (ko->kc == KEY_QUERY || ko->kc == KEY_SEEN ||
 	    (ko->kc == KEY_ADD && !ko->unique))
 		return 0;
-	ret = mf_info(t->fd, &info);
+	ret = t->off ? mf_offline_info(t->off, &info) : mf_info(t->fd, &info);
 	if (ret) {
 		fail(*name, ret);
 		return -1;
 	}
 	if (info.type != MF_TYPE_CUCKOO) {
 		cli_error("%s: %s needs a cuckoo filter; %s filters cannot %s",
-			  *name, ko->kc == KEY_DEL ? "del" : "add --unique",
+			  *name, ko->kc == KEY_ADD ? "add --unique" : cur->name,
 			  type_name(info.type),
 			  ko->kc == KEY_DEL ? "delete" :
+			  ko->kc == KEY_COUNT ? "count copies of a key" :
 			  "tell a new key from a false positive");
 		return -1;
 	}
@@ -322,6 +343,7 @@ static int add_overfill_check(int fd, const char *name)
 static int key_command(enum key_cmd kc, int argc, char **argv)
 {
 	uint64_t bits[(BATCH_LINES + 63) / 64];
+	uint8_t counts[BATCH_LINES];
 	struct key_opts ko = { .kc = kc };
 	struct target t = { .fd = -1 };
 	const char *name, *path = NULL;
@@ -341,7 +363,7 @@ static int key_command(enum key_cmd kc, int argc, char **argv)
 		       reader_open(&r, path, ko.hex))
 		goto out_close;
 	while ((n = reader_next(&r)) > 0) {
-		got = run_batch(&ko, &t, &r, bits, &done);
+		got = run_batch(&ko, &t, &r, bits, counts, &done);
 		if (got < 0) {
 			progress_done(&r);
 			if (got == -ENOSPC)
@@ -356,19 +378,22 @@ static int key_command(enum key_cmd kc, int argc, char **argv)
 		total += got;
 		if ((kc == KEY_QUERY || kc == KEY_SEEN) && !ko.count)
 			print_keys(&r, bits, !ko.invert);
+		if (kc == KEY_COUNT)
+			print_counts(&r, counts);
 	}
 	progress_done(&r);
 	if (n < 0)
 		goto out_reader;
 	/* query -v answers the keys that are certainly absent. */
 	answered = ko.invert ? r.keys_read - total : total;
-	if ((kc != KEY_QUERY && kc != KEY_SEEN) || ko.count)
+	if ((kc != KEY_QUERY && kc != KEY_SEEN && kc != KEY_COUNT) || ko.count)
 		printf("%" PRIu64 "\n", answered);
 	if (stdout_flush())
 		goto out_reader;
 	if (kc == KEY_ADD && add_overfill_check(t.fd, name))
 		goto out_reader;
-	ret = (kc == KEY_QUERY || kc == KEY_SEEN) && !answered ? EXIT_ABSENT : 0;
+	ret = (kc == KEY_QUERY || kc == KEY_SEEN || kc == KEY_COUNT) &&
+	      !answered ? EXIT_ABSENT : 0;
 out_reader:
 	reader_free(&r);
 out_close:
@@ -398,6 +423,11 @@ static int cmd_del(int argc, char **argv)
 static int cmd_seen(int argc, char **argv)
 {
 	return key_command(KEY_SEEN, argc, argv);
+}
+
+static int cmd_count(int argc, char **argv)
+{
+	return key_command(KEY_COUNT, argc, argv);
 }
 
 /* The filter named by the only argument: its fd, or -1 after saying why. */
@@ -639,6 +669,18 @@ const struct command filter_commands[] = {
 	  .usage = "NAME [FILE|-|--key K...] [--hex]",
 	  .help = "Delete one key per line from a cuckoo filter. Prints how many were\n"
 	  "found and removed. Delete only keys that were added.\n\n"
+	  KEYS_HELP },
+	{ .name = "count", .fn = cmd_count,
+	  .usage = "NAME [FILE|-|--key K...] [--hex]\n"
+	  "       memfilterctl count --image F.img [FILE|-|--key K...] [--hex]",
+	  .help = "For each key of FILE (one per line), in input order, print how many\n"
+	  "times it may have been added to a cuckoo filter and not deleted, a\n"
+	  "tab, and the key (RedisBloom's CF.COUNT): the copies of its\n"
+	  "fingerprint in its two buckets and the stash, 0 to 9. 0 means\n"
+	  "certainly absent; keys sharing the fingerprint and buckets add to\n"
+	  "the count (false positives). Exit status: 0 if any key counted\n"
+	  "more than 0, 1 if none, 2 on error.\n\n"
+	  "  -i, --image F.img  count in an image file offline instead of a filter\n"
 	  KEYS_HELP },
 	{ .name = "clear", .fn = cmd_clear,
 	  .usage = "NAME",

@@ -22,11 +22,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#if __has_include("libmemfilter.h")
 #include "libmemfilter.h"
-#else
-#include "memfilter.h"
-#endif
 
 #include "json_writer.h"
 #include "version.h"

@@ -279,6 +279,59 @@ TEST(simd_matches_scalar)
 }
 
 /* The window mask is the k words from the start word, mod 8. */
+/*
+ * The scalar batch loops on every count around their edges (one key, the
+ * prefetch distance, a result word): the answers and bits of the per-key
+ * calls, and result bits past the count cleared.
+ */
+TEST(scalar_batch_counts)
+{
+	static const size_t counts[] = { 1, 2, 47, 48, 49, 63, 64, 65, 128, 200 };
+	unsigned long bm[256 / BITS_PER_LONG];
+	u64 rng = 7, h[512];
+
+	for (size_t i = 0; i < ARRAY_SIZE(h); i++)
+		h[i] = mf_test_rng(&rng);
+	for (u32 k = 1; k <= MEMFILTER_BLOOM_MAX_K; k++) {
+		struct memfilter_bloom *b = mf_test_new(97, k);
+		struct memfilter_bloom *t = mf_test_new(97, k);
+		struct memfilter_bloom *one = mf_test_new(97, k);
+
+		/* Keys 150-159 absent, 160-199 present. */
+		memfilter_bloom_add_hashes_scalar(b, h, 150);
+		memfilter_bloom_add_hashes_scalar(b, h + 160, 40);
+		for (size_t c = 0; c < ARRAY_SIZE(counts); c++) {
+			size_t n = counts[c];
+			size_t end = DIV_ROUND_UP(n, BITS_PER_LONG) * BITS_PER_LONG;
+
+			memset(bm, 0x55, sizeof(bm));
+			memfilter_bloom_contains_hashes_scalar(b, h + 150, n, bm);
+			for (size_t i = 0; i < end; i++) {
+				bool want = i < n &&
+					    memfilter_bloom_contains_hash_scalar(b, h[150 + i]);
+
+				ASSERT_EQ(want, mf_test_bit(bm, i))
+					TH_LOG("k %u count %zu key %zu", k, n, i);
+			}
+			memset(bm, 0x55, sizeof(bm));
+			memfilter_bloom_test_and_add_hashes_scalar(t, h + 256, n, bm);
+			for (size_t i = 0; i < end; i++) {
+				bool want = i < n &&
+					    memfilter_bloom_contains_hash_scalar(one, h[256 + i]);
+
+				if (i < n)
+					memfilter_bloom_add_hash_scalar(one, h[256 + i]);
+				ASSERT_EQ(want, mf_test_bit(bm, i))
+					TH_LOG("k %u count %zu key %zu", k, n, i);
+			}
+			ASSERT_EQ(0, memcmp(t->words, one->words, 97 * 64));
+		}
+		mf_test_free(b);
+		mf_test_free(t);
+		mf_test_free(one);
+	}
+}
+
 TEST(window)
 {
 	u64 rng = 4;
@@ -633,8 +686,11 @@ static void *mf_conc_insert(void *p)
 		memfilter_bloom_add_keys(a->b, a->keys, 8, MF_CONC_KEYS);
 		break;
 	case 2:
-		for (size_t i = 0; i < MF_CONC_KEYS; i++)
+		/* Scalar: half one by one, half as a batch. */
+		for (size_t i = 0; i < MF_CONC_KEYS / 2; i++)
 			memfilter_bloom_add_hash_scalar(a->b, h[i]);
+		memfilter_bloom_add_hashes_scalar(a->b, h + MF_CONC_KEYS / 2,
+						  MF_CONC_KEYS - MF_CONC_KEYS / 2);
 		break;
 	default:
 		memfilter_bloom_add_hashes(a->b, h, MF_CONC_KEYS);

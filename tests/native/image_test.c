@@ -16,7 +16,7 @@
 
 #include "image.h"
 #include "kselftest_harness.h"
-#include "memfilter.h"
+#include "libmemfilter.h"
 
 #define HDR	MEMFILTER_IMAGE_HDR_SIZE
 

@@ -43,7 +43,9 @@
  *    bytes are not all zero (a newer feature this kernel lacks).
  *  - EOPNOTSUPP: the structure is understood but asks for something this
  *    kernel does not support (an unknown ``flags`` bit, an unknown
- *    ABI version).
+ *    ABI version), or an operation the filter's type does not have
+ *    (DELETE, ADD_UNIQUE and COUNT on Bloom and window filters,
+ *    TEST_AND_ADD on cuckoo filters, ROTATE on all but window filters).
  *  - EACCES: /dev/memfilter was opened without the needed permission
  *    (the device is mode 0600 unless udev says otherwise).
  *  - EPERM: the command needs a capability the caller lacks.
@@ -78,6 +80,7 @@
 #define MEMFILTER_CMD_UNPUBLISH	(MEMFILTER_CMD_BASE + 0x17)
 #define MEMFILTER_CMD_TEST_AND_ADD (MEMFILTER_CMD_BASE + 0x18)
 #define MEMFILTER_CMD_ROTATE	(MEMFILTER_CMD_BASE + 0x19)
+#define MEMFILTER_CMD_COUNT	(MEMFILTER_CMD_BASE + 0x1a)
 
 /* Bits of memfilter_api.features: what this kernel module can do. */
 #define MEMFILTER_FEAT_HASH_XXH64	_BITULL(0)
@@ -90,6 +93,8 @@
 #define MEMFILTER_FEAT_TEST_AND_ADD	_BITULL(7)
 /* The BPF kfuncs of Documentation/bpf.rst are registered. */
 #define MEMFILTER_FEAT_BPF_KFUNCS	_BITULL(8)
+/* MEMFILTER_IOC_COUNT exists (bit 9 is MEMFILTER_FEAT_NETFILTER, below). */
+#define MEMFILTER_FEAT_COUNT		_BITULL(10)
 
 /**
  * struct memfilter_api - ioctl(MEMFILTER_IOC_API): version handshake
@@ -226,7 +231,8 @@ struct memfilter_list {
 #define MEMFILTER_BATCH_MAX	1048576
 
 /**
- * struct memfilter_keys - a batch of keys for ADD, QUERY, DELETE, ADD_UNIQUE
+ * struct memfilter_keys - a batch of keys for ADD, QUERY, DELETE, ADD_UNIQUE,
+ *	TEST_AND_ADD and COUNT
  * @size: sizeof(struct memfilter_keys)
  * @flags: must be 0
  * @count: number of keys (0 .. MEMFILTER_BATCH_MAX)
@@ -239,8 +245,10 @@ struct memfilter_list {
  * @results: optional user pointer to a bitmap of (@count + 63) / 64 __u64
  *	words: bit i set when key i "may be present" (QUERY), was added
  *	(ADD, ADD_UNIQUE), was found and removed (DELETE) or "may have been
- *	present" before it was added (TEST_AND_ADD); 0 for none
- * @out_count: out: how many keys had their bit set
+ *	present" before it was added (TEST_AND_ADD); COUNT: to an array of
+ *	@count __u8, byte i the count of key i; 0 for none
+ * @out_count: out: how many keys had their bit set (COUNT: a non-zero
+ *	count)
  * @out_done: out: how many keys were processed; less than @count only
  *	when the call failed part way (ENOSPC from a full cuckoo filter,
  *	EFAULT, EINTR): keys before @out_done took effect, the rest did not
@@ -258,6 +266,20 @@ struct memfilter_list {
  * clear) and goes on; DELETE likewise skips a key it does not find.
  * ADD on a cuckoo filter that is full fails with ENOSPC and loses nothing
  * that was in it.
+ *
+ * COUNT is for cuckoo filters (EOPNOTSUPP on Bloom and window filters,
+ * whatever @count): like RedisBloom's CF.COUNT, it tells how many times
+ * each key may have been added and not deleted, as the number of copies of
+ * its fingerprint in its two buckets and the victim stash. A key's count
+ * is at least the number of its adds that returned before the call
+ * started, minus its deletes (0: certainly absent, as QUERY answers), and
+ * at most MEMFILTER_COUNT_MAX; it is more when keys sharing its
+ * fingerprint and buckets were added (a false positive, with QUERY's
+ * probability per copy). COUNT is a lockless reader like QUERY: with
+ * writers running concurrently, a copy that a writer is moving between
+ * the key's buckets or out of the stash may be counted twice for that
+ * instant; with no writer, the count is exact. It changes no statistic
+ * but @queries and @hits, as QUERY does.
  */
 struct memfilter_keys {
 	__u32 size;
@@ -270,6 +292,9 @@ struct memfilter_keys {
 	__u32 out_count;
 	__u32 out_done;
 };
+
+/* The largest COUNT: 2 buckets of 4 slots, and the victim stash. */
+#define MEMFILTER_COUNT_MAX	9
 
 /* memfilter_info.status bits. */
 #define MEMFILTER_STATUS_OVERFILL	_BITUL(0) /* keys > capacity */
@@ -545,6 +570,7 @@ struct memfilter_load {
 #define MEMFILTER_IOC_UNPUBLISH	MEMFILTER_IO(MEMFILTER_CMD_UNPUBLISH, struct memfilter_name)
 #define MEMFILTER_IOC_TEST_AND_ADD MEMFILTER_IO(MEMFILTER_CMD_TEST_AND_ADD, struct memfilter_keys)
 #define MEMFILTER_IOC_ROTATE	MEMFILTER_IO(MEMFILTER_CMD_ROTATE, struct memfilter_rotate)
+#define MEMFILTER_IOC_COUNT	MEMFILTER_IO(MEMFILTER_CMD_COUNT, struct memfilter_keys)
 
 /**
  * DOC: Netfilter attachments

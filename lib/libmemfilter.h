@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR GPL-2.0 */
 /*
- * libmemfilter: the userspace helper library for /dev/memfilter.
+ * libmemfilter: the userspace helper library for /dev/memfilter, installed
+ * as <libmemfilter.h> (its ABI is <linux/memfilter.h>, which programs
+ * need not include).
  *
  * Callers never see the ABI's size fields, ioctl numbers or fixed-point
  * encodings: the library fills them in, splits key batches to the kernel's
@@ -369,6 +371,46 @@ LIBMEMFILTER_API ssize_t mf_test_and_add(int fd, const void *keys, size_t key_si
  */
 LIBMEMFILTER_API ssize_t mf_test_and_addv(int fd, const void *keys, const uint32_t *lens,
 			 size_t n, uint64_t *results, size_t *done);
+
+/* The largest count mf_count() gives: 2 buckets of 4 slots, the stash. */
+#define MF_COUNT_MAX 9
+
+/**
+ * mf_count() - how many times each fixed-size key may have been added
+ * @fd: a cuckoo filter fd
+ * @keys: @n keys of @key_size bytes each, back to back
+ * @key_size: bytes per key, 1 .. MF_KEY_MAX
+ * @n: number of keys
+ * @counts: optional: @n bytes; @counts[i] is the count of key i, 0 ..
+ *	MF_COUNT_MAX. NULL for none.
+ * @done: optional: keys processed (see mf_add())
+ *
+ * RedisBloom's CF.COUNT (MEMFILTER_IOC_COUNT): the copies of each key's
+ * fingerprint in its two buckets and the victim stash. A key added 3
+ * times and deleted once counts 2 (or more, if keys sharing its
+ * fingerprint and buckets were added: a false positive); 0 means certainly
+ * absent. A lockless reader like mf_query(): its contract under concurrent
+ * writers is in Documentation/uapi.rst.
+ *
+ * Return: the number of keys with a non-zero count, or -errno
+ * (-EOPNOTSUPP on Bloom and window filters, -EINVAL for a bad @key_size).
+ */
+LIBMEMFILTER_API ssize_t mf_count(int fd, const void *keys, size_t key_size, size_t n,
+				  uint8_t *counts, size_t *done);
+
+/**
+ * mf_countv() - mf_count() for variable-size keys
+ * @fd: a cuckoo filter fd
+ * @keys: the keys, back to back
+ * @lens: @n key lengths, each 0 .. MF_KEY_MAX
+ * @n: number of keys
+ * @counts: optional: @n bytes of counts, as for mf_count()
+ * @done: optional: keys processed, as for mf_add()
+ *
+ * Return: as mf_count().
+ */
+LIBMEMFILTER_API ssize_t mf_countv(int fd, const void *keys, const uint32_t *lens, size_t n,
+				   uint8_t *counts, size_t *done);
 
 /**
  * struct mf_window_opts - what makes a window filter
@@ -756,6 +798,36 @@ LIBMEMFILTER_API ssize_t mf_offline_queryv(const struct mf_offline *f, const voi
 LIBMEMFILTER_API ssize_t mf_offline_deletev(struct mf_offline *f, const void *keys,
 					    const uint32_t *lens, size_t n, uint64_t *results,
 					    size_t *done);
+
+/**
+ * mf_offline_count() - count fixed-size keys of an offline cuckoo filter
+ * @f: the filter
+ * @keys: @n keys of @key_size bytes each, back to back
+ * @key_size: bytes per key, 1 .. MF_KEY_MAX
+ * @n: number of keys
+ * @counts: optional: @n bytes of counts, as for mf_count()
+ * @done: optional: keys processed, as for mf_add()
+ *
+ * Return: as mf_count().
+ */
+LIBMEMFILTER_API ssize_t mf_offline_count(const struct mf_offline *f, const void *keys,
+					  size_t key_size, size_t n, uint8_t *counts,
+					  size_t *done);
+
+/**
+ * mf_offline_countv() - count variable-size keys of an offline cuckoo filter
+ * @f: the filter
+ * @keys: the keys' bytes, back to back
+ * @lens: @n key lengths, each 0 .. MF_KEY_MAX
+ * @n: number of keys
+ * @counts: optional: @n bytes of counts, as for mf_count()
+ * @done: optional: keys processed, as for mf_add()
+ *
+ * Return: as mf_count().
+ */
+LIBMEMFILTER_API ssize_t mf_offline_countv(const struct mf_offline *f, const void *keys,
+					   const uint32_t *lens, size_t n, uint8_t *counts,
+					   size_t *done);
 
 /**
  * mf_image_merge() - the union of two Bloom filter images
