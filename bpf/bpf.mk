@@ -33,7 +33,8 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp
 	mv $@.tmp $@
 
-BPF_SKELS := $(BUILD)/bpf/xdp_blocklist.skel.h $(BUILD)/bpf/kfunc_ops.skel.h
+BPF_SKELS := $(BUILD)/bpf/xdp_blocklist.skel.h $(BUILD)/bpf/kfunc_ops.skel.h \
+	$(BUILD)/bpf/tc_dedup.skel.h
 
 $(BUILD)/guest/bin/bpf_test: tests/bpf_test.c tests/bpf/kfunc_ops.h \
 		$(BPF_SKELS) $(GUEST_LIB_OBJS) $(LIB_HDRS)
@@ -41,16 +42,32 @@ $(BUILD)/guest/bin/bpf_test: tests/bpf_test.c tests/bpf/kfunc_ops.h \
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -I$(BUILD)/bpf -Ibpf -Itests/bpf -static \
 		-O2 $(TEST_WARN) -o $@ $< $(GUEST_LIB_OBJS) $(BPF_LIBS) -lpthread
 
-$(BUILD)/guest/bin/xdp_blocklist: bpf/xdp_blocklist.c \
-		$(BUILD)/bpf/xdp_blocklist.skel.h $(GUEST_LIB_OBJS) $(LIB_HDRS)
+# The veth traffic test: TC through a skeleton, XDP through ip from the
+# object file, which goes into the guest beside it.
+$(BUILD)/guest/bin/veth_test: tests/veth_test.c bpf/tc_dedup.h \
+		bpf/xdp_blocklist.h $(BUILD)/bpf/tc_dedup.skel.h \
+		$(GUEST_LIB_OBJS) $(LIB_HDRS) | $(BUILD)/guest/bin/xdp_blocklist.bpf.o
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -I$(BUILD)/bpf -Ibpf -static \
+		-O2 $(TEST_WARN) -o $@ $< $(GUEST_LIB_OBJS) $(BPF_LIBS) -lpthread
+
+$(BUILD)/guest/bin/%.bpf.o: $(BUILD)/bpf/%.bpf.o
+	@mkdir -p $(@D)
+	cp $< $@
+
+# The example loaders, static: bpf/NAME.c with its skeleton.
+BPF_LOADERS := $(BUILD)/guest/bin/xdp_blocklist $(BUILD)/guest/bin/tc_dedup
+
+$(BPF_LOADERS): $(BUILD)/guest/bin/%: bpf/%.c bpf/%.h bpf/loader.h \
+		$(BUILD)/bpf/%.skel.h $(GUEST_LIB_OBJS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(BUILD)/bpf -Ibpf -static -O2 $(WARN) -o $@ $< \
 		$(GUEST_LIB_OBJS) $(BPF_LIBS)
 
 .PHONY: bpf
-bpf: $(BUILD)/guest/bin/bpf_test $(BUILD)/guest/bin/xdp_blocklist
+bpf: $(BUILD)/guest/bin/bpf_test $(BPF_LOADERS) $(BUILD)/guest/bin/veth_test
 
-guest: $(BUILD)/guest/bin/xdp_blocklist
+guest: $(BPF_LOADERS)
 
 # --- make bench-bpf: the race against BPF_MAP_TYPE_BLOOM_FILTER --------------
 $(BUILD)/bpf/%.bpf.o: bench/bpf/%.bpf.c bench/bpf/%.h bpf/memfilter.bpf.h \

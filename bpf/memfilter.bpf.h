@@ -35,6 +35,12 @@ extern int bpf_memfilter_add(struct memfilter *f, const void *key,
 extern int bpf_memfilter_delete(struct memfilter *f, const void *key,
 				__u32 key__sz) __weak __ksym;
 /*
+ * 0: the key was absent and is now added; -EEXIST: it may have been
+ * present; -EOPNOTSUPP: a cuckoo filter.
+ */
+extern int bpf_memfilter_test_and_add(struct memfilter *f, const void *key,
+				      __u32 key__sz) __weak __ksym;
+/*
  * How many of keys__sz / key_size keys (at most 64) may be present, their
  * bits set in *bitmap; or -EINVAL.
  */

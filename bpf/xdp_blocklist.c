@@ -24,6 +24,7 @@
 #include <linux/memfilter.h>
 
 #include "libmemfilter.h"
+#include "loader.h"
 #include "xdp_blocklist.h"
 #include "xdp_blocklist.skel.h"
 
@@ -32,24 +33,6 @@ static volatile sig_atomic_t stop;
 static void on_signal(int sig)
 {
 	stop = 1;
-}
-
-static int kfuncs_available(void)
-{
-	struct mf_api_info api;
-	int dev = mf_open_device();
-	int ret;
-
-	if (dev < 0) {
-		fprintf(stderr, "xdp_blocklist: %s: %s\n", MF_DEVICE_PATH,
-			mf_strerror(dev));
-		return dev;
-	}
-	ret = mf_api(dev, &api);
-	close(dev);
-	if (ret)
-		return ret;
-	return !!(api.features & MEMFILTER_FEAT_BPF_KFUNCS);
 }
 
 int main(int argc, char **argv)
@@ -71,16 +54,9 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	ret = kfuncs_available();
-	if (ret < 0)
-		return 1;
-	if (!ret) {
-		fprintf(stderr,
-			"xdp_blocklist: the memfilter module has no BPF kfuncs on this kernel\n"
-			"(MEMFILTER_FEAT_BPF_KFUNCS clear: no module BTF, as on Debian's 6.1);\n"
-			"see Documentation/bpf.rst\n");
-		return 2;
-	}
+	ret = loader_kfuncs("xdp_blocklist");
+	if (ret <= 0)
+		return ret < 0 ? 1 : 2;
 
 	skel = xdp_blocklist_bpf__open();
 	if (!skel) {

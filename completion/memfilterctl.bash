@@ -38,7 +38,7 @@ _memfilterctl()
 		return
 		;;
 	--action)
-		COMPREPLY=($(compgen -W "drop-hit drop-miss count" -- "$cur"))
+		COMPREPLY=($(compgen -W "drop-hit drop-miss count dedup" -- "$cur"))
 		return
 		;;
 	--family)

@@ -552,7 +552,7 @@ void memfilter_bloom_add_hashes(struct memfilter_bloom *b, const u64 *hashes,
 
 	for (i = 0; i < n; i += m) {
 		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
-		if (MEMFILTER_HAVE_AVX2 && memfilter_simd_begin()) {
+		if (MEMFILTER_HAVE_AVX2 && memfilter_simd_begin_batch(m)) {
 			memfilter_bloom_add_hashes_avx2(b, hashes + i, m);
 			memfilter_simd_end();
 		} else {
@@ -581,7 +581,7 @@ void memfilter_bloom_add_hashes_exclusive(struct memfilter_bloom *b,
 
 	for (i = 0; i < n; i += m) {
 		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
-		if (MEMFILTER_HAVE_AVX2 && memfilter_simd_begin()) {
+		if (MEMFILTER_HAVE_AVX2 && memfilter_simd_begin_batch(m)) {
 			memfilter_bloom_add_hashes_exclusive_avx2(b, hashes + i,
 								  m);
 			memfilter_simd_end();
@@ -616,7 +616,7 @@ void memfilter_bloom_contains_hashes(const struct memfilter_bloom *b,
 	for (i = 0; i < n; i += m) {
 		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
 		out = result_bitmap + i / BITS_PER_LONG;
-		if (MEMFILTER_HAVE_AVX2 && memfilter_simd_begin()) {
+		if (MEMFILTER_HAVE_AVX2 && memfilter_simd_begin_batch(m)) {
 			memfilter_bloom_contains_hashes_avx2(b, hashes + i, m,
 							     out);
 			memfilter_simd_end();
@@ -769,7 +769,7 @@ static void mf_bloom_keys(struct memfilter_bloom *b, const void *keys, size_t ke
 		memfilter_bloom_ring_fill(b, &r, keys, key_len, i, n, false);
 	for (i = 0; i < n; i += m) {
 		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
-		if (MEMFILTER_HAVE_AVX2 && simd && memfilter_simd_begin()) {
+		if (MEMFILTER_HAVE_AVX2 && simd && memfilter_simd_begin_batch(m)) {
 			memfilter_bloom_keys_avx2(b, &r, keys, key_len, i, m, n,
 						  result_bitmap, op);
 			memfilter_simd_end();
@@ -1033,7 +1033,7 @@ void memfilter_bloom_test_and_add_hashes(struct memfilter_bloom *b,
 	for (i = 0; i < n; i += m) {
 		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
 		out = result_bitmap + i / BITS_PER_LONG;
-		if (MEMFILTER_HAVE_AVX2 && memfilter_simd_begin()) {
+		if (MEMFILTER_HAVE_AVX2 && memfilter_simd_begin_batch(m)) {
 			memfilter_bloom_test_and_add_hashes_avx2(b, hashes + i,
 								 m, out);
 			memfilter_simd_end();

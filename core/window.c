@@ -193,7 +193,7 @@ static void mf_window_hashes(struct memfilter_window *w, const u64 *hashes, size
 		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
 		if (result_bitmap)
 			out = result_bitmap + i / BITS_PER_LONG;
-		if (MEMFILTER_HAVE_AVX2 && memfilter_simd_begin()) {
+		if (MEMFILTER_HAVE_AVX2 && memfilter_simd_begin_batch(m)) {
 			memfilter_window_hashes_avx2(w, hashes + i, m, out, cur,
 						     op);
 			memfilter_simd_end();

@@ -892,7 +892,7 @@ enum mf_nf_action {
 	MF_NF_DROP_HIT = 1,	/* blocklist */
 	MF_NF_DROP_MISS = 2,	/* allowlist */
 	MF_NF_COUNT = 3,	/* observe */
-	MF_NF_DEDUP = 4,	/* reserved: not in this kernel (EOPNOTSUPP) */
+	MF_NF_DEDUP = 4,	/* test-and-add: drop repeats (Bloom, window) */
 };
 
 /* The hook priority when none is given: after defrag, before raw. */
@@ -951,11 +951,12 @@ struct mf_nf_entry {
  * @name: the filter's published name
  * @opts: where and how
  *
- * Needs CAP_NET_ADMIN in the caller's network namespace.
+ * Needs CAP_NET_ADMIN in the caller's network namespace (dedup: and
+ * CAP_SYS_ADMIN), held when @devfd was opened.
  *
  * Return: the attachment's id (> 0), or -errno: -ENOENT (no such filter),
  * -EPERM, -EINVAL (bad family, hook, key, action or priority), -ENOSPC
- * (too many attachments), -EOPNOTSUPP (dedup).
+ * (too many attachments), -EOPNOTSUPP (dedup on a cuckoo filter).
  */
 LIBMEMFILTER_API int64_t mf_nf_attach(int devfd, const char *name,
 				      const struct mf_nf_attach_opts *opts);

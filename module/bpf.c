@@ -104,6 +104,29 @@ __bpf_kfunc int bpf_memfilter_delete(struct memfilter *f, const void *key,
 }
 
 /**
+ * bpf_memfilter_test_and_add() - was a key present? add it (dedup)
+ * @f: a Bloom or window filter from bpf_memfilter_get()
+ * @key: the key
+ * @key__sz: its length in bytes
+ *
+ * memfilter_test_and_add(): the answer bpf_memfilter_contains() would have
+ * given, and the key added, in one pass. Two programs racing on one new
+ * key may both be told it was absent.
+ *
+ * Context: as bpf_memfilter_contains(); lockless.
+ * Return: 0 if the key was certainly absent (it is present now), -EEXIST
+ * if it may have been present (the value of a map update with BPF_NOEXIST),
+ * -EOPNOTSUPP for a cuckoo filter.
+ */
+__bpf_kfunc int bpf_memfilter_test_and_add(struct memfilter *f,
+					   const void *key, u32 key__sz)
+{
+	int ret = memfilter_test_and_add(f, key, key__sz);
+
+	return ret == 1 ? -EEXIST : ret;
+}
+
+/**
  * bpf_memfilter_contains_batch() - query up to 64 fixed-size keys at once
  * @f: a filter from bpf_memfilter_get()
  * @keys: keys__sz / @key_size keys of @key_size bytes, back to back
@@ -164,6 +187,7 @@ BTF_ID_FLAGS(func, bpf_memfilter_release, KF_RELEASE)
 BTF_ID_FLAGS(func, bpf_memfilter_contains, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_memfilter_add, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_memfilter_delete, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_memfilter_test_and_add, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_memfilter_contains_batch, KF_TRUSTED_ARGS)
 BTF_KFUNCS_END(mf_kfunc_ids)
 

@@ -346,8 +346,8 @@ static long mf_filter_ioctl(struct file *file, unsigned int cmd,
 {
 	struct mf_file *mfile = file->private_data;
 
-	return memfilter_dispatch(mf_filter_ops, ARRAY_SIZE(mf_filter_ops), mfile->f,
-			   cmd, arg);
+	return memfilter_dispatch(mf_filter_ops, ARRAY_SIZE(mf_filter_ops), file,
+				  mfile->f, cmd, arg);
 }
 
 /*

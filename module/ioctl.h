@@ -19,12 +19,14 @@ struct memfilter;
  * @ubuf: the caller's argument
  * @user_size: its size field
  * @cmd: the kernel copy, already validated for size and tail
+ * @file: the file the ioctl came on
  * @f: the filter, for commands on a filter fd
  */
 struct memfilter_ucmd {
 	void __user *ubuf;
 	u32 user_size;
 	void *cmd;
+	struct file *file;
 	struct memfilter *f;
 };
 
@@ -60,7 +62,8 @@ struct memfilter_ioctl_op {
 	}
 
 long memfilter_dispatch(const struct memfilter_ioctl_op *ops, unsigned int nops,
-			struct memfilter *f, unsigned int cmd, unsigned long arg);
+			struct file *file, struct memfilter *f, unsigned int cmd,
+			unsigned long arg);
 int memfilter_respond(struct memfilter_ucmd *ucmd, size_t kernel_size);
 
 #endif /* _MEMFILTER_IOCTL_H */

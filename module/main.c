@@ -47,6 +47,7 @@ int memfilter_respond(struct memfilter_ucmd *ucmd, size_t kernel_size)
  * memfilter_dispatch() - serve one ioctl from a command table
  * @ops: the table, indexed by command number - MEMFILTER_CMD_BASE
  * @nops: its length
+ * @file: the file the ioctl came on (its f_cred: the opener's credentials)
  * @f: the filter for filter-fd commands, or NULL
  * @cmd: the ioctl command
  * @arg: its argument
@@ -56,7 +57,8 @@ int memfilter_respond(struct memfilter_ucmd *ucmd, size_t kernel_size)
  * -EINVAL or -E2BIG for a bad argument struct.
  */
 long memfilter_dispatch(const struct memfilter_ioctl_op *ops, unsigned int nops,
-			struct memfilter *f, unsigned int cmd, unsigned long arg)
+			struct file *file, struct memfilter *f, unsigned int cmd,
+			unsigned long arg)
 {
 	const struct memfilter_ioctl_op *op;
 	union memfilter_ucmd_buffer buf;
@@ -73,6 +75,7 @@ long memfilter_dispatch(const struct memfilter_ioctl_op *ops, unsigned int nops,
 		return -ENOTTY;
 
 	ucmd.ubuf = (void __user *)arg;
+	ucmd.file = file;
 	ucmd.f = f;
 	ret = get_user(ucmd.user_size, (u32 __user *)ucmd.ubuf);
 	if (ret)
@@ -271,7 +274,8 @@ static const struct memfilter_ioctl_op mf_dev_ops[] = {
 static long mf_dev_ioctl(struct file *file, unsigned int cmd,
 			 unsigned long arg)
 {
-	return memfilter_dispatch(mf_dev_ops, ARRAY_SIZE(mf_dev_ops), NULL, cmd, arg);
+	return memfilter_dispatch(mf_dev_ops, ARRAY_SIZE(mf_dev_ops), file, NULL,
+				  cmd, arg);
 }
 
 static const struct file_operations mf_dev_fops = {

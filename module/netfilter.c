@@ -2,8 +2,9 @@
 /*
  * memfilter's netfilter hook: a published filter attached to an IPv4
  * and/or IPv6 hook of a network namespace decides, from one key taken out
- * of each packet, whether the packet passes (drop-hit, drop-miss) or is
- * only counted (count). Served through /dev/memfilter (NF_ATTACH,
+ * of each packet, whether the packet passes (drop-hit, drop-miss, and
+ * dedup, which drops a key the filter may have seen and adds it with
+ * memfilter_test_and_add()) or is only counted (count). Served through /dev/memfilter (NF_ATTACH,
  * NF_DETACH, NF_LIST) and shown in debugfs (memfilter/netfilter).
  *
  * Conventions in this file: attachments live on one list under mf_nf_lock
@@ -17,10 +18,16 @@
  * an RCU grace period after its hooks were unregistered, so a packet still
  * inside the hook finishes with it.
  *
+ * Privilege is checked where it is used, against the credentials the
+ * /dev/memfilter fd was opened with (file->f_cred), like a socket: an fd
+ * opened by a privileged process and handed to another keeps its rights,
+ * and a privileged process holding an fd opened without them gains none.
+ *
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <linux/capability.h>
 #include <linux/debugfs.h>
+#include <linux/fs.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/list.h>
@@ -248,9 +255,10 @@ static unsigned int mf_nf_hook(void *priv, struct sk_buff *skb,
 		struct iphdr v4;
 		struct ipv6hdr v6;
 	} hdr;
-	bool hit = false, drop = false;
+	bool hit = false, drop = false, added = false;
 	const void *key;
 	u32 len;
+	int ret;
 
 	/* The scratch buffer and the counters are this CPU's until enable. */
 	local_bh_disable();
@@ -261,7 +269,13 @@ static unsigned int mf_nf_hook(void *priv, struct sk_buff *skb,
 	else
 		key = mf_nf_key_ipv6(a, skb, &hdr.v6,
 				     this_cpu_ptr(&mf_nf_scratch)->buf, &len);
-	if (key) {
+	if (key && a->action == MEMFILTER_NF_DEDUP) {
+		/* 1: may have been seen; 0: new, now added (never < 0 here). */
+		ret = memfilter_test_and_add(a->f, key, len);
+		hit = ret == 1;
+		added = ret == 0;
+		drop = hit;
+	} else if (key) {
 		hit = memfilter_contains(a->f, key, len);
 		drop = a->action == MEMFILTER_NF_DROP_HIT ? hit :
 		       a->action == MEMFILTER_NF_DROP_MISS ? !hit : false;
@@ -274,6 +288,8 @@ static unsigned int mf_nf_hook(void *priv, struct sk_buff *skb,
 		u64_stats_inc(&st->hits);
 	if (drop)
 		u64_stats_inc(&st->drops);
+	if (added)
+		u64_stats_inc(&st->added);
 	u64_stats_update_end(&st->syncp);
 	local_bh_enable();
 	return drop ? NF_DROP : NF_ACCEPT;
@@ -363,8 +379,6 @@ static int mf_nf_check_attach(const struct memfilter_nf_attach *cmd)
 	}
 	if (memfilter_name_valid(cmd->name))
 		return -EINVAL;
-	if (cmd->action == MEMFILTER_NF_DEDUP)
-		return -EOPNOTSUPP;
 	if ((cmd->family & MEMFILTER_NF_IPV6) && !IS_ENABLED(CONFIG_IPV6))
 		return -EOPNOTSUPP;
 	return 0;
@@ -411,6 +425,23 @@ static struct mf_nf_attachment *mf_nf_alloc(const struct memfilter_nf_attach *cm
 	return a;
 }
 
+/*
+ * The opener of @file (its f_cred) needs CAP_NET_ADMIN over @net's user
+ * namespace, as for any netfilter change there; dedup also writes to a
+ * filter every namespace may share, which needs CAP_SYS_ADMIN, as
+ * publishing it did.
+ */
+static int mf_nf_may_attach(const struct file *file, struct net *net,
+			    u32 action)
+{
+	if (!file_ns_capable(file, net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	if (action == MEMFILTER_NF_DEDUP &&
+	    !file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
+		return -EPERM;
+	return 0;
+}
+
 /**
  * memfilter_nf_cmd_attach() - MEMFILTER_IOC_NF_ATTACH
  * @ucmd: the call
@@ -429,8 +460,9 @@ int memfilter_nf_cmd_attach(struct memfilter_ucmd *ucmd)
 	ret = mf_nf_check_attach(cmd);
 	if (ret)
 		return ret;
-	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
-		return -EPERM;
+	ret = mf_nf_may_attach(ucmd->file, net, cmd->action);
+	if (ret)
+		return ret;
 	a = mf_nf_alloc(cmd, net);
 	if (!a)
 		return -ENOMEM;
@@ -438,6 +470,11 @@ int memfilter_nf_cmd_attach(struct memfilter_ucmd *ucmd)
 	if (!a->f) {
 		ret = -ENOENT;
 		goto out_free;
+	}
+	/* Dedup adds keys: a type with test-and-add (Bloom, window). */
+	if (cmd->action == MEMFILTER_NF_DEDUP && !a->f->ops->test_and_add) {
+		ret = -EOPNOTSUPP;
+		goto out_put;
 	}
 
 	mutex_lock(&mf_nf_lock);
@@ -461,6 +498,7 @@ int memfilter_nf_cmd_attach(struct memfilter_ucmd *ucmd)
 
 out_unlock:
 	mutex_unlock(&mf_nf_lock);
+out_put:
 	memfilter_put(a->f);
 out_free:
 	free_percpu(a->stats);
@@ -483,7 +521,7 @@ int memfilter_nf_cmd_detach(struct memfilter_ucmd *ucmd)
 
 	if (cmd->flags || cmd->__reserved)
 		return -EOPNOTSUPP;
-	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
+	if (!file_ns_capable(ucmd->file, net->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
 	guard(mutex)(&mf_nf_lock);
 	list_for_each_entry(a, &mf_nf_list, node) {

@@ -464,6 +464,54 @@ TEST_F(bpf, bloom_batch)
 	close(fd);
 }
 
+/*
+ * Test-and-add from a program: -EEXIST exactly where the ioctl's
+ * test-and-add on a twin filter (same seed, same size) says "was present",
+ * 0 elsewhere; a cuckoo filter says -EOPNOTSUPP.
+ */
+TEST_F(bpf, test_and_add_exact)
+{
+	struct kfunc_ops_bpf *skel;
+	uint64_t was;
+	uint32_t k;
+	int fd, twin, i, dups = 0, fps = 0;
+
+	NEED_KFUNCS();
+	fd = create(self->dev, MF_TYPE_BLOOM, 64, 0.1, "bpf.test.tadd");
+	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
+	twin = create(self->dev, MF_TYPE_BLOOM, 64, 0.1, NULL);
+	ASSERT_LE(0, twin);
+	skel = ops_load("bpf.test.tadd");
+	ASSERT_NE(NULL, skel);
+	/* 200 keys, every third one a repeat of the key before it. */
+	for (i = 0; i < 200; i++) {
+		k = i % 3 == 2 ? 5000 + i - 1 : 5000 + i;
+		was = 0;
+		ASSERT_LE(0, mf_test_and_add(twin, &k, 4, 1, &was, NULL));
+		EXPECT_EQ(was & 1 ? -EEXIST : 0,
+			  op(skel, KFUNC_OP_TEST_AND_ADD, &k, 4)) TH_LOG("key %d", i);
+		dups += i % 3 == 2;
+		fps += (was & 1) && i % 3 != 2;
+		if (i % 3 == 2)
+			EXPECT_TRUE(was & 1);
+	}
+	TH_LOG("200 test-and-adds: %d repeats, %d false positives", dups, fps);
+	kfunc_ops_bpf__destroy(skel);
+	ASSERT_EQ(0, mf_unpublish(fd));
+	close(fd);
+	close(twin);
+
+	fd = create(self->dev, MF_TYPE_CUCKOO, 64, 0.01, "bpf.test.tadd");
+	ASSERT_LE(0, fd);
+	skel = ops_load("bpf.test.tadd");
+	ASSERT_NE(NULL, skel);
+	k = 1;
+	EXPECT_EQ(-EOPNOTSUPP, op(skel, KFUNC_OP_TEST_AND_ADD, &k, 4));
+	kfunc_ops_bpf__destroy(skel);
+	ASSERT_EQ(0, mf_unpublish(fd));
+	close(fd);
+}
+
 /* How many live filters have capacity @cap (debugfs lists every one). */
 static int listed(uint64_t cap)
 {

@@ -142,12 +142,13 @@ static int nf_attach(int argc, char **argv)
 	id = mf_nf_attach(dev, name, &o);
 	close(dev);
 	if (id == -EOPNOTSUPP && o.action == MF_NF_DEDUP) {
-		cli_error("%s: this kernel module cannot dedup yet", name);
+		cli_error("%s: dedup needs a Bloom or window filter (test-and-add)",
+			  name);
 		return EXIT_ERR;
 	}
 	if (id == -EPERM) {
-		cli_error("%s: attaching needs CAP_NET_ADMIN in this network namespace",
-			  name);
+		cli_error("%s: attaching needs CAP_NET_ADMIN in this network namespace%s",
+			  name, o.action == MF_NF_DEDUP ? " and CAP_SYS_ADMIN" : "");
 		return EXIT_ERR;
 	}
 	if (id < 0)
@@ -345,8 +346,9 @@ const struct command nf_commands[] = {
 	  "attach and detach need CAP_NET_ADMIN in the namespace.\n\n"
 	  "  --hook H       prerouting, input, forward, output or postrouting\n"
 	  "  --key K        saddr, daddr, 5-tuple or l4-payload\n"
-	  "  --action A     drop-hit (blocklist), drop-miss (allowlist), count\n"
-	  "                 (dedup is not in this kernel module yet)\n"
+	  "  --action A     drop-hit (blocklist), drop-miss (allowlist), count,\n"
+	  "                 dedup (drop a key seen before and add it: a Bloom or\n"
+	  "                 window filter; needs CAP_SYS_ADMIN too)\n"
 	  "  --family F     ipv4, ipv6 or both (default both)\n"
 	  "  --priority P   hook priority (default -350: after defragmentation,\n"
 	  "                 before raw and conntrack)\n" },

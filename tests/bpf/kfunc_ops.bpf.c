@@ -49,6 +49,9 @@ int kfunc_op(void *ctx)
 	case KFUNC_OP_DELETE:
 		a->ret = bpf_memfilter_delete(f, a->key, len);
 		break;
+	case KFUNC_OP_TEST_AND_ADD:
+		a->ret = bpf_memfilter_test_and_add(f, a->key, len);
+		break;
 	case KFUNC_OP_BATCH:
 		a->ret = bpf_memfilter_contains_batch(f, a->keys,
 						      sizeof(a->keys), 4,

@@ -18,6 +18,7 @@ enum {
 	KFUNC_OP_BATCH,		/* 64 keys of 4 bytes */
 	KFUNC_OP_BATCH_BADSIZE,	/* key_size 3 does not divide 256 */
 	KFUNC_OP_BATCH_TOOMANY,	/* 128 keys of 2 bytes */
+	KFUNC_OP_TEST_AND_ADD,
 };
 
 struct kfunc_op_args {

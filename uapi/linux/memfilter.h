@@ -580,15 +580,17 @@ struct memfilter_load {
  * sees gives a key (an address, the 5-tuple or the L4 payload); the
  * action decides the verdict from the filter's answer. The commands are on
  * /dev/memfilter and act on the caller's network namespace; ATTACH and
- * DETACH need CAP_NET_ADMIN in that namespace's user namespace (EPERM).
+ * DETACH need CAP_NET_ADMIN in that namespace's user namespace, held by
+ * the credentials that opened the fd (EPERM); ATTACH with DEDUP also
+ * CAP_SYS_ADMIN.
  * An attachment holds a reference to its filter: unpublishing the name does
  * not detach it. Attachments go with their namespace and at module unload.
  *
  * Errnos beyond the table above: ENOENT for ATTACH means no filter has the
  * name; for DETACH, no attachment has the id in this namespace. ENOSPC:
  * the namespace already has MEMFILTER_NF_MAX attachments. EOPNOTSUPP: a
- * known action this kernel cannot do (MEMFILTER_NF_DEDUP, until
- * test-and-add exists), or IPv6 without IPv6 support. EINVAL: an unknown
+ * known action the filter cannot do (MEMFILTER_NF_DEDUP on a cuckoo
+ * filter: no test-and-add), or IPv6 without IPv6 support. EINVAL: an unknown
  * family, hook, key or action number, a priority of INT_MIN or INT_MAX, a
  * priority without MEMFILTER_NF_ATTACH_PRIORITY, an invalid name.
  *
@@ -628,7 +630,7 @@ struct memfilter_load {
 #define MEMFILTER_NF_DROP_HIT	1	/* drop when the key may be present */
 #define MEMFILTER_NF_DROP_MISS	2	/* drop when it is certainly absent */
 #define MEMFILTER_NF_COUNT	3	/* never drop: count */
-#define MEMFILTER_NF_DEDUP	4	/* test-and-add, drop repeats (reserved) */
+#define MEMFILTER_NF_DEDUP	4	/* test-and-add, drop repeats */
 
 /* memfilter_nf_attach.flags */
 #define MEMFILTER_NF_ATTACH_PRIORITY	_BITUL(0) /* @priority is set */

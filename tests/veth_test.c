@@ -1,0 +1,918 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memfilter on real traffic: two network namespaces joined by a veth pair,
+ * built with Debian's ip (/sbin/ip, vm.sh --tools), UDP datagrams from
+ * many source addresses in namespace A to a receiver in namespace B,
+ * filtered on the way in:
+ *
+ *  - XDP: bpf/xdp_blocklist.bpf.o attached by `ip link set dev vb xdp obj`,
+ *    its filter created and filled with memfilterctl, the program checked
+ *    with bpftool (loaded, its kfunc calls in the translated code, attached
+ *    to vb);
+ *  - TC: bpf/tc_dedup.bpf.o (bpf_memfilter_test_and_add) on vb's tcx
+ *    ingress (BPF_LINK_CREATE, 6.6+), repeats dropped;
+ *  - netfilter: memfilter's own hook attached in namespace B, blocklist by
+ *    source address (memfilterctl nf attach) and dedup by payload on a
+ *    window filter, with explicit ROTATEs ending the window.
+ *
+ * Every expected verdict is predicted before the traffic, exactly: a
+ * blocklist's false positives by QUERY on the same filter, a dedup's by
+ * test-and-add on a twin filter (same type, size and seed) fed the same
+ * keys in the same order. The receiver counts every datagram by its
+ * payload; a final sentinel that must pass marks the end (one CPU: veth
+ * delivers in order). The programs' and hook's counters must match too.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/memfilter.h>
+
+#include "kselftest_harness.h"
+#include "libmemfilter.h"
+#include "tc_dedup.h"
+#include "tc_dedup.skel.h"
+#include "xdp_blocklist.h"
+
+#define IP		"/sbin/ip"
+#define BPFTOOL		"/sbin/bpftool"
+#define CTL		"/memfilter/bin/memfilterctl"
+#define XDP_OBJ		"/memfilter/bin/xdp_blocklist.bpf.o"
+#define PORT		9999
+#define NSRC		256	/* source addresses in namespace A */
+#define NBLOCK		32	/* of which a blocklist holds these */
+#define FPR		0.05	/* high on purpose: false positives happen */
+#define SEED		0x7665746874657374ull
+#define MAXSEQ		(3 * NSRC)
+
+/*
+ * The harness's per-test timeout (a safety net, not a measure): in the
+ * debug guest (KASAN, TCG) a case takes far longer than the default 30 s.
+ */
+#define VETH_TIMEOUT	900
+
+/* BPF_TCX_INGRESS of 6.6+ (Debian 12's uapi headers are 6.1's). */
+#define MF_BPF_TCX_INGRESS	46
+
+enum { NS_ROOT, NS_A, NS_B };
+
+struct pkt {
+	unsigned int src;	/* source address 10.1.0.0 + 1 + src */
+	unsigned int id;	/* the payload: "pkt-%06u" */
+	bool pass;		/* predicted */
+};
+
+static int nsfd[3] = { -1, -1, -1 };
+
+static void enter(struct __test_metadata *_metadata, int ns)
+{
+	ASSERT_EQ(0, setns(nsfd[ns], CLONE_NEWNET)) TH_LOG("setns: %s",
+							    strerror(errno));
+}
+
+/* Run a shell command line; its exit status (-1 if it did not exit). */
+static int sh(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+	int status;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	status = system(cmd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Run a command line; its whole output (stdout and stderr) into @out. */
+static int sh_out(char *out, size_t len, const char *fmt, ...)
+{
+	char cmd[1024];
+	size_t n = 0;
+	va_list ap;
+	FILE *p;
+	int status, c;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd) - 8, fmt, ap);
+	va_end(ap);
+	strcat(cmd, " 2>&1");
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while ((c = fgetc(p)) != EOF)
+		if (n + 1 < len)
+			out[n++] = c;
+	out[n] = 0;
+	status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static __be32 src_addr(unsigned int src)
+{
+	return htonl(0x0a010001 + src);		/* 10.1.0.1 + src */
+}
+
+static void payload(char *buf, size_t len, unsigned int id)
+{
+	snprintf(buf, len, "pkt-%06u", id);
+}
+
+static void write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (write(fd, s, strlen(s)) < 0)
+			perror(path);
+		close(fd);
+	}
+}
+
+/*
+ * A: va 10.0.0.1/24 and the NSRC sources 10.1.x.y/32; B: vb 10.0.0.2/24.
+ * Fixed MAC addresses and a permanent neighbour entry: no ARP. IPv6 off in
+ * both: no neighbour discovery or MLD in the counts.
+ */
+static void make_netns(struct __test_metadata *_metadata)
+{
+	char buf[64];
+	unsigned int i;
+	FILE *p;
+
+	/* ip netns keeps its namespaces in /run/netns (a bare initramfs has no /run). */
+	if (mkdir("/run", 0755))
+		ASSERT_EQ(EEXIST, errno);
+	sh(IP " netns del mfA 2>/dev/null");
+	sh(IP " netns del mfB 2>/dev/null");
+	ASSERT_EQ(0, sh(IP " netns add mfA"));
+	ASSERT_EQ(0, sh(IP " netns add mfB"));
+	nsfd[NS_A] = open("/run/netns/mfA", O_RDONLY | O_CLOEXEC);
+	nsfd[NS_B] = open("/run/netns/mfB", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, nsfd[NS_A]);
+	ASSERT_LE(0, nsfd[NS_B]);
+	for (i = NS_A; i <= NS_B; i++) {
+		enter(_metadata, i);
+		write_file("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
+		write_file("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1");
+	}
+	enter(_metadata, NS_ROOT);
+	ASSERT_EQ(0, sh(IP " link add va address 02:00:00:00:00:0a netns mfA type veth peer name vb address 02:00:00:00:00:0b netns mfB"));
+	ASSERT_EQ(0, sh(IP " -n mfB addr add 10.0.0.2/24 dev vb && "
+			IP " -n mfB link set lo up && " IP " -n mfB link set vb up"));
+	p = popen(IP " -n mfA -batch -", "w");
+	ASSERT_NE(NULL, p);
+	fprintf(p, "addr add 10.0.0.1/24 dev va\nlink set lo up\nlink set va up\n");
+	fprintf(p, "neigh add 10.0.0.2 lladdr 02:00:00:00:00:0b dev va nud permanent\n");
+	for (i = 0; i < NSRC; i++) {
+		__be32 a = src_addr(i);
+
+		fprintf(p, "addr add %s/32 dev va\n",
+			inet_ntop(AF_INET, &a, buf, sizeof(buf)));
+	}
+	ASSERT_EQ(0, pclose(p));
+}
+
+/* The traffic's family: IPv4 unless a test enabled IPv6 on the pair. */
+static bool v6;
+
+/* fd00:1::1 + @src, or fd00::1 (the sentinel's) if @src < 0. */
+static void src_addr6(int src, struct in6_addr *a)
+{
+	inet_pton(AF_INET6, src < 0 ? "fd00::1" : "fd00:1::", a);
+	if (src >= 0) {
+		a->s6_addr[14] = (src + 1) >> 8;
+		a->s6_addr[15] = (src + 1) & 0xff;
+	}
+}
+
+static int udp_socket(void)
+{
+	int s = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int one = 1;
+
+	if (s >= 0)
+		setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	return s;
+}
+
+/* The receiver, in B. */
+static int receiver(struct __test_metadata *_metadata, int timeout_ms)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(PORT) };
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
+				     .sin6_port = htons(PORT) };
+	struct timeval tv = { .tv_sec = timeout_ms / 1000,
+			      .tv_usec = timeout_ms % 1000 * 1000 };
+	int s, big = 8 << 20;
+
+	enter(_metadata, NS_B);
+	s = udp_socket();
+	EXPECT_LE(0, s);
+	if (v6) {
+		EXPECT_EQ(0, bind(s, (struct sockaddr *)&sin6, sizeof(sin6)));
+	} else {
+		EXPECT_EQ(0, bind(s, (struct sockaddr *)&sin, sizeof(sin)));
+	}
+	EXPECT_EQ(0, setsockopt(s, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)));
+	EXPECT_EQ(0, setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	enter(_metadata, NS_ROOT);
+	return s;
+}
+
+/*
+ * From A: one datagram from @src (or 10.0.0.1, fd00::1 if @src < 0) to B
+ * (10.0.0.2, fd00::2).
+ */
+static int send_one(int src, const char *data)
+{
+	struct sockaddr_storage from = { 0 }, to = { 0 };
+	struct sockaddr_in *f4 = (struct sockaddr_in *)&from;
+	struct sockaddr_in *t4 = (struct sockaddr_in *)&to;
+	struct sockaddr_in6 *f6 = (struct sockaddr_in6 *)&from;
+	struct sockaddr_in6 *t6 = (struct sockaddr_in6 *)&to;
+	socklen_t len = v6 ? sizeof(*f6) : sizeof(*f4);
+	int s = udp_socket(), ret = 0;
+
+	if (s < 0)
+		return -errno;
+	if (v6) {
+		f6->sin6_family = t6->sin6_family = AF_INET6;
+		src_addr6(src, &f6->sin6_addr);
+		inet_pton(AF_INET6, "fd00::2", &t6->sin6_addr);
+		t6->sin6_port = htons(PORT);
+	} else {
+		f4->sin_family = t4->sin_family = AF_INET;
+		f4->sin_addr.s_addr = src < 0 ? htonl(0x0a000001) : src_addr(src);
+		t4->sin_addr.s_addr = htonl(0x0a000002);
+		t4->sin_port = htons(PORT);
+	}
+	if (bind(s, (struct sockaddr *)&from, len) ||
+	    sendto(s, data, strlen(data), 0, (struct sockaddr *)&to, len) < 0)
+		ret = -errno;
+	close(s);
+	return ret;
+}
+
+/*
+ * The link is up when a datagram gets through (the qdisc is activated
+ * by the link watcher, asynchronously). Before anything is attached.
+ */
+static void wait_link(struct __test_metadata *_metadata)
+{
+	char buf[64];
+	int r = receiver(_metadata, 100), tries;
+
+	enter(_metadata, NS_A);
+	for (tries = 0; tries < 100; tries++) {
+		ASSERT_EQ(0, send_one(-1, "warmup"));
+		if (recv(r, buf, sizeof(buf), 0) > 0)
+			break;
+	}
+	enter(_metadata, NS_ROOT);
+	ASSERT_GT(100, tries) TH_LOG("no datagram crossed the veth pair");
+	while (recv(r, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+	close(r);
+}
+
+/*
+ * Send @seq from A, then the sentinel (from 10.0.0.1, payload @sentinel,
+ * which must pass), and count what B receives per payload id until the
+ * sentinel arrives; every count must be what @seq predicts.
+ */
+static void run_traffic(struct __test_metadata *_metadata,
+			const struct pkt *seq, unsigned int n,
+			const char *sentinel, unsigned int *received)
+{
+	static unsigned int got[MAXSEQ], want[MAXSEQ];
+	unsigned int i, id, total = 0;
+	int r = receiver(_metadata, 20000);	/* a safety net, not a measure */
+	char buf[64];
+	ssize_t len;
+
+	memset(got, 0, sizeof(got));
+	memset(want, 0, sizeof(want));
+	enter(_metadata, NS_A);
+	for (i = 0; i < n; i++) {
+		payload(buf, sizeof(buf), seq[i].id);
+		ASSERT_EQ(0, send_one(seq[i].src, buf));
+		want[seq[i].id] += seq[i].pass;
+	}
+	ASSERT_EQ(0, send_one(-1, sentinel));
+	enter(_metadata, NS_ROOT);
+	for (;;) {
+		len = recv(r, buf, sizeof(buf) - 1, 0);
+		ASSERT_LT(0, len) TH_LOG("recv: %s (sentinel lost?)",
+					 strerror(errno));
+		buf[len] = 0;
+		if (!strcmp(buf, sentinel))
+			break;
+		ASSERT_EQ(1, sscanf(buf, "pkt-%u", &id)) TH_LOG("'%s'", buf);
+		ASSERT_GT(MAXSEQ, id);
+		got[id]++;
+		total++;
+	}
+	close(r);
+	for (i = 0; i < MAXSEQ; i++)
+		EXPECT_EQ(want[i], got[i]) TH_LOG("payload %u", i);
+	*received = total;
+}
+
+/* memfilter's kfuncs are there (6.12 with module BTF). */
+static bool have_kfuncs(int dev)
+{
+	struct mf_api_info api;
+
+	return !mf_api(dev, &api) && (api.features & MEMFILTER_FEAT_BPF_KFUNCS);
+}
+
+FIXTURE(veth) {
+	int dev;
+};
+
+FIXTURE_SETUP(veth)
+{
+	cpu_set_t set;
+
+	self->dev = -1;
+	if (geteuid())
+		SKIP(return, "needs root");
+	if (access(IP, X_OK))
+		SKIP(return, "no " IP " (vm.sh --tools ip)");
+	if (unshare(0) || access("/proc/self/ns/net", F_OK))
+		SKIP(return, "no network namespaces");
+	/* One CPU: what A sends, B receives in order. */
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	nsfd[NS_ROOT] = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, nsfd[NS_ROOT]);
+	make_netns(_metadata);
+	wait_link(_metadata);
+	self->dev = mf_open_device();
+	ASSERT_LE(0, self->dev) TH_LOG("%s", mf_strerror(self->dev));
+}
+
+FIXTURE_TEARDOWN(veth)
+{
+	int i;
+
+	if (nsfd[NS_ROOT] >= 0)
+		setns(nsfd[NS_ROOT], CLONE_NEWNET);
+	for (i = 0; i < 3; i++) {
+		if (nsfd[i] >= 0)
+			close(nsfd[i]);
+		nsfd[i] = -1;
+	}
+	/* The namespaces go, and the veth pair and attachments with them. */
+	sh(IP " netns del mfA 2>/dev/null");
+	sh(IP " netns del mfB 2>/dev/null");
+	if (self->dev >= 0)
+		close(self->dev);
+	v6 = false;
+}
+
+/* Every source once, in order. */
+static unsigned int all_sources(struct pkt *seq)
+{
+	unsigned int i;
+
+	for (i = 0; i < NSRC; i++)
+		seq[i] = (struct pkt){ .src = i, .id = i };
+	return NSRC;
+}
+
+/* A blocklist predicted by QUERY: a packet passes iff its source misses. */
+static unsigned int predict_saddr(struct __test_metadata *_metadata, int fd,
+				  struct pkt *seq, unsigned int n)
+{
+	unsigned int i, hits = 0;
+	uint64_t res;
+	__be32 a;
+
+	for (i = 0; i < n; i++) {
+		a = src_addr(seq[i].src);
+		res = 0;
+		EXPECT_LE(0, mf_query(fd, &a, 4, 1, &res, NULL));
+		seq[i].pass = !(res & 1);
+		hits += res & 1;
+	}
+	a = htonl(0x0a000001);		/* the sentinel's source must pass */
+	EXPECT_EQ(0, mf_query(fd, &a, 4, 1, NULL, NULL));
+	return hits;
+}
+
+/* The .bss counters of a program loaded by a tool, read with bpftool. */
+static long long bss_counter(const char *map, const char *field)
+{
+	static char out[8192];
+	char pat[64];
+	const char *p;
+
+	if (sh_out(out, sizeof(out), BPFTOOL " -j map dump name %s", map))
+		return -1;
+	snprintf(pat, sizeof(pat), "\"%s\":", field);
+	p = strstr(out, pat);
+	return p ? strtoll(p + strlen(pat), NULL, 10) : -2;
+}
+
+/*
+ * XDP with the real tools: memfilterctl creates and fills the blocklist,
+ * ip attaches the program from its object file, bpftool finds it.
+ */
+TEST_F_TIMEOUT(veth, xdp_blocklist_ip_bpftool, VETH_TIMEOUT)
+{
+	static struct pkt seq[MAXSEQ];
+	static char out[16384];
+	unsigned int n, i, hits, received;
+	int fd, prog_id, ifindex_b;
+	char want[64];
+	__be32 a;
+	FILE *p;
+
+	if (!have_kfuncs(self->dev))
+		SKIP(return, "no memfilter kfuncs (MEMFILTER_FEAT_BPF_KFUNCS clear: Debian 6.1)");
+	if (access(BPFTOOL, X_OK) || access(XDP_OBJ, R_OK) || access(CTL, X_OK))
+		SKIP(return, "needs " BPFTOOL ", " XDP_OBJ " and " CTL);
+	n = all_sources(seq);
+	ASSERT_EQ(0, sh(CTL " create xdp.blocklist --type bloom --capacity %d --fpr %g --seed %llu >/dev/null",
+			NBLOCK, FPR, (unsigned long long)SEED));
+	p = popen(CTL " add xdp.blocklist --hex >/dev/null", "w");
+	ASSERT_NE(NULL, p);
+	for (i = 0; i < NBLOCK; i++) {
+		a = src_addr(i * (NSRC / NBLOCK));
+		fprintf(p, "%08x\n", ntohl(a));
+	}
+	ASSERT_EQ(0, pclose(p));
+	fd = mf_open(self->dev, "xdp.blocklist");
+	ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
+	hits = predict_saddr(_metadata, fd, seq, n);
+	for (i = 0; i < NBLOCK; i++)
+		EXPECT_FALSE(seq[i * (NSRC / NBLOCK)].pass);
+	TH_LOG("%u sources, %u blocked, %u false positives", n, NBLOCK,
+	       hits - NBLOCK);
+
+	enter(_metadata, NS_B);
+	ifindex_b = if_nametoindex("vb");
+	enter(_metadata, NS_ROOT);
+	ASSERT_EQ(0, sh_out(out, sizeof(out), IP " -n mfB link set dev vb xdp obj "
+			    XDP_OBJ " sec xdp")) TH_LOG("%s", out);
+	/* bpftool: loaded, the kfunc calls resolved, attached to vb. */
+	ASSERT_EQ(0, sh_out(out, sizeof(out), BPFTOOL " prog show name xdp_blocklist"))
+		TH_LOG("%s", out);
+	ASSERT_EQ(1, sscanf(out, "%d: xdp ", &prog_id)) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "vb(%d) driver id %d", ifindex_b, prog_id);
+	ASSERT_EQ(0, sh_out(out, sizeof(out),
+			    BPFTOOL " prog dump xlated name xdp_blocklist"));
+	EXPECT_NE(NULL, strstr(out, "bpf_memfilter_get")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "bpf_memfilter_contains"));
+	enter(_metadata, NS_B);
+	EXPECT_EQ(0, sh_out(out, sizeof(out), BPFTOOL " net show dev vb"));
+	enter(_metadata, NS_ROOT);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("want '%s' in: %s", want, out);
+
+	run_traffic(_metadata, seq, n, "sentinel", &received);
+	EXPECT_EQ(n - hits, received);
+	EXPECT_EQ(hits, bss_counter("xdp_bloc.bss", "dropped"));
+	EXPECT_EQ(n - hits + 1, bss_counter("xdp_bloc.bss", "passed"));
+	EXPECT_EQ(0, bss_counter("xdp_bloc.bss", "not_ip"));
+
+	ASSERT_EQ(0, sh(IP " -n mfB link set dev vb xdp off"));
+	EXPECT_EQ(0, mf_unpublish(fd));
+	close(fd);
+}
+
+/* A dedup sequence: every source once, then the first @rep again. */
+static unsigned int repeats(struct pkt *seq, unsigned int rep)
+{
+	unsigned int i, n = all_sources(seq);
+
+	for (i = 0; i < rep; i++)
+		seq[n + i] = seq[i];
+	return n + rep;
+}
+
+/*
+ * Predict a payload dedup with a twin filter: test-and-add of each
+ * payload in order; a packet passes iff its payload was absent. Then a
+ * sentinel payload the twin certainly lacked into @sentinel (test-and-
+ * added too, as the program or hook will).
+ */
+static unsigned int predict_dedup(struct __test_metadata *_metadata, int twin,
+				  struct pkt *seq, unsigned int n,
+				  char *sentinel, size_t len)
+{
+	static unsigned int sentinels;
+	unsigned int i, drops = 0;
+	char buf[32];
+	uint64_t was;
+
+	for (i = 0; i < n; i++) {
+		payload(buf, sizeof(buf), seq[i].id);
+		was = 0;
+		EXPECT_LE(0, mf_test_and_add(twin, buf, strlen(buf), 1, &was,
+					     NULL));
+		seq[i].pass = !(was & 1);
+		drops += was & 1;
+	}
+	/* The sentinel goes through the same test-and-add after them. */
+	for (i = 0; i < 1000; i++) {
+		snprintf(sentinel, len, "sentinel-%u-%u", sentinels, i);
+		if (!mf_test_and_add(twin, sentinel, strlen(sentinel), 1, NULL,
+				     NULL)) {
+			sentinels++;
+			return drops;
+		}
+	}
+	EXPECT_TRUE(false) TH_LOG("no sentinel passes");
+	return drops;
+}
+
+static int create(int dev, const char *name, uint64_t capacity)
+{
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_BLOOM, .capacity = capacity,
+		.fpr = FPR, .fixed_seed = true, .seed = SEED, .name = name);
+
+	return mf_create(dev, &o);
+}
+
+/*
+ * TC dedup: the program on vb's tcx ingress drops every payload it may
+ * have seen (bpf_memfilter_test_and_add()).
+ */
+TEST_F_TIMEOUT(veth, tc_dedup_tcx, VETH_TIMEOUT)
+{
+	static struct pkt seq[MAXSEQ];
+	struct tc_dedup_bpf *skel;
+	unsigned int n, drops, received, fps;
+	char sentinel[32], out[4096], want[32];
+	struct bpf_prog_info info = {};
+	__u32 info_len = sizeof(info);
+	int fd, twin, link, ifindex;
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (!have_kfuncs(self->dev))
+		SKIP(return, "no memfilter kfuncs (MEMFILTER_FEAT_BPF_KFUNCS clear: Debian 6.1)");
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2 ||
+	    major < 6 || (major == 6 && minor < 6))
+		SKIP(return, "no tcx before 6.6");
+	n = repeats(seq, NSRC / 4);
+	fd = create(self->dev, "tc.dedup", NSRC);
+	ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
+	twin = create(self->dev, NULL, NSRC);
+	ASSERT_LE(0, twin);
+	drops = predict_dedup(_metadata, twin, seq, n, sentinel, sizeof(sentinel));
+	fps = drops - NSRC / 4;
+	TH_LOG("%u packets, %u repeats, %u false positives", n, NSRC / 4, fps);
+
+	skel = tc_dedup_bpf__open();
+	ASSERT_NE(NULL, skel);
+	snprintf((char *)skel->rodata->filter_name,
+		 sizeof(skel->rodata->filter_name), "tc.dedup");
+	ASSERT_EQ(0, tc_dedup_bpf__load(skel));
+	enter(_metadata, NS_B);
+	ifindex = if_nametoindex("vb");
+	link = bpf_link_create(bpf_program__fd(skel->progs.tc_dedup), ifindex,
+			       MF_BPF_TCX_INGRESS, NULL);
+	enter(_metadata, NS_ROOT);
+	ASSERT_LE(0, link) TH_LOG("tcx attach: %s", strerror(errno));
+	/*
+	 * bpftool lists the link: Debian 12's (7.1) predates tcx and shows
+	 * its type as a number, BPF_LINK_TYPE_TCX (11).
+	 */
+	ASSERT_EQ(0, bpf_obj_get_info_by_fd(bpf_program__fd(skel->progs.tc_dedup),
+					    &info, &info_len));
+	EXPECT_EQ(0, sh_out(out, sizeof(out), BPFTOOL " link show"));
+	snprintf(want, sizeof(want), "prog %u", info.id);
+	EXPECT_TRUE(strstr(out, want) && (strstr(out, "tcx") || strstr(out, "type 11")))
+		TH_LOG("want '%s' in: %s", want, out);
+
+	run_traffic(_metadata, seq, n, sentinel, &received);
+	EXPECT_EQ(n - drops, received);
+	EXPECT_EQ(drops, skel->bss->counts.dropped);
+	EXPECT_EQ(n - drops + 1, skel->bss->counts.passed);
+	EXPECT_EQ(0, skel->bss->counts.errors);
+	EXPECT_EQ(0, skel->bss->counts.no_filter);
+	EXPECT_EQ(0, skel->bss->counts.not_udp);
+
+	close(link);
+	tc_dedup_bpf__destroy(skel);
+	EXPECT_EQ(0, mf_unpublish(fd));
+	close(fd);
+	close(twin);
+}
+
+/*
+ * The netfilter hook at B's prerouting, attached with memfilterctl in
+ * namespace B: blocked sources and exactly the predicted false
+ * positives are dropped; the counters match the traffic.
+ */
+TEST_F_TIMEOUT(veth, nf_blocklist_prerouting, VETH_TIMEOUT)
+{
+	static struct pkt seq[MAXSEQ];
+	unsigned int n, i, hits, received;
+	struct mf_nf_entry e;
+	char out[256];
+	__be32 a;
+	long id;
+	int fd;
+
+	n = all_sources(seq);
+	fd = create(self->dev, "nf.veth", NBLOCK);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < NBLOCK; i++) {
+		a = src_addr(i * 3);
+		ASSERT_EQ(1, mf_add(fd, &a, 4, 1, NULL, NULL));
+	}
+	hits = predict_saddr(_metadata, fd, seq, n);
+	TH_LOG("%u sources, %u blocked, %u false positives", n, NBLOCK,
+	       hits - NBLOCK);
+	enter(_metadata, NS_B);
+	ASSERT_EQ(0, sh_out(out, sizeof(out), CTL " nf attach nf.veth --hook prerouting --key saddr --action drop-hit --family ipv4"))
+		TH_LOG("%s", out);
+	id = strtol(out, NULL, 10);
+	enter(_metadata, NS_ROOT);
+	ASSERT_LT(0, id) TH_LOG("%s", out);
+	/* Attached in B only. */
+	EXPECT_EQ(0, mf_nf_list(self->dev, NULL, 0));
+
+	run_traffic(_metadata, seq, n, "sentinel", &received);
+	EXPECT_EQ(n - hits, received);
+	enter(_metadata, NS_B);
+	ASSERT_EQ(0, mf_nf_stats(self->dev, id, &e));
+	EXPECT_EQ(n + 1, e.packets);
+	EXPECT_EQ(hits, e.hits);
+	EXPECT_EQ(hits, e.drops);
+	EXPECT_EQ(0, e.skipped);
+	EXPECT_EQ(0, mf_nf_detach(self->dev, id));
+	enter(_metadata, NS_ROOT);
+	EXPECT_EQ(0, mf_unpublish(fd));
+	close(fd);
+}
+
+/*
+ * The netfilter hook's dedup action by payload on a window filter (G = 2,
+ * rotated only on request), attached in B at prerouting: every first copy
+ * arrives, every repeat within the window is dropped; after two ROTATEs
+ * the window has passed and the same payloads arrive again. A twin
+ * window filter (same seed and size) predicts every verdict, false
+ * positives included, and the hook's counters.
+ */
+TEST_F_TIMEOUT(veth, nf_dedup_window, VETH_TIMEOUT)
+{
+	static struct pkt seq[MAXSEQ];
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_WINDOW, .capacity = 2 * NSRC,
+		.fpr = FPR, .fixed_seed = true, .seed = SEED, .name = "nf.dedup");
+	MF_OPTS(mf_window_opts, w, .generations = 2);
+	unsigned int n, rep = NSRC / 4, drops, drops2, received, i;
+	uint64_t packets = 0, hits = 0, added = 0;
+	struct mf_nf_entry e;
+	char sentinel[32];
+	int fd, twin;
+	int64_t id;
+
+	fd = mf_create_window(self->dev, &o, &w);
+	ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
+	o.name = NULL;
+	twin = mf_create_window(self->dev, &o, &w);
+	ASSERT_LE(0, twin);
+	enter(_metadata, NS_B);
+	{
+		MF_OPTS(mf_nf_attach_opts, a, .family = MF_NF_IPV4,
+			.hook = MF_NF_PREROUTING, .key = MF_NF_KEY_L4_PAYLOAD,
+			.action = MF_NF_DEDUP);
+
+		id = mf_nf_attach(self->dev, "nf.dedup", &a);
+	}
+	enter(_metadata, NS_ROOT);
+	ASSERT_LT(0, id) TH_LOG("attach: %s", mf_strerror(id));
+
+	/* Within the window: the repeats are dropped. */
+	n = repeats(seq, rep);
+	drops = predict_dedup(_metadata, twin, seq, n, sentinel, sizeof(sentinel));
+	for (i = NSRC; i < n; i++)
+		EXPECT_FALSE(seq[i].pass);
+	TH_LOG("%u packets, %u repeats, %u false positives", n, rep,
+	       drops - rep);
+	run_traffic(_metadata, seq, n, sentinel, &received);
+	EXPECT_EQ(n - drops, received);
+	packets += n + 1;
+	hits += drops;
+	added += n - drops + 1;
+
+	/* The window passes (G = 2: two rotations): the same payloads pass. */
+	ASSERT_EQ(0, mf_rotate(fd));
+	ASSERT_EQ(0, mf_rotate(fd));
+	ASSERT_EQ(0, mf_rotate(twin));
+	ASSERT_EQ(0, mf_rotate(twin));
+	n = repeats(seq, rep) - NSRC;
+	memmove(seq, seq + NSRC, n * sizeof(*seq));
+	drops2 = predict_dedup(_metadata, twin, seq, n, sentinel, sizeof(sentinel));
+	TH_LOG("after the window: %u packets again, %u false positives", n,
+	       drops2);
+	run_traffic(_metadata, seq, n, sentinel, &received);
+	EXPECT_EQ(n - drops2, received);
+	packets += n + 1;
+	hits += drops2;
+	added += n - drops2 + 1;
+
+	enter(_metadata, NS_B);
+	ASSERT_EQ(0, mf_nf_stats(self->dev, id, &e));
+	EXPECT_EQ(packets, e.packets);
+	EXPECT_EQ(hits, e.hits);
+	EXPECT_EQ(hits, e.drops);
+	EXPECT_EQ(added, e.added);
+	EXPECT_EQ(0, e.skipped);
+	EXPECT_EQ(0, mf_nf_detach(self->dev, id));
+	enter(_metadata, NS_ROOT);
+	EXPECT_EQ(0, mf_unpublish(fd));
+	close(fd);
+	close(twin);
+}
+
+#define TC_LOADER	"/memfilter/bin/tc_dedup"
+
+/*
+ * The example loader, run in A on va's tcx egress: it says when it is
+ * attached, the test sends, SIGTERM makes it detach and print its counts,
+ * which must be the predicted ones. On 6.1 it exits 2 naming the bit.
+ */
+TEST_F_TIMEOUT(veth, tc_dedup_loader_egress, VETH_TIMEOUT)
+{
+	static struct pkt seq[MAXSEQ];
+	unsigned long long passed, dropped, not_udp, no_filter, errors;
+	unsigned int n, drops, received;
+	char sentinel[32], line[256];
+	int fd, twin, pipefd[2], status;
+	FILE *out;
+	pid_t pid;
+
+	if (access(TC_LOADER, X_OK))
+		SKIP(return, "no " TC_LOADER);
+	fd = create(self->dev, "tc.loader", NSRC);
+	ASSERT_LE(0, fd);
+	twin = create(self->dev, NULL, NSRC);
+	ASSERT_LE(0, twin);
+	ASSERT_EQ(0, pipe(pipefd));
+	enter(_metadata, NS_A);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		execl(TC_LOADER, "tc_dedup", "va", "tc.loader", "600", "egress",
+		      (char *)NULL);
+		_exit(127);
+	}
+	enter(_metadata, NS_ROOT);
+	close(pipefd[1]);
+	out = fdopen(pipefd[0], "r");
+	ASSERT_NE(NULL, out);
+	ASSERT_NE(NULL, fgets(line, sizeof(line), out));
+	if (!have_kfuncs(self->dev)) {
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_EQ(2, WEXITSTATUS(status)) TH_LOG("%s", line);
+		EXPECT_NE(NULL, strstr(line, "no BPF kfuncs")) TH_LOG("%s", line);
+		fclose(out);
+		goto out;
+	}
+	ASSERT_STREQ("attached to va tcx egress\n", line) {
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+	}
+
+	n = repeats(seq, NSRC / 8);
+	drops = predict_dedup(_metadata, twin, seq, n, sentinel, sizeof(sentinel));
+	run_traffic(_metadata, seq, n, sentinel, &received);
+	EXPECT_EQ(n - drops, received);
+	kill(pid, SIGTERM);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_NE(NULL, fgets(line, sizeof(line), out));
+	fclose(out);
+	ASSERT_EQ(5, sscanf(line, "passed %llu dropped %llu not_udp %llu no_filter %llu errors %llu",
+			    &passed, &dropped, &not_udp, &no_filter, &errors))
+		TH_LOG("%s", line);
+	EXPECT_EQ(n - drops + 1, passed);
+	EXPECT_EQ(drops, dropped);
+	EXPECT_EQ(0, not_udp);
+	EXPECT_EQ(0, no_filter);
+	EXPECT_EQ(0, errors);
+out:
+	EXPECT_EQ(0, mf_unpublish(fd));
+	close(fd);
+	close(twin);
+}
+
+#define NSRC6	64
+
+/*
+ * IPv6 on the pair: no link-local addresses (addrgenmode none), no DAD
+ * (nodad), a permanent neighbour entry; fd00::1/64 and NSRC6 sources
+ * fd00:1::x/128 in A, fd00::2/64 in B. The pair still carries MLD
+ * reports (from ::): keys by payload skip them (not TCP or UDP).
+ */
+static void enable_v6(struct __test_metadata *_metadata)
+{
+	struct in6_addr a;
+	char buf[64];
+	unsigned int i;
+	FILE *p;
+
+	ASSERT_EQ(0, sh(IP " -n mfA link set va addrgenmode none && "
+			IP " -n mfB link set vb addrgenmode none"));
+	enter(_metadata, NS_A);
+	write_file("/proc/sys/net/ipv6/conf/va/disable_ipv6", "0");
+	enter(_metadata, NS_B);
+	write_file("/proc/sys/net/ipv6/conf/vb/disable_ipv6", "0");
+	enter(_metadata, NS_ROOT);
+	ASSERT_EQ(0, sh(IP " -n mfB addr add fd00::2/64 dev vb nodad"));
+	p = popen(IP " -n mfA -batch -", "w");
+	ASSERT_NE(NULL, p);
+	fprintf(p, "addr add fd00::1/64 dev va nodad\n");
+	fprintf(p, "neigh add fd00::2 lladdr 02:00:00:00:00:0b dev va nud permanent\n");
+	for (i = 0; i < NSRC6; i++) {
+		src_addr6(i, &a);
+		fprintf(p, "addr add %s/128 dev va nodad\n",
+			inet_ntop(AF_INET6, &a, buf, sizeof(buf)));
+	}
+	ASSERT_EQ(0, pclose(p));
+	v6 = true;
+	wait_link(_metadata);
+}
+
+/*
+ * IPv6 across the pair: the hook at B's input, keyed by payload,
+ * blocklist; exactly the predicted payloads are dropped.
+ */
+TEST_F_TIMEOUT(veth, nf_blocklist_payload_v6, VETH_TIMEOUT)
+{
+	static struct pkt seq[MAXSEQ];
+	MF_OPTS(mf_nf_attach_opts, at, .family = MF_NF_IPV6, .hook = MF_NF_INPUT,
+		.key = MF_NF_KEY_L4_PAYLOAD, .action = MF_NF_DROP_HIT);
+	unsigned int i, hits = 0, received;
+	char buf[32], sentinel[32];
+	struct mf_nf_entry e;
+	uint64_t res;
+	int64_t id;
+	int fd;
+
+	enable_v6(_metadata);
+	fd = create(self->dev, "nf.veth6", NSRC6 / 4);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < NSRC6; i++) {
+		seq[i] = (struct pkt){ .src = i, .id = i };
+		payload(buf, sizeof(buf), i);
+		if (i % 4 == 0)
+			ASSERT_EQ(1, mf_add(fd, buf, strlen(buf), 1, NULL, NULL));
+		res = 0;
+		ASSERT_LE(0, mf_query(fd, buf, strlen(buf), 1, &res, NULL));
+		seq[i].pass = !(res & 1);
+		hits += res & 1;
+	}
+	for (i = 0; i < 1000; i++) {
+		snprintf(sentinel, sizeof(sentinel), "sentinel-%u", i);
+		if (!mf_query(fd, sentinel, strlen(sentinel), 1, NULL, NULL))
+			break;
+	}
+	TH_LOG("%u IPv6 sources, %u blocked, %u false positives", NSRC6,
+	       NSRC6 / 4, hits - NSRC6 / 4);
+	enter(_metadata, NS_B);
+	id = mf_nf_attach(self->dev, "nf.veth6", &at);
+	enter(_metadata, NS_ROOT);
+	ASSERT_LT(0, id) TH_LOG("attach: %s", mf_strerror(id));
+
+	run_traffic(_metadata, seq, NSRC6, sentinel, &received);
+	EXPECT_EQ(NSRC6 - hits, received);
+	enter(_metadata, NS_B);
+	ASSERT_EQ(0, mf_nf_stats(self->dev, id, &e));
+	EXPECT_EQ(NSRC6 + 1, e.packets - e.skipped);
+	EXPECT_EQ(hits, e.hits);
+	EXPECT_EQ(hits, e.drops);
+	EXPECT_EQ(0, mf_nf_detach(self->dev, id));
+	enter(_metadata, NS_ROOT);
+	EXPECT_EQ(0, mf_unpublish(fd));
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
