@@ -35,6 +35,15 @@
 #define MEMFILTER_CUCKOO_MAX_STRIPES	8192
 /* Keys whose buckets are prefetched ahead of probing in batch lookups. */
 #define MEMFILTER_CUCKOO_BATCH		16
+/*
+ * Attempts of a lockless read before it stops waiting for a writer that
+ * stays inside an update: a lookup then answers "may be present", a count
+ * MEMFILTER_CUCKOO_COUNT_BUSY.
+ */
+#define MEMFILTER_CUCKOO_READ_TRIES	128
+#define MEMFILTER_CUCKOO_COUNT_BUSY	0xffffffffU
+/* Bytes of table one step of a stepwise copy (memfilter_cuckoo_dump) takes. */
+#define MEMFILTER_CUCKOO_DUMP_CHUNK	16384
 
 /**
  * struct memfilter_cuckoo_params - the shape of a cuckoo filter
@@ -72,6 +81,7 @@ struct memfilter_cuckoo_wstate;
  * @bucket_bytes: fp_bits / 2
  * @stash: the victim stash: (bucket << 16) | fp, or 0 when empty; bucket
  *	is either of the fingerprint's two buckets
+ * @dump: the copy in progress, if any (writer lock; readers never look)
  */
 struct memfilter_cuckoo {
 	struct memfilter_cuckoo_params p;
@@ -86,6 +96,22 @@ struct memfilter_cuckoo {
 	u32 stripe_mask;
 	u32 bucket_bytes;
 	u64 stash;
+	struct memfilter_cuckoo_dump *dump;
+};
+
+/**
+ * struct memfilter_cuckoo_dump - a copy of a cuckoo table taken in steps
+ * @dst: room for the table's nbuckets * fp_bits / 2 bytes
+ * @copied: a zeroed bitmap, one bit per MEMFILTER_CUCKOO_DUMP_CHUNK bytes
+ *	of table, in u64 words
+ * @stash: out: the stash when the copy began
+ * @items: out: the fingerprints stored when the copy began
+ */
+struct memfilter_cuckoo_dump {
+	u8 *dst;
+	u64 *copied;
+	u64 stash;
+	u64 items;
 };
 
 /**
@@ -117,6 +143,13 @@ u64 memfilter_cuckoo_mem_bytes(const struct memfilter_cuckoo_params *p);
 void memfilter_cuckoo_init(struct memfilter_cuckoo *c,
 			   const struct memfilter_cuckoo_params *p, void *mem);
 void memfilter_cuckoo_clear(struct memfilter_cuckoo *c);
+void memfilter_cuckoo_clear_buckets(struct memfilter_cuckoo *c, u64 first,
+				    u64 n);
+u64 memfilter_cuckoo_dump_chunks(const struct memfilter_cuckoo *c);
+void memfilter_cuckoo_dump_begin(struct memfilter_cuckoo *c,
+				 struct memfilter_cuckoo_dump *d);
+void memfilter_cuckoo_dump_step(struct memfilter_cuckoo *c, u64 k);
+void memfilter_cuckoo_dump_end(struct memfilter_cuckoo *c);
 int memfilter_cuckoo_restore(struct memfilter_cuckoo *c, u64 stash, u64 items);
 
 int memfilter_cuckoo_add_hash(struct memfilter_cuckoo *c, u64 hash);

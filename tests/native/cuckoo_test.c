@@ -147,7 +147,8 @@ TEST(params_sizing)
 	}
 
 	/* Narrowest width whose 2b/2^f is within the target. */
-	ASSERT_EQ(0, memfilter_cuckoo_params_from_fpr(&p, 1000, 1000000000));
+	EXPECT_EQ(-EINVAL, memfilter_cuckoo_params_from_fpr(&p, 1000, 1000000000));
+	ASSERT_EQ(0, memfilter_cuckoo_params_from_fpr(&p, 1000, 999999999));
 	EXPECT_EQ(8, p.fp_bits);
 	ASSERT_EQ(0, memfilter_cuckoo_params_from_fpr(&p, 1000, 31250000));
 	EXPECT_EQ(8, p.fp_bits);
