@@ -14,6 +14,7 @@
 #include <linux/rculist.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <linux/uidgid.h>
 #include <linux/workqueue.h>
 #include <linux/memfilter.h>
 
@@ -57,6 +58,7 @@ struct memfilter_rotation {
  * @free_work: frees the filter after an RCU grace period
  * @rot: rotation state (window filters; set up for every filter)
  * @id: unique number, for debugfs and logs
+ * @owner: effective uid of its creator, who may open it for writing by name
  */
 struct memfilter {
 	refcount_t ref;
@@ -72,6 +74,7 @@ struct memfilter {
 	struct rcu_work free_work;
 	struct memfilter_rotation rot;
 	u64 id;
+	kuid_t owner;
 };
 
 /**
@@ -159,7 +162,8 @@ int memfilter_unpublish(struct memfilter *f);
 void memfilter_unpublish_all(void);
 u32 memfilter_list_names(char *names, u32 max);
 
-int memfilter_filter_install_fd(struct memfilter *f, struct file **filep);
+int memfilter_filter_install_fd(struct memfilter *f, bool writable,
+				struct file **filep);
 
 int memfilter_filter_init(void);
 void memfilter_filter_exit(void);

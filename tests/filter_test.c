@@ -265,6 +265,7 @@ TEST_F(f, names_and_lifetime)
 	/* The filter outlives its creator's fd while published. */
 	close(fd);
 	strcpy(o.name, "selftest.names");
+	o.flags = MEMFILTER_OPEN_WRITE;
 	ASSERT_EQ(0, xioctl(self->dev, MEMFILTER_IOC_OPEN, &o));
 	fd2 = o.out_fd;
 	ASSERT_EQ(0, keys_op(fd2, MEMFILTER_IOC_QUERY, &key, 1, NULL, &cnt, NULL));
