@@ -59,8 +59,8 @@
  * delete tries the stash's two buckets and only every
  * MF_CUCKOO_UNSTASH_EVERY deletes runs a full path search for it; clear
  * and dump work a range of buckets at a time, so the caller can drop its
- * lock in between (memfilter_cuckoo_clear_buckets(), struct
- * memfilter_cuckoo_dump).
+ * lock in between (memfilter_cuckoo_clear_buckets(),
+ * memfilter_cuckoo_dump_begin()).
  *
  * Delete contract: a delete removes one copy of the key's fingerprint from
  * its buckets or the stash. A key that was never added may share its
@@ -790,7 +790,7 @@ u64 memfilter_cuckoo_dump_chunks(const struct memfilter_cuckoo *c)
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_dump_chunks);
 
 static void mf_cuckoo_dump_copy_chunk(struct memfilter_cuckoo *c,
-				      struct memfilter_cuckoo_dump *d, u64 k)
+				      struct memfilter_table_copy *d, u64 k)
 {
 	u64 off = k * MEMFILTER_CUCKOO_DUMP_CHUNK;
 	u64 bytes = c->p.nbuckets * c->bucket_bytes - off;
@@ -827,7 +827,7 @@ static void mf_cuckoo_dump_touch(struct memfilter_cuckoo *c, u64 off)
  * Context: caller holds the filter's writer lock.
  */
 void memfilter_cuckoo_dump_begin(struct memfilter_cuckoo *c,
-				 struct memfilter_cuckoo_dump *d)
+				 struct memfilter_table_copy *d)
 {
 	d->stash = c->stash;
 	d->items = c->w->items;
@@ -1305,6 +1305,42 @@ static int mf_cuckoo_restore_state(union memfilter_state *s,
 	return memfilter_cuckoo_restore(&s->cuckoo, d->stash, d->keys);
 }
 
+static u64 mf_cuckoo_steps(const union memfilter_state *s)
+{
+	return memfilter_cuckoo_dump_chunks(&s->cuckoo);
+}
+
+/* The buckets that start in bytes [k, k + 1) * MEMFILTER_CUCKOO_DUMP_CHUNK. */
+static void mf_cuckoo_clear_step(union memfilter_state *s, u64 k)
+{
+	const struct memfilter_cuckoo *c = &s->cuckoo;
+	u64 first = DIV_ROUND_UP(k * MEMFILTER_CUCKOO_DUMP_CHUNK, c->bucket_bytes);
+	u64 end = DIV_ROUND_UP((k + 1) * MEMFILTER_CUCKOO_DUMP_CHUNK,
+			       c->bucket_bytes);
+
+	memfilter_cuckoo_clear_buckets(&s->cuckoo, first, end - first);
+}
+
+static void mf_cuckoo_copy_begin(union memfilter_state *s,
+				 struct memfilter_table_copy *t,
+				 struct memfilter_image_desc *d)
+{
+	mf_cuckoo_image(s, 0, d, NULL);
+	memfilter_cuckoo_dump_begin(&s->cuckoo, t);
+	d->stash = t->stash;
+	d->keys = t->items;
+}
+
+static void mf_cuckoo_copy_step(union memfilter_state *s, u64 k)
+{
+	memfilter_cuckoo_dump_step(&s->cuckoo, k);
+}
+
+static void mf_cuckoo_copy_end(union memfilter_state *s)
+{
+	memfilter_cuckoo_dump_end(&s->cuckoo);
+}
+
 const struct memfilter_type_ops memfilter_cuckoo_ops = {
 	.type = MEMFILTER_TYPE_CUCKOO,
 	.name = "cuckoo",
@@ -1326,4 +1362,9 @@ const struct memfilter_type_ops memfilter_cuckoo_ops = {
 	.image_encode = mf_cuckoo_image_encode,
 	.image_decode = mf_cuckoo_image_decode,
 	.restore = mf_cuckoo_restore_state,
+	.steps = mf_cuckoo_steps,
+	.clear_step = mf_cuckoo_clear_step,
+	.copy_begin = mf_cuckoo_copy_begin,
+	.copy_step = mf_cuckoo_copy_step,
+	.copy_end = mf_cuckoo_copy_end,
 };

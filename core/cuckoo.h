@@ -42,7 +42,7 @@
  */
 #define MEMFILTER_CUCKOO_READ_TRIES	128
 #define MEMFILTER_CUCKOO_COUNT_BUSY	0xffffffffU
-/* Bytes of table one step of a stepwise copy (memfilter_cuckoo_dump) takes. */
+/* Bytes of table one step of a stepwise clear or copy takes. */
 #define MEMFILTER_CUCKOO_DUMP_CHUNK	16384
 
 /**
@@ -96,18 +96,19 @@ struct memfilter_cuckoo {
 	u32 stripe_mask;
 	u32 bucket_bytes;
 	u64 stash;
-	struct memfilter_cuckoo_dump *dump;
+	struct memfilter_table_copy *dump;
 };
 
 /**
- * struct memfilter_cuckoo_dump - a copy of a cuckoo table taken in steps
- * @dst: room for the table's nbuckets * fp_bits / 2 bytes
+ * struct memfilter_table_copy - a copy of a table taken in steps, for types
+ *	whose writers lock (struct memfilter_type_ops @copy_begin)
+ * @dst: room for the table (an image's payload)
  * @copied: a zeroed bitmap, one bit per MEMFILTER_CUCKOO_DUMP_CHUNK bytes
  *	of table, in u64 words
  * @stash: out: the stash when the copy began
  * @items: out: the fingerprints stored when the copy began
  */
-struct memfilter_cuckoo_dump {
+struct memfilter_table_copy {
 	u8 *dst;
 	u64 *copied;
 	u64 stash;
@@ -147,7 +148,7 @@ void memfilter_cuckoo_clear_buckets(struct memfilter_cuckoo *c, u64 first,
 				    u64 n);
 u64 memfilter_cuckoo_dump_chunks(const struct memfilter_cuckoo *c);
 void memfilter_cuckoo_dump_begin(struct memfilter_cuckoo *c,
-				 struct memfilter_cuckoo_dump *d);
+				 struct memfilter_table_copy *d);
 void memfilter_cuckoo_dump_step(struct memfilter_cuckoo *c, u64 k);
 void memfilter_cuckoo_dump_end(struct memfilter_cuckoo *c);
 int memfilter_cuckoo_restore(struct memfilter_cuckoo *c, u64 stash, u64 items);

@@ -156,7 +156,7 @@ static void mf_stepwise_dump_is_one_instant(struct kunit *test)
 	const u32 stable = 20000;
 	struct memfilter_cuckoo *c = memfilter_kunit_cuckoo(test, 1 << 16, 12);
 	struct memfilter_cuckoo *copy = memfilter_kunit_cuckoo(test, 1 << 16, 12);
-	struct memfilter_cuckoo_dump d = {};
+	struct memfilter_table_copy d = {};
 	u64 k, chunks = memfilter_cuckoo_dump_chunks(c);
 	struct mf_churn *w;
 	u32 i, missing = 0;

@@ -395,7 +395,7 @@ static ssize_t mf_filter_read(struct file *file, char __user *buf,
 		return -EPERM;
 	guard(mutex)(&mfile->lock);
 	if (!pos) {
-		kvfree(mfile->image);
+		memfilter_filter_image_free(mfile->image, mfile->image_len);
 		mfile->image = memfilter_filter_image(mfile->f, &mfile->image_len);
 		if (IS_ERR(mfile->image)) {
 			ret = PTR_ERR(mfile->image);
@@ -412,7 +412,7 @@ static ssize_t mf_filter_read(struct file *file, char __user *buf,
 		return -EFAULT;
 	*ppos = pos + n;
 	if (*ppos == mfile->image_len) {
-		kvfree(mfile->image);
+		memfilter_filter_image_free(mfile->image, mfile->image_len);
 		mfile->image = NULL;
 	}
 	return n;
@@ -422,7 +422,7 @@ static int mf_filter_release(struct inode *inode, struct file *file)
 {
 	struct mf_file *mfile = file->private_data;
 
-	kvfree(mfile->image);
+	memfilter_filter_image_free(mfile->image, mfile->image_len);
 	memfilter_put(mfile->f);
 	mutex_destroy(&mfile->lock);
 	kfree(mfile);

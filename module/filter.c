@@ -24,9 +24,10 @@
 #include <linux/slab.h>
 
 #include <kunit/visibility.h>
-#include <linux/capability.h>
+#include <linux/kmemleak.h>
 #include <linux/sched/signal.h>
 #include <linux/sizes.h>
+#include <linux/vmalloc.h>
 
 #include "filter.h"
 #include "image.h"
@@ -59,15 +60,21 @@ static void mf_filter_free_work(struct work_struct *work)
 	kvfree(f->mem);
 	free_percpu(f->stats);
 	atomic64_sub(f->bytes, &mf_total_bytes);
+	mutex_destroy(&f->dump_lock);
 	kfree(f);
 }
 
-static int mf_charge(u64 bytes)
+/**
+ * memfilter_charge() - count memory against max_total_mb
+ * @bytes: a filter's table or a dump snapshot
+ *
+ * Context: any.
+ * Return: 0, or -ENOMEM (nothing counted) past max_total_mb.
+ */
+int memfilter_charge(u64 bytes)
 {
 	u64 max_total;
 
-	if (bytes > (u64)memfilter_max_filter_mb << 20)
-		return -E2BIG;
 	if (check_shl_overflow((u64)memfilter_max_total_mb, 20, &max_total))
 		max_total = U64_MAX;
 	if (atomic64_add_return(bytes, &mf_total_bytes) > max_total) {
@@ -75,6 +82,50 @@ static int mf_charge(u64 bytes)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/**
+ * memfilter_uncharge() - give back what memfilter_charge() counted
+ * @bytes: as charged
+ *
+ * Context: any.
+ */
+void memfilter_uncharge(u64 bytes)
+{
+	atomic64_sub(bytes, &mf_total_bytes);
+}
+
+static int mf_charge(u64 bytes)
+{
+	if (bytes > (u64)memfilter_max_filter_mb << 20)
+		return -E2BIG;
+	return memfilter_charge(bytes);
+}
+
+/**
+ * memfilter_table_alloc() - zeroed memory for a table or a copy of one
+ * @bytes: any size the limits allow
+ *
+ * kvmalloc() refuses more than INT_MAX bytes (and WARNs without
+ * __GFP_NOWARN), so bigger tables come from vmalloc directly, huge-page
+ * mapped where possible, as kvmalloc() would map them. Either way the
+ * memory is charged to the caller's memory cgroup (GFP_KERNEL_ACCOUNT),
+ * and kmemleak does not scan it: it holds bits, never pointers.
+ *
+ * Context: process context, may sleep.
+ * Return: the memory, to be freed with kvfree(), or NULL.
+ */
+void *memfilter_table_alloc(u64 bytes)
+{
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN;
+	void *p;
+
+	if (bytes > SIZE_MAX)
+		return NULL;
+	p = bytes <= INT_MAX ? kvmalloc(bytes, gfp) : vmalloc_huge(bytes, gfp);
+	if (p)
+		kmemleak_no_scan(p);
+	return p;
 }
 
 static struct memfilter_pcpu_stats mf_stats_sum(struct memfilter *f)
@@ -131,7 +182,7 @@ struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
 		goto out_uncharge;
 	}
 	f->bytes = bytes;
-	f->mem = kvzalloc(alloc, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	f->mem = memfilter_table_alloc(alloc);
 	if (!f->mem) {
 		ret = -ENOMEM;
 		goto out_free_f;
@@ -148,6 +199,7 @@ struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
 	ops->init(&f->s, p, PTR_ALIGN(f->mem, MEMFILTER_BLOOM_BLOCK_BYTES));
 	refcount_set(&f->ref, 1);
 	spin_lock_init(&f->lock);
+	mutex_init(&f->dump_lock);
 	INIT_RCU_WORK(&f->free_work, mf_filter_free_work);
 	memfilter_rotation_init(f);
 	f->id = atomic64_inc_return(&mf_next_id);
@@ -266,18 +318,30 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_info);
  * memfilter_filter_clear() - empty a filter
  * @f: the filter
  *
- * Keys added concurrently with a clear may or may not survive it.
+ * Keys added concurrently with a clear may or may not survive it; so may
+ * (as false positives) keys that a concurrent writer moves out of a part
+ * of the table not yet cleared. Types with a writer lock are cleared one
+ * step (16 KiB of table) per locked section.
  *
- * Context: process context.
+ * Context: process context, may sleep.
  */
 void memfilter_filter_clear(struct memfilter *f)
 {
 	struct memfilter_pcpu_stats *s;
+	u64 k, steps;
 	int cpu;
 
-	memfilter_writer_lock(f);
-	f->ops->clear(&f->s);
-	memfilter_writer_unlock(f);
+	if (!f->ops->steps) {
+		f->ops->clear(&f->s);
+	} else {
+		steps = f->ops->steps(&f->s);
+		for (k = 0; k < steps; k++) {
+			memfilter_writer_lock(f);
+			f->ops->clear_step(&f->s, k);
+			memfilter_writer_unlock(f);
+			cond_resched();
+		}
+	}
 	for_each_possible_cpu(cpu) {
 		s = per_cpu_ptr(f->stats, cpu);
 		WRITE_ONCE(s->adds, 0);
@@ -324,6 +388,35 @@ u32 memfilter_filter_contains(struct memfilter *f, const u64 *hashes, u32 n,
 typedef int (*mf_write_op)(union memfilter_state *s, const u64 *hashes, u32 n,
 			   unsigned long *result, u32 *done);
 
+/*
+ * Keys written per section under the writer lock: each may search up to
+ * max_kicks + 2 (502) cuckoo buckets, so bottom halves go back on after
+ * at most MF_LOCK_KEYS such searches, whatever the batch.
+ */
+#define MF_LOCK_KEYS	4
+
+static int mf_filter_write_locked(struct memfilter *f, mf_write_op op,
+				  const u64 *hashes, u32 n,
+				  unsigned long *result, u32 *done)
+{
+	unsigned long bits;
+	u32 i, j, m, d = 0;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i += d) {
+		m = min_t(u32, n - i, MF_LOCK_KEYS);
+		bits = 0;
+		memfilter_writer_lock(f);
+		ret = op(&f->s, hashes + i, m, &bits, &d);
+		memfilter_writer_unlock(f);
+		for (j = 0; j < d; j++)
+			if (bits & BIT(j))
+				__set_bit(i + j, result);
+	}
+	*done = i;
+	return ret;
+}
+
 /* One writing operation of the type, under the writer lock if it needs it. */
 static int mf_filter_write(struct memfilter *f, mf_write_op op,
 			   const u64 *hashes, u32 n, unsigned long *result,
@@ -337,12 +430,14 @@ static int mf_filter_write(struct memfilter *f, mf_write_op op,
 		*done = 0;
 		return -EOPNOTSUPP;
 	}
-	memfilter_writer_lock(f);
-	/* A window's rotation waits for writers with RCU (window.c). */
-	rcu_read_lock();
-	ret = op(&f->s, hashes, n, result, done);
-	rcu_read_unlock();
-	memfilter_writer_unlock(f);
+	if (f->ops->locked_writers) {
+		ret = mf_filter_write_locked(f, op, hashes, n, result, done);
+	} else {
+		/* A window's rotation waits for writers with RCU (window.c). */
+		rcu_read_lock();
+		ret = op(&f->s, hashes, n, result, done);
+		rcu_read_unlock();
+	}
 	if (!deletes)
 		memfilter_rotation_added(f);
 	count = bitmap_weight(result, *done);

@@ -59,6 +59,7 @@ struct memfilter_rotation {
  * @rot: rotation state (window filters; set up for every filter)
  * @id: unique number, for debugfs and logs
  * @owner: effective uid of its creator, who may open it for writing by name
+ * @dump_lock: one stepwise table copy at a time (dumps of locked types)
  */
 struct memfilter {
 	refcount_t ref;
@@ -75,6 +76,7 @@ struct memfilter {
 	struct memfilter_rotation rot;
 	u64 id;
 	kuid_t owner;
+	struct mutex dump_lock;	/* stepwise table copies */
 };
 
 /**
@@ -155,6 +157,10 @@ u32 memfilter_window_gens(struct memfilter *f, struct memfilter_generation *g);
 /* image.c: filters to and from images */
 struct memfilter *memfilter_filter_load(const u8 __user *uimage, u64 len);
 void *memfilter_filter_image(struct memfilter *f, size_t *len);
+void memfilter_filter_image_free(void *image, size_t len);
+int memfilter_charge(u64 bytes);
+void memfilter_uncharge(u64 bytes);
+void *memfilter_table_alloc(u64 bytes);
 
 int memfilter_name_valid(const char *name);
 int memfilter_publish(struct memfilter *f, const char *name);
