@@ -789,8 +789,9 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_popcount);
  * over the window's words, of the fraction of the word's bits that are set.
  * Fixed point throughout (2^-29 per block, rounded), no floating point.
  *
- * Context: any; lockless, a snapshot under concurrent inserts. Takes time
- * linear in the filter's size.
+ * Context: process context in the kernel: lockless, a snapshot under
+ * concurrent inserts; takes time linear in the filter's size and yields
+ * every 512 KiB.
  * Return: the estimated rate in parts per billion.
  */
 u64 memfilter_bloom_est_fpr_ppb(const struct memfilter_bloom *b)
@@ -817,6 +818,8 @@ u64 memfilter_bloom_est_fpr_ppb(const struct memfilter_bloom *b)
 		 */
 		num <<= 6 * (MEMFILTER_BLOOM_MAX_K - k);
 		sum += (num + (1ULL << 21)) >> 22;
+		if (!((blk + 1) & 0x1fff))
+			memfilter_cond_resched();
 	}
 	return (div64_u64(sum, b->p.nblocks) * 1000000000ULL + (1ULL << 28)) >> 29;
 }
