@@ -33,30 +33,33 @@ for ko in "$@"; do
 			return substr(line, RSTART + 1, RLENGTH - 1)
 		return ""
 	}
+	# A call or jump: its target is the relocation on the next line if
+	# there is one (objdump names unrelocated targets after whatever
+	# symbol precedes the address), else the symbol objdump shows.
+	function flushcall() {
+		if (pending != "" && pending != fn && pending !~ /^__pfx_/)
+			checkcall(pending)
+		pending = ""
+	}
 	/^[0-9a-f]+ <[^>]+>:$/ {
+		flushcall()
 		flush()
 		fn = $2; gsub(/[<>:]/, "", fn); nfn++
 		next
 	}
-	/^[ \t]+[0-9a-f]+:[ \t]+R_X86_64_(PLT32|PC32)[ \t]/ {
-		# A call through a relocation: the target is the symbol.
-		if (lastcall) {
+	/^[ \t]+[0-9a-f]+:[ \t]+R_X86_64_/ {
+		if (pending != "") {
 			t = $3; sub(/[-+]0x[0-9a-f]+$/, "", t)
-			checkcall(t)
+			pending = t
+			flushcall()
 		}
-		lastcall = 0
 		next
 	}
 	/^[ \t]+[0-9a-f]+:\t/ {
+		flushcall()
 		insn = $0; sub(/^[ \t]+[0-9a-f]+:\t/, "", insn)
-		lastcall = 0
-		if (insn ~ /^(call|jmp)/) {
-			t = called(insn)
-			if (t == "" || t ~ /^[.]?L|^\.text/ || t == fn)
-				lastcall = 1	# resolved by a relocation below
-			else
-				checkcall(t)
-		}
+		if (insn ~ /^(call|jmp)/)
+			pending = called(insn)
 		if (insn ~ /%[xyz]?mm[0-9]|^vzero|^(f[a-z]+|emms|ldmxcsr|stmxcsr)( |$)/ &&
 		    insn !~ /^(fnop|fwait)/) {
 			nvec++
@@ -71,6 +74,7 @@ for ko in "$@"; do
 		if (is_simd(t)) ncalls++
 	}
 	END {
+		flushcall()
 		flush()
 		if (nfn == 0) bad("no functions disassembled")
 		printf "check-simd: %s: %d functions, %d calls into AVX2 code%s\n",
