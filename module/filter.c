@@ -347,6 +347,7 @@ void memfilter_filter_clear(struct memfilter *f)
 		WRITE_ONCE(s->adds, 0);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_clear);
 
 /**
  * memfilter_filter_hash() - a key's hash under a filter's hasher

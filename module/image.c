@@ -7,6 +7,7 @@
  *
  * Copyright (C) 2026 The memfilter authors.
  */
+#include <kunit/visibility.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/sched/signal.h>
@@ -172,6 +173,7 @@ void *memfilter_filter_image(struct memfilter *f, size_t *len)
 			       image + hdr);
 	return image;
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_image);
 
 /**
  * memfilter_filter_image_free() - free an image and stop counting it
@@ -187,3 +189,4 @@ void memfilter_filter_image_free(void *image, size_t len)
 	kvfree(image);
 	memfilter_uncharge(len);
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_image_free);
