@@ -159,9 +159,6 @@ static int mf_check_lens(const struct memfilter_keys *k, struct mf_batch *b)
 	return 0;
 }
 
-/* kvfree() as a cleanup class (the 6.1 headers define only kfree's). */
-DEFINE_FREE(mf_kvfree, void *, if (!IS_ERR_OR_NULL(_T)) kvfree(_T))
-
 typedef int (*mf_keys_op)(struct memfilter *f, const u64 *hashes, u32 n,
 			  unsigned long *result, u32 *done);
 
@@ -179,7 +176,7 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op)
 	struct memfilter_keys *k = ucmd->cmd;
 	struct memfilter *f = ucmd->f;
 	u64 __user *ures = u64_to_user_ptr(k->results);
-	struct mf_batch *b __free(mf_kvfree) = NULL;
+	struct mf_batch *b;
 	u32 i = 0, n, done, count = 0;
 	u64 off = 0;
 	int ret = 0, ret2;
@@ -222,6 +219,7 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op)
 		}
 		cond_resched();
 	}
+	kvfree(b);
 	k->out_count = count;
 	k->out_done = i;
 	ret2 = memfilter_respond(ucmd, sizeof(*k));
