@@ -102,6 +102,8 @@ struct memfilter_cuckoo_wstate {
 	u64 kicks;
 	u64 nodes;
 	u64 unstash_wait;
+	u64 read_retries;
+	u64 read_busy;
 	struct mf_cuckoo_node q[];
 };
 
@@ -861,6 +863,19 @@ void memfilter_cuckoo_dump_end(struct memfilter_cuckoo *c)
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_dump_end);
 
+/*
+ * A lockless read that had to try again: count the attempts whose
+ * snapshot was inconsistent (and, if it stopped waiting, that too), once
+ * per read, so that reads that never retry cost nothing.
+ */
+static void mf_cuckoo_retried(const struct memfilter_cuckoo *c, u32 tries,
+			      bool busy)
+{
+	memfilter_atomic_add64(&c->w->read_retries, tries);
+	if (busy)
+		memfilter_atomic_add64(&c->w->read_busy, 1);
+}
+
 static __always_inline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
 					     u64 i1, u64 i2, u32 fp)
 {
@@ -873,21 +888,29 @@ static __always_inline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
 		v1 = READ_ONCE(*v1p);
 		v2 = READ_ONCE(*v2p);
 		if (mf_cuckoo_stash_has(READ_ONCE(c->stash), i1, i2, fp))
-			return true;
+			break;
 		smp_rmb();	/* versions and stash before the buckets */
 		/* Racy bucket reads: the versions' re-read below validates them. */
 		b1 = data_race(mf_cuckoo_bucket(c, i1));
 		/* Racy, as b1. */
 		b2 = data_race(mf_cuckoo_bucket(c, i2));
 		if (mf_cuckoo_haszero(c, b1 ^ pat) | mf_cuckoo_haszero(c, b2 ^ pat))
-			return true;
+			break;
 		smp_rmb();	/* buckets before the versions' re-read */
 		if (!((v1 | v2) & 1) && v1 == READ_ONCE(*v1p) &&
-		    v2 == READ_ONCE(*v2p))
+		    v2 == READ_ONCE(*v2p)) {
+			if (unlikely(tries))
+				mf_cuckoo_retried(c, tries, false);
 			return false;
+		}
 		cpu_relax();
 	}
-	/* A writer is stuck in a window: "maybe" is always a safe answer. */
+	/*
+	 * Found (consistent or not: at worst a false positive), or a writer
+	 * is stuck in a window: "maybe" is always a safe answer.
+	 */
+	if (unlikely(tries))
+		mf_cuckoo_retried(c, tries, tries == MEMFILTER_CUCKOO_READ_TRIES);
 	return true;
 }
 
@@ -950,10 +973,14 @@ u32 memfilter_cuckoo_count_hash(const struct memfilter_cuckoo *c, u64 hash)
 		}
 		smp_rmb();	/* buckets before the versions' re-read */
 		if (!((v1 | v2) & 1) && v1 == READ_ONCE(*v1p) &&
-		    v2 == READ_ONCE(*v2p))
+		    v2 == READ_ONCE(*v2p)) {
+			if (unlikely(tries))
+				mf_cuckoo_retried(c, tries, false);
 			return n;
+		}
 		cpu_relax();
 	}
+	mf_cuckoo_retried(c, tries, true);
 	return MEMFILTER_CUCKOO_COUNT_BUSY;
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_hash);
@@ -1124,6 +1151,8 @@ void memfilter_cuckoo_stats(const struct memfilter_cuckoo *c,
 	s->slots_used = items > stash_used ? items - stash_used : 0;
 	s->failed_inserts = READ_ONCE(c->w->failed_inserts);
 	s->kicks = READ_ONCE(c->w->kicks);
+	s->read_retries = READ_ONCE(c->w->read_retries);
+	s->read_busy = READ_ONCE(c->w->read_busy);
 	s->stash_used = stash_used;
 	s->est_fpr_ppb = mf_cuckoo_est_fpr_ppb(s->slots_used, s->slots,
 					       c->fp_range);

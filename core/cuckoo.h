@@ -125,6 +125,10 @@ struct memfilter_table_copy {
  * @stash_used: 1 when the victim stash holds a fingerprint
  * @est_fpr_ppb: false-positive rate expected at the current load, parts
  *	per billion: 1 - (1 - 1/(2^f - 1))^(8 * load), to second order
+ * @read_retries: lockless reads' attempts that saw a writer mid-update and
+ *	tried again (or gave up), since the filter was created
+ * @read_busy: lockless reads that gave up after MEMFILTER_CUCKOO_READ_TRIES
+ *	attempts ("may be present", or MEMFILTER_CUCKOO_COUNT_BUSY)
  */
 struct memfilter_cuckoo_snapshot {
 	u64 items;
@@ -134,6 +138,8 @@ struct memfilter_cuckoo_snapshot {
 	u64 kicks;
 	u32 stash_used;
 	u64 est_fpr_ppb;
+	u64 read_retries;
+	u64 read_busy;
 };
 
 int memfilter_cuckoo_params_init(struct memfilter_cuckoo_params *p, u64 capacity,

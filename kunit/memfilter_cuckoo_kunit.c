@@ -257,8 +257,9 @@ static void mf_cuckoo_readers_race_writer(struct kunit *test)
 		wait_for_completion(&r->done[i]);
 
 	memfilter_cuckoo_stats(r->c, &s);
-	kunit_info(test, "%d lockless lookups during %llu kicks",
-		   atomic_read(&r->lookups), s.kicks);
+	kunit_info(test, "%d lockless lookups during %llu kicks: %llu retries, %llu gave up",
+		   atomic_read(&r->lookups), s.kicks, s.read_retries,
+		   s.read_busy);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->false_negatives), 0);
 	KUNIT_EXPECT_GT(test, s.kicks, 0ULL);
 	KUNIT_EXPECT_EQ(test, s.items, (u64)r->stable);

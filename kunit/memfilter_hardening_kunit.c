@@ -35,6 +35,7 @@ static void mf_odd_stripe_does_not_hang(struct kunit *test)
 {
 	struct memfilter_cuckoo *c = memfilter_kunit_cuckoo(test, 4096, 12);
 	u64 present = mf_hh(1), absent = mf_hh(2);
+	struct memfilter_cuckoo_snapshot s;
 	unsigned long res = 0;
 	u32 *v;
 
@@ -48,9 +49,16 @@ static void mf_odd_stripe_does_not_hang(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_count_hash(c, absent),
 			MEMFILTER_CUCKOO_COUNT_BUSY);
 	KUNIT_EXPECT_TRUE(test, memfilter_cuckoo_contains_hash(c, present));
+	/* Three reads gave up, each after every one of its attempts. */
+	memfilter_cuckoo_stats(c, &s);
+	KUNIT_EXPECT_EQ(test, s.read_busy, 3ULL);
+	KUNIT_EXPECT_EQ(test, s.read_retries, 3ULL * MEMFILTER_CUCKOO_READ_TRIES);
 	WRITE_ONCE(*v, *v + 1);
 	KUNIT_EXPECT_FALSE(test, memfilter_cuckoo_contains_hash(c, absent));
 	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_count_hash(c, absent), 0U);
+	memfilter_cuckoo_stats(c, &s);
+	KUNIT_EXPECT_EQ(test, s.read_busy, 3ULL);
+	KUNIT_EXPECT_EQ(test, s.read_retries, 3ULL * MEMFILTER_CUCKOO_READ_TRIES);
 }
 
 /*

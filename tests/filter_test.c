@@ -541,12 +541,41 @@ TEST_F(f, threads_bloom)
 	close(fd);
 }
 
+/*
+ * The lockless-read counters of the live cuckoo filter of capacity @cap
+ * (debugfs lists every filter; the capacity marks the test's own):
+ * attempts that saw a writer mid-update, and reads that gave up.
+ */
+static int read_retries(__u64 cap, unsigned long long *retries,
+			unsigned long long *busy)
+{
+	FILE *f = fopen("/sys/kernel/debug/memfilter/filters", "r");
+	unsigned long long c;
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*u cuckoo %*s %*u %llu %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*u %*x %llu %llu",
+			   &c, retries, busy) == 3 && c == cap)
+			n++;
+	fclose(f);
+	return n;
+}
+
 TEST_F(f, threads_cuckoo)
 {
-	int fd = cuckoo(self->dev, 4 * THR_KEYS * 10 / 9);
+	const __u64 cap = 4 * THR_KEYS * 10 / 9;
+	unsigned long long retries, busy;
+	int fd = cuckoo(self->dev, cap);
 
 	ASSERT_LE(0, fd);
 	threads(_metadata, fd);
+	/* How often 4 readers met one of 4 writers inside an update. */
+	ASSERT_EQ(1, read_retries(cap, &retries, &busy));
+	TH_LOG("lockless read retries: %llu, reads that gave up: %llu",
+	       retries, busy);
 	close(fd);
 }
 

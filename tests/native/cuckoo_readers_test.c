@@ -267,6 +267,7 @@ TEST(count_sees_a_moving_key_once)
  */
 TEST(odd_stripe_does_not_hang_readers)
 {
+	struct memfilter_cuckoo_snapshot s;
 	struct filter f;
 	u64 present = mix(1), absent = mix(2);
 	u32 *v;
@@ -280,9 +281,16 @@ TEST(odd_stripe_does_not_hang_readers)
 	EXPECT_EQ(MEMFILTER_CUCKOO_COUNT_BUSY,
 		  memfilter_cuckoo_count_hash(&f.c, absent));
 	EXPECT_TRUE(memfilter_cuckoo_contains_hash(&f.c, present));
+	/* Both reads of @absent gave up, after every one of their attempts. */
+	memfilter_cuckoo_stats(&f.c, &s);
+	EXPECT_EQ(2, s.read_busy);
+	EXPECT_EQ(2 * MEMFILTER_CUCKOO_READ_TRIES, s.read_retries);
 	(*v)++;
 	EXPECT_FALSE(memfilter_cuckoo_contains_hash(&f.c, absent));
 	EXPECT_EQ(0, memfilter_cuckoo_count_hash(&f.c, absent));
+	memfilter_cuckoo_stats(&f.c, &s);
+	EXPECT_EQ(2, s.read_busy);
+	EXPECT_EQ(2 * MEMFILTER_CUCKOO_READ_TRIES, s.read_retries);
 	free(f.mem);
 }
 
