@@ -390,11 +390,18 @@ typedef int (*mf_write_op)(union memfilter_state *s, const u64 *hashes, u32 n,
 			   unsigned long *result, u32 *done);
 
 /*
- * Keys written per section under the writer lock: each may search up to
- * max_kicks + 2 (502) cuckoo buckets, so bottom halves go back on after
- * at most MF_LOCK_KEYS such searches, whatever the batch.
+ * Keys written per section under the writer lock (bottom halves off),
+ * whatever the batch. Each key reads at most max_kicks + 2 (502) cuckoo
+ * buckets and moves the fingerprints of one path (at most 10), so a
+ * section reads at most MF_LOCK_KEYS * 502 (8032) buckets. While a dump
+ * of the filter may be copying it, a writer also copies out every 16 KiB
+ * step it is about to change first (up to 11 a key): then sections hold
+ * MF_LOCK_KEYS_DUMP keys, at most 44 such copies (704 KiB). Fewer keys
+ * per section would cost more than the work (every lock round trip is
+ * expensive under lockdep); more would stretch the bound.
  */
-#define MF_LOCK_KEYS	4
+#define MF_LOCK_KEYS		16
+#define MF_LOCK_KEYS_DUMP	4
 
 static int mf_filter_write_locked(struct memfilter *f, mf_write_op op,
 				  const u64 *hashes, u32 n,
@@ -404,10 +411,16 @@ static int mf_filter_write_locked(struct memfilter *f, mf_write_op op,
 	u32 i, j, m, d = 0;
 	int ret = 0;
 
+	static_assert(MF_LOCK_KEYS <= BITS_PER_LONG);
 	for (i = 0; i < n && !ret; i += d) {
-		m = min_t(u32, n - i, MF_LOCK_KEYS);
 		bits = 0;
 		memfilter_writer_lock(f);
+		/*
+		 * A dump begins (copy_begin) under this lock after taking
+		 * dump_lock: unlocked here, none can start in this section.
+		 */
+		m = min_t(u32, n - i, mutex_is_locked(&f->dump_lock) ?
+			  MF_LOCK_KEYS_DUMP : MF_LOCK_KEYS);
 		ret = op(&f->s, hashes + i, m, &bits, &d);
 		memfilter_writer_unlock(f);
 		for (j = 0; j < d; j++)
