@@ -504,6 +504,16 @@ static void *reader(void *arg)
 			if (keys_op(t->fd, MEMFILTER_IOC_QUERY, keys, 64, NULL,
 				    &cnt, NULL) || cnt != 64)
 				atomic_fetch_add(t->fn, 1);
+			/*
+			 * Keys never added: a lockless cuckoo read answers
+			 * "absent" only from a consistent snapshot, so these
+			 * retry when they meet a writer inside an update.
+			 */
+			for (int j = 0; j < 64; j++)
+				keys[j] = (1ULL << 60) + rand_r(&seed);
+			if (keys_op(t->fd, MEMFILTER_IOC_QUERY, keys, 64, NULL,
+				    NULL, NULL))
+				atomic_fetch_add(t->fn, 1);
 		}
 	}
 	return NULL;
