@@ -892,16 +892,20 @@ void memfilter_bloom_keys_scalar(struct memfilter_bloom *b, const void *keys,
  * memfilter_bloom_popcount() - how many bits of a filter are set
  * @b: the filter
  *
- * Context: any; lockless, a snapshot under concurrent inserts. Takes time
- * linear in the filter's size.
+ * Context: process context in the kernel: lockless, a snapshot under
+ * concurrent inserts; takes time linear in the filter's size and yields
+ * every 512 KiB.
  * Return: the number of set bits.
  */
 u64 memfilter_bloom_popcount(const struct memfilter_bloom *b)
 {
 	u64 i, n = b->p.nblocks * MEMFILTER_BLOOM_BLOCK_WORDS, sum = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		sum += hweight64(READ_ONCE(b->words[i]));
+		if (!((i + 1) & 0xffff))
+			memfilter_cond_resched();
+	}
 	return sum;
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_popcount);
@@ -915,8 +919,9 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_popcount);
  * over the window's words, of the fraction of the word's bits that are set.
  * Fixed point throughout (2^-29 per block, rounded), no floating point.
  *
- * Context: any; lockless, a snapshot under concurrent inserts. Takes time
- * linear in the filter's size.
+ * Context: process context in the kernel: lockless, a snapshot under
+ * concurrent inserts; takes time linear in the filter's size and yields
+ * every 512 KiB.
  * Return: the estimated rate in parts per billion.
  */
 u64 memfilter_bloom_est_fpr_ppb(const struct memfilter_bloom *b)
@@ -943,6 +948,8 @@ u64 memfilter_bloom_est_fpr_ppb(const struct memfilter_bloom *b)
 		 */
 		num <<= 6 * (MEMFILTER_BLOOM_MAX_K - k);
 		sum += (num + (1ULL << 21)) >> 22;
+		if (!((blk + 1) & 0x1fff))
+			memfilter_cond_resched();
 	}
 	return (div64_u64(sum, b->p.nblocks) * 1000000000ULL + (1ULL << 28)) >> 29;
 }

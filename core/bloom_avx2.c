@@ -9,12 +9,20 @@
  * bits; an exclusive insert (single writer) is two VPORs and two 32-byte
  * stores. Answers and filters are bit for bit those of the scalar code.
  *
- * Built with -mavx2 for this file only (Kbuild, Makefile) and entered only
- * between memfilter_simd_begin() and memfilter_simd_end(), which in the kernel bracket
- * kernel_fpu_begin() and kernel_fpu_end(). The vector loads of a block are
- * not READ_ONCE(), but each aligned 8-byte lane is read whole, which is all
- * the scalar code relies on; likewise the exclusive insert's 32-byte
- * stores write each 8-byte word whole, as WRITE_ONCE() would.
+ * Only the functions marked MF_AVX2 (here and in bloom_avx2.h) are
+ * compiled for AVX2, each by its own __attribute__((target("avx2"))); in
+ * the kernel the file itself is built with the usual flags (-mno-sse
+ * -mno-avx ...), so no other code, in this file or inlined into it from
+ * headers, can use a vector register. The entry points (names ending in
+ * _avx2) are called only between memfilter_simd_begin() and
+ * memfilter_simd_end(), which in the kernel bracket kernel_fpu_begin() and
+ * kernel_fpu_end(). scripts/check-simd.sh checks both rules on the built
+ * module's machine code.
+ *
+ * The vector loads of a block are not READ_ONCE(), but each aligned 8-byte
+ * lane is read whole, which is all the scalar code relies on; likewise the
+ * exclusive insert's 32-byte stores write each 8-byte word whole, as
+ * WRITE_ONCE() would.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -29,7 +37,7 @@
  * memfilter_bloom_contains_hash().
  * Return: as memfilter_bloom_contains_hash().
  */
-bool memfilter_bloom_contains_hash_avx2(const struct memfilter_bloom *b, u64 hash)
+MF_AVX2 bool memfilter_bloom_contains_hash_avx2(const struct memfilter_bloom *b, u64 hash)
 {
 	struct memfilter_bloom_avx2 c;
 
@@ -46,7 +54,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hash_avx2);
  * Context: between memfilter_simd_begin() (true) and memfilter_simd_end(); otherwise as
  * memfilter_bloom_add_hash().
  */
-void memfilter_bloom_add_hash_avx2(struct memfilter_bloom *b, u64 hash)
+MF_AVX2 void memfilter_bloom_add_hash_avx2(struct memfilter_bloom *b, u64 hash)
 {
 	struct memfilter_bloom_avx2 c;
 
@@ -63,7 +71,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hash_avx2);
  * Context: between memfilter_simd_begin() (true) and memfilter_simd_end(); otherwise as
  * memfilter_bloom_add_hash_exclusive().
  */
-void memfilter_bloom_add_hash_exclusive_avx2(struct memfilter_bloom *b, u64 hash)
+MF_AVX2 void memfilter_bloom_add_hash_exclusive_avx2(struct memfilter_bloom *b, u64 hash)
 {
 	struct memfilter_bloom_avx2 c;
 
@@ -81,8 +89,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hash_exclusive_avx2);
  * Context: between memfilter_simd_begin() (true) and memfilter_simd_end(); otherwise as
  * memfilter_bloom_add_hash().
  */
-void memfilter_bloom_add_hashes_avx2(struct memfilter_bloom *b, const u64 *hashes,
-				     size_t n)
+MF_AVX2 void memfilter_bloom_add_hashes_avx2(struct memfilter_bloom *b, const u64 *hashes, size_t n)
 {
 	struct memfilter_bloom_avx2 c;
 	size_t i;
@@ -108,9 +115,9 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_avx2);
  * Context: between memfilter_simd_begin() (true) and memfilter_simd_end();
  * otherwise as memfilter_bloom_add_hash().
  */
-void memfilter_bloom_test_and_add_hashes_avx2(struct memfilter_bloom *b,
-					      const u64 *hashes, size_t n,
-					      unsigned long *result_bitmap)
+MF_AVX2 void
+memfilter_bloom_test_and_add_hashes_avx2(struct memfilter_bloom *b, const u64 *hashes, size_t n,
+					 unsigned long *result_bitmap)
 {
 	struct memfilter_bloom_avx2 c;
 	unsigned long acc = 0, had;
@@ -144,8 +151,8 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_test_and_add_hashes_avx2);
  * Context: between memfilter_simd_begin() (true) and memfilter_simd_end(); otherwise as
  * memfilter_bloom_add_hash_exclusive().
  */
-void memfilter_bloom_add_hashes_exclusive_avx2(struct memfilter_bloom *b,
-					       const u64 *hashes, size_t n)
+MF_AVX2 void
+memfilter_bloom_add_hashes_exclusive_avx2(struct memfilter_bloom *b, const u64 *hashes, size_t n)
 {
 	struct memfilter_bloom_avx2 c;
 	size_t i;
@@ -172,9 +179,9 @@ void memfilter_bloom_add_hashes_exclusive_avx2(struct memfilter_bloom *b,
  * Context: between memfilter_simd_begin() (true) and memfilter_simd_end(); otherwise as
  * memfilter_bloom_contains_hash().
  */
-void memfilter_bloom_contains_hashes_avx2(const struct memfilter_bloom *b,
-					  const u64 *hashes, size_t n,
-					  unsigned long *result_bitmap)
+MF_AVX2 void
+memfilter_bloom_contains_hashes_avx2(const struct memfilter_bloom *b, const u64 *hashes, size_t n,
+				     unsigned long *result_bitmap)
 {
 	struct memfilter_bloom_avx2 c;
 	unsigned long acc = 0;
@@ -204,7 +211,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes_avx2);
  * (@start is a multiple of BITS_PER_LONG), so the per-key work is the
  * hash, the prefetch and the test.
  */
-static __always_inline void
+static __always_inline MF_AVX2 void
 memfilter_bloom_avx2_keys(struct memfilter_bloom *b, struct memfilter_bloom_ring *r,
 			  const void *keys, size_t key_len, size_t start, size_t m,
 		   size_t n, unsigned long *result_bitmap, enum memfilter_bloom_op op,
@@ -252,10 +259,10 @@ memfilter_bloom_avx2_keys(struct memfilter_bloom *b, struct memfilter_bloom_ring
  *
  * Context: between memfilter_simd_begin() (true) and memfilter_simd_end().
  */
-void memfilter_bloom_keys_avx2(struct memfilter_bloom *b, struct memfilter_bloom_ring *r,
-			       const void *keys, size_t key_len, size_t start,
-			       size_t m, size_t n, unsigned long *result_bitmap,
-			       enum memfilter_bloom_op op)
+MF_AVX2 void
+memfilter_bloom_keys_avx2(struct memfilter_bloom *b, struct memfilter_bloom_ring *r,
+			  const void *keys, size_t key_len, size_t start, size_t m, size_t n,
+			  unsigned long *result_bitmap, enum memfilter_bloom_op op)
 {
 	bool f8 = memfilter_bloom_fixed8(b, key_len);
 

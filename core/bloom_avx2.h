@@ -4,9 +4,11 @@
  * a key's 512-bit pattern in two YMM registers, and the insert and test of
  * one block with it. Shared by the Bloom filter's batch paths
  * (bloom_avx2.c) and the window filter's (window_avx2.c), which apply the
- * same pattern to each of a key's G adjacent blocks. Included only by
- * files built with -mavx2, and used only between memfilter_simd_begin() and
- * memfilter_simd_end().
+ * same pattern to each of a key's G adjacent blocks. Every function here is
+ * marked MF_AVX2 (__attribute__((target("avx2")))); the files including
+ * it are built with the kernel's usual -mno-sse -mno-avx ..., so only
+ * MF_AVX2 functions can use a vector register, and they are used only
+ * between memfilter_simd_begin() and memfilter_simd_end().
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -22,6 +24,12 @@
 
 #include "bloom.h"
 
+#ifndef __CHECKER__
+#define MF_AVX2	__attribute__((target("avx2")))
+#else
+#define MF_AVX2
+#endif
+
 struct memfilter_bloom_avx2 {
 	__m256i salt, one;
 	u64 out;
@@ -33,7 +41,7 @@ struct memfilter_bloom_avx2 {
  * gives 0). Rotated left by s bytes it is the window starting at word s.
  * As in the scalar code, k outside 1..7 probes all 8 words.
  */
-static __always_inline void memfilter_bloom_avx2_init(struct memfilter_bloom_avx2 *c, u32 k)
+static __always_inline MF_AVX2 void memfilter_bloom_avx2_init(struct memfilter_bloom_avx2 *c, u32 k)
 {
 	c->salt = _mm256_setr_epi32(0x47b6137b, 0x44974d91, 0x8824ad5b,
 				    0xa2b7289d, 0x705495c7, 0x2df1424b,
@@ -44,9 +52,9 @@ static __always_inline void memfilter_bloom_avx2_init(struct memfilter_bloom_avx
 }
 
 /* The pattern of @hash as words 0-3 (@lo) and 4-7 (@hi). */
-static __always_inline void memfilter_bloom_avx2_pattern(const struct memfilter_bloom_avx2 *c,
-							 u64 hash, __m256i *lo,
-						  __m256i *hi)
+static __always_inline MF_AVX2 void
+memfilter_bloom_avx2_pattern(const struct memfilter_bloom_avx2 *c, u64 hash, __m256i *lo,
+			     __m256i *hi)
 {
 	__m256i x = _mm256_set1_epi32((u32)hash);
 	__m256i bit = _mm256_srli_epi32(_mm256_mullo_epi32(x, c->salt), 26);
@@ -60,7 +68,7 @@ static __always_inline void memfilter_bloom_avx2_pattern(const struct memfilter_
 }
 
 /* One bit per 64-bit lane: its top bit. */
-static __always_inline unsigned int memfilter_bloom_avx2_mask(__m256i v)
+static __always_inline MF_AVX2 unsigned int memfilter_bloom_avx2_mask(__m256i v)
 {
 	return _mm256_movemask_pd(_mm256_castsi256_pd(v));
 }
@@ -71,7 +79,7 @@ static __always_inline unsigned int memfilter_bloom_avx2_mask(__m256i v)
  * ever set, so a racing load can miss only a key whose add has not
  * returned yet).
  */
-static __always_inline __m256i memfilter_bloom_avx2_load(const u64 *p)
+static __always_inline MF_AVX2 __m256i memfilter_bloom_avx2_load(const u64 *p)
 {
 	/* Inserters' atomic ORs race with this load by design. */
 	return data_race(_mm256_load_si256((const void *)p));
@@ -81,9 +89,8 @@ static __always_inline __m256i memfilter_bloom_avx2_load(const u64 *p)
  * Insert pattern @lo, @hi into block @blk, safe against concurrent
  * inserters (as mf_bloom_set()); returns whether every bit was set before.
  */
-static __always_inline bool memfilter_bloom_avx2_set_pattern(u64 *blk,
-							     __m256i lo,
-							     __m256i hi)
+static __always_inline MF_AVX2 bool
+memfilter_bloom_avx2_set_pattern(u64 *blk, __m256i lo, __m256i hi)
 {
 	u64 pat[MEMFILTER_BLOOM_BLOCK_WORDS] __aligned(32);
 	__m256i got_lo, got_hi;
@@ -111,7 +118,7 @@ static __always_inline bool memfilter_bloom_avx2_set_pattern(u64 *blk,
 }
 
 /* Insert, safe against concurrent inserters (as mf_bloom_set()). */
-static __always_inline void
+static __always_inline MF_AVX2 void
 memfilter_bloom_avx2_set(const struct memfilter_bloom_avx2 *c, u64 *blk,
 			 u64 hash)
 {
@@ -122,7 +129,7 @@ memfilter_bloom_avx2_set(const struct memfilter_bloom_avx2 *c, u64 *blk,
 }
 
 /* Insert by the only writer (as mf_bloom_set_exclusive()). */
-static __always_inline void
+static __always_inline MF_AVX2 void
 memfilter_bloom_avx2_set_exclusive(const struct memfilter_bloom_avx2 *c, u64 *blk, u64 hash)
 {
 	__m256i lo, hi;
@@ -135,16 +142,15 @@ memfilter_bloom_avx2_set_exclusive(const struct memfilter_bloom_avx2 *c, u64 *bl
 }
 
 /* Does block @blk hold every bit of pattern @lo, @hi? */
-static __always_inline bool memfilter_bloom_avx2_has_pattern(const u64 *blk,
-							     __m256i lo,
-							     __m256i hi)
+static __always_inline MF_AVX2 bool
+memfilter_bloom_avx2_has_pattern(const u64 *blk, __m256i lo, __m256i hi)
 {
 	return _mm256_testc_si256(memfilter_bloom_avx2_load(blk), lo) &
 	       _mm256_testc_si256(memfilter_bloom_avx2_load(blk + 4), hi);
 }
 
 /* Query (as mf_bloom_test()). */
-static __always_inline bool
+static __always_inline MF_AVX2 bool
 memfilter_bloom_avx2_test(const struct memfilter_bloom_avx2 *c,
 			  const u64 *blk, u64 hash)
 {

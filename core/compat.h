@@ -86,6 +86,7 @@ static inline int memfilter_random(void *buf, size_t len)
 #define MEMFILTER_SIMD_MIN_KEYS	32
 
 #ifdef CONFIG_X86_64
+#include <linux/preempt.h>
 #include <asm/cpufeature.h>
 #include <asm/fpu/api.h>
 #include <asm/simd.h>
@@ -96,13 +97,17 @@ static inline int memfilter_random(void *buf, size_t len)
 /*
  * memfilter_simd_begin() - enter a section that may use AVX2 registers
  *
- * Context: any; returns false (use the scalar path) where the FPU cannot be
- * used, e.g. in hard interrupt context. Sections must be short: preemption
- * and softirqs stay off until memfilter_simd_end().
+ * Context: any, NMI included; returns false (use the scalar path) where the
+ * FPU cannot be used: in NMI context, where may_use_simd() itself must not
+ * be asked (irq_fpu_usable() WARNs there on 6.1 and 6.12), and where
+ * may_use_simd() says no (e.g. a hard interrupt that hit softirq-disabled
+ * code). Sections must be short: preemption and softirqs stay off until
+ * memfilter_simd_end().
  */
 static inline bool memfilter_simd_begin(void)
 {
-	if (!boot_cpu_has(X86_FEATURE_AVX2) || !boot_cpu_has(X86_FEATURE_AVX) ||
+	if (in_nmi() || !boot_cpu_has(X86_FEATURE_AVX2) ||
+	    !boot_cpu_has(X86_FEATURE_AVX) ||
 	    !cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL) ||
 	    !may_use_simd())
 		return false;

@@ -21,31 +21,46 @@
  * visits a bucket twice and its moves cannot overwrite each other.
  *
  * Reader protocol (MemC3's optimistic cuckoo hashing). Bucket i is covered
- * by version counter ver[i & stripe_mask]. Every change to a slot is
+ * by version counter ver[i & stripe_mask]. Every change is a window over
+ * the stripes of all the buckets it touches (each counted once):
  *
- *	ver++ (now odd); smp_wmb(); WRITE_ONCE(slot); smp_wmb(); ver++
+ *	ver++ for each (now odd); smp_wmb(); WRITE_ONCE() the slots and the
+ *	stash; smp_wmb(); ver++ for each
  *
- * and a reader does
+ * A window holds one slot update, or a whole cuckoo path (at most
+ * MF_CUCKOO_PATH_MAX buckets), together with the stash word when the
+ * change fills or empties it (the stash's two buckets join the window). A
+ * reader does
  *
  *	v1 = READ_ONCE(ver(i1)); v2 = READ_ONCE(ver(i2)); s = READ_ONCE(stash);
  *	smp_rmb(); read both buckets; smp_rmb();
  *	retry unless v1, v2 are even and both counters still read v1, v2
  *
- * so a negative answer is only returned from a snapshot of both buckets
- * that no writer touched, as for a seqcount. A positive answer is returned
- * at once, consistent or not: at worst it is a false positive, which a
- * filter may give anyway. Moves along a cuckoo path run backwards from the
- * empty slot: each fingerprint is first copied to its other bucket and
- * only then overwritten in its old one (the smp_wmb() at the end of one
- * slot update orders it before the next), so every stored fingerprint is
- * in at least one of its buckets at every instant, not only between
- * writes. The stash is one 64-bit word, read and written whole. The writer
- * only empties it after storing its fingerprint in a bucket (smp_wmb()
- * between the two); a reader reads the stash before the buckets (smp_rmb()
- * between), so one that sees it empty also sees the bucket copy. Together:
- * a reader never misses a key whose add returned before the read began and
- * which was not deleted. Readers spin (cpu_relax()) only while the writer
- * is inside one slot update of one of their two stripes.
+ * so a negative answer or a count is only returned from a snapshot of both
+ * buckets and the stash that no window overlapped, as for a seqcount: a
+ * fingerprint in flight along a path, or between the stash and a bucket,
+ * is never seen twice or not at all. A positive answer is returned at
+ * once, consistent or not: at worst it is a false positive, which a filter
+ * may give anyway. Within a window, moves along a path still run backwards
+ * from the empty slot (each copy lands before its source is overwritten)
+ * and the stash empties only after its fingerprint is in a bucket.
+ * Together: a reader never misses a key whose add returned before the read
+ * began and which was not deleted.
+ *
+ * Readers never wait unboundedly. A writer may be stopped inside a window
+ * by the very reader that interrupted it (hard interrupt, NMI) or be
+ * preempted there (PREEMPT_RT), so a reader tries at most
+ * MEMFILTER_CUCKOO_READ_TRIES times: then a lookup answers "may be
+ * present" (a false positive, never a false negative) and a count
+ * reports MEMFILTER_CUCKOO_COUNT_BUSY.
+ *
+ * Writers bound their own work too, since the module runs them with bottom
+ * halves disabled: an insert visits at most max_kicks + 2 buckets; a
+ * delete tries the stash's two buckets and only every
+ * MF_CUCKOO_UNSTASH_EVERY deletes runs a full path search for it; clear
+ * and dump work a range of buckets at a time, so the caller can drop its
+ * lock in between (memfilter_cuckoo_clear_buckets(),
+ * memfilter_cuckoo_dump_begin()).
  *
  * Delete contract: a delete removes one copy of the key's fingerprint from
  * its buckets or the stash. A key that was never added may share its
@@ -63,6 +78,15 @@
 #define MF_CUCKOO_TAG_MUL	0x5bd1e995U
 #define MF_CUCKOO_ROOT		0xffffffffU
 #define MF_CUCKOO_PPB		1000000000ULL
+/*
+ * Buckets in one writer window: a breadth-first path of at most
+ * MEMFILTER_CUCKOO_MAX_KICKS + 2 queued buckets is at most 8 moves deep
+ * (2 * (4^9 - 1) / 3 > 65538), so it touches at most 10 buckets, plus the
+ * stash's two.
+ */
+#define MF_CUCKOO_PATH_MAX	16
+/* Deletes between full path searches to empty an occupied stash. */
+#define MF_CUCKOO_UNSTASH_EVERY	16
 
 /* One bucket queued by the path search. */
 struct mf_cuckoo_node {
@@ -77,6 +101,9 @@ struct memfilter_cuckoo_wstate {
 	u64 failed_inserts;
 	u64 kicks;
 	u64 nodes;
+	u64 unstash_wait;
+	u64 read_retries;
+	u64 read_busy;
 	struct mf_cuckoo_node q[];
 };
 
@@ -195,7 +222,8 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_params_init);
  *
  * Context: any.
  * Return: as memfilter_cuckoo_params_init(); also -EINVAL when @fpr_ppb is
- * 0, above 10^9, or below what 16-bit fingerprints give.
+ * outside 1 .. 10^9 - 1 (as for Bloom filters) or below what 16-bit
+ * fingerprints give.
  */
 int memfilter_cuckoo_params_from_fpr(struct memfilter_cuckoo_params *p, u64 capacity,
 				     u64 fpr_ppb)
@@ -203,7 +231,7 @@ int memfilter_cuckoo_params_from_fpr(struct memfilter_cuckoo_params *p, u64 capa
 	u32 f;
 
 	memset(p, 0, sizeof(*p));
-	if (!fpr_ppb || fpr_ppb > MF_CUCKOO_PPB)
+	if (!fpr_ppb || fpr_ppb >= MF_CUCKOO_PPB)
 		return -EINVAL;
 	for (f = 8; f <= 16; f += 4) {
 		if (2 * MEMFILTER_CUCKOO_SLOTS * MF_CUCKOO_PPB <= fpr_ppb << f)
@@ -249,18 +277,17 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_init);
  * memfilter_cuckoo_clear() - remove every key
  * @c: the filter
  *
- * Readers running concurrently may see some keys and not others.
+ * Readers running concurrently may see some keys and not others. Takes
+ * time linear in the table: callers that must bound their time with the
+ * writer lock held use memfilter_cuckoo_clear_buckets() instead.
  *
  * Context: caller holds the filter's writer lock.
  */
 void memfilter_cuckoo_clear(struct memfilter_cuckoo *c)
 {
-	memset(c->table, 0, c->p.nbuckets * c->bucket_bytes);
-	WRITE_ONCE(c->stash, 0);
-	WRITE_ONCE(c->w->items, 0);
-	WRITE_ONCE(c->w->failed_inserts, 0);
-	WRITE_ONCE(c->w->kicks, 0);
+	memfilter_cuckoo_clear_buckets(c, 0, c->p.nbuckets);
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_clear);
 
 static __always_inline u64 mf_cuckoo_bucket(const struct memfilter_cuckoo *c, u64 i)
 {
@@ -323,6 +350,7 @@ int memfilter_cuckoo_restore(struct memfilter_cuckoo *c, u64 stash, u64 items)
 	WRITE_ONCE(c->w->items, items);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_restore);
 
 static __always_inline bool mf_cuckoo_stash_has(u64 stash, u64 i1, u64 i2,
 						u32 fp)
@@ -343,15 +371,55 @@ static __always_inline u32 mf_cuckoo_get(const struct memfilter_cuckoo *c, u64 b
 	return (b >> (j * c->p.fp_bits)) & c->fp_range;
 }
 
-/* Store @fp (0: empty) in slot @j of bucket @i, as one versioned update. */
-static void mf_cuckoo_set(struct memfilter_cuckoo *c, u64 i, u32 j, u32 fp)
+/* The stripes of one writer window (see the top of this file). */
+struct mf_cuckoo_window {
+	u32 n;
+	u32 *ver[MF_CUCKOO_PATH_MAX];
+};
+
+static void mf_cuckoo_window_add(const struct memfilter_cuckoo *c,
+				 struct mf_cuckoo_window *win, u64 bucket)
 {
-	u32 *v = &c->ver[i & c->stripe_mask];
+	u32 *v = &c->ver[bucket & c->stripe_mask];
+	u32 i;
+
+	for (i = 0; i < win->n; i++)
+		if (win->ver[i] == v)
+			return;
+	if (win->n < MF_CUCKOO_PATH_MAX)	/* always: see MF_CUCKOO_PATH_MAX */
+		win->ver[win->n++] = v;
+}
+
+static void mf_cuckoo_window_open(struct mf_cuckoo_window *win)
+{
+	u32 i;
+
+	for (i = 0; i < win->n; i++)
+		WRITE_ONCE(*win->ver[i], *win->ver[i] + 1);
+	smp_wmb();	/* odd versions before the slots; pairs with readers' smp_rmb() */
+}
+
+static void mf_cuckoo_window_close(struct mf_cuckoo_window *win)
+{
+	u32 i;
+
+	smp_wmb();	/* the slots before the even versions and any later update */
+	for (i = 0; i < win->n; i++)
+		WRITE_ONCE(*win->ver[i], *win->ver[i] + 1);
+}
+
+static void mf_cuckoo_dump_touch(struct memfilter_cuckoo *c, u64 off);
+
+/* Store @fp (0: empty) in slot @j of bucket @i, inside an open window. */
+static void mf_cuckoo_store(struct memfilter_cuckoo *c, u64 i, u32 j, u32 fp)
+{
 	u64 bit = (i * MEMFILTER_CUCKOO_SLOTS + j) * c->p.fp_bits;
 	u8 *p = c->table + (bit >> 3);
 
-	WRITE_ONCE(*v, *v + 1);
-	smp_wmb();	/* odd version before the slot; pairs with readers' smp_rmb() */
+	if (unlikely(c->dump)) {
+		mf_cuckoo_dump_touch(c, bit >> 3);
+		mf_cuckoo_dump_touch(c, (bit >> 3) + 1);
+	}
 	switch (c->p.fp_bits) {
 	case 8:
 		WRITE_ONCE(*p, (u8)fp);
@@ -370,28 +438,61 @@ static void mf_cuckoo_set(struct memfilter_cuckoo *c, u64 i, u32 j, u32 fp)
 		}
 		break;
 	}
-	smp_wmb();	/* the slot before the even version and any later update */
-	WRITE_ONCE(*v, *v + 1);
+}
+
+/* Store @fp in slot @j of bucket @i as a window of its own. */
+static void mf_cuckoo_set(struct memfilter_cuckoo *c, u64 i, u32 j, u32 fp)
+{
+	struct mf_cuckoo_window win = {};
+
+	mf_cuckoo_window_add(c, &win, i);
+	mf_cuckoo_window_open(&win);
+	mf_cuckoo_store(c, i, j, fp);
+	mf_cuckoo_window_close(&win);
+}
+
+/* Set the stash word inside a window over the stash's two buckets. */
+static void mf_cuckoo_set_stash(struct memfilter_cuckoo *c, u64 stash)
+{
+	u64 old = stash ? stash : c->stash;
+	u64 i1 = (old >> 16) & c->mask;
+	struct mf_cuckoo_window win = {};
+
+	mf_cuckoo_window_add(c, &win, i1);
+	mf_cuckoo_window_add(c, &win, mf_cuckoo_alt(c, i1, old & 0xffff));
+	mf_cuckoo_window_open(&win);
+	WRITE_ONCE(c->stash, stash);
+	mf_cuckoo_window_close(&win);
 }
 
 /*
- * Carry out a path found by mf_cuckoo_place(): the fingerprint in slot @s
+ * Carry out a path found by mf_cuckoo_place(), in one window with @win
+ * (which may already hold the stash's buckets): the fingerprint in slot @s
  * of queued bucket @idx moves to slot @dst_slot of bucket @dst, the one
  * that led to @idx moves into the slot it vacated, and so on back to a
  * root, whose slot finally receives @fp. Each copy lands before its source
- * is overwritten.
+ * is overwritten. With @unstash, the stash empties last, in the window.
  */
-static void mf_cuckoo_move_path(struct memfilter_cuckoo *c, u32 idx, u32 s, u64 dst,
-				u32 dst_slot, u32 fp)
+static void mf_cuckoo_move_path(struct memfilter_cuckoo *c,
+				struct mf_cuckoo_window *win, u32 idx, u32 s,
+				u64 dst, u32 dst_slot, u32 fp, bool unstash)
 {
 	const struct mf_cuckoo_node *q = c->w->q;
 	u64 kicks = c->w->kicks;
+	u32 i;
 
+	mf_cuckoo_window_add(c, win, dst);
+	for (i = idx; ; i = q[i].parent) {
+		mf_cuckoo_window_add(c, win, q[i].bucket);
+		if (q[i].parent == MF_CUCKOO_ROOT)
+			break;
+	}
+	mf_cuckoo_window_open(win);
 	for (;;) {
 		u64 src = q[idx].bucket;
 
-		mf_cuckoo_set(c, dst, dst_slot,
-			      mf_cuckoo_get(c, mf_cuckoo_bucket(c, src), s));
+		mf_cuckoo_store(c, dst, dst_slot,
+				mf_cuckoo_get(c, mf_cuckoo_bucket(c, src), s));
 		kicks++;
 		dst = src;
 		dst_slot = s;
@@ -400,27 +501,59 @@ static void mf_cuckoo_move_path(struct memfilter_cuckoo *c, u32 idx, u32 s, u64 
 		s = q[idx].slot;
 		idx = q[idx].parent;
 	}
-	mf_cuckoo_set(c, dst, dst_slot, fp);
+	mf_cuckoo_store(c, dst, dst_slot, fp);
+	if (unstash) {
+		smp_wmb();	/* bucket copy before the stash empties */
+		WRITE_ONCE(c->stash, 0);
+	}
+	mf_cuckoo_window_close(win);
 	WRITE_ONCE(c->w->kicks, kicks);
 }
 
-/* Store @fp in bucket @i1 or @i2, moving others if needed; false if full. */
-static bool mf_cuckoo_place(struct memfilter_cuckoo *c, u64 i1, u64 i2, u32 fp)
+/* Store @fp in a free slot of bucket @i (zero slots @z), as mf_cuckoo_place(). */
+static void mf_cuckoo_fill(struct memfilter_cuckoo *c,
+			   struct mf_cuckoo_window *win, u64 i, u64 z, u32 fp,
+			   bool unstash)
+{
+	mf_cuckoo_window_add(c, win, i);
+	mf_cuckoo_window_open(win);
+	mf_cuckoo_store(c, i, mf_cuckoo_slot_of(c, z), fp);
+	if (unstash) {
+		smp_wmb();	/* bucket copy before the stash empties */
+		WRITE_ONCE(c->stash, 0);
+	}
+	mf_cuckoo_window_close(win);
+}
+
+/*
+ * Store @fp in bucket @i1 or @i2, moving others if needed (only with
+ * @search); false if there is no room. With @unstash, @fp is the stash's
+ * fingerprint and the stash empties in the same window.
+ */
+static bool mf_cuckoo_place(struct memfilter_cuckoo *c, u64 i1, u64 i2, u32 fp,
+			    bool unstash, bool search)
 {
 	struct mf_cuckoo_node *q = c->w->q;
 	u32 head, tail, s, nodes = c->w->nodes;
 	u64 z, b, child, children[MEMFILTER_CUCKOO_SLOTS];
+	struct mf_cuckoo_window win = {};
 
+	if (unstash) {
+		mf_cuckoo_window_add(c, &win, i1);
+		mf_cuckoo_window_add(c, &win, i2);
+	}
 	z = mf_cuckoo_zero_slots(c, mf_cuckoo_bucket(c, i1));
 	if (z) {
-		mf_cuckoo_set(c, i1, mf_cuckoo_slot_of(c, z), fp);
+		mf_cuckoo_fill(c, &win, i1, z, fp, unstash);
 		return true;
 	}
 	z = mf_cuckoo_zero_slots(c, mf_cuckoo_bucket(c, i2));
 	if (z) {
-		mf_cuckoo_set(c, i2, mf_cuckoo_slot_of(c, z), fp);
+		mf_cuckoo_fill(c, &win, i2, z, fp, unstash);
 		return true;
 	}
+	if (!search)
+		return false;
 
 	q[0].bucket = i1;
 	q[0].parent = MF_CUCKOO_ROOT;
@@ -441,8 +574,9 @@ static bool mf_cuckoo_place(struct memfilter_cuckoo *c, u64 i1, u64 i2, u32 fp)
 			child = children[s];
 			z = mf_cuckoo_zero_slots(c, mf_cuckoo_bucket(c, child));
 			if (z) {
-				mf_cuckoo_move_path(c, head, s, child,
-						    mf_cuckoo_slot_of(c, z), fp);
+				mf_cuckoo_move_path(c, &win, head, s, child,
+						    mf_cuckoo_slot_of(c, z), fp,
+						    unstash);
 				return true;
 			}
 			if (tail < nodes) {
@@ -483,12 +617,12 @@ static int mf_cuckoo_add(struct memfilter_cuckoo *c, u64 i1, u64 i2, u32 fp)
 {
 	struct memfilter_cuckoo_wstate *w = c->w;
 
-	if (!mf_cuckoo_place(c, i1, i2, fp)) {
+	if (!mf_cuckoo_place(c, i1, i2, fp, false, true)) {
 		if (c->stash) {
 			WRITE_ONCE(w->failed_inserts, w->failed_inserts + 1);
 			return -ENOSPC;
 		}
-		WRITE_ONCE(c->stash, i1 << 16 | fp);
+		mf_cuckoo_set_stash(c, i1 << 16 | fp);
 	}
 	WRITE_ONCE(w->items, w->items + 1);
 	return 0;
@@ -538,16 +672,22 @@ int memfilter_cuckoo_add_unique_hash(struct memfilter_cuckoo *c, u64 hash)
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_add_unique_hash);
 
-/* After a delete freed a slot, move the stash's fingerprint into a bucket. */
+/*
+ * After a delete freed a slot, move the stash's fingerprint into a bucket:
+ * its own two buckets every time, a full path search only every
+ * MF_CUCKOO_UNSTASH_EVERY deletes (one freed slot is rarely within reach
+ * of the search, and the search is the expensive part of a write).
+ */
 static void mf_cuckoo_unstash(struct memfilter_cuckoo *c)
 {
+	struct memfilter_cuckoo_wstate *w = c->w;
 	u64 i1 = c->stash >> 16;
 	u32 fp = c->stash & 0xffff;
+	bool search = ++w->unstash_wait >= MF_CUCKOO_UNSTASH_EVERY;
 
-	if (!mf_cuckoo_place(c, i1, mf_cuckoo_alt(c, i1, fp), fp))
-		return;
-	smp_wmb();	/* bucket copy before the stash empties; see the top */
-	WRITE_ONCE(c->stash, 0);
+	if (search)
+		w->unstash_wait = 0;
+	mf_cuckoo_place(c, i1, mf_cuckoo_alt(c, i1, fp), fp, true, search);
 }
 
 /**
@@ -578,7 +718,7 @@ int memfilter_cuckoo_delete_hash(struct memfilter_cuckoo *c, u64 hash)
 		if (z)
 			mf_cuckoo_set(c, i2, mf_cuckoo_slot_of(c, z), 0);
 		else if (mf_cuckoo_stash_has(c->stash, i1, i2, fp))
-			WRITE_ONCE(c->stash, 0);
+			mf_cuckoo_set_stash(c, 0);
 		else
 			return -ENOENT;
 	}
@@ -589,32 +729,189 @@ int memfilter_cuckoo_delete_hash(struct memfilter_cuckoo *c, u64 hash)
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_delete_hash);
 
+/**
+ * memfilter_cuckoo_clear_buckets() - remove the keys of a range of buckets
+ * @c: the filter
+ * @first: the first bucket
+ * @n: how many buckets from @first (clipped to the table)
+ *
+ * With @first 0 it also empties the stash and zeroes the insert and kick
+ * counters. The item count stays equal to the fingerprints still stored,
+ * so a clear done range by range, with writers running in between, leaves
+ * a consistent filter; a fingerprint such a writer moves from a bucket not
+ * yet cleared into one already cleared survives the clear (a false
+ * positive, never a false negative).
+ *
+ * Context: caller holds the filter's writer lock; touches @n buckets.
+ */
+void memfilter_cuckoo_clear_buckets(struct memfilter_cuckoo *c, u64 first,
+				    u64 n)
+{
+	struct memfilter_cuckoo_wstate *w = c->w;
+	u64 i, end, off, used = 0;
+
+	if (first >= c->p.nbuckets)
+		return;
+	end = n < c->p.nbuckets - first ? first + n : c->p.nbuckets;
+	if (!first) {
+		if (c->stash) {
+			mf_cuckoo_set_stash(c, 0);
+			used++;
+		}
+		WRITE_ONCE(w->failed_inserts, 0);
+		WRITE_ONCE(w->kicks, 0);
+	}
+	for (i = first; i < end; i++)
+		used += MEMFILTER_CUCKOO_SLOTS -
+			hweight64(mf_cuckoo_zero_slots(c, mf_cuckoo_bucket(c, i)));
+	if (unlikely(c->dump)) {
+		for (off = first * c->bucket_bytes; off < end * c->bucket_bytes;
+		     off += MEMFILTER_CUCKOO_DUMP_CHUNK)
+			mf_cuckoo_dump_touch(c, off);
+		mf_cuckoo_dump_touch(c, end * c->bucket_bytes - 1);
+	}
+	memset(c->table + first * c->bucket_bytes, 0,
+	       (end - first) * c->bucket_bytes);
+	WRITE_ONCE(w->items, w->items - used);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_clear_buckets);
+
+/**
+ * memfilter_cuckoo_dump_chunks() - steps of a copy of the table
+ * @c: the filter
+ *
+ * Context: any.
+ * Return: how many MEMFILTER_CUCKOO_DUMP_CHUNK pieces the table's
+ * nbuckets * fp_bits / 2 bytes (an image's payload) make.
+ */
+u64 memfilter_cuckoo_dump_chunks(const struct memfilter_cuckoo *c)
+{
+	return DIV_ROUND_UP(c->p.nbuckets * c->bucket_bytes,
+			    MEMFILTER_CUCKOO_DUMP_CHUNK);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_dump_chunks);
+
+static void mf_cuckoo_dump_copy_chunk(struct memfilter_cuckoo *c,
+				      struct memfilter_table_copy *d, u64 k)
+{
+	u64 off = k * MEMFILTER_CUCKOO_DUMP_CHUNK;
+	u64 bytes = c->p.nbuckets * c->bucket_bytes - off;
+
+	if (d->copied[k / 64] & BIT_ULL(k % 64))
+		return;
+	memcpy(d->dst + off, c->table + off,
+	       min(bytes, (u64)MEMFILTER_CUCKOO_DUMP_CHUNK));
+	d->copied[k / 64] |= BIT_ULL(k % 64);
+}
+
+/* A writer is about to change byte @off of the table: copy it out first. */
+static void mf_cuckoo_dump_touch(struct memfilter_cuckoo *c, u64 off)
+{
+	if (off < c->p.nbuckets * c->bucket_bytes)
+		mf_cuckoo_dump_copy_chunk(c, c->dump,
+					  off / MEMFILTER_CUCKOO_DUMP_CHUNK);
+}
+
+/**
+ * memfilter_cuckoo_dump_begin() - start a copy of the filter as it is now
+ * @c: the filter
+ * @d: @d->dst (memfilter_cuckoo_dump_chunks() chunks of room) and
+ *	@d->copied (a zeroed bitmap of as many bits, in u64 words) set by
+ *	the caller; @d->stash and @d->items are filled in
+ *
+ * The copy is of the table at this instant, whatever writers do before
+ * memfilter_cuckoo_dump_end(): each writer first copies out the chunk it
+ * is about to change (copy on write, at most MF_CUCKOO_PATH_MAX + 1
+ * chunks per update), and the caller copies the others one at a time with
+ * memfilter_cuckoo_dump_step(), so that no step holds the writer lock for
+ * longer than one chunk takes. One copy at a time per filter.
+ *
+ * Context: caller holds the filter's writer lock.
+ */
+void memfilter_cuckoo_dump_begin(struct memfilter_cuckoo *c,
+				 struct memfilter_table_copy *d)
+{
+	d->stash = c->stash;
+	d->items = c->w->items;
+	c->dump = d;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_dump_begin);
+
+/**
+ * memfilter_cuckoo_dump_step() - copy one chunk unless a writer did
+ * @c: the filter, between memfilter_cuckoo_dump_begin() and _end()
+ * @k: the chunk, below memfilter_cuckoo_dump_chunks()
+ *
+ * Context: caller holds the filter's writer lock; copies at most
+ * MEMFILTER_CUCKOO_DUMP_CHUNK bytes.
+ */
+void memfilter_cuckoo_dump_step(struct memfilter_cuckoo *c, u64 k)
+{
+	mf_cuckoo_dump_copy_chunk(c, c->dump, k);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_dump_step);
+
+/**
+ * memfilter_cuckoo_dump_end() - finish a copy
+ * @c: the filter; every chunk has been stepped
+ *
+ * Context: caller holds the filter's writer lock.
+ */
+void memfilter_cuckoo_dump_end(struct memfilter_cuckoo *c)
+{
+	c->dump = NULL;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_dump_end);
+
+/*
+ * A lockless read that had to try again: count the attempts whose
+ * snapshot was inconsistent (and, if it stopped waiting, that too), once
+ * per read, so that reads that never retry cost nothing.
+ */
+static void mf_cuckoo_retried(const struct memfilter_cuckoo *c, u32 tries,
+			      bool busy)
+{
+	memfilter_atomic_add64(&c->w->read_retries, tries);
+	if (busy)
+		memfilter_atomic_add64(&c->w->read_busy, 1);
+}
+
 static __always_inline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
 					     u64 i1, u64 i2, u32 fp)
 {
 	const u32 *v1p = &c->ver[i1 & c->stripe_mask];
 	const u32 *v2p = &c->ver[i2 & c->stripe_mask];
 	u64 pat = (u64)fp * c->lane_ones, b1, b2;
-	u32 v1, v2;
+	u32 v1, v2, tries;
 
-	for (;;) {
+	for (tries = 0; tries < MEMFILTER_CUCKOO_READ_TRIES; tries++) {
 		v1 = READ_ONCE(*v1p);
 		v2 = READ_ONCE(*v2p);
 		if (mf_cuckoo_stash_has(READ_ONCE(c->stash), i1, i2, fp))
-			return true;
+			break;
 		smp_rmb();	/* versions and stash before the buckets */
 		/* Racy bucket reads: the versions' re-read below validates them. */
 		b1 = data_race(mf_cuckoo_bucket(c, i1));
 		/* Racy, as b1. */
 		b2 = data_race(mf_cuckoo_bucket(c, i2));
 		if (mf_cuckoo_haszero(c, b1 ^ pat) | mf_cuckoo_haszero(c, b2 ^ pat))
-			return true;
+			break;
 		smp_rmb();	/* buckets before the versions' re-read */
 		if (!((v1 | v2) & 1) && v1 == READ_ONCE(*v1p) &&
-		    v2 == READ_ONCE(*v2p))
+		    v2 == READ_ONCE(*v2p)) {
+			if (unlikely(tries))
+				mf_cuckoo_retried(c, tries, false);
 			return false;
+		}
 		cpu_relax();
 	}
+	/*
+	 * Found (consistent or not: at worst a false positive), or a writer
+	 * is stuck in a window: "maybe" is always a safe answer.
+	 */
+	if (unlikely(tries))
+		mf_cuckoo_retried(c, tries, tries == MEMFILTER_CUCKOO_READ_TRIES);
+	return true;
 }
 
 /**
@@ -622,7 +919,8 @@ static __always_inline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
  * @c: the filter
  * @hash: the key's hash
  *
- * Context: any, lockless; safe concurrently with the writer.
+ * Context: any, including hard interrupt and NMI: lockless, safe
+ * concurrently with the writer, and bounded (MEMFILTER_CUCKOO_READ_TRIES).
  * Return: false only if the key was not added (or was deleted); true for
  * added keys and for false positives.
  */
@@ -641,21 +939,26 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_contains_hash);
  * @c: the filter
  * @hash: the key's hash
  *
- * Context: any, lockless; safe concurrently with the writer.
+ * Context: any, including hard interrupt and NMI: lockless, safe
+ * concurrently with the writer, and bounded (MEMFILTER_CUCKOO_READ_TRIES).
  * Return: how many times the key was added and not deleted, plus any
- * colliding keys' copies: 0..2 * MEMFILTER_CUCKOO_SLOTS + 1.
+ * colliding keys' copies: 0..2 * MEMFILTER_CUCKOO_SLOTS + 1, counted from
+ * one consistent snapshot (a fingerprint moving between buckets or out of
+ * the stash is counted once); MEMFILTER_CUCKOO_COUNT_BUSY if no consistent
+ * snapshot could be taken because a writer stayed inside an update (retry,
+ * or count under the writer lock).
  */
 u32 memfilter_cuckoo_count_hash(const struct memfilter_cuckoo *c, u64 hash)
 {
 	u64 i1, i2, pat, b;
-	u32 fp, v1, v2, n;
+	u32 fp, v1, v2, n, tries;
 	const u32 *v1p, *v2p;
 
 	mf_cuckoo_locate(c, hash, &i1, &i2, &fp);
 	pat = (u64)fp * c->lane_ones;
 	v1p = &c->ver[i1 & c->stripe_mask];
 	v2p = &c->ver[i2 & c->stripe_mask];
-	for (;;) {
+	for (tries = 0; tries < MEMFILTER_CUCKOO_READ_TRIES; tries++) {
 		v1 = READ_ONCE(*v1p);
 		v2 = READ_ONCE(*v2p);
 		n = mf_cuckoo_stash_has(READ_ONCE(c->stash), i1, i2, fp);
@@ -670,10 +973,15 @@ u32 memfilter_cuckoo_count_hash(const struct memfilter_cuckoo *c, u64 hash)
 		}
 		smp_rmb();	/* buckets before the versions' re-read */
 		if (!((v1 | v2) & 1) && v1 == READ_ONCE(*v1p) &&
-		    v2 == READ_ONCE(*v2p))
+		    v2 == READ_ONCE(*v2p)) {
+			if (unlikely(tries))
+				mf_cuckoo_retried(c, tries, false);
 			return n;
+		}
 		cpu_relax();
 	}
+	mf_cuckoo_retried(c, tries, true);
+	return MEMFILTER_CUCKOO_COUNT_BUSY;
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_hash);
 
@@ -688,7 +996,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_hash);
  * Computes the buckets of MEMFILTER_CUCKOO_BATCH keys and prefetches them before
  * probing, so the cache misses of a batch overlap.
  *
- * Context: any, lockless; safe concurrently with the writer.
+ * Context: any, including hard interrupt and NMI; lockless and bounded.
  */
 void memfilter_cuckoo_contains_hashes(const struct memfilter_cuckoo *c,
 				      const u64 *hashes, size_t n,
@@ -731,7 +1039,9 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_contains_hashes);
  * @c: the filter
  * @hashes: the keys' hashes
  * @n: how many
- * @counts: out: @counts[i] is memfilter_cuckoo_count_hash() of key i
+ * @counts: out: @counts[i] is memfilter_cuckoo_count_hash() of key i, or
+ *	MEMFILTER_CUCKOO_COUNT_BUSY8 where that was MEMFILTER_CUCKOO_COUNT_BUSY
+ *	(the caller recounts those keys under the writer lock)
  *
  * Prefetches the buckets of MEMFILTER_CUCKOO_BATCH keys before counting
  * them, as memfilter_cuckoo_contains_hashes() does.
@@ -743,7 +1053,7 @@ void memfilter_cuckoo_count_hashes(const struct memfilter_cuckoo *c,
 {
 	size_t base, k, m;
 	u64 i1, i2;
-	u32 fp;
+	u32 fp, cnt;
 
 	for (base = 0; base < n; base += m) {
 		m = n - base < MEMFILTER_CUCKOO_BATCH ? n - base : MEMFILTER_CUCKOO_BATCH;
@@ -752,9 +1062,11 @@ void memfilter_cuckoo_count_hashes(const struct memfilter_cuckoo *c,
 			memfilter_prefetch(c->table + i1 * c->bucket_bytes);
 			memfilter_prefetch(c->table + i2 * c->bucket_bytes);
 		}
-		for (k = 0; k < m; k++)
-			counts[base + k] =
-				memfilter_cuckoo_count_hash(c, hashes[base + k]);
+		for (k = 0; k < m; k++) {
+			cnt = memfilter_cuckoo_count_hash(c, hashes[base + k]);
+			counts[base + k] = cnt == MEMFILTER_CUCKOO_COUNT_BUSY ?
+					   MEMFILTER_CUCKOO_COUNT_BUSY8 : cnt;
+		}
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_hashes);
@@ -876,6 +1188,8 @@ void memfilter_cuckoo_stats(const struct memfilter_cuckoo *c,
 	s->slots_used = items > stash_used ? items - stash_used : 0;
 	s->failed_inserts = READ_ONCE(c->w->failed_inserts);
 	s->kicks = READ_ONCE(c->w->kicks);
+	s->read_retries = READ_ONCE(c->w->read_retries);
+	s->read_busy = READ_ONCE(c->w->read_busy);
 	s->stash_used = stash_used;
 	s->est_fpr_ppb = mf_cuckoo_est_fpr_ppb(s->slots_used, s->slots,
 					       c->fp_range);
@@ -1063,6 +1377,42 @@ static int mf_cuckoo_restore_state(union memfilter_state *s,
 	return memfilter_cuckoo_restore(&s->cuckoo, d->stash, d->keys);
 }
 
+static u64 mf_cuckoo_steps(const union memfilter_state *s)
+{
+	return memfilter_cuckoo_dump_chunks(&s->cuckoo);
+}
+
+/* The buckets that start in bytes [k, k + 1) * MEMFILTER_CUCKOO_DUMP_CHUNK. */
+static void mf_cuckoo_clear_step(union memfilter_state *s, u64 k)
+{
+	const struct memfilter_cuckoo *c = &s->cuckoo;
+	u64 first = DIV_ROUND_UP(k * MEMFILTER_CUCKOO_DUMP_CHUNK, c->bucket_bytes);
+	u64 end = DIV_ROUND_UP((k + 1) * MEMFILTER_CUCKOO_DUMP_CHUNK,
+			       c->bucket_bytes);
+
+	memfilter_cuckoo_clear_buckets(&s->cuckoo, first, end - first);
+}
+
+static void mf_cuckoo_copy_begin(union memfilter_state *s,
+				 struct memfilter_table_copy *t,
+				 struct memfilter_image_desc *d)
+{
+	mf_cuckoo_image(s, 0, d, NULL);
+	memfilter_cuckoo_dump_begin(&s->cuckoo, t);
+	d->stash = t->stash;
+	d->keys = t->items;
+}
+
+static void mf_cuckoo_copy_step(union memfilter_state *s, u64 k)
+{
+	memfilter_cuckoo_dump_step(&s->cuckoo, k);
+}
+
+static void mf_cuckoo_copy_end(union memfilter_state *s)
+{
+	memfilter_cuckoo_dump_end(&s->cuckoo);
+}
+
 const struct memfilter_type_ops memfilter_cuckoo_ops = {
 	.type = MEMFILTER_TYPE_CUCKOO,
 	.name = "cuckoo",
@@ -1085,4 +1435,9 @@ const struct memfilter_type_ops memfilter_cuckoo_ops = {
 	.image_encode = mf_cuckoo_image_encode,
 	.image_decode = mf_cuckoo_image_decode,
 	.restore = mf_cuckoo_restore_state,
+	.steps = mf_cuckoo_steps,
+	.clear_step = mf_cuckoo_clear_step,
+	.copy_begin = mf_cuckoo_copy_begin,
+	.copy_step = mf_cuckoo_copy_step,
+	.copy_end = mf_cuckoo_copy_end,
 };

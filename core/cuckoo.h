@@ -35,6 +35,17 @@
 #define MEMFILTER_CUCKOO_MAX_STRIPES	8192
 /* Keys whose buckets are prefetched ahead of probing in batch lookups. */
 #define MEMFILTER_CUCKOO_BATCH		16
+/*
+ * Attempts of a lockless read before it stops waiting for a writer that
+ * stays inside an update: a lookup then answers "may be present", a count
+ * MEMFILTER_CUCKOO_COUNT_BUSY.
+ */
+#define MEMFILTER_CUCKOO_READ_TRIES	128
+#define MEMFILTER_CUCKOO_COUNT_BUSY	0xffffffffU
+/* memfilter_cuckoo_count_hashes()'s byte for it (real counts are <= 9). */
+#define MEMFILTER_CUCKOO_COUNT_BUSY8	0xff
+/* Bytes of table one step of a stepwise clear or copy takes. */
+#define MEMFILTER_CUCKOO_DUMP_CHUNK	16384
 
 /**
  * struct memfilter_cuckoo_params - the shape of a cuckoo filter
@@ -72,6 +83,7 @@ struct memfilter_cuckoo_wstate;
  * @bucket_bytes: fp_bits / 2
  * @stash: the victim stash: (bucket << 16) | fp, or 0 when empty; bucket
  *	is either of the fingerprint's two buckets
+ * @dump: the copy in progress, if any (writer lock; readers never look)
  */
 struct memfilter_cuckoo {
 	struct memfilter_cuckoo_params p;
@@ -86,6 +98,23 @@ struct memfilter_cuckoo {
 	u32 stripe_mask;
 	u32 bucket_bytes;
 	u64 stash;
+	struct memfilter_table_copy *dump;
+};
+
+/**
+ * struct memfilter_table_copy - a copy of a table taken in steps, for types
+ *	whose writers lock (struct memfilter_type_ops @copy_begin)
+ * @dst: room for the table (an image's payload)
+ * @copied: a zeroed bitmap, one bit per MEMFILTER_CUCKOO_DUMP_CHUNK bytes
+ *	of table, in u64 words
+ * @stash: out: the stash when the copy began
+ * @items: out: the fingerprints stored when the copy began
+ */
+struct memfilter_table_copy {
+	u8 *dst;
+	u64 *copied;
+	u64 stash;
+	u64 items;
 };
 
 /**
@@ -98,6 +127,10 @@ struct memfilter_cuckoo {
  * @stash_used: 1 when the victim stash holds a fingerprint
  * @est_fpr_ppb: false-positive rate expected at the current load, parts
  *	per billion: 1 - (1 - 1/(2^f - 1))^(8 * load), to second order
+ * @read_retries: lockless reads' attempts that saw a writer mid-update and
+ *	tried again (or gave up), since the filter was created
+ * @read_busy: lockless reads that gave up after MEMFILTER_CUCKOO_READ_TRIES
+ *	attempts ("may be present", or MEMFILTER_CUCKOO_COUNT_BUSY)
  */
 struct memfilter_cuckoo_snapshot {
 	u64 items;
@@ -107,6 +140,8 @@ struct memfilter_cuckoo_snapshot {
 	u64 kicks;
 	u32 stash_used;
 	u64 est_fpr_ppb;
+	u64 read_retries;
+	u64 read_busy;
 };
 
 int memfilter_cuckoo_params_init(struct memfilter_cuckoo_params *p, u64 capacity,
@@ -117,6 +152,13 @@ u64 memfilter_cuckoo_mem_bytes(const struct memfilter_cuckoo_params *p);
 void memfilter_cuckoo_init(struct memfilter_cuckoo *c,
 			   const struct memfilter_cuckoo_params *p, void *mem);
 void memfilter_cuckoo_clear(struct memfilter_cuckoo *c);
+void memfilter_cuckoo_clear_buckets(struct memfilter_cuckoo *c, u64 first,
+				    u64 n);
+u64 memfilter_cuckoo_dump_chunks(const struct memfilter_cuckoo *c);
+void memfilter_cuckoo_dump_begin(struct memfilter_cuckoo *c,
+				 struct memfilter_table_copy *d);
+void memfilter_cuckoo_dump_step(struct memfilter_cuckoo *c, u64 k);
+void memfilter_cuckoo_dump_end(struct memfilter_cuckoo *c);
 int memfilter_cuckoo_restore(struct memfilter_cuckoo *c, u64 stash, u64 items);
 
 int memfilter_cuckoo_add_hash(struct memfilter_cuckoo *c, u64 hash);

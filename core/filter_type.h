@@ -85,6 +85,16 @@ struct memfilter_image_desc;
  *	into @d (hasher excepted). Return: 0, -EBADMSG.
  * @restore: finish a filter whose table was just copied from an image
  *	described by @d. Return: 0, or -EBADMSG if the table contradicts it.
+ * @steps: for @locked_writers types, so that no section under the
+ *	owner's lock grows with the table: how many steps (of at most
+ *	MEMFILTER_CUCKOO_DUMP_CHUNK bytes of table) a stepwise clear or copy
+ *	takes. NULL: @clear and @image need no lock and yield by themselves.
+ * @clear_step: clear step @k of @steps; together they are @clear
+ * @copy_begin: start copying the table as it is at this instant into
+ *	@t->dst, filling in @d as @image would: from now until @copy_end,
+ *	writers first copy out the steps they are about to change
+ * @copy_step: copy step @k of @steps unless a writer already did
+ * @copy_end: stop; every step has been copied
  */
 struct memfilter_type_ops {
 	u32 type;
@@ -124,6 +134,12 @@ struct memfilter_type_ops {
 			    struct memfilter_image_desc *d);
 	int (*restore)(union memfilter_state *s,
 		       const struct memfilter_image_desc *d);
+	u64 (*steps)(const union memfilter_state *s);
+	void (*clear_step)(union memfilter_state *s, u64 k);
+	void (*copy_begin)(union memfilter_state *s, struct memfilter_table_copy *t,
+			   struct memfilter_image_desc *d);
+	void (*copy_step)(union memfilter_state *s, u64 k);
+	void (*copy_end)(union memfilter_state *s);
 };
 
 extern const struct memfilter_type_ops memfilter_bloom_ops;

@@ -57,45 +57,48 @@ static __always_inline u64 memfilter_xxh64_merge(u64 acc, u64 val)
 	return acc * MEMFILTER_XXH_P1 + MEMFILTER_XXH_P4;
 }
 
-/**
- * memfilter_xxh64() - XXH64 of a buffer
- * @data: the bytes to hash, any alignment
- * @len: how many
- * @seed: the seed
- *
- * Context: any.
- * Return: XXH64(@data, @len, @seed), identical to the reference.
- */
-static __always_inline u64 memfilter_xxh64(const void *data, size_t len, u64 seed)
+/* XXH64's four lanes for @seed, before the first 32-byte stripe. */
+static __always_inline void memfilter_xxh64_lanes(u64 v[4], u64 seed)
 {
-	const u8 *p = data;
-	const u8 *end = p + len;
-	u64 h;
+	v[0] = seed + MEMFILTER_XXH_P1 + MEMFILTER_XXH_P2;
+	v[1] = seed + MEMFILTER_XXH_P2;
+	v[2] = seed;
+	v[3] = seed - MEMFILTER_XXH_P1;
+}
 
-	if (len >= 32) {
-		const u8 *limit = end - 32;
-		u64 v1 = seed + MEMFILTER_XXH_P1 + MEMFILTER_XXH_P2;
-		u64 v2 = seed + MEMFILTER_XXH_P2;
-		u64 v3 = seed;
-		u64 v4 = seed - MEMFILTER_XXH_P1;
-
-		do {
-			v1 = memfilter_xxh64_round(v1, memfilter_load_le64(p));
-			v2 = memfilter_xxh64_round(v2, memfilter_load_le64(p + 8));
-			v3 = memfilter_xxh64_round(v3, memfilter_load_le64(p + 16));
-			v4 = memfilter_xxh64_round(v4, memfilter_load_le64(p + 24));
-			p += 32;
-		} while (p <= limit);
-		h = rol64(v1, 1) + rol64(v2, 7) + rol64(v3, 12) + rol64(v4, 18);
-		h = memfilter_xxh64_merge(h, v1);
-		h = memfilter_xxh64_merge(h, v2);
-		h = memfilter_xxh64_merge(h, v3);
-		h = memfilter_xxh64_merge(h, v4);
-	} else {
-		h = seed + MEMFILTER_XXH_P5;
+/* Feed @n 32-byte stripes at @p to the lanes; returns the byte after. */
+static __always_inline const u8 *memfilter_xxh64_stripes(u64 v[4], const u8 *p,
+							 size_t n)
+{
+	for (; n; n--, p += 32) {
+		v[0] = memfilter_xxh64_round(v[0], memfilter_load_le64(p));
+		v[1] = memfilter_xxh64_round(v[1], memfilter_load_le64(p + 8));
+		v[2] = memfilter_xxh64_round(v[2], memfilter_load_le64(p + 16));
+		v[3] = memfilter_xxh64_round(v[3], memfilter_load_le64(p + 24));
 	}
-	h += (u64)len;
+	return p;
+}
 
+/* The lanes merged into one accumulator, after the last stripe. */
+static __always_inline u64 memfilter_xxh64_converge(const u64 v[4])
+{
+	u64 h = rol64(v[0], 1) + rol64(v[1], 7) + rol64(v[2], 12) +
+		rol64(v[3], 18);
+
+	h = memfilter_xxh64_merge(h, v[0]);
+	h = memfilter_xxh64_merge(h, v[1]);
+	h = memfilter_xxh64_merge(h, v[2]);
+	return memfilter_xxh64_merge(h, v[3]);
+}
+
+/*
+ * The end of XXH64: accumulator @h (converged lanes, or seed + P5 for
+ * inputs under 32 bytes), the total length @len, the last bytes [@p, @end).
+ */
+static __always_inline u64 memfilter_xxh64_finish(u64 h, u64 len, const u8 *p,
+						  const u8 *end)
+{
+	h += len;
 	while (p + 8 <= end) {
 		h ^= memfilter_xxh64_round(0, memfilter_load_le64(p));
 		h = rol64(h, 27) * MEMFILTER_XXH_P1 + MEMFILTER_XXH_P4;
@@ -117,6 +120,30 @@ static __always_inline u64 memfilter_xxh64(const void *data, size_t len, u64 see
 	h *= MEMFILTER_XXH_P3;
 	h ^= h >> 32;
 	return h;
+}
+
+/**
+ * memfilter_xxh64() - XXH64 of a buffer
+ * @data: the bytes to hash, any alignment
+ * @len: how many
+ * @seed: the seed
+ *
+ * Context: any.
+ * Return: XXH64(@data, @len, @seed), identical to the reference.
+ */
+static __always_inline u64 memfilter_xxh64(const void *data, size_t len, u64 seed)
+{
+	const u8 *p = data;
+	u64 v[4], h;
+
+	if (len >= 32) {
+		memfilter_xxh64_lanes(v, seed);
+		p = memfilter_xxh64_stripes(v, p, len / 32);
+		h = memfilter_xxh64_converge(v);
+	} else {
+		h = seed + MEMFILTER_XXH_P5;
+	}
+	return memfilter_xxh64_finish(h, len, p, (const u8 *)data + len);
 }
 
 static __always_inline void memfilter_sipround(u64 v[4])

@@ -31,14 +31,36 @@ u64 memfilter_image_payload_bytes(const struct memfilter_image_desc *d)
 	return memfilter_type_ops(d->type)->payload_bytes(&d->params);
 }
 
+/*
+ * XXH64 (seed 0) of a payload of any size, yielding between 512 KiB pieces
+ * in the kernel: payloads reach gigabytes.
+ */
+static u64 mf_image_xxh64(const void *data, u64 len)
+{
+	const u64 piece = 512 * 1024 / 32;	/* stripes per piece */
+	const u8 *p = data;
+	u64 v[4], n, stripes = len / 32;
+
+	if (len < 32)
+		return memfilter_xxh64(data, len, 0);
+	memfilter_xxh64_lanes(v, 0);
+	for (; stripes; stripes -= n) {
+		n = min(stripes, piece);
+		p = memfilter_xxh64_stripes(v, p, n);
+		memfilter_cond_resched();
+	}
+	return memfilter_xxh64_finish(memfilter_xxh64_converge(v), len, p,
+				      (const u8 *)data + len);
+}
+
 /**
  * memfilter_image_header() - write an image header
  * @h: the 128-byte header to fill in
  * @d: the filter's description
  * @payload: the table bytes that will follow, for the checksum
  *
- * Context: any; hashes the whole payload, so callers in the kernel should
- * be able to take the time (process context).
+ * Context: process context in the kernel: hashes the whole payload,
+ * yielding every 512 KiB.
  */
 void memfilter_image_header(struct memfilter_image_header *h,
 			    const struct memfilter_image_desc *d, const void *payload)
@@ -64,7 +86,7 @@ void memfilter_image_header(struct memfilter_image_header *h,
 	}
 	h->keys = cpu_to_le64(d->keys);
 	h->payload_size = cpu_to_le64(d->payload_size);
-	h->payload_xxh64 = cpu_to_le64(memfilter_xxh64(payload, d->payload_size, 0));
+	h->payload_xxh64 = cpu_to_le64(mf_image_xxh64(payload, d->payload_size));
 	h->header_xxh64 = cpu_to_le64(memfilter_xxh64(h, offsetof(typeof(*h),
 								  header_xxh64), 0));
 }
@@ -157,12 +179,13 @@ int memfilter_image_parse(const void *hdr, u64 image_len,
  * @d: the parsed description
  * @payload: the @d->payload_size bytes after the header
  *
- * Context: any; hashes the whole payload.
+ * Context: process context in the kernel: hashes the whole payload,
+ * yielding every 512 KiB.
  * Return: 0, or -EBADMSG if the payload is not the one the header names.
  */
 int memfilter_image_check_payload(const struct memfilter_image_desc *d,
 				  const void *payload)
 {
-	return memfilter_xxh64(payload, d->payload_size, 0) == d->payload_xxh64 ?
+	return mf_image_xxh64(payload, d->payload_size) == d->payload_xxh64 ?
 	       0 : -EBADMSG;
 }

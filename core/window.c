@@ -512,7 +512,9 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_window_rotate_exclusive);
  * @w: the filter
  * @gen: the generation
  *
- * Context: any; lockless, a snapshot. Takes time linear in its size.
+ * Context: process context in the kernel: lockless, a snapshot; takes
+ * time linear in the generation's size and yields every 8192 blocks
+ * (512 KiB of the generation), as memfilter_bloom_popcount() does.
  * Return: the number of set bits.
  */
 u64 memfilter_window_gen_popcount(const struct memfilter_window *w, u32 gen)
@@ -526,6 +528,8 @@ u64 memfilter_window_gen_popcount(const struct memfilter_window *w, u32 gen)
 
 		for (i = 0; i < MEMFILTER_BLOOM_BLOCK_WORDS; i++)
 			sum += hweight64(READ_ONCE(blk[i]));
+		if (!((g + 1) & 0x1fff))
+			memfilter_cond_resched();
 	}
 	return sum;
 }
@@ -563,7 +567,8 @@ u64 memfilter_window_model_fpr_ppb(const struct memfilter_window_params *p,
  * @now: the time, in @w's clock
  * @g: out: @w->p.generations entries
  *
- * Context: any; lockless, a snapshot. Takes time linear in the table.
+ * Context: process context in the kernel (the popcounts yield); lockless,
+ * a snapshot. Takes time linear in the table.
  */
 void memfilter_window_gen_info(const struct memfilter_window *w, u64 now,
 			       struct memfilter_generation *g)

@@ -10,8 +10,10 @@
  * window.c, and the memory-ordering rules at the top of window.c hold
  * unchanged (each aligned 8-byte lane of a vector load is read whole).
  *
- * Built with -mavx2 for this file only (Kbuild, Makefile) and entered only
- * between memfilter_simd_begin() and memfilter_simd_end().
+ * As in bloom_avx2.c, only MF_AVX2 (target("avx2")) functions use vector
+ * registers; the file is built with the kernel's usual no-FPU flags, and
+ * its entry point runs only between memfilter_simd_begin() and
+ * memfilter_simd_end() (scripts/check-simd.sh checks the .ko).
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -19,9 +21,9 @@
 #include "window.h"
 
 /* @op on one key's group; returns whether it was present before. */
-static __always_inline bool mf_window_avx2_do(const struct memfilter_bloom_avx2 *c,
-					      u64 *grp, u64 hash, u32 gens,
-					      u32 cur, enum memfilter_window_op op)
+static __always_inline MF_AVX2 bool
+mf_window_avx2_do(const struct memfilter_bloom_avx2 *c, u64 *grp, u64 hash, u32 gens, u32 cur,
+		  enum memfilter_window_op op)
 {
 	bool hit = false;
 	__m256i lo, hi;
@@ -44,11 +46,9 @@ static __always_inline bool mf_window_avx2_do(const struct memfilter_bloom_avx2 
 	return hit;
 }
 
-static __always_inline void mf_window_avx2(struct memfilter_window *w,
-					   const u64 *hashes, size_t n,
-					   unsigned long *result_bitmap,
-					   u32 cur, u32 gens,
-					   enum memfilter_window_op op)
+static __always_inline MF_AVX2 void
+mf_window_avx2(struct memfilter_window *w, const u64 *hashes, size_t n,
+	       unsigned long *result_bitmap, u32 cur, u32 gens, enum memfilter_window_op op)
 {
 	struct memfilter_bloom_avx2 c;
 	unsigned long acc = 0;
@@ -86,9 +86,9 @@ static __always_inline void mf_window_avx2(struct memfilter_window *w,
  * Context: between memfilter_simd_begin() (true) and memfilter_simd_end(); otherwise as
  * the batch call @op stands for.
  */
-void memfilter_window_hashes_avx2(struct memfilter_window *w, const u64 *hashes,
-				  size_t n, unsigned long *result_bitmap,
-				  u32 cur, enum memfilter_window_op op)
+MF_AVX2 void
+memfilter_window_hashes_avx2(struct memfilter_window *w, const u64 *hashes, size_t n,
+			     unsigned long *result_bitmap, u32 cur, enum memfilter_window_op op)
 {
 	u32 gens = w->p.generations;
 

@@ -12,6 +12,8 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 
+#include "cuckoo.h"
+
 static inline void memfilter_kunit_kvfree(void *p)
 {
 	kvfree(p);
@@ -26,6 +28,24 @@ static inline void *memfilter_kunit_alloc(struct kunit *test, size_t n, size_t s
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, memfilter_kunit_kvfree, p),
 			0);
 	return p;
+}
+
+/* An empty cuckoo filter (XXH64, seed 0xc0c0) that KUnit frees. */
+static inline struct memfilter_cuckoo *
+memfilter_kunit_cuckoo(struct kunit *test, u64 capacity, u32 fp_bits)
+{
+	struct memfilter_cuckoo *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct memfilter_cuckoo_params p;
+	void *mem;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_EQ(test, memfilter_cuckoo_params_init(&p, capacity, fp_bits),
+			0);
+	KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&p.hasher, MEMFILTER_HASH_XXH64,
+						    0xc0c0, NULL), 0);
+	mem = memfilter_kunit_alloc(test, 1, memfilter_cuckoo_mem_bytes(&p) + 64);
+	memfilter_cuckoo_init(c, &p, PTR_ALIGN(mem, 64));
+	return c;
 }
 
 #endif /* _MEMFILTER_KUNIT_HELPERS_H */

@@ -155,7 +155,13 @@ int mf_open(int devfd, const char *name)
 	ret = mf_copy_name(o.name, name);
 	if (ret)
 		return ret;
+	/* Read-write if this caller may write it, else read-only. */
+	o.flags = MEMFILTER_OPEN_WRITE;
 	ret = mf_ioctl(devfd, MEMFILTER_IOC_OPEN, &o);
+	if (ret == -EPERM || ret == -EBADF) {
+		o.flags = 0;
+		ret = mf_ioctl(devfd, MEMFILTER_IOC_OPEN, &o);
+	}
 	return ret ? ret : o.out_fd;
 }
 

@@ -249,6 +249,10 @@ LIBMEMFILTER_API int mf_create(int devfd, const struct mf_create_opts *opts);
  * @devfd: from mf_open_device()
  * @name: the published name
  *
+ * The fd is read-write when the caller may write the filter (its creator,
+ * or CAP_SYS_ADMIN: MEMFILTER_OPEN_WRITE), read-only otherwise; changing
+ * a filter through a read-only fd fails with -EBADF.
+ *
  * Return: a new fd for the filter (O_CLOEXEC), or -errno (-ENOENT when no
  * filter has that name).
  */

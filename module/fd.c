@@ -2,13 +2,23 @@
 /*
  * memfilter filter file descriptors: one anonymous-inode file per open of
  * a filter, and the commands served on it (batched add, query, delete,
- * add-if-absent, count; info; clear; publish and unpublish).
+ * add-if-absent, test-and-add, count; info; clear; rotate; publish and
+ * unpublish).
  *
  * Conventions in this file: batches are copied from userspace in windows
  * of MF_WINDOW keys; each window's keys are hashed into an array, the
  * filter works on the whole window (SIMD and prefetch-friendly), and the
  * window's result bits are copied out before the next one starts. Between
  * windows the call may reschedule and stops early for a fatal signal.
+ * Every key length of a variable-size batch is checked before the first
+ * window takes effect.
+ *
+ * Permissions live in the file, as for any file: a filter fd opened
+ * read-only (MEMFILTER_IOC_OPEN without MEMFILTER_OPEN_WRITE) queries,
+ * reads the info and dumps unkeyed filters; every command that changes the
+ * filter needs FMODE_WRITE (the dispatcher's EBADF), and a keyed dump also
+ * needs the credentials the fd was opened with (file->f_cred) to hold
+ * CAP_SYS_ADMIN, whoever reads it.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -28,8 +38,8 @@
 
 /* Keys per window: a multiple of BITS_PER_LONG and of MEMFILTER_SIMD_CHUNK. */
 #define MF_WINDOW	256
-/* Bytes of keys copied from userspace at a time. */
-#define MF_KEYBUF	(64 * 1024)
+/* Bytes of keys copied from userspace at a time (the batch is ~20 KiB). */
+#define MF_KEYBUF	(16 * 1024)
 
 static_assert(MF_WINDOW % BITS_PER_LONG == 0);
 static_assert(MEMFILTER_KEY_MAX <= MF_KEYBUF);
@@ -58,6 +68,21 @@ struct mf_file {
 	size_t image_len;
 };
 
+/* Copy the lengths of keys [i, i + n) into b->lens and check them. */
+static int mf_copy_lens(const struct memfilter_keys *k, struct mf_batch *b,
+			u32 i, u32 n)
+{
+	u32 x;
+
+	if (copy_from_user(b->lens, u64_to_user_ptr(k->lens) +
+			   (u64)i * sizeof(u32), (size_t)n * sizeof(u32)))
+		return -EFAULT;
+	for (x = 0; x < n; x++)
+		if (b->lens[x] > MEMFILTER_KEY_MAX)
+			return -EINVAL;
+	return 0;
+}
+
 /*
  * Hash keys [i, i + n) of the call into b->hashes[0..n): copy them in
  * pieces of at most MF_KEYBUF bytes. *@off is the byte offset of key i in
@@ -68,6 +93,7 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 {
 	const u8 __user *ukeys = u64_to_user_ptr(k->keys);
 	u32 j = 0, x;
+	int ret;
 
 	if (k->key_size) {
 		u32 per = MF_KEYBUF / k->key_size;
@@ -90,13 +116,10 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 		return 0;
 	}
 
-	if (copy_from_user(b->lens, u64_to_user_ptr(k->lens) +
-			   (u64)i * sizeof(u32), (size_t)n * sizeof(u32)))
-		return -EFAULT;
 	/* Every length first: each piece below then holds at least one key. */
-	for (x = 0; x < n; x++)
-		if (b->lens[x] > MEMFILTER_KEY_MAX)
-			return -EINVAL;
+	ret = mf_copy_lens(k, b, i, n);
+	if (ret)
+		return ret;
 	while (j < n) {
 		size_t bytes = 0;
 		u32 m = 0;
@@ -115,6 +138,25 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 		}
 		*off += bytes;
 		j += m;
+	}
+	return 0;
+}
+
+/*
+ * Check every length of a variable-size batch before any key takes effect,
+ * so that EINVAL never leaves a batch half done. (A caller that changes
+ * its lengths during the call gets EINVAL from the window that sees it.)
+ */
+static int mf_check_lens(const struct memfilter_keys *k, struct mf_batch *b)
+{
+	u32 i, n;
+	int ret;
+
+	for (i = 0; i < k->count; i += n) {
+		n = min_t(u32, k->count - i, MF_WINDOW);
+		ret = mf_copy_lens(k, b, i, n);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -153,7 +195,7 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op)
 	struct memfilter_keys *k = ucmd->cmd;
 	struct memfilter *f = ucmd->f;
 	u64 __user *ures = u64_to_user_ptr(k->results);
-	struct mf_batch *b __free(kfree) = NULL;
+	struct mf_batch *b;
 	u32 i = 0, n, done, count = 0;
 	u64 off = 0;
 	int ret = 0, ret2;
@@ -167,10 +209,13 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op)
 	if (k->count && !k->keys && (k->key_size || k->lens))
 		return -EFAULT;
 
-	b = kmalloc(sizeof(*b), GFP_KERNEL);
+	/* Not a kmalloc(): an order-3 page would fail on fragmented memory. */
+	b = kvmalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;
-	while (i < k->count) {
+	if (!k->key_size)
+		ret = mf_check_lens(k, b);
+	while (!ret && i < k->count) {
 		n = min_t(u32, k->count - i, MF_WINDOW);
 		ret = mf_hash_window(f, k, b, i, n, &off);
 		if (ret)
@@ -194,6 +239,7 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op)
 		}
 		cond_resched();
 	}
+	kvfree(b);
 	k->out_count = count;
 	k->out_done = i;
 	ret2 = memfilter_respond(ucmd, sizeof(*k));
@@ -210,13 +256,18 @@ static int mf_cmd_query(struct memfilter_ucmd *ucmd)
 	return mf_cmd_keys(ucmd, mf_query);
 }
 
+/* A command the filter's type lacks fails even with no keys. */
 static int mf_cmd_delete(struct memfilter_ucmd *ucmd)
 {
+	if (!ucmd->f->ops->delete)
+		return -EOPNOTSUPP;
 	return mf_cmd_keys(ucmd, memfilter_filter_delete);
 }
 
 static int mf_cmd_add_unique(struct memfilter_ucmd *ucmd)
 {
+	if (!ucmd->f->ops->add_unique)
+		return -EOPNOTSUPP;
 	return mf_cmd_keys(ucmd, memfilter_filter_add_unique);
 }
 
@@ -260,7 +311,7 @@ static int mf_cmd_info(struct memfilter_ucmd *ucmd)
 	u64 ugens = info->gens;
 	int ret;
 
-	if (info->flags)
+	if (info->flags || info->__reserved)
 		return -EOPNOTSUPP;
 	memset(info, 0, sizeof(*info));
 	info->size = size;
@@ -317,26 +368,26 @@ static int mf_cmd_unpublish(struct memfilter_ucmd *ucmd)
 }
 
 static const struct memfilter_ioctl_op mf_filter_ops[] = {
-	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_ADD, mf_cmd_add, struct memfilter_keys,
-			   out_done),
+	MEMFILTER_IOCTL_OP_WRITE(MEMFILTER_IOC_ADD, mf_cmd_add,
+				 struct memfilter_keys, out_done),
 	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_QUERY, mf_cmd_query,
 			   struct memfilter_keys, out_done),
-	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_DELETE, mf_cmd_delete,
-			   struct memfilter_keys, out_done),
-	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_ADD_UNIQUE, mf_cmd_add_unique,
-			   struct memfilter_keys, out_done),
+	MEMFILTER_IOCTL_OP_WRITE(MEMFILTER_IOC_DELETE, mf_cmd_delete,
+				 struct memfilter_keys, out_done),
+	MEMFILTER_IOCTL_OP_WRITE(MEMFILTER_IOC_ADD_UNIQUE, mf_cmd_add_unique,
+				 struct memfilter_keys, out_done),
 	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_INFO, mf_cmd_info, struct memfilter_info,
 			   name),
-	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_CLEAR, mf_cmd_clear, struct memfilter_clear,
-			   flags),
-	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_PUBLISH, mf_cmd_publish,
-			   struct memfilter_name, name),
-	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_UNPUBLISH, mf_cmd_unpublish,
-			   struct memfilter_name, name),
-	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_TEST_AND_ADD, mf_cmd_test_and_add,
-			   struct memfilter_keys, out_done),
-	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_ROTATE, mf_cmd_rotate,
-			   struct memfilter_rotate, flags),
+	MEMFILTER_IOCTL_OP_WRITE(MEMFILTER_IOC_CLEAR, mf_cmd_clear,
+				 struct memfilter_clear, flags),
+	MEMFILTER_IOCTL_OP_WRITE(MEMFILTER_IOC_PUBLISH, mf_cmd_publish,
+				 struct memfilter_name, name),
+	MEMFILTER_IOCTL_OP_WRITE(MEMFILTER_IOC_UNPUBLISH, mf_cmd_unpublish,
+				 struct memfilter_name, name),
+	MEMFILTER_IOCTL_OP_WRITE(MEMFILTER_IOC_TEST_AND_ADD, mf_cmd_test_and_add,
+				 struct memfilter_keys, out_done),
+	MEMFILTER_IOCTL_OP_WRITE(MEMFILTER_IOC_ROTATE, mf_cmd_rotate,
+				 struct memfilter_rotate, flags),
 	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_COUNT, mf_cmd_count,
 			   struct memfilter_keys, out_done),
 };
@@ -365,9 +416,14 @@ static ssize_t mf_filter_read(struct file *file, char __user *buf,
 
 	if (pos < 0)
 		return -EINVAL;
+	/* A keyed image carries the secret: the opener must be allowed it. */
+	if ((mfile->f->flags & MEMFILTER_CREATE_KEYED) &&
+	    (!(file->f_mode & FMODE_WRITE) ||
+	     !file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN)))
+		return -EPERM;
 	guard(mutex)(&mfile->lock);
 	if (!pos) {
-		kvfree(mfile->image);
+		memfilter_filter_image_free(mfile->image, mfile->image_len);
 		mfile->image = memfilter_filter_image(mfile->f, &mfile->image_len);
 		if (IS_ERR(mfile->image)) {
 			ret = PTR_ERR(mfile->image);
@@ -384,7 +440,7 @@ static ssize_t mf_filter_read(struct file *file, char __user *buf,
 		return -EFAULT;
 	*ppos = pos + n;
 	if (*ppos == mfile->image_len) {
-		kvfree(mfile->image);
+		memfilter_filter_image_free(mfile->image, mfile->image_len);
 		mfile->image = NULL;
 	}
 	return n;
@@ -394,7 +450,7 @@ static int mf_filter_release(struct inode *inode, struct file *file)
 {
 	struct mf_file *mfile = file->private_data;
 
-	kvfree(mfile->image);
+	memfilter_filter_image_free(mfile->image, mfile->image_len);
 	memfilter_put(mfile->f);
 	mutex_destroy(&mfile->lock);
 	kfree(mfile);
@@ -413,14 +469,19 @@ static const struct file_operations mf_filter_fops = {
 /**
  * memfilter_filter_install_fd() - reserve an fd and make a file for a filter
  * @f: the filter; the caller's reference passes to the file on success
+ * @writable: open it read-write (else read-only: see the top of this file)
  * @filep: out: the file, to be fd_install()ed by the caller, or fput()
  *	together with put_unused_fd() on a later error
+ *
+ * The file records the caller's credentials (f_cred), which later checks
+ * on it use.
  *
  * Context: process context, may sleep.
  * Return: the reserved fd (O_CLOEXEC), or -errno (the reference is then
  * still the caller's).
  */
-int memfilter_filter_install_fd(struct memfilter *f, struct file **filep)
+int memfilter_filter_install_fd(struct memfilter *f, bool writable,
+				struct file **filep)
 {
 	struct mf_file *mfile;
 	struct file *file;
@@ -434,7 +495,8 @@ int memfilter_filter_install_fd(struct memfilter *f, struct file **filep)
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0)
 		goto out_free;
-	file = anon_inode_getfile("[memfilter]", &mf_filter_fops, mfile, O_RDWR);
+	file = anon_inode_getfile("[memfilter]", &mf_filter_fops, mfile,
+				  writable ? O_RDWR : O_RDONLY);
 	if (IS_ERR(file)) {
 		put_unused_fd(fd);
 		fd = PTR_ERR(file);

@@ -24,9 +24,10 @@
 #include <linux/slab.h>
 
 #include <kunit/visibility.h>
-#include <linux/capability.h>
+#include <linux/kmemleak.h>
 #include <linux/sched/signal.h>
 #include <linux/sizes.h>
+#include <linux/vmalloc.h>
 
 #include "filter.h"
 #include "image.h"
@@ -59,15 +60,21 @@ static void mf_filter_free_work(struct work_struct *work)
 	kvfree(f->mem);
 	free_percpu(f->stats);
 	atomic64_sub(f->bytes, &mf_total_bytes);
+	mutex_destroy(&f->dump_lock);
 	kfree(f);
 }
 
-static int mf_charge(u64 bytes)
+/**
+ * memfilter_charge() - count memory against max_total_mb
+ * @bytes: a filter's table or a dump snapshot
+ *
+ * Context: any.
+ * Return: 0, or -ENOMEM (nothing counted) past max_total_mb.
+ */
+int memfilter_charge(u64 bytes)
 {
 	u64 max_total;
 
-	if (bytes > (u64)memfilter_max_filter_mb << 20)
-		return -E2BIG;
 	if (check_shl_overflow((u64)memfilter_max_total_mb, 20, &max_total))
 		max_total = U64_MAX;
 	if (atomic64_add_return(bytes, &mf_total_bytes) > max_total) {
@@ -75,6 +82,50 @@ static int mf_charge(u64 bytes)
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/**
+ * memfilter_uncharge() - give back what memfilter_charge() counted
+ * @bytes: as charged
+ *
+ * Context: any.
+ */
+void memfilter_uncharge(u64 bytes)
+{
+	atomic64_sub(bytes, &mf_total_bytes);
+}
+
+static int mf_charge(u64 bytes)
+{
+	if (bytes > (u64)memfilter_max_filter_mb << 20)
+		return -E2BIG;
+	return memfilter_charge(bytes);
+}
+
+/**
+ * memfilter_table_alloc() - zeroed memory for a table or a copy of one
+ * @bytes: any size the limits allow
+ *
+ * kvmalloc() refuses more than INT_MAX bytes (and WARNs without
+ * __GFP_NOWARN), so bigger tables come from vmalloc directly, huge-page
+ * mapped where possible, as kvmalloc() would map them. Either way the
+ * memory is charged to the caller's memory cgroup (GFP_KERNEL_ACCOUNT),
+ * and kmemleak does not scan it: it holds bits, never pointers.
+ *
+ * Context: process context, may sleep.
+ * Return: the memory, to be freed with kvfree(), or NULL.
+ */
+void *memfilter_table_alloc(u64 bytes)
+{
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_ZERO | __GFP_NOWARN;
+	void *p;
+
+	if (bytes > SIZE_MAX)
+		return NULL;
+	p = bytes <= INT_MAX ? kvmalloc(bytes, gfp) : vmalloc_huge(bytes, gfp);
+	if (p)
+		kmemleak_no_scan(p);
+	return p;
 }
 
 static struct memfilter_pcpu_stats mf_stats_sum(struct memfilter *f)
@@ -131,7 +182,7 @@ struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
 		goto out_uncharge;
 	}
 	f->bytes = bytes;
-	f->mem = kvzalloc(alloc, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	f->mem = memfilter_table_alloc(alloc);
 	if (!f->mem) {
 		ret = -ENOMEM;
 		goto out_free_f;
@@ -148,6 +199,7 @@ struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
 	ops->init(&f->s, p, PTR_ALIGN(f->mem, MEMFILTER_BLOOM_BLOCK_BYTES));
 	refcount_set(&f->ref, 1);
 	spin_lock_init(&f->lock);
+	mutex_init(&f->dump_lock);
 	INIT_RCU_WORK(&f->free_work, mf_filter_free_work);
 	memfilter_rotation_init(f);
 	f->id = atomic64_inc_return(&mf_next_id);
@@ -266,23 +318,36 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_info);
  * memfilter_filter_clear() - empty a filter
  * @f: the filter
  *
- * Keys added concurrently with a clear may or may not survive it.
+ * Keys added concurrently with a clear may or may not survive it; so may
+ * (as false positives) keys that a concurrent writer moves out of a part
+ * of the table not yet cleared. Types with a writer lock are cleared one
+ * step (16 KiB of table) per locked section.
  *
- * Context: process context.
+ * Context: process context, may sleep.
  */
 void memfilter_filter_clear(struct memfilter *f)
 {
 	struct memfilter_pcpu_stats *s;
+	u64 k, steps;
 	int cpu;
 
-	memfilter_writer_lock(f);
-	f->ops->clear(&f->s);
-	memfilter_writer_unlock(f);
+	if (!f->ops->steps) {
+		f->ops->clear(&f->s);
+	} else {
+		steps = f->ops->steps(&f->s);
+		for (k = 0; k < steps; k++) {
+			memfilter_writer_lock(f);
+			f->ops->clear_step(&f->s, k);
+			memfilter_writer_unlock(f);
+			cond_resched();
+		}
+	}
 	for_each_possible_cpu(cpu) {
 		s = per_cpu_ptr(f->stats, cpu);
 		WRITE_ONCE(s->adds, 0);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_clear);
 
 /**
  * memfilter_filter_hash() - a key's hash under a filter's hasher
@@ -324,6 +389,48 @@ u32 memfilter_filter_contains(struct memfilter *f, const u64 *hashes, u32 n,
 typedef int (*mf_write_op)(union memfilter_state *s, const u64 *hashes, u32 n,
 			   unsigned long *result, u32 *done);
 
+/*
+ * Keys written per section under the writer lock (bottom halves off),
+ * whatever the batch. Each key reads at most max_kicks + 2 (502) cuckoo
+ * buckets and moves the fingerprints of one path (at most 10), so a
+ * section reads at most MF_LOCK_KEYS * 502 (8032) buckets. While a dump
+ * of the filter may be copying it, a writer also copies out every 16 KiB
+ * step it is about to change first (up to 11 a key): then sections hold
+ * MF_LOCK_KEYS_DUMP keys, at most 44 such copies (704 KiB). Fewer keys
+ * per section would cost more than the work (every lock round trip is
+ * expensive under lockdep); more would stretch the bound.
+ */
+#define MF_LOCK_KEYS		16
+#define MF_LOCK_KEYS_DUMP	4
+
+static int mf_filter_write_locked(struct memfilter *f, mf_write_op op,
+				  const u64 *hashes, u32 n,
+				  unsigned long *result, u32 *done)
+{
+	unsigned long bits;
+	u32 i, j, m, d = 0;
+	int ret = 0;
+
+	static_assert(MF_LOCK_KEYS <= BITS_PER_LONG);
+	for (i = 0; i < n && !ret; i += d) {
+		bits = 0;
+		memfilter_writer_lock(f);
+		/*
+		 * A dump begins (copy_begin) under this lock after taking
+		 * dump_lock: unlocked here, none can start in this section.
+		 */
+		m = min_t(u32, n - i, mutex_is_locked(&f->dump_lock) ?
+			  MF_LOCK_KEYS_DUMP : MF_LOCK_KEYS);
+		ret = op(&f->s, hashes + i, m, &bits, &d);
+		memfilter_writer_unlock(f);
+		for (j = 0; j < d; j++)
+			if (bits & BIT(j))
+				__set_bit(i + j, result);
+	}
+	*done = i;
+	return ret;
+}
+
 /* One writing operation of the type, under the writer lock if it needs it. */
 static int mf_filter_write(struct memfilter *f, mf_write_op op,
 			   const u64 *hashes, u32 n, unsigned long *result,
@@ -337,12 +444,14 @@ static int mf_filter_write(struct memfilter *f, mf_write_op op,
 		*done = 0;
 		return -EOPNOTSUPP;
 	}
-	memfilter_writer_lock(f);
-	/* A window's rotation waits for writers with RCU (window.c). */
-	rcu_read_lock();
-	ret = op(&f->s, hashes, n, result, done);
-	rcu_read_unlock();
-	memfilter_writer_unlock(f);
+	if (f->ops->locked_writers) {
+		ret = mf_filter_write_locked(f, op, hashes, n, result, done);
+	} else {
+		/* A window's rotation waits for writers with RCU (window.c). */
+		rcu_read_lock();
+		ret = op(&f->s, hashes, n, result, done);
+		rcu_read_unlock();
+	}
 	if (!deletes)
 		memfilter_rotation_added(f);
 	count = bitmap_weight(result, *done);
@@ -450,8 +559,12 @@ int memfilter_filter_test_and_add(struct memfilter *f, const u64 *hashes,
  * @counts: out: @counts[i] is how many copies of key i the filter holds
  *
  * Counts as @n queries, and as many hits as keys with a non-zero count.
+ * Lockless; a key whose lockless count found a writer inside an update
+ * every time (MEMFILTER_CUCKOO_COUNT_BUSY8) is recounted under the writer
+ * lock, where no copy is mid-move, so every count is exact at some instant.
  *
- * Context: any but hard interrupt; lockless, does not sleep.
+ * Context: process or softirq; may take the writer lock with bottom halves
+ * disabled for one key's count; does not sleep.
  * Return: how many keys have a non-zero count.
  */
 u32 memfilter_filter_count(struct memfilter *f, const u64 *hashes, u32 n,
@@ -460,8 +573,15 @@ u32 memfilter_filter_count(struct memfilter *f, const u64 *hashes, u32 n,
 	u32 i, hits = 0;
 
 	f->ops->count(&f->s, hashes, n, counts);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if (unlikely(counts[i] == MEMFILTER_CUCKOO_COUNT_BUSY8) &&
+		    f->ops->locked_writers) {
+			spin_lock_bh(&f->lock);
+			f->ops->count(&f->s, &hashes[i], 1, &counts[i]);
+			spin_unlock_bh(&f->lock);
+		}
 		hits += counts[i] != 0;
+	}
 	this_cpu_add(f->stats->queries, n);
 	this_cpu_add(f->stats->hits, hits);
 	return hits;

@@ -14,6 +14,7 @@
 #include <linux/rculist.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <linux/uidgid.h>
 #include <linux/workqueue.h>
 #include <linux/memfilter.h>
 
@@ -57,6 +58,8 @@ struct memfilter_rotation {
  * @free_work: frees the filter after an RCU grace period
  * @rot: rotation state (window filters; set up for every filter)
  * @id: unique number, for debugfs and logs
+ * @owner: effective uid of its creator, who may open it for writing by name
+ * @dump_lock: one stepwise table copy at a time (dumps of locked types)
  */
 struct memfilter {
 	refcount_t ref;
@@ -72,6 +75,8 @@ struct memfilter {
 	struct rcu_work free_work;
 	struct memfilter_rotation rot;
 	u64 id;
+	kuid_t owner;
+	struct mutex dump_lock;	/* stepwise table copies */
 };
 
 /**
@@ -154,6 +159,10 @@ u32 memfilter_window_gens(struct memfilter *f, struct memfilter_generation *g);
 /* image.c: filters to and from images */
 struct memfilter *memfilter_filter_load(const u8 __user *uimage, u64 len);
 void *memfilter_filter_image(struct memfilter *f, size_t *len);
+void memfilter_filter_image_free(void *image, size_t len);
+int memfilter_charge(u64 bytes);
+void memfilter_uncharge(u64 bytes);
+void *memfilter_table_alloc(u64 bytes);
 
 int memfilter_name_valid(const char *name);
 int memfilter_publish(struct memfilter *f, const char *name);
@@ -161,7 +170,8 @@ int memfilter_unpublish(struct memfilter *f);
 void memfilter_unpublish_all(void);
 u32 memfilter_list_names(char *names, u32 max);
 
-int memfilter_filter_install_fd(struct memfilter *f, struct file **filep);
+int memfilter_filter_install_fd(struct memfilter *f, bool writable,
+				struct file **filep);
 
 int memfilter_filter_init(void);
 void memfilter_filter_exit(void);

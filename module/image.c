@@ -7,7 +7,7 @@
  *
  * Copyright (C) 2026 The memfilter authors.
  */
-#include <linux/capability.h>
+#include <kunit/visibility.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/sched/signal.h>
@@ -90,41 +90,103 @@ out_put:
 	return ERR_PTR(ret);
 }
 
+/*
+ * Copy the table of a type with locked writers into @payload as it is at
+ * one instant, holding the writer lock (bottom halves off) for one step
+ * (16 KiB of table) at a time; writers in between copy out what they are
+ * about to change first. One such copy per filter at a time.
+ */
+static int mf_copy_stepwise(struct memfilter *f, u8 *payload,
+			    struct memfilter_image_desc *d)
+{
+	struct memfilter_table_copy t = { .dst = payload };
+	u64 k, steps = f->ops->steps(&f->s);
+
+	t.copied = kvcalloc(DIV_ROUND_UP(steps, 64), sizeof(u64),
+			    GFP_KERNEL_ACCOUNT);
+	if (!t.copied)
+		return -ENOMEM;
+	mutex_lock(&f->dump_lock);
+	memfilter_writer_lock(f);
+	f->ops->copy_begin(&f->s, &t, d);
+	memfilter_writer_unlock(f);
+	for (k = 0; k < steps; k++) {
+		memfilter_writer_lock(f);
+		f->ops->copy_step(&f->s, k);
+		memfilter_writer_unlock(f);
+		cond_resched();
+	}
+	memfilter_writer_lock(f);
+	f->ops->copy_end(&f->s);
+	memfilter_writer_unlock(f);
+	mutex_unlock(&f->dump_lock);
+	kvfree(t.copied);
+	return 0;
+}
+
 /**
  * memfilter_filter_image() - take a consistent image of a live filter
  * @f: the filter
  * @len: out: the image's length
  *
- * Types without a writer lock (Bloom) are copied word by word without a
- * lock: every key added before the call is in the image (bits are only
- * ever set). Types with one (cuckoo) are copied under it, since
- * fingerprints move.
+ * Types without a writer lock (Bloom, window) are copied word by word
+ * without a lock, yielding: every key added before the call is in the
+ * image (bits are only ever set; a window's rotations wait for the copy).
+ * Types with one (cuckoo) are copied as they were when the copy
+ * began (fingerprints move), in 16 KiB locked steps. The image counts
+ * against max_total_mb until memfilter_filter_image_free(). Whether the
+ * caller may have a keyed filter's secret is the caller's to check.
  *
  * Context: process context, may sleep.
- * Return: the image in a kvmalloc()ed buffer, or an ERR_PTR(): -EPERM for
- * a keyed filter without CAP_SYS_ADMIN (its image carries the secret),
- * -ENOMEM.
+ * Return: the image, or an ERR_PTR(): -ENOMEM (also past max_total_mb).
  */
 void *memfilter_filter_image(struct memfilter *f, size_t *len)
 {
-	const struct memfilter_hasher *h = memfilter_state_hasher(f->ops, &f->s);
 	const size_t hdr = sizeof(struct memfilter_image_header);
 	struct memfilter_image_desc d;
 	u8 *image;
+	int ret;
 
-	if (h->algo == MEMFILTER_HASH_SIPHASH24 && !capable(CAP_SYS_ADMIN))
-		return ERR_PTR(-EPERM);
 	*len = hdr + f->ops->payload_bytes(f->ops->params_of(&f->s));
-	image = kvmalloc(*len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!image)
+	ret = memfilter_charge(*len);
+	if (ret)
+		return ERR_PTR(ret);
+	image = memfilter_table_alloc(*len);
+	if (!image) {
+		memfilter_uncharge(*len);
 		return ERR_PTR(-ENOMEM);
+	}
 
-	memfilter_rotation_lock(f);
-	memfilter_writer_lock(f);
-	f->ops->image(&f->s, memfilter_filter_added(f), &d, image + hdr);
-	memfilter_writer_unlock(f);
-	memfilter_rotation_unlock(f);
+	if (f->ops->steps) {
+		ret = mf_copy_stepwise(f, image + hdr, &d);
+		if (ret) {
+			memfilter_filter_image_free(image, *len);
+			return ERR_PTR(ret);
+		}
+	} else {
+		/* Types without steps copy with no lock, yielding (filter_type.h). */
+		memfilter_rotation_lock(f);
+		f->ops->image(&f->s, memfilter_filter_added(f), &d, image + hdr);
+		memfilter_rotation_unlock(f);
+	}
 	memfilter_image_header((struct memfilter_image_header *)image, &d,
 			       image + hdr);
 	return image;
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_image);
+
+/**
+ * memfilter_filter_image_free() - free an image and stop counting it
+ * @image: from memfilter_filter_image(), or NULL
+ * @len: its length
+ *
+ * Context: process context.
+ */
+void memfilter_filter_image_free(void *image, size_t len)
+{
+	if (!image)
+		return;
+	kvfree(image);
+	memfilter_uncharge(len);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_image_free);

@@ -46,24 +46,39 @@ union memfilter_ucmd_buffer {
 	struct memfilter_rotate rotate;
 };
 
+/**
+ * struct memfilter_ioctl_op - one command of a table
+ * @size: the kernel's argument struct
+ * @min_size: its first version's size
+ * @write: the command changes something: the fd must be open for writing
+ * @execute: the handler
+ */
 struct memfilter_ioctl_op {
 	unsigned int size;
 	unsigned int min_size;
+	bool write;
 	int (*execute)(struct memfilter_ucmd *ucmd);
 };
 
-#define MEMFILTER_IOCTL_OP(_ioctl, _fn, _struct, _last)                         \
+#define __MEMFILTER_IOCTL_OP(_ioctl, _fn, _struct, _last, _write)        \
 	[_IOC_NR(_ioctl) - MEMFILTER_CMD_BASE] = {                       \
 		.size = sizeof(_struct) +                                \
 			BUILD_BUG_ON_ZERO(sizeof(union memfilter_ucmd_buffer) < \
 					  sizeof(_struct)),              \
 		.min_size = offsetofend(_struct, _last),                 \
+		.write = _write,                                         \
 		.execute = _fn,                                          \
 	}
+/* A command that only reads: any fd of the right kind may issue it. */
+#define MEMFILTER_IOCTL_OP(_ioctl, _fn, _struct, _last)                  \
+	__MEMFILTER_IOCTL_OP(_ioctl, _fn, _struct, _last, false)
+/* A command that changes something: the fd must be open for writing. */
+#define MEMFILTER_IOCTL_OP_WRITE(_ioctl, _fn, _struct, _last)            \
+	__MEMFILTER_IOCTL_OP(_ioctl, _fn, _struct, _last, true)
 
 long memfilter_dispatch(const struct memfilter_ioctl_op *ops, unsigned int nops,
-			struct file *file, struct memfilter *f, unsigned int cmd,
-			unsigned long arg);
+			struct file *file, struct memfilter *f,
+			unsigned int cmd, unsigned long arg);
 int memfilter_respond(struct memfilter_ucmd *ucmd, size_t kernel_size);
 
 #endif /* _MEMFILTER_IOCTL_H */

@@ -4,7 +4,8 @@
  * create, open by name, list) and the ioctl dispatch shared with filter fds.
  *
  * Conventions in this file: every ioctl argument starts with a __u32 size
- * and is read with copy_struct_from_user() into a kernel copy; handlers
+ * (at most PAGE_SIZE, as for openat2() and clone3()) and is read with
+ * copy_struct_from_user() into a kernel copy; handlers
  * work on that copy and write results back with memfilter_respond(), which copies
  * no more than the caller's size. The command tables are indexed by ioctl
  * number; the size bits of the command are ignored (see the uapi header).
@@ -14,6 +15,7 @@
  */
 #include <linux/anon_inodes.h>
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -47,14 +49,20 @@ int memfilter_respond(struct memfilter_ucmd *ucmd, size_t kernel_size)
  * memfilter_dispatch() - serve one ioctl from a command table
  * @ops: the table, indexed by command number - MEMFILTER_CMD_BASE
  * @nops: its length
- * @file: the file the ioctl came on (its f_cred: the opener's credentials)
+ * @file: the file the ioctl came on (/dev/memfilter or a filter fd)
  * @f: the filter for filter-fd commands, or NULL
  * @cmd: the ioctl command
  * @arg: its argument
  *
+ * Commands that change something (MEMFILTER_IOCTL_OP_WRITE) need @file
+ * open for writing, as write(2) does: a read-only /dev/memfilter creates
+ * and loads nothing, a read-only filter fd only queries, reads its info
+ * and dumps an unkeyed filter.
+ *
  * Context: process context, may sleep.
- * Return: the command's result, -ENOTTY for unknown commands, -EFAULT,
- * -EINVAL or -E2BIG for a bad argument struct.
+ * Return: the command's result, -ENOTTY for unknown commands, -EBADF for
+ * a changing command on a read-only fd, -EFAULT, -EINVAL or -E2BIG for a
+ * bad argument struct (E2BIG also for a size above PAGE_SIZE).
  */
 long memfilter_dispatch(const struct memfilter_ioctl_op *ops, unsigned int nops,
 			struct file *file, struct memfilter *f, unsigned int cmd,
@@ -73,6 +81,8 @@ long memfilter_dispatch(const struct memfilter_ioctl_op *ops, unsigned int nops,
 	op = &ops[nr - MEMFILTER_CMD_BASE];
 	if (!op->execute)
 		return -ENOTTY;
+	if (op->write && !(file->f_mode & FMODE_WRITE))
+		return -EBADF;
 
 	ucmd.ubuf = (void __user *)arg;
 	ucmd.file = file;
@@ -82,6 +92,9 @@ long memfilter_dispatch(const struct memfilter_ioctl_op *ops, unsigned int nops,
 		return ret;
 	if (ucmd.user_size < op->min_size)
 		return -EINVAL;
+	/* Never scan megabytes of user memory for a zero tail. */
+	if (ucmd.user_size > PAGE_SIZE)
+		return -E2BIG;
 
 	ucmd.cmd = &buf;
 	ret = copy_struct_from_user(ucmd.cmd, op->size, ucmd.ubuf,
@@ -120,12 +133,13 @@ static int mf_cmd_api(struct memfilter_ucmd *ucmd)
  * the reply, install it last, and undo everything if any step fails.
  */
 static int mf_reply_fd(struct memfilter_ucmd *ucmd, struct memfilter *f,
-		       const char *name, s32 *out_fd, size_t kernel_size)
+		       bool writable, const char *name, s32 *out_fd,
+		       size_t kernel_size)
 {
 	struct file *file;
 	int fd, ret;
 
-	fd = memfilter_filter_install_fd(f, &file);
+	fd = memfilter_filter_install_fd(f, writable, &file);
 	if (fd < 0) {
 		memfilter_put(f);
 		return fd;
@@ -181,26 +195,45 @@ static int mf_cmd_create(struct memfilter_ucmd *ucmd)
 	f = memfilter_filter_create(cmd);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	return mf_reply_fd(ucmd, f, name, &cmd->out_fd, sizeof(*cmd));
+	f->owner = current_euid();
+	return mf_reply_fd(ucmd, f, true, name, &cmd->out_fd, sizeof(*cmd));
+}
+
+/*
+ * May the caller open @f for writing? Its creator may (by effective uid),
+ * and so may CAP_SYS_ADMIN; the resulting fd then carries the right (its
+ * FMODE_WRITE), so later commands check the fd, not whoever uses it.
+ */
+static bool mf_may_write(const struct memfilter *f)
+{
+	return uid_eq(current_euid(), f->owner) || capable(CAP_SYS_ADMIN);
 }
 
 static int mf_cmd_open(struct memfilter_ucmd *ucmd)
 {
 	struct memfilter_open *cmd = ucmd->cmd;
 	struct memfilter *f;
+	bool write;
 	int ret;
 
-	if (cmd->flags || cmd->__reserved)
+	if ((cmd->flags & ~MEMFILTER_OPEN_FLAGS) || cmd->__reserved)
 		return -EOPNOTSUPP;
 	if (cmd->out_fd)
 		return -EINVAL;
+	write = cmd->flags & MEMFILTER_OPEN_WRITE;
+	if (write && !(ucmd->file->f_mode & FMODE_WRITE))
+		return -EBADF;
 	ret = memfilter_name_valid(cmd->name);
 	if (ret)
 		return ret;
 	f = memfilter_get_by_name(cmd->name);
 	if (!f)
 		return -ENOENT;
-	return mf_reply_fd(ucmd, f, NULL, &cmd->out_fd, sizeof(*cmd));
+	if (write && !mf_may_write(f)) {
+		memfilter_put(f);
+		return -EPERM;
+	}
+	return mf_reply_fd(ucmd, f, write, NULL, &cmd->out_fd, sizeof(*cmd));
 }
 
 static int mf_cmd_load(struct memfilter_ucmd *ucmd)
@@ -220,7 +253,8 @@ static int mf_cmd_load(struct memfilter_ucmd *ucmd)
 	f = memfilter_filter_load(u64_to_user_ptr(cmd->image), cmd->image_len);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	return mf_reply_fd(ucmd, f, name, &cmd->out_fd, sizeof(*cmd));
+	f->owner = current_euid();
+	return mf_reply_fd(ucmd, f, true, name, &cmd->out_fd, sizeof(*cmd));
 }
 
 static int mf_cmd_list(struct memfilter_ucmd *ucmd)
@@ -255,18 +289,18 @@ static int mf_cmd_list(struct memfilter_ucmd *ucmd)
 static const struct memfilter_ioctl_op mf_dev_ops[] = {
 	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_API, mf_cmd_api, struct memfilter_api,
 			   features),
-	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_CREATE, mf_cmd_create,
-			   struct memfilter_create, name),
+	MEMFILTER_IOCTL_OP_WRITE(MEMFILTER_IOC_CREATE, mf_cmd_create,
+				 struct memfilter_create, name),
 	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_OPEN, mf_cmd_open, struct memfilter_open,
 			   __reserved),
 	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_LIST, mf_cmd_list, struct memfilter_list,
 			   names),
-	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_LOAD, mf_cmd_load, struct memfilter_load,
-			   name),
-	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_NF_ATTACH, memfilter_nf_cmd_attach,
-			   struct memfilter_nf_attach, __reserved),
-	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_NF_DETACH, memfilter_nf_cmd_detach,
-			   struct memfilter_nf_detach, __reserved),
+	MEMFILTER_IOCTL_OP_WRITE(MEMFILTER_IOC_LOAD, mf_cmd_load,
+				 struct memfilter_load, name),
+	MEMFILTER_IOCTL_OP_WRITE(MEMFILTER_IOC_NF_ATTACH, memfilter_nf_cmd_attach,
+				 struct memfilter_nf_attach, __reserved),
+	MEMFILTER_IOCTL_OP_WRITE(MEMFILTER_IOC_NF_DETACH, memfilter_nf_cmd_detach,
+				 struct memfilter_nf_detach, __reserved),
 	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_NF_LIST, memfilter_nf_cmd_list,
 			   struct memfilter_nf_list, entries),
 };

@@ -15,7 +15,6 @@
  */
 #include <kunit/visibility.h>
 #include <linux/cleanup.h>
-#include <linux/ctype.h>
 #include <linux/hashtable.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
@@ -28,6 +27,13 @@ static DEFINE_HASHTABLE(mf_names, 8);
 static u32 mf_name_hash(const char *name)
 {
 	return full_name_hash(NULL, name, strlen(name));
+}
+
+/* [A-Za-z0-9._-] in ASCII: isalnum() would also take Latin-1 letters. */
+static bool mf_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
 }
 
 /**
@@ -47,7 +53,7 @@ int memfilter_name_valid(const char *name)
 	if (!len || len == MEMFILTER_NAME_MAX)
 		return -EINVAL;
 	for (i = 0; i < len; i++)
-		if (!isalnum(name[i]) && !strchr("._-", name[i]))
+		if (!mf_name_char(name[i]))
 			return -EINVAL;
 	if (memchr_inv(name + len, 0, MEMFILTER_NAME_MAX - len))
 		return -EINVAL;

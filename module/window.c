@@ -205,7 +205,8 @@ void memfilter_rotation_unlock(struct memfilter *f)
  * @f: the filter
  * @g: out: MEMFILTER_WINDOW_MAX_GENS entries, the first G filled
  *
- * Context: any; a lockless snapshot, linear in the table.
+ * Context: process context, may sleep; a lockless snapshot, linear in
+ * the table (memfilter_window_gen_popcount() yields).
  * Return: G, or 0 if @f is not a window filter.
  */
 u32 memfilter_window_gens(struct memfilter *f, struct memfilter_generation *g)

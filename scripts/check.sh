@@ -133,6 +133,11 @@ build_for() { scripts/build-module.sh "$1" "build/kbuild/$2"; }
 section $R/build.log tap build.matrix tap_files "eval" \
 	"build_for $KDIR61 stock-6.1" "build_for $KDIR612 stock-6.12" \
 	"build_for $K test" "build_for $KK kcsan"
+# SIMD discipline on the machine code: vector registers only inside the
+# AVX2 functions, called only inside kernel_fpu_begin/end.
+section $R/build.log tap build.simd tap_files scripts/check-simd.sh \
+	build/kbuild/stock-6.1/memfilter.ko build/kbuild/stock-6.12/memfilter.ko \
+	build/kbuild/test/memfilter.ko build/kbuild/kcsan/memfilter.ko
 make -s guest >$R/guest-build.log 2>&1 ||
 	{ cat $R/guest-build.log; section $R/build.log tap build.guest false; }
 

@@ -18,14 +18,21 @@
  *
  * Every call's outcome is checked against the documentation: its errno
  * must be one the uapi errno table gives for that command, and a request
- * the documentation calls invalid must fail (with its errno). Departures
- * already known (issue 10 item 18) are listed in known_rules[] and printed
- * but do not fail the run; remove an entry once the kernel is fixed.
+ * the documentation calls invalid must fail (with its errno). A departure
+ * already reported elsewhere may be listed as known in rules[]: printed,
+ * not failed. None is listed now: issue 10 item 18's findings (Latin-1
+ * names, cuckoo fpr_ppb = 10^9, EINVAL after a partial batch, Bloom
+ * DELETE/ADD_UNIQUE with no keys, INFO's __reserved, CREATE on a
+ * read-only device) are fixed and checked like any rule, and its two
+ * decisions (E2BIG also means over the size limit; an unknown type is
+ * EOPNOTSUPP) are documented and expected. Filter fds carry rights: write
+ * commands on a read-only one (OPEN without MEMFILTER_OPEN_WRITE) must
+ * fail with EBADF.
  *
  *   ioctl_fuzz_test [SEED [SECONDS]]
  *   env: MF_FUZZ_SEED, MF_FUZZ_SECONDS (default 60), MF_FUZZ_THREADS
  *	  (chaos threads, default 4), MF_FUZZ_WATCHDOG (default 60),
- *	  MF_FUZZ_STRICT=1 (the known departures fail too),
+ *	  MF_FUZZ_STRICT=1 (known departures, if any are listed, fail too),
  *	  MF_FUZZ_INJECT=1 (the shadow model claims one key that was never
  *	  added: the run must then fail, which shows that the check can)
  *
@@ -77,11 +84,12 @@ typedef unsigned __int128 emask;
 /* The uapi errno table, per command (see uapi/linux/memfilter.h). */
 static const emask op_errnos[OP_NR] = {
 	[OP_API] = E_STRUCT,
-	[OP_CREATE] = E_STRUCT | B(EPERM) | B(EEXIST) | B(ENOMEM) | B(EACCES),
-	[OP_OPEN] = E_STRUCT | B(ENOENT) | B(ENOMEM),
+	[OP_CREATE] = E_STRUCT | B(EPERM) | B(EEXIST) | B(ENOMEM) | B(EACCES) |
+		      B(EBADF),
+	[OP_OPEN] = E_STRUCT | B(ENOENT) | B(ENOMEM) | B(EPERM) | B(EBADF),
 	[OP_LIST] = E_STRUCT | B(ENOMEM),
 	[OP_LOAD] = E_STRUCT | B(EPERM) | B(EEXIST) | B(EBADMSG) |
-		    B(ENOMEM) | B(EACCES) | B(EINTR),
+		    B(ENOMEM) | B(EACCES) | B(EINTR) | B(EBADF),
 	[OP_ADD] = E_BATCH | B(ENOSPC) | B(EPERM) | B(EBADF),
 	[OP_QUERY] = E_BATCH,
 	[OP_DELETE] = E_BATCH | B(EPERM) | B(EBADF),
@@ -89,8 +97,8 @@ static const emask op_errnos[OP_NR] = {
 	[OP_COUNT] = E_BATCH,
 	[OP_INFO] = E_STRUCT,
 	[OP_CLEAR] = E_STRUCT | B(EPERM) | B(EBADF),
-	[OP_PUBLISH] = E_STRUCT | B(EPERM) | B(EEXIST) | B(EBUSY),
-	[OP_UNPUBLISH] = E_STRUCT | B(EPERM) | B(ENOENT),
+	[OP_PUBLISH] = E_STRUCT | B(EPERM) | B(EEXIST) | B(EBUSY) | B(EBADF),
+	[OP_UNPUBLISH] = E_STRUCT | B(EPERM) | B(ENOENT) | B(EBADF),
 	[OP_BADCMD] = B(ENOTTY),
 	/* read(): the image DOC (EPERM for keyed dumps), offsets, memory */
 	[OP_READ] = B(EINVAL) | B(EFAULT) | B(EPERM) | B(ENOMEM) | B(EINTR),
@@ -105,21 +113,20 @@ enum rule {
 	R_OUTPUT,		/* an output field breaks its documentation */
 	R_PARTIAL,		/* keys took effect before a failure */
 	R_CORRUPT_LOADED,	/* a damaged image loaded */
-	R_NAME_LATIN1,		/* known: names with bytes 0xC0-0xFF */
-	R_CUCKOO_FPR_1E9,	/* known: cuckoo fpr_ppb = 10^9 accepted */
-	R_PARTIAL_EINVAL,	/* known: bad key length in a later window */
-	R_BLOOM_COUNT0,		/* known: Bloom DELETE/ADD_UNIQUE, count 0 */
-	R_INFO_RESERVED,	/* known: INFO accepts __reserved != 0 */
-	R_E2BIG_LIMIT,		/* known: E2BIG also means "too large" */
-	R_CREATE_TYPE,		/* known: unknown type is EOPNOTSUPP */
-	R_RO_CREATE,		/* known: read-only device fd may CREATE */
+	R_NAME_LATIN1,		/* names with bytes 0xC0-0xFF */
+	R_CUCKOO_FPR_1E9,	/* cuckoo fpr_ppb = 10^9 accepted */
+	R_PARTIAL_EINVAL,	/* bad key length in a later window */
+	R_BLOOM_COUNT0,		/* Bloom DELETE/ADD_UNIQUE, count 0 */
+	R_INFO_RESERVED,	/* INFO accepts __reserved != 0 */
+	R_RO_CREATE,		/* read-only device fd may CREATE */
+	R_RO_WRITE,		/* a read-only filter fd changed the filter */
 	R_NR
 };
 
 /*
- * Departures from the documentation that issue 10 item 18 already
- * reports: printed, not failed. Remove an entry when the kernel or the
- * documentation is fixed; the fuzzer then fails if it comes back.
+ * What each rule is called. A departure already reported elsewhere may be
+ * marked known (printed, not failed, unless MF_FUZZ_STRICT); issue 10 item
+ * 18's were, until the kernel was fixed: they fail again if they come back.
  */
 static const struct {
 	const char *id;
@@ -132,22 +139,13 @@ static const struct {
 	[R_OUTPUT] = { "output-field" },
 	[R_PARTIAL] = { "partial-effect-undocumented" },
 	[R_CORRUPT_LOADED] = { "corrupt-image-loaded" },
-	[R_NAME_LATIN1] = { "name-latin1",
-		"issue 10 item 18: names accept bytes 0xC0-0xFF (isalnum() is Latin-1); OPEN gives ENOENT, not EINVAL" },
-	[R_CUCKOO_FPR_1E9] = { "cuckoo-fpr-1e9",
-		"issue 10 item 18: a cuckoo CREATE with fpr_ppb = 10^9 succeeds" },
-	[R_PARTIAL_EINVAL] = { "batch-partial-einval",
-		"issue 10 item 18: a key length over 4096 in a later 256-key window fails with EINVAL after earlier windows took effect" },
-	[R_BLOOM_COUNT0] = { "bloom-count0",
-		"issue 10 item 18: DELETE/ADD_UNIQUE on a Bloom filter with count 0 return 0, not EOPNOTSUPP" },
-	[R_INFO_RESERVED] = { "info-reserved",
-		"issue 10 item 18: INFO accepts a non-zero __reserved" },
-	[R_E2BIG_LIMIT] = { "e2big-size-limit",
-		"issue 10 item 18: E2BIG also means over the size limit for CREATE/LOAD" },
-	[R_CREATE_TYPE] = { "create-type-eopnotsupp",
-		"issue 10 item 18: an unknown CREATE type gets EOPNOTSUPP, not EINVAL" },
-	[R_RO_CREATE] = { "readonly-dev-create",
-		"issue 10 item 18: a read-only open of /dev/memfilter may CREATE" },
+	[R_NAME_LATIN1] = { "name-latin1" },
+	[R_CUCKOO_FPR_1E9] = { "cuckoo-fpr-1e9" },
+	[R_PARTIAL_EINVAL] = { "batch-partial-einval" },
+	[R_BLOOM_COUNT0] = { "bloom-count0" },
+	[R_INFO_RESERVED] = { "info-reserved" },
+	[R_RO_CREATE] = { "readonly-dev-create" },
+	[R_RO_WRITE] = { "readonly-fd-write" },
 };
 
 struct slot {
@@ -249,6 +247,7 @@ struct ctx {
 	struct pool {
 		int fd;
 		bool tracked;	/* an owner's filter: no DELETE or CLEAR */
+		bool writable;	/* CREATE, LOAD, OPEN with MEMFILTER_OPEN_WRITE */
 		__u32 type;
 	} pool[POOL];
 };
@@ -367,10 +366,9 @@ static void *arg_struct(struct ctx *c, size_t ksize, size_t kmin,
 		size = ksize + 1 + below(&c->r, 64);
 		violate(x, "tail in unmapped memory", B(EFAULT), R_ACCEPTED);
 	} else if (pick < 23) {
-		size = page + below(&c->r, 0xffffffffULL - page);
-		/* copy_struct_from_user() scans to the guard; item 3 may bound it */
-		violate(x, "huge size", B(EFAULT) | B(E2BIG) | B(EINVAL),
-			R_ACCEPTED);
+		size = page + 1 + below(&c->r, 0xffffffffULL - page - 1);
+		/* Over a page: E2BIG before anything is read (as openat2()). */
+		violate(x, "size over a page", B(E2BIG), R_ACCEPTED);
 	}
 	*size_out = size;
 	return a;
@@ -516,7 +514,7 @@ static int pool_pick(struct ctx *c)
 	return c->pool[i].fd >= 0 ? i : -1;
 }
 
-static void pool_put(struct ctx *c, int fd)
+static void pool_put(struct ctx *c, int fd, bool writable)
 {
 	struct memfilter_info i;
 	int s = below(&c->r, POOL);
@@ -526,6 +524,7 @@ static void pool_put(struct ctx *c, int fd)
 	if (c->pool[s].fd >= 0)
 		close(c->pool[s].fd);
 	c->pool[s].fd = fd;
+	c->pool[s].writable = writable;
 	c->pool[s].tracked = true;
 	c->pool[s].type = 0;
 	if (!info(fd, &i)) {
@@ -575,9 +574,7 @@ static void fz_create(struct ctx *c)
 	cr->type = chance(&c->r, 50) ? MEMFILTER_TYPE_BLOOM : MEMFILTER_TYPE_CUCKOO;
 	if (chance(&c->r, 3)) {
 		cr->type = chance(&c->r, 50) ? 0 : 4 + below(&c->r, 100);
-		violate(&x, "unknown type", B(EINVAL), R_ACCEPTED);
-		x.alt |= B(EOPNOTSUPP);
-		x.alt_rule = R_CREATE_TYPE;
+		violate(&x, "unknown type", B(EOPNOTSUPP), R_ACCEPTED);
 	}
 	if (chance(&c->r, 90))
 		cr->capacity = 1 + below(&c->r, 1 << 16);
@@ -667,16 +664,11 @@ static void fz_create(struct ctx *c)
 	expect_name(&x, nk, false);
 	if (nk != N_NONE)
 		x.env |= B(EEXIST);
-	if (ro) {
-		violate(&x, "device opened read-only",
-			B(EACCES) | B(EPERM) | B(EBADF), R_RO_CREATE);
-	}
+	if (ro)
+		violate(&x, "device opened read-only", B(EBADF), R_RO_CREATE);
 	ret = call(c, OP_CREATE, ro ? c->dev_ro : c->dev,
 		   MEMFILTER_IOC_CREATE, cr);
-	if (ret == -E2BIG && size <= sizeof(*cr))
-		find(R_E2BIG_LIMIT, "CREATE capacity %llu -> E2BIG",
-		     (unsigned long long)cr->capacity);
-	x.env |= B(E2BIG);	/* reported above */
+	x.env |= B(E2BIG);	/* over max_filter_mb: documented */
 	judge(OP_CREATE, &x, ret);
 	if (ret)
 		return;
@@ -685,13 +677,14 @@ static void fz_create(struct ctx *c)
 
 		call(c, OP_UNPUBLISH, cr->out_fd, MEMFILTER_IOC_UNPUBLISH, &nm);
 	}
-	pool_put(c, cr->out_fd);
+	pool_put(c, cr->out_fd, true);
 }
 
 static void fz_open(struct ctx *c)
 {
 	struct expect x = { .env = B(ENOENT) | B(ENOMEM) };
 	struct memfilter_open *o;
+	bool ro = chance(&c->r, 10), write = chance(&c->r, 50);
 	enum name_kind nk;
 	__u32 size;
 	int ret;
@@ -706,12 +699,24 @@ static void fz_open(struct ctx *c)
 	} else {
 		expect_name(&x, nk, true);
 	}
-	bad_fields(c, &x, &o->flags, &o->__reserved, &o->out_fd, R_ACCEPTED);
-	ret = call(c, OP_OPEN, chance(&c->r, 10) ? c->dev_ro : c->dev,
-		   MEMFILTER_IOC_OPEN, o);
+	bad_fields(c, &x, NULL, &o->__reserved, &o->out_fd, R_ACCEPTED);
+	if (chance(&c->r, 3)) {
+		o->flags = 1U << (1 + below(&c->r, 31));
+		violate(&x, "unknown flag", B(EOPNOTSUPP), R_ACCEPTED);
+	}
+	if (write) {
+		/* A read-write fd: root gets it, others only for their own. */
+		o->flags |= MEMFILTER_OPEN_WRITE;
+		if (ro)
+			violate(&x, "OPEN_WRITE through a read-only device",
+				B(EBADF), R_ACCEPTED);
+		if (unprivileged)
+			x.env |= B(EPERM);
+	}
+	ret = call(c, OP_OPEN, ro ? c->dev_ro : c->dev, MEMFILTER_IOC_OPEN, o);
 	judge(OP_OPEN, &x, ret);
 	if (!ret)
-		pool_put(c, o->out_fd);
+		pool_put(c, o->out_fd, write);
 }
 
 static bool name_ok(const char *n)
@@ -769,15 +774,12 @@ static void fz_list(struct ctx *c)
 	}
 }
 
-enum damage { D_NONE, D_FLIP, D_TRUNC, D_EXTEND, D_GARBAGE };
-
 static void fz_load(struct ctx *c)
 {
 	struct expect x = { .env = B(ENOMEM) | B(E2BIG) };
 	struct memfilter_load *l;
 	unsigned char *img = NULL;
 	size_t len = 0, n;
-	enum damage d = D_NONE;
 	enum name_kind nk;
 	int p = pool_pick(c), err = -1, bad, ret;
 	__u32 size;
@@ -791,7 +793,6 @@ static void fz_load(struct ctx *c)
 		img = malloc(len + 1);
 		for (n = 0; n < len; n++)
 			img[n] = rnd(&c->r);
-		d = D_GARBAGE;
 		x.allowed |= B(EBADMSG);
 		violate(&x, "random bytes", B(EBADMSG) | B(EOPNOTSUPP),
 			R_CORRUPT_LOADED);
@@ -801,7 +802,6 @@ static void fz_load(struct ctx *c)
 		case 1:
 			break;
 		case 2:
-			d = D_FLIP;
 			for (n = 1 + below(&c->r, 4); n; n--) {
 				size_t at = chance(&c->r, 60) ?
 					below(&c->r, MEMFILTER_IMAGE_HDR_SIZE) :
@@ -813,12 +813,10 @@ static void fz_load(struct ctx *c)
 				R_CORRUPT_LOADED);
 			break;
 		case 3:
-			d = D_TRUNC;
 			len = below(&c->r, len);
 			violate(&x, "truncated", B(EBADMSG), R_CORRUPT_LOADED);
 			break;
 		default:
-			d = D_EXTEND;
 			n = 1 + below(&c->r, 4096);
 			img = realloc(img, len + n);
 			for (size_t i = 0; i < n; i++)
@@ -849,8 +847,6 @@ static void fz_load(struct ctx *c)
 	if (nk != N_NONE)
 		x.env |= B(EEXIST);
 	ret = call(c, OP_LOAD, c->dev, MEMFILTER_IOC_LOAD, l);
-	if (ret == -E2BIG && d == D_NONE && size <= sizeof(*l))
-		find(R_E2BIG_LIMIT, "LOAD of an intact image -> E2BIG");
 	judge(OP_LOAD, &x, ret);
 	free(img);
 	if (ret)
@@ -860,7 +856,7 @@ static void fz_load(struct ctx *c)
 
 		call(c, OP_UNPUBLISH, l->out_fd, MEMFILTER_IOC_UNPUBLISH, &nm);
 	}
-	pool_put(c, l->out_fd);
+	pool_put(c, l->out_fd, true);
 }
 
 /* --- filter fd commands ---------------------------------------------------- */
@@ -998,11 +994,13 @@ static void fz_keys(struct ctx *c, int p)
 	if (c->pool[p].type && c->pool[p].type != MEMFILTER_TYPE_CUCKOO &&
 	    op == OP_COUNT)
 		violate(&x, "COUNT on Bloom/window", B(EOPNOTSUPP), R_ACCEPTED);
+	if (!c->pool[p].writable && op != OP_QUERY && op != OP_COUNT)
+		violate(&x, "a read-only fd", B(EBADF), R_RO_WRITE);
 	if (c->pool[p].type == MEMFILTER_TYPE_CUCKOO &&
 	    (op == OP_ADD || op == OP_ADD_UNIQUE))
 		x.env |= B(ENOSPC);
 	if (unprivileged && op != OP_QUERY && op != OP_COUNT)
-		x.env |= B(EPERM) | B(EBADF);	/* item 1 may make opens read-only */
+		x.env |= B(EPERM);
 	if (!c->pool[p].type)
 		x.ambiguous = true;
 	ret = call(c, op, c->pool[p].fd, key_cmds[which], k);
@@ -1061,8 +1059,8 @@ static void fz_clear(struct ctx *c, int p)
 	cl = arg_struct(c, sizeof(*cl), sizeof(*cl), &x, &size);
 	cl->size = size;
 	bad_fields(c, &x, &cl->flags, NULL, NULL, R_ACCEPTED);
-	if (unprivileged)
-		x.env |= B(EPERM) | B(EBADF);
+	if (!c->pool[p].writable)
+		violate(&x, "a read-only fd", B(EBADF), R_RO_WRITE);
 	judge(OP_CLEAR, &x, call(c, OP_CLEAR, c->pool[p].fd,
 				 MEMFILTER_IOC_CLEAR, cl));
 }
@@ -1090,6 +1088,8 @@ static void fz_name(struct ctx *c, int p, bool publish)
 		}
 	}
 	bad_fields(c, &x, &nm->flags, NULL, NULL, R_ACCEPTED);
+	if (!c->pool[p].writable)
+		violate(&x, "a read-only fd", B(EBADF), R_RO_WRITE);
 	if (unprivileged)
 		x.env |= B(EPERM);
 	ret = call(c, op, c->pool[p].fd, publish ? MEMFILTER_IOC_PUBLISH :
@@ -1733,7 +1733,9 @@ static void cleanup(void)
 		goto out;
 	}
 	for (__u32 i = 0; i < l.count && i < MAX; i++) {
-		struct memfilter_open o = { .size = sizeof(o) };
+		struct memfilter_open o = {
+			.size = sizeof(o), .flags = MEMFILTER_OPEN_WRITE,
+		};
 		struct memfilter_name nm = { .size = sizeof(nm) };
 
 		memcpy(o.name, names[i], sizeof(o.name));
@@ -1827,8 +1829,7 @@ static void report(void)
 		       (unsigned long long)atomic_load(&sh->child_failures));
 		failed = 1;
 	} else {
-		printf("ok %d documented contract holds but for issue 10 item 18's known list\n",
-		       ++n);
+		printf("ok %d documented contract holds\n", ++n);
 	}
 	fflush(stdout);
 	exit(failed);

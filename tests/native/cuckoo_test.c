@@ -147,7 +147,8 @@ TEST(params_sizing)
 	}
 
 	/* Narrowest width whose 2b/2^f is within the target. */
-	ASSERT_EQ(0, memfilter_cuckoo_params_from_fpr(&p, 1000, 1000000000));
+	EXPECT_EQ(-EINVAL, memfilter_cuckoo_params_from_fpr(&p, 1000, 1000000000));
+	ASSERT_EQ(0, memfilter_cuckoo_params_from_fpr(&p, 1000, 999999999));
 	EXPECT_EQ(8, p.fp_bits);
 	ASSERT_EQ(0, memfilter_cuckoo_params_from_fpr(&p, 1000, 31250000));
 	EXPECT_EQ(8, p.fp_bits);
@@ -641,9 +642,11 @@ TEST(readers_race_writer)
 	for (int t = 0; t < 2; t++)
 		pthread_join(th[t], NULL);
 	memfilter_cuckoo_stats(&r.f.c, &s);
-	TH_LOG("%lu reads, %llu kicks, %llu failed inserts",
+	TH_LOG("%lu reads, %llu kicks, %llu failed inserts, %llu read retries, %llu reads gave up",
 	       atomic_load(&r.reads), (unsigned long long)s.kicks,
-	       (unsigned long long)s.failed_inserts);
+	       (unsigned long long)s.failed_inserts,
+	       (unsigned long long)s.read_retries,
+	       (unsigned long long)s.read_busy);
 	EXPECT_EQ(0, atomic_load(&r.misses));
 	EXPECT_LT(0, atomic_load(&r.reads));
 	EXPECT_LT(10000, s.kicks);

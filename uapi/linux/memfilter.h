@@ -35,26 +35,45 @@
  *
  * The errnos have one meaning across all commands:
  *
- *  - ENOTTY: the command number is not known to this kernel.
+ *  - ENOTTY: the command number is not known to this kernel (or is a
+ *    filter command on /dev/memfilter, or the other way round).
  *  - EFAULT: the argument pointer (or a pointer inside it) is not valid.
  *  - EINVAL: ``size`` is smaller than the first version of the structure,
- *    or a known field holds an invalid value.
+ *    or a known field holds an invalid value (a name outside
+ *    ``[A-Za-z0-9._-]``, an ``fpr_ppb`` outside 1 .. 10^9 - 1, a key
+ *    length over MEMFILTER_KEY_MAX anywhere in a batch, ...).
  *  - E2BIG: ``size`` is larger than the kernel's structure and the extra
- *    bytes are not all zero (a newer feature this kernel lacks).
+ *    bytes are not all zero (a newer feature this kernel lacks), or
+ *    ``size`` is larger than a page (4096 on x86), checked before any byte
+ *    is read, as for openat2() and clone3(). CREATE and LOAD also return
+ *    it for a filter larger than the ``max_filter_mb`` module parameter
+ *    or than the format allows (a size no retry can fix, unlike ENOMEM).
  *  - EOPNOTSUPP: the structure is understood but asks for something this
- *    kernel does not support (an unknown ``flags`` bit, an unknown
- *    ABI version), or an operation the filter's type does not have
+ *    kernel does not support: an unknown ``flags`` bit, a non-zero
+ *    ``__reserved`` field, an unknown ABI version, filter type, hash or
+ *    image version, or an operation the filter's type does not have
  *    (DELETE, ADD_UNIQUE and COUNT on Bloom and window filters,
- *    TEST_AND_ADD on cuckoo filters, ROTATE on all but window filters).
+ *    TEST_AND_ADD on cuckoo filters, ROTATE on all but window filters),
+ *    even with no keys.
  *  - EACCES: /dev/memfilter was opened without the needed permission
  *    (the device is mode 0600 unless udev says otherwise).
- *  - EPERM: the command needs a capability the caller lacks.
+ *  - EBADF: the fd is not open for what the command does, as write(2) on
+ *    an O_RDONLY file: CREATE, LOAD, NF_ATTACH and NF_DETACH, and OPEN
+ *    with MEMFILTER_OPEN_WRITE, need /dev/memfilter opened for writing;
+ *    ADD, DELETE, ADD_UNIQUE, TEST_AND_ADD, CLEAR, ROTATE, PUBLISH and
+ *    UNPUBLISH need a filter fd opened for writing (every CREATE and LOAD
+ *    fd is; an OPEN fd only with MEMFILTER_OPEN_WRITE). Also: the fd is
+ *    not a memfilter fd.
+ *  - EPERM: the command needs a privilege the caller lacks: naming a
+ *    filter, or opening someone else's filter for writing, needs
+ *    CAP_SYS_ADMIN; dumping a keyed filter needs a writable fd opened by
+ *    a process with CAP_SYS_ADMIN.
  *  - ENOENT: no filter by that name.
  *  - EEXIST: the name is taken.
  *  - ENOSPC: a cuckoo filter is full; nothing already in it was lost.
- *  - EBADF: the fd is not a memfilter filter fd.
  *  - EBADMSG: a filter image is corrupt or inconsistent.
- *  - ENOMEM: out of memory.
+ *  - ENOMEM: out of memory, or the ``max_total_mb`` module parameter
+ *    (filters and dump snapshots together) would be exceeded.
  */
 
 #define MEMFILTER_IOCTL_TYPE	0xB9
@@ -191,15 +210,26 @@ struct memfilter_create {
 	__aligned_u64 period_ms;
 };
 
+/* Flags of memfilter_open.flags. */
+#define MEMFILTER_OPEN_WRITE	_BITUL(0) /* a read-write fd (see below) */
+#define MEMFILTER_OPEN_FLAGS	MEMFILTER_OPEN_WRITE
+
 /**
  * struct memfilter_open - ioctl(MEMFILTER_IOC_OPEN): open a published filter
  * @size: sizeof(struct memfilter_open)
- * @flags: must be 0
+ * @flags: MEMFILTER_OPEN_* bits
  * @name: the published name, NUL-terminated
  * @out_fd: in: must be 0; out: a new fd for the filter (O_CLOEXEC)
  * @__reserved: must be 0
  *
- * ENOENT when no filter has that name.
+ * Without flags the new fd is read-only, like an O_RDONLY file: it may
+ * QUERY, INFO and read() the image of an unkeyed filter; commands that
+ * change the filter fail on it with EBADF. MEMFILTER_OPEN_WRITE asks for a
+ * read-write fd, which the filter's creator (same effective uid) or a
+ * process with CAP_SYS_ADMIN gets (EPERM otherwise), through a
+ * /dev/memfilter fd opened for writing (EBADF otherwise). The right is
+ * checked once, here, and then carried by the fd. ENOENT when no filter
+ * has that name, EINVAL for an invalid name.
  */
 struct memfilter_open {
 	__u32 size;
@@ -251,7 +281,10 @@ struct memfilter_list {
  *	count)
  * @out_done: out: how many keys were processed; less than @count only
  *	when the call failed part way (ENOSPC from a full cuckoo filter,
- *	EFAULT, EINTR): keys before @out_done took effect, the rest did not
+ *	EFAULT, EINTR): keys before @out_done took effect, the rest did not,
+ *	and result words past the one holding key @out_done - 1 are not
+ *	written. Every key length is checked before the first key takes
+ *	effect: EINVAL comes with @out_done 0 and nothing changed.
  *
  * DELETE and ADD_UNIQUE are for cuckoo filters (EOPNOTSUPP on Bloom and
  * window filters); TEST_AND_ADD is for Bloom and window filters
@@ -275,10 +308,11 @@ struct memfilter_list {
  * started, minus its deletes (0: certainly absent, as QUERY answers), and
  * at most MEMFILTER_COUNT_MAX; it is more when keys sharing its
  * fingerprint and buckets were added (a false positive, with QUERY's
- * probability per copy). COUNT is a lockless reader like QUERY: with
- * writers running concurrently, a copy that a writer is moving between
- * the key's buckets or out of the stash may be counted twice for that
- * instant; with no writer, the count is exact. It changes no statistic
+ * probability per copy). COUNT is a lockless reader like QUERY: each key
+ * is counted from one consistent snapshot of its buckets and the stash (a
+ * copy a writer is moving is counted once); a key whose lockless count
+ * keeps meeting a writer mid-update is recounted under the writer lock.
+ * It changes no statistic
  * but @queries and @hits, as QUERY does.
  */
 struct memfilter_keys {
@@ -445,7 +479,11 @@ struct memfilter_rotate {
  *
  * Keyed (SipHash) filters carry their 128-bit secret in the image, since an
  * image without it could not answer at all. Dumping a keyed filter
- * therefore needs CAP_SYS_ADMIN, and such images must be stored like keys.
+ * therefore needs a read-write fd opened by a process with CAP_SYS_ADMIN
+ * (the fd's credentials count, not the reader's: EPERM otherwise), and
+ * such images must be stored like keys. A dump holds a snapshot of the
+ * table until it is read to the end or the fd is closed; snapshots count
+ * against the ``max_total_mb`` module parameter (ENOMEM past it).
  */
 #define MEMFILTER_IMAGE_MAGIC	0x31474d49544c464dULL	/* "MFLTIMG1" */
 #define MEMFILTER_IMAGE_VERSION	1

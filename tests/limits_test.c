@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Selftest of memfilter's memory limits and of the places where the
+ * module once contradicted its documentation: dump snapshots counted
+ * against max_total_mb, tables over 2 GiB, ASCII-only names, the cuckoo
+ * fpr_ppb range, whole-batch validation of variable key lengths, the
+ * cuckoo-only commands on Bloom filters with no keys, and INFO's reserved
+ * field. Runs inside the guest as root against the real module.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include <linux/memfilter.h>
+
+#include "kselftest_harness.h"
+
+#define PARAMS "/sys/module/memfilter/parameters/"
+
+static int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+static int create(int dev, __u32 type, __u64 cap, __u64 fpr_ppb,
+		  __u32 bpk_q4, __u32 fp_bits, const char *name)
+{
+	struct memfilter_create c = {
+		.size = sizeof(c), .type = type, .capacity = cap,
+		.fpr_ppb = fpr_ppb, .bits_per_key_q4 = bpk_q4,
+		.fingerprint_bits = fp_bits,
+	};
+	int ret;
+
+	if (name)
+		memcpy(c.name, name, strnlen(name, sizeof(c.name) - 1));
+	ret = xioctl(dev, MEMFILTER_IOC_CREATE, &c);
+	return ret ? ret : c.out_fd;
+}
+
+static int keys8(int fd, unsigned long cmd, const __u64 *keys, __u32 n,
+		 __u32 *out_count, __u32 *out_done)
+{
+	struct memfilter_keys k = {
+		.size = sizeof(k), .count = n, .key_size = 8,
+		.keys = (__u64)(uintptr_t)keys,
+	};
+	int ret = xioctl(fd, cmd, &k);
+
+	if (out_count)
+		*out_count = k.out_count;
+	if (out_done)
+		*out_done = k.out_done;
+	return ret;
+}
+
+static int info(int fd, struct memfilter_info *i)
+{
+	memset(i, 0, sizeof(*i));
+	i->size = sizeof(*i);
+	return xioctl(fd, MEMFILTER_IOC_INFO, i);
+}
+
+static unsigned long param_get(const char *name)
+{
+	char path[128];
+	unsigned long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+static int param_set(const char *name, unsigned long v)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%lu\n", v) > 0 ? 0 : -1;
+	return fclose(f) ? -1 : ret;
+}
+
+FIXTURE(lim) {
+	int dev;
+	unsigned long max_filter_mb, max_total_mb;
+};
+
+FIXTURE_SETUP(lim)
+{
+	self->dev = open("/dev/memfilter", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->dev);
+	self->max_filter_mb = param_get("max_filter_mb");
+	self->max_total_mb = param_get("max_total_mb");
+	ASSERT_NE(0, self->max_filter_mb);
+	ASSERT_NE(0, self->max_total_mb);
+}
+
+FIXTURE_TEARDOWN(lim)
+{
+	param_set("max_filter_mb", self->max_filter_mb);
+	param_set("max_total_mb", self->max_total_mb);
+	close(self->dev);
+}
+
+/*
+ * A dump snapshot is memory like any filter's: N readers of a big filter
+ * may not pin N copies past max_total_mb. A 16 MiB filter under a 56 MiB
+ * total leaves room for exactly two snapshots; a third read fails with
+ * ENOMEM until one snapshot is given back (fd closed or read to its end).
+ */
+TEST_F(lim, dump_snapshots_count_against_total)
+{
+	struct memfilter_name nm = { .size = sizeof(nm) };
+	struct memfilter_info i;
+	int fd, r[3];
+	char b;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root for module parameters");
+	fd = create(self->dev, MEMFILTER_TYPE_BLOOM, 16 << 20, 0, 32, 0,
+		    "limits.snap");
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, info(fd, &i));
+	ASSERT_EQ(16 << 20, i.bytes);
+	ASSERT_EQ(0, param_set("max_total_mb", 56));
+	/* Each open file of the filter keeps its own snapshot. */
+	for (int n = 0; n < 3; n++) {
+		struct memfilter_open o = { .size = sizeof(o) };
+
+		strcpy(o.name, "limits.snap");
+		ASSERT_EQ(0, xioctl(self->dev, MEMFILTER_IOC_OPEN, &o));
+		r[n] = o.out_fd;
+	}
+	EXPECT_EQ(1, pread(r[0], &b, 1, 0));
+	EXPECT_EQ(1, pread(r[1], &b, 1, 0));
+	EXPECT_EQ(-1, pread(r[2], &b, 1, 0));
+	EXPECT_EQ(ENOMEM, errno);
+	close(r[0]);
+	EXPECT_EQ(1, pread(r[2], &b, 1, 0));
+	close(r[1]);
+	close(r[2]);
+	EXPECT_EQ(0, xioctl(fd, MEMFILTER_IOC_UNPUBLISH, &nm));
+	close(fd);
+}
+
+/*
+ * A table over 2 GiB (kvmalloc()'s INT_MAX limit) is allocated and works:
+ * keys at both ends of a 3 GiB Bloom filter. Needs a guest with memory to
+ * spare (zeroing 3 GiB takes minutes under TCG); skipped otherwise.
+ */
+TEST_F_TIMEOUT(lim, filter_over_2_gib, 600)
+{
+	const __u64 cap = 3ULL << 30;	/* 8 bits/key: 3 GiB */
+	__u64 keys[4] = { 1, 2, 0xfffffffffffULL, 0x123456789abcULL };
+	struct memfilter_info i;
+	struct sysinfo si;
+	__u32 cnt;
+	int fd;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root for module parameters");
+	ASSERT_EQ(0, sysinfo(&si));
+	if ((__u64)si.freeram * si.mem_unit < (3ULL << 30) + (512ULL << 20))
+		SKIP(return, "guest has %llu MiB free, needs 3.5 GiB",
+		     (unsigned long long)si.freeram * si.mem_unit >> 20);
+	ASSERT_EQ(0, param_set("max_filter_mb", 3072));
+	ASSERT_EQ(0, param_set("max_total_mb", 4096));
+	fd = create(self->dev, MEMFILTER_TYPE_BLOOM, cap, 0, 32, 0, NULL);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, info(fd, &i));
+	EXPECT_EQ(3ULL << 30, i.bytes);
+	ASSERT_EQ(0, keys8(fd, MEMFILTER_IOC_ADD, keys, 4, NULL, NULL));
+	ASSERT_EQ(0, keys8(fd, MEMFILTER_IOC_QUERY, keys, 4, &cnt, NULL));
+	EXPECT_EQ(4, cnt);
+	close(fd);
+}
+
+/* Names are ASCII [A-Za-z0-9._-]: Latin-1 letters are refused everywhere. */
+TEST_F(lim, names_are_ascii)
+{
+	struct memfilter_open o = { .size = sizeof(o) };
+
+	EXPECT_EQ(-EINVAL, create(self->dev, MEMFILTER_TYPE_BLOOM, 100, 0, 40,
+				  0, "caf\xe9"));
+	EXPECT_EQ(-EINVAL, create(self->dev, MEMFILTER_TYPE_BLOOM, 100, 0, 40,
+				  0, "\xc0\xff"));
+	memcpy(o.name, "caf\xe9", 4);
+	EXPECT_EQ(-EINVAL, xioctl(self->dev, MEMFILTER_IOC_OPEN, &o));
+	memcpy(o.name, "no.such.filter", 14);
+	EXPECT_EQ(-ENOENT, xioctl(self->dev, MEMFILTER_IOC_OPEN, &o));
+}
+
+/* fpr_ppb is 1 .. 10^9 - 1 for both types. */
+TEST_F(lim, fpr_ppb_range)
+{
+	int fd;
+
+	EXPECT_EQ(-EINVAL, create(self->dev, MEMFILTER_TYPE_CUCKOO, 100,
+				  1000000000, 0, 0, NULL));
+	EXPECT_EQ(-EINVAL, create(self->dev, MEMFILTER_TYPE_BLOOM, 100,
+				  1000000000, 0, 0, NULL));
+	fd = create(self->dev, MEMFILTER_TYPE_CUCKOO, 100, 999999999, 0, 0,
+		    NULL);
+	EXPECT_LE(0, fd);
+	close(fd);
+}
+
+/*
+ * A bad key length anywhere in a variable-size batch fails the whole call
+ * with EINVAL before any key takes effect, even past the first window.
+ */
+TEST_F(lim, variable_batch_validated_first)
+{
+	const __u32 n = 364;
+	__u32 lens[364];
+	char *keys = calloc(n, 8 + 5000);
+	__u64 res[6];
+	struct memfilter_keys k = {
+		.size = sizeof(k), .count = n,
+		.keys = (__u64)(uintptr_t)keys,
+		.lens = (__u64)(uintptr_t)lens,
+		.results = (__u64)(uintptr_t)res,
+	};
+	struct memfilter_info i;
+	int fd = create(self->dev, MEMFILTER_TYPE_CUCKOO, 10000, 0, 0, 12, NULL);
+
+	ASSERT_LE(0, fd);
+	ASSERT_NE(NULL, keys);
+	for (__u32 j = 0; j < n; j++) {
+		lens[j] = 8;
+		memcpy(keys + 8 * j, &j, sizeof(j));
+	}
+	lens[300] = MEMFILTER_KEY_MAX + 1;
+	memset(res, 0xa5, sizeof(res));
+	EXPECT_EQ(-EINVAL, xioctl(fd, MEMFILTER_IOC_ADD, &k));
+	EXPECT_EQ(0, k.out_done);
+	EXPECT_EQ(0, k.out_count);
+	ASSERT_EQ(0, info(fd, &i));
+	EXPECT_EQ(0, i.keys);
+	EXPECT_EQ(0, i.adds);
+	lens[300] = 8;
+	EXPECT_EQ(0, xioctl(fd, MEMFILTER_IOC_ADD, &k));
+	EXPECT_EQ(n, k.out_done);
+	EXPECT_EQ(n, k.out_count);
+	free(keys);
+	close(fd);
+}
+
+/* DELETE and ADD_UNIQUE are cuckoo commands, with or without keys. */
+TEST_F(lim, cuckoo_commands_on_bloom)
+{
+	int fd = create(self->dev, MEMFILTER_TYPE_BLOOM, 100, 0, 40, 0, NULL);
+	__u64 key = 1;
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EOPNOTSUPP, keys8(fd, MEMFILTER_IOC_DELETE, &key, 0, NULL,
+				     NULL));
+	EXPECT_EQ(-EOPNOTSUPP, keys8(fd, MEMFILTER_IOC_ADD_UNIQUE, &key, 0,
+				     NULL, NULL));
+	EXPECT_EQ(0, keys8(fd, MEMFILTER_IOC_ADD, &key, 0, NULL, NULL));
+	close(fd);
+}
+
+/* INFO's input __reserved must be zero, as every command's. */
+TEST_F(lim, info_reserved_must_be_zero)
+{
+	struct memfilter_info i = { .size = sizeof(i), .__reserved = 1 };
+	int fd = create(self->dev, MEMFILTER_TYPE_BLOOM, 100, 0, 40, 0, NULL);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EOPNOTSUPP, xioctl(fd, MEMFILTER_IOC_INFO, &i));
+	i.__reserved = 0;
+	EXPECT_EQ(0, xioctl(fd, MEMFILTER_IOC_INFO, &i));
+	close(fd);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Selftest of who may change a filter: read-only and read-write filter
+ * fds (MEMFILTER_OPEN_WRITE), a read-only /dev/memfilter, the keyed dump
+ * checked against the opener's credentials, and the bound on argument
+ * sizes. The unprivileged cases run as a member of the device's group, as
+ * the admin guide's udev rule sets it up. Runs inside the guest as root.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/memfilter.h>
+
+#include "kselftest_harness.h"
+
+#define DEV		"/dev/memfilter"
+#define GROUP		4242	/* the device's group, as the udev rule sets */
+#define USER		65534
+#define OTHER_USER	65533
+
+static int xioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+static int create(int dev, __u32 type, __u32 flags, const char *name)
+{
+	struct memfilter_create c = {
+		.size = sizeof(c), .type = type, .capacity = 1000,
+		.flags = flags,
+	};
+	int ret;
+
+	if (type == MEMFILTER_TYPE_CUCKOO)
+		c.fingerprint_bits = 12;
+	else
+		c.bits_per_key_q4 = 40;
+	if (type == MEMFILTER_TYPE_WINDOW)
+		c.generations = 4;
+	if (name)
+		strncpy(c.name, name, sizeof(c.name) - 1);
+	ret = xioctl(dev, MEMFILTER_IOC_CREATE, &c);
+	return ret ? ret : c.out_fd;
+}
+
+static int open_name(int dev, const char *name, __u32 flags)
+{
+	struct memfilter_open o = { .size = sizeof(o), .flags = flags };
+	int ret;
+
+	strncpy(o.name, name, sizeof(o.name) - 1);
+	ret = xioctl(dev, MEMFILTER_IOC_OPEN, &o);
+	return ret ? ret : o.out_fd;
+}
+
+static int keys_op(int fd, unsigned long cmd, __u64 key, __u32 *out_count)
+{
+	struct memfilter_keys k = {
+		.size = sizeof(k), .count = 1, .key_size = 8,
+		.keys = (__u64)(uintptr_t)&key,
+	};
+	int ret = xioctl(fd, cmd, &k);
+
+	if (out_count)
+		*out_count = k.out_count;
+	return ret;
+}
+
+static int publish(int fd, const char *name)
+{
+	struct memfilter_name nm = { .size = sizeof(nm) };
+
+	if (name)
+		strncpy(nm.name, name, sizeof(nm.name) - 1);
+	return xioctl(fd, name ? MEMFILTER_IOC_PUBLISH :
+			  MEMFILTER_IOC_UNPUBLISH, &nm);
+}
+
+static int info(int fd, struct memfilter_info *i)
+{
+	memset(i, 0, sizeof(*i));
+	i->size = sizeof(*i);
+	return xioctl(fd, MEMFILTER_IOC_INFO, i);
+}
+
+/* Become @uid, a member of the device's group, with no capabilities. */
+static int drop_to(uid_t uid)
+{
+	gid_t g = GROUP;
+
+	return setgroups(1, &g) || setgid(USER) || setuid(uid) ? -1 : 0;
+}
+
+static int send_fd(int sock, int fd)
+{
+	char c = 0, cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
+}
+
+static int recv_fd(int sock)
+{
+	char c, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &m, 0) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&m);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+/* Run @fn in a child; its exit status (0 = pass, else the failed step). */
+static int in_child(int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(fn(arg));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+FIXTURE(perm) {
+	int dev;
+	struct stat st;
+};
+
+FIXTURE_SETUP(perm)
+{
+	if (geteuid() != 0)
+		SKIP(return, "needs root to drop privileges");
+	self->dev = open(DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->dev);
+	/* The admin guide's udev rule: GROUP="memfilter", MODE="0660". */
+	ASSERT_EQ(0, stat(DEV, &self->st));
+	ASSERT_EQ(0, chown(DEV, 0, GROUP));
+	ASSERT_EQ(0, chmod(DEV, 0660));
+}
+
+FIXTURE_TEARDOWN(perm)
+{
+	if (geteuid() != 0)
+		return;
+	chown(DEV, self->st.st_uid, self->st.st_gid);
+	chmod(DEV, self->st.st_mode & 07777);
+	close(self->dev);
+}
+
+/*
+ * A group member opens a root-published filter: it may query, read its
+ * info and dump it, but every command that changes it fails with EBADF,
+ * asking for a writable fd fails with EPERM, and nothing changes.
+ */
+static int unpriv_read_only(void *arg)
+{
+	struct memfilter_rotate rot = { .size = sizeof(rot) };
+	struct memfilter_info i;
+	char img[256];
+	__u32 cnt = 0;
+	int dev, fd;
+
+	if (drop_to(USER))
+		return 10;
+	dev = open(DEV, O_RDWR);
+	if (dev < 0)
+		return 11;
+	if (open_name(dev, "perm.root", MEMFILTER_OPEN_WRITE) != -EPERM)
+		return 12;
+	if (open_name(dev, "perm.root", 1U << 31) != -EOPNOTSUPP)
+		return 13;
+	fd = open_name(dev, "perm.root", 0);
+	if (fd < 0)
+		return 14;
+	if (keys_op(fd, MEMFILTER_IOC_QUERY, 42, &cnt) || cnt != 1)
+		return 15;
+	if (info(fd, &i) || strcmp(i.name, "perm.root"))
+		return 16;
+	if (keys_op(fd, MEMFILTER_IOC_ADD, 7, NULL) != -EBADF)
+		return 17;
+	if (keys_op(fd, MEMFILTER_IOC_DELETE, 42, NULL) != -EBADF)
+		return 18;
+	if (keys_op(fd, MEMFILTER_IOC_ADD_UNIQUE, 7, NULL) != -EBADF)
+		return 19;
+	if (xioctl(fd, MEMFILTER_IOC_CLEAR,
+		   &(struct memfilter_clear){ .size = 8 }) != -EBADF)
+		return 20;
+	if (publish(fd, NULL) != -EBADF || publish(fd, "perm.other") != -EBADF)
+		return 21;
+	/* An unkeyed filter's image is no more than its queries reveal. */
+	if (pread(fd, img, sizeof(img), 0) != sizeof(img))
+		return 22;
+	close(fd);
+	/* A keyed filter's image carries its secret: no dump. */
+	fd = open_name(dev, "perm.keyed", 0);
+	if (fd < 0)
+		return 23;
+	if (keys_op(fd, MEMFILTER_IOC_QUERY, 42, &cnt) || cnt != 1)
+		return 24;
+	if (pread(fd, img, sizeof(img), 0) != -1 || errno != EPERM)
+		return 25;
+	if (keys_op(fd, MEMFILTER_IOC_DELETE, 42, NULL) != -EBADF)
+		return 26;
+	close(fd);
+	/* A window filter: no rotation, no test-and-add through it. */
+	fd = open_name(dev, "perm.window", 0);
+	if (fd < 0)
+		return 27;
+	if (xioctl(fd, MEMFILTER_IOC_ROTATE, &rot) != -EBADF)
+		return 28;
+	if (keys_op(fd, MEMFILTER_IOC_TEST_AND_ADD, 7, NULL) != -EBADF)
+		return 29;
+	if (xioctl(fd, MEMFILTER_IOC_CLEAR,
+		   &(struct memfilter_clear){ .size = 8 }) != -EBADF)
+		return 30;
+	if (keys_op(fd, MEMFILTER_IOC_QUERY, 42, &cnt) || cnt != 1)
+		return 31;
+	return 0;
+}
+
+TEST_F(perm, group_member_gets_read_only_fds)
+{
+	struct memfilter_info before, after, wbefore, wafter;
+	__u32 cnt;
+	int bloom, keyed, window;
+
+	bloom = create(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.root");
+	ASSERT_LE(0, bloom);
+	keyed = create(self->dev, MEMFILTER_TYPE_CUCKOO, MEMFILTER_CREATE_KEYED,
+		       "perm.keyed");
+	ASSERT_LE(0, keyed);
+	ASSERT_EQ(0, keys_op(bloom, MEMFILTER_IOC_ADD, 42, NULL));
+	ASSERT_EQ(0, keys_op(keyed, MEMFILTER_IOC_ADD, 42, NULL));
+	window = create(self->dev, MEMFILTER_TYPE_WINDOW, 0, "perm.window");
+	ASSERT_LE(0, window);
+	ASSERT_EQ(0, keys_op(window, MEMFILTER_IOC_ADD, 42, NULL));
+	ASSERT_EQ(0, info(bloom, &before));
+	ASSERT_EQ(0, info(window, &wbefore));
+
+	EXPECT_EQ(0, in_child(unpriv_read_only, NULL));
+
+	ASSERT_EQ(0, info(window, &wafter));
+	EXPECT_EQ(wbefore.current_gen, wafter.current_gen);
+	EXPECT_EQ(wbefore.keys, wafter.keys);
+	EXPECT_EQ(wbefore.fill, wafter.fill);
+	EXPECT_EQ(0, publish(window, NULL));
+	close(window);
+	ASSERT_EQ(0, info(bloom, &after));
+	EXPECT_EQ(before.keys, after.keys);
+	EXPECT_EQ(before.fill, after.fill);
+	EXPECT_EQ(0, keys_op(bloom, MEMFILTER_IOC_QUERY, 42, &cnt));
+	EXPECT_EQ(1, cnt);
+	EXPECT_EQ(0, keys_op(keyed, MEMFILTER_IOC_QUERY, 42, &cnt));
+	EXPECT_EQ(1, cnt);
+	EXPECT_TRUE(after.status & MEMFILTER_STATUS_PUBLISHED);
+	EXPECT_EQ(0, publish(bloom, NULL));
+	EXPECT_EQ(0, publish(keyed, NULL));
+	close(bloom);
+	close(keyed);
+}
+
+/* Root may open a published filter for writing, and then write. */
+TEST_F(perm, admin_opens_for_writing)
+{
+	__u32 cnt;
+	int fd, rw, ro;
+
+	fd = create(self->dev, MEMFILTER_TYPE_CUCKOO, 0, "perm.admin");
+	ASSERT_LE(0, fd);
+	close(fd);
+	rw = open_name(self->dev, "perm.admin", MEMFILTER_OPEN_WRITE);
+	ASSERT_LE(0, rw);
+	ro = open_name(self->dev, "perm.admin", 0);
+	ASSERT_LE(0, ro);
+	EXPECT_EQ(0, keys_op(rw, MEMFILTER_IOC_ADD, 5, NULL));
+	EXPECT_EQ(-EBADF, keys_op(ro, MEMFILTER_IOC_ADD, 6, NULL));
+	EXPECT_EQ(0, keys_op(ro, MEMFILTER_IOC_QUERY, 5, &cnt));
+	EXPECT_EQ(1, cnt);
+	EXPECT_EQ(0, keys_op(rw, MEMFILTER_IOC_DELETE, 5, NULL));
+	EXPECT_EQ(-EBADF, publish(ro, NULL));
+	EXPECT_EQ(0, publish(rw, NULL));
+	close(ro);
+	close(rw);
+}
+
+/* The owner (creator's euid) may write without a capability; others not. */
+static int owner_writes(void *arg)
+{
+	int dev, fd;
+
+	if (drop_to(*(uid_t *)arg))
+		return 10;
+	dev = open(DEV, O_RDWR);
+	if (dev < 0)
+		return 11;
+	fd = open_name(dev, "perm.owned", MEMFILTER_OPEN_WRITE);
+	if (*(uid_t *)arg != USER)
+		return fd == -EPERM ? 0 : 12;
+	if (fd < 0)
+		return 13;
+	if (keys_op(fd, MEMFILTER_IOC_ADD, 9, NULL))
+		return 14;
+	/* Naming stays with CAP_SYS_ADMIN, owner or not. */
+	return publish(fd, NULL) == -EPERM ? 0 : 15;
+}
+
+TEST_F(perm, owner_may_write)
+{
+	uid_t user = USER, other = OTHER_USER;
+	__u32 cnt;
+	int fd;
+
+	/* Create as the user (euid USER), publish as root. */
+	ASSERT_EQ(0, seteuid(USER));
+	fd = create(self->dev, MEMFILTER_TYPE_BLOOM, 0, NULL);
+	ASSERT_EQ(0, seteuid(0));
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, publish(fd, "perm.owned"));
+
+	EXPECT_EQ(0, in_child(owner_writes, &user));
+	EXPECT_EQ(0, in_child(owner_writes, &other));
+	EXPECT_EQ(0, keys_op(fd, MEMFILTER_IOC_QUERY, 9, &cnt));
+	EXPECT_EQ(1, cnt);
+	EXPECT_EQ(0, publish(fd, NULL));
+	close(fd);
+}
+
+/*
+ * The keyed dump is checked against the credentials the fd was opened
+ * with, not the reader's: a root process reading an fd that an
+ * unprivileged owner handed it must not get the secret for them.
+ */
+static int hand_over_keyed(void *arg)
+{
+	int sock = *(int *)arg, dev, fd;
+
+	if (drop_to(USER))
+		return 10;
+	dev = open(DEV, O_RDWR);
+	if (dev < 0)
+		return 11;
+	fd = create(dev, MEMFILTER_TYPE_CUCKOO, MEMFILTER_CREATE_KEYED, NULL);
+	if (fd < 0)
+		return 12;
+	if (keys_op(fd, MEMFILTER_IOC_ADD, 1, NULL))
+		return 13;
+	/* The owner itself lacks the capability a keyed dump needs. */
+	if (pread(fd, &(char[8]){ 0 }, 8, 0) != -1 || errno != EPERM)
+		return 14;
+	return send_fd(sock, fd) ? 15 : 0;
+}
+
+TEST_F(perm, keyed_dump_uses_opener_credentials)
+{
+	char buf[MEMFILTER_IMAGE_HDR_SIZE];
+	int sv[2], fd, own;
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	ASSERT_EQ(0, in_child(hand_over_keyed, &sv[1]));
+	fd = recv_fd(sv[0]);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, pread(fd, buf, sizeof(buf), 0));
+	EXPECT_EQ(EPERM, errno);
+	close(fd);
+	/* Root's own keyed filter dumps. */
+	own = create(self->dev, MEMFILTER_TYPE_CUCKOO, MEMFILTER_CREATE_KEYED,
+		     NULL);
+	ASSERT_LE(0, own);
+	EXPECT_EQ(sizeof(buf), pread(own, buf, sizeof(buf), 0));
+	close(own);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* A read-only /dev/memfilter opens read-only fds and creates nothing. */
+TEST_F(perm, read_only_device)
+{
+	struct memfilter_api a = {
+		.size = sizeof(a), .api_version = MEMFILTER_API_VERSION,
+	};
+	struct memfilter_load l = { .size = sizeof(l) };
+	struct memfilter_list ls = { .size = sizeof(ls) };
+	struct memfilter_nf_attach na = { .size = sizeof(na) };
+	struct memfilter_nf_detach nd = { .size = sizeof(nd) };
+	int ro, fd, pub;
+
+	pub = create(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.rodev");
+	ASSERT_LE(0, pub);
+	ro = open(DEV, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, ro);
+	EXPECT_EQ(0, xioctl(ro, MEMFILTER_IOC_API, &a));
+	EXPECT_EQ(0, xioctl(ro, MEMFILTER_IOC_LIST, &ls));
+	EXPECT_EQ(-EBADF, create(ro, MEMFILTER_TYPE_BLOOM, 0, NULL));
+	EXPECT_EQ(-EBADF, xioctl(ro, MEMFILTER_IOC_LOAD, &l));
+	/* Attaching to or detaching from a netfilter hook changes state. */
+	EXPECT_EQ(-EBADF, xioctl(ro, MEMFILTER_IOC_NF_ATTACH, &na));
+	EXPECT_EQ(-EBADF, xioctl(ro, MEMFILTER_IOC_NF_DETACH, &nd));
+	EXPECT_EQ(-EBADF, open_name(ro, "perm.rodev", MEMFILTER_OPEN_WRITE));
+	fd = open_name(ro, "perm.rodev", 0);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EBADF, keys_op(fd, MEMFILTER_IOC_ADD, 1, NULL));
+	close(fd);
+	close(ro);
+	EXPECT_EQ(0, publish(pub, NULL));
+	close(pub);
+}
+
+/*
+ * Argument sizes are bounded like openat2() and clone3(): past a page the
+ * kernel refuses at once with E2BIG instead of scanning the tail for
+ * zeros, even when the tail is all zero.
+ */
+TEST_F(perm, argument_size_bounded)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct memfilter_api *a = calloc(1, 2 * page);
+
+	ASSERT_NE(NULL, a);
+	a->api_version = MEMFILTER_API_VERSION;
+	a->size = page;
+	EXPECT_EQ(0, xioctl(self->dev, MEMFILTER_IOC_API, a));
+	a->size = page + 1;
+	EXPECT_EQ(-E2BIG, xioctl(self->dev, MEMFILTER_IOC_API, a));
+	a->size = 2 * page;
+	EXPECT_EQ(-E2BIG, xioctl(self->dev, MEMFILTER_IOC_API, a));
+	a->size = 0xffffffffu;
+	EXPECT_EQ(-E2BIG, xioctl(self->dev, MEMFILTER_IOC_API, a));
+	free(a);
+}
+
+TEST_HARNESS_MAIN
