@@ -95,7 +95,7 @@ MF_AVX2 void memfilter_bloom_add_hashes_avx2(struct memfilter_bloom *b, const u6
 	size_t i;
 
 	memfilter_bloom_avx2_init(&c, b->p.k);
-	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD && i < n; i++)
 		memfilter_bloom_prefetch(b, hashes, i, n);
 	for (i = 0; i < n; i++) {
 		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
@@ -126,7 +126,7 @@ memfilter_bloom_test_and_add_hashes_avx2(struct memfilter_bloom *b, const u64 *h
 	size_t i;
 
 	memfilter_bloom_avx2_init(&c, b->p.k);
-	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD && i < n; i++)
 		memfilter_bloom_prefetch(b, hashes, i, n);
 	for (i = 0; i < n; i++) {
 		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
@@ -158,7 +158,7 @@ memfilter_bloom_add_hashes_exclusive_avx2(struct memfilter_bloom *b, const u64 *
 	size_t i;
 
 	memfilter_bloom_avx2_init(&c, b->p.k);
-	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD && i < n; i++)
 		memfilter_bloom_prefetch(b, hashes, i, n);
 	for (i = 0; i < n; i++) {
 		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
@@ -188,7 +188,7 @@ memfilter_bloom_contains_hashes_avx2(const struct memfilter_bloom *b, const u64 
 	size_t i;
 
 	memfilter_bloom_avx2_init(&c, b->p.k);
-	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD && i < n; i++)
 		memfilter_bloom_prefetch(b, hashes, i, n);
 	for (i = 0; i < n; i++) {
 		unsigned long hit;

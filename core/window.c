@@ -130,7 +130,7 @@ static __always_inline void mf_window_scalar(struct memfilter_window *w,
 	unsigned long acc = 0;
 	size_t i;
 
-	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD && i < n; i++)
 		memfilter_window_prefetch(w, hashes, i, n, cur, gens, op);
 	for (i = 0; i < n; i++) {
 		bool hit;

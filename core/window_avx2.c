@@ -55,7 +55,7 @@ mf_window_avx2(struct memfilter_window *w, const u64 *hashes, size_t n,
 	size_t i;
 
 	memfilter_bloom_avx2_init(&c, w->p.gen.k);
-	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD && i < n; i++)
 		memfilter_window_prefetch(w, hashes, i, n, cur, gens, op);
 	for (i = 0; i < n; i++) {
 		unsigned long hit;
