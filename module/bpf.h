@@ -28,6 +28,8 @@ void bpf_memfilter_release(struct memfilter *f);
 int bpf_memfilter_contains(struct memfilter *f, const void *key, u32 key__sz);
 int bpf_memfilter_add(struct memfilter *f, const void *key, u32 key__sz);
 int bpf_memfilter_delete(struct memfilter *f, const void *key, u32 key__sz);
+int bpf_memfilter_test_and_add(struct memfilter *f, const void *key,
+			       u32 key__sz);
 int bpf_memfilter_contains_batch(struct memfilter *f, const void *keys,
 				 u32 keys__sz, u32 key_size, u64 *bitmap);
 void bpf_memfilter_release_dtor(void *f);

@@ -172,7 +172,7 @@ static void stash_writer(struct race *r)
 
 TEST(count_sees_a_stashed_key_once)
 {
-	struct race r = { .cycles = 2000000 };
+	struct race r = { .cycles = 500000 };
 	u32 kfp, used = 0;
 	u64 i;
 
@@ -223,7 +223,7 @@ static void path_writer(struct race *r)
 TEST(count_sees_a_moving_key_once)
 {
 	const u64 nb = 256, slots = nb * MEMFILTER_CUCKOO_SLOTS;
-	struct race r = { .cycles = 5000 };
+	struct race r = { .cycles = 2000 };
 	static u8 stable_fp[1 << 16];
 	struct memfilter_cuckoo_snapshot s;
 	u64 i;
