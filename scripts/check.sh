@@ -196,7 +196,7 @@ GUEST_TOOLS="ip bpftool dmsetup losetup"
 stage "debug test kernel: KUnit + selftests (KASAN, lockdep, kmemleak)"
 tests/qemu/vm.sh --kernel "$K/arch/x86/boot/bzImage" --ko build/kbuild/test \
 	--bin build/guest/bin --script tests/qemu/debug.sh --tools "$GUEST_TOOLS" \
-	--out $R/vm-debug.log --timeout 1800 || echo "vm: debug run failed"
+	--out $R/vm-debug.log --timeout 2700 || echo "vm: debug run failed"
 
 stage "KCSAN test kernel: KUnit + threaded selftests"
 tests/qemu/vm.sh --kernel "$KK/arch/x86/boot/bzImage" --ko build/kbuild/kcsan \
@@ -209,7 +209,7 @@ for s in 6.12 6.1; do
 	tests/qemu/vm.sh --kernel "${!v}" --ko "build/kbuild/stock-$s" \
 		--bin build/guest/bin --script tests/qemu/stock.sh --smp 1 \
 		--tools "$GUEST_TOOLS" --kmods "$(dirname "${!v}")/kmods" \
-		--out "$R/vm-stock-$s.log" --timeout 600 ||
+		--out "$R/vm-stock-$s.log" --timeout 900 ||
 		echo "vm: stock $s run failed"
 done
 
