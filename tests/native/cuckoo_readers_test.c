@@ -9,6 +9,7 @@
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -64,17 +65,32 @@ struct race {
 	struct filter f;
 	u64 key;		/* counted by the stash race */
 	u64 fillers[8];
-	u64 cycles;
+	u64 cycles;		/* at least; more until MIN_INSIDE readers hit an update */
 	u64 *stable;		/* the path race: keys added once */
 	u32 *base;		/* their counts before the writer starts */
 	u32 nstable, next;
 	u64 *churn;
 	u32 nchurn;
 	atomic_int stop;
-	atomic_ulong bad, reads, skipped;
+	atomic_ulong bad, reads, skipped, handled;
 };
 
 static struct race *the_race;
+
+/*
+ * Each race runs its cycles, then goes on (up to 10 times as many) until
+ * MIN_READS readers counted and MIN_INSIDE of them interrupted the writer
+ * inside a versioned update, whatever the machine's signal timing.
+ */
+#define MIN_INSIDE 1000
+#define MIN_READS 50000
+
+static bool race_more(struct race *r, u64 n)
+{
+	return n < r->cycles ||
+	       ((atomic_load(&r->skipped) < MIN_INSIDE ||
+		atomic_load(&r->reads) < MIN_READS) && n < 10 * r->cycles);
+}
 
 /*
  * The reader runs in a signal handler on the writer's own thread, as a
@@ -97,6 +113,12 @@ static u32 count_if_quiet(struct race *r, u64 h)
 	return memfilter_cuckoo_count_hash(c, h);
 }
 
+/* The end of every reader: the sender may interrupt the writer again. */
+static void reader_done(struct race *r)
+{
+	atomic_fetch_add(&r->handled, 1);
+}
+
 static void stash_reader(int sig)
 {
 	struct race *r = the_race;
@@ -104,6 +126,7 @@ static void stash_reader(int sig)
 
 	if (n != MEMFILTER_CUCKOO_COUNT_BUSY && n > 1)
 		atomic_fetch_add(&r->bad, 1);
+	reader_done(r);
 }
 
 static void path_reader(int sig)
@@ -114,6 +137,7 @@ static void path_reader(int sig)
 
 	if (n != MEMFILTER_CUCKOO_COUNT_BUSY && n != r->base[k])
 		atomic_fetch_add(&r->bad, 1);
+	reader_done(r);
 }
 
 struct writer {
@@ -131,12 +155,21 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-/* Run @run in a thread, interrupted by @reader as often as signals go. */
+/*
+ * Run @run in a thread, interrupted by @reader again and again: one signal
+ * at a time, the next only after the last reader finished and a random
+ * pause of up to 63 spins, so the writer always makes progress (an
+ * unthrottled sender can starve it for minutes) and is caught at every
+ * point of its code.
+ */
 static void race(struct race *r, void (*run)(struct race *r),
 		 void (*reader)(int))
 {
 	struct sigaction sa = { .sa_handler = reader };
 	struct writer w = { .r = r, .run = run };
+	unsigned long sent = 0;
+	unsigned int seed = 1;
+	volatile unsigned int spin;
 
 	the_race = r;
 	sigemptyset(&sa.sa_mask);
@@ -144,8 +177,16 @@ static void race(struct race *r, void (*run)(struct race *r),
 	if (sigaction(SIGUSR1, &sa, NULL) ||
 	    pthread_create(&w.self, NULL, writer_main, &w))
 		abort();
-	while (!atomic_load(&r->stop))
+	while (!atomic_load(&r->stop)) {
 		pthread_kill(w.self, SIGUSR1);
+		sent++;
+		for (spin = 0; atomic_load(&r->handled) < sent &&
+			       !atomic_load(&r->stop); spin++)
+			if (spin > 1000)
+				sched_yield();
+		for (spin = rand_r(&seed) % 64; spin; spin--)
+			;
+	}
 	pthread_join(w.self, NULL);
 	signal(SIGUSR1, SIG_DFL);
 }
@@ -158,7 +199,7 @@ static void race(struct race *r, void (*run)(struct race *r),
  */
 static void stash_writer(struct race *r)
 {
-	for (u64 n = 0; n < r->cycles; n++) {
+	for (u64 n = 0; race_more(r, n); n++) {
 		u64 x = r->fillers[n % 8];
 
 		if (memfilter_cuckoo_add_hash(&r->f.c, r->key) ||
@@ -197,7 +238,7 @@ TEST(count_sees_a_stashed_key_once)
 	ASSERT_EQ(0, memfilter_cuckoo_count_hash(&r.f.c, r.key));
 
 	race(&r, stash_writer, stash_reader);
-	TH_LOG("%lu counts from interrupts during %llu stash-in/unstash cycles (%lu inside updates)",
+	TH_LOG("%lu counts from interrupts during at least %llu stash-in/unstash cycles (%lu inside updates)",
 	       atomic_load(&r.reads), (unsigned long long)r.cycles,
 	       atomic_load(&r.skipped));
 	EXPECT_EQ(0, atomic_load(&r.bad));
@@ -212,7 +253,7 @@ TEST(count_sees_a_stashed_key_once)
  */
 static void path_writer(struct race *r)
 {
-	for (u64 n = 0; n < r->cycles; n++) {
+	for (u64 n = 0; race_more(r, n); n++) {
 		for (u32 k = 0; k < r->nchurn; k++)
 			memfilter_cuckoo_add_hash(&r->f.c, r->churn[k]);
 		for (u32 k = 0; k < r->nchurn; k++)
@@ -223,7 +264,7 @@ static void path_writer(struct race *r)
 TEST(count_sees_a_moving_key_once)
 {
 	const u64 nb = 256, slots = nb * MEMFILTER_CUCKOO_SLOTS;
-	struct race r = { .cycles = 2000 };
+	struct race r = { .cycles = 5000 };
 	static u8 stable_fp[1 << 16];
 	struct memfilter_cuckoo_snapshot s;
 	u64 i;
@@ -249,7 +290,7 @@ TEST(count_sees_a_moving_key_once)
 
 	race(&r, path_writer, path_reader);
 	memfilter_cuckoo_stats(&r.f.c, &s);
-	TH_LOG("%lu counts from interrupts during %llu fill/empty rounds, %llu kicks (%lu inside updates)",
+	TH_LOG("%lu counts from interrupts during at least %llu fill/empty rounds, %llu kicks (%lu inside updates)",
 	       atomic_load(&r.reads), (unsigned long long)r.cycles,
 	       (unsigned long long)s.kicks, atomic_load(&r.skipped));
 	EXPECT_EQ(0, atomic_load(&r.bad));
