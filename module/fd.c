@@ -273,6 +273,8 @@ static int mf_cmd_add_unique(struct memfilter_ucmd *ucmd)
 
 static int mf_cmd_test_and_add(struct memfilter_ucmd *ucmd)
 {
+	if (!ucmd->f->ops->test_and_add)
+		return -EOPNOTSUPP;
 	return mf_cmd_keys(ucmd, memfilter_filter_test_and_add);
 }
 

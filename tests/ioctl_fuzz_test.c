@@ -66,13 +66,14 @@
 enum op {
 	OP_API, OP_CREATE, OP_OPEN, OP_LIST, OP_LOAD, OP_ADD, OP_QUERY,
 	OP_DELETE, OP_ADD_UNIQUE, OP_INFO, OP_CLEAR, OP_PUBLISH, OP_UNPUBLISH,
-	OP_BADCMD, OP_READ, OP_DUP, OP_CLOSE, OP_FORK, OP_COUNT, OP_NR
+	OP_BADCMD, OP_READ, OP_DUP, OP_CLOSE, OP_FORK, OP_COUNT, OP_TEST_AND_ADD,
+	OP_NR
 };
 
 static const char *const op_name[OP_NR] = {
 	"API", "CREATE", "OPEN", "LIST", "LOAD", "ADD", "QUERY", "DELETE",
 	"ADD_UNIQUE", "INFO", "CLEAR", "PUBLISH", "UNPUBLISH", "bad cmd",
-	"read", "dup", "close", "fork", "COUNT",
+	"read", "dup", "close", "fork", "COUNT", "TEST_AND_ADD",
 };
 
 /* A set of errnos (all below 128). */
@@ -95,6 +96,7 @@ static const emask op_errnos[OP_NR] = {
 	[OP_DELETE] = E_BATCH | B(EPERM) | B(EBADF),
 	[OP_ADD_UNIQUE] = E_BATCH | B(ENOSPC) | B(EPERM) | B(EBADF),
 	[OP_COUNT] = E_BATCH,
+	[OP_TEST_AND_ADD] = E_BATCH | B(EPERM) | B(EBADF),
 	[OP_INFO] = E_STRUCT,
 	[OP_CLEAR] = E_STRUCT | B(EPERM) | B(EBADF),
 	[OP_PUBLISH] = E_STRUCT | B(EPERM) | B(EEXIST) | B(EBUSY) | B(EBADF),
@@ -862,18 +864,21 @@ static void fz_load(struct ctx *c)
 /* --- filter fd commands ---------------------------------------------------- */
 
 static const enum op key_ops[] = {
-	OP_ADD, OP_QUERY, OP_DELETE, OP_ADD_UNIQUE, OP_COUNT,
+	OP_ADD, OP_QUERY, OP_DELETE, OP_ADD_UNIQUE, OP_COUNT, OP_TEST_AND_ADD,
 };
 static const unsigned long key_cmds[] = {
 	MEMFILTER_IOC_ADD, MEMFILTER_IOC_QUERY, MEMFILTER_IOC_DELETE,
 	MEMFILTER_IOC_ADD_UNIQUE, MEMFILTER_IOC_COUNT,
+	MEMFILTER_IOC_TEST_AND_ADD,
 };
+#define NKEY_OPS (sizeof(key_ops) / sizeof(key_ops[0]))
 
 static void fz_keys(struct ctx *c, int p)
 {
 	struct expect x = { .env = B(ENOMEM) };
 	struct memfilter_keys *k;
-	int which = below(&c->r, 5), bad_keys = 0, bad_lens = 0, bad_res = 0;
+	int which = below(&c->r, NKEY_OPS), bad_keys = 0, bad_lens = 0,
+	    bad_res = 0;
 	size_t bytes = 0, cap = c->buf_size / 2;
 	__u32 *lens = (__u32 *)(c->buf + cap), size, late_bad = 0;
 	bool tracked = c->pool[p].tracked, lens_known = true, long_key = false;
@@ -994,6 +999,9 @@ static void fz_keys(struct ctx *c, int p)
 	if (c->pool[p].type && c->pool[p].type != MEMFILTER_TYPE_CUCKOO &&
 	    op == OP_COUNT)
 		violate(&x, "COUNT on Bloom/window", B(EOPNOTSUPP), R_ACCEPTED);
+	/* TEST_AND_ADD: Bloom and window only, refused even with no keys */
+	if (c->pool[p].type == MEMFILTER_TYPE_CUCKOO && op == OP_TEST_AND_ADD)
+		violate(&x, "TEST_AND_ADD on cuckoo", B(EOPNOTSUPP), R_ACCEPTED);
 	if (!c->pool[p].writable && op != OP_QUERY && op != OP_COUNT)
 		violate(&x, "a read-only fd", B(EBADF), R_RO_WRITE);
 	if (c->pool[p].type == MEMFILTER_TYPE_CUCKOO &&
@@ -1132,7 +1140,7 @@ static void fz_badcmd(struct ctx *c, int p)
 		break;
 	default:
 		/* the other kind of fd's commands */
-		cmd = fd == c->dev ? key_cmds[below(&c->r, 5)] :
+		cmd = fd == c->dev ? key_cmds[below(&c->r, NKEY_OPS)] :
 			dev_cmds[below(&c->r, 5)];
 	}
 	memset(c->arg, 0, 512);
@@ -1525,10 +1533,17 @@ static void owner_check(struct owner *o, int fd, const char *what)
 static void owner_add(struct owner *o, bool unique)
 {
 	enum op op = unique ? OP_ADD_UNIQUE : OP_ADD;
+	unsigned long cmd = unique ? MEMFILTER_IOC_ADD_UNIQUE :
+			    MEMFILTER_IOC_ADD;
 	__u32 n = 1 + below(&o->c.r, 600), m = 0, done;
 
 	if (o->type == MEMFILTER_TYPE_BLOOM && unique)
 		return;
+	/* Bloom: TEST_AND_ADD half the time; every live key was present. */
+	if (o->type == MEMFILTER_TYPE_BLOOM && chance(&o->c.r, 50)) {
+		op = OP_TEST_AND_ADD;
+		cmd = MEMFILTER_IOC_TEST_AND_ADD;
+	}
 	if (o->ids < MODEL_MAX && atomic_exchange(&inject, 0)) {
 		/* a key never given to the kernel, counted as added */
 		o->injected = o->ids;
@@ -1549,11 +1564,23 @@ static void owner_add(struct owner *o, bool unique)
 		}
 		o->batch[m++] = id;
 	}
-	owner_batch(o, op, unique ? MEMFILTER_IOC_ADD_UNIQUE :
-		    MEMFILTER_IOC_ADD, o->batch, m, &done);
+	owner_batch(o, op, cmd, o->batch, m, &done);
 	for (__u32 i = 0; i < done && i < m; i++) {
-		if (!res_bit(o->res, i))
+		if (op == OP_TEST_AND_ADD) {
+			/* a key added before this call: "was present" */
+			if (o->count[o->batch[i]] && !res_bit(o->res, i)) {
+				atomic_fetch_add(&sh->false_negatives, 1);
+				if (!atomic_exchange(&sh->fn_claimed, 1))
+					snprintf(sh->fn_example,
+						 sizeof(sh->fn_example),
+						 "TEST_AND_ADD: Bloom key #%llu (%u copies) was absent",
+						 (unsigned long long)o->batch[i],
+						 o->count[o->batch[i]]);
+			}
+			atomic_fetch_add(&sh->checked_keys, 1);
+		} else if (!res_bit(o->res, i)) {
 			continue;
+		}
 		if (!o->count[o->batch[i]]++)
 			o->live++;
 	}
