@@ -58,10 +58,12 @@ section tap fuzz.ioctl \$MF/bin/ioctl_fuzz_test
 section tap module.unload tap_check "rmmod memfilter" unload_memfilter
 exit \$failed
 EOF
-smp=2
-# Stock kernels boot on one vCPU (tests/qemu/vm.sh, Documentation/testing.rst).
-[ "$kernel" = debug ] || smp=1
+smp=2 kmods=()
+# Stock kernels boot on one vCPU (tests/qemu/vm.sh, Documentation/testing.rst)
+# and load their own dm-mod, which memfilter.ko's dedup target needs.
+[ "$kernel" = debug ] || { smp=1; kmods=(--kmods "$(dirname "$vmlinuz")/kmods"); }
 tests/qemu/vm.sh --kernel "$vmlinuz" --ko "build/kbuild/fuzz-$kernel" --smp $smp \
+	"${kmods[@]}" \
 	--bin "$work/bin" --script "$work/run.sh" --out "$log" \
 	--timeout $((secs + 600)) || echo "vm: fuzz run failed"
 kunit=()

@@ -24,7 +24,8 @@ echo "### BEGIN report"
 echo "### END report"
 GUEST
 "$TOP/tests/qemu/vm.sh" --kernel "$vmlinuz" --ko "$work/ko" --bin "$bindir" \
-	--script "$work/run.sh" --smp 1 --out "$work/log" --timeout 1200 >/dev/null
+	--script "$work/run.sh" --smp 1 --kmods "$(dirname "$vmlinuz")/kmods" \
+	--out "$work/log" --timeout 1200 >/dev/null
 sed -n '/^### BEGIN report/,/^### END report/p' "$work/log" |
 	sed '1d;$d' >"$work/report.md"
 [ -s "$work/report.md" ] || die "no report in the guest log"
