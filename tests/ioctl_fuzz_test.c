@@ -67,13 +67,14 @@ enum op {
 	OP_API, OP_CREATE, OP_OPEN, OP_LIST, OP_LOAD, OP_ADD, OP_QUERY,
 	OP_DELETE, OP_ADD_UNIQUE, OP_INFO, OP_CLEAR, OP_PUBLISH, OP_UNPUBLISH,
 	OP_BADCMD, OP_READ, OP_DUP, OP_CLOSE, OP_FORK, OP_COUNT, OP_TEST_AND_ADD,
-	OP_NR
+	OP_ROTATE, OP_NR
 };
 
 static const char *const op_name[OP_NR] = {
 	"API", "CREATE", "OPEN", "LIST", "LOAD", "ADD", "QUERY", "DELETE",
 	"ADD_UNIQUE", "INFO", "CLEAR", "PUBLISH", "UNPUBLISH", "bad cmd",
 	"read", "dup", "close", "fork", "COUNT", "TEST_AND_ADD",
+	"ROTATE",
 };
 
 /* A set of errnos (all below 128). */
@@ -99,6 +100,7 @@ static const emask op_errnos[OP_NR] = {
 	[OP_TEST_AND_ADD] = E_BATCH | B(EPERM) | B(EBADF),
 	[OP_INFO] = E_STRUCT,
 	[OP_CLEAR] = E_STRUCT | B(EPERM) | B(EBADF),
+	[OP_ROTATE] = E_STRUCT | B(EPERM) | B(EBADF),
 	[OP_PUBLISH] = E_STRUCT | B(EPERM) | B(EEXIST) | B(EBUSY) | B(EBADF),
 	[OP_UNPUBLISH] = E_STRUCT | B(EPERM) | B(ENOENT) | B(EBADF),
 	[OP_BADCMD] = B(ENOTTY),
@@ -1073,6 +1075,24 @@ static void fz_clear(struct ctx *c, int p)
 				 MEMFILTER_IOC_CLEAR, cl));
 }
 
+/* ROTATE: window filters only; the pool holds Bloom and cuckoo filters. */
+static void fz_rotate(struct ctx *c, int p)
+{
+	struct expect x = { 0 };
+	struct memfilter_rotate *ro;
+	__u32 size;
+
+	ro = arg_struct(c, sizeof(*ro), sizeof(*ro), &x, &size);
+	ro->size = size;
+	bad_fields(c, &x, &ro->flags, NULL, NULL, R_ACCEPTED);
+	if (!c->pool[p].writable)
+		violate(&x, "a read-only fd", B(EBADF), R_RO_WRITE);
+	if (c->pool[p].type && c->pool[p].type != MEMFILTER_TYPE_WINDOW)
+		violate(&x, "ROTATE on Bloom/cuckoo", B(EOPNOTSUPP), R_ACCEPTED);
+	judge(OP_ROTATE, &x, call(c, OP_ROTATE, c->pool[p].fd,
+				  MEMFILTER_IOC_ROTATE, ro));
+}
+
 static void fz_name(struct ctx *c, int p, bool publish)
 {
 	struct expect x = { 0 };
@@ -1261,8 +1281,10 @@ static void chaos_op(struct ctx *c)
 		fz_create(c);
 	} else if (pick < 640) {
 		fz_keys(c, p);
-	} else if (pick < 720) {
+	} else if (pick < 700) {
 		fz_info(c, p);
+	} else if (pick < 720) {
+		fz_rotate(c, p);
 	} else if (pick < 760) {
 		fz_clear(c, p);
 	} else if (pick < 800) {
