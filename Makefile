@@ -270,9 +270,9 @@ bench: bench-cuckoo
 WINDOW_BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c \
 	core/window.c core/window_avx2.c
 
-bench/window_bench: bench/window_bench.c \
+bench/window_bench: bench/window_bench.c bench/bench_util.h \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(WINDOW_BENCH_CORE))
-	$(CC) $(BENCH_CFLAGS) -Wall -Werror -o $@ $^
+	$(CC) $(BENCH_CFLAGS) -Wall -Werror -o $@ $(filter-out %.h,$^)
 
 .PHONY: bench-window
 bench-window: bench/window_bench
@@ -290,9 +290,9 @@ bench-offline:
 # --- the dedup target's CPU cost per block -----------------------------------
 DM_BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c
 
-bench/dm_bench: bench/dm_bench.c \
+bench/dm_bench: bench/dm_bench.c bench/bench_util.h \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(DM_BENCH_CORE))
-	$(CC) $(BENCH_CFLAGS) -Wall -Werror -o $@ $^
+	$(CC) $(BENCH_CFLAGS) -Wall -Werror -o $@ $(filter-out %.h,$^)
 
 .PHONY: bench-dm
 bench-dm: bench/dm_bench

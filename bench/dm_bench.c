@@ -20,27 +20,11 @@
 #include <time.h>
 
 #include "bloom.h"
+#include "bench_util.h"
 
 #define REPS	9
 #define BLOCK	4096
 #define FPR_PPB	10000000ULL	/* 1% */
-
-static double db_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static u64 db_rng(u64 *s)
-{
-	u64 z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static u8 *db_blocks(size_t n, u64 seed)
 {
@@ -49,7 +33,7 @@ static u8 *db_blocks(size_t n, u64 seed)
 	if (!p)
 		abort();
 	for (size_t i = 0; i < n * BLOCK; i += 8) {
-		u64 v = db_rng(&seed);
+		u64 v = bench_splitmix64(&seed);
 
 		memcpy(p + i, &v, 8);
 	}
@@ -64,7 +48,7 @@ static double db_filter(struct memfilter_bloom *b, const u8 *blocks,
 	double best = 1e30;
 
 	for (int r = 0; r < REPS; r++) {
-		double t0 = db_now(), t;
+		double t0 = bench_now_ns(), t;
 
 		for (size_t i = 0; i < n; i++) {
 			u64 key[2] = { i + (u64)r * n,
@@ -76,7 +60,7 @@ static double db_filter(struct memfilter_bloom *b, const u8 *blocks,
 			memfilter_bloom_test_and_add_hashes(b, &h, 1, &bm);
 			sink += bm;
 		}
-		t = (db_now() - t0) / n;
+		t = (bench_now_ns() - t0) / n;
 		if (t < best)
 			best = t;
 	}
@@ -90,14 +74,14 @@ static double db_memcmp(const u8 *a, const u8 *c, size_t n, size_t nblocks)
 	double best = 1e30;
 
 	for (int r = 0; r < REPS; r++) {
-		double t0 = db_now(), t;
+		double t0 = bench_now_ns(), t;
 
 		for (size_t i = 0; i < n; i++) {
 			size_t o = (i % nblocks) * BLOCK;
 
 			sink += memcmp(a + o, c + o, BLOCK);
 		}
-		t = (db_now() - t0) / n;
+		t = (bench_now_ns() - t0) / n;
 		if (t < best)
 			best = t;
 	}
@@ -134,7 +118,7 @@ int main(int argc, char **argv)
 		abort();
 	memset(b.words, 0, memfilter_bloom_bytes(&b.p));
 	for (int i = 0; i < 1 << 19; i++)
-		memfilter_bloom_add_hash(&b, db_rng(&seed));
+		memfilter_bloom_add_hash(&b, bench_splitmix64(&seed));
 
 	printf("memfilter-dedup CPU cost per 4 KiB block, ns, best of %d.\n\n",
 	       REPS);

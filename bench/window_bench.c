@@ -18,18 +18,11 @@
 #include <time.h>
 
 #include "window.h"
+#include "bench_util.h"
 
 #define REPS	11
 #define GENS	4
 #define FPR_PPB	10000000ULL	/* 1% */
-
-static double wb_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 static void *wb_zalloc(u64 bytes)
 {
@@ -41,22 +34,13 @@ static void *wb_zalloc(u64 bytes)
 	return p;
 }
 
-static u64 wb_rng(u64 *s)
-{
-	u64 z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* @n hashes of distinct keys, as the filters' XXH64 hasher would give. */
 static u64 *wb_hashes(size_t n, u64 seed)
 {
 	u64 *h = malloc(n * sizeof(*h));
 
 	for (size_t i = 0; i < n; i++)
-		h[i] = wb_rng(&seed);
+		h[i] = bench_splitmix64(&seed);
 	return h;
 }
 
@@ -78,7 +62,7 @@ static double wb_run(struct wb_pair *f, bool window, enum wb_op op,
 
 	for (int r = 0; r < REPS; r++) {
 		const u64 *h = hashes + (op == WB_QUERY ? 0 : r * n);
-		double t0 = wb_now(), t;
+		double t0 = bench_now_ns(), t;
 
 		if (window && op == WB_QUERY)
 			memfilter_window_contains_hashes(&f->w, h, n, bm);
@@ -92,7 +76,7 @@ static double wb_run(struct wb_pair *f, bool window, enum wb_op op,
 			memfilter_bloom_add_hashes(&f->b, h, n);
 		else
 			memfilter_bloom_test_and_add_hashes(&f->b, h, n, bm);
-		t = (wb_now() - t0) / n;
+		t = (bench_now_ns() - t0) / n;
 		if (t < best)
 			best = t;
 	}
@@ -131,7 +115,7 @@ static void wb_size(const char *what, u64 per_gen, size_t nq)
 			size_t m = per_gen - done < piece ? per_gen - done : piece;
 
 			for (size_t i = 0; i < m; i++)
-				fill[i] = wb_rng(&seed);
+				fill[i] = bench_splitmix64(&seed);
 			memfilter_window_add_hashes(&f.w, fill, m);
 			memfilter_bloom_add_hashes(&f.b, fill, m);
 			for (size_t i = 0; !done && i < nq / GENS && i < m; i++)
