@@ -11,6 +11,7 @@ static const struct memfilter_type_ops *const memfilter_types[] = {
 	[MEMFILTER_TYPE_BLOOM] = &memfilter_bloom_ops,
 	[MEMFILTER_TYPE_CUCKOO] = &memfilter_cuckoo_ops,
 	[MEMFILTER_TYPE_WINDOW] = &memfilter_window_ops,
+	[MEMFILTER_TYPE_GROW] = &memfilter_grow_ops,
 };
 
 /**
@@ -83,6 +84,12 @@ int memfilter_create_params(const struct memfilter_create *c,
 	if (c->type != MEMFILTER_TYPE_WINDOW &&
 	    (c->generations || c->window_flags || c->period_ms))
 		return -EINVAL;
+	/* The growing filter's likewise. */
+	if (c->type != MEMFILTER_TYPE_GROW &&
+	    (c->grow_max || c->grow_factor || c->grow_ratio_pct))
+		return -EINVAL;
+	if (c->__reserved)
+		return -EOPNOTSUPP;
 	*ops = memfilter_type_ops(c->type);
 	if (!*ops)
 		return -EOPNOTSUPP;
@@ -116,7 +123,11 @@ void memfilter_state_info(const struct memfilter_type_ops *ops,
 		info->seed = h->seed;
 	else
 		info->status |= MEMFILTER_STATUS_KEYED;
-	/* Window filters say it of their current generation themselves. */
-	if (info->keys > info->capacity && !info->generations)
+	/*
+	 * Window filters say it of their current generation themselves;
+	 * growing filters never overfill (a full sub-filter makes a new one).
+	 */
+	if (info->keys > info->capacity && !info->generations &&
+	    !info->subfilters)
 		info->status |= MEMFILTER_STATUS_OVERFILL;
 }

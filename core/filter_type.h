@@ -21,6 +21,7 @@
 #include "bloom.h"
 #include "compat.h"
 #include "cuckoo.h"
+#include "grow.h"
 #include "window.h"
 
 /* The shape of a filter of any type, its hasher included. */
@@ -28,6 +29,7 @@ union memfilter_params {
 	struct memfilter_bloom_params bloom;
 	struct memfilter_cuckoo_params cuckoo;
 	struct memfilter_window_params window;
+	struct memfilter_grow_params grow;
 };
 
 /* A filter of any type: its parameters and its view of its table. */
@@ -35,6 +37,7 @@ union memfilter_state {
 	struct memfilter_bloom bloom;
 	struct memfilter_cuckoo cuckoo;
 	struct memfilter_window window;
+	struct memfilter_grow grow;
 };
 
 struct memfilter_image_desc;
@@ -95,6 +98,16 @@ struct memfilter_image_desc;
  *	writers first copy out the steps they are about to change
  * @copy_step: copy step @k of @steps unless a writer already did
  * @copy_end: stop; every step has been copied
+ * @next_bytes: for types that grow (their @add stops with -ENOSPC when
+ *	the part in use is full and no next part was attached): bytes of
+ *	the next part, 0 if the filter cannot grow. The owner allocates
+ *	them (64-byte aligned, zeroed; it frees them after the filter) and
+ *	hands them to @attach, in process context, one grower at a time,
+ *	never during an @image. NULL: the type never grows.
+ * @wants_next: the owner should attach the next part ahead now (cheap,
+ *	lockless: the module asks after every add)
+ * @attach: make the next part on memory of @next_bytes bytes; safe
+ *	against concurrent adds and queries
  */
 struct memfilter_type_ops {
 	u32 type;
@@ -140,11 +153,15 @@ struct memfilter_type_ops {
 			   struct memfilter_image_desc *d);
 	void (*copy_step)(union memfilter_state *s, u64 k);
 	void (*copy_end)(union memfilter_state *s);
+	u64 (*next_bytes)(const union memfilter_state *s);
+	bool (*wants_next)(const union memfilter_state *s);
+	void (*attach)(union memfilter_state *s, void *mem);
 };
 
 extern const struct memfilter_type_ops memfilter_bloom_ops;
 extern const struct memfilter_type_ops memfilter_cuckoo_ops;
 extern const struct memfilter_type_ops memfilter_window_ops;
+extern const struct memfilter_type_ops memfilter_grow_ops;
 
 const struct memfilter_type_ops *memfilter_type_ops(u32 type);
 int memfilter_create_params(const struct memfilter_create *c,

@@ -188,9 +188,11 @@ static int mf_count_window(struct memfilter *f, const struct memfilter_keys *k,
 
 /*
  * One batch command: keys in, hashed by window, @op on each window, whose
- * result bits go out; @op NULL: COUNT, a byte per key.
+ * result bits go out; @op NULL: COUNT, a byte per key. @has_op: the
+ * filter's type has the operation; a command it lacks fails with
+ * EOPNOTSUPP even with no keys, before anything else is checked.
  */
-static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op)
+static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op, bool has_op)
 {
 	struct memfilter_keys *k = ucmd->cmd;
 	struct memfilter *f = ucmd->f;
@@ -200,6 +202,8 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op)
 	u64 off = 0;
 	int ret = 0, ret2;
 
+	if (!has_op)
+		return -EOPNOTSUPP;
 	if (k->flags)
 		return -EOPNOTSUPP;
 	if (k->count > MEMFILTER_BATCH_MAX || k->key_size > MEMFILTER_KEY_MAX)
@@ -246,58 +250,55 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op)
 	return ret ?: ret2;
 }
 
+/* Adds may sleep here: a growing filter grows rather than say EAGAIN. */
 static int mf_cmd_add(struct memfilter_ucmd *ucmd)
 {
-	return mf_cmd_keys(ucmd, memfilter_filter_add);
+	return mf_cmd_keys(ucmd, memfilter_filter_add_sleepable,
+			   ucmd->f->ops->add);
 }
 
 static int mf_cmd_query(struct memfilter_ucmd *ucmd)
 {
-	return mf_cmd_keys(ucmd, mf_query);
+	return mf_cmd_keys(ucmd, mf_query, ucmd->f->ops->contains);
 }
 
-/* A command the filter's type lacks fails even with no keys. */
 static int mf_cmd_delete(struct memfilter_ucmd *ucmd)
 {
-	if (!ucmd->f->ops->delete)
-		return -EOPNOTSUPP;
-	return mf_cmd_keys(ucmd, memfilter_filter_delete);
+	return mf_cmd_keys(ucmd, memfilter_filter_delete, ucmd->f->ops->delete);
 }
 
 static int mf_cmd_add_unique(struct memfilter_ucmd *ucmd)
 {
-	if (!ucmd->f->ops->add_unique)
-		return -EOPNOTSUPP;
-	return mf_cmd_keys(ucmd, memfilter_filter_add_unique);
+	return mf_cmd_keys(ucmd, memfilter_filter_add_unique,
+			   ucmd->f->ops->add_unique);
 }
 
 static int mf_cmd_test_and_add(struct memfilter_ucmd *ucmd)
 {
-	if (!ucmd->f->ops->test_and_add)
-		return -EOPNOTSUPP;
-	return mf_cmd_keys(ucmd, memfilter_filter_test_and_add);
+	return mf_cmd_keys(ucmd, memfilter_filter_test_and_add_sleepable,
+			   ucmd->f->ops->test_and_add);
 }
 
-/* A type that cannot count refuses even an empty batch. */
 static int mf_cmd_count(struct memfilter_ucmd *ucmd)
 {
-	if (!ucmd->f->ops->count)
-		return -EOPNOTSUPP;
-	return mf_cmd_keys(ucmd, NULL);
+	return mf_cmd_keys(ucmd, NULL, ucmd->f->ops->count);
 }
 
-/* Window filters: each generation, into the caller's optional array. */
+/*
+ * Window filters' generations, growing filters' sub-filters: into the
+ * caller's optional array.
+ */
 static int mf_info_gens(struct memfilter *f, struct memfilter_info *info,
 			u64 ugens, u32 count)
 {
 	struct memfilter_generation *g;
 	int ret = 0;
 
-	g = kcalloc(MEMFILTER_WINDOW_MAX_GENS, sizeof(*g), GFP_KERNEL);
+	g = kcalloc(MEMFILTER_INFO_PARTS_MAX, sizeof(*g), GFP_KERNEL);
 	if (!g)
 		return -ENOMEM;
 	info->gens = ugens;
-	info->gens_count = memfilter_window_gens(f, g);
+	info->gens_count = memfilter_filter_parts(f, g);
 	count = min(count, info->gens_count);
 	if (ugens && count &&
 	    copy_to_user(u64_to_user_ptr(ugens), g, count * sizeof(*g)))
@@ -328,7 +329,7 @@ static int mf_cmd_rotate(struct memfilter_ucmd *ucmd)
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	return memfilter_rotate(ucmd->f);
+	return memfilter_filter_rotate(ucmd->f);
 }
 
 static int mf_cmd_clear(struct memfilter_ucmd *ucmd)

@@ -48,6 +48,22 @@ static struct workqueue_struct *mf_wq;
 DEFINE_MUTEX(memfilter_names_lock);
 LIST_HEAD(memfilter_all_filters);
 
+/* Types without kernel-side state. */
+static const struct memfilter_kops mf_no_kops;
+
+/* The kernel-side hooks of each type that has any (struct memfilter_kops). */
+static const struct memfilter_kops *const mf_kops[] = {
+	[MEMFILTER_TYPE_WINDOW] = &memfilter_window_kops,
+	[MEMFILTER_TYPE_GROW] = &memfilter_grow_kops,
+};
+
+static const struct memfilter_kops *mf_kops_of(u32 type)
+{
+	if (type < ARRAY_SIZE(mf_kops) && mf_kops[type])
+		return mf_kops[type];
+	return &mf_no_kops;
+}
+
 static void mf_filter_free_work(struct work_struct *work)
 {
 	struct memfilter *f = container_of(to_rcu_work(work), struct memfilter,
@@ -56,7 +72,8 @@ static void mf_filter_free_work(struct work_struct *work)
 	mutex_lock(&memfilter_names_lock);
 	list_del(&f->all);
 	mutex_unlock(&memfilter_names_lock);
-	memfilter_rotation_stop(f);
+	if (f->kops->free)
+		f->kops->free(f);
 	kvfree(f->mem);
 	free_percpu(f->stats);
 	atomic64_sub(f->bytes, &mf_total_bytes);
@@ -195,13 +212,15 @@ struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
 	}
 
 	f->ops = ops;
+	f->kops = mf_kops_of(ops->type);
 	f->flags = flags;
 	ops->init(&f->s, p, PTR_ALIGN(f->mem, MEMFILTER_BLOOM_BLOCK_BYTES));
 	refcount_set(&f->ref, 1);
 	spin_lock_init(&f->lock);
 	mutex_init(&f->dump_lock);
 	INIT_RCU_WORK(&f->free_work, mf_filter_free_work);
-	memfilter_rotation_init(f);
+	if (f->kops->init)
+		f->kops->init(f);
 	f->id = atomic64_inc_return(&mf_next_id);
 
 	mutex_lock(&memfilter_names_lock);
@@ -238,8 +257,8 @@ struct memfilter *memfilter_filter_create(const struct memfilter_create *c)
 	ret = memfilter_create_params(c, &ops, &p);
 	f = ret ? ERR_PTR(ret) : memfilter_filter_alloc(ops, c->flags, &p);
 	memzero_explicit(&p, sizeof(p));
-	if (!IS_ERR(f))
-		memfilter_rotation_start(f);
+	if (!IS_ERR(f) && f->kops->start)
+		f->kops->start(f);
 	return f;
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_create);
@@ -452,8 +471,8 @@ static int mf_filter_write(struct memfilter *f, mf_write_op op,
 		ret = op(&f->s, hashes, n, result, done);
 		rcu_read_unlock();
 	}
-	if (!deletes)
-		memfilter_rotation_added(f);
+	if (!deletes && f->kops->added)
+		ret = f->kops->added(f, ret);
 	count = bitmap_weight(result, *done);
 	if (deletes)
 		this_cpu_add(f->stats->deletes, count);
@@ -470,15 +489,126 @@ static int mf_filter_write(struct memfilter *f, mf_write_op op,
  * @hashes: the keys' hashes (memfilter_filter_hash())
  * @n: how many
  * @result: bitmap of @n bits, written: set when the key was added
- * @done: out: how many hashes were processed (< @n only on -ENOSPC)
+ * @done: out: how many hashes were processed (< @n only on error)
  *
  * Context: any but hard interrupt; does not sleep.
- * Return: 0, or -ENOSPC when the filter is full (nothing in it lost).
+ * Return: 0, or -ENOSPC when the filter is full (nothing in it lost), or
+ * -EAGAIN when a growing filter's newest sub-filter is full and its
+ * worker is preparing the next (retry later, or from process context
+ * memfilter_filter_add_sleepable()).
  */
 int memfilter_filter_add(struct memfilter *f, const u64 *hashes, u32 n,
 			 unsigned long *result, u32 *done)
 {
 	return mf_filter_write(f, f->ops->add, hashes, n, result, done, false);
+}
+
+typedef int (*mf_filter_fn)(struct memfilter *f, const u64 *hashes, u32 n,
+			    unsigned long *result, u32 *done);
+
+/*
+ * @fn, and while it says -EAGAIN (a growing filter's newest sub-filter is
+ * full and no worker made the next yet), make room here and go on with
+ * the keys not yet done.
+ */
+static int mf_filter_sleepable(struct memfilter *f, mf_filter_fn fn,
+			       const u64 *hashes, u32 n, unsigned long *result,
+			       u32 *done)
+{
+	unsigned long *part;
+	u32 d = 0, got, j;
+	int ret;
+
+	might_sleep();
+	ret = fn(f, hashes, n, result, &d);
+	while (ret == -EAGAIN) {
+		ret = f->kops->make_room ? f->kops->make_room(f) : -ENOSPC;
+		if (ret) {
+			if (ret == -ENOSPC)
+				this_cpu_inc(f->stats->failed);
+			break;
+		}
+		part = bitmap_zalloc(n - d, GFP_KERNEL);
+		if (!part) {
+			ret = -ENOMEM;
+			break;
+		}
+		ret = fn(f, hashes + d, n - d, part, &got);
+		for (j = 0; j < got; j++)
+			if (test_bit(j, part))
+				__set_bit(d + j, result);
+		bitmap_free(part);
+		d += got;
+	}
+	*done = d;
+	return ret;
+}
+
+/**
+ * memfilter_filter_add_sleepable() - add a batch, making room if needed
+ * @f: the filter
+ * @hashes: the keys' hashes (memfilter_filter_hash())
+ * @n: how many
+ * @result: bitmap of @n bits, written: set when the key was added
+ * @done: out: how many hashes were processed (< @n only on error)
+ *
+ * memfilter_filter_add() for callers that may sleep (ioctls): a growing
+ * filter whose newest sub-filter is full gets its next one here rather
+ * than from its worker, so the caller sees -ENOSPC only at the filter's
+ * limits, never -EAGAIN.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOSPC (nothing in the filter lost), -ENOMEM.
+ */
+int memfilter_filter_add_sleepable(struct memfilter *f, const u64 *hashes,
+				   u32 n, unsigned long *result, u32 *done)
+{
+	return mf_filter_sleepable(f, memfilter_filter_add, hashes, n, result,
+				   done);
+}
+
+/**
+ * memfilter_filter_test_and_add_sleepable() - test-and-add, making room
+ * @f: the filter
+ * @hashes: the keys' hashes (memfilter_filter_hash())
+ * @n: how many
+ * @result: as for memfilter_filter_test_and_add()
+ * @done: out: how many hashes were processed (< @n only on error)
+ *
+ * Context: process context, may sleep.
+ * Return: as memfilter_filter_add_sleepable(), or -EOPNOTSUPP.
+ */
+int memfilter_filter_test_and_add_sleepable(struct memfilter *f,
+					    const u64 *hashes, u32 n,
+					    unsigned long *result, u32 *done)
+{
+	return mf_filter_sleepable(f, memfilter_filter_test_and_add, hashes, n,
+				   result, done);
+}
+
+/**
+ * memfilter_filter_rotate() - MEMFILTER_IOC_ROTATE
+ * @f: the filter
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -EOPNOTSUPP for a type that does not rotate.
+ */
+int memfilter_filter_rotate(struct memfilter *f)
+{
+	return f->kops->rotate ? f->kops->rotate(f) : -EOPNOTSUPP;
+}
+
+/**
+ * memfilter_filter_parts() - a filter's generations or sub-filters, for INFO
+ * @f: the filter
+ * @g: out: MEMFILTER_INFO_PARTS_MAX entries, the first ones filled
+ *
+ * Context: process context, may sleep.
+ * Return: how many it has (0 for types without parts).
+ */
+u32 memfilter_filter_parts(struct memfilter *f, struct memfilter_generation *g)
+{
+	return f->kops->info_parts ? f->kops->info_parts(f, g) : 0;
 }
 
 /**
@@ -529,7 +659,8 @@ int memfilter_filter_delete(struct memfilter *f, const u64 *hashes, u32 n,
  * Counts as @n queries (hits: the keys that were present) and @n adds.
  *
  * Context: any but hard interrupt; lockless, does not sleep.
- * Return: 0, or -EOPNOTSUPP for a type without it (cuckoo).
+ * Return: 0, -EAGAIN or -ENOSPC (growing filters, as memfilter_filter_add()),
+ * or -EOPNOTSUPP for a type without it (cuckoo).
  */
 int memfilter_filter_test_and_add(struct memfilter *f, const u64 *hashes,
 				  u32 n, unsigned long *result, u32 *done)
@@ -544,7 +675,8 @@ int memfilter_filter_test_and_add(struct memfilter *f, const u64 *hashes,
 	rcu_read_lock();
 	ret = f->ops->test_and_add(&f->s, hashes, n, result, done);
 	rcu_read_unlock();
-	memfilter_rotation_added(f);
+	if (f->kops->added)
+		ret = f->kops->added(f, ret);
 	this_cpu_add(f->stats->queries, *done);
 	this_cpu_add(f->stats->hits, bitmap_weight(result, *done));
 	this_cpu_add(f->stats->adds, *done);

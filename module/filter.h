@@ -43,9 +43,75 @@ struct memfilter_rotation {
 };
 
 /**
+ * struct memfilter_growth - a growing filter's sub-filter allocations (grow.c)
+ * @work: prepares the next sub-filter when the newest fills up
+ * @lock: serializes growth, and keeps it out of image dumps
+ * @raw: the allocation of each sub-filter added after creation or load
+ *	(NULL for those in the filter's own table memory)
+ * @full: the last try to grow hit the filter's limits: atomic-context
+ *	adds get -ENOSPC, not -EAGAIN
+ */
+struct memfilter_growth {
+	struct work_struct work;
+	struct mutex lock;	/* growth; dumps */
+	void *raw[MEMFILTER_GROW_MAX_SUBS];
+	bool full;
+};
+
+struct memfilter;
+
+/**
+ * struct memfilter_kops - a filter type's kernel-side state, in the module
+ *
+ * The type's table (core/filter_type.h) is shared with userspace; what
+ * only the module has (timers, work items, allocations after creation)
+ * hangs off these hooks, one table per type that needs any
+ * (memfilter_kops_of()). Every hook is optional.
+ *
+ * @init: set up the kernel-side state of a filter just allocated
+ *	(process context, cannot fail)
+ * @start: the filter is complete (created, or loaded from an image) and
+ *	not yet shared: arm its timers
+ * @added: a batch was added with result @ret (any context but hard
+ *	interrupt; must not sleep): queue what the filter's new fill asks
+ *	for. Return: the result to report (-EAGAIN for "full until a worker
+ *	makes room"; @make_room may make it now).
+ * @make_room: an add in process context got -EAGAIN from @added: make
+ *	room now (may sleep). Return: 0 if the add should be retried, else
+ *	-ENOSPC or -ENOMEM.
+ * @rotate: MEMFILTER_IOC_ROTATE (process context); NULL: -EOPNOTSUPP
+ * @image_begin: a dump starts: keep out what would change the table's
+ *	shape (rotations, growth) until @image_end
+ * @image_end: the dump is done
+ * @info_parts: for INFO: fill the filter's generations or sub-filters,
+ *	at most MEMFILTER_INFO_PARTS_MAX; return how many it has
+ * @free: the filter is unreachable and about to be freed: stop and free
+ *	the kernel-side state (process context, may sleep)
+ */
+struct memfilter_kops {
+	void (*init)(struct memfilter *f);
+	void (*start)(struct memfilter *f);
+	int (*added)(struct memfilter *f, int ret);
+	int (*make_room)(struct memfilter *f);
+	int (*rotate)(struct memfilter *f);
+	void (*image_begin)(struct memfilter *f);
+	void (*image_end)(struct memfilter *f);
+	u32 (*info_parts)(struct memfilter *f, struct memfilter_generation *g);
+	void (*free)(struct memfilter *f);
+};
+
+/* The most entries an info_parts hook fills in. */
+#define MEMFILTER_INFO_PARTS_MAX \
+	MAX(MEMFILTER_WINDOW_MAX_GENS, MEMFILTER_GROW_MAX_SUBS)
+
+extern const struct memfilter_kops memfilter_window_kops;
+extern const struct memfilter_kops memfilter_grow_kops;
+
+/**
  * struct memfilter - one filter
  * @ref: references: each fd, the published name, each in-kernel user
  * @ops: its type's operations
+ * @kops: its type's kernel-side hooks (never NULL; hooks may be)
  * @flags: MEMFILTER_CREATE_* it was created with
  * @s: the filter itself, as its type defines it
  * @mem: the table allocation (kvzalloc, memcg-accounted), unaligned
@@ -56,7 +122,8 @@ struct memfilter_rotation {
  * @pub: its entry in the name table while published, under memfilter_names_lock
  * @all: in the list of every live filter (debugfs), under memfilter_names_lock
  * @free_work: frees the filter after an RCU grace period
- * @rot: rotation state (window filters; set up for every filter)
+ * @rot: rotation state (window filters)
+ * @grow: growth state (growing filters)
  * @id: unique number, for debugfs and logs
  * @owner: effective uid of its creator, who may open it for writing by name
  * @dump_lock: one stepwise table copy at a time (dumps of locked types)
@@ -64,6 +131,7 @@ struct memfilter_rotation {
 struct memfilter {
 	refcount_t ref;
 	const struct memfilter_type_ops *ops;
+	const struct memfilter_kops *kops;
 	u32 flags;
 	union memfilter_state s;
 	void *mem;
@@ -73,7 +141,10 @@ struct memfilter {
 	struct memfilter_name_entry *pub;
 	struct list_head all;
 	struct rcu_work free_work;
-	struct memfilter_rotation rot;
+	union {
+		struct memfilter_rotation rot;
+		struct memfilter_growth grow;
+	};
 	u64 id;
 	kuid_t owner;
 	struct mutex dump_lock;	/* stepwise table copies */
@@ -145,16 +216,20 @@ int memfilter_filter_test_and_add(struct memfilter *f, const u64 *hashes,
 u32 memfilter_filter_count(struct memfilter *f, const u64 *hashes, u32 n,
 			   u8 *counts);
 
-/* window.c: window filters' rotation */
-void memfilter_rotation_init(struct memfilter *f);
-void memfilter_rotation_start(struct memfilter *f);
-void memfilter_rotation_stop(struct memfilter *f);
-void memfilter_rotation_added(struct memfilter *f);
-void memfilter_rotation_lock(struct memfilter *f);
-void memfilter_rotation_unlock(struct memfilter *f);
+int memfilter_filter_add_sleepable(struct memfilter *f, const u64 *hashes,
+				   u32 n, unsigned long *result, u32 *done);
+int memfilter_filter_test_and_add_sleepable(struct memfilter *f,
+					    const u64 *hashes, u32 n,
+					    unsigned long *result, u32 *done);
+int memfilter_filter_rotate(struct memfilter *f);
+u32 memfilter_filter_parts(struct memfilter *f, struct memfilter_generation *g);
+
+/* window.c: window filters' rotation (memfilter_window_kops) */
 int memfilter_rotate(struct memfilter *f);
 bool memfilter_rotate_tick(struct memfilter *f, u64 now);
-u32 memfilter_window_gens(struct memfilter *f, struct memfilter_generation *g);
+
+/* grow.c: growing filters' sub-filters (memfilter_grow_kops) */
+int memfilter_grow_prepare(struct memfilter *f);
 
 /* image.c: filters to and from images */
 struct memfilter *memfilter_filter_load(const u8 __user *uimage, u64 len);

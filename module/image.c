@@ -82,7 +82,8 @@ struct memfilter *memfilter_filter_load(const u8 __user *uimage, u64 len)
 		goto out_put;
 	if (!ops->counts_keys)
 		this_cpu_write(f->stats->adds, d.keys);
-	memfilter_rotation_start(f);
+	if (f->kops->start)
+		f->kops->start(f);
 	return f;
 
 out_put:
@@ -131,7 +132,8 @@ static int mf_copy_stepwise(struct memfilter *f, u8 *payload,
  *
  * Types without a writer lock (Bloom, window) are copied word by word
  * without a lock, yielding: every key added before the call is in the
- * image (bits are only ever set; a window's rotations wait for the copy).
+ * image (bits are only ever set; the type's kernel-side hooks keep a
+ * window's rotations and a growing filter's growth out of the copy).
  * Types with one (cuckoo) are copied as they were when the copy
  * began (fingerprints move), in 16 KiB locked steps. The image counts
  * against max_total_mb until memfilter_filter_image_free(). Whether the
@@ -147,31 +149,40 @@ void *memfilter_filter_image(struct memfilter *f, size_t *len)
 	u8 *image;
 	int ret;
 
+	/* The table's shape (generations, sub-filters) holds still from here. */
+	if (f->kops->image_begin)
+		f->kops->image_begin(f);
 	*len = hdr + f->ops->payload_bytes(f->ops->params_of(&f->s));
 	ret = memfilter_charge(*len);
 	if (ret)
-		return ERR_PTR(ret);
+		goto out_end;
 	image = memfilter_table_alloc(*len);
 	if (!image) {
 		memfilter_uncharge(*len);
-		return ERR_PTR(-ENOMEM);
+		ret = -ENOMEM;
+		goto out_end;
 	}
 
 	if (f->ops->steps) {
 		ret = mf_copy_stepwise(f, image + hdr, &d);
 		if (ret) {
 			memfilter_filter_image_free(image, *len);
-			return ERR_PTR(ret);
+			goto out_end;
 		}
 	} else {
 		/* Types without steps copy with no lock, yielding (filter_type.h). */
-		memfilter_rotation_lock(f);
 		f->ops->image(&f->s, memfilter_filter_added(f), &d, image + hdr);
-		memfilter_rotation_unlock(f);
 	}
+	if (f->kops->image_end)
+		f->kops->image_end(f);
 	memfilter_image_header((struct memfilter_image_header *)image, &d,
 			       image + hdr);
 	return image;
+
+out_end:
+	if (f->kops->image_end)
+		f->kops->image_end(f);
+	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_image);
 

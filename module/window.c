@@ -13,8 +13,8 @@
  * cond_resched() in between, publish it, take a new cookie. Inserts run
  * inside rcu_read_lock() (filter.c runs every writer so), from reading
  * the current generation to their last bit. Queries take no lock. Every
- * filter has a struct memfilter_rotation, set up at allocation; only
- * window filters ever arm it. Times are milliseconds of boot time
+ * window filter has a struct memfilter_rotation, set up at allocation
+ * (memfilter_window_kops, the type's kernel-side hooks). Times are milliseconds of boot time
  * (memfilter_now_ms()), compared by signed differences.
  *
  * Copyright (C) 2026 The memfilter authors.
@@ -24,11 +24,6 @@
 #include <linux/workqueue.h>
 
 #include "filter.h"
-
-static bool mf_is_window(const struct memfilter *f)
-{
-	return f->ops == &memfilter_window_ops;
-}
 
 /* One rotation at time @now, with f->rot.lock held. */
 static void mf_rotate_locked(struct memfilter *f, u64 now)
@@ -113,7 +108,7 @@ static void mf_rotation_work(struct work_struct *work)
  */
 int memfilter_rotate(struct memfilter *f)
 {
-	if (!mf_is_window(f))
+	if (f->ops != &memfilter_window_ops)
 		return -EOPNOTSUPP;
 	mutex_lock(&f->rot.lock);
 	mf_rotate_locked(f, memfilter_now_ms());
@@ -125,94 +120,59 @@ int memfilter_rotate(struct memfilter *f)
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_rotate);
 
-/**
- * memfilter_rotation_init() - set up a new filter's rotation state
- * @f: the filter, just allocated
- *
- * Context: process context.
- */
-void memfilter_rotation_init(struct memfilter *f)
+/* The hooks of memfilter_window_kops: see struct memfilter_kops. */
+
+static void mf_window_kinit(struct memfilter *f)
 {
 	mutex_init(&f->rot.lock);
 	INIT_DELAYED_WORK(&f->rot.work, mf_rotation_work);
 	f->rot.cookie = get_state_synchronize_rcu();
 }
 
-/**
- * memfilter_rotation_start() - start a complete window filter's timer
- * @f: the filter, created or loaded, not yet shared; others are ignored
- *
- * Context: process context.
- */
-void memfilter_rotation_start(struct memfilter *f)
-{
-	if (mf_is_window(f))
-		mf_rotation_arm(f);
-}
-
-/**
- * memfilter_rotation_stop() - stop a filter's timer for good
- * @f: the filter, no longer reachable by anyone
- *
- * Context: process context, may sleep.
- */
-void memfilter_rotation_stop(struct memfilter *f)
+static void mf_window_kfree(struct memfilter *f)
 {
 	cancel_delayed_work_sync(&f->rot.work);
 	mutex_destroy(&f->rot.lock);
 }
 
-/**
- * memfilter_rotation_added() - a batch was added: rotate if it filled up
- * @f: the filter; only window filters rotating by count are concerned
- *
- * Context: any but hard interrupt; does not sleep (queues the work).
- */
-void memfilter_rotation_added(struct memfilter *f)
+/* A batch was added: rotate if it filled the current generation. */
+static int mf_window_added(struct memfilter *f, int ret)
 {
 	const struct memfilter_window *w = &f->s.window;
 
-	if (mf_is_window(f) && (w->p.flags & MEMFILTER_WINDOW_ROTATE_BY_COUNT) &&
+	if ((w->p.flags & MEMFILTER_WINDOW_ROTATE_BY_COUNT) &&
 	    READ_ONCE(w->gen_keys[memfilter_window_current(w)]) >=
 	    w->p.gen.capacity)
 		mod_delayed_work(system_unbound_wq, &f->rot.work, 0);
+	return ret;
 }
 
-/**
- * memfilter_rotation_lock() - keep rotations out (image dumps)
- * @f: the filter
- *
- * Context: process context, may sleep.
- */
-void memfilter_rotation_lock(struct memfilter *f)
+/* Dumps keep rotations out. */
+static void mf_window_image_begin(struct memfilter *f)
 {
 	mutex_lock(&f->rot.lock);
 }
 
-/**
- * memfilter_rotation_unlock() - let rotations in again
- * @f: the filter
- *
- * Context: process context.
- */
-void memfilter_rotation_unlock(struct memfilter *f)
+static void mf_window_image_end(struct memfilter *f)
 {
 	mutex_unlock(&f->rot.lock);
 }
 
-/**
- * memfilter_window_gens() - a window filter's generations, for INFO
- * @f: the filter
- * @g: out: MEMFILTER_WINDOW_MAX_GENS entries, the first G filled
- *
- * Context: process context, may sleep; a lockless snapshot, linear in
- * the table (memfilter_window_gen_popcount() yields).
- * Return: G, or 0 if @f is not a window filter.
- */
-u32 memfilter_window_gens(struct memfilter *f, struct memfilter_generation *g)
+/* For INFO: a lockless snapshot, linear in the table (it yields). */
+static u32 mf_window_info_parts(struct memfilter *f,
+				struct memfilter_generation *g)
 {
-	if (!mf_is_window(f))
-		return 0;
 	memfilter_window_gen_info(&f->s.window, memfilter_now_ms(), g);
 	return f->s.window.p.generations;
 }
+
+const struct memfilter_kops memfilter_window_kops = {
+	.init = mf_window_kinit,
+	.start = mf_rotation_arm,
+	.added = mf_window_added,
+	.rotate = memfilter_rotate,
+	.image_begin = mf_window_image_begin,
+	.image_end = mf_window_image_end,
+	.info_parts = mf_window_info_parts,
+	.free = mf_window_kfree,
+};

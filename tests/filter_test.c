@@ -194,7 +194,7 @@ TEST_F(f, create_rejects_bad_params)
 
 	CREATE_EXPECT(0);
 	CREATE_EXPECT(-EOPNOTSUPP, c.type = 0);
-	CREATE_EXPECT(-EOPNOTSUPP, c.type = 4);
+	CREATE_EXPECT(-EOPNOTSUPP, c.type = MEMFILTER_TYPE_GROW + 1);
 	CREATE_EXPECT(-EOPNOTSUPP, c.flags = 1U << 31);
 	CREATE_EXPECT(-EINVAL, c.capacity = 0);
 	CREATE_EXPECT(-EINVAL, c.bits_per_key_q4 = 0);

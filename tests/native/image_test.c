@@ -379,7 +379,7 @@ TEST_F(corrupt, fields)
 	EDIT(version, htole16(0), -EOPNOTSUPP);
 	EDIT(magic, htole64(MEMFILTER_IMAGE_MAGIC + 1), -EBADMSG);
 	EDIT(header_size, htole16(256), -EBADMSG);
-	EDIT(type, htole32(4), -EOPNOTSUPP);
+	EDIT(type, htole32(MEMFILTER_TYPE_GROW + 1), -EOPNOTSUPP);
 	EDIT(type, htole32(0), -EOPNOTSUPP);
 	EDIT(hash_algo, htole32(3), -EOPNOTSUPP);
 	EDIT(flags, o->flags | htole32(2), -EOPNOTSUPP);

@@ -114,6 +114,8 @@
 #define MEMFILTER_FEAT_BPF_KFUNCS	_BITULL(8)
 /* MEMFILTER_IOC_COUNT exists (bit 9 is MEMFILTER_FEAT_NETFILTER, below). */
 #define MEMFILTER_FEAT_COUNT		_BITULL(10)
+/* Growing Bloom filters (MEMFILTER_TYPE_GROW). */
+#define MEMFILTER_FEAT_GROW		_BITULL(11)
 
 /**
  * struct memfilter_api - ioctl(MEMFILTER_IOC_API): version handshake
@@ -141,6 +143,7 @@ struct memfilter_api {
 #define MEMFILTER_TYPE_BLOOM	1
 #define MEMFILTER_TYPE_CUCKOO	2
 #define MEMFILTER_TYPE_WINDOW	3	/* Bloom generations, oldest forgotten */
+#define MEMFILTER_TYPE_GROW	4	/* Bloom sub-filters, added as it fills */
 
 /* Key hash algorithms (memfilter_info.hash_algo, filter images). */
 #define MEMFILTER_HASH_XXH64	1
@@ -159,6 +162,15 @@ struct memfilter_api {
 #define MEMFILTER_WINDOW_ROTATE_BY_COUNT _BITUL(0) /* full generation rotates */
 #define MEMFILTER_WINDOW_FLAGS	MEMFILTER_WINDOW_ROTATE_BY_COUNT
 
+/*
+ * Growing filters: sub-filters per filter, and the defaults a create
+ * request's zero fields stand for.
+ */
+#define MEMFILTER_GROW_MAX_SUBS		16
+#define MEMFILTER_GROW_DEFAULT_FACTOR	2
+#define MEMFILTER_GROW_MAX_FACTOR	16
+#define MEMFILTER_GROW_DEFAULT_RATIO_PCT 50
+
 /* A name, NUL-terminated, of [A-Za-z0-9._-] characters. */
 #define MEMFILTER_NAME_MAX	64
 
@@ -166,14 +178,18 @@ struct memfilter_api {
  * struct memfilter_create - ioctl(MEMFILTER_IOC_CREATE): a new filter
  * @size: sizeof(struct memfilter_create)
  * @flags: MEMFILTER_CREATE_* bits
- * @type: MEMFILTER_TYPE_BLOOM, MEMFILTER_TYPE_CUCKOO or MEMFILTER_TYPE_WINDOW
+ * @type: MEMFILTER_TYPE_BLOOM, MEMFILTER_TYPE_CUCKOO, MEMFILTER_TYPE_WINDOW
+ *	or MEMFILTER_TYPE_GROW
  * @fingerprint_bits: cuckoo: 8, 12 or 16; 0 derives it from @fpr_ppb.
- *	Must be 0 for Bloom and window filters.
+ *	Must be 0 for Bloom, window and growing filters.
  * @capacity: how many keys the filter is designed for (>= 1); window
- *	filters: keys per generation (per rotation period)
+ *	filters: keys per generation (per rotation period); growing
+ *	filters: keys of the first sub-filter
  * @fpr_ppb: target false-positive rate in parts per billion (1 .. 10^9-1);
  *	0 means "use @bits_per_key_q4" (Bloom, window) or @fingerprint_bits
- *	(cuckoo); window filters: the rate with every generation full
+ *	(cuckoo); window filters: the rate with every generation full;
+ *	growing filters: required, the bound on the rate of the whole
+ *	filter however many sub-filters it grows
  * @bits_per_key_q4: Bloom, window: bits per key times 4 (40 = 10
  *	bits/key; window: of each generation); exactly one of @fpr_ppb and
  *	@bits_per_key_q4 is non-zero for these
@@ -187,6 +203,23 @@ struct memfilter_api {
  * @period_ms: window: rotate every @period_ms milliseconds (a kernel
  *	timer); 0 for no timer (rotation by count or MEMFILTER_IOC_ROTATE
  *	only); 0 for other types
+ * @grow_max: growing: the most sub-filters, 1 .. MEMFILTER_GROW_MAX_SUBS;
+ *	0 for MEMFILTER_GROW_MAX_SUBS; 0 for other types
+ * @grow_factor: growing: each new sub-filter holds this many times the
+ *	keys of the one before (s), 1 .. MEMFILTER_GROW_MAX_FACTOR; 0 for
+ *	MEMFILTER_GROW_DEFAULT_FACTOR; 0 for other types
+ * @grow_ratio_pct: growing: each new sub-filter's false-positive rate is
+ *	this percentage of the one before (r), 1 .. 99; 0 for
+ *	MEMFILTER_GROW_DEFAULT_RATIO_PCT; 0 for other types
+ * @__reserved: must be 0
+ *
+ * A growing filter (MEMFILTER_TYPE_GROW) starts as one Bloom sub-filter
+ * of @capacity keys at rate @fpr_ppb * (1 - r); when the newest is full
+ * the next one, s times larger at r times the rate, takes the inserts
+ * (sub-filter i: @capacity * s^i keys at @fpr_ppb * (1 - r) * r^i), so
+ * the whole filter's rate stays under @fpr_ppb. Past @grow_max
+ * sub-filters, the sub-filter rates the layout can reach, or the module's
+ * memory limits, adds fail with ENOSPC and nothing already in is lost.
  *
  * Each filter is its own file descriptor; the filter lives while any fd,
  * published name or in-kernel reference does. Returns EINVAL for
@@ -208,6 +241,10 @@ struct memfilter_create {
 	__u32 generations;
 	__u32 window_flags;
 	__aligned_u64 period_ms;
+	__u32 grow_max;
+	__u32 grow_factor;
+	__u32 grow_ratio_pct;
+	__u32 __reserved;
 };
 
 /* Flags of memfilter_open.flags. */
@@ -365,16 +402,31 @@ struct memfilter_keys {
  * @current_gen: window: the generation inserts go to, 0..G-1
  * @period_ms: window: the rotation period, 0 for none
  * @window_flags: window: MEMFILTER_WINDOW_* bits it was created with
- * @gens_count: in: entries at @gens; out: G (window) or 0
+ * @gens_count: in: entries at @gens; out: G (window), the number of
+ *	sub-filters (growing), or 0
  * @gens: in: optional user pointer to @gens_count struct
- *	memfilter_generation, filled for generations 0 .. min(@gens_count,
- *	G) - 1; 0 for none
+ *	memfilter_generation, filled for generations (sub-filters) 0 ..
+ *	min(@gens_count, G) - 1; 0 for none
+ * @subfilters: growing: sub-filters in use (inserts go to the last);
+ *	0 for other types
+ * @grow_max: growing: the most sub-filters; 0 for other types
+ * @grow_factor: growing: capacity factor s; 0 for other types
+ * @grow_ratio_pct: growing: rate ratio r in percent; 0 for other types
+ * @fpr_ppb: growing: the bound on the whole filter's rate it was
+ *	created with; 0 for other types
  *
  * Window filters report @capacity per generation, @keys and @fill summed
  * over the generations (keys: adds since each was last cleared),
  * @est_fpr_ppb from the model at each generation's key count, and
  * MEMFILTER_STATUS_OVERFILL when the current generation holds more than
  * @capacity keys.
+ *
+ * Growing filters report @capacity, @fill_max and @bytes summed over
+ * their sub-filters in use, @keys and @fill summed likewise, @k and
+ * @bits_per_key_q4 of the first, @est_fpr_ppb the sum of each
+ * sub-filter's model rate at its key count, and one struct
+ * memfilter_generation per sub-filter (@age_ms 0, @keys, @fill). They
+ * are never MEMFILTER_STATUS_OVERFILL: a full sub-filter makes a new one.
  */
 struct memfilter_info {
 	__u32 size;
@@ -406,6 +458,11 @@ struct memfilter_info {
 	__u32 window_flags;
 	__u32 gens_count;
 	__aligned_u64 gens;
+	__u32 subfilters;
+	__u32 grow_max;
+	__u32 grow_factor;
+	__u32 grow_ratio_pct;
+	__aligned_u64 fpr_ppb;
 };
 
 /**
@@ -503,7 +560,9 @@ struct memfilter_rotate {
  * @seed: XXH64 seed (0 for keyed filters)
  * @secret: SipHash-2-4 key words (k0, k1) with MEMFILTER_IMAGE_SECRET,
  *	else 0
- * @capacity: design capacity in keys (window: per generation)
+ * @capacity: design capacity in keys (window: per generation; growing:
+ *	of the first sub-filter, whose shape @geometry, @k and
+ *	@bits_per_key_q4 also give)
  * @keys: keys in the filter when the image was taken
  * @geometry: Bloom: 64-byte blocks; cuckoo: buckets (a power of two);
  *	window: 64-byte blocks per generation
@@ -512,7 +571,10 @@ struct memfilter_rotate {
  * @bits_per_key_q4: Bloom, window: bits per key x 4 it was sized for;
  *	cuckoo: 0
  * @stash: cuckoo: the victim stash, (bucket << 16) | fingerprint, or 0;
- *	window: the number of generations; Bloom: 0
+ *	window: the number of generations; growing: bits 0-7 the number of
+ *	sub-filters in the payload, 8-15 the most sub-filters, 16-23 the
+ *	capacity factor, 24-31 the rate ratio in percent, 32-63 the rate
+ *	bound in ppb (struct memfilter_create); Bloom: 0
  * @payload_size: bytes of table that follow the header
  * @payload_xxh64: XXH64 (seed 0) of the payload
  * @__reserved: must be 0
@@ -567,6 +629,29 @@ struct memfilter_image_window {
 	__le64 age_ms[MEMFILTER_WINDOW_MAX_GENERATIONS];
 	__le64 keys[MEMFILTER_WINDOW_MAX_GENERATIONS];
 	__u8 __reserved[104];
+};
+
+/* Bytes of struct memfilter_image_grow at the start of a growing payload. */
+#define MEMFILTER_IMAGE_GROW_SIZE 192
+
+/**
+ * struct memfilter_image_grow - growing images: the payload's first bytes
+ * @subs: sub-filters in the payload, equal to bits 0-7 of the header's
+ *	@stash
+ * @active: sub-filters in use, 1 .. @subs (the others were made ahead
+ *	and are empty)
+ * @keys: keys added to each sub-filter; 0 past @subs
+ * @__reserved: must be 0
+ *
+ * Followed by the sub-filters' tables, in order: sub-filter i is a Bloom
+ * table of the shape that struct memfilter_create gives it (its blocks
+ * are computed, not stored).
+ */
+struct memfilter_image_grow {
+	__le32 subs;
+	__le32 active;
+	__le64 keys[MEMFILTER_GROW_MAX_SUBS];
+	__u8 __reserved[56];
 };
 
 /**

@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memfilter's growing filter (grow.h): sub-filter shapes, inserts that
+ * move on to the next sub-filter when the newest is full, queries over
+ * every sub-filter in use, and the type's table of operations.
+ *
+ * Memory ordering, lockless like the Bloom filter it is made of:
+ *  - memfilter_grow_attach() fills in a sub-filter, then publishes it by
+ *    a release store of p.nsubs; inserts read p.nsubs with acquire before
+ *    they may move @active to it.
+ *  - An insert claims room in the newest sub-filter by compare-and-
+ *    exchange on its key count (never past its capacity), then sets the
+ *    bits. It found that sub-filter by an acquire read of @active (or by
+ *    its own compare-and-exchange of it), so any query that starts after
+ *    the insert returned reads an @active at least as large (coherence),
+ *    and queries that sub-filter, where Bloom's own order (bloom.c) makes
+ *    the bits visible. No false negative during growth, then.
+ *  - @active only grows, except in a clear, whose contract (concurrent
+ *    adds may or may not survive it) covers what it races with.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include "filter_type.h"
+#include "grow.h"
+#include "image.h"
+
+/* Sub-filters of a growing payload's image state section. */
+#define MF_GROW_SEC	MEMFILTER_IMAGE_GROW_SIZE
+
+/* Keys a query handles per sub-filter pass (its scratch bitmap). */
+#define MF_GROW_CHUNK	256
+
+/**
+ * memfilter_grow_sub_params() - the shape of one sub-filter
+ * @p: the filter's shape
+ * @i: the sub-filter, from 0
+ * @sub: out: its shape, @p's hasher included
+ *
+ * Sub-filter @i holds capacity * factor^@i keys at
+ * fpr_ppb * (100 - ratio_pct)% * ratio_pct%^@i, rounded down.
+ *
+ * Context: any.
+ * Return: 0; -E2BIG if it would be too large; -EINVAL if its rate is
+ * below what the layout reaches (bloom.c) or @i is past max_subs.
+ */
+int memfilter_grow_sub_params(const struct memfilter_grow_params *p, u32 i,
+			      struct memfilter_bloom_params *sub)
+{
+	u64 cap = p->sub0.capacity;
+	u64 fpr = div64_u64(p->fpr_ppb * (100 - p->ratio_pct), 100);
+	u32 j;
+	int ret;
+
+	if (i >= p->max_subs)
+		return -EINVAL;
+	for (j = 0; j < i; j++) {
+		if (check_mul_overflow(cap, (u64)p->factor, &cap))
+			return -E2BIG;
+		fpr = div64_u64(fpr * p->ratio_pct, 100);
+	}
+	ret = memfilter_bloom_params_from_fpr(sub, cap, fpr);
+	sub->hasher = p->sub0.hasher;
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_sub_params);
+
+/**
+ * memfilter_grow_params_init() - size a growing filter
+ * @p: out: its shape, one sub-filter; the hasher is left to the caller
+ * @capacity: keys of the first sub-filter, at least 1
+ * @fpr_ppb: the bound on the whole filter's rate, 1 .. 10^9 - 1
+ * @max_subs: the most sub-filters, 1..MEMFILTER_GROW_MAX_SUBS; 0: that
+ * @factor: s, 1..MEMFILTER_GROW_MAX_FACTOR; 0: the default, 2
+ * @ratio_pct: r in percent, 1..99; 0: the default, 50
+ *
+ * Context: any.
+ * Return: 0; -EINVAL for a value out of range or a first sub-filter rate
+ * the layout cannot reach; -E2BIG when the first sub-filter is too large.
+ */
+int memfilter_grow_params_init(struct memfilter_grow_params *p, u64 capacity,
+			       u64 fpr_ppb, u32 max_subs, u32 factor,
+			       u32 ratio_pct)
+{
+	int ret;
+
+	if (!max_subs)
+		max_subs = MEMFILTER_GROW_MAX_SUBS;
+	if (!factor)
+		factor = MEMFILTER_GROW_DEFAULT_FACTOR;
+	if (!ratio_pct)
+		ratio_pct = MEMFILTER_GROW_DEFAULT_RATIO_PCT;
+	if (!capacity || !fpr_ppb || fpr_ppb >= 1000000000ULL ||
+	    max_subs > MEMFILTER_GROW_MAX_SUBS ||
+	    factor > MEMFILTER_GROW_MAX_FACTOR || ratio_pct >= 100)
+		return -EINVAL;
+	memset(p, 0, sizeof(*p));
+	p->sub0.capacity = capacity;
+	p->fpr_ppb = fpr_ppb;
+	p->max_subs = max_subs;
+	p->factor = factor;
+	p->ratio_pct = ratio_pct;
+	p->nsubs = 1;
+	ret = memfilter_grow_sub_params(p, 0, &p->sub0);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_params_init);
+
+/**
+ * memfilter_grow_bytes() - table memory of a growing filter
+ * @p: its shape
+ *
+ * The image state section, then the tables of sub-filters 0 ..
+ * @p->nsubs - 1, back to back (each a multiple of 64 bytes).
+ *
+ * Context: any.
+ * Return: the bytes, or 0 if some sub-filter cannot be made.
+ */
+u64 memfilter_grow_bytes(const struct memfilter_grow_params *p)
+{
+	struct memfilter_bloom_params sub;
+	u64 bytes = MF_GROW_SEC;
+	u32 i;
+
+	if (!p->nsubs || p->nsubs > p->max_subs)
+		return 0;
+	for (i = 0; i < p->nsubs; i++) {
+		if (memfilter_grow_sub_params(p, i, &sub))
+			return 0;
+		bytes += memfilter_bloom_bytes(&sub);
+	}
+	return bytes;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_bytes);
+
+/**
+ * memfilter_grow_init() - set up a growing filter on its table memory
+ * @g: the filter
+ * @p: its shape, memfilter_grow_bytes(@p) != 0
+ * @mem: memfilter_grow_bytes(@p) bytes, 64-byte aligned, zeroed
+ *
+ * One sub-filter in use; those past it (an image's) wait, empty.
+ *
+ * Context: any.
+ */
+void memfilter_grow_init(struct memfilter_grow *g,
+			 const struct memfilter_grow_params *p, void *mem)
+{
+	u8 *words = (u8 *)mem + MF_GROW_SEC;
+	u32 i;
+
+	memset(g, 0, sizeof(*g));
+	g->p = *p;
+	g->sec = mem;
+	for (i = 0; i < p->nsubs; i++) {
+		memfilter_grow_sub_params(p, i, &g->sub[i].p);
+		g->sub[i].words = (u64 *)words;
+		words += memfilter_bloom_bytes(&g->sub[i].p);
+	}
+	g->active = 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_init);
+
+/**
+ * memfilter_grow_active() - sub-filters in use
+ * @g: the filter
+ *
+ * Context: any.
+ * Return: 1 .. @g->p.nsubs.
+ */
+u32 memfilter_grow_active(const struct memfilter_grow *g)
+{
+	return smp_load_acquire(&g->active);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_active);
+
+/**
+ * memfilter_grow_next_bytes() - memory for the next sub-filter
+ * @g: the filter
+ *
+ * Context: the owner's grower (serialized with memfilter_grow_attach()).
+ * Return: its table's bytes (a multiple of 64), or 0 if the filter cannot
+ * grow: max_subs reached, or the next sub-filter's rate or size is out of
+ * the layout's reach.
+ */
+u64 memfilter_grow_next_bytes(const struct memfilter_grow *g)
+{
+	struct memfilter_bloom_params sub;
+
+	if (memfilter_grow_sub_params(&g->p, g->p.nsubs, &sub))
+		return 0;
+	return memfilter_bloom_bytes(&sub);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_next_bytes);
+
+/**
+ * memfilter_grow_wants_next() - should the owner make the next sub-filter?
+ * @g: the filter
+ *
+ * True when the newest sub-filter in use is at least half full and none
+ * was made after it, and max_subs allows one: the owner makes it ahead,
+ * so that inserts in atomic context seldom find the filter full.
+ *
+ * Context: any; lockless, cheap (inserts call it).
+ */
+bool memfilter_grow_wants_next(const struct memfilter_grow *g)
+{
+	u32 a = memfilter_grow_active(g);
+
+	return smp_load_acquire(&g->p.nsubs) == a && a < g->p.max_subs &&
+	       READ_ONCE(g->keys[a - 1]) >= g->sub[a - 1].p.capacity / 2;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_wants_next);
+
+/**
+ * memfilter_grow_attach() - make the next sub-filter on the owner's memory
+ * @g: the filter; memfilter_grow_next_bytes(@g) was not 0
+ * @mem: that many bytes, 64-byte aligned, zeroed; the owner frees them
+ *	after the filter
+ *
+ * It is published for inserts, which move to it when the newest in use
+ * is full.
+ *
+ * Context: the owner's grower, one at a time; safe against concurrent
+ * inserts and queries.
+ */
+void memfilter_grow_attach(struct memfilter_grow *g, void *mem)
+{
+	u32 n = g->p.nsubs;
+
+	memfilter_grow_sub_params(&g->p, n, &g->sub[n].p);
+	g->sub[n].words = mem;
+	WRITE_ONCE(g->keys[n], 0);
+	smp_store_release(&g->p.nsubs, n + 1);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_attach);
+
+/**
+ * memfilter_grow_add_hashes() - insert keys by their hashes
+ * @g: the filter
+ * @hashes: the keys' hashes under the filter's hasher
+ * @n: how many
+ * @done: out: how many were inserted, in order
+ * @exclusive: the caller owns the filter alone (offline builds): plain
+ *	stores for the bits
+ *
+ * Each key goes to the newest sub-filter in use; when that one holds its
+ * capacity, to the next one made, if any.
+ *
+ * Context: any; lockless, safe against concurrent inserts, queries and
+ * memfilter_grow_attach() (unless @exclusive).
+ * Return: 0, or -ENOSPC when the newest sub-filter is full and none was
+ * made after it: keys @done .. @n - 1 were not inserted, and nothing
+ * already in the filter was lost.
+ */
+int memfilter_grow_add_hashes(struct memfilter_grow *g, const u64 *hashes,
+			      u32 n, u32 *done, bool exclusive)
+{
+	struct memfilter_bloom *b;
+	u32 a, i = 0;
+	u64 k, take;
+
+	while (i < n) {
+		a = memfilter_grow_active(g);
+		b = &g->sub[a - 1];
+		k = READ_ONCE(g->keys[a - 1]);
+		if (k >= b->p.capacity) {
+			if (a < smp_load_acquire(&g->p.nsubs)) {
+				memfilter_grow_cmpxchg(&g->active, &a, a + 1);
+				continue;
+			}
+			*done = i;
+			return -ENOSPC;
+		}
+		take = min((u64)(n - i), b->p.capacity - k);
+		if (!memfilter_grow_cmpxchg(&g->keys[a - 1], &k, k + take))
+			continue;
+		if (exclusive)
+			memfilter_bloom_add_hashes_exclusive(b, hashes + i, take);
+		else
+			memfilter_bloom_add_hashes(b, hashes + i, take);
+		i += take;
+	}
+	*done = n;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_add_hashes);
+
+/**
+ * memfilter_grow_contains_hashes() - query keys by their hashes
+ * @g: the filter
+ * @hashes: the keys' hashes under the filter's hasher
+ * @n: how many
+ * @result: bitmap of @n bits, zeroed by the caller: bit i set when key i
+ *	may be in some sub-filter in use
+ *
+ * Newest (largest) sub-filter first; a chunk of keys stops as soon as all
+ * of them were found.
+ *
+ * Context: any; lockless.
+ */
+void memfilter_grow_contains_hashes(const struct memfilter_grow *g,
+				    const u64 *hashes, u32 n,
+				    unsigned long *result)
+{
+	unsigned long part[MF_GROW_CHUNK / BITS_PER_LONG];
+	unsigned long *out, want, all;
+	u32 a = memfilter_grow_active(g), i, m, s, w, words;
+
+	for (i = 0; i < n; i += m) {
+		m = min(n - i, (u32)MF_GROW_CHUNK);
+		out = result + i / BITS_PER_LONG;
+		words = DIV_ROUND_UP(m, BITS_PER_LONG);
+		for (s = a; s-- > 0;) {
+			memfilter_bloom_contains_hashes(&g->sub[s], hashes + i,
+							m, part);
+			all = ~0UL;
+			for (w = 0; w < words; w++) {
+				want = w == m / BITS_PER_LONG ?
+				       (1UL << (m % BITS_PER_LONG)) - 1 : ~0UL;
+				out[w] |= part[w] & want;
+				all &= out[w] | ~want;
+			}
+			if (all == ~0UL)
+				break;
+		}
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_contains_hashes);
+
+/**
+ * memfilter_grow_model_fpr_ppb() - modelled rate of the filter as it is
+ * @g: the filter
+ *
+ * The sum over the sub-filters in use of each one's modelled rate at its
+ * key count: a bound on the whole filter's (the union bound).
+ *
+ * Context: any.
+ * Return: the rate in ppb, at most 10^9.
+ */
+u64 memfilter_grow_model_fpr_ppb(const struct memfilter_grow *g)
+{
+	u32 a = memfilter_grow_active(g), i;
+	u64 sum = 0;
+
+	for (i = 0; i < a; i++)
+		sum += memfilter_bloom_model_fpr_ppb(&g->sub[i].p,
+						     READ_ONCE(g->keys[i]));
+	return min(sum, 1000000000ULL);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_model_fpr_ppb);
+
+/*
+ * The growing filter's entry in the table of filter types (filter_type.h).
+ * Its table memory starts with the image state section (struct
+ * memfilter_image_grow), as the window filter's does, so that an image's
+ * payload loads in one copy; sub-filters made later are the owner's.
+ */
+
+static int mf_grow_params(const struct memfilter_create *c,
+			  union memfilter_params *p)
+{
+	if (c->fingerprint_bits || c->bits_per_key_q4 || !c->fpr_ppb)
+		return -EINVAL;
+	return memfilter_grow_params_init(&p->grow, c->capacity, c->fpr_ppb,
+					  c->grow_max, c->grow_factor,
+					  c->grow_ratio_pct);
+}
+
+static struct memfilter_hasher *mf_grow_hasher(union memfilter_params *p)
+{
+	return &p->grow.sub0.hasher;
+}
+
+static const union memfilter_params *
+mf_grow_params_of(const union memfilter_state *s)
+{
+	return (const union memfilter_params *)&s->grow.p;
+}
+
+static u64 mf_grow_mem_bytes(const union memfilter_params *p)
+{
+	return memfilter_grow_bytes(&p->grow);
+}
+
+static void mf_grow_init(union memfilter_state *s,
+			 const union memfilter_params *p, void *mem)
+{
+	memfilter_grow_init(&s->grow, &p->grow, mem);
+}
+
+static void mf_grow_contains(const union memfilter_state *s,
+			     const u64 *hashes, u32 n, unsigned long *result)
+{
+	memfilter_grow_contains_hashes(&s->grow, hashes, n, result);
+}
+
+static int mf_grow_do_add(union memfilter_state *s, const u64 *hashes, u32 n,
+			  unsigned long *result, u32 *done, bool exclusive)
+{
+	int ret = memfilter_grow_add_hashes(&s->grow, hashes, n, done,
+					    exclusive);
+	u32 i;
+
+	for (i = 0; i < *done; i++)
+		memfilter_result_set(result, i);
+	return ret;
+}
+
+static int mf_grow_add(union memfilter_state *s, const u64 *hashes, u32 n,
+		       unsigned long *result, u32 *done)
+{
+	return mf_grow_do_add(s, hashes, n, result, done, false);
+}
+
+static int mf_grow_add_exclusive(union memfilter_state *s, const u64 *hashes,
+				 u32 n, unsigned long *result, u32 *done)
+{
+	return mf_grow_do_add(s, hashes, n, result, done, true);
+}
+
+/*
+ * Was each key present (in any sub-filter)? Then add it. Two passes, a
+ * query then an insert: two racing test-and-adds of one new key may both
+ * say absent, as for the other types.
+ */
+static int mf_grow_test_and_add(union memfilter_state *s, const u64 *hashes,
+				u32 n, unsigned long *result, u32 *done)
+{
+	u32 i;
+	int ret;
+
+	memfilter_grow_contains_hashes(&s->grow, hashes, n, result);
+	ret = memfilter_grow_add_hashes(&s->grow, hashes, n, done, false);
+	for (i = *done; i < n; i++)	/* not done: not tested either */
+		result[i / BITS_PER_LONG] &= ~(1UL << (i % BITS_PER_LONG));
+	return ret;
+}
+
+static void mf_grow_clear(union memfilter_state *s)
+{
+	struct memfilter_grow *g = &s->grow;
+	u32 i, nsubs = smp_load_acquire(&g->p.nsubs);
+	u64 j, words;
+
+	smp_store_release(&g->active, 1);
+	for (i = 0; i < nsubs; i++) {
+		words = g->sub[i].p.nblocks * MEMFILTER_BLOOM_BLOCK_WORDS;
+		for (j = 0; j < words; j++) {
+			WRITE_ONCE(g->sub[i].words[j], 0);
+			if (!(j & 0xffff))
+				memfilter_cond_resched();
+		}
+		WRITE_ONCE(g->keys[i], 0);
+	}
+}
+
+static void mf_grow_info(const union memfilter_state *s, u64 added,
+			 struct memfilter_info *info)
+{
+	const struct memfilter_grow *g = &s->grow;
+	u32 a = memfilter_grow_active(g), i;
+
+	info->k = g->p.sub0.k;
+	info->bits_per_key_q4 = g->p.sub0.bits_per_key_q4;
+	for (i = 0; i < a; i++) {
+		info->capacity += g->sub[i].p.capacity;
+		info->keys += READ_ONCE(g->keys[i]);
+		info->fill += memfilter_bloom_popcount(&g->sub[i]);
+		info->fill_max += g->sub[i].p.nblocks *
+				  MEMFILTER_BLOOM_BLOCK_BITS;
+	}
+	info->est_fpr_ppb = memfilter_grow_model_fpr_ppb(g);
+	info->subfilters = a;
+	info->grow_max = g->p.max_subs;
+	info->grow_factor = g->p.factor;
+	info->grow_ratio_pct = g->p.ratio_pct;
+	info->fpr_ppb = g->p.fpr_ppb;
+}
+
+/*
+ * The description and, with a @payload, the state section and a word by
+ * word copy of every sub-filter made: every key added before the call is
+ * in it. The owner keeps growth out meanwhile (p.nsubs holds still).
+ */
+static void mf_grow_image(const union memfilter_state *s, u64 added,
+			  struct memfilter_image_desc *d, void *payload)
+{
+	const struct memfilter_grow *g = &s->grow;
+	struct memfilter_image_grow *sec = payload;
+	u64 keys[MEMFILTER_GROW_MAX_SUBS], j, words, *dst;
+	u32 i, nsubs = g->p.nsubs;
+
+	memset(d, 0, sizeof(*d));
+	d->type = MEMFILTER_TYPE_GROW;
+	for (i = 0; i < nsubs; i++) {
+		keys[i] = READ_ONCE(g->keys[i]);
+		d->keys += keys[i];
+	}
+	d->params.grow = g->p;
+	d->payload_size = memfilter_grow_bytes(&g->p);
+	if (!payload)
+		return;
+	BUILD_BUG_ON(sizeof(*sec) != MF_GROW_SEC);
+	memset(sec, 0, sizeof(*sec));
+	sec->subs = cpu_to_le32(nsubs);
+	sec->active = cpu_to_le32(memfilter_grow_active(g));
+	for (i = 0; i < nsubs; i++)
+		sec->keys[i] = cpu_to_le64(keys[i]);
+	dst = (u64 *)(sec + 1);
+	for (i = 0; i < nsubs; i++) {
+		words = g->sub[i].p.nblocks * MEMFILTER_BLOOM_BLOCK_WORDS;
+		for (j = 0; j < words; j++) {
+			*dst++ = READ_ONCE(g->sub[i].words[j]);
+			if (!(j & 0xffff))
+				memfilter_cond_resched();
+		}
+	}
+}
+
+static void mf_grow_image_encode(struct memfilter_image_header *h,
+				 const struct memfilter_image_desc *d)
+{
+	const struct memfilter_grow_params *p = &d->params.grow;
+
+	h->capacity = cpu_to_le64(p->sub0.capacity);
+	h->geometry = cpu_to_le64(p->sub0.nblocks);
+	h->k = cpu_to_le32(p->sub0.k);
+	h->bits_per_key_q4 = cpu_to_le32(p->sub0.bits_per_key_q4);
+	h->stash = cpu_to_le64((u64)p->nsubs | (u64)p->max_subs << 8 |
+			       (u64)p->factor << 16 | (u64)p->ratio_pct << 24 |
+			       p->fpr_ppb << 32);
+}
+
+/*
+ * The header names the shape; every sub-filter's is computed from it, and
+ * the first one's must be the header's geometry, k and bits per key.
+ */
+static int mf_grow_image_decode(const struct memfilter_image_header *h,
+				struct memfilter_image_desc *d)
+{
+	struct memfilter_grow_params *p = &d->params.grow;
+	u64 stash = le64_to_cpu(h->stash);
+	u32 nsubs = stash & 0xff, max_subs = (stash >> 8) & 0xff;
+	u32 factor = (stash >> 16) & 0xff, ratio = (stash >> 24) & 0xff;
+
+	/* Zero would mean "the default" to params_init: not in an image. */
+	if (!nsubs || !max_subs || nsubs > max_subs || !factor || !ratio ||
+	    memfilter_grow_params_init(p, le64_to_cpu(h->capacity),
+				       stash >> 32, max_subs, factor, ratio))
+		return -EBADMSG;
+	if (p->sub0.nblocks != le64_to_cpu(h->geometry) ||
+	    p->sub0.k != le32_to_cpu(h->k) ||
+	    p->sub0.bits_per_key_q4 != le32_to_cpu(h->bits_per_key_q4))
+		return -EBADMSG;
+	p->nsubs = nsubs;
+	if (!memfilter_grow_bytes(p))
+		return -EBADMSG;
+	return 0;
+}
+
+/*
+ * Check the state section that came with the tables and restore from it:
+ * the sub-filters in use and each one's key count, never past its
+ * capacity, none in those made ahead.
+ */
+static int mf_grow_restore(union memfilter_state *s,
+			   const struct memfilter_image_desc *d)
+{
+	struct memfilter_grow *g = &s->grow;
+	const struct memfilter_image_grow *sec = g->sec;
+	u32 i, nsubs = g->p.nsubs, active = le32_to_cpu(sec->active);
+	u64 keys, sum = 0;
+
+	if (le32_to_cpu(sec->subs) != nsubs || !active || active > nsubs ||
+	    memchr_inv(sec->__reserved, 0, sizeof(sec->__reserved)))
+		return -EBADMSG;
+	for (i = 0; i < MEMFILTER_GROW_MAX_SUBS; i++) {
+		keys = le64_to_cpu(sec->keys[i]);
+		if (keys && (i >= active || keys > g->sub[i].p.capacity))
+			return -EBADMSG;
+		sum += keys;
+	}
+	if (sum != d->keys)
+		return -EBADMSG;
+	for (i = 0; i < nsubs; i++)
+		g->keys[i] = le64_to_cpu(sec->keys[i]);
+	smp_store_release(&g->active, active);	/* not shared yet */
+	return 0;
+}
+
+static u64 mf_grow_next_bytes(const union memfilter_state *s)
+{
+	return memfilter_grow_next_bytes(&s->grow);
+}
+
+static bool mf_grow_wants_next(const union memfilter_state *s)
+{
+	return memfilter_grow_wants_next(&s->grow);
+}
+
+static void mf_grow_attach(union memfilter_state *s, void *mem)
+{
+	memfilter_grow_attach(&s->grow, mem);
+}
+
+const struct memfilter_type_ops memfilter_grow_ops = {
+	.type = MEMFILTER_TYPE_GROW,
+	.name = "grow",
+	.locked_writers = false,
+	.counts_keys = true,
+	.params = mf_grow_params,
+	.hasher = mf_grow_hasher,
+	.params_of = mf_grow_params_of,
+	.mem_bytes = mf_grow_mem_bytes,
+	.payload_bytes = mf_grow_mem_bytes,
+	.init = mf_grow_init,
+	.contains = mf_grow_contains,
+	.add = mf_grow_add,
+	.add_exclusive = mf_grow_add_exclusive,
+	.test_and_add = mf_grow_test_and_add,
+	.clear = mf_grow_clear,
+	.info = mf_grow_info,
+	.image = mf_grow_image,
+	.image_encode = mf_grow_image_encode,
+	.image_decode = mf_grow_image_decode,
+	.restore = mf_grow_restore,
+	.next_bytes = mf_grow_next_bytes,
+	.wants_next = mf_grow_wants_next,
+	.attach = mf_grow_attach,
+};

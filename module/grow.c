@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memfilter's growing filters in the module: where their sub-filters'
+ * memory comes from. The algorithm is in core/grow.c; the type's table
+ * does the rest.
+ *
+ * Conventions in this file: a sub-filter is allocated (GFP_KERNEL,
+ * charged to max_filter_mb and max_total_mb like the table) only in
+ * process context, under f->grow.lock: by the filter's work item, queued
+ * when an add leaves the newest sub-filter half full, so that the next
+ * one is ready before it fills (inserts never allocate: the kfuncs,
+ * netfilter and device-mapper paths insert from softirq context), and by
+ * ioctls that found the filter full before the work item ran
+ * (memfilter_filter_add_sleepable()). An add in atomic context that finds
+ * the newest full and no next one made gets -EAGAIN while the work item
+ * can still make it, -ENOSPC once the filter is at its limits. Dumps hold
+ * f->grow.lock, so the sub-filters an image lists hold still.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <kunit/visibility.h>
+#include <linux/mutex.h>
+#include <linux/workqueue.h>
+
+#include "filter.h"
+
+/* Make the next sub-filter, with f->grow.lock held. */
+static int mf_grow_locked(struct memfilter *f)
+{
+	const struct memfilter_type_ops *ops = f->ops;
+	u64 bytes = ops->next_bytes(&f->s), max;
+	u32 n = f->s.grow.p.nsubs;
+	void *raw;
+
+	lockdep_assert_held(&f->grow.lock);
+	if (check_shl_overflow((u64)memfilter_max_filter_mb, 20, &max))
+		max = U64_MAX;
+	if (!bytes || f->bytes + bytes > max ||
+	    memfilter_charge(bytes)) {
+		WRITE_ONCE(f->grow.full, true);
+		return -ENOSPC;
+	}
+	raw = memfilter_table_alloc(bytes + MEMFILTER_BLOOM_BLOCK_BYTES - 1);
+	if (!raw) {
+		memfilter_uncharge(bytes);
+		return -ENOMEM;
+	}
+	f->grow.raw[n] = raw;
+	WRITE_ONCE(f->bytes, f->bytes + bytes);
+	WRITE_ONCE(f->grow.full, false);
+	ops->attach(&f->s, PTR_ALIGN(raw, MEMFILTER_BLOOM_BLOCK_BYTES));
+	return 0;
+}
+
+/**
+ * memfilter_grow_prepare() - make sure the next sub-filter exists
+ * @f: a growing filter
+ *
+ * Makes it unless one was made after the newest in use already.
+ *
+ * Context: process context, may sleep.
+ * Return: 0 if a sub-filter after the newest in use exists now; -ENOSPC
+ * past max_subs, the layout's reach or the module's memory limits;
+ * -ENOMEM.
+ */
+int memfilter_grow_prepare(struct memfilter *f)
+{
+	int ret = 0;
+
+	mutex_lock(&f->grow.lock);
+	if (smp_load_acquire(&f->s.grow.p.nsubs) ==
+	    memfilter_grow_active(&f->s.grow))
+		ret = mf_grow_locked(f);
+	else
+		WRITE_ONCE(f->grow.full, false);
+	mutex_unlock(&f->grow.lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_prepare);
+
+static void mf_grow_work(struct work_struct *work)
+{
+	struct memfilter *f = container_of(work, struct memfilter, grow.work);
+
+	if (f->ops->wants_next(&f->s))
+		memfilter_grow_prepare(f);
+}
+
+/* The hooks of memfilter_grow_kops: see struct memfilter_kops. */
+
+static void mf_grow_kinit(struct memfilter *f)
+{
+	mutex_init(&f->grow.lock);
+	INIT_WORK(&f->grow.work, mf_grow_work);
+}
+
+static void mf_grow_kfree(struct memfilter *f)
+{
+	u32 i;
+
+	cancel_work_sync(&f->grow.work);
+	for (i = 0; i < MEMFILTER_GROW_MAX_SUBS; i++)
+		kvfree(f->grow.raw[i]);
+	mutex_destroy(&f->grow.lock);
+}
+
+/*
+ * After every add: queue the next sub-filter when the newest is half
+ * full; an add it stopped is -EAGAIN while the work item may still make
+ * room, -ENOSPC once it found the filter at its limits.
+ */
+static int mf_grow_added(struct memfilter *f, int ret)
+{
+	if (f->ops->wants_next(&f->s) && !READ_ONCE(f->grow.full))
+		queue_work(system_unbound_wq, &f->grow.work);
+	if (ret != -ENOSPC || READ_ONCE(f->grow.full) ||
+	    !f->ops->next_bytes(&f->s))
+		return ret;
+	queue_work(system_unbound_wq, &f->grow.work);
+	return -EAGAIN;
+}
+
+static int mf_grow_make_room(struct memfilter *f)
+{
+	return memfilter_grow_prepare(f);
+}
+
+static void mf_grow_image_begin(struct memfilter *f)
+{
+	mutex_lock(&f->grow.lock);
+}
+
+static void mf_grow_image_end(struct memfilter *f)
+{
+	mutex_unlock(&f->grow.lock);
+}
+
+/* For INFO: each sub-filter in use (age 0: they do not age). */
+static u32 mf_grow_info_parts(struct memfilter *f,
+			      struct memfilter_generation *g)
+{
+	const struct memfilter_grow *gr = &f->s.grow;
+	u32 a = memfilter_grow_active(gr), i;
+
+	for (i = 0; i < a; i++) {
+		g[i].keys = READ_ONCE(gr->keys[i]);
+		g[i].fill = memfilter_bloom_popcount(&gr->sub[i]);
+		cond_resched();
+	}
+	return a;
+}
+
+const struct memfilter_kops memfilter_grow_kops = {
+	.init = mf_grow_kinit,
+	.added = mf_grow_added,
+	.make_room = mf_grow_make_room,
+	.image_begin = mf_grow_image_begin,
+	.image_end = mf_grow_image_end,
+	.info_parts = mf_grow_info_parts,
+	.free = mf_grow_kfree,
+};
