@@ -42,6 +42,9 @@ union memfilter_state {
 
 struct memfilter_image_desc;
 
+/* The most parts an owner attaches to a filter that grows (@attach). */
+#define MEMFILTER_MAX_PARTS	MEMFILTER_GROW_MAX_SUBS
+
 /**
  * struct memfilter_type_ops - the operations of one filter type
  * @type: its MEMFILTER_TYPE_*
@@ -108,6 +111,10 @@ struct memfilter_image_desc;
  *	lockless: the module asks after every add)
  * @attach: make the next part on memory of @next_bytes bytes; safe
  *	against concurrent adds and queries
+ * @parts: for types made of parts whose state is all in the table
+ *	(growing filters' sub-filters): fill @g with each part in use, at
+ *	most MEMFILTER_MAX_PARTS, and return how many. NULL: none, or the
+ *	owner knows (window generations age by the owner's clock).
  */
 struct memfilter_type_ops {
 	u32 type;
@@ -156,6 +163,8 @@ struct memfilter_type_ops {
 	u64 (*next_bytes)(const union memfilter_state *s);
 	bool (*wants_next)(const union memfilter_state *s);
 	void (*attach)(union memfilter_state *s, void *mem);
+	u32 (*parts)(const union memfilter_state *s,
+		     struct memfilter_generation *g);
 };
 
 extern const struct memfilter_type_ops memfilter_bloom_ops;

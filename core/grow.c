@@ -603,6 +603,21 @@ static void mf_grow_attach(union memfilter_state *s, void *mem)
 	memfilter_grow_attach(&s->grow, mem);
 }
 
+/* Each sub-filter in use (age 0: they do not age). */
+static u32 mf_grow_parts(const union memfilter_state *s,
+			 struct memfilter_generation *g)
+{
+	const struct memfilter_grow *gr = &s->grow;
+	u32 a = memfilter_grow_active(gr), i;
+
+	for (i = 0; i < a; i++) {
+		g[i].age_ms = 0;
+		g[i].keys = READ_ONCE(gr->keys[i]);
+		g[i].fill = memfilter_bloom_popcount(&gr->sub[i]);
+	}
+	return a;
+}
+
 const struct memfilter_type_ops memfilter_grow_ops = {
 	.type = MEMFILTER_TYPE_GROW,
 	.name = "grow",
@@ -627,4 +642,5 @@ const struct memfilter_type_ops memfilter_grow_ops = {
 	.next_bytes = mf_grow_next_bytes,
 	.wants_next = mf_grow_wants_next,
 	.attach = mf_grow_attach,
+	.parts = mf_grow_parts,
 };

@@ -44,6 +44,14 @@ bool libmf_keys_layout_ok(const void *keys, size_t key_size,
 /* Check mf_keys()'s @op and @opts (and zero opts->done): 0 or -errno. */
 int libmf_keys_opts_check(enum mf_keys_op op, struct mf_keys_opts *opts);
 
+/* Put a growing filter's options into a create request: 0 or -errno. */
+int libmf_encode_grow(struct memfilter_create *c, const struct mf_grow_opts *g);
+
+/* A growing filter's INFO and sub-filters into the library's mf_grow_info. */
+int libmf_decode_grow_info(const struct memfilter_info *i,
+			   const struct memfilter_generation *g,
+			   struct mf_grow_info *gi);
+
 /* Turn the ABI's struct memfilter_info into the library's mf_info. */
 void libmf_decode_info(const struct memfilter_info *i, struct mf_info *info);
 

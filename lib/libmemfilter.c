@@ -97,7 +97,7 @@ int libmf_encode_create(struct memfilter_create *c,
 	if (ret)
 		return ret;
 	if (o->type != MF_TYPE_BLOOM && o->type != MF_TYPE_CUCKOO &&
-	    o->type != MF_TYPE_WINDOW)
+	    o->type != MF_TYPE_WINDOW && o->type != MF_TYPE_GROW)
 		return -EINVAL;
 	if (!o->capacity || (o->keyed && o->fixed_seed))
 		return -EINVAL;
@@ -465,6 +465,82 @@ int mf_create_window(int devfd, const struct mf_create_opts *opts,
 		c.window_flags |= MEMFILTER_WINDOW_ROTATE_BY_COUNT;
 	ret = mf_ioctl(devfd, MEMFILTER_IOC_CREATE, &c);
 	return ret ? ret : c.out_fd;
+}
+
+int libmf_encode_grow(struct memfilter_create *c, const struct mf_grow_opts *g)
+{
+	int ret;
+
+	if (c->type != MEMFILTER_TYPE_GROW)
+		return -EINVAL;
+	if (!g)
+		return 0;
+	ret = libmf_opts_check(g, g->sz, sizeof(*g));
+	if (ret)
+		return ret;
+	c->grow_max = g->max_subs;
+	c->grow_factor = g->factor;
+	if (g->ratio != 0) {
+		/* Written so that NaN fails too. */
+		if (!(g->ratio > 0 && g->ratio < 1))
+			return -EINVAL;
+		c->grow_ratio_pct = (__u32)(g->ratio * 100 + 0.5);
+		if (c->grow_ratio_pct < 1 || c->grow_ratio_pct > 99)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+int mf_create_grow(int devfd, const struct mf_create_opts *opts,
+		   const struct mf_grow_opts *g)
+{
+	struct memfilter_create c = { .size = sizeof(c) };
+	int ret;
+
+	if (!opts)
+		return -EINVAL;
+	ret = libmf_encode_create(&c, opts);
+	if (!ret)
+		ret = libmf_encode_grow(&c, g);
+	if (ret)
+		return ret;
+	ret = mf_ioctl(devfd, MEMFILTER_IOC_CREATE, &c);
+	return ret ? ret : c.out_fd;
+}
+
+int libmf_decode_grow_info(const struct memfilter_info *i,
+			   const struct memfilter_generation *g,
+			   struct mf_grow_info *gi)
+{
+	unsigned int j;
+
+	if (i->type != MEMFILTER_TYPE_GROW)
+		return -EOPNOTSUPP;
+	memset((char *)gi + sizeof(gi->sz), 0, sizeof(*gi) - sizeof(gi->sz));
+	gi->subfilters = i->subfilters;
+	gi->max_subs = i->grow_max;
+	gi->factor = i->grow_factor;
+	gi->ratio = i->grow_ratio_pct / 100.0;
+	gi->fpr = (double)i->fpr_ppb / MF_PPB;
+	for (j = 0; j < i->subfilters && j < MEMFILTER_GROW_MAX_SUBS; j++) {
+		gi->keys[j] = g[j].keys;
+		gi->fill[j] = g[j].fill;
+	}
+	return 0;
+}
+
+int mf_grow_info(int fd, struct mf_grow_info *gi)
+{
+	struct memfilter_generation g[MEMFILTER_GROW_MAX_SUBS];
+	struct memfilter_info i = {
+		.size = sizeof(i), .gens = (__u64)(uintptr_t)g,
+		.gens_count = MEMFILTER_GROW_MAX_SUBS,
+	};
+	int ret = gi ? libmf_opts_check(gi, gi->sz, sizeof(*gi)) : -EINVAL;
+
+	if (!ret)
+		ret = mf_ioctl(fd, MEMFILTER_IOC_INFO, &i);
+	return ret ? ret : libmf_decode_grow_info(&i, g, gi);
 }
 
 int mf_rotate(int fd)

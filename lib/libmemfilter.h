@@ -61,6 +61,7 @@ extern "C" {
 #define MF_TYPE_BLOOM 1
 #define MF_TYPE_CUCKOO 2
 #define MF_TYPE_WINDOW 3
+#define MF_TYPE_GROW 4
 
 /* Key hash algorithms (the ABI's MEMFILTER_HASH_* values). */
 #define MF_HASH_XXH64 1
@@ -485,6 +486,70 @@ struct mf_window_info {
 LIBMEMFILTER_API int mf_window_info(int fd, struct mf_window_info *wi);
 
 /**
+ * struct mf_grow_opts - what makes a growing filter grow
+ * @sz: sizeof(struct mf_grow_opts) (MF_OPTS()); required
+ * @max_subs: the most sub-filters, 1 .. 16; 0 for 16
+ * @factor: each new sub-filter holds this many times the keys of the one
+ *	before, 1 .. 16; 0 for 2
+ * @ratio: each new sub-filter's false-positive rate over the one
+ *	before's, 0.01 .. 0.99 (resolution 0.01); 0 for 0.5
+ */
+struct mf_grow_opts {
+	size_t sz;
+	unsigned int max_subs;
+	unsigned int factor;
+	double ratio;
+};
+
+/**
+ * mf_create_grow() - create a growing Bloom filter
+ * @devfd: from mf_open_device()
+ * @opts: as for mf_create(); @opts->type MF_TYPE_GROW, @opts->capacity
+ *	the first sub-filter's, @opts->fpr (required) the bound on the
+ *	whole filter's rate however many sub-filters it grows
+ * @g: how it grows; NULL for the defaults (mf_create() does the same)
+ *
+ * Adds never fail for being full until the filter reaches @g->max_subs,
+ * the rates the layout reaches, or the module's memory limits: then
+ * -ENOSPC, with nothing already in it lost.
+ *
+ * Return: the new filter fd, or -errno as mf_create().
+ */
+LIBMEMFILTER_API int mf_create_grow(int devfd, const struct mf_create_opts *opts,
+				    const struct mf_grow_opts *g);
+
+/**
+ * struct mf_grow_info - a growing filter's sub-filters
+ * @sz: sizeof(struct mf_grow_info) (MF_OPTS()); required
+ * @subfilters: sub-filters in use; adds go to the last
+ * @max_subs: the most sub-filters
+ * @factor: capacity factor between sub-filters
+ * @ratio: rate ratio between sub-filters
+ * @fpr: the bound on the whole filter's rate
+ * @keys: keys in each sub-filter
+ * @fill: bits set in each sub-filter
+ */
+struct mf_grow_info {
+	size_t sz;
+	unsigned int subfilters;
+	unsigned int max_subs;
+	unsigned int factor;
+	double ratio;
+	double fpr;
+	uint64_t keys[16];
+	uint64_t fill[16];
+};
+
+/**
+ * mf_grow_info() - a growing filter's sub-filters
+ * @fd: a growing filter fd
+ * @gi: filled in
+ *
+ * Return: 0, or -errno (-EOPNOTSUPP on other filters).
+ */
+LIBMEMFILTER_API int mf_grow_info(int fd, struct mf_grow_info *gi);
+
+/**
  * mf_add_unique() - add fixed-size keys that are not already present
  * @fd: a cuckoo filter fd
  * @keys: @n keys of @key_size bytes each, back to back
@@ -651,6 +716,31 @@ struct mf_offline;
  */
 LIBMEMFILTER_API int mf_offline_create(const struct mf_create_opts *opts,
 				       struct mf_offline **out);
+
+/**
+ * mf_offline_create_grow() - an empty in-memory growing filter
+ * @opts: as for mf_create_grow()
+ * @g: as for mf_create_grow()
+ * @out: out: the filter; release it with mf_offline_free()
+ *
+ * Grows as the kernel's does (the same sub-filters at the same fill), so
+ * its images load into the kernel and answer identically.
+ *
+ * Return: as mf_offline_create().
+ */
+LIBMEMFILTER_API int mf_offline_create_grow(const struct mf_create_opts *opts,
+					    const struct mf_grow_opts *g,
+					    struct mf_offline **out);
+
+/**
+ * mf_offline_grow_info() - an offline growing filter's sub-filters
+ * @f: the filter
+ * @gi: filled in
+ *
+ * Return: 0, or -errno (-EOPNOTSUPP on other filters).
+ */
+LIBMEMFILTER_API int mf_offline_grow_info(const struct mf_offline *f,
+					  struct mf_grow_info *gi);
 
 /**
  * mf_offline_from_image() - an in-memory filter from an image

@@ -33,12 +33,17 @@
  * @adds: keys added
  * @deletes: keys deleted
  * @failed: adds refused because the filter was full
+ * @parts: memory attached later, for types that grow
+ *	(&memfilter_type_ops.next_bytes)
+ * @nparts: how many
  */
 struct mf_offline {
 	const struct memfilter_type_ops *ops;
 	union memfilter_state s;
 	void *mem;
 	size_t mem_bytes;
+	void *parts[MEMFILTER_MAX_PARTS];
+	u32 nparts;
 	u64 keys;
 	u64 adds;
 	u64 deletes;
@@ -66,8 +71,12 @@ static void *mf_table_alloc(u64 bytes, size_t *out)
 
 void mf_offline_free(struct mf_offline *f)
 {
+	u32 i;
+
 	if (!f)
 		return;
+	for (i = 0; i < f->nparts; i++)
+		free(f->parts[i]);
 	free(f->mem);
 	explicit_bzero(f, sizeof(*f));
 	free(f);
@@ -97,8 +106,10 @@ static int mf_offline_new(const struct memfilter_type_ops *ops,
 	return 0;
 }
 
-int mf_offline_create(const struct mf_create_opts *opts,
-		      struct mf_offline **out)
+/* mf_offline_create(), with a growing filter's options if @grow. */
+static int mf_offline_create_opts(const struct mf_create_opts *opts,
+				  bool grow, const struct mf_grow_opts *g,
+				  struct mf_offline **out)
 {
 	struct memfilter_create c = { .size = sizeof(c) };
 	const struct memfilter_type_ops *ops;
@@ -109,12 +120,42 @@ int mf_offline_create(const struct mf_create_opts *opts,
 	if (!opts || (opts->name && *opts->name))
 		return -EINVAL;
 	ret = libmf_encode_create(&c, opts);
+	if (!ret && grow)
+		ret = libmf_encode_grow(&c, g);
 	if (!ret)
 		ret = memfilter_create_params(&c, &ops, &p);
 	if (!ret)
 		ret = mf_offline_new(ops, &p, out);
 	explicit_bzero(&p, sizeof(p));
 	return ret;
+}
+
+int mf_offline_create(const struct mf_create_opts *opts,
+		      struct mf_offline **out)
+{
+	return mf_offline_create_opts(opts, false, NULL, out);
+}
+
+int mf_offline_create_grow(const struct mf_create_opts *opts,
+			   const struct mf_grow_opts *g,
+			   struct mf_offline **out)
+{
+	return mf_offline_create_opts(opts, true, g, out);
+}
+
+int mf_offline_grow_info(const struct mf_offline *f, struct mf_grow_info *gi)
+{
+	struct memfilter_generation g[MEMFILTER_MAX_PARTS] = {};
+	struct memfilter_info i = { .size = sizeof(i) };
+	int ret = gi ? libmf_opts_check(gi, gi->sz, sizeof(*gi)) : -EINVAL;
+
+	if (ret)
+		return ret;
+	if (!f->ops->parts)
+		return -EOPNOTSUPP;
+	memfilter_state_info(f->ops, &f->s, f->keys, &i);
+	f->ops->parts(&f->s, g);
+	return libmf_decode_grow_info(&i, g, gi);
 }
 
 int mf_offline_image(const struct mf_offline *f, void **image, size_t *len)
@@ -232,6 +273,8 @@ int mf_offline_info(const struct mf_offline *f, struct mf_info *info)
 
 typedef int (*mf_offline_op)(struct mf_offline *f, const u64 *hashes, u32 n,
 			     unsigned long *result, u32 *done);
+typedef int (*mf_offline_op_fn)(union memfilter_state *s, const u64 *hashes,
+				u32 n, unsigned long *result, u32 *done);
 
 static bool mf_result_bit(const unsigned long *result, u32 i)
 {
@@ -260,13 +303,44 @@ static int mf_offline_added(struct mf_offline *f, int ret,
 	return ret;
 }
 
+/* A type that grows: attach its next part, as the module's worker would. */
+static int mf_offline_grow(struct mf_offline *f)
+{
+	u64 bytes = f->ops->next_bytes ? f->ops->next_bytes(&f->s) : 0;
+	size_t sz;
+	void *p;
+
+	if (!bytes || f->nparts == MEMFILTER_MAX_PARTS)
+		return -ENOSPC;
+	p = mf_table_alloc(bytes, &sz);
+	if (!p)
+		return -ENOMEM;
+	f->parts[f->nparts++] = p;
+	f->ops->attach(&f->s, p);
+	return 0;
+}
+
 static int mf_offline_do_add(struct mf_offline *f, const u64 *hashes, u32 n,
 			     unsigned long *result, u32 *done)
 {
 	/* An offline filter has one owner: no atomics needed. */
-	int ret = (f->ops->add_exclusive ?: f->ops->add)(&f->s, hashes, n,
-							  result, done);
+	mf_offline_op_fn add = f->ops->add_exclusive ?: f->ops->add;
+	unsigned long part[MF_OFFLINE_WINDOW / BITS_PER_LONG];
+	int ret = add(&f->s, hashes, n, result, done);
+	u32 d = *done, got, j;
 
+	while (ret == -ENOSPC && d < n && f->ops->next_bytes) {
+		ret = mf_offline_grow(f);
+		if (ret)
+			break;
+		memset(part, 0, sizeof(part));
+		ret = add(&f->s, hashes + d, n - d, part, &got);
+		for (j = 0; j < got; j++)
+			if (mf_result_bit(part, j))
+				memfilter_result_set(result, d + j);
+		d += got;
+	}
+	*done = d;
 	return mf_offline_added(f, ret, result, *done);
 }
 

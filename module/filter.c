@@ -608,7 +608,9 @@ int memfilter_filter_rotate(struct memfilter *f)
  */
 u32 memfilter_filter_parts(struct memfilter *f, struct memfilter_generation *g)
 {
-	return f->kops->info_parts ? f->kops->info_parts(f, g) : 0;
+	if (f->kops->info_parts)
+		return f->kops->info_parts(f, g);
+	return f->ops->parts ? f->ops->parts(&f->s, g) : 0;
 }
 
 /**

@@ -83,8 +83,9 @@ struct memfilter;
  * @image_begin: a dump starts: keep out what would change the table's
  *	shape (rotations, growth) until @image_end
  * @image_end: the dump is done
- * @info_parts: for INFO: fill the filter's generations or sub-filters,
- *	at most MEMFILTER_INFO_PARTS_MAX; return how many it has
+ * @info_parts: for INFO: fill the filter's generations, at most
+ *	MEMFILTER_INFO_PARTS_MAX; return how many it has. NULL: the type's
+ *	own &memfilter_type_ops.parts, if any (sub-filters)
  * @free: the filter is unreachable and about to be freed: stop and free
  *	the kernel-side state (process context, may sleep)
  */

@@ -19,7 +19,9 @@
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <kunit/visibility.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/workqueue.h>
 
 #include "filter.h"
@@ -135,27 +137,11 @@ static void mf_grow_image_end(struct memfilter *f)
 	mutex_unlock(&f->grow.lock);
 }
 
-/* For INFO: each sub-filter in use (age 0: they do not age). */
-static u32 mf_grow_info_parts(struct memfilter *f,
-			      struct memfilter_generation *g)
-{
-	const struct memfilter_grow *gr = &f->s.grow;
-	u32 a = memfilter_grow_active(gr), i;
-
-	for (i = 0; i < a; i++) {
-		g[i].keys = READ_ONCE(gr->keys[i]);
-		g[i].fill = memfilter_bloom_popcount(&gr->sub[i]);
-		cond_resched();
-	}
-	return a;
-}
-
 const struct memfilter_kops memfilter_grow_kops = {
 	.init = mf_grow_kinit,
 	.added = mf_grow_added,
 	.make_room = mf_grow_make_room,
 	.image_begin = mf_grow_image_begin,
 	.image_end = mf_grow_image_end,
-	.info_parts = mf_grow_info_parts,
 	.free = mf_grow_kfree,
 };
