@@ -272,6 +272,60 @@ static int fpr_in_range(const struct mf_create_opts *o)
 }
 
 /* Check the filter options as a whole and fill in the defaults. */
+/* One of a growing filter's options (GROW_OPTS_HELP): 0, or -1. */
+int grow_opt(int c, struct mf_grow_opts *g)
+{
+	uint64_t v;
+
+	switch (c) {
+	case OPT_GROW_FACTOR:
+		if (parse_u64("--grow-factor", optarg, 10, &v))
+			return -1;
+		if (v < 1 || v > 16) {
+			usage_error("--grow-factor must be 1 to 16");
+			return -1;
+		}
+		g->factor = v;
+		return 0;
+	case OPT_GROW_RATIO:
+		if (parse_double("--grow-ratio", optarg, &g->ratio))
+			return -1;
+		if (!(g->ratio >= 0.01 && g->ratio <= 0.99)) {
+			usage_error("--grow-ratio must be 0.01 to 0.99");
+			return -1;
+		}
+		return 0;
+	case OPT_GROW_MAX:
+		if (parse_u64("--grow-max", optarg, 10, &v))
+			return -1;
+		if (v < 1 || v > 16) {
+			usage_error("--grow-max must be 1 to 16");
+			return -1;
+		}
+		g->max_subs = v;
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * A growing filter is Bloom sub-filters sized by a rate: before
+ * filter_opts_finish(), which then sees a Bloom filter.
+ */
+int grow_opts_check(struct mf_create_opts *o, bool window)
+{
+	if (window || (o->type && o->type != MF_TYPE_BLOOM)) {
+		usage_error("--grow makes a growing Bloom filter: not with --type cuckoo or --window");
+		return -1;
+	}
+	if (o->bits_per_key != 0) {
+		usage_error("--grow sizes its sub-filters by --fpr, not --bits-per-key");
+		return -1;
+	}
+	o->type = MF_TYPE_BLOOM;
+	return 0;
+}
+
 int filter_opts_finish(struct mf_create_opts *o)
 {
 	if (!o->type) {
@@ -385,6 +439,8 @@ const char *type_name(int type)
 		return "cuckoo";
 	case MF_TYPE_WINDOW:
 		return "window";
+	case MF_TYPE_GROW:
+		return "grow";
 	default:
 		return "unknown";
 	}
@@ -402,6 +458,20 @@ void overfill_report(const char *what, const struct mf_info *i, bool strict)
 	    " (estimated false-positive rate %.3g): use a larger --capacity%s",
 	    what, i->keys, i->capacity, i->est_fpr,
 	    strict ? " (--strict)" : "");
+}
+
+/* A growing filter's sub-filters, after info_text(). */
+void grow_text(const struct mf_grow_info *g)
+{
+	unsigned int j;
+
+	printf("%-18s%u of at most %u (capacity x%u, rate x%.2f each)\n",
+	       "sub-filters:", g->subfilters, g->max_subs, g->factor, g->ratio);
+	printf("%-18s%.9g\n", "fpr bound:", g->fpr);
+	for (j = 0; j < g->subfilters; j++)
+		printf("  sub-filter %-2u   %" PRIu64 " keys, %" PRIu64
+		       " bits set%s\n", j, g->keys[j], g->fill[j],
+		       j + 1 == g->subfilters ? " (newest)" : "");
 }
 
 /* A writer for one JSON value on stdout, compact unless --pretty. */

@@ -48,21 +48,33 @@ static int cmd_create(int argc, char **argv)
 		{ "window", required_argument, NULL, 'w' },
 		{ "generations", required_argument, NULL, 'g' },
 		{ "rotate-by-count", no_argument, NULL, 'R' },
+		{ "grow", no_argument, NULL, 'G' },
+		{ "grow-factor", required_argument, NULL, OPT_GROW_FACTOR },
+		{ "grow-ratio", required_argument, NULL, OPT_GROW_RATIO },
+		{ "grow-max", required_argument, NULL, OPT_GROW_MAX },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct mf_create_opts o = { 0 };
 	MF_OPTS(mf_window_opts, w);
+	MF_OPTS(mf_grow_opts, g);
 	uint64_t window_ms = 0, gens = 0;
-	bool window;
+	bool window, grow = false;
 	const char *name;
 	int c, dev, fd;
 
-	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS "w:g:Rh",
+	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS "w:g:RGh",
 			     opts)) != -1) {
 		if (c == 'h') {
 			print_help();
 			return 0;
+		}
+		if (c == 'G' || c == OPT_GROW_FACTOR || c == OPT_GROW_RATIO ||
+		    c == OPT_GROW_MAX) {
+			grow = true;
+			if (grow_opt(c, &g))
+				return EXIT_ERR;
+			continue;
 		}
 		if (c == 'w') {
 			if (parse_duration_ms("--window", optarg, &window_ms))
@@ -104,6 +116,8 @@ static int cmd_create(int argc, char **argv)
 			return EXIT_ERR;
 		}
 	}
+	if (grow && grow_opts_check(&o, window))
+		return EXIT_ERR;
 	if (filter_opts_finish(&o))
 		return EXIT_ERR;
 	o.name = name;
@@ -113,7 +127,10 @@ static int cmd_create(int argc, char **argv)
 		return EXIT_ERR;
 	if (window)
 		o.type = MF_TYPE_WINDOW;
-	fd = window ? mf_create_window(dev, &o, &w) : mf_create(dev, &o);
+	if (grow)
+		o.type = MF_TYPE_GROW;
+	fd = window ? mf_create_window(dev, &o, &w) :
+	     grow ? mf_create_grow(dev, &o, &g) : mf_create(dev, &o);
 	close(dev);
 	if (fd == -EEXIST) {
 		cli_error("%s: a filter by that name already exists", name);
@@ -498,6 +515,7 @@ static void window_text(const struct mf_window_info *w)
 static int cmd_info(int argc, char **argv)
 {
 	MF_OPTS(mf_window_info, wi);
+	MF_OPTS(mf_grow_info, gi);
 	struct json_writer *jw;
 	struct mf_info info;
 	const char *name;
@@ -512,6 +530,8 @@ static int cmd_info(int argc, char **argv)
 	ret = mf_info(fd, &info);
 	if (!ret && info.type == MF_TYPE_WINDOW)
 		ret = mf_window_info(fd, &wi);
+	if (!ret && info.type == MF_TYPE_GROW)
+		ret = mf_grow_info(fd, &gi);
 	close(fd);
 	if (ret)
 		return fail(name, ret);
@@ -521,6 +541,8 @@ static int cmd_info(int argc, char **argv)
 		info_text(&info);
 		if (info.type == MF_TYPE_WINDOW)
 			window_text(&wi);
+		if (info.type == MF_TYPE_GROW)
+			grow_text(&gi);
 		return stdout_flush();
 	}
 	jw = json_begin();
@@ -637,7 +659,8 @@ static int cmd_rotate(int argc, char **argv)
 const struct command filter_commands[] = {
 	{ .name = "create", .fn = cmd_create,
 	  .usage = "NAME --type bloom|cuckoo --capacity N [OPTIONS]\n"
-	  "       memfilterctl create NAME --window T [--generations G] --capacity N [OPTIONS]",
+	  "       memfilterctl create NAME --window T [--generations G] --capacity N [OPTIONS]\n"
+	  "       memfilterctl create NAME --grow --capacity N [--fpr P] [GROW OPTIONS]",
 	  .help = "Create a filter and publish it as NAME (needs CAP_SYS_ADMIN).\n\n"
 	  FILTER_OPTS_HELP
 	  "  -w, --window T            a window filter: every key is kept at least T\n"
@@ -645,7 +668,8 @@ const struct command filter_commands[] = {
 	  "                            Nh); --capacity is then keys per T / (G - 1)\n"
 	  "  -g, --generations G       window filter: 2 to 16 generations (default 4)\n"
 	  "  -R, --rotate-by-count     window filter: also rotate when a generation\n"
-	  "                            holds --capacity keys\n" },
+	  "                            holds --capacity keys\n"
+	  GROW_OPTS_HELP },
 	{ .name = "add", .fn = cmd_add,
 	  .usage = "NAME [FILE|-|--key K...] [--hex] [--unique]",
 	  .help = "Add one key per line of FILE (default: standard input). Prints how\n"

@@ -274,23 +274,36 @@ static int cmd_build(int argc, char **argv)
 		{ "hex", no_argument, NULL, 'x' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "strict", no_argument, NULL, 'S' },
+		{ "grow", no_argument, NULL, 'G' },
+		{ "grow-factor", required_argument, NULL, OPT_GROW_FACTOR },
+		{ "grow-ratio", required_argument, NULL, OPT_GROW_RATIO },
+		{ "grow-max", required_argument, NULL, OPT_GROW_MAX },
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
 	struct mf_create_opts o = { 0 };
+	MF_OPTS(mf_grow_opts, g);
 	const char *path = NULL, *out = NULL;
 	struct mf_offline *f = NULL;
-	bool hex = false, strict = false;
+	bool hex = false, strict = false, grow = false;
 	struct mf_info info;
 	int c, ret = EXIT_ERR;
 	size_t len;
 	void *img;
 
-	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS "xo:h", opts)) != -1) {
+	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS "xo:Gh", opts)) != -1) {
 		switch (c) {
 		case 'h':
 			print_help();
 			return 0;
+		case 'G':
+		case OPT_GROW_FACTOR:
+		case OPT_GROW_RATIO:
+		case OPT_GROW_MAX:
+			grow = true;
+			if (grow_opt(c, &g))
+				return EXIT_ERR;
+			continue;
 		case 'x':
 			hex = true;
 			continue;
@@ -310,9 +323,13 @@ static int cmd_build(int argc, char **argv)
 	}
 	if (optind < argc)
 		path = argv[optind];
-	if (filter_opts_finish(&o) || output_ok(out))
+	if ((grow && grow_opts_check(&o, false)) || filter_opts_finish(&o) ||
+	    output_ok(out))
 		return EXIT_ERR;
-	ret = mf_offline_create(&o, &f);
+	if (grow)
+		o.type = MF_TYPE_GROW;
+	ret = grow ? mf_offline_create_grow(&o, &g, &f) :
+	      mf_offline_create(&o, &f);
 	if (ret)
 		return fail_offline("build", ret);
 	ret = EXIT_ERR;
@@ -439,7 +456,7 @@ out_free:
 static void inspect_text(const char *path, const struct mf_info *i,
 			 const struct memfilter_image_header *h)
 {
-	bool bloom = i->type == MF_TYPE_BLOOM;
+	bool bloom = i->type != MF_TYPE_CUCKOO;
 	double pct = i->fill_max ? 100.0 * i->fill / i->fill_max : 0;
 
 #define ROW "%-18s"
@@ -504,6 +521,7 @@ static int inspect_json(const char *path, const struct mf_info *i,
 
 static int cmd_inspect(int argc, char **argv)
 {
+	MF_OPTS(mf_grow_info, gi);
 	struct memfilter_image_header h;
 	struct mf_offline *f;
 	const char *path, *why;
@@ -532,6 +550,8 @@ static int cmd_inspect(int argc, char **argv)
 	}
 	memcpy(&h, img, sizeof(h));
 	mf_offline_info(f, &info);
+	if (info.type == MF_TYPE_GROW)
+		mf_offline_grow_info(f, &gi);
 	mf_offline_free(f);
 	if (info.overfill)
 		overfill_report(image_path(path), &info, false);
@@ -539,6 +559,8 @@ static int cmd_inspect(int argc, char **argv)
 		ret = inspect_json(image_path(path), &info, &h);
 	} else {
 		inspect_text(image_path(path), &info, &h);
+		if (info.type == MF_TYPE_GROW)
+			grow_text(&gi);
 		ret = stdout_flush();
 	}
 	explicit_bzero(&h, sizeof(h));
@@ -655,7 +677,8 @@ out_free:
 
 const struct command image_commands[] = {
 	{ .name = "build", .fn = cmd_build,
-	  .usage = "--type bloom|cuckoo --capacity N [OPTIONS] [FILE|-] [-o F.img]",
+	  .usage = "--type bloom|cuckoo --capacity N [OPTIONS] [FILE|-] [-o F.img]\n"
+	  "       memfilterctl build --grow --capacity N [OPTIONS] [FILE|-] [-o F.img]",
 	  .help = "Build a filter offline (no device needed) from one key per line of\n"
 	  "FILE (default: standard input; a CR before the newline is not part\n"
 	  "of the key) and write its image. The image loads with 'load' and\n"
@@ -668,6 +691,7 @@ const struct command image_commands[] = {
 	  FILTER_OPTS_HELP
 	  "  -x, --hex                 keys are given as hex digits\n"
 	  "      --strict              more keys than --capacity is an error\n"
+	  GROW_OPTS_HELP
 	  OUTPUT_HELP },
 	{ .name = "dump", .fn = cmd_dump,
 	  .usage = "NAME [-o F.img]",

@@ -110,6 +110,21 @@ int stdout_flush(void);
 	{ "keyed", no_argument, NULL, 'k' }, \
 	{ "seed", required_argument, NULL, 's' }
 #define FILTER_SHORTOPTS "t:c:p:b:f:ks:"
+/* Long-only options of a growing filter (create, build). */
+enum { OPT_GROW_FACTOR = 0x100, OPT_GROW_RATIO, OPT_GROW_MAX };
+#define GROW_OPTS_HELP \
+	"  -G, --grow                a growing Bloom filter: when the newest\n" \
+	"                            sub-filter holds its keys, a new one takes\n" \
+	"                            over; --capacity is the first one's, --fpr\n" \
+	"                            bounds the whole filter's rate\n" \
+	"      --grow-factor S       each sub-filter holds S times the keys of\n" \
+	"                            the one before (1 to 16, default 2)\n" \
+	"      --grow-ratio R        each sub-filter's rate is R times the one\n" \
+	"                            before's (0.01 to 0.99, default 0.5)\n" \
+	"      --grow-max M          at most M sub-filters (1 to 16, default 16)\n"
+int grow_opt(int c, struct mf_grow_opts *g);
+int grow_opts_check(struct mf_create_opts *o, bool window);
+void grow_text(const struct mf_grow_info *g);
 /* Their --help lines. */
 #define FILTER_OPTS_HELP \
 	"  -t, --type T              bloom or cuckoo (required)\n" \
