@@ -418,22 +418,49 @@ static int mf_grow_add_exclusive(union memfilter_state *s, const u64 *hashes,
 	return mf_grow_do_add(s, hashes, n, result, done, true);
 }
 
+/* Keys a test-and-add handles per pass (its scratch on the stack). */
+#define MF_GROW_TA_CHUNK	64
+
 /*
- * Was each key present (in any sub-filter)? Then add it. Two passes, a
- * query then an insert: two racing test-and-adds of one new key may both
- * say absent, as for the other types.
+ * Was each key present (in any sub-filter)? Then add it, unless it was:
+ * as RedisBloom's scalable filters do, a key already answered present
+ * takes no room in the newest sub-filter (its bits are where the query
+ * found them; bits are never cleared but by a clear). Two passes, a query
+ * then an insert: two racing test-and-adds of one new key may both say
+ * absent, as for the other types, and both add it.
  */
 static int mf_grow_test_and_add(union memfilter_state *s, const u64 *hashes,
 				u32 n, unsigned long *result, u32 *done)
 {
-	u32 i;
+	unsigned long was[DIV_ROUND_UP(MF_GROW_TA_CHUNK, BITS_PER_LONG)];
+	u64 fresh[MF_GROW_TA_CHUNK];
+	u32 idx[MF_GROW_TA_CHUNK];
+	u32 i, j, k, m, d;
 	int ret;
 
-	memfilter_grow_contains_hashes(&s->grow, hashes, n, result);
-	ret = memfilter_grow_add_hashes(&s->grow, hashes, n, done, false);
-	for (i = *done; i < n; i++)	/* not done: not tested either */
-		result[i / BITS_PER_LONG] &= ~(1UL << (i % BITS_PER_LONG));
-	return ret;
+	for (i = 0; i < n; i += m) {
+		m = min(n - i, (u32)MF_GROW_TA_CHUNK);
+		memset(was, 0, sizeof(was));
+		memfilter_grow_contains_hashes(&s->grow, hashes + i, m, was);
+		for (j = 0, k = 0; j < m; j++) {
+			if ((was[j / BITS_PER_LONG] >> (j % BITS_PER_LONG)) & 1)
+				continue;
+			fresh[k] = hashes[i + j];
+			idx[k++] = j;
+		}
+		ret = memfilter_grow_add_hashes(&s->grow, fresh, k, &d, false);
+		/* Keys from the first that did not fit on are not done. */
+		m = ret ? idx[d] : m;
+		for (j = 0; j < m; j++)
+			if ((was[j / BITS_PER_LONG] >> (j % BITS_PER_LONG)) & 1)
+				memfilter_result_set(result, i + j);
+		if (ret) {
+			*done = i + m;
+			return ret;
+		}
+	}
+	*done = n;
+	return 0;
 }
 
 static void mf_grow_clear(union memfilter_state *s)

@@ -173,6 +173,7 @@ int memfilter_image_parse(const void *hdr, u64 image_len,
 		return -EBADMSG;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_image_parse);
 
 /**
  * memfilter_image_check_payload() - verify the payload's checksum
@@ -189,3 +190,4 @@ int memfilter_image_check_payload(const struct memfilter_image_desc *d,
 	return mf_image_xxh64(payload, d->payload_size) == d->payload_xxh64 ?
 	       0 : -EBADMSG;
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_image_check_payload);

@@ -42,7 +42,10 @@ EXPORT_SYMBOL_GPL(memfilter_contains);
  *
  * Context: any but hard interrupt; does not sleep (cuckoo filters take a
  * spinlock with bottom halves disabled).
- * Return: 0, or -ENOSPC when a cuckoo filter is full (nothing in it lost).
+ * Return: 0, or -ENOSPC when a cuckoo filter, or a growing filter at its
+ * limits, is full (nothing in it lost), or -EAGAIN when a growing
+ * filter's newest sub-filter is full and its work item is making the
+ * next (it is usually made ahead, at half fill): retry later.
  */
 int memfilter_add(struct memfilter *f, const void *key, u32 len)
 {
@@ -56,7 +59,7 @@ EXPORT_SYMBOL_GPL(memfilter_add);
 
 /**
  * memfilter_test_and_add() - was a key present? add it
- * @f: a Bloom or window filter
+ * @f: a Bloom, window or growing filter
  * @key: the key
  * @len: its length in bytes
  *
@@ -69,7 +72,9 @@ EXPORT_SYMBOL_GPL(memfilter_add);
  *
  * Context: any but hard interrupt; lockless, does not sleep.
  * Return: 1 if the key may have been present, 0 if it certainly was not
- * (it is now), -EOPNOTSUPP for a cuckoo filter.
+ * (it is now), -EOPNOTSUPP for a cuckoo filter, -ENOSPC or -EAGAIN as
+ * memfilter_add() for a growing filter (growing filters: two passes, a
+ * query of every sub-filter then an add to the newest).
  */
 int memfilter_test_and_add(struct memfilter *f, const void *key, u32 len)
 {
@@ -146,11 +151,11 @@ EXPORT_SYMBOL_GPL(memfilter_contains_batch);
  * @keys: @n keys of @key_size bytes, back to back
  * @key_size: bytes per key
  * @n: how many
- * @done: out: how many were added (all unless -ENOSPC)
+ * @done: out: how many were added (all unless an error)
  *
  * Context: any but hard interrupt; does not sleep.
- * Return: 0 or -ENOSPC (a full cuckoo filter; the keys before *@done were
- * added, nothing already in the filter was lost).
+ * Return: 0, -ENOSPC or -EAGAIN as memfilter_add() (the keys before
+ * *@done were added, nothing already in the filter was lost).
  */
 int memfilter_add_batch(struct memfilter *f, const void *keys, u32 key_size,
 			u32 n, u32 *done)

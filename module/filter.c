@@ -35,6 +35,7 @@
 unsigned long memfilter_max_filter_mb = 1024;
 module_param_named(max_filter_mb, memfilter_max_filter_mb, ulong, 0644);
 MODULE_PARM_DESC(max_filter_mb, "Largest table of one filter, MiB (default 1024)");
+EXPORT_SYMBOL_IF_KUNIT(memfilter_max_filter_mb);
 
 unsigned long memfilter_max_total_mb = 4096;
 module_param_named(max_total_mb, memfilter_max_total_mb, ulong, 0644);
@@ -404,6 +405,7 @@ u32 memfilter_filter_contains(struct memfilter *f, const u64 *hashes, u32 n,
 	this_cpu_add(f->stats->hits, hits);
 	return hits;
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_contains);
 
 typedef int (*mf_write_op)(union memfilter_state *s, const u64 *hashes, u32 n,
 			   unsigned long *result, u32 *done);
@@ -566,6 +568,7 @@ int memfilter_filter_add_sleepable(struct memfilter *f, const u64 *hashes,
 	return mf_filter_sleepable(f, memfilter_filter_add, hashes, n, result,
 				   done);
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_add_sleepable);
 
 /**
  * memfilter_filter_test_and_add_sleepable() - test-and-add, making room

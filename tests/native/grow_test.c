@@ -217,6 +217,56 @@ TEST(grows_exactly)
 	mf_offline_free(f);
 }
 
+/*
+ * Test-and-add through the type's table: present keys say so and take no
+ * room; a key that does not fit stops the batch there.
+ */
+TEST(test_and_add)
+{
+	const struct memfilter_type_ops *ops = &memfilter_grow_ops;
+	struct memfilter_create c = {
+		.type = MEMFILTER_TYPE_GROW, .capacity = 100,
+		.fpr_ppb = 10000000, .grow_max = 1,
+		.flags = MEMFILTER_CREATE_SEED, .seed = SEED,
+	};
+	const struct memfilter_type_ops *o;
+	union memfilter_params p;
+	union memfilter_state *st = calloc(1, sizeof(*st));
+	unsigned long res[4] = { 0 };
+	u64 h[200], *mem;
+	u32 done, i;
+
+	ASSERT_EQ(0, memfilter_create_params(&c, &o, &p));
+	ASSERT_EQ(ops, o);
+	mem = aligned_alloc(64, ops->mem_bytes(&p));
+	memset(mem, 0, ops->mem_bytes(&p));
+	ops->init(st, &p, mem);
+	for (i = 0; i < 200; i++)
+		h[i] = memfilter_key_hash(ops, st, &(u64){ i }, 8);
+	/* 60 in, then 0..99: 60 present, 40 absent fit exactly. */
+	ASSERT_EQ(0, ops->add(st, h, 60, res, &done));
+	memset(res, 0, sizeof(res));
+	EXPECT_EQ(0, ops->test_and_add(st, h, 100, res, &done));
+	EXPECT_EQ(100, done);
+	for (i = 0; i < 60; i++)
+		EXPECT_TRUE((res[i / BITS_PER_LONG] >> (i % BITS_PER_LONG)) & 1);
+	/* A false positive among 40 new keys would leave room: count them. */
+	u32 fp = 0;
+
+	for (i = 60; i < 100; i++)
+		fp += (res[i / BITS_PER_LONG] >> (i % BITS_PER_LONG)) & 1;
+	/* Seed SEED: none of the 40 is a false positive. */
+	EXPECT_EQ(0, fp);
+	EXPECT_EQ(100, st->grow.keys[0]);
+	/* Full: the present ones pass, the first absent one stops the batch. */
+	memset(res, 0, sizeof(res));
+	EXPECT_EQ(-ENOSPC, ops->test_and_add(st, h + 90, 20, res, &done));
+	EXPECT_EQ(10, done);
+	EXPECT_EQ(0x3ff, res[0]);
+	free(mem);
+	free(st);
+}
+
 /* Past max_subs: ENOSPC at the first key that does not fit, none lost. */
 TEST(enospc_at_max)
 {

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite memfilter_grow: growing filters in the kernel. Growth from
+ * process context (the ioctl path) to exactly max_subs sub-filters, then
+ * ENOSPC with nothing lost and the memory charged; adds with bottom halves
+ * disabled (the softirq callers) that never allocate: -EAGAIN while the
+ * work item is kept from making the next sub-filter, success once it has;
+ * the module's per-filter memory limit stopping growth; a consistent image
+ * of a grown filter; and concurrent BH-off inserters, growth and a querier
+ * with zero false negatives (KASAN, lockdep and DEBUG_ATOMIC_SLEEP
+ * watching).
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#include <kunit/test.h>
+#include <linux/bitmap.h>
+#include <linux/bottom_half.h>
+#include <linux/kthread.h>
+#include <linux/slab.h>
+
+#include "filter.h"
+#include "image.h"
+
+static struct memfilter *mf_gk_filter(struct kunit *test, u64 cap,
+				      u32 max_subs)
+{
+	struct memfilter_create c = {
+		.type = MEMFILTER_TYPE_GROW, .capacity = cap,
+		.fpr_ppb = 10000000, .flags = MEMFILTER_CREATE_SEED,
+		.seed = 17, .grow_max = max_subs,
+	};
+	struct memfilter *f = memfilter_filter_create(&c);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	return f;
+}
+
+static u64 mf_gk_hash(struct memfilter *f, u64 id)
+{
+	__le64 key = cpu_to_le64(id);
+
+	return memfilter_key_hash(f->ops, &f->s, &key, sizeof(key));
+}
+
+/* Adds in process context grow the filter; past max_subs, ENOSPC. */
+static void mf_grow_sleepable(struct kunit *test)
+{
+	struct memfilter *f = mf_gk_filter(test, 100, 3);
+	struct memfilter_info info = {};
+	u64 *h = kunit_kcalloc(test, 701, sizeof(*h), GFP_KERNEL);
+	unsigned long *res = kunit_kcalloc(test, BITS_TO_LONGS(701),
+					   sizeof(long), GFP_KERNEL);
+	u64 bytes0 = f->bytes;
+	u32 i, done;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, res);
+	for (i = 0; i < 701; i++)
+		h[i] = mf_gk_hash(f, i);
+	/* 100 + 200 + 400 fit; the 701st does not, and takes nothing with it. */
+	KUNIT_EXPECT_EQ(test, memfilter_filter_add_sleepable(f, h, 701, res,
+							     &done), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, done, 700);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(res, 701), 700);
+	KUNIT_EXPECT_FALSE(test, test_bit(700, res));
+	KUNIT_EXPECT_EQ(test, memfilter_filter_contains(f, h, 700, res), 700);
+	memfilter_filter_info(f, &info);
+	KUNIT_EXPECT_EQ(test, info.subfilters, 3);
+	KUNIT_EXPECT_EQ(test, info.keys, 700);
+	KUNIT_EXPECT_EQ(test, info.capacity, 700);
+	KUNIT_EXPECT_EQ(test, info.failed, 1);
+	KUNIT_EXPECT_EQ(test, info.grow_max, 3);
+	KUNIT_EXPECT_EQ(test, info.grow_factor, 2);
+	KUNIT_EXPECT_EQ(test, info.grow_ratio_pct, 50);
+	KUNIT_EXPECT_EQ(test, info.fpr_ppb, 10000000);
+	KUNIT_EXPECT_FALSE(test, info.status & MEMFILTER_STATUS_OVERFILL);
+	KUNIT_EXPECT_LT(test, info.est_fpr_ppb, 10000000);
+	/* The sub-filters' memory is the filter's, charged as its table. */
+	KUNIT_EXPECT_GT(test, f->bytes, bytes0);
+	KUNIT_EXPECT_EQ(test, info.bytes, f->bytes);
+	KUNIT_EXPECT_EQ(test, f->bytes,
+			f->ops->mem_bytes(f->ops->params_of(&f->s)));
+	/* The in-kernel API says ENOSPC too: it can grow no further. */
+	KUNIT_EXPECT_EQ(test, memfilter_add(f, "x", 1), -ENOSPC);
+
+	/* A clear keeps the sub-filters and starts over in the first. */
+	memfilter_filter_clear(f);
+	memfilter_filter_info(f, &info);
+	KUNIT_EXPECT_EQ(test, info.subfilters, 1);
+	KUNIT_EXPECT_EQ(test, info.keys, 0);
+	KUNIT_EXPECT_EQ(test, memfilter_filter_add_sleepable(f, h, 700, res,
+							     &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 700);
+	memfilter_put(f);
+}
+
+/*
+ * Adds with bottom halves off never allocate. While the work item cannot
+ * run (the test holds the growth lock), a full newest sub-filter is
+ * -EAGAIN; once it ran, the same add succeeds.
+ */
+static void mf_grow_atomic(struct kunit *test)
+{
+	struct memfilter *f = mf_gk_filter(test, 64, 0);
+	struct memfilter_info info = {};
+	u64 i;
+	int ret;
+
+	mutex_lock(&f->grow.lock);
+	for (i = 0; i < 64; i++) {
+		local_bh_disable();
+		ret = memfilter_add(f, &i, sizeof(i));
+		local_bh_enable();
+		KUNIT_EXPECT_EQ(test, ret, 0);
+	}
+	local_bh_disable();
+	ret = memfilter_add(f, &i, sizeof(i));
+	local_bh_enable();
+	KUNIT_EXPECT_EQ(test, ret, -EAGAIN);
+	KUNIT_EXPECT_EQ(test, f->s.grow.p.nsubs, 1);
+	mutex_unlock(&f->grow.lock);
+	flush_work(&f->grow.work);
+	KUNIT_EXPECT_EQ(test, f->s.grow.p.nsubs, 2);
+	local_bh_disable();
+	ret = memfilter_add(f, &i, sizeof(i));
+	local_bh_enable();
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	memfilter_filter_info(f, &info);
+	KUNIT_EXPECT_EQ(test, info.subfilters, 2);
+	KUNIT_EXPECT_EQ(test, info.keys, 65);
+	KUNIT_EXPECT_EQ(test, info.failed, 0);
+	for (i = 0; i < 65; i++)
+		KUNIT_EXPECT_TRUE(test, memfilter_contains(f, &i, sizeof(i)));
+	memfilter_put(f);
+}
+
+/* max_filter_mb stops growth like max_subs does: ENOSPC, nothing lost. */
+static void mf_grow_filter_limit(struct kunit *test)
+{
+	unsigned long saved = memfilter_max_filter_mb;
+	struct memfilter *f = mf_gk_filter(test, 200000, 0);
+	struct memfilter_info info = {};
+	u64 *h = kunit_kcalloc(test, 256, sizeof(*h), GFP_KERNEL);
+	unsigned long res[BITS_TO_LONGS(256)];
+	u32 i, n = 0, done;
+	int ret = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	/* ~290 KiB for the first, ~640 KiB the second: 1 MiB holds two. */
+	memfilter_max_filter_mb = 1;
+	while (!ret) {
+		for (i = 0; i < 256; i++)
+			h[i] = mf_gk_hash(f, n + i);
+		ret = memfilter_filter_add_sleepable(f, h, 256, res, &done);
+		n += done;
+	}
+	memfilter_max_filter_mb = saved;
+	KUNIT_EXPECT_EQ(test, ret, -ENOSPC);
+	memfilter_filter_info(f, &info);
+	KUNIT_EXPECT_EQ(test, info.subfilters, 2);
+	KUNIT_EXPECT_EQ(test, n, 600000);
+	KUNIT_EXPECT_LE(test, f->bytes, 1ULL << 20);
+	for (i = 0; i < 256; i++)
+		h[i] = mf_gk_hash(f, n - 256 + i);
+	KUNIT_EXPECT_EQ(test, memfilter_filter_contains(f, h, 256, res), 256);
+	memfilter_put(f);
+}
+
+/* An image of a grown filter: every sub-filter, a header that parses. */
+static void mf_grow_image(struct kunit *test)
+{
+	struct memfilter *f = mf_gk_filter(test, 50, 0);
+	struct memfilter_image_desc d;
+	const struct memfilter_image_grow *sec;
+	size_t len;
+	void *img;
+	u64 i;
+
+	for (i = 0; i < 500; i++) {
+		u64 h = mf_gk_hash(f, i);
+		unsigned long res;
+		u32 done;
+
+		KUNIT_ASSERT_EQ(test, memfilter_filter_add_sleepable(f, &h, 1,
+								     &res,
+								     &done), 0);
+	}
+	flush_work(&f->grow.work);
+	img = memfilter_filter_image(f, &len);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(img));
+	KUNIT_ASSERT_EQ(test, memfilter_image_parse(img, len, &d), 0);
+	KUNIT_EXPECT_EQ(test, memfilter_image_check_payload(&d, (u8 *)img +
+				MEMFILTER_IMAGE_HDR_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, d.type, MEMFILTER_TYPE_GROW);
+	KUNIT_EXPECT_EQ(test, d.keys, 500);
+	/* 50 + 100 + 200 + 400 holds 500 in four; a fifth may be made ahead. */
+	sec = (const void *)((u8 *)img + MEMFILTER_IMAGE_HDR_SIZE);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(sec->active), 4);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(sec->subs), f->s.grow.p.nsubs);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(sec->keys[3]), 150);
+	KUNIT_EXPECT_EQ(test, len, MEMFILTER_IMAGE_HDR_SIZE +
+			memfilter_grow_bytes(&f->s.grow.p));
+	memfilter_filter_image_free(img, len);
+	memfilter_put(f);
+}
+
+#define MF_GK_INSERTERS	2
+#define MF_GK_KEYS	20000
+
+struct mf_gk_conc {
+	struct memfilter *f;
+	atomic_t published[MF_GK_INSERTERS];
+	atomic_t stop;
+	atomic64_t checks, misses, eagain, errors;
+};
+
+struct mf_gk_arg {
+	struct mf_gk_conc *c;
+	u32 t;
+};
+
+/* Keys t << 32 | i, with bottom halves off like a softirq caller. */
+static int mf_gk_inserter(void *data)
+{
+	struct mf_gk_arg *a = data;
+	u64 key;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < MF_GK_KEYS; i++) {
+		key = (u64)a->t << 32 | i;
+		do {
+			local_bh_disable();
+			ret = memfilter_add(a->c->f, &key, sizeof(key));
+			local_bh_enable();
+			if (ret == -EAGAIN) {
+				atomic64_inc(&a->c->eagain);
+				cond_resched();
+			}
+		} while (ret == -EAGAIN);
+		if (ret) {
+			/* Counted, and the test stops waiting for this one. */
+			atomic64_inc(&a->c->errors);
+			atomic_set_release(&a->c->published[a->t], MF_GK_KEYS);
+			break;
+		}
+		atomic_set_release(&a->c->published[a->t], i + 1);
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static int mf_gk_querier(void *data)
+{
+	struct mf_gk_conc *c = data;
+	u32 t = 0, upto;
+	u64 key;
+
+	while (!atomic_read(&c->stop)) {
+		upto = atomic_read_acquire(&c->published[t]);
+		if (upto) {
+			key = (u64)t << 32 | get_random_u32_below(upto);
+			if (!memfilter_contains(c->f, &key, sizeof(key)))
+				atomic64_inc(&c->misses);
+			atomic64_inc(&c->checks);
+		}
+		t = (t + 1) % MF_GK_INSERTERS;
+		cond_resched();
+	}
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(1);
+	return 0;
+}
+
+static void mf_grow_concurrent(struct kunit *test)
+{
+	struct mf_gk_conc *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct mf_gk_arg args[MF_GK_INSERTERS];
+	struct task_struct *ins[MF_GK_INSERTERS], *q;
+	struct memfilter_info info = {};
+	u32 i, t;
+	u64 key;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->f = mf_gk_filter(test, 256, 0);
+	q = kthread_run(mf_gk_querier, c, "mf_gk_query");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(q));
+	for (i = 0; i < MF_GK_INSERTERS; i++) {
+		args[i] = (struct mf_gk_arg){ c, i };
+		ins[i] = kthread_run(mf_gk_inserter, &args[i], "mf_gk_ins%u", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(ins[i]));
+	}
+	for (i = 0; i < MF_GK_INSERTERS; i++) {
+		while (atomic_read(&c->published[i]) < MF_GK_KEYS)
+			schedule_timeout_interruptible(1);
+		kthread_stop(ins[i]);
+	}
+	atomic_set(&c->stop, 1);
+	kthread_stop(q);
+
+	KUNIT_EXPECT_EQ(test, atomic64_read(&c->errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&c->misses), 0);
+	kunit_info(test, "%lld racing queries, %lld adds saw -EAGAIN",
+		   atomic64_read(&c->checks), atomic64_read(&c->eagain));
+	memfilter_filter_info(c->f, &info);
+	/* 40,000 keys: 256 * (2^8 - 1) = 65,280 holds them in eight. */
+	KUNIT_EXPECT_EQ(test, info.subfilters, 8);
+	KUNIT_EXPECT_EQ(test, info.keys, MF_GK_INSERTERS * MF_GK_KEYS);
+	for (t = 0; t < MF_GK_INSERTERS; t++) {
+		for (i = 0; i < MF_GK_KEYS; i++) {
+			key = (u64)t << 32 | i;
+			if (!memfilter_contains(c->f, &key, sizeof(key))) {
+				KUNIT_FAIL(test, "key %llx lost", key);
+				break;
+			}
+		}
+	}
+	memfilter_put(c->f);
+}
+
+static struct kunit_case mf_grow_cases[] = {
+	KUNIT_CASE(mf_grow_sleepable),
+	KUNIT_CASE(mf_grow_atomic),
+	KUNIT_CASE(mf_grow_filter_limit),
+	KUNIT_CASE(mf_grow_image),
+	KUNIT_CASE_SLOW(mf_grow_concurrent),
+	{}
+};
+
+static struct kunit_suite mf_grow_suite = {
+	.name = "memfilter_grow",
+	.test_cases = mf_grow_cases,
+};
+
+kunit_test_suite(mf_grow_suite);
