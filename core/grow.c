@@ -419,7 +419,7 @@ static int mf_grow_add_exclusive(union memfilter_state *s, const u64 *hashes,
 }
 
 /* Keys a test-and-add handles per pass (its scratch on the stack). */
-#define MF_GROW_TA_CHUNK	64
+#define MF_GROW_TA_CHUNK	32
 
 /*
  * Was each key present (in any sub-filter)? Then add it, unless it was:

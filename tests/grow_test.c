@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +33,9 @@ static int xioctl(int fd, unsigned long cmd, void *arg)
 	return ioctl(fd, cmd, arg) ? -errno : 0;
 }
 
-static __u64 *keys_from(__u64 first, size_t n)
+static uint64_t *keys_from(uint64_t first, size_t n)
 {
-	__u64 *k = malloc(n * sizeof(*k));
+	uint64_t *k = malloc(n * sizeof(*k));
 
 	for (size_t i = 0; i < n; i++)
 		k[i] = first + i;
@@ -118,9 +119,9 @@ TEST_F(g, grows_exactly)
 	};
 	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_GROW, .capacity = 1000,
 		.fpr = 0.01, .fixed_seed = true, .seed = SEED);
-	__u64 *keys = keys_from(0, n), *absent = keys_from(ABSENT, nabsent);
-	__u64 *r1 = calloc((nabsent + 63) / 64, 8);
-	__u64 *r2 = calloc((nabsent + 63) / 64, 8);
+	uint64_t *keys = keys_from(0, n), *absent = keys_from(ABSENT, nabsent);
+	uint64_t *r1 = calloc((nabsent + 63) / 64, 8);
+	uint64_t *r2 = calloc((nabsent + 63) / 64, 8);
 	struct mf_offline *off;
 	int fd = grow_filter(self->dev, 1000, 0);
 	ssize_t hits;
@@ -166,7 +167,7 @@ TEST_F(g, grows_exactly)
 /* Past max_subs: ENOSPC at the first key that does not fit, none lost. */
 TEST_F(g, enospc_at_max)
 {
-	__u64 *keys = keys_from(0, 400), res[7] = { 0 };
+	uint64_t *keys = keys_from(0, 400), res[7] = { 0 };
 	struct mf_info info;
 	int fd = grow_filter(self->dev, 100, 2);
 	size_t done = 0;
@@ -198,7 +199,7 @@ TEST_F(g, enospc_at_max)
 
 TEST_F(g, test_and_add)
 {
-	__u64 *keys = keys_from(0, 3000), res[47] = { 0 };
+	uint64_t *keys = keys_from(0, 3000), res[47] = { 0 };
 	int fd = grow_filter(self->dev, 500, 0);
 	size_t done;
 
@@ -228,9 +229,9 @@ TEST_F(g, images)
 	const size_t n = 5000, nabsent = 200000;
 	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_GROW, .capacity = 300,
 		.fpr = 0.01, .fixed_seed = true, .seed = SEED);
-	__u64 *keys = keys_from(0, n + 20000), *absent = keys_from(ABSENT, nabsent);
-	__u64 *r1 = calloc((nabsent + 63) / 64, 8);
-	__u64 *r2 = calloc((nabsent + 63) / 64, 8);
+	uint64_t *keys = keys_from(0, n + 20000), *absent = keys_from(ABSENT, nabsent);
+	uint64_t *r1 = calloc((nabsent + 63) / 64, 8);
+	uint64_t *r2 = calloc((nabsent + 63) / 64, 8);
 	int fd = grow_filter(self->dev, 300, 0), fd2;
 	struct mf_offline *off;
 	struct mf_info i1, i2;
