@@ -278,6 +278,17 @@ bench/window_bench: bench/window_bench.c bench/bench_util.h \
 bench-window: bench/window_bench
 	bench/window_bench
 
+# --- the growing filter's benchmark ------------------------------------------
+GROW_BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c core/grow.c
+
+bench/grow_bench: bench/grow_bench.c bench/bench_util.h \
+		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(GROW_BENCH_CORE))
+	$(CC) $(BENCH_CFLAGS) -Wall -Werror -o $@ $(filter-out %.h,$^)
+
+.PHONY: bench-grow
+bench-grow: bench/grow_bench
+	bench/grow_bench
+
 # --- offline filters (libmemfilter) before and after ---------------------------
 # make bench-offline REVS="rev1 rev2 ...": bench/offline_bench.c against each
 # revision's static library, alternating runs (N, RUNS, CPU: see the script).

@@ -169,6 +169,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_init);
  */
 u32 memfilter_grow_active(const struct memfilter_grow *g)
 {
+	/* Pairs with the compare-and-exchange that moved it: see the top. */
 	return smp_load_acquire(&g->active);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_active);
@@ -206,6 +207,7 @@ bool memfilter_grow_wants_next(const struct memfilter_grow *g)
 {
 	u32 a = memfilter_grow_active(g);
 
+	/* Pairs with memfilter_grow_attach(). */
 	return smp_load_acquire(&g->p.nsubs) == a && a < g->p.max_subs &&
 	       READ_ONCE(g->keys[a - 1]) >= g->sub[a - 1].p.capacity / 2;
 }
@@ -230,6 +232,7 @@ void memfilter_grow_attach(struct memfilter_grow *g, void *mem)
 	memfilter_grow_sub_params(&g->p, n, &g->sub[n].p);
 	g->sub[n].words = mem;
 	WRITE_ONCE(g->keys[n], 0);
+	/* The sub-filter is complete before inserts may move to it. */
 	smp_store_release(&g->p.nsubs, n + 1);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_attach);
@@ -264,6 +267,7 @@ int memfilter_grow_add_hashes(struct memfilter_grow *g, const u64 *hashes,
 		b = &g->sub[a - 1];
 		k = READ_ONCE(g->keys[a - 1]);
 		if (k >= b->p.capacity) {
+			/* Pairs with memfilter_grow_attach(). */
 			if (a < smp_load_acquire(&g->p.nsubs)) {
 				memfilter_grow_cmpxchg(&g->active, &a, a + 1);
 				continue;
@@ -466,9 +470,12 @@ static int mf_grow_test_and_add(union memfilter_state *s, const u64 *hashes,
 static void mf_grow_clear(union memfilter_state *s)
 {
 	struct memfilter_grow *g = &s->grow;
-	u32 i, nsubs = smp_load_acquire(&g->p.nsubs);
+	u32 i, nsubs;
 	u64 j, words;
 
+	/* Pairs with memfilter_grow_attach(): every sub-filter made. */
+	nsubs = smp_load_acquire(&g->p.nsubs);
+	/* Queries and inserts start over in the first sub-filter. */
 	smp_store_release(&g->active, 1);
 	for (i = 0; i < nsubs; i++) {
 		words = g->sub[i].p.nblocks * MEMFILTER_BLOOM_BLOCK_WORDS;

@@ -31,6 +31,12 @@ keys 1 0 | "$mfc" build --type cuckoo --capacity 4 --fingerprint-bits 8 \
 	--seed 8 >"$dir/cuckoo-empty.img"
 keys 1 40 | "$mfc" build --type cuckoo --capacity 40 --keyed \
 	>"$dir/cuckoo-keyed.img"
+# Growing filters: one sub-filter; three (10 + 20 + 40 keys); keyed.
+keys 1 5 | "$mfc" build --grow --capacity 10 --seed 10 >"$dir/grow-1sub.img"
+keys 1 60 | "$mfc" build --grow --capacity 10 --fpr 0.01 --grow-ratio 0.25 \
+	--seed 11 >"$dir/grow-3subs.img"
+keys 1 30 | "$mfc" build --grow --capacity 10 --grow-factor 1 --grow-max 4 \
+	--keyed >"$dir/grow-keyed.img"
 # Full tables: every slot used (the stash may be too).
 keys 1 64 | "$mfc" build --type cuckoo --capacity 64 --fingerprint-bits 8 \
 	--seed 9 >"$dir/cuckoo-full.img" 2>/dev/null || true

@@ -70,6 +70,7 @@ int memfilter_grow_prepare(struct memfilter *f)
 	int ret = 0;
 
 	mutex_lock(&f->grow.lock);
+	/* Pairs with memfilter_grow_attach() (ours: only we make them). */
 	if (smp_load_acquire(&f->s.grow.p.nsubs) ==
 	    memfilter_grow_active(&f->s.grow))
 		ret = mf_grow_locked(f);
