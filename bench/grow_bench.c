@@ -142,10 +142,10 @@ int main(int argc, char **argv)
 	printf("| size | S | keys | memory: grow / Bloom | query absent: grow / Bloom | query present: grow / Bloom | measured FPR: grow / Bloom |\n");
 	printf("|---|---|---|---|---|---|---|\n");
 	for (u32 i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
-		gb_row("in cache, C=256", 256, subs[i], 1 << 18);
+		gb_row("C=256", 256, subs[i], 1 << 18);
 	if (quick)
 		return 0;
 	for (u32 i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
-		gb_row("out of cache, C=64Ki", 65536, subs[i], 1 << 20);
+		gb_row("C=64Ki", 65536, subs[i], 1 << 20);
 	return 0;
 }

@@ -178,7 +178,8 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_active);
  * memfilter_grow_next_bytes() - memory for the next sub-filter
  * @g: the filter
  *
- * Context: the owner's grower (serialized with memfilter_grow_attach()).
+ * Context: any; the answer holds until the owner's grower (serialized with
+ * memfilter_grow_attach()) makes the next one.
  * Return: its table's bytes (a multiple of 64), or 0 if the filter cannot
  * grow: max_subs reached, or the next sub-filter's rate or size is out of
  * the layout's reach.
@@ -187,7 +188,9 @@ u64 memfilter_grow_next_bytes(const struct memfilter_grow *g)
 {
 	struct memfilter_bloom_params sub;
 
-	if (memfilter_grow_sub_params(&g->p, g->p.nsubs, &sub))
+	/* Pairs with memfilter_grow_attach(); adds ask too, racing it. */
+	if (memfilter_grow_sub_params(&g->p, smp_load_acquire(&g->p.nsubs),
+				      &sub))
 		return 0;
 	return memfilter_bloom_bytes(&sub);
 }
@@ -202,6 +205,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_next_bytes);
  * so that inserts in atomic context seldom find the filter full.
  *
  * Context: any; lockless, cheap (inserts call it).
+ * Return: whether to make the next sub-filter now.
  */
 bool memfilter_grow_wants_next(const struct memfilter_grow *g)
 {
