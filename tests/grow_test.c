@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/memfilter.h>
@@ -280,6 +281,51 @@ TEST_F(g, images)
 	free(r2);
 	free(absent);
 	free(keys);
+}
+
+/* memfilterctl's growing filters, when the guest has the tool. */
+static int ctl(const char *args)
+{
+	char cmd[512];
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "PATH=/memfilter/bin:$PATH memfilterctl %s >/dev/null 2>&1",
+		 args);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int ctl_info_has(const char *name, const char *pattern)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd),
+		 "PATH=/memfilter/bin:$PATH memfilterctl info %s | grep -q '%s'",
+		 name, pattern);
+	return system(cmd);
+}
+
+TEST(memfilterctl)
+{
+	if (system("PATH=/memfilter/bin:$PATH command -v memfilterctl >/dev/null 2>&1"))
+		SKIP(return, "no memfilterctl here");
+	ASSERT_EQ(0, system("seq 1 700 | sed 's/^/k/' >/tmp/grow-keys"));
+	ASSERT_EQ(0, ctl("create selftest.grow --grow -c 100 --grow-max 3 --seed 1"));
+	EXPECT_EQ(2, ctl("create selftest.bad --grow -c 100 -b 10"));
+	EXPECT_EQ(2, ctl("create selftest.bad --grow -c 100 --grow-ratio 1"));
+	EXPECT_EQ(2, ctl("create selftest.bad --grow --window 1h -c 100"));
+	/* 100 + 200 + 400 keys: all fit, in three sub-filters. */
+	EXPECT_EQ(0, ctl("add selftest.grow /tmp/grow-keys"));
+	EXPECT_EQ(0, ctl_info_has("selftest.grow", "^type: *grow"));
+	EXPECT_EQ(0, ctl_info_has("selftest.grow", "^sub-filters: *3 of at most 3"));
+	EXPECT_EQ(0, ctl_info_has("selftest.grow", "sub-filter 2 *400 keys"));
+	EXPECT_EQ(0, ctl("query selftest.grow /tmp/grow-keys"));
+	/* The 701st does not fit: an error, and nothing lost. */
+	EXPECT_NE(0, ctl("add selftest.grow --key one-more"));
+	EXPECT_EQ(0, ctl("query selftest.grow /tmp/grow-keys"));
+	EXPECT_EQ(0, ctl("rm selftest.grow"));
+	unlink("/tmp/grow-keys");
 }
 
 TEST_HARNESS_MAIN
