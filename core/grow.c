@@ -497,16 +497,20 @@ static void mf_grow_info(const union memfilter_state *s, u64 added,
 {
 	const struct memfilter_grow *g = &s->grow;
 	u32 a = memfilter_grow_active(g), i;
+	u64 cap = 0, keys = 0, fill = 0, fill_max = 0;
 
 	info->k = g->p.sub0.k;
 	info->bits_per_key_q4 = g->p.sub0.bits_per_key_q4;
 	for (i = 0; i < a; i++) {
-		info->capacity += g->sub[i].p.capacity;
-		info->keys += READ_ONCE(g->keys[i]);
-		info->fill += memfilter_bloom_popcount(&g->sub[i]);
-		info->fill_max += g->sub[i].p.nblocks *
-				  MEMFILTER_BLOOM_BLOCK_BITS;
+		cap += g->sub[i].p.capacity;
+		keys += READ_ONCE(g->keys[i]);
+		fill += memfilter_bloom_popcount(&g->sub[i]);
+		fill_max += g->sub[i].p.nblocks * MEMFILTER_BLOOM_BLOCK_BITS;
 	}
+	info->capacity = cap;
+	info->keys = keys;
+	info->fill = fill;
+	info->fill_max = fill_max;
 	info->est_fpr_ppb = memfilter_grow_model_fpr_ppb(g);
 	info->subfilters = a;
 	info->grow_max = g->p.max_subs;
