@@ -2,9 +2,10 @@
 /*
  * BPF race (run in a guest by scripts/bpf-bench.sh): the per-packet cost of
  * memfilter's contains kfunc against bpf_map_peek_elem() on the kernel's
- * BPF_MAP_TYPE_BLOOM_FILTER, same keys and the same number of bits, plus a
- * program that only takes and drops the filter reference, the batch kfunc
- * per key, and an empty baseline. BPF_PROG_TEST_RUN with repeat gives the
+ * BPF_MAP_TYPE_BLOOM_FILTER, same keys and the same number of bits, plus
+ * programs that stop after each part of a memfilter query (lookup,
+ * reference, kfunc call) so that the differences break its cost down, the
+ * batch kfunc per key, and an empty baseline. BPF_PROG_TEST_RUN with repeat gives the
  * mean ns per run; programs alternate over ROUNDS rounds and the median is
  * reported. Both filters' false-positive rates are measured too.
  * Prints markdown.
@@ -31,10 +32,20 @@
 #define BPK	8
 #define REPEAT	20000
 #define ROUNDS	5
-#define NPROG	5
+
+/* The programs, in the order of the table; each run alternates them. */
+enum { EMPTY, GET_RELEASE, BORROW, CALL, KFUNC_REF, KFUNC, MAP_PEEK, BATCH,
+       NPROG };
 
 static const char *const names[NPROG] = {
-	"empty", "get_release", "kfunc", "map_peek", "batch",
+	[EMPTY] = "empty",
+	[GET_RELEASE] = "get_release: by-name lookup + reference",
+	[BORROW] = "borrow: by-name lookup, no reference",
+	[CALL] = "call: borrow + one kfunc call returning at once",
+	[KFUNC_REF] = "kfunc_ref: get + contains + release",
+	[KFUNC] = "kfunc: borrow + contains + unborrow",
+	[MAP_PEEK] = "map_peek",
+	[BATCH] = "batch: borrow + contains_batch + unborrow",
 };
 
 static void packet(uint8_t *p, uint32_t addr)
@@ -89,6 +100,13 @@ static int fpr(int prog, unsigned int *hits)
 	return 0;
 }
 
+/* One line of the breakdown: med[k][a] - med[k][b] for both keys. */
+static void part(const char *what, __u32 med[2][NPROG], int a, int b)
+{
+	printf("- %s: %d / %d\n", what, (int)med[0][a] - (int)med[0][b],
+	       (int)med[1][a] - (int)med[1][b]);
+}
+
 int main(void)
 {
 	struct mf_create_opts o = {
@@ -132,11 +150,14 @@ int main(void)
 		}
 	}
 	mf_info(fd, &info);
-	progs[0] = bpf_program__fd(skel->progs.empty);
-	progs[1] = bpf_program__fd(skel->progs.get_release);
-	progs[2] = bpf_program__fd(skel->progs.kfunc);
-	progs[3] = bpf_program__fd(skel->progs.map_peek);
-	progs[4] = bpf_program__fd(skel->progs.batch);
+	progs[EMPTY] = bpf_program__fd(skel->progs.empty);
+	progs[GET_RELEASE] = bpf_program__fd(skel->progs.get_release);
+	progs[BORROW] = bpf_program__fd(skel->progs.borrow);
+	progs[CALL] = bpf_program__fd(skel->progs.call);
+	progs[KFUNC_REF] = bpf_program__fd(skel->progs.kfunc_ref);
+	progs[KFUNC] = bpf_program__fd(skel->progs.kfunc);
+	progs[MAP_PEEK] = bpf_program__fd(skel->progs.map_peek);
+	progs[BATCH] = bpf_program__fd(skel->progs.batch);
 
 	/* Rounds alternate the programs; in each, present then absent. */
 	for (r = 0; r < ROUNDS; r++)
@@ -152,7 +173,7 @@ int main(void)
 			qsort(t[k][p], ROUNDS, sizeof(__u32), cmp_u32);
 			med[k][p] = t[k][p][ROUNDS / 2];
 		}
-	if (fpr(progs[2], &fp_mf) || fpr(progs[3], &fp_map))
+	if (fpr(progs[KFUNC], &fp_mf) || fpr(progs[MAP_PEEK], &fp_map))
 		return 1;
 
 	uname(&u);
@@ -167,11 +188,24 @@ int main(void)
 	for (p = 0; p < NPROG; p++)
 		printf("| %s | %u | %u |\n", names[p], med[0][p], med[1][p]);
 	printf("| batch, per key (/%d) | %.1f | %.1f |\n", BENCH_BATCH,
-	       (double)med[0][4] / BENCH_BATCH, (double)med[1][4] / BENCH_BATCH);
-	printf("\nkfunc / map_peek: %.2f (present), %.2f (absent). ",
-	       (double)med[0][2] / med[0][3], (double)med[1][2] / med[1][3]);
-	printf("Reference taken and dropped per packet (get_release - empty): %d ns (present-key run).\n\n",
-	       (int)med[0][1] - (int)med[0][0]);
+	       (double)med[0][BATCH] / BENCH_BATCH,
+	       (double)med[1][BATCH] / BENCH_BATCH);
+	printf("\nPer-packet parts (differences of medians, ns; present / absent key):\n\n");
+	part("by-name lookup (borrow - empty)", med, BORROW, EMPTY);
+	part("reference get + put (get_release - borrow)", med, GET_RELEASE,
+	     BORROW);
+	part("one more kfunc call (call - borrow)", med, CALL, BORROW);
+	part("contains: hash + probe + statistics (kfunc - call)", med, KFUNC,
+	     CALL);
+	part("memfilter query, borrowed (kfunc - empty)", med, KFUNC, EMPTY);
+	part("memfilter query, referenced (kfunc_ref - empty)", med, KFUNC_REF,
+	     EMPTY);
+	part("Bloom map peek (map_peek - empty)", med, MAP_PEEK, EMPTY);
+	printf("\nkfunc / map_peek, whole program: %.2f (present), %.2f (absent); kfunc_ref / map_peek: %.2f, %.2f.\n\n",
+	       (double)med[0][KFUNC] / med[0][MAP_PEEK],
+	       (double)med[1][KFUNC] / med[1][MAP_PEEK],
+	       (double)med[0][KFUNC_REF] / med[0][MAP_PEEK],
+	       (double)med[1][KFUNC_REF] / med[1][MAP_PEEK]);
 	printf("False positives over %d absent keys: memfilter %u (%.4f), Bloom map %u (%.4f).\n",
 	       NKEYS, fp_mf, (double)fp_mf / NKEYS, fp_map,
 	       (double)fp_map / NKEYS);

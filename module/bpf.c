@@ -29,6 +29,19 @@
 
 static bool mf_bpf_registered;
 
+/**
+ * struct memfilter_borrowed - a filter borrowed for one program run
+ * @f: the filter
+ *
+ * Never allocated: bpf_memfilter_borrow() returns the filter itself under
+ * this type, so that the verifier keeps it apart from a referenced one
+ * (acquire, release and kptr stores match types strictly; the other
+ * kfuncs accept it through its first member).
+ */
+struct memfilter_borrowed {
+	struct memfilter f;
+};
+
 __bpf_kfunc_start_defs();
 
 /**
@@ -54,6 +67,45 @@ __bpf_kfunc struct memfilter *bpf_memfilter_get(const char *name__str)
 __bpf_kfunc void bpf_memfilter_release(struct memfilter *f)
 {
 	memfilter_put(f);
+}
+
+/**
+ * bpf_memfilter_borrow() - find a published filter for this program run
+ * @name__str: its name, a constant string in a read-only map (.rodata)
+ *
+ * bpf_memfilter_get() without the reference: no atomic operation on the
+ * filter, for the per-packet path. Registered only for program types that
+ * cannot be sleepable (XDP, TC, netfilter), whose every run is one RCU
+ * read-side section; the name table's own reference keeps a filter found
+ * there alive (memfilter_lookup_rcu()) and the last put frees it only
+ * after a grace period, so the filter stays valid until the run ends even
+ * if it is unpublished meanwhile. The verifier tracks the result as an
+ * acquired reference of its own type, so the program must end it with
+ * bpf_memfilter_unborrow() and cannot store it in a map (no destructor
+ * exists for that type) or pass it to bpf_memfilter_release().
+ *
+ * Context: XDP, TC and netfilter programs; never sleeps.
+ * Return: the filter (pass &b->f to the other kfuncs), or NULL if no
+ * filter has that name.
+ */
+__bpf_kfunc struct memfilter_borrowed *bpf_memfilter_borrow(const char *name__str)
+{
+	struct memfilter *f = memfilter_lookup_rcu(name__str);
+
+	return f ? container_of(f, struct memfilter_borrowed, f) : NULL;
+}
+
+/**
+ * bpf_memfilter_unborrow() - end a bpf_memfilter_borrow()
+ * @b: the filter it returned
+ *
+ * Does nothing at run time: it exists so that the verifier sees the
+ * borrowed filter's use end inside the program run.
+ *
+ * Context: as bpf_memfilter_borrow().
+ */
+__bpf_kfunc void bpf_memfilter_unborrow(struct memfilter_borrowed *b)
+{
 }
 
 /**
@@ -181,32 +233,55 @@ CFI_NOSEAL(bpf_memfilter_release_dtor);
 
 __bpf_kfunc_end_defs();
 
+/* Every program type's kfuncs: in both sets below. */
+#define MF_KFUNCS_COMMON \
+	BTF_ID_FLAGS(func, bpf_memfilter_get, KF_ACQUIRE | KF_RET_NULL) \
+	BTF_ID_FLAGS(func, bpf_memfilter_release, KF_RELEASE) \
+	BTF_ID_FLAGS(func, bpf_memfilter_contains, KF_TRUSTED_ARGS) \
+	BTF_ID_FLAGS(func, bpf_memfilter_add, KF_TRUSTED_ARGS) \
+	BTF_ID_FLAGS(func, bpf_memfilter_delete, KF_TRUSTED_ARGS) \
+	BTF_ID_FLAGS(func, bpf_memfilter_test_and_add, KF_TRUSTED_ARGS) \
+	BTF_ID_FLAGS(func, bpf_memfilter_contains_batch, KF_TRUSTED_ARGS)
+
+/* SYSCALL programs, which are always sleepable: no borrowing. */
 BTF_KFUNCS_START(mf_kfunc_ids)
-BTF_ID_FLAGS(func, bpf_memfilter_get, KF_ACQUIRE | KF_RET_NULL)
-BTF_ID_FLAGS(func, bpf_memfilter_release, KF_RELEASE)
-BTF_ID_FLAGS(func, bpf_memfilter_contains, KF_TRUSTED_ARGS)
-BTF_ID_FLAGS(func, bpf_memfilter_add, KF_TRUSTED_ARGS)
-BTF_ID_FLAGS(func, bpf_memfilter_delete, KF_TRUSTED_ARGS)
-BTF_ID_FLAGS(func, bpf_memfilter_test_and_add, KF_TRUSTED_ARGS)
-BTF_ID_FLAGS(func, bpf_memfilter_contains_batch, KF_TRUSTED_ARGS)
+MF_KFUNCS_COMMON
 BTF_KFUNCS_END(mf_kfunc_ids)
+
+/* Packet programs (XDP, TC, netfilter): never sleepable, may borrow. */
+BTF_KFUNCS_START(mf_kfunc_pkt_ids)
+MF_KFUNCS_COMMON
+BTF_ID_FLAGS(func, bpf_memfilter_borrow, KF_ACQUIRE | KF_RET_NULL)
+BTF_ID_FLAGS(func, bpf_memfilter_unborrow, KF_RELEASE)
+BTF_KFUNCS_END(mf_kfunc_pkt_ids)
 
 static const struct btf_kfunc_id_set mf_kfunc_set = {
 	.owner = THIS_MODULE,
 	.set = &mf_kfunc_ids,
 };
 
+static const struct btf_kfunc_id_set mf_kfunc_pkt_set = {
+	.owner = THIS_MODULE,
+	.set = &mf_kfunc_pkt_ids,
+};
+
 BTF_ID_LIST(mf_dtor_ids)
 BTF_ID(struct, memfilter)
 BTF_ID(func, bpf_memfilter_release_dtor)
 
-/* One registration per program type: a second one for the same type WARNs. */
-static const enum bpf_prog_type mf_prog_types[] = {
-	BPF_PROG_TYPE_XDP,
-	BPF_PROG_TYPE_SCHED_CLS,
-	BPF_PROG_TYPE_SCHED_ACT,
-	BPF_PROG_TYPE_NETFILTER,
-	BPF_PROG_TYPE_SYSCALL,
+/*
+ * One registration per program type (per kfunc hook: SCHED_CLS and
+ * SCHED_ACT have a hook each): a second one for the same hook WARNs.
+ */
+static const struct {
+	enum bpf_prog_type type;
+	const struct btf_kfunc_id_set *set;
+} mf_prog_types[] = {
+	{ BPF_PROG_TYPE_XDP, &mf_kfunc_pkt_set },
+	{ BPF_PROG_TYPE_SCHED_CLS, &mf_kfunc_pkt_set },
+	{ BPF_PROG_TYPE_SCHED_ACT, &mf_kfunc_pkt_set },
+	{ BPF_PROG_TYPE_NETFILTER, &mf_kfunc_pkt_set },
+	{ BPF_PROG_TYPE_SYSCALL, &mf_kfunc_set },
 };
 
 /**
@@ -230,10 +305,11 @@ int memfilter_bpf_init(void)
 		return 0;
 	}
 	for (i = 0; i < ARRAY_SIZE(mf_prog_types); i++) {
-		ret = register_btf_kfunc_id_set(mf_prog_types[i], &mf_kfunc_set);
+		ret = register_btf_kfunc_id_set(mf_prog_types[i].type,
+						mf_prog_types[i].set);
 		if (ret) {
 			pr_err("registering BPF kfuncs for program type %d: %d\n",
-			       mf_prog_types[i], ret);
+			       mf_prog_types[i].type, ret);
 			return ret;
 		}
 	}

@@ -21,6 +21,12 @@ cat >"$work/run.sh" <<'GUEST'
 insmod /memfilter/memfilter.ko || exit 1
 echo "### BEGIN report"
 /memfilter/bin/bpf_bench || exit 1
+echo
+echo "Guest CPU mitigations (indirect calls and returns in the kernel go through these):"
+echo
+for v in spectre_v2 retbleed spec_rstack_overflow; do
+	echo "- $v: $(cat /sys/devices/system/cpu/vulnerabilities/$v 2>/dev/null)"
+done
 echo "### END report"
 GUEST
 "$TOP/tests/qemu/vm.sh" --kernel "$vmlinuz" --ko "$work/ko" --bin "$bindir" \
