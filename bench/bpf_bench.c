@@ -30,8 +30,8 @@
 #define NKEYS	10000		/* keys in both filters */
 #define CAP	16384		/* memfilter: 16384 x 8 bits = 131072 bits */
 #define BPK	8
-#define REPEAT	20000
-#define ROUNDS	5
+#define REPEAT	100000
+#define ROUNDS	11
 
 /* The programs, in the order of the table; each run alternates them. */
 enum { EMPTY, GET_RELEASE, BORROW, CALL, KFUNC_REF, KFUNC, MAP_PEEK, BATCH,

@@ -57,7 +57,7 @@ SEC("tc")
 int tc_dedup(struct __sk_buff *skb)
 {
 	__u8 key[TC_DEDUP_KEY_MAX] = {};
-	struct memfilter *f;
+	struct memfilter_borrowed *b;
 	struct udphdr udp;
 	__u32 off, len;
 	int ret;
@@ -80,13 +80,13 @@ int tc_dedup(struct __sk_buff *skb)
 	if (bpf_skb_load_bytes(skb, off + sizeof(udp), key, len))
 		goto not_udp;
 
-	f = bpf_memfilter_get((const char *)filter_name);
-	if (!f) {
+	b = bpf_memfilter_borrow((const char *)filter_name);
+	if (!b) {
 		__sync_fetch_and_add(&counts.no_filter, 1);
 		return TC_ACT_OK;
 	}
-	ret = bpf_memfilter_test_and_add(f, key, len);
-	bpf_memfilter_release(f);
+	ret = bpf_memfilter_test_and_add(&b->f, key, len);
+	bpf_memfilter_unborrow(b);
 	if (ret == -EEXIST) {
 		__sync_fetch_and_add(&counts.dropped, 1);
 		return TC_ACT_SHOT;

@@ -84,7 +84,8 @@ __bpf_kfunc void bpf_memfilter_release(struct memfilter *f)
  * bpf_memfilter_unborrow() and cannot store it in a map (no destructor
  * exists for that type) or pass it to bpf_memfilter_release().
  *
- * Context: XDP, TC and netfilter programs; never sleeps.
+ * Context: programs that are not sleepable (XDP, TC, netfilter; refused
+ * to SYSCALL programs by mf_kfunc_filter()); never sleeps.
  * Return: the filter (pass &b->f to the other kfuncs), or NULL if no
  * filter has that name.
  */
@@ -233,55 +234,52 @@ CFI_NOSEAL(bpf_memfilter_release_dtor);
 
 __bpf_kfunc_end_defs();
 
-/* Every program type's kfuncs: in both sets below. */
-#define MF_KFUNCS_COMMON \
-	BTF_ID_FLAGS(func, bpf_memfilter_get, KF_ACQUIRE | KF_RET_NULL) \
-	BTF_ID_FLAGS(func, bpf_memfilter_release, KF_RELEASE) \
-	BTF_ID_FLAGS(func, bpf_memfilter_contains, KF_TRUSTED_ARGS) \
-	BTF_ID_FLAGS(func, bpf_memfilter_add, KF_TRUSTED_ARGS) \
-	BTF_ID_FLAGS(func, bpf_memfilter_delete, KF_TRUSTED_ARGS) \
-	BTF_ID_FLAGS(func, bpf_memfilter_test_and_add, KF_TRUSTED_ARGS) \
-	BTF_ID_FLAGS(func, bpf_memfilter_contains_batch, KF_TRUSTED_ARGS)
-
-/* SYSCALL programs, which are always sleepable: no borrowing. */
 BTF_KFUNCS_START(mf_kfunc_ids)
-MF_KFUNCS_COMMON
-BTF_KFUNCS_END(mf_kfunc_ids)
-
-/* Packet programs (XDP, TC, netfilter): never sleepable, may borrow. */
-BTF_KFUNCS_START(mf_kfunc_pkt_ids)
-MF_KFUNCS_COMMON
+BTF_ID_FLAGS(func, bpf_memfilter_get, KF_ACQUIRE | KF_RET_NULL)
+BTF_ID_FLAGS(func, bpf_memfilter_release, KF_RELEASE)
 BTF_ID_FLAGS(func, bpf_memfilter_borrow, KF_ACQUIRE | KF_RET_NULL)
 BTF_ID_FLAGS(func, bpf_memfilter_unborrow, KF_RELEASE)
-BTF_KFUNCS_END(mf_kfunc_pkt_ids)
+BTF_ID_FLAGS(func, bpf_memfilter_contains, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_memfilter_add, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_memfilter_delete, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_memfilter_test_and_add, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_memfilter_contains_batch, KF_TRUSTED_ARGS)
+BTF_KFUNCS_END(mf_kfunc_ids)
+
+BTF_ID_LIST(mf_borrow_ids)
+BTF_ID(func, bpf_memfilter_borrow)
+BTF_ID(func, bpf_memfilter_unborrow)
+
+/*
+ * A borrowed filter is valid only while the program runs in one RCU
+ * read-side section: never in a sleepable program (SYSCALL programs
+ * always are; XDP, TC and netfilter programs never are).
+ */
+static int mf_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
+{
+	if (prog->sleepable &&
+	    (kfunc_id == mf_borrow_ids[0] || kfunc_id == mf_borrow_ids[1]))
+		return -EACCES;
+	return 0;
+}
 
 static const struct btf_kfunc_id_set mf_kfunc_set = {
 	.owner = THIS_MODULE,
 	.set = &mf_kfunc_ids,
-};
-
-static const struct btf_kfunc_id_set mf_kfunc_pkt_set = {
-	.owner = THIS_MODULE,
-	.set = &mf_kfunc_pkt_ids,
+	.filter = mf_kfunc_filter,
 };
 
 BTF_ID_LIST(mf_dtor_ids)
 BTF_ID(struct, memfilter)
 BTF_ID(func, bpf_memfilter_release_dtor)
 
-/*
- * One registration per program type (per kfunc hook: SCHED_CLS and
- * SCHED_ACT have a hook each): a second one for the same hook WARNs.
- */
-static const struct {
-	enum bpf_prog_type type;
-	const struct btf_kfunc_id_set *set;
-} mf_prog_types[] = {
-	{ BPF_PROG_TYPE_XDP, &mf_kfunc_pkt_set },
-	{ BPF_PROG_TYPE_SCHED_CLS, &mf_kfunc_pkt_set },
-	{ BPF_PROG_TYPE_SCHED_ACT, &mf_kfunc_pkt_set },
-	{ BPF_PROG_TYPE_NETFILTER, &mf_kfunc_pkt_set },
-	{ BPF_PROG_TYPE_SYSCALL, &mf_kfunc_set },
+/* One registration per program type: a second one for the same type WARNs. */
+static const enum bpf_prog_type mf_prog_types[] = {
+	BPF_PROG_TYPE_XDP,
+	BPF_PROG_TYPE_SCHED_CLS,
+	BPF_PROG_TYPE_SCHED_ACT,
+	BPF_PROG_TYPE_NETFILTER,
+	BPF_PROG_TYPE_SYSCALL,
 };
 
 /**
@@ -305,11 +303,10 @@ int memfilter_bpf_init(void)
 		return 0;
 	}
 	for (i = 0; i < ARRAY_SIZE(mf_prog_types); i++) {
-		ret = register_btf_kfunc_id_set(mf_prog_types[i].type,
-						mf_prog_types[i].set);
+		ret = register_btf_kfunc_id_set(mf_prog_types[i], &mf_kfunc_set);
 		if (ret) {
 			pr_err("registering BPF kfuncs for program type %d: %d\n",
-			       mf_prog_types[i].type, ret);
+			       mf_prog_types[i], ret);
 			return ret;
 		}
 	}

@@ -483,7 +483,7 @@ TEST_F_TIMEOUT(veth, xdp_blocklist_ip_bpftool, VETH_TIMEOUT)
 	snprintf(want, sizeof(want), "vb(%d) driver id %d", ifindex_b, prog_id);
 	ASSERT_EQ(0, sh_out(out, sizeof(out),
 			    BPFTOOL " prog dump xlated name xdp_blocklist"));
-	EXPECT_NE(NULL, strstr(out, "bpf_memfilter_get")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "bpf_memfilter_borrow")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "bpf_memfilter_contains"));
 	enter(_metadata, NS_B);
 	EXPECT_EQ(0, sh_out(out, sizeof(out), BPFTOOL " net show dev vb"));
