@@ -21,8 +21,8 @@
  *    use a kptr read in place, release or stash a borrowed filter, forget
  *    to end a borrow, borrow in a (sleepable) syscall program, or call the
  *    kfuncs from a program type they are not registered for;
- *  - the example loader attaches and detaches, or says clearly that the
- *    kfuncs are absent;
+ *  - the example loaders (XDP, netfilter) attach and detach, or say
+ *    clearly that the kfuncs are absent;
  *  - the module cannot be unloaded while a program that uses them is
  *    loaded, and can be again once the program is gone.
  *
@@ -742,6 +742,29 @@ TEST_F(bpf, loader)
 	if (self->kfuncs) {
 		EXPECT_EQ(0, st);
 		EXPECT_NE(NULL, strstr(out, "dropped 0 passed 0"));
+	} else {
+		EXPECT_EQ(2, st);
+		EXPECT_NE(NULL, strstr(out, "MEMFILTER_FEAT_BPF_KFUNCS clear"));
+	}
+}
+
+/*
+ * The netfilter example's loader: attaches to this namespace's IPv4
+ * prerouting with a netfilter BPF link and detaches at once; or exits 2
+ * naming the feature bit (6.1).
+ */
+TEST_F(bpf, nf_loader)
+{
+	char out[1024];
+	int st = beside("nf_dedup", "bpf.test.nf 0", out, sizeof(out));
+
+	if (st == -2)
+		SKIP(return, "nf_dedup is not installed beside the test");
+	TH_LOG("nf_dedup: exit %d: %s", st, out);
+	if (self->kfuncs) {
+		EXPECT_EQ(0, st);
+		EXPECT_NE(NULL, strstr(out, "attached to ipv4 prerouting"));
+		EXPECT_NE(NULL, strstr(out, "passed 0 dropped 0"));
 	} else {
 		EXPECT_EQ(2, st);
 		EXPECT_NE(NULL, strstr(out, "MEMFILTER_FEAT_BPF_KFUNCS clear"));
