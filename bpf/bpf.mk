@@ -77,11 +77,13 @@ $(BUILD)/bpf/%.bpf.o: bench/bpf/%.bpf.c bench/bpf/%.h bpf/memfilter.bpf.h \
 		$(BUILD)/bpf/vmlinux.h
 	$(BPF_CLANG) $(BPF_CFLAGS) -Ibench/bpf -c -o $@ $<
 
-$(BUILD)/bench/bpf/bpf_bench: bench/bpf_bench.c bench/bpf/bpf_bench.h \
-		$(BUILD)/bpf/bpf_bench.skel.h $(GUEST_LIB_OBJS) $(LIB_HDRS)
+$(BUILD)/bench/bpf/bpf_bench: bench/bpf_bench.c bench/bpf_pps.c \
+		bench/bpf/bpf_bench.h $(BUILD)/bpf/bpf_bench.skel.h \
+		$(GUEST_LIB_OBJS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(BUILD)/bpf -Ibpf -Ibench/bpf -static -O2 \
-		$(WARN) -o $@ $< $(GUEST_LIB_OBJS) $(BPF_LIBS)
+		$(WARN) -o $@ bench/bpf_bench.c bench/bpf_pps.c \
+		$(GUEST_LIB_OBJS) $(BPF_LIBS)
 
 .PHONY: bench-bpf
 bench-bpf: $(BUILD)/bench/bpf/bpf_bench

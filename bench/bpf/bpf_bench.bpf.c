@@ -56,6 +56,17 @@ int empty(struct xdp_md *ctx)
 	return key & 1 ? XDP_DROP : XDP_PASS;
 }
 
+/* Drop every IPv4 packet: the packets-per-second baseline. */
+SEC("xdp")
+int drop_all(struct xdp_md *ctx)
+{
+	__u32 key;
+
+	if (saddr(ctx, &key))
+		return XDP_ABORTED;
+	return key ? XDP_DROP : XDP_PASS;
+}
+
 SEC("xdp")
 int get_release(struct xdp_md *ctx)
 {
