@@ -74,12 +74,13 @@ __bpf_kfunc void bpf_memfilter_release(struct memfilter *f)
  * @name__str: its name, a constant string in a read-only map (.rodata)
  *
  * bpf_memfilter_get() without the reference: no atomic operation on the
- * filter, for the per-packet path. Registered only for program types that
- * cannot be sleepable (XDP, TC, netfilter), whose every run is one RCU
- * read-side section; the name table's own reference keeps a filter found
- * there alive (memfilter_lookup_rcu()) and the last put frees it only
- * after a grace period, so the filter stays valid until the run ends even
- * if it is unpublished meanwhile. The verifier tracks the result as an
+ * filter, for the per-packet path. Refused to sleepable programs
+ * (mf_kfunc_filter()); the others (XDP, TC and netfilter programs cannot
+ * be sleepable) run each time in one RCU read-side section, as the
+ * verifier itself assumes for them. The name table's own reference keeps
+ * a filter found there alive (memfilter_lookup_rcu()) and the last put
+ * frees it only after a grace period, so the filter stays valid until the
+ * run ends even if it is unpublished meanwhile. The verifier tracks the result as an
  * acquired reference of its own type, so the program must end it with
  * bpf_memfilter_unborrow() and cannot store it in a map (no destructor
  * exists for that type) or pass it to bpf_memfilter_release().
