@@ -2,9 +2,10 @@
 /*
  * BPF race (run in a guest by scripts/bpf-bench.sh): the per-packet cost of
  * memfilter's contains kfunc against bpf_map_peek_elem() on the kernel's
- * BPF_MAP_TYPE_BLOOM_FILTER, same keys and the same number of bits, plus a
- * program that only takes and drops the filter reference, the batch kfunc
- * per key, and an empty baseline. BPF_PROG_TEST_RUN with repeat gives the
+ * BPF_MAP_TYPE_BLOOM_FILTER, same keys and the same number of bits, plus
+ * programs that stop after each part of a memfilter query (lookup,
+ * reference, kfunc call) so that the differences break its cost down, the
+ * batch kfunc per key, and an empty baseline. BPF_PROG_TEST_RUN with repeat gives the
  * mean ns per run; programs alternate over ROUNDS rounds and the median is
  * reported. Both filters' false-positive rates are measured too.
  * Prints markdown.
@@ -29,12 +30,22 @@
 #define NKEYS	10000		/* keys in both filters */
 #define CAP	16384		/* memfilter: 16384 x 8 bits = 131072 bits */
 #define BPK	8
-#define REPEAT	20000
-#define ROUNDS	5
-#define NPROG	5
+#define REPEAT	100000
+#define ROUNDS	11
+
+/* The programs, in the order of the table; each run alternates them. */
+enum { EMPTY, GET_RELEASE, BORROW, CALL, KFUNC_REF, KFUNC, MAP_PEEK, BATCH,
+       NPROG };
 
 static const char *const names[NPROG] = {
-	"empty", "get_release", "kfunc", "map_peek", "batch",
+	[EMPTY] = "empty",
+	[GET_RELEASE] = "get_release: by-name lookup + reference",
+	[BORROW] = "borrow: by-name lookup, no reference",
+	[CALL] = "call: borrow + one kfunc call returning at once",
+	[KFUNC_REF] = "kfunc_ref: get + contains + release",
+	[KFUNC] = "kfunc: borrow + contains + unborrow",
+	[MAP_PEEK] = "map_peek",
+	[BATCH] = "batch: borrow + contains_batch + unborrow",
 };
 
 static void packet(uint8_t *p, uint32_t addr)
@@ -89,12 +100,54 @@ static int fpr(int prog, unsigned int *hits)
 	return 0;
 }
 
+/* Packets per second through the veth pair: none, drop_all, kfunc, map_peek. */
+#define PPS_CONF	4
+#define PPS_PACKETS	20000
+#define PPS_ROUNDS	15
+
+static const char *const pps_names[PPS_CONF] = {
+	"no XDP program (delivered to a UDP socket)",
+	"drop_all: XDP_DROP without a lookup",
+	"kfunc: borrow + contains + unborrow, drops",
+	"map_peek: Bloom map peek, drops",
+};
+
+static void print_pps(int ok, const struct pps_result *res)
+{
+	int c;
+
+	printf("\n## Packets per second through a veth pair\n\n");
+	if (!ok) {
+		printf("Not measured: the veth pair could not be set up or used (see the guest log).\n");
+		return;
+	}
+	printf("UDP datagrams from 10.0.0.1 (a key in both filters) sent from namespace pa to pb over veth, one CPU, XDP on the receiving veth; %d datagrams per round (sendmmsg() of 64), %d alternating rounds; ns per datagram end to end (the sender's system call runs the receive path too).\n\n",
+	       PPS_PACKETS, PPS_ROUNDS);
+	printf("| configuration | ns per packet, median | min .. max | kpps (median) | delivered (last round) |\n|---|---|---|---|---|\n");
+	for (c = 0; c < PPS_CONF; c++)
+		printf("| %s | %.0f | %.0f .. %.0f | %.1f | %lu |\n",
+		       pps_names[c], res[c].median, res[c].min, res[c].max,
+		       1e6 / res[c].median, res[c].delivered);
+	printf("\nkfunc / map_peek (medians): %.3f; over drop_all: kfunc %+.0f ns, map_peek %+.0f ns per packet.\n",
+	       res[2].median / res[3].median, res[2].median - res[1].median,
+	       res[3].median - res[1].median);
+}
+
+/* One line of the breakdown: med[k][a] - med[k][b] for both keys. */
+static void part(const char *what, __u32 med[2][NPROG], int a, int b)
+{
+	printf("- %s: %d / %d\n", what, (int)med[0][a] - (int)med[0][b],
+	       (int)med[1][a] - (int)med[1][b]);
+}
+
 int main(void)
 {
 	struct mf_create_opts o = {
 		.type = MF_TYPE_BLOOM, .capacity = CAP, .bits_per_key = BPK,
 		.fixed_seed = true, .seed = 42, .name = "bench.bpf",
 	};
+	int pps_fds[PPS_CONF] = { -1 }, pps_ok;
+	struct pps_result pps[PPS_CONF];
 	__u32 t[2][NPROG][ROUNDS], ns, rv, med[2][NPROG];
 	struct bpf_bench_bpf *skel;
 	unsigned int fp_mf, fp_map;
@@ -132,11 +185,14 @@ int main(void)
 		}
 	}
 	mf_info(fd, &info);
-	progs[0] = bpf_program__fd(skel->progs.empty);
-	progs[1] = bpf_program__fd(skel->progs.get_release);
-	progs[2] = bpf_program__fd(skel->progs.kfunc);
-	progs[3] = bpf_program__fd(skel->progs.map_peek);
-	progs[4] = bpf_program__fd(skel->progs.batch);
+	progs[EMPTY] = bpf_program__fd(skel->progs.empty);
+	progs[GET_RELEASE] = bpf_program__fd(skel->progs.get_release);
+	progs[BORROW] = bpf_program__fd(skel->progs.borrow);
+	progs[CALL] = bpf_program__fd(skel->progs.call);
+	progs[KFUNC_REF] = bpf_program__fd(skel->progs.kfunc_ref);
+	progs[KFUNC] = bpf_program__fd(skel->progs.kfunc);
+	progs[MAP_PEEK] = bpf_program__fd(skel->progs.map_peek);
+	progs[BATCH] = bpf_program__fd(skel->progs.batch);
 
 	/* Rounds alternate the programs; in each, present then absent. */
 	for (r = 0; r < ROUNDS; r++)
@@ -152,8 +208,12 @@ int main(void)
 			qsort(t[k][p], ROUNDS, sizeof(__u32), cmp_u32);
 			med[k][p] = t[k][p][ROUNDS / 2];
 		}
-	if (fpr(progs[2], &fp_mf) || fpr(progs[3], &fp_map))
+	if (fpr(progs[KFUNC], &fp_mf) || fpr(progs[MAP_PEEK], &fp_map))
 		return 1;
+	pps_fds[1] = bpf_program__fd(skel->progs.drop_all);
+	pps_fds[2] = progs[KFUNC];
+	pps_fds[3] = progs[MAP_PEEK];
+	pps_ok = !bench_pps(pps_fds, PPS_CONF, PPS_PACKETS, PPS_ROUNDS, pps);
 
 	uname(&u);
 	printf("# BPF: memfilter kfunc vs BPF_MAP_TYPE_BLOOM_FILTER\n\n");
@@ -167,14 +227,28 @@ int main(void)
 	for (p = 0; p < NPROG; p++)
 		printf("| %s | %u | %u |\n", names[p], med[0][p], med[1][p]);
 	printf("| batch, per key (/%d) | %.1f | %.1f |\n", BENCH_BATCH,
-	       (double)med[0][4] / BENCH_BATCH, (double)med[1][4] / BENCH_BATCH);
-	printf("\nkfunc / map_peek: %.2f (present), %.2f (absent). ",
-	       (double)med[0][2] / med[0][3], (double)med[1][2] / med[1][3]);
-	printf("Reference taken and dropped per packet (get_release - empty): %d ns (present-key run).\n\n",
-	       (int)med[0][1] - (int)med[0][0]);
+	       (double)med[0][BATCH] / BENCH_BATCH,
+	       (double)med[1][BATCH] / BENCH_BATCH);
+	printf("\nPer-packet parts (differences of medians, ns; present / absent key):\n\n");
+	part("by-name lookup (borrow - empty)", med, BORROW, EMPTY);
+	part("reference get + put (get_release - borrow)", med, GET_RELEASE,
+	     BORROW);
+	part("one more kfunc call (call - borrow)", med, CALL, BORROW);
+	part("contains: hash + probe + statistics (kfunc - call)", med, KFUNC,
+	     CALL);
+	part("memfilter query, borrowed (kfunc - empty)", med, KFUNC, EMPTY);
+	part("memfilter query, referenced (kfunc_ref - empty)", med, KFUNC_REF,
+	     EMPTY);
+	part("Bloom map peek (map_peek - empty)", med, MAP_PEEK, EMPTY);
+	printf("\nkfunc / map_peek, whole program: %.2f (present), %.2f (absent); kfunc_ref / map_peek: %.2f, %.2f.\n\n",
+	       (double)med[0][KFUNC] / med[0][MAP_PEEK],
+	       (double)med[1][KFUNC] / med[1][MAP_PEEK],
+	       (double)med[0][KFUNC_REF] / med[0][MAP_PEEK],
+	       (double)med[1][KFUNC_REF] / med[1][MAP_PEEK]);
 	printf("False positives over %d absent keys: memfilter %u (%.4f), Bloom map %u (%.4f).\n",
 	       NKEYS, fp_mf, (double)fp_mf / NKEYS, fp_map,
 	       (double)fp_map / NKEYS);
+	print_pps(pps_ok, pps);
 	bpf_bench_bpf__destroy(skel);
 	mf_unpublish(fd);
 	close(fd);

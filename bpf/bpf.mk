@@ -22,7 +22,8 @@ $(BUILD)/bpf/vmlinux.h:
 	$(BPFTOOL) btf dump file $(BPF_VMLINUX) format c > $@.tmp
 	mv $@.tmp $@
 
-$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/memfilter.bpf.h $(BUILD)/bpf/vmlinux.h
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/memfilter.bpf.h bpf/dedup.bpf.h \
+		$(BUILD)/bpf/vmlinux.h
 	$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
 $(BUILD)/bpf/%.bpf.o: tests/bpf/%.bpf.c tests/bpf/%.h bpf/memfilter.bpf.h \
@@ -34,7 +35,7 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	mv $@.tmp $@
 
 BPF_SKELS := $(BUILD)/bpf/xdp_blocklist.skel.h $(BUILD)/bpf/kfunc_ops.skel.h \
-	$(BUILD)/bpf/tc_dedup.skel.h
+	$(BUILD)/bpf/tc_dedup.skel.h $(BUILD)/bpf/nf_dedup.skel.h
 
 $(BUILD)/guest/bin/bpf_test: tests/bpf_test.c tests/bpf/kfunc_ops.h \
 		$(BPF_SKELS) $(GUEST_LIB_OBJS) $(LIB_HDRS)
@@ -42,10 +43,11 @@ $(BUILD)/guest/bin/bpf_test: tests/bpf_test.c tests/bpf/kfunc_ops.h \
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -I$(BUILD)/bpf -Ibpf -Itests/bpf -static \
 		-O2 $(TEST_WARN) -o $@ $< $(GUEST_LIB_OBJS) $(BPF_LIBS) -lpthread
 
-# The veth traffic test: TC through a skeleton, XDP through ip from the
-# object file, which goes into the guest beside it.
+# The veth traffic test: TC and netfilter through skeletons, XDP through ip
+# from the object file, which goes into the guest beside it.
 $(BUILD)/guest/bin/veth_test: tests/veth_test.c bpf/tc_dedup.h \
-		bpf/xdp_blocklist.h $(BUILD)/bpf/tc_dedup.skel.h \
+		bpf/xdp_blocklist.h bpf/nf_dedup.h bpf/loader.h \
+		$(BUILD)/bpf/tc_dedup.skel.h $(BUILD)/bpf/nf_dedup.skel.h \
 		$(GUEST_LIB_OBJS) $(LIB_HDRS) | $(BUILD)/guest/bin/xdp_blocklist.bpf.o
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -I$(BUILD)/bpf -Ibpf -static \
@@ -56,7 +58,8 @@ $(BUILD)/guest/bin/%.bpf.o: $(BUILD)/bpf/%.bpf.o
 	cp $< $@
 
 # The example loaders, static: bpf/NAME.c with its skeleton.
-BPF_LOADERS := $(BUILD)/guest/bin/xdp_blocklist $(BUILD)/guest/bin/tc_dedup
+BPF_LOADERS := $(BUILD)/guest/bin/xdp_blocklist $(BUILD)/guest/bin/tc_dedup \
+	$(BUILD)/guest/bin/nf_dedup
 
 $(BPF_LOADERS): $(BUILD)/guest/bin/%: bpf/%.c bpf/%.h bpf/loader.h \
 		$(BUILD)/bpf/%.skel.h $(GUEST_LIB_OBJS) $(LIB_HDRS)
@@ -74,11 +77,13 @@ $(BUILD)/bpf/%.bpf.o: bench/bpf/%.bpf.c bench/bpf/%.h bpf/memfilter.bpf.h \
 		$(BUILD)/bpf/vmlinux.h
 	$(BPF_CLANG) $(BPF_CFLAGS) -Ibench/bpf -c -o $@ $<
 
-$(BUILD)/bench/bpf/bpf_bench: bench/bpf_bench.c bench/bpf/bpf_bench.h \
-		$(BUILD)/bpf/bpf_bench.skel.h $(GUEST_LIB_OBJS) $(LIB_HDRS)
+$(BUILD)/bench/bpf/bpf_bench: bench/bpf_bench.c bench/bpf_pps.c \
+		bench/bpf/bpf_bench.h $(BUILD)/bpf/bpf_bench.skel.h \
+		$(GUEST_LIB_OBJS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(BUILD)/bpf -Ibpf -Ibench/bpf -static -O2 \
-		$(WARN) -o $@ $< $(GUEST_LIB_OBJS) $(BPF_LIBS)
+		$(WARN) -o $@ bench/bpf_bench.c bench/bpf_pps.c \
+		$(GUEST_LIB_OBJS) $(BPF_LIBS)
 
 .PHONY: bench-bpf
 bench-bpf: $(BUILD)/bench/bpf/bpf_bench

@@ -21,9 +21,26 @@
 struct memfilter {
 };
 
+/*
+ * A filter borrowed for one run of an XDP, TC or netfilter program: pass
+ * &b->f to the kfuncs below.
+ */
+struct memfilter_borrowed {
+	struct memfilter f;
+};
+
 /* Returns a referenced filter, or NULL: pair with bpf_memfilter_release(). */
 extern struct memfilter *bpf_memfilter_get(const char *name__str) __weak __ksym;
 extern void bpf_memfilter_release(struct memfilter *f) __weak __ksym;
+
+/*
+ * The per-packet handle: the same lookup without the reference count (no
+ * atomic operation), valid until the program returns; pair with
+ * bpf_memfilter_unborrow(). XDP, TC and netfilter programs only.
+ */
+extern struct memfilter_borrowed *
+bpf_memfilter_borrow(const char *name__str) __weak __ksym;
+extern void bpf_memfilter_unborrow(struct memfilter_borrowed *b) __weak __ksym;
 
 /* 0: may be present; -ENOENT: definitely absent. */
 extern int bpf_memfilter_contains(struct memfilter *f, const void *key,

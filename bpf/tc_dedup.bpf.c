@@ -15,6 +15,7 @@
 
 #include "memfilter.bpf.h"
 #include "tc_dedup.h"
+#include "dedup.bpf.h"
 
 #define ETH_HLEN	14
 #define ETH_P_IP	0x0800
@@ -24,7 +25,6 @@
 #define IP_OFFSET	0x1fff
 #define TC_ACT_OK	0
 #define TC_ACT_SHOT	2
-#define EEXIST		17
 
 const volatile char filter_name[64] = "tc.dedup";
 
@@ -57,45 +57,20 @@ SEC("tc")
 int tc_dedup(struct __sk_buff *skb)
 {
 	__u8 key[TC_DEDUP_KEY_MAX] = {};
-	struct memfilter *f;
 	struct udphdr udp;
 	__u32 off, len;
-	int ret;
 
 	off = udp_offset(skb);
 	if (!off || bpf_skb_load_bytes(skb, off, &udp, sizeof(udp)))
 		goto not_udp;
-	len = bpf_ntohs(udp.len);
-	if (len <= sizeof(udp))
+	len = dedup_key_len(bpf_ntohs(udp.len));
+	if (!len)
 		goto not_udp;
-	len -= sizeof(udp);
-	if (len > TC_DEDUP_KEY_MAX)
-		len = TC_DEDUP_KEY_MAX;
-	/*
-	 * len is 1 .. TC_DEDUP_KEY_MAX already: the verifier wants the bounds
-	 * on the register passed, and clang folds range checks into the ones
-	 * above; this arithmetic keeps the value and shows the bounds.
-	 */
-	len = ((len - 1) & (TC_DEDUP_KEY_MAX - 1)) + 1;
 	if (bpf_skb_load_bytes(skb, off + sizeof(udp), key, len))
 		goto not_udp;
 
-	f = bpf_memfilter_get((const char *)filter_name);
-	if (!f) {
-		__sync_fetch_and_add(&counts.no_filter, 1);
-		return TC_ACT_OK;
-	}
-	ret = bpf_memfilter_test_and_add(f, key, len);
-	bpf_memfilter_release(f);
-	if (ret == -EEXIST) {
-		__sync_fetch_and_add(&counts.dropped, 1);
-		return TC_ACT_SHOT;
-	}
-	if (ret)
-		__sync_fetch_and_add(&counts.errors, 1);
-	else
-		__sync_fetch_and_add(&counts.passed, 1);
-	return TC_ACT_OK;
+	return dedup_seen((const char *)filter_name, &counts, key, len) ?
+	       TC_ACT_SHOT : TC_ACT_OK;
 
 not_udp:
 	__sync_fetch_and_add(&counts.not_udp, 1);

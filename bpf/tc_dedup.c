@@ -14,7 +14,6 @@
  */
 #include <errno.h>
 #include <net/if.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,17 +31,11 @@
 #define MF_BPF_TCX_INGRESS	46
 #define MF_BPF_TCX_EGRESS	47
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	stop = 1;
-}
-
 int main(int argc, char **argv)
 {
 	struct tc_dedup_bpf *skel;
 	int ret, link, egress = 0;
+	char msg[64 + IF_NAMESIZE];
 	unsigned int ifindex;
 	long seconds = -1;
 
@@ -88,20 +81,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	printf("attached to %s tcx %s\n", argv[1], egress ? "egress" : "ingress");
-	fflush(stdout);
-	while (!stop && seconds--)
-		sleep(1);
+	snprintf(msg, sizeof(msg), "attached to %s tcx %s", argv[1],
+		 egress ? "egress" : "ingress");
+	loader_run(msg, seconds);
 
 	close(link);
-	printf("passed %llu dropped %llu not_udp %llu no_filter %llu errors %llu\n",
-	       (unsigned long long)skel->bss->counts.passed,
-	       (unsigned long long)skel->bss->counts.dropped,
-	       (unsigned long long)skel->bss->counts.not_udp,
-	       (unsigned long long)skel->bss->counts.no_filter,
-	       (unsigned long long)skel->bss->counts.errors);
+	tc_dedup_print(&skel->bss->counts);
 	tc_dedup_bpf__destroy(skel);
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * Counters of tc_dedup.bpf.c (in its .bss), shared with its users.
+ * Counters of tc_dedup.bpf.c and nf_dedup.bpf.c (in their .bss), shared
+ * with their users.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -17,5 +18,19 @@ struct tc_dedup_counts {
 	__u64 no_filter;	/* no filter of that name: passed */
 	__u64 errors;		/* a kfunc error (a cuckoo filter): passed */
 };
+
+#ifndef __bpf__
+#include <stdio.h>
+
+/* The counters as the loaders print them. */
+static inline void tc_dedup_print(const struct tc_dedup_counts *c)
+{
+	printf("passed %llu dropped %llu not_udp %llu no_filter %llu errors %llu\n",
+	       (unsigned long long)c->passed, (unsigned long long)c->dropped,
+	       (unsigned long long)c->not_udp,
+	       (unsigned long long)c->no_filter,
+	       (unsigned long long)c->errors);
+}
+#endif
 
 #endif /* _TC_DEDUP_H */

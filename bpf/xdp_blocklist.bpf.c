@@ -38,7 +38,7 @@ int xdp_blocklist(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
-	struct memfilter *f;
+	struct memfilter_borrowed *b;
 	__u8 key[16];
 	__u32 len;
 	int ret;
@@ -63,11 +63,12 @@ int xdp_blocklist(struct xdp_md *ctx)
 		goto not_ip;
 	}
 
-	f = bpf_memfilter_get((const char *)filter_name);
-	if (!f)
+	/* Borrowed, not referenced: no atomic operation per packet. */
+	b = bpf_memfilter_borrow((const char *)filter_name);
+	if (!b)
 		goto no_filter;
-	ret = verdict(f, key, len);
-	bpf_memfilter_release(f);
+	ret = verdict(&b->f, key, len);
+	bpf_memfilter_unborrow(b);
 	return ret;
 
 no_filter:

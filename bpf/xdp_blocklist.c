@@ -13,7 +13,6 @@
  */
 #include <errno.h>
 #include <net/if.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,13 +26,6 @@
 #include "loader.h"
 #include "xdp_blocklist.h"
 #include "xdp_blocklist.skel.h"
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	stop = 1;
-}
 
 int main(int argc, char **argv)
 {
@@ -77,10 +69,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	while (!stop && seconds--)
-		sleep(1);
+	loader_run(NULL, seconds);
 
 	bpf_xdp_detach(ifindex, 0, NULL);
 	printf("dropped %llu passed %llu not_ip %llu no_filter %llu\n",

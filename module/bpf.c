@@ -29,6 +29,19 @@
 
 static bool mf_bpf_registered;
 
+/**
+ * struct memfilter_borrowed - a filter borrowed for one program run
+ * @f: the filter
+ *
+ * Never allocated: bpf_memfilter_borrow() returns the filter itself under
+ * this type, so that the verifier keeps it apart from a referenced one
+ * (acquire, release and kptr stores match types strictly; the other
+ * kfuncs accept it through its first member).
+ */
+struct memfilter_borrowed {
+	struct memfilter f;
+};
+
 __bpf_kfunc_start_defs();
 
 /**
@@ -54,6 +67,47 @@ __bpf_kfunc struct memfilter *bpf_memfilter_get(const char *name__str)
 __bpf_kfunc void bpf_memfilter_release(struct memfilter *f)
 {
 	memfilter_put(f);
+}
+
+/**
+ * bpf_memfilter_borrow() - find a published filter for this program run
+ * @name__str: its name, a constant string in a read-only map (.rodata)
+ *
+ * bpf_memfilter_get() without the reference: no atomic operation on the
+ * filter, for the per-packet path. Refused to sleepable programs
+ * (mf_kfunc_filter()); the others (XDP, TC and netfilter programs cannot
+ * be sleepable) run each time in one RCU read-side section, as the
+ * verifier itself assumes for them. The name table's own reference keeps
+ * a filter found there alive (memfilter_lookup_rcu()) and the last put
+ * frees it only after a grace period, so the filter stays valid until the
+ * run ends even if it is unpublished meanwhile. The verifier tracks the result as an
+ * acquired reference of its own type, so the program must end it with
+ * bpf_memfilter_unborrow() and cannot store it in a map (no destructor
+ * exists for that type) or pass it to bpf_memfilter_release().
+ *
+ * Context: programs that are not sleepable (XDP, TC, netfilter; refused
+ * to SYSCALL programs by mf_kfunc_filter()); never sleeps.
+ * Return: the filter (pass &b->f to the other kfuncs), or NULL if no
+ * filter has that name.
+ */
+__bpf_kfunc struct memfilter_borrowed *bpf_memfilter_borrow(const char *name__str)
+{
+	struct memfilter *f = memfilter_lookup_rcu(name__str);
+
+	return f ? container_of(f, struct memfilter_borrowed, f) : NULL;
+}
+
+/**
+ * bpf_memfilter_unborrow() - end a bpf_memfilter_borrow()
+ * @b: the filter it returned
+ *
+ * Does nothing at run time: it exists so that the verifier sees the
+ * borrowed filter's use end inside the program run.
+ *
+ * Context: as bpf_memfilter_borrow().
+ */
+__bpf_kfunc void bpf_memfilter_unborrow(struct memfilter_borrowed *b)
+{
 }
 
 /**
@@ -184,6 +238,8 @@ __bpf_kfunc_end_defs();
 BTF_KFUNCS_START(mf_kfunc_ids)
 BTF_ID_FLAGS(func, bpf_memfilter_get, KF_ACQUIRE | KF_RET_NULL)
 BTF_ID_FLAGS(func, bpf_memfilter_release, KF_RELEASE)
+BTF_ID_FLAGS(func, bpf_memfilter_borrow, KF_ACQUIRE | KF_RET_NULL)
+BTF_ID_FLAGS(func, bpf_memfilter_unborrow, KF_RELEASE)
 BTF_ID_FLAGS(func, bpf_memfilter_contains, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_memfilter_add, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_memfilter_delete, KF_TRUSTED_ARGS)
@@ -191,9 +247,27 @@ BTF_ID_FLAGS(func, bpf_memfilter_test_and_add, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_memfilter_contains_batch, KF_TRUSTED_ARGS)
 BTF_KFUNCS_END(mf_kfunc_ids)
 
+BTF_ID_LIST(mf_borrow_ids)
+BTF_ID(func, bpf_memfilter_borrow)
+BTF_ID(func, bpf_memfilter_unborrow)
+
+/*
+ * A borrowed filter is valid only while the program runs in one RCU
+ * read-side section: never in a sleepable program (SYSCALL programs
+ * always are; XDP, TC and netfilter programs never are).
+ */
+static int mf_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
+{
+	if (prog->sleepable &&
+	    (kfunc_id == mf_borrow_ids[0] || kfunc_id == mf_borrow_ids[1]))
+		return -EACCES;
+	return 0;
+}
+
 static const struct btf_kfunc_id_set mf_kfunc_set = {
 	.owner = THIS_MODULE,
 	.set = &mf_kfunc_ids,
+	.filter = mf_kfunc_filter,
 };
 
 BTF_ID_LIST(mf_dtor_ids)

@@ -23,7 +23,12 @@ bool memfilter_bpf_available(void);
 
 /* The kfuncs: called by BPF programs only (Documentation/bpf.rst). */
 struct memfilter;
+
+struct memfilter_borrowed;
+
 struct memfilter *bpf_memfilter_get(const char *name__str);
+struct memfilter_borrowed *bpf_memfilter_borrow(const char *name__str);
+void bpf_memfilter_unborrow(struct memfilter_borrowed *b);
 void bpf_memfilter_release(struct memfilter *f);
 int bpf_memfilter_contains(struct memfilter *f, const void *key, u32 key__sz);
 int bpf_memfilter_add(struct memfilter *f, const void *key, u32 key__sz);

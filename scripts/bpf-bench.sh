@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make bench-bpf: boot Debian's stock 6.12 kernel (no KASAN to distort the
-# timing) with the module, run bench/bpf_bench.c there and write its report.
+# timing) with the module, its veth module and Debian's ip (for the packets
+# per second through a veth pair), run bench/bpf_bench.c there and write
+# its report.
 #   bpf-bench.sh BINDIR OUT.md
 
 set -eu
@@ -21,10 +23,17 @@ cat >"$work/run.sh" <<'GUEST'
 insmod /memfilter/memfilter.ko || exit 1
 echo "### BEGIN report"
 /memfilter/bin/bpf_bench || exit 1
+echo
+echo "Guest CPU mitigations (indirect calls and returns in the kernel go through these):"
+echo
+for v in spectre_v2 retbleed spec_rstack_overflow; do
+	echo "- $v: $(cat /sys/devices/system/cpu/vulnerabilities/$v 2>/dev/null)"
+done
 echo "### END report"
 GUEST
 "$TOP/tests/qemu/vm.sh" --kernel "$vmlinuz" --ko "$work/ko" --bin "$bindir" \
 	--script "$work/run.sh" --smp 1 --kmods "$(dirname "$vmlinuz")/kmods" \
+	--tools ip \
 	--out "$work/log" --timeout 1200 >/dev/null
 sed -n '/^### BEGIN report/,/^### END report/p' "$work/log" |
 	sed '1d;$d' >"$work/report.md"

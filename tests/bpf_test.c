@@ -6,10 +6,11 @@
  *  - the API feature bit says whether the kfuncs exist, and agrees with
  *    the module's BTF in /sys/kernel/btf (on Debian's 6.1 both say no and
  *    every other test is skipped, saying why);
- *  - bpf/xdp_blocklist.bpf.c, the example, drops exactly the packets whose
- *    source address the filter answers "may be present" for: the answers,
- *    false positives included, are predicted by querying a dump of the
- *    same filter offline with libmemfilter;
+ *  - bpf/xdp_blocklist.bpf.c, the example (a borrowed filter), drops
+ *    exactly the packets whose source address the filter answers "may be
+ *    present" for: the answers, false positives included, are predicted by
+ *    querying a dump of the same filter offline with libmemfilter; the
+ *    filter counts one query per packet and one hit per drop;
  *  - the same kfuncs from TC programs (SCHED_CLS and SCHED_ACT), exactly;
  *  - every kfunc's return value from a syscall program, on Bloom and
  *    cuckoo filters, the batch against the ioctl query;
@@ -17,10 +18,11 @@
  *    with the map;
  *  - the verifier refuses programs that skip the NULL check, leak the
  *    reference, read a packet past its checked end, pass a read-only key,
- *    use a kptr read in place, or call the kfuncs from a program type they
- *    are not registered for;
- *  - the example loader attaches and detaches, or says clearly that the
- *    kfuncs are absent;
+ *    use a kptr read in place, release or stash a borrowed filter, forget
+ *    to end a borrow, borrow in a (sleepable) syscall program, or call the
+ *    kfuncs from a program type they are not registered for;
+ *  - the example loaders (XDP, netfilter) attach and detach, or say
+ *    clearly that the kfuncs are absent;
  *  - the module cannot be unloaded while a program that uses them is
  *    loaded, and can be again once the program is gone.
  *
@@ -254,6 +256,7 @@ static void tc_check(struct __test_metadata *_metadata,
 TEST_F(bpf, xdp_blocklist_exact)
 {
 	struct xdp_blocklist_bpf *skel;
+	struct mf_info before, after;
 	struct mf_offline *off;
 	uint8_t pkt[64], key[16];
 	unsigned int drop = 0, fp = 0, v6;
@@ -271,6 +274,7 @@ TEST_F(bpf, xdp_blocklist_exact)
 	ASSERT_EQ(0, xdp_blocklist_bpf__load(skel));
 	prog = bpf_program__fd(skel->progs.xdp_blocklist);
 
+	ASSERT_EQ(0, mf_info(fd, &before));
 	for (v6 = 0; v6 < 2; v6++)
 		for (i = 0; i < N_SRC; i++) {
 			ssize_t maybe;
@@ -296,6 +300,10 @@ TEST_F(bpf, xdp_blocklist_exact)
 	EXPECT_EQ(2 * N_SRC - drop, skel->bss->counts.passed);
 	EXPECT_EQ(0, skel->bss->counts.not_ip);
 	EXPECT_EQ(0, skel->bss->counts.no_filter);
+	/* The filter's own counters: one query per packet, hits = drops. */
+	ASSERT_EQ(0, mf_info(fd, &after));
+	EXPECT_EQ(2 * N_SRC, after.queries - before.queries);
+	EXPECT_EQ(drop, after.hits - before.hits);
 
 	/* Not IP: passed, counted apart. */
 	memset(pkt, 0, sizeof(pkt));
@@ -305,7 +313,7 @@ TEST_F(bpf, xdp_blocklist_exact)
 	EXPECT_EQ(XDP_PASS, rv);
 	EXPECT_EQ(1, skel->bss->counts.not_ip);
 
-	/* Unpublished: bpf_memfilter_get() finds nothing, the packet passes. */
+	/* Unpublished: bpf_memfilter_borrow() finds nothing, the packet passes. */
 	ASSERT_EQ(0, mf_unpublish(fd));
 	len = packet(pkt, 0, false, key, &klen);
 	ASSERT_EQ(0, run_xdp(prog, pkt, len, &rv));
@@ -656,6 +664,35 @@ TEST_F(bpf, refused_kptr_untrusted)
 		"R1 must be referenced or trusted");
 }
 
+/* A borrowed filter is not a reference: bpf_memfilter_release() refuses it. */
+TEST_F(bpf, refused_borrow_release)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_borrow_release",
+		"kernel function bpf_memfilter_release args#0 expected pointer to STRUCT memfilter but R1 has a pointer to STRUCT memfilter_borrowed");
+}
+
+/* Nor can it be stored in a map, where it would outlive the program run. */
+TEST_F(bpf, refused_borrow_stash)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_borrow_stash", "invalid kptr access");
+}
+
+TEST_F(bpf, refused_borrow_no_unborrow)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_borrow_no_unborrow", "Unreleased reference");
+}
+
+/* SYSCALL programs are sleepable: mf_kfunc_filter() refuses the borrow. */
+TEST_F(bpf, refused_borrow_syscall)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_borrow_syscall",
+		"calling kernel function bpf_memfilter_borrow is not allowed");
+}
+
 TEST_F(bpf, refused_socket_filter)
 {
 	NEED_KFUNCS();
@@ -705,6 +742,29 @@ TEST_F(bpf, loader)
 	if (self->kfuncs) {
 		EXPECT_EQ(0, st);
 		EXPECT_NE(NULL, strstr(out, "dropped 0 passed 0"));
+	} else {
+		EXPECT_EQ(2, st);
+		EXPECT_NE(NULL, strstr(out, "MEMFILTER_FEAT_BPF_KFUNCS clear"));
+	}
+}
+
+/*
+ * The netfilter example's loader: attaches to this namespace's IPv4
+ * prerouting with a netfilter BPF link and detaches at once; or exits 2
+ * naming the feature bit (6.1).
+ */
+TEST_F(bpf, nf_loader)
+{
+	char out[1024];
+	int st = beside("nf_dedup", "bpf.test.nf 0", out, sizeof(out));
+
+	if (st == -2)
+		SKIP(return, "nf_dedup is not installed beside the test");
+	TH_LOG("nf_dedup: exit %d: %s", st, out);
+	if (self->kfuncs) {
+		EXPECT_EQ(0, st);
+		EXPECT_NE(NULL, strstr(out, "attached to ipv4 prerouting"));
+		EXPECT_NE(NULL, strstr(out, "passed 0 dropped 0"));
 	} else {
 		EXPECT_EQ(2, st);
 		EXPECT_NE(NULL, strstr(out, "MEMFILTER_FEAT_BPF_KFUNCS clear"));

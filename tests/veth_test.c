@@ -11,6 +11,8 @@
  *    to vb);
  *  - TC: bpf/tc_dedup.bpf.o (bpf_memfilter_test_and_add) on vb's tcx
  *    ingress (BPF_LINK_CREATE, 6.6+), repeats dropped;
+ *  - netfilter BPF: bpf/nf_dedup.bpf.o, the same dedup, on a netfilter
+ *    BPF link at B's prerouting (6.4+);
  *  - netfilter: memfilter's own hook attached in namespace B, blocklist by
  *    source address (memfilterctl nf attach) and dedup by payload on a
  *    window filter, with explicit ROTATEs ending the window.
@@ -47,6 +49,9 @@
 
 #include "kselftest_harness.h"
 #include "libmemfilter.h"
+#include "loader.h"
+#include "nf_dedup.h"
+#include "nf_dedup.skel.h"
 #include "tc_dedup.h"
 #include "tc_dedup.skel.h"
 #include "xdp_blocklist.h"
@@ -483,7 +488,7 @@ TEST_F_TIMEOUT(veth, xdp_blocklist_ip_bpftool, VETH_TIMEOUT)
 	snprintf(want, sizeof(want), "vb(%d) driver id %d", ifindex_b, prog_id);
 	ASSERT_EQ(0, sh_out(out, sizeof(out),
 			    BPFTOOL " prog dump xlated name xdp_blocklist"));
-	EXPECT_NE(NULL, strstr(out, "bpf_memfilter_get")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "bpf_memfilter_borrow")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "bpf_memfilter_contains"));
 	enter(_metadata, NS_B);
 	EXPECT_EQ(0, sh_out(out, sizeof(out), BPFTOOL " net show dev vb"));
@@ -617,6 +622,78 @@ TEST_F_TIMEOUT(veth, tc_dedup_tcx, VETH_TIMEOUT)
 
 	close(link);
 	tc_dedup_bpf__destroy(skel);
+	EXPECT_EQ(0, mf_unpublish(fd));
+	close(fd);
+	close(twin);
+}
+
+/*
+ * The netfilter BPF twin of the hook's dedup action: bpf/nf_dedup.bpf.c on
+ * a netfilter BPF link at B's IPv4 prerouting (attached from inside B: the
+ * link belongs to the caller's namespace) drops every payload it may have
+ * seen (bpf_memfilter_test_and_add()); the same traffic and prediction as
+ * tc_dedup_tcx. Its counters match, and no other packet reaches the hook.
+ */
+TEST_F_TIMEOUT(veth, nf_bpf_dedup, VETH_TIMEOUT)
+{
+	static struct pkt seq[MAXSEQ];
+	struct nf_dedup_bpf *skel;
+	unsigned int n, drops, received, i;
+	struct bpf_prog_info info = {};
+	__u32 info_len = sizeof(info);
+	char out[4096], want[32], sentinel[32];
+	int fd, twin, link;
+
+	if (!have_kfuncs(self->dev))
+		SKIP(return, "no memfilter kfuncs (MEMFILTER_FEAT_BPF_KFUNCS clear: Debian 6.1, which also predates netfilter programs, 6.4)");
+	n = repeats(seq, NSRC / 4);
+	fd = create(self->dev, "nf.bpf.dedup", NSRC);
+	ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
+	twin = create(self->dev, NULL, NSRC);
+	ASSERT_LE(0, twin);
+	drops = predict_dedup(_metadata, twin, seq, n, sentinel, sizeof(sentinel));
+	TH_LOG("%u packets, %u repeats, %u false positives", n, NSRC / 4,
+	       drops - NSRC / 4);
+
+	skel = nf_dedup_bpf__open();
+	ASSERT_NE(NULL, skel);
+	snprintf((char *)skel->rodata->filter_name,
+		 sizeof(skel->rodata->filter_name), "nf.bpf.dedup");
+	loader_nf_prog(skel->progs.nf_dedup);
+	ASSERT_EQ(0, nf_dedup_bpf__load(skel));
+	enter(_metadata, NS_B);
+	link = loader_nf_link(bpf_program__fd(skel->progs.nf_dedup),
+			      LOADER_NFPROTO_IPV4, 0 /* NF_INET_PRE_ROUTING */,
+			      MEMFILTER_NF_PRIORITY_DEFAULT);
+	enter(_metadata, NS_ROOT);
+	ASSERT_LE(0, link) TH_LOG("netfilter link: %s", strerror(errno));
+	/* bpftool lists the link (Debian 12's 7.1 by number: netfilter is 10). */
+	ASSERT_EQ(0, bpf_obj_get_info_by_fd(bpf_program__fd(skel->progs.nf_dedup),
+					    &info, &info_len));
+	EXPECT_EQ(0, sh_out(out, sizeof(out), BPFTOOL " link show"));
+	snprintf(want, sizeof(want), "prog %u", info.id);
+	EXPECT_TRUE(strstr(out, want) &&
+		    (strstr(out, "netfilter") || strstr(out, "type 10")))
+		TH_LOG("want '%s' in: %s", want, out);
+
+	run_traffic(_metadata, seq, n, sentinel, &received);
+	EXPECT_EQ(n - drops, received);
+	EXPECT_EQ(drops, skel->bss->counts.dropped);
+	EXPECT_EQ(n - drops + 1, skel->bss->counts.passed);
+	EXPECT_EQ(0, skel->bss->counts.not_udp);
+	EXPECT_EQ(0, skel->bss->counts.no_filter);
+	EXPECT_EQ(0, skel->bss->counts.errors);
+
+	/* Detached: every copy of the same traffic passes, none is counted. */
+	close(link);
+	for (i = 0; i < n; i++)
+		seq[i].pass = true;
+	run_traffic(_metadata, seq, n, "sentinel", &received);
+	EXPECT_EQ(n, received);
+	EXPECT_EQ(drops, skel->bss->counts.dropped);
+	EXPECT_EQ(n - drops + 1, skel->bss->counts.passed);
+
+	nf_dedup_bpf__destroy(skel);
 	EXPECT_EQ(0, mf_unpublish(fd));
 	close(fd);
 	close(twin);

@@ -2,9 +2,11 @@
 /*
  * XDP programs identical but for the per-packet filter call, timed by
  * bench/bpf_bench.c with BPF_PROG_TEST_RUN: the IPv4 source address (copied
- * to the stack) against nothing, a memfilter reference taken and dropped,
- * memfilter's contains kfunc, the kernel's BPF_MAP_TYPE_BLOOM_FILTER, and
- * memfilter's batch kfunc on BENCH_BATCH keys.
+ * to the stack) against nothing; the parts of a memfilter query one by one
+ * (a reference taken and dropped, a filter borrowed, one more kfunc call);
+ * memfilter's contains kfunc with a referenced and with a borrowed filter;
+ * the kernel's BPF_MAP_TYPE_BLOOM_FILTER; and memfilter's batch kfunc on
+ * BENCH_BATCH keys.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -16,6 +18,7 @@
 #include "bpf_bench.h"
 
 #define ETH_P_IP	0x0800
+#define EINVAL		22
 
 const volatile char filter_name[64] = "bench.bpf";
 
@@ -53,6 +56,17 @@ int empty(struct xdp_md *ctx)
 	return key & 1 ? XDP_DROP : XDP_PASS;
 }
 
+/* Drop every IPv4 packet: the packets-per-second baseline. */
+SEC("xdp")
+int drop_all(struct xdp_md *ctx)
+{
+	__u32 key;
+
+	if (saddr(ctx, &key))
+		return XDP_ABORTED;
+	return key ? XDP_DROP : XDP_PASS;
+}
+
 SEC("xdp")
 int get_release(struct xdp_md *ctx)
 {
@@ -69,7 +83,42 @@ int get_release(struct xdp_md *ctx)
 }
 
 SEC("xdp")
-int kfunc(struct xdp_md *ctx)
+int borrow(struct xdp_md *ctx)
+{
+	struct memfilter_borrowed *b;
+	__u32 key;
+
+	if (saddr(ctx, &key))
+		return XDP_ABORTED;
+	b = bpf_memfilter_borrow((const char *)filter_name);
+	if (!b)
+		return XDP_ABORTED;
+	bpf_memfilter_unborrow(b);
+	return key & 1 ? XDP_DROP : XDP_PASS;
+}
+
+/* One more kfunc call that returns at once (-EINVAL: key_size 0). */
+SEC("xdp")
+int call(struct xdp_md *ctx)
+{
+	struct memfilter_borrowed *b;
+	__u64 bits;
+	__u32 key;
+	int ret;
+
+	if (saddr(ctx, &key))
+		return XDP_ABORTED;
+	b = bpf_memfilter_borrow((const char *)filter_name);
+	if (!b)
+		return XDP_ABORTED;
+	ret = bpf_memfilter_contains_batch(&b->f, &key, sizeof(key), 0, &bits);
+	bpf_memfilter_unborrow(b);
+	return ret == -EINVAL ? XDP_DROP : XDP_PASS;
+}
+
+/* The contains kfunc with a referenced filter, taken per packet. */
+SEC("xdp")
+int kfunc_ref(struct xdp_md *ctx)
 {
 	struct memfilter *f;
 	__u32 key;
@@ -82,6 +131,24 @@ int kfunc(struct xdp_md *ctx)
 		return XDP_ABORTED;
 	ret = bpf_memfilter_contains(f, &key, sizeof(key));
 	bpf_memfilter_release(f);
+	return ret == 0 ? XDP_DROP : XDP_PASS;
+}
+
+/* The contains kfunc with a borrowed filter: the per-packet hot path. */
+SEC("xdp")
+int kfunc(struct xdp_md *ctx)
+{
+	struct memfilter_borrowed *b;
+	__u32 key;
+	int ret;
+
+	if (saddr(ctx, &key))
+		return XDP_ABORTED;
+	b = bpf_memfilter_borrow((const char *)filter_name);
+	if (!b)
+		return XDP_ABORTED;
+	ret = bpf_memfilter_contains(&b->f, &key, sizeof(key));
+	bpf_memfilter_unborrow(b);
 	return ret == 0 ? XDP_DROP : XDP_PASS;
 }
 
@@ -98,19 +165,20 @@ int map_peek(struct xdp_md *ctx)
 SEC("xdp")
 int batch(struct xdp_md *ctx)
 {
-	struct memfilter *f;
+	struct memfilter_borrowed *b;
 	__u64 bits;
 	__u32 key;
 	int ret;
 
 	if (saddr(ctx, &key))
 		return XDP_ABORTED;
-	f = bpf_memfilter_get((const char *)filter_name);
-	if (!f)
+	b = bpf_memfilter_borrow((const char *)filter_name);
+	if (!b)
 		return XDP_ABORTED;
-	ret = bpf_memfilter_contains_batch(f, batch_keys, sizeof(batch_keys),
-					   sizeof(__u32), &bits);
-	bpf_memfilter_release(f);
+	ret = bpf_memfilter_contains_batch(&b->f, batch_keys,
+					   sizeof(batch_keys), sizeof(__u32),
+					   &bits);
+	bpf_memfilter_unborrow(b);
 	batch_hits = bits;
 	return ret > 0 ? XDP_DROP : XDP_PASS;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared by bench/bpf/bpf_bench.bpf.c and bench/bpf_bench.c.
+ * Shared by bench/bpf/bpf_bench.bpf.c, bench/bpf_bench.c and
+ * bench/bpf_pps.c.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -8,5 +9,25 @@
 #define _BPF_BENCH_H
 
 #define BENCH_BATCH	64	/* keys per bpf_memfilter_contains_batch() */
+
+#define PPS_MAX_CONF	8
+#define PPS_MAX_ROUNDS	15
+
+#ifndef __bpf__
+/* One configuration's result: ns per packet over the rounds. */
+struct pps_result {
+	double min, median, max;
+	unsigned long delivered;	/* datagrams received, last round */
+};
+
+/*
+ * bench/bpf_pps.c: send @packets datagrams through a veth pair per round
+ * with each of @nconf XDP programs (fd, or -1 for none) on the receiving
+ * end, into @res[@nconf]. Return: 0, or -1 if the pair could not be made
+ * or used.
+ */
+int bench_pps(const int *prog_fds, int nconf, int packets, int rounds,
+	      struct pps_result *res);
+#endif
 
 #endif /* _BPF_BENCH_H */

@@ -243,6 +243,64 @@ int neg_kptr_untrusted(void *ctx)
 	return bpf_memfilter_contains(f, &key, sizeof(key));
 }
 
+/* A borrowed filter holds no reference: releasing it is refused... */
+SEC("?xdp")
+int neg_borrow_release(struct xdp_md *ctx)
+{
+	struct memfilter_borrowed *b;
+
+	b = bpf_memfilter_borrow((const char *)filter_name);
+	if (b)
+		bpf_memfilter_release(&b->f);
+	return XDP_PASS;
+}
+
+/* ... and so is storing it in a map, where it would outlive the run... */
+SEC("?xdp")
+int neg_borrow_stash(struct xdp_md *ctx)
+{
+	struct memfilter_borrowed *b;
+	struct stash_value *v;
+	__u32 zero = 0;
+
+	v = bpf_map_lookup_elem(&stash, &zero);
+	if (!v)
+		return XDP_PASS;
+	b = bpf_memfilter_borrow((const char *)filter_name);
+	if (!b)
+		return XDP_PASS;
+	b = (void *)bpf_kptr_xchg(&v->f, &b->f);
+	if (b)
+		bpf_memfilter_unborrow(b);
+	return XDP_PASS;
+}
+
+/* ... and forgetting to end the borrow. */
+SEC("?xdp")
+int neg_borrow_no_unborrow(struct xdp_md *ctx)
+{
+	struct memfilter_borrowed *b;
+	__u32 key = ctx->ingress_ifindex;
+
+	b = bpf_memfilter_borrow((const char *)filter_name);
+	if (!b)
+		return XDP_PASS;
+	return bpf_memfilter_contains(&b->f, &key, sizeof(key)) ? XDP_PASS :
+								   XDP_DROP;
+}
+
+/* Syscall programs are sleepable: no borrowing there. */
+SEC("?syscall")
+int neg_borrow_syscall(void *ctx)
+{
+	struct memfilter_borrowed *b;
+
+	b = bpf_memfilter_borrow((const char *)filter_name);
+	if (b)
+		bpf_memfilter_unborrow(b);
+	return 0;
+}
+
 SEC("?socket")
 int neg_socket_filter(struct __sk_buff *skb)
 {
