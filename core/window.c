@@ -231,10 +231,8 @@ int memfilter_window_params_init(struct memfilter_window_params *p, u64 capacity
 	    generations > MEMFILTER_WINDOW_MAX_GENS || !fpr_ppb == !bits_per_key_q4 ||
 	    fpr_ppb >= 1000000000ULL)
 		return -EINVAL;
-	/* 1 .. G - 1 ppb: each generation gets the lowest rate, 1 ppb. */
 	if (fpr_ppb)
 		ret = memfilter_bloom_params_from_fpr(&p->gen, capacity,
-						      fpr_ppb < generations ? 1 :
 						      fpr_ppb / generations);
 	else
 		ret = memfilter_bloom_params_from_bpk(&p->gen, capacity,
