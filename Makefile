@@ -483,10 +483,14 @@ $(BUILD)/fuzz/image_fuzz.o: fuzz/image_fuzz.c $(LIB_HDRS)
 $(BUILD)/fuzz/image_fuzz: $(FUZZ_OBJS)
 	$(FUZZ_CC) -fsanitize=fuzzer,address,undefined -o $@ $^
 
-# The seed corpus is committed; this regenerates it with memfilterctl build.
+# The seed corpus is committed; this regenerates it with memfilterctl build
+# (window images: fuzz/window_images.c).
 .PHONY: fuzz fuzz-smoke fuzz-corpus
-fuzz-corpus: $(BUILD)/guest/bin/memfilterctl
-	fuzz/gen-corpus.sh $< fuzz/corpus/image
+$(BUILD)/guest/bin/window_images: fuzz/window_images.c $(GUEST_LIB_OBJS) $(LIB_HDRS)
+	$(CC) $(GUEST_FLAGS) -static -o $@ $< $(GUEST_LIB_OBJS)
+
+fuzz-corpus: $(BUILD)/guest/bin/memfilterctl $(BUILD)/guest/bin/window_images
+	fuzz/gen-corpus.sh $^ fuzz/corpus/image
 
 # make fuzz: about 5 minutes; make fuzz-smoke: about 25 s (for make check).
 # Both print TAP and exit non-zero when the fuzzer finds a crash.

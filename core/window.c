@@ -228,7 +228,8 @@ int memfilter_window_params_init(struct memfilter_window_params *p, u64 capacity
 	int ret;
 
 	if (generations < MEMFILTER_WINDOW_MIN_GENS ||
-	    generations > MEMFILTER_WINDOW_MAX_GENS || !fpr_ppb == !bits_per_key_q4)
+	    generations > MEMFILTER_WINDOW_MAX_GENS || !fpr_ppb == !bits_per_key_q4 ||
+	    fpr_ppb >= 1000000000ULL)
 		return -EINVAL;
 	if (fpr_ppb)
 		ret = memfilter_bloom_params_from_fpr(&p->gen, capacity,

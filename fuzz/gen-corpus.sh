@@ -3,10 +3,13 @@
 #
 # Regenerate the image fuzzer's seed corpus with memfilterctl build: small
 # valid images (< 4 KiB) of every filter type, hash and fingerprint width.
-# usage: fuzz/gen-corpus.sh MEMFILTERCTL DIR
+# usage: fuzz/gen-corpus.sh MEMFILTERCTL [WINDOW_IMAGES] DIR
+# (make fuzz-corpus passes both; WINDOW_IMAGES: fuzz/window_images.c)
 
 set -eu
 mfc=$1
+win=
+[ $# -eq 3 ] && { win=$2; shift; }
 dir=$2
 mkdir -p "$dir"
 rm -f "$dir"/*.img
@@ -41,4 +44,10 @@ keys 1 30 | "$mfc" build --grow --capacity 10 --grow-factor 1 --grow-max 4 \
 keys 1 64 | "$mfc" build --type cuckoo --capacity 64 --fingerprint-bits 8 \
 	--seed 9 >"$dir/cuckoo-full.img" 2>/dev/null || true
 [ -s "$dir/cuckoo-full.img" ] || rm -f "$dir/cuckoo-full.img"
+
+# Window filters (memfilterctl build makes none): 2 to 16 generations, by
+# count, by period, keyed, rotated, empty; each checked to load offline
+# and re-serialize to itself before it is written.
+[ -z "$win" ] || "$win" "$dir"
+
 ls -l "$dir"

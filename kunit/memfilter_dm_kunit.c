@@ -5,12 +5,15 @@
  * 4 KiB writes; never FUA or PREFLUSH); and that a candidate's key and
  * its comparison with the device's data do not depend on how the bio's
  * data is cut into segments, which the guest test's page-aligned O_DIRECT
- * buffers never exercise.
+ * buffers never exercise; and the verdict after a verify read, the busy
+ * path included, with the in-flight counters set by hand: dm_test's
+ * concurrent writers reach "busy" only when the scheduler lets them.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <kunit/test.h>
 #include <linux/bio.h>
+#include <linux/hash.h>
 #include <linux/highmem.h>
 #include <linux/xxhash.h>
 
@@ -124,9 +127,107 @@ static void mf_dm_kunit_segments(struct kunit *test)
 	bio_uninit(&b1);
 }
 
+/* A 4 KiB write of @data at @block, in @page, as one segment. */
+static void mf_dm_kunit_write(struct bio *bio, struct bio_vec *bv,
+			      struct page *page, u64 block, const u8 *data)
+{
+	bio_init(bio, NULL, bv, 1, REQ_OP_WRITE);
+	bio->bi_iter.bi_sector = block * 8;
+	mf_dm_kunit_segment(bio, page, 0, data, 4096);
+}
+
+/*
+ * The verdict after a verify read that returned the candidate's own data:
+ * elided while no data-changing bio to its slot (nor a wide one) is in
+ * flight, busy while one is: one to the same block, one to another block
+ * hashing to the same slot, one spanning blocks. A failed read or
+ * different data is never elided, busy or not; slots are freed as the
+ * end_io does.
+ */
+static void mf_dm_kunit_busy(struct kunit *test)
+{
+	atomic_t *inflight = kunit_kcalloc(test, MF_DM_SLOT_WIDE + 1,
+					   sizeof(*inflight), GFP_KERNEL);
+	struct page *pc = mf_dm_kunit_page(test), *po = mf_dm_kunit_page(test);
+	u8 *data = kunit_kmalloc(test, 4096, GFP_KERNEL), *other;
+	struct bio cand, b, wide;
+	struct bio_vec bvc, bv, bvw[2];
+	unsigned int slot, i;
+	u64 block = 1000, twin, next;
+
+	KUNIT_ASSERT_NOT_NULL(test, inflight);
+	KUNIT_ASSERT_NOT_NULL(test, data);
+	other = kunit_kmalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	for (i = 0; i < 4096; i++) {
+		data[i] = i * 13 + 1;
+		other[i] = data[i] ^ (i == 4000 ? 1 : 0);
+	}
+	mf_dm_kunit_write(&cand, &bvc, pc, block, data);
+	slot = memfilter_dm_slot(&cand);
+	KUNIT_EXPECT_EQ(test, slot, (unsigned int)hash_64(block, MF_DM_SLOT_BITS));
+	/* another block in the same slot, and one in another */
+	for (twin = block + 1; hash_64(twin, MF_DM_SLOT_BITS) != slot; twin++)
+		;
+	for (next = block + 1; hash_64(next, MF_DM_SLOT_BITS) == slot; next++)
+		;
+
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0),
+			MF_DM_ELIDED);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, -EIO),
+			MF_DM_VERIFY_ERRORS);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, other, 0),
+			MF_DM_MISMATCHES);
+
+	/* A write to another block, in another slot: still elided. */
+	mf_dm_kunit_write(&b, &bv, po, next, other);
+	atomic_inc(&inflight[memfilter_dm_slot(&b)]);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0),
+			MF_DM_ELIDED);
+	atomic_dec(&inflight[memfilter_dm_slot(&b)]);
+	bio_uninit(&b);
+
+	/* A write to the same block, then to its slot's twin: busy. */
+	mf_dm_kunit_write(&b, &bv, po, block, other);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_slot(&b), slot);
+	atomic_inc(&inflight[memfilter_dm_slot(&b)]);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0),
+			MF_DM_BUSY);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, other, 0),
+			MF_DM_MISMATCHES);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, -EIO),
+			MF_DM_VERIFY_ERRORS);
+	atomic_dec(&inflight[memfilter_dm_slot(&b)]);
+	bio_uninit(&b);
+	mf_dm_kunit_write(&b, &bv, po, twin, other);
+	atomic_inc(&inflight[memfilter_dm_slot(&b)]);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0),
+			MF_DM_BUSY);
+	atomic_dec(&inflight[memfilter_dm_slot(&b)]);
+	bio_uninit(&b);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0),
+			MF_DM_ELIDED);
+
+	/* 8 KiB not aligned to a block, elsewhere: the wide slot, busy. */
+	bio_init(&wide, NULL, bvw, 2, REQ_OP_WRITE);
+	wide.bi_iter.bi_sector = next * 8 + 4;
+	__bio_add_page(&wide, po, 4096, 0);
+	__bio_add_page(&wide, po, 4096, 0);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_slot(&wide), MF_DM_SLOT_WIDE);
+	atomic_inc(&inflight[MF_DM_SLOT_WIDE]);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0),
+			MF_DM_BUSY);
+	atomic_dec(&inflight[MF_DM_SLOT_WIDE]);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0),
+			MF_DM_ELIDED);
+	bio_uninit(&wide);
+	bio_uninit(&cand);
+}
+
 static struct kunit_case memfilter_dm_cases[] = {
 	KUNIT_CASE(mf_dm_kunit_candidate),
 	KUNIT_CASE(mf_dm_kunit_segments),
+	KUNIT_CASE(mf_dm_kunit_busy),
 	{}
 };
 

@@ -46,26 +46,10 @@
 
 #define MF_DM_BLOCK		4096
 #define MF_DM_SECTORS		(MF_DM_BLOCK >> SECTOR_SHIFT)
-/* In-flight slots: 1024 per target, plus one for bios wider than a block. */
-#define MF_DM_SLOT_BITS		10
-#define MF_DM_SLOT_WIDE		BIT(MF_DM_SLOT_BITS)
 /* Pages reserved for verify reads: progress under memory pressure. */
 #define MF_DM_MIN_PAGES		4
 /* The table's filter name that means "no filter: verify every write". */
 #define MF_DM_NO_FILTER		"*"
-
-/* The counters of STATUSTYPE_INFO, in that order. */
-enum mf_dm_counter {
-	MF_DM_WRITES,		/* candidates: full aligned 4 KiB writes */
-	MF_DM_ELIDED,		/* verified equal and completed unwritten */
-	MF_DM_VERIFY_READS,	/* blocks read back for a comparison */
-	MF_DM_MISMATCHES,	/* verified different: written */
-	MF_DM_NEGATIVES,	/* the filter said absent: written, no read */
-	MF_DM_PASSTHROUGH,	/* other writes, discards, write-zeroes */
-	MF_DM_BUSY,		/* equal, but a write to it was in flight */
-	MF_DM_VERIFY_ERRORS,	/* the verify read failed: written */
-	MF_DM_NR_COUNTERS
-};
 
 struct mf_dm_stats {
 	u64_stats_t c[MF_DM_NR_COUNTERS];
@@ -212,26 +196,40 @@ static bool mf_dm_filter_maybe(struct mf_dm_target *t, struct bio *bio)
 	return false;
 }
 
-/* Count a bio that may change data on the device until its end_io. */
-static void mf_dm_track(struct mf_dm_target *t, struct mf_dm_io *io,
-			struct bio *bio)
+/**
+ * memfilter_dm_slot() - the in-flight slot a data-changing bio counts in
+ * @bio: the bio, remapped or not (only its range counts)
+ *
+ * Context: any.
+ * Return: the hash slot of its block if it lies within one 4 KiB block,
+ * else MF_DM_SLOT_WIDE (which every verification checks too).
+ */
+VISIBLE_IF_KUNIT unsigned int memfilter_dm_slot(struct bio *bio)
 {
 	sector_t first = bio->bi_iter.bi_sector >> 3;
 	sector_t last = bio_end_sector(bio) - 1;
 
 	last >>= 3;
-	io->slot = first == last ? hash_64(first, MF_DM_SLOT_BITS) :
-				   MF_DM_SLOT_WIDE;
+	return first == last ? hash_64(first, MF_DM_SLOT_BITS) :
+			       MF_DM_SLOT_WIDE;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_dm_slot);
+
+/* Count a bio that may change data on the device until its end_io. */
+static void mf_dm_track(struct mf_dm_target *t, struct mf_dm_io *io,
+			struct bio *bio)
+{
+	io->slot = memfilter_dm_slot(bio);
 	atomic_inc(&t->inflight[io->slot]);
 	io->tracked = true;
 }
 
-static bool mf_dm_busy(struct mf_dm_target *t, sector_t block)
+static bool mf_dm_busy(const atomic_t *inflight, sector_t block)
 {
 	/* Pairs with the atomic_inc() before the write was submitted. */
 	smp_mb();
-	return atomic_read(&t->inflight[hash_64(block, MF_DM_SLOT_BITS)]) ||
-	       atomic_read(&t->inflight[MF_DM_SLOT_WIDE]);
+	return atomic_read(&inflight[hash_64(block, MF_DM_SLOT_BITS)]) ||
+	       atomic_read(&inflight[MF_DM_SLOT_WIDE]);
 }
 
 /**
@@ -262,6 +260,34 @@ VISIBLE_IF_KUNIT bool memfilter_dm_block_same(struct bio *bio,
 	return same;
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_dm_block_same);
+
+/**
+ * memfilter_dm_decide() - what a verified candidate becomes
+ * @inflight: the target's in-flight counters (MF_DM_SLOT_WIDE + 1)
+ * @bio: the candidate
+ * @disk: the 4096 bytes its verify read returned
+ * @err: that read's error, or 0
+ *
+ * See mf_dm_verify(): the read failed, the data differ, a data-changing
+ * bio to its slot (or a wide one) is in flight now, or it is elided.
+ *
+ * Context: any but hard interrupt (maps the bio's data).
+ * Return: MF_DM_VERIFY_ERRORS, MF_DM_MISMATCHES, MF_DM_BUSY or
+ * MF_DM_ELIDED.
+ */
+VISIBLE_IF_KUNIT enum mf_dm_counter
+memfilter_dm_decide(const atomic_t *inflight, struct bio *bio,
+		    const void *disk, int err)
+{
+	if (err)
+		return MF_DM_VERIFY_ERRORS;
+	if (!memfilter_dm_block_same(bio, disk))
+		return MF_DM_MISMATCHES;
+	if (mf_dm_busy(inflight, bio->bi_iter.bi_sector >> 3))
+		return MF_DM_BUSY;
+	return MF_DM_ELIDED;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_dm_decide);
 
 /**
  * mf_dm_verify() - read a candidate's block back and decide its fate
@@ -302,14 +328,7 @@ static enum mf_dm_counter mf_dm_verify(struct mf_dm_target *t,
 	err = submit_bio_wait(&rbio);
 	bio_uninit(&rbio);
 	disk = kmap_local_page(page);
-	if (err)
-		res = MF_DM_VERIFY_ERRORS;
-	else if (!memfilter_dm_block_same(bio, disk))
-		res = MF_DM_MISMATCHES;
-	else if (mf_dm_busy(t, bio->bi_iter.bi_sector >> 3))
-		res = MF_DM_BUSY;
-	else
-		res = MF_DM_ELIDED;
+	res = memfilter_dm_decide(t->inflight, bio, disk, err);
 	kunmap_local(disk);
 	mempool_free(page, t->pages);
 	return res;

@@ -10,6 +10,8 @@
 #ifndef _MEMFILTER_DM_H
 #define _MEMFILTER_DM_H
 
+#include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/blk_types.h>
 
 /**
@@ -25,6 +27,23 @@ struct memfilter_dm_key {
 	__le64 hash;
 };
 
+/* In-flight slots: 1024 per target, plus one for bios wider than a block. */
+#define MF_DM_SLOT_BITS		10
+#define MF_DM_SLOT_WIDE		BIT(MF_DM_SLOT_BITS)
+
+/* The counters of STATUSTYPE_INFO, in that order. */
+enum mf_dm_counter {
+	MF_DM_WRITES,		/* candidates: full aligned 4 KiB writes */
+	MF_DM_ELIDED,		/* verified equal and completed unwritten */
+	MF_DM_VERIFY_READS,	/* blocks read back for a comparison */
+	MF_DM_MISMATCHES,	/* verified different: written */
+	MF_DM_NEGATIVES,	/* the filter said absent: written, no read */
+	MF_DM_PASSTHROUGH,	/* other writes, discards, write-zeroes */
+	MF_DM_BUSY,		/* equal, but a write to it was in flight */
+	MF_DM_VERIFY_ERRORS,	/* the verify read failed: written */
+	MF_DM_NR_COUNTERS
+};
+
 #if IS_REACHABLE(CONFIG_BLK_DEV_DM)
 int memfilter_dm_init(void);
 void memfilter_dm_exit(void);
@@ -34,6 +53,10 @@ bool memfilter_dm_candidate(blk_opf_t opf, sector_t offset,
 			    unsigned int sectors);
 void memfilter_dm_block_key(struct bio *bio, struct memfilter_dm_key *key);
 bool memfilter_dm_block_same(struct bio *bio, const void *data);
+unsigned int memfilter_dm_slot(struct bio *bio);
+enum mf_dm_counter memfilter_dm_decide(const atomic_t *inflight,
+				       struct bio *bio, const void *disk,
+				       int err);
 #endif
 #else
 static inline int memfilter_dm_init(void)

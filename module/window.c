@@ -39,23 +39,48 @@ static void mf_rotate_locked(struct memfilter *f, u64 now)
 					   MEMFILTER_WINDOW_CLEAR_CHUNK);
 		cond_resched();
 	}
-	memfilter_window_publish(w, gen, now);
+	/*
+	 * Born when published, not when the rotation began: waiting for the
+	 * inserters and clearing take time, and the keys added to the
+	 * previous generation until now are owed their whole window (found
+	 * by the ioctl fuzzer: stamped with @now, a key could go (G - 1) * P
+	 * minus this rotation's length after its add). KUnit's injected
+	 * clocks run ahead of the real one: the later of the two.
+	 */
+	memfilter_window_publish(w, gen, max(now, memfilter_now_ms()));
 	f->rot.cookie = get_state_synchronize_rcu();
+}
+
+/*
+ * How long generation @cur has been current at @now (0 if born later, as
+ * KUnit's injected clocks may have it), and whether its period is over.
+ * Periods may be anything up to U64_MAX: compared unsigned, never
+ * subtracted, so a huge one is never due (it was, above 2^63).
+ */
+static u64 mf_gen_age(const struct memfilter_window *w, u32 cur, u64 now)
+{
+	u64 age = now - READ_ONCE(w->born[cur]);
+
+	return (s64)age < 0 ? 0 : age;
+}
+
+/* msecs_to_jiffies() takes an unsigned int: longer waits are capped. */
+static unsigned long mf_ms_to_jiffies(u64 ms)
+{
+	return msecs_to_jiffies(min_t(u64, ms, UINT_MAX));
 }
 
 /* Queue the work for the end of the current generation's period. */
 static void mf_rotation_arm(struct memfilter *f)
 {
 	const struct memfilter_window *w = &f->s.window;
-	u64 period = w->p.period_ms;
-	s64 left;
+	u64 period = w->p.period_ms, age;
 
 	if (!period)
 		return;
-	left = (s64)(READ_ONCE(w->born[memfilter_window_current(w)]) +
-		     period - memfilter_now_ms());
+	age = mf_gen_age(w, memfilter_window_current(w), memfilter_now_ms());
 	queue_delayed_work(system_unbound_wq, &f->rot.work,
-			   left > 0 ? msecs_to_jiffies(left) : 0);
+			   age < period ? mf_ms_to_jiffies(period - age) : 0);
 }
 
 /**
@@ -77,8 +102,7 @@ bool memfilter_rotate_tick(struct memfilter *f, u64 now)
 
 	mutex_lock(&f->rot.lock);
 	cur = memfilter_window_current(w);
-	due = (w->p.period_ms &&
-	       (s64)(now - w->born[cur] - w->p.period_ms) >= 0) ||
+	due = (w->p.period_ms && mf_gen_age(w, cur, now) >= w->p.period_ms) ||
 	      ((w->p.flags & MEMFILTER_WINDOW_ROTATE_BY_COUNT) &&
 	       READ_ONCE(w->gen_keys[cur]) >= w->p.gen.capacity);
 	if (due)
@@ -115,7 +139,7 @@ int memfilter_rotate(struct memfilter *f)
 	mutex_unlock(&f->rot.lock);
 	if (f->s.window.p.period_ms)
 		mod_delayed_work(system_unbound_wq, &f->rot.work,
-				 msecs_to_jiffies(f->s.window.p.period_ms));
+				 mf_ms_to_jiffies(f->s.window.p.period_ms));
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_rotate);

@@ -16,6 +16,23 @@
  * privileges. A watchdog aborts with a message if one call takes longer
  * than MF_FUZZ_WATCHDOG seconds.
  *
+ * Window filters: the chaos threads create them with every rotation mode
+ * (explicit, by count, by period, periods from 1 ms to 2^64 - 1) and race
+ * ROTATE, ADD, TEST_AND_ADD, QUERY, dumps, loads and CLEAR on them. The
+ * last owner keeps window filters and checks Documentation/filters.rst's
+ * guarantee: a key is reported present while inside its window, counted
+ * in its own rotations (explicit), in keys added since (by count: at most
+ * 1 + S / capacity rotations after S keys) or in time (by period: until
+ * t_add + (G - 1) * P); after G rotations of a filter no one else could
+ * reach, INFO shows no key and no bit and no key is present.
+ *
+ * Netfilter (MEMFILTER_FEAT_NETFILTER): the chaos threads ATTACH, DETACH
+ * and LIST in the initial namespace with random and invalid families,
+ * hooks, keys, actions, priorities, flags, sizes and pointers; a detach of
+ * an id already detached or never issued must be ENOENT, of a live one
+ * must succeed. The netfilter owner, alone in a namespace of its own,
+ * predicts every answer exactly (see nf_owner_thread()).
+ *
  * Every call's outcome is checked against the documentation: its errno
  * must be one the uapi errno table gives for that command, and a request
  * the documentation calls invalid must fail (with its errno). A departure
@@ -42,8 +59,10 @@
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -55,26 +74,28 @@
 #include "memfilter_utils.h"
 
 #define MAX_CHAOS	16
-#define MAX_OWNERS	2
+#define MAX_OWNERS	3	/* the last one keeps window filters */
 #define MAX_SLOTS	64	/* watchdog slots: threads, then children */
 #define POOL		12	/* filter fds per chaos thread */
 #define HOSTILE_PAGES	32
 #define NERR		134	/* errno histogram: 0 is success */
 #define MODEL_MAX	(1 << 15)	/* keys in a shadow model */
 #define TRACKED_MARK	777	/* capacity % 1000 of owner filters */
+#define NF_IDS		128	/* attachment ids the chaos threads share */
+#define NF_NEVER	0x80000000u	/* ids from here on are never issued */
 
 enum op {
 	OP_API, OP_CREATE, OP_OPEN, OP_LIST, OP_LOAD, OP_ADD, OP_QUERY,
 	OP_DELETE, OP_ADD_UNIQUE, OP_INFO, OP_CLEAR, OP_PUBLISH, OP_UNPUBLISH,
 	OP_BADCMD, OP_READ, OP_DUP, OP_CLOSE, OP_FORK, OP_COUNT, OP_TEST_AND_ADD,
-	OP_ROTATE, OP_NR
+	OP_ROTATE, OP_NF_ATTACH, OP_NF_DETACH, OP_NF_LIST, OP_NR
 };
 
 static const char *const op_name[OP_NR] = {
 	"API", "CREATE", "OPEN", "LIST", "LOAD", "ADD", "QUERY", "DELETE",
 	"ADD_UNIQUE", "INFO", "CLEAR", "PUBLISH", "UNPUBLISH", "bad cmd",
 	"read", "dup", "close", "fork", "COUNT", "TEST_AND_ADD",
-	"ROTATE",
+	"ROTATE", "NF_ATTACH", "NF_DETACH", "NF_LIST",
 };
 
 /* A set of errnos (all below 128). */
@@ -104,6 +125,11 @@ static const emask op_errnos[OP_NR] = {
 	[OP_PUBLISH] = E_STRUCT | B(EPERM) | B(EEXIST) | B(EBUSY) | B(EBADF),
 	[OP_UNPUBLISH] = E_STRUCT | B(EPERM) | B(ENOENT) | B(EBADF),
 	[OP_BADCMD] = B(ENOTTY),
+	/* the netfilter DOC: ENOENT, ENOSPC and EOPNOTSUPP have more uses */
+	[OP_NF_ATTACH] = E_STRUCT | B(EPERM) | B(ENOENT) | B(ENOSPC) |
+			 B(ENOMEM) | B(EBADF),
+	[OP_NF_DETACH] = E_STRUCT | B(EPERM) | B(ENOENT) | B(EBADF),
+	[OP_NF_LIST] = E_STRUCT | B(ENOMEM),
 	/* read(): the image DOC (EPERM for keyed dumps), offsets, memory */
 	[OP_READ] = B(EINVAL) | B(EFAULT) | B(EPERM) | B(ENOMEM) | B(EINTR),
 };
@@ -152,6 +178,13 @@ static const struct {
 	[R_RO_WRITE] = { "readonly-fd-write" },
 };
 
+/* How a window owner's filter rotates (Documentation/filters.rst). */
+enum wmode { W_EXPLICIT, W_COUNT, W_PERIOD, W_NR };
+
+static const char *const wmode_name[W_NR] = {
+	"explicit", "by count", "by period",
+};
+
 struct slot {
 	_Atomic uint64_t start_ms;	/* 0: not in a call */
 	_Atomic int op;
@@ -173,6 +206,11 @@ struct shared {
 	struct slot slots[MAX_SLOTS];
 	_Atomic int next_child_slot;
 	_Atomic int stop;
+	/* netfilter attachments of the initial namespace: live, detached */
+	_Atomic uint32_t nf_live[NF_IDS], nf_gone[NF_IDS];
+	_Atomic uint64_t nf_attached, nf_detached, nf_lists, nf_races;
+	_Atomic uint64_t win_checked[W_NR], win_filters[W_NR], win_rotations;
+	_Atomic uint64_t win_drains;
 };
 
 static struct shared *sh;
@@ -184,6 +222,8 @@ static bool unprivileged;	/* this (child) process dropped privileges */
 static bool in_child;		/* a forked child: forks no further */
 static bool strict;
 static atomic_int inject;
+static bool have_nf, have_ipv6;	/* MEMFILTER_FEAT_NETFILTER; IPv6 */
+static const char *window_regr;	/* check_window_regressions() */
 
 static uint64_t now_ms(void)
 {
@@ -563,6 +603,73 @@ static void fz_api(struct ctx *c)
 
 static const __u64 fprs[] = { 1000000, 10000000, 100000000 };
 
+/*
+ * A window filter's fields: generations (2..16), flags, period. Periods
+ * are mostly short, so that the timer rotates while the threads work;
+ * a few are huge (no limit is documented: such a filter must simply not
+ * rotate by time). On another type any of them is invalid.
+ */
+static __u64 fz_period(struct rng *r)
+{
+	switch (below(r, 20)) {
+	case 0:
+		return (1ULL << 63) + below(r, 1000);
+	case 1:
+		return UINT64_MAX - below(r, 3);
+	case 2:
+		return (1ULL << 32) + below(r, 1000);
+	case 3:
+	case 4:
+	case 5:
+		return 100 + below(r, 2000);
+	default:
+		return 1 + below(r, 60);
+	}
+}
+
+static void fz_window_fields(struct ctx *c, struct memfilter_create *cr,
+			     struct expect *x)
+{
+	bool window = cr->type == MEMFILTER_TYPE_WINDOW;
+
+	if (!window) {
+		switch (below(&c->r, 3)) {
+		case 0:
+			cr->generations = 2 + below(&c->r, 15);
+			break;
+		case 1:
+			cr->window_flags = MEMFILTER_WINDOW_ROTATE_BY_COUNT;
+			break;
+		default:
+			cr->period_ms = fz_period(&c->r);
+		}
+		violate(x, "window fields on another type", B(EINVAL),
+			R_ACCEPTED);
+		return;
+	}
+	cr->generations = MEMFILTER_WINDOW_MIN_GENERATIONS +
+		below(&c->r, MEMFILTER_WINDOW_MAX_GENERATIONS -
+		      MEMFILTER_WINDOW_MIN_GENERATIONS + 1);
+	if (chance(&c->r, 3)) {
+		cr->generations = chance(&c->r, 50) ? below(&c->r, 2) :
+			MEMFILTER_WINDOW_MAX_GENERATIONS + 1 + below(&c->r, 1000);
+		violate(x, "generations outside 2..16", B(EINVAL), R_ACCEPTED);
+	}
+	if (chance(&c->r, 35))
+		cr->window_flags = MEMFILTER_WINDOW_ROTATE_BY_COUNT;
+	if (chance(&c->r, 3)) {
+		cr->window_flags |= 1U << (1 + below(&c->r, 31));
+		violate(x, "unknown window flag", B(EOPNOTSUPP), R_ACCEPTED);
+	}
+	if (chance(&c->r, 60))
+		cr->period_ms = fz_period(&c->r);
+	/* G generations of up to 2^20 keys each: up to 16x the memory */
+	if (cr->capacity > 1 << 16 && cr->capacity <= 1ULL << 32)
+		cr->capacity = 1 + below(&c->r, 1 << 16);
+	if (cr->capacity % 1000 == TRACKED_MARK)
+		cr->capacity++;
+}
+
 static void fz_create(struct ctx *c)
 {
 	struct expect x = { .env = B(ENOMEM) };
@@ -575,7 +682,9 @@ static void fz_create(struct ctx *c)
 	cr = arg_struct(c, sizeof(*cr), FIRST_SIZE(memfilter_create, name), &x,
 			&size);
 	cr->size = size;
-	cr->type = chance(&c->r, 50) ? MEMFILTER_TYPE_BLOOM : MEMFILTER_TYPE_CUCKOO;
+	cr->type = (__u32[]){ MEMFILTER_TYPE_BLOOM, MEMFILTER_TYPE_BLOOM,
+			      MEMFILTER_TYPE_CUCKOO, MEMFILTER_TYPE_CUCKOO,
+			      MEMFILTER_TYPE_WINDOW }[below(&c->r, 5)];
 	if (chance(&c->r, 3)) {
 		cr->type = chance(&c->r, 50) ? 0 : 4 + below(&c->r, 100);
 		violate(&x, "unknown type", B(EOPNOTSUPP), R_ACCEPTED);
@@ -597,7 +706,11 @@ static void fz_create(struct ctx *c)
 		violate(&x, "capacity beyond the size limit",
 			B(E2BIG) | B(ENOMEM), R_ACCEPTED);
 	}
-	if (cr->type == MEMFILTER_TYPE_BLOOM) {
+	if (cr->type == MEMFILTER_TYPE_WINDOW)
+		fz_window_fields(c, cr, &x);
+	else if (chance(&c->r, 2))
+		fz_window_fields(c, cr, &x);	/* on another type: EINVAL */
+	if (cr->type == MEMFILTER_TYPE_BLOOM || cr->type == MEMFILTER_TYPE_WINDOW) {
 		if (chance(&c->r, 60))
 			cr->bits_per_key_q4 = (__u32[]){ 20, 40, 80 }[below(&c->r, 3)];
 		else
@@ -613,7 +726,7 @@ static void fz_create(struct ctx *c)
 				R_ACCEPTED);
 		} else if (chance(&c->r, 3)) {
 			cr->fingerprint_bits = 8;
-			violate(&x, "fingerprint_bits on Bloom", B(EINVAL),
+			violate(&x, "fingerprint_bits on Bloom/window", B(EINVAL),
 				R_ACCEPTED);
 		} else if (chance(&c->r, 3)) {
 			cr->bits_per_key_q4 = rnd(&c->r);
@@ -993,9 +1106,10 @@ static void fz_keys(struct ctx *c, int p)
 	if (bad_res > 0 && k->count && k->count <= MEMFILTER_BATCH_MAX &&
 	    !bad_keys && !bad_lens && lens_known)
 		violate(&x, "bad results pointer", B(EFAULT), R_ACCEPTED);
-	if (c->pool[p].type == MEMFILTER_TYPE_BLOOM &&
+	if ((c->pool[p].type == MEMFILTER_TYPE_BLOOM ||
+	     c->pool[p].type == MEMFILTER_TYPE_WINDOW) &&
 	    (op == OP_DELETE || op == OP_ADD_UNIQUE))
-		violate(&x, "DELETE/ADD_UNIQUE on Bloom", B(EOPNOTSUPP),
+		violate(&x, "DELETE/ADD_UNIQUE on Bloom/window", B(EOPNOTSUPP),
 			k->count ? R_ACCEPTED : R_BLOOM_COUNT0);
 	/* COUNT: cuckoo only, refused even with no keys */
 	if (c->pool[p].type && c->pool[p].type != MEMFILTER_TYPE_CUCKOO &&
@@ -1047,7 +1161,12 @@ static void fz_info(struct ctx *c, int p)
 	judge(OP_INFO, &x, ret);
 	if (ret || size < sizeof(*i) || (void *)i != (void *)c->arg)
 		return;
-	if ((i->type != MEMFILTER_TYPE_BLOOM && i->type != MEMFILTER_TYPE_CUCKOO) ||
+	if ((i->type != MEMFILTER_TYPE_BLOOM && i->type != MEMFILTER_TYPE_CUCKOO &&
+	     i->type != MEMFILTER_TYPE_WINDOW) ||
+	    (i->type == MEMFILTER_TYPE_WINDOW) !=
+	    (i->generations >= MEMFILTER_WINDOW_MIN_GENERATIONS) ||
+	    i->generations > MEMFILTER_WINDOW_MAX_GENERATIONS ||
+	    (i->generations && i->current_gen >= i->generations) ||
 	    i->fill > i->fill_max || !i->capacity ||
 	    !memchr(i->name, 0, sizeof(i->name)) ||
 	    !!(i->status & MEMFILTER_STATUS_KEYED) !=
@@ -1075,13 +1194,18 @@ static void fz_clear(struct ctx *c, int p)
 				 MEMFILTER_IOC_CLEAR, cl));
 }
 
-/* ROTATE: window filters only; the pool holds Bloom and cuckoo filters. */
+/*
+ * ROTATE: window filters only. Not on an owner's filter: its shadow model
+ * counts the rotations (or the time) its keys have left.
+ */
 static void fz_rotate(struct ctx *c, int p)
 {
 	struct expect x = { 0 };
 	struct memfilter_rotate *ro;
 	__u32 size;
 
+	if (c->pool[p].tracked)
+		return;
 	ro = arg_struct(c, sizeof(*ro), sizeof(*ro), &x, &size);
 	ro->size = size;
 	bad_fields(c, &x, &ro->flags, NULL, NULL, R_ACCEPTED);
@@ -1211,6 +1335,542 @@ static void fz_read(struct ctx *c, int p)
 		find(R_OUTPUT, "a dump does not start with the magic");
 }
 
+/* --- netfilter commands (on /dev/memfilter) ------------------------------- */
+
+/* A random valid attachment of filter @name (NULL: keep a->name). */
+static void nf_fields(struct rng *r, struct memfilter_nf_attach *a)
+{
+	a->family = have_ipv6 ? 1 + below(r, 3) : MEMFILTER_NF_IPV4;
+	a->hook = below(r, MEMFILTER_NF_POST_ROUTING + 1);
+	a->key = MEMFILTER_NF_KEY_SADDR + below(r, 4);
+	a->action = MEMFILTER_NF_DROP_HIT + below(r, 4);
+	if (chance(r, 30)) {
+		a->flags = MEMFILTER_NF_ATTACH_PRIORITY;
+		a->priority = (__s32[]){ INT_MIN + 1, INT_MAX - 1, 0, -350,
+					 (__s32)rnd(r) }[below(r, 5)];
+		if (a->priority == INT_MIN || a->priority == INT_MAX)
+			a->priority = 7;
+	}
+}
+
+/* Keep a new attachment's id where other threads can detach it. */
+static void nf_remember(_Atomic uint32_t *ids, uint32_t id)
+{
+	for (int i = 0, s = id % NF_IDS; i < NF_IDS; i++) {
+		uint32_t zero = 0;
+
+		if (atomic_compare_exchange_strong(&ids[(s + i) % NF_IDS],
+						   &zero, id))
+			return;
+	}
+	if (ids == sh->nf_gone)	/* forget an old one */
+		atomic_store(&ids[id % NF_IDS], id);
+	/* a live one the array cannot hold: cleanup() detaches it */
+}
+
+static void fz_nf_attach(struct ctx *c)
+{
+	struct expect x = { .env = B(ENOENT) | B(ENOSPC) | B(ENOMEM) };
+	struct memfilter_nf_attach *a;
+	bool ro = chance(&c->r, 3);
+	enum name_kind nk;
+	__u32 size;
+	int ret;
+
+	a = arg_struct(c, sizeof(*a), sizeof(*a), &x, &size);
+	a->size = size;
+	nk = gen_name(c, a->name, chance(&c->r, 5));
+	expect_name(&x, nk, true);
+	nf_fields(&c->r, a);
+	switch (below(&c->r, 40)) {
+	case 0:
+		a->family = chance(&c->r, 50) ? 0 : 1U << (2 + below(&c->r, 30));
+		violate(&x, "unknown family", B(EINVAL), R_ACCEPTED);
+		break;
+	case 1:
+		a->hook = MEMFILTER_NF_POST_ROUTING + 1 + below(&c->r, 1000);
+		violate(&x, "unknown hook", B(EINVAL), R_ACCEPTED);
+		break;
+	case 2:
+		a->key = chance(&c->r, 50) ? 0 : 5 + below(&c->r, 1000);
+		violate(&x, "unknown key", B(EINVAL), R_ACCEPTED);
+		break;
+	case 3:
+		a->action = chance(&c->r, 50) ? 0 : 5 + below(&c->r, 1000);
+		violate(&x, "unknown action", B(EINVAL), R_ACCEPTED);
+		break;
+	case 4:
+		a->flags = MEMFILTER_NF_ATTACH_PRIORITY;
+		a->priority = chance(&c->r, 50) ? INT_MIN : INT_MAX;
+		violate(&x, "priority INT_MIN or INT_MAX", B(EINVAL), R_ACCEPTED);
+		break;
+	case 5:
+		a->flags = 0;
+		a->priority = 1 + below(&c->r, 1000);
+		violate(&x, "priority without its flag", B(EINVAL), R_ACCEPTED);
+		break;
+	case 6:
+		a->flags |= 1U << (1 + below(&c->r, 31));
+		violate(&x, "unknown flag", B(EOPNOTSUPP), R_ACCEPTED);
+		break;
+	case 7:
+		a->__reserved = 1 + below(&c->r, 1000);
+		violate(&x, "__reserved", B(EOPNOTSUPP), R_ACCEPTED);
+		break;
+	case 8:
+		a->out_id = 1 + below(&c->r, 1000);
+		violate(&x, "out_id != 0", B(EINVAL), R_ACCEPTED);
+		break;
+	}
+	if (a->action == MEMFILTER_NF_DEDUP)
+		x.env |= B(EOPNOTSUPP);	/* the name may be a cuckoo filter's */
+	if (ro)
+		violate(&x, "device opened read-only", B(EBADF), R_ACCEPTED);
+	if (unprivileged)
+		x.env |= B(EPERM);
+	ret = call(c, OP_NF_ATTACH, ro ? c->dev_ro : c->dev,
+		   MEMFILTER_IOC_NF_ATTACH, a);
+	judge(OP_NF_ATTACH, &x, ret);
+	if (ret || size < sizeof(*a))
+		return;
+	if (!a->out_id || a->out_id >= NF_NEVER) {
+		find(R_OUTPUT, "NF_ATTACH returned id %u", a->out_id);
+		return;
+	}
+	atomic_fetch_add(&sh->nf_attached, 1);
+	nf_remember(sh->nf_live, a->out_id);
+}
+
+/*
+ * DETACH: an id taken from the live ones must go (exactly once: no other
+ * thread knows it); a detached id, 0 or one never issued must be ENOENT.
+ */
+static void fz_nf_detach(struct ctx *c)
+{
+	struct expect x = { 0 };
+	struct memfilter_nf_detach *d;
+	bool ro = chance(&c->r, 3), live = false;
+	uint32_t id = 0;
+	__u32 size;
+	int ret;
+
+	d = arg_struct(c, sizeof(*d), sizeof(*d), &x, &size);
+	d->size = size;
+	switch (below(&c->r, 10)) {
+	case 0:
+	case 1:
+		id = atomic_load(&sh->nf_gone[below(&c->r, NF_IDS)]);
+		if (id)
+			violate(&x, "an id already detached", B(ENOENT),
+				R_ACCEPTED);
+		break;
+	case 2:
+		id = chance(&c->r, 50) ? 0 : NF_NEVER + below(&c->r, 1 << 30);
+		break;
+	default:
+		for (int i = 0, s = below(&c->r, NF_IDS); i < NF_IDS && !id; i++)
+			id = atomic_exchange(&sh->nf_live[(s + i) % NF_IDS], 0);
+		live = id;
+	}
+	if (!id || id >= NF_NEVER)
+		violate(&x, "an id never issued", B(ENOENT), R_ACCEPTED);
+	d->id = id;
+	if (chance(&c->r, 3)) {
+		d->flags = 1U << below(&c->r, 32);
+		violate(&x, "flags", B(EOPNOTSUPP), R_ACCEPTED);
+	}
+	if (chance(&c->r, 3)) {
+		d->__reserved = 1 + below(&c->r, 1000);
+		violate(&x, "__reserved", B(EOPNOTSUPP), R_ACCEPTED);
+	}
+	if (ro)
+		violate(&x, "device opened read-only", B(EBADF), R_ACCEPTED);
+	if (unprivileged)
+		x.env |= B(EPERM);
+	ret = call(c, OP_NF_DETACH, ro ? c->dev_ro : c->dev,
+		   MEMFILTER_IOC_NF_DETACH, d);
+	judge(OP_NF_DETACH, &x, ret);
+	if (!ret && live) {
+		atomic_fetch_add(&sh->nf_detached, 1);
+		nf_remember(sh->nf_gone, id);
+	} else if (live && ret != -ENOENT) {
+		nf_remember(sh->nf_live, id);	/* refused: still attached */
+	}
+}
+
+static bool nf_entry_ok(const struct memfilter_nf_entry *e)
+{
+	return e->id && e->id < NF_NEVER && e->family &&
+	       !(e->family & ~(MEMFILTER_NF_IPV4 | MEMFILTER_NF_IPV6)) &&
+	       e->hook <= MEMFILTER_NF_POST_ROUTING &&
+	       e->key >= MEMFILTER_NF_KEY_SADDR &&
+	       e->key <= MEMFILTER_NF_KEY_L4_PAYLOAD &&
+	       e->action >= MEMFILTER_NF_DROP_HIT &&
+	       e->action <= MEMFILTER_NF_DEDUP &&
+	       e->priority != INT_MIN && e->priority != INT_MAX &&
+	       name_ok(e->name) && e->hits <= e->packets &&
+	       e->drops <= e->packets && e->added <= e->packets &&
+	       e->skipped <= e->packets;
+}
+
+/* LIST: random capacities, entry sizes and pointers; entries must be sane. */
+static void fz_nf_list(struct ctx *c)
+{
+	struct expect x = { .env = B(ENOMEM) };
+	struct memfilter_nf_list *l;
+	const size_t esz = sizeof(struct memfilter_nf_entry);
+	__u32 size, in_count;
+	int bad, ret;
+
+	l = arg_struct(c, sizeof(*l), sizeof(*l), &x, &size);
+	l->size = size;
+	l->count = below(&c->r, MEMFILTER_NF_MAX + 16);
+	switch (below(&c->r, 20)) {
+	case 0:
+		l->entry_size = below(&c->r, esz);
+		violate(&x, "entry_size below the entry", B(EINVAL), R_ACCEPTED);
+		break;
+	case 1:
+	case 2:
+		l->entry_size = esz + 1 + below(&c->r, 200);
+		break;
+	case 3:
+		l->entry_size = esz + below(&c->r, 1U << 31);
+		l->count = 0;	/* none wanted: nothing written */
+		break;
+	default:
+		l->entry_size = esz;
+	}
+	/* the entries fit the buffer; poisoned, so a short write shows */
+	memset(c->buf, 0xa5, (size_t)l->count * l->entry_size);
+	l->entries = (__u64)(uintptr_t)user_ptr(c, c->buf,
+					       (size_t)l->count * l->entry_size,
+					       &bad);
+	if (bad > 0 && l->count && !l->entries)
+		violate(&x, "entries NULL", B(EFAULT), R_ACCEPTED);
+	if (bad) {
+		x.ambiguous = true;	/* faults only if attachments exist */
+		x.env |= B(EFAULT);
+	}
+	if (chance(&c->r, 3)) {
+		l->flags = 1U << below(&c->r, 32);
+		violate(&x, "flags", B(EOPNOTSUPP), R_ACCEPTED);
+	}
+	in_count = l->count;
+	ret = call(c, OP_NF_LIST, c->dev, MEMFILTER_IOC_NF_LIST, l);
+	judge(OP_NF_LIST, &x, ret);
+	atomic_fetch_add(&sh->nf_lists, !ret);
+	if (ret || bad || size < sizeof(*l) || (void *)l != (void *)c->arg)
+		return;
+	if (l->count > MEMFILTER_NF_MAX)
+		find(R_OUTPUT, "NF_LIST: %u attachments in one namespace",
+		     l->count);
+	for (__u32 i = 0; i < l->count && i < in_count; i++) {
+		const unsigned char *p = c->buf + (size_t)i * l->entry_size;
+		struct memfilter_nf_entry e;
+
+		memcpy(&e, p, esz);
+		if (!nf_entry_ok(&e))
+			find(R_OUTPUT, "NF_LIST entry %u: id %u family %#x hook %u key %u action %u",
+			     i, e.id, e.family, e.hook, e.key, e.action);
+		for (size_t j = esz; j < l->entry_size; j++)
+			if (p[j]) {
+				find(R_OUTPUT, "NF_LIST: entry %u's tail not zeroed", i);
+				break;
+			}
+	}
+}
+
+/*
+ * The netfilter owner: a thread in a network namespace of its own, where
+ * nothing else attaches and no packet flows (its loopback is down), so
+ * every answer is predicted exactly: which attachments LIST shows, in
+ * attach order, with zero counters; ENOSPC at MEMFILTER_NF_MAX; ENOENT for
+ * an unpublished name and for a detached id or one from another
+ * namespace; EOPNOTSUPP for dedup on a cuckoo filter; EBADF through a
+ * read-only device fd. Now and then it detaches while another thread
+ * closes and unpublishes the attached filter, or forks a child that
+ * attaches in a namespace of its own and exits without detaching.
+ */
+struct nf_owner {
+	struct ctx c;
+	struct memfilter_nf_attach att[MEMFILTER_NF_MAX];
+	int n;
+	uint32_t gone;			/* a detached id */
+	int fds[3];			/* Bloom, cuckoo, window */
+};
+
+static const char *const nf_names[] = {
+	"fz.nf.bloom", "fz.nf.cuckoo", "fz.nf.window", "fz.nf.none",
+};
+
+static void nf_expect(const char *what, int ret, int want)
+{
+	if (ret == want)
+		return;
+	if (!want)
+		find(R_VALID_FAILED, "nf owner: %s -> %s", what, strerror(-ret));
+	else if (!ret)
+		find(R_ACCEPTED, "nf owner: %s accepted (want %s)", what,
+		     strerror(-want));
+	else
+		find(R_WRONG_ERRNO, "nf owner: %s -> %s (want %s)", what,
+		     strerror(-ret), strerror(-want));
+}
+
+static int nf_attach_as(struct nf_owner *o, int dev,
+			struct memfilter_nf_attach *a)
+{
+	a->size = sizeof(*a);
+	return call(&o->c, OP_NF_ATTACH, dev, MEMFILTER_IOC_NF_ATTACH, a);
+}
+
+static int nf_detach_as(struct nf_owner *o, int dev, uint32_t id)
+{
+	struct memfilter_nf_detach d = { .size = sizeof(d), .id = id };
+
+	return call(&o->c, OP_NF_DETACH, dev, MEMFILTER_IOC_NF_DETACH, &d);
+}
+
+static void nf_owner_attach(struct nf_owner *o)
+{
+	struct memfilter_nf_attach a = { 0 };
+	int which = below(&o->c.r, 4), want = 0, ret;
+
+	nf_fields(&o->c.r, &a);
+	strcpy(a.name, nf_names[which]);
+	if (which == 3)
+		want = -ENOENT;
+	else if (which == 1 && a.action == MEMFILTER_NF_DEDUP)
+		want = -EOPNOTSUPP;
+	else if (o->n == MEMFILTER_NF_MAX)
+		want = -ENOSPC;
+	ret = nf_attach_as(o, o->c.dev, &a);
+	nf_expect("ATTACH", ret, want);
+	if (ret)
+		return;
+	if (!a.flags)
+		a.priority = MEMFILTER_NF_PRIORITY_DEFAULT;
+	if (o->n < MEMFILTER_NF_MAX)
+		o->att[o->n++] = a;
+}
+
+static void nf_owner_detach(struct nf_owner *o)
+{
+	int i = o->n ? below(&o->c.r, o->n) : 0, ret;
+	uint32_t id;
+
+	if (!o->n || chance(&o->c.r, 20)) {
+		/* detached here; live in the initial namespace; never */
+		id = (uint32_t[]){ o->gone, 0, NF_NEVER,
+				   atomic_load(&sh->nf_live[below(&o->c.r,
+								  NF_IDS)]) }
+			[below(&o->c.r, 4)];
+		nf_expect("DETACH of an id not attached here",
+			  nf_detach_as(o, o->c.dev, id), -ENOENT);
+		return;
+	}
+	ret = nf_detach_as(o, o->c.dev, o->att[i].out_id);
+	nf_expect("DETACH", ret, 0);
+	if (ret)
+		return;
+	o->gone = o->att[i].out_id;
+	memmove(&o->att[i], &o->att[i + 1], (o->n - i - 1) * sizeof(o->att[0]));
+	o->n--;
+}
+
+static void nf_owner_list(struct nf_owner *o)
+{
+	struct memfilter_nf_entry e[MEMFILTER_NF_MAX + 1];
+	struct memfilter_nf_list l = {
+		.size = sizeof(l), .count = MEMFILTER_NF_MAX + 1,
+		.entry_size = sizeof(e[0]), .entries = (__u64)(uintptr_t)e,
+	};
+	int ret;
+
+	ret = call(&o->c, OP_NF_LIST, o->c.dev, MEMFILTER_IOC_NF_LIST, &l);
+	nf_expect("LIST", ret, 0);
+	if (ret)
+		return;
+	if (l.count != (__u32)o->n) {
+		find(R_OUTPUT, "nf owner: LIST shows %u attachments, %d made",
+		     l.count, o->n);
+		return;
+	}
+	for (int i = 0; i < o->n; i++) {
+		const struct memfilter_nf_attach *a = &o->att[i];
+
+		if (e[i].id != a->out_id || e[i].family != a->family ||
+		    e[i].hook != a->hook || e[i].priority != a->priority ||
+		    e[i].key != a->key || e[i].action != a->action ||
+		    strcmp(e[i].name, a->name) || e[i].packets || e[i].hits ||
+		    e[i].drops || e[i].added || e[i].skipped)
+			find(R_OUTPUT, "nf owner: LIST entry %d: id %u (want %u) hook %u/%u prio %d/%d name %s/%s packets %llu",
+			     i, e[i].id, a->out_id, e[i].hook, a->hook,
+			     e[i].priority, a->priority, e[i].name, a->name,
+			     (unsigned long long)e[i].packets);
+	}
+	atomic_fetch_add(&sh->nf_lists, 1);
+}
+
+struct nf_race {
+	struct ctx *c;
+	int fd;
+};
+
+static void *nf_race_close(void *arg)
+{
+	struct nf_race *r = arg;
+	struct memfilter_name nm = { .size = sizeof(nm) };
+
+	usleep(below(&r->c->r, 300));
+	xioctl(r->fd, MEMFILTER_IOC_UNPUBLISH, &nm);
+	close(r->fd);
+	return NULL;
+}
+
+/*
+ * Attach a fresh filter by name, then detach while another thread
+ * unpublishes and closes it: the attachment's reference keeps the filter,
+ * the detach succeeds and nothing is left.
+ */
+static void nf_owner_race(struct nf_owner *o)
+{
+	struct memfilter_nf_attach a = { 0 };
+	struct nf_race r = { .c = &o->c };
+	pthread_t t;
+	int ret;
+
+	if (o->n == MEMFILTER_NF_MAX)
+		return;
+	r.fd = chance(&o->c.r, 50) ?
+		create(o->c.dev, MEMFILTER_TYPE_BLOOM, 1000, 0, 40, 0, 0,
+		       "fz.nf.race") :
+		create(o->c.dev, MEMFILTER_TYPE_CUCKOO, 1000, 0, 0, 8, 0,
+		       "fz.nf.race");
+	if (r.fd == -EEXIST) {
+		find(R_OUTPUT, "nf owner: fz.nf.race left published");
+		return;
+	}
+	if (r.fd < 0)
+		return;
+	nf_fields(&o->c.r, &a);
+	a.action = MEMFILTER_NF_COUNT;
+	strcpy(a.name, "fz.nf.race");
+	ret = nf_attach_as(o, o->c.dev, &a);
+	nf_expect("ATTACH of the racing filter", ret, 0);
+	if (pthread_create(&t, NULL, nf_race_close, &r)) {
+		close(r.fd);
+		return;
+	}
+	if (!ret) {
+		usleep(below(&o->c.r, 300));
+		nf_expect("DETACH racing unpublish and close",
+			  nf_detach_as(o, o->c.dev, a.out_id), 0);
+		o->gone = a.out_id;
+	}
+	pthread_join(t, NULL);
+	atomic_fetch_add(&sh->nf_races, 1);
+}
+
+/* A child in a namespace of its own attaches and exits: the exit detaches. */
+static void nf_owner_fork(struct nf_owner *o)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		struct memfilter_nf_attach a = { 0 };
+
+		if (unshare(CLONE_NEWNET))
+			_exit(3);
+		for (int i = 0; i < 3; i++) {
+			memset(&a, 0, sizeof(a));
+			nf_fields(&o->c.r, &a);
+			strcpy(a.name, nf_names[i]);
+			a.size = sizeof(a);
+			if (a.action == MEMFILTER_NF_DEDUP)
+				a.action = MEMFILTER_NF_COUNT;
+			if (xioctl(o->c.dev, MEMFILTER_IOC_NF_ATTACH, &a))
+				_exit(4);
+		}
+		_exit(0);
+	}
+	if (pid < 0)
+		return;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		find(R_VALID_FAILED, "nf owner's child: status %#x", status);
+}
+
+static void *nf_owner_thread(void *arg)
+{
+	struct nf_owner *o = arg;
+	struct memfilter_create cr = {
+		.size = sizeof(cr), .type = MEMFILTER_TYPE_WINDOW,
+		.capacity = 1000, .bits_per_key_q4 = 40, .generations = 4,
+		.period_ms = 50, .name = "fz.nf.window",
+	};
+
+	if (unshare(CLONE_NEWNET)) {
+		printf("# nf owner: unshare(CLONE_NEWNET): %s: not run\n",
+		       strerror(errno));
+		return NULL;
+	}
+	o->fds[0] = create(o->c.dev, MEMFILTER_TYPE_BLOOM, 1000, 0, 40, 0, 0,
+			   nf_names[0]);
+	o->fds[1] = create(o->c.dev, MEMFILTER_TYPE_CUCKOO, 1000, 0, 0, 8, 0,
+			   nf_names[1]);
+	o->fds[2] = xioctl(o->c.dev, MEMFILTER_IOC_CREATE, &cr) ?: cr.out_fd;
+	if (o->fds[0] < 0 || o->fds[1] < 0 || o->fds[2] < 0) {
+		find(R_VALID_FAILED, "nf owner: CREATE of its filters failed");
+		return NULL;
+	}
+	while (!atomic_load(&sh->stop)) {
+		uint64_t pick = below(&o->c.r, 1000);
+
+		if (pick < 450) {
+			nf_owner_attach(o);
+		} else if (pick < 800) {
+			nf_owner_detach(o);
+		} else if (pick < 900) {
+			nf_owner_list(o);
+		} else if (pick < 940) {
+			nf_owner_race(o);
+		} else if (pick < 970) {
+			struct memfilter_nf_attach a = { 0 };
+
+			nf_fields(&o->c.r, &a);
+			strcpy(a.name, nf_names[0]);
+			nf_expect("ATTACH through a read-only device fd",
+				  nf_attach_as(o, o->c.dev_ro, &a), -EBADF);
+			if (o->n)
+				nf_expect("DETACH through a read-only device fd",
+					  nf_detach_as(o, o->c.dev_ro,
+						       o->att[0].out_id), -EBADF);
+		} else if (pick < 975) {
+			nf_owner_fork(o);
+		} else {
+			usleep(1000);
+		}
+	}
+	nf_owner_list(o);
+	while (o->n) {
+		nf_expect("DETACH at the end",
+			  nf_detach_as(o, o->c.dev, o->att[o->n - 1].out_id), 0);
+		o->n--;
+	}
+	nf_owner_list(o);
+	for (int i = 0; i < 3; i++) {
+		struct memfilter_name nm = { .size = sizeof(nm) };
+
+		xioctl(o->fds[i], MEMFILTER_IOC_UNPUBLISH, &nm);
+		close(o->fds[i]);
+	}
+	return NULL;
+}
+
 /* --- chaos threads ---------------------------------------------------------- */
 
 static void chaos_op(struct ctx *c);
@@ -1265,6 +1925,16 @@ static void chaos_op(struct ctx *c)
 	int p = pool_pick(c), fd;
 	uint64_t pick = below(&c->r, 1000);
 
+	if (have_nf && chance(&c->r, 4)) {
+		pick = below(&c->r, 10);
+		if (pick < 4)
+			fz_nf_attach(c);
+		else if (pick < 8)
+			fz_nf_detach(c);
+		else
+			fz_nf_list(c);
+		return;
+	}
 	if (pick < 20) {
 		fz_api(c);
 	} else if (pick < 120) {
@@ -1409,6 +2079,16 @@ struct owner {
 	int fd;
 	__u32 type;
 	bool published;
+	bool window;		/* keeps window filters */
+	bool ever_published;	/* this filter: chaos threads may add */
+	enum wmode wmode;
+	__u32 gens;
+	__u64 wcap;		/* keys per generation */
+	__u64 period;		/* W_PERIOD: ms */
+	uint64_t epoch;		/* W_EXPLICIT: rotations so far (ours only) */
+	uint64_t submitted;	/* W_COUNT: keys handed to adds so far */
+	uint64_t *stamp;	/* window: per key, its last add's epoch,
+				 * submitted count or start time */
 	uint32_t *count;	/* copies added, by key number */
 	uint64_t ids;		/* key numbers in use: [0, ids) */
 	uint64_t live;		/* keys with count > 0 */
@@ -1464,6 +2144,60 @@ static bool res_bit(const __u64 *res, __u32 i)
 	return res[i / 64] >> (i % 64) & 1;
 }
 
+/*
+ * Is window key @id inside its guarantee at time @t (ms)? Explicit: added
+ * at most G - 1 rotations ago. By count: a rotation needs a full current
+ * generation, so after the add of a key began at most 1 + S / capacity
+ * rotations happened, S the keys added since (its own batch included):
+ * inside while S < (G - 1) * capacity. By period: until t_add + (G - 1) * P
+ * (2 ms for the clocks' rounding).
+ */
+static bool window_in(const struct owner *o, uint64_t id, uint64_t t)
+{
+	__u64 span;
+
+	switch (o->wmode) {
+	case W_EXPLICIT:
+		return o->epoch - o->stamp[id] <= o->gens - 1;
+	case W_COUNT:
+		return o->submitted - o->stamp[id] < (o->gens - 1) * o->wcap;
+	default:
+		if (o->period > UINT64_MAX / o->gens)
+			return true;
+		span = (o->gens - 1) * o->period;
+		return o->stamp[id] + span > t + 2;
+	}
+}
+
+static void owner_window_create(struct owner *o, __u64 cap, __u32 flags)
+{
+	struct rng *r = &o->c.r;
+	struct memfilter_create cr = {
+		.size = sizeof(cr), .type = MEMFILTER_TYPE_WINDOW,
+		.flags = flags, .bits_per_key_q4 = 40,
+	};
+	int ret;
+
+	o->wmode = below(r, W_NR);
+	o->gens = 2 + below(r, o->wmode == W_COUNT ? 15 : 7);
+	o->wcap = o->wmode == W_COUNT ? 777 + 1000 * below(r, 3) : cap;
+	o->period = 0;
+	if (o->wmode == W_PERIOD)
+		o->period = chance(r, 80) ?
+			(__u64[]){ 20, 50, 100, 300, 1000 }[below(r, 5)] :
+			fz_period(r);
+	cr.capacity = o->wcap;
+	cr.generations = o->gens;
+	cr.period_ms = o->period;
+	cr.window_flags = o->wmode == W_COUNT ?
+		MEMFILTER_WINDOW_ROTATE_BY_COUNT : 0;
+	ret = xioctl(o->c.dev, MEMFILTER_IOC_CREATE, &cr);
+	o->fd = ret ? ret : cr.out_fd;
+	o->epoch = o->submitted = 0;
+	o->ever_published = false;
+	atomic_fetch_add(&sh->win_filters[o->wmode], 1);
+}
+
 static void owner_new_filter(struct owner *o)
 {
 	struct rng *r = &o->c.r;
@@ -1479,7 +2213,11 @@ static void owner_new_filter(struct owner *o)
 		close(o->fd);
 	}
 	o->type = chance(r, 50) ? MEMFILTER_TYPE_BLOOM : MEMFILTER_TYPE_CUCKOO;
-	if (o->type == MEMFILTER_TYPE_BLOOM)
+	if (o->window)
+		o->type = MEMFILTER_TYPE_WINDOW;
+	if (o->window)
+		owner_window_create(o, cap, flags);
+	else if (o->type == MEMFILTER_TYPE_BLOOM)
 		o->fd = create(o->c.dev, o->type, cap, 0, 40, 0, flags, NULL);
 	else
 		o->fd = create(o->c.dev, o->type, cap, 0, 0,
@@ -1517,12 +2255,13 @@ static void owner_count_check(struct owner *o, __u32 n, const char *what)
 /* Query (and COUNT) every live key: each must be reported present. */
 static void owner_check(struct owner *o, int fd, const char *what)
 {
-	uint64_t id = 0;
+	uint64_t id = 0, t;
 	__u32 n, done;
 
 	while (id < o->ids) {
+		t = now_ms();
 		for (n = 0; n < OWNER_BATCH && id < o->ids; id++)
-			if (o->count[id])
+			if (o->count[id] && (!o->window || window_in(o, id, t)))
 				o->batch[n++] = id;
 		if (!n)
 			break;
@@ -1531,15 +2270,21 @@ static void owner_check(struct owner *o, int fd, const char *what)
 		o->fd = fd;
 		owner_batch(o, OP_QUERY, MEMFILTER_IOC_QUERY, o->batch, n, &done);
 		o->fd = save;
-		atomic_fetch_add(&sh->checked_keys, done);
+		t = now_ms();	/* the query's end: inside the guarantee? */
 		for (__u32 i = 0; i < done; i++) {
+			if (o->window && !window_in(o, o->batch[i], t))
+				continue;
+			atomic_fetch_add(&sh->checked_keys, 1);
+			if (o->window)
+				atomic_fetch_add(&sh->win_checked[o->wmode], 1);
 			if (res_bit(o->res, i))
 				continue;
 			atomic_fetch_add(&sh->false_negatives, 1);
 			if (!atomic_exchange(&sh->fn_claimed, 1))
 				snprintf(sh->fn_example, sizeof(sh->fn_example),
 					 "%s: %s key #%llu (%zu bytes, %u copies) absent, %llu live keys",
-					 what, o->type == MEMFILTER_TYPE_BLOOM ?
+					 what, o->window ? wmode_name[o->wmode] :
+					 o->type == MEMFILTER_TYPE_BLOOM ?
 					 "Bloom" : "cuckoo",
 					 (unsigned long long)o->batch[i],
 					 key_len(o->batch[i]),
@@ -1558,17 +2303,23 @@ static void owner_add(struct owner *o, bool unique)
 	unsigned long cmd = unique ? MEMFILTER_IOC_ADD_UNIQUE :
 			    MEMFILTER_IOC_ADD;
 	__u32 n = 1 + below(&o->c.r, 600), m = 0, done;
+	uint64_t stamp = 0, t;
 
-	if (o->type == MEMFILTER_TYPE_BLOOM && unique)
+	if (o->type != MEMFILTER_TYPE_CUCKOO && unique)
 		return;
-	/* Bloom: TEST_AND_ADD half the time; every live key was present. */
-	if (o->type == MEMFILTER_TYPE_BLOOM && chance(&o->c.r, 50)) {
+	/*
+	 * Bloom and window: TEST_AND_ADD half the time; every live key (a
+	 * window's: inside its guarantee) was present.
+	 */
+	if (o->type != MEMFILTER_TYPE_CUCKOO && chance(&o->c.r, 50)) {
 		op = OP_TEST_AND_ADD;
 		cmd = MEMFILTER_IOC_TEST_AND_ADD;
 	}
 	if (o->ids < MODEL_MAX && atomic_exchange(&inject, 0)) {
 		/* a key never given to the kernel, counted as added */
 		o->injected = o->ids;
+		o->stamp[o->ids] = o->wmode == W_EXPLICIT ? o->epoch :
+				   o->wmode == W_COUNT ? o->submitted : now_ms();
 		o->count[o->ids++] = 1;
 		o->live++;
 	}
@@ -1586,26 +2337,81 @@ static void owner_add(struct owner *o, bool unique)
 		}
 		o->batch[m++] = id;
 	}
+	if (o->window)
+		stamp = o->wmode == W_EXPLICIT ? o->epoch :
+			o->wmode == W_COUNT ? o->submitted : now_ms();
 	owner_batch(o, op, cmd, o->batch, m, &done);
+	o->submitted += m;
+	t = now_ms();
 	for (__u32 i = 0; i < done && i < m; i++) {
-		if (op == OP_TEST_AND_ADD) {
+		if (op == OP_TEST_AND_ADD && o->window && o->count[o->batch[i]] &&
+		    !window_in(o, o->batch[i], t)) {
+			/* past its guarantee: may be gone; now added anew */
+		} else if (op == OP_TEST_AND_ADD) {
 			/* a key added before this call: "was present" */
 			if (o->count[o->batch[i]] && !res_bit(o->res, i)) {
 				atomic_fetch_add(&sh->false_negatives, 1);
 				if (!atomic_exchange(&sh->fn_claimed, 1))
 					snprintf(sh->fn_example,
 						 sizeof(sh->fn_example),
-						 "TEST_AND_ADD: Bloom key #%llu (%u copies) was absent",
+						 "TEST_AND_ADD: %s key #%llu (%u copies) was absent",
+						 o->window ? wmode_name[o->wmode] : "Bloom",
 						 (unsigned long long)o->batch[i],
 						 o->count[o->batch[i]]);
 			}
 			atomic_fetch_add(&sh->checked_keys, 1);
+			if (o->window)
+				atomic_fetch_add(&sh->win_checked[o->wmode], 1);
 		} else if (!res_bit(o->res, i)) {
 			continue;
 		}
+		if (o->window)
+			o->stamp[o->batch[i]] = stamp;
 		if (!o->count[o->batch[i]]++)
 			o->live++;
 	}
+}
+
+/*
+ * A window owner's rotations. Explicit: ROTATE, one epoch more; and
+ * sometimes G of them in a row, after which nothing is left: if no other
+ * thread could reach the filter, INFO must show no key and no bit, and no
+ * key of the model may be reported present (an exact prediction).
+ */
+static void owner_rotate(struct owner *o)
+{
+	struct memfilter_rotate ro = { .size = sizeof(ro) };
+	struct memfilter_info i;
+	bool drain = chance(&o->c.r, 10);
+	__u32 n = 0, done;
+
+	if (o->wmode != W_EXPLICIT)
+		return;
+	for (__u32 j = 0; j < (drain ? o->gens : 1); j++) {
+		if (call(&o->c, OP_ROTATE, o->fd, MEMFILTER_IOC_ROTATE, &ro)) {
+			find(R_VALID_FAILED, "owner ROTATE failed");
+			return;
+		}
+		o->epoch++;
+		atomic_fetch_add(&sh->win_rotations, 1);
+	}
+	if (!drain || o->ever_published)
+		return;
+	atomic_fetch_add(&sh->win_drains, 1);
+	if (info(o->fd, &i) || i.keys || i.fill)
+		find(R_OUTPUT, "window after %u rotations: INFO keys %llu fill %llu, want 0",
+		     o->gens, (unsigned long long)i.keys,
+		     (unsigned long long)i.fill);
+	for (uint64_t id = 0; id < o->ids && n < OWNER_BATCH; id++)
+		if (o->count[id])
+			o->batch[n++] = id;
+	if (!n ||
+	    owner_batch(o, OP_QUERY, MEMFILTER_IOC_QUERY, o->batch, n, &done))
+		return;
+	for (__u32 j = 0; j < done; j++)
+		if (res_bit(o->res, j))
+			find(R_OUTPUT, "window after %u rotations: key #%llu still present",
+			     o->gens, (unsigned long long)o->batch[j]);
 }
 
 static void owner_delete(struct owner *o)
@@ -1685,6 +2491,9 @@ static void owner_name(struct owner *o)
 
 	if (!o->published)
 		snprintf(nm.name, sizeof(nm.name), "fz.t%d", o->c.id);
+	if (o->window && o->wmode == W_COUNT)
+		return;		/* others' adds would rotate it */
+	o->ever_published |= !o->published;
 	ret = call(&o->c, o->published ? OP_UNPUBLISH : OP_PUBLISH, o->fd,
 		   o->published ? MEMFILTER_IOC_UNPUBLISH : MEMFILTER_IOC_PUBLISH,
 		   &nm);
@@ -1712,7 +2521,10 @@ static void *owner_thread(void *arg)
 		} else if (pick < 500) {
 			owner_add(o, true);
 		} else if (pick < 700) {
-			owner_delete(o);
+			if (o->window)
+				owner_rotate(o);
+			else
+				owner_delete(o);
 		} else if (pick < 900) {
 			owner_check(o, o->fd, "filter");
 		} else if (pick < 930) {
@@ -1766,6 +2578,108 @@ static void *watchdog_thread(void *arg)
 	return NULL;
 }
 
+/* Detach every attachment left in the initial namespace. */
+static void nf_cleanup(int dev)
+{
+	struct memfilter_nf_entry e[MEMFILTER_NF_MAX];
+	struct memfilter_nf_list l = {
+		.size = sizeof(l), .count = MEMFILTER_NF_MAX,
+		.entry_size = sizeof(e[0]), .entries = (__u64)(uintptr_t)e,
+	};
+	int done = 0;
+
+	if (xioctl(dev, MEMFILTER_IOC_NF_LIST, &l)) {
+		printf("# cleanup: cannot list attachments\n");
+		return;
+	}
+	for (__u32 i = 0; i < l.count && i < MEMFILTER_NF_MAX; i++) {
+		struct memfilter_nf_detach d = { .size = sizeof(d), .id = e[i].id };
+
+		done += !xioctl(dev, MEMFILTER_IOC_NF_DETACH, &d);
+	}
+	printf("# cleanup: detached %d of %u attachments\n", done, l.count);
+}
+
+/*
+ * Regressions (found by this fuzzer): a window filter whose period_ms is
+ * above 2^63 rotated on every tick of its timer, so a key vanished at once
+ * although no period had passed (the period is not limited by the
+ * documentation: such a filter must keep its keys); a window CREATE with
+ * fpr_ppb >= 10^9 succeeded. Returns NULL or why not.
+ */
+static const char *check_window_regressions(void)
+{
+	static char why[160];
+	static const __u64 periods[] = {
+		UINT64_MAX, (1ULL << 63) + 1, (1ULL << 32) + 1,
+	};
+	static const struct { __u64 fpr; int ret; } fprs_w[] = {
+		{ 1000000000, -EINVAL }, { 1000000001, -EINVAL },
+		{ UINT64_MAX, -EINVAL }, { 999999999, 0 }, { 1000000, 0 },
+	};
+	int dev = dev_open();
+
+	for (size_t j = 0; j < sizeof(fprs_w) / sizeof(fprs_w[0]); j++) {
+		struct memfilter_create cr = {
+			.size = sizeof(cr), .type = MEMFILTER_TYPE_WINDOW,
+			.capacity = 100, .fpr_ppb = fprs_w[j].fpr,
+			.generations = 4,
+		};
+		int ret = xioctl(dev, MEMFILTER_IOC_CREATE, &cr);
+
+		if (!ret)
+			close(cr.out_fd);
+		if (ret != fprs_w[j].ret) {
+			snprintf(why, sizeof(why),
+				 "window CREATE with fpr_ppb %llu, G = 4: %s, want %s",
+				 (unsigned long long)fprs_w[j].fpr,
+				 ret ? strerror(-ret) : "success",
+				 fprs_w[j].ret ? strerror(-fprs_w[j].ret) : "success");
+			close(dev);
+			return why;
+		}
+	}
+
+	for (size_t j = 0; j < sizeof(periods) / sizeof(periods[0]); j++) {
+		struct memfilter_create cr = {
+			.size = sizeof(cr), .type = MEMFILTER_TYPE_WINDOW,
+			.capacity = 100, .bits_per_key_q4 = 40,
+			.generations = 2, .period_ms = periods[j],
+		};
+		__u64 key = 42, res = 0;
+		struct memfilter_info i;
+		int ret;
+
+		if (xioctl(dev, MEMFILTER_IOC_CREATE, &cr)) {
+			snprintf(why, sizeof(why), "CREATE with period %#llx: %s",
+				 (unsigned long long)periods[j], strerror(errno));
+			close(dev);
+			return why;
+		}
+		ret = keys_op(cr.out_fd, MEMFILTER_IOC_ADD, &key, 1, &res, NULL,
+			      NULL);
+		usleep(200000);		/* many timer ticks if it rotates */
+		res = 0;
+		if (!ret)
+			ret = keys_op(cr.out_fd, MEMFILTER_IOC_QUERY, &key, 1,
+				      &res, NULL, NULL);
+		if (!ret)
+			ret = info(cr.out_fd, &i);
+		close(cr.out_fd);
+		if (ret || !(res & 1) || i.current_gen) {
+			snprintf(why, sizeof(why),
+				 "period %#llx: key %s after 200 ms, current generation %u (%s)",
+				 (unsigned long long)periods[j],
+				 res & 1 ? "present" : "gone",
+				 ret ? 0 : i.current_gen, ret ? strerror(-ret) : "ok");
+			close(dev);
+			return why;
+		}
+	}
+	close(dev);
+	return NULL;
+}
+
 /* Unpublish every name left behind, so that later tests start clean. */
 static void cleanup(void)
 {
@@ -1794,6 +2708,8 @@ static void cleanup(void)
 		close(o.out_fd);
 	}
 	printf("# cleanup: unpublished %d of %u names\n", done, l.count);
+	if (have_nf)
+		nf_cleanup(dev);
 out:
 	free(names);
 	close(dev);
@@ -1850,7 +2766,21 @@ static void report(void)
 			unknown++;
 	}
 
-	printf("1..4\n");
+	printf("# window owner: filters/keys checked explicit %llu/%llu, by count %llu/%llu, by period %llu/%llu; %llu ROTATEs, %llu exact drains\n",
+	       (unsigned long long)atomic_load(&sh->win_filters[W_EXPLICIT]),
+	       (unsigned long long)atomic_load(&sh->win_checked[W_EXPLICIT]),
+	       (unsigned long long)atomic_load(&sh->win_filters[W_COUNT]),
+	       (unsigned long long)atomic_load(&sh->win_checked[W_COUNT]),
+	       (unsigned long long)atomic_load(&sh->win_filters[W_PERIOD]),
+	       (unsigned long long)atomic_load(&sh->win_checked[W_PERIOD]),
+	       (unsigned long long)atomic_load(&sh->win_rotations),
+	       (unsigned long long)atomic_load(&sh->win_drains));
+	printf("# netfilter: %llu attached, %llu detached by chaos threads; %llu lists checked; %llu detach/close races\n",
+	       (unsigned long long)atomic_load(&sh->nf_attached),
+	       (unsigned long long)atomic_load(&sh->nf_detached),
+	       (unsigned long long)atomic_load(&sh->nf_lists),
+	       (unsigned long long)atomic_load(&sh->nf_races));
+	printf("1..5\n");
 	if (atomic_load(&sh->false_negatives)) {
 		printf("# %s\n", sh->fn_example);
 		printf("not ok %d no false negatives: %llu of %llu keys absent (%llu DELETE misses)\n",
@@ -1871,6 +2801,14 @@ static void report(void)
 	} else {
 		printf("ok %d errnos within the uapi table (%llu calls)\n", ++n,
 		       (unsigned long long)total);
+	}
+	if (window_regr) {
+		printf("not ok %d window regressions (huge periods, fpr_ppb range): %s\n",
+		       ++n, window_regr);
+		failed = 1;
+	} else {
+		printf("ok %d window regressions (huge periods, fpr_ppb range)\n",
+		       ++n);
 	}
 	if (unknown > 0 || atomic_load(&sh->child_failures)) {
 		printf("not ok %d documented contract: %d new contradictions, %llu failed children\n",
@@ -1894,9 +2832,13 @@ static unsigned long env_num(const char *name, const char *arg,
 
 int main(int argc, char **argv)
 {
-	pthread_t chaos[MAX_CHAOS], owners[MAX_OWNERS], wd, um;
+	pthread_t chaos[MAX_CHAOS], owners[MAX_OWNERS], wd, um, nft;
 	static struct ctx cctx[MAX_CHAOS];
 	static struct owner own[MAX_OWNERS];
+	static struct nf_owner nfo;
+	struct memfilter_api api = {
+		.size = sizeof(api), .api_version = MEMFILTER_API_VERSION,
+	};
 	uint64_t t0;
 	int dev;
 
@@ -1923,7 +2865,13 @@ int main(int argc, char **argv)
 		printf("1..0 # SKIP %s: %s\n", MF_DEV, strerror(errno));
 		return 4;
 	}
+	have_nf = !xioctl(dev, MEMFILTER_IOC_API, &api) &&
+		  (api.features & MEMFILTER_FEAT_NETFILTER);
+	have_ipv6 = !access("/proc/net/if_inet6", F_OK);
 	close(dev);
+	printf("# netfilter commands %s, IPv6 %s\n",
+	       have_nf ? "fuzzed" : "absent (MEMFILTER_FEAT_NETFILTER): not fuzzed",
+	       have_ipv6 ? "yes" : "no");
 	page = sysconf(_SC_PAGESIZE);
 	/* Keep malloc off mmap(): the unmapper's holes must stay ours. */
 	mallopt(M_MMAP_THRESHOLD, 256 << 20);
@@ -1945,6 +2893,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < MAX_OWNERS; i++) {
 		ctx_init(&own[i].c, i);
 		own[i].count = calloc(MODEL_MAX, sizeof(*own[i].count));
+		own[i].stamp = calloc(MODEL_MAX, sizeof(*own[i].stamp));
+		own[i].window = i == MAX_OWNERS - 1;
 		own[i].batch = malloc(OWNER_BATCH * sizeof(*own[i].batch));
 		own[i].keys = malloc(OWNER_BATCH * 64);
 		own[i].lens = malloc(OWNER_BATCH * sizeof(*own[i].lens));
@@ -1952,12 +2902,16 @@ int main(int argc, char **argv)
 	}
 	for (unsigned int i = 0; i < nchaos; i++)
 		ctx_init(&cctx[i], MAX_OWNERS + i);
+	ctx_init(&nfo.c, MAX_OWNERS + MAX_CHAOS);
+	window_regr = check_window_regressions();
 	pthread_create(&wd, NULL, watchdog_thread, NULL);
 	pthread_create(&um, NULL, unmapper_thread, NULL);
 	for (int i = 0; i < MAX_OWNERS; i++)
 		pthread_create(&owners[i], NULL, owner_thread, &own[i]);
 	for (unsigned int i = 0; i < nchaos; i++)
 		pthread_create(&chaos[i], NULL, chaos_thread, &cctx[i]);
+	if (have_nf)
+		pthread_create(&nft, NULL, nf_owner_thread, &nfo);
 
 	t0 = now_ms();
 	while (now_ms() - t0 < seconds * 1000ULL) {
@@ -1972,12 +2926,15 @@ int main(int argc, char **argv)
 		pthread_join(chaos[i], NULL);
 	for (int i = 0; i < MAX_OWNERS; i++)
 		pthread_join(owners[i], NULL);
+	if (have_nf)
+		pthread_join(nft, NULL);
 	pthread_join(um, NULL);
 	pthread_join(wd, NULL);
 	for (unsigned int i = 0; i < nchaos; i++)
 		ctx_fini(&cctx[i]);
 	for (int i = 0; i < MAX_OWNERS; i++)
 		ctx_fini(&own[i].c);
+	ctx_fini(&nfo.c);
 	cleanup();
 	report();
 	return 0;
