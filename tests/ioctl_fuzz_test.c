@@ -686,7 +686,8 @@ static void fz_create(struct ctx *c)
 			      MEMFILTER_TYPE_CUCKOO, MEMFILTER_TYPE_CUCKOO,
 			      MEMFILTER_TYPE_WINDOW }[below(&c->r, 5)];
 	if (chance(&c->r, 3)) {
-		cr->type = chance(&c->r, 50) ? 0 : 4 + below(&c->r, 100);
+		cr->type = chance(&c->r, 50) ? 0 : MEMFILTER_TYPE_GROW + 1 +
+						    below(&c->r, 100);
 		violate(&x, "unknown type", B(EOPNOTSUPP), R_ACCEPTED);
 	}
 	if (chance(&c->r, 90))
