@@ -130,7 +130,13 @@ chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 
 # --- boot ------------------------------------------------------------------
-accel="-accel tcg,thread=$tcg -cpu max"
+# -cpu max without LA57: with 5-level paging a KASAN kernel panics at
+# boot when an interrupt lands in identify_cpu() while it has cleared
+# boot_cpu_data's capability bits (pgtable_l5_enabled() is then false,
+# KASAN computes its shadow range for 4 levels and reports the per-CPU
+# access as "wild-memory-access in rcu_is_watching"). 4-level paging also
+# makes every TCG page walk one level shorter.
+accel="-accel tcg,thread=$tcg -cpu max,la57=off"
 append="console=ttyS0 panic_on_warn=1 panic=-1 oops=panic softlockup_panic=1"
 append="$append rdinit=/init nokaslr kmemleak=on loglevel=7"
 # The IO-APIC timer check counts PIT ticks during a TSC busy-wait of
