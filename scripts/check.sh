@@ -22,7 +22,8 @@
 #
 # Two lanes run side by side once the test kernel's module and the guest
 # binaries are built: the debug guest (the longest stage) in one, every
-# host stage and then the KCSAN and stock guests in the other. A stage's
+# host stage in the other; then each lane takes the next of the KCSAN and
+# stock guests when it is free. A stage's
 # output goes to build/results/stage-NAME.out and is printed whole when
 # the stage ends, so the lanes never interleave; stage-times.txt has each
 # stage's start and end. MF_CHECK_SERIAL=1 runs the lanes one after the
@@ -34,6 +35,13 @@ cd "$(dirname "$0")/.."
 
 # Warnings are errors here, and only here (users' and DKMS builds: no).
 export WERROR=1 MEMFILTER_WERROR=1
+
+# Every C compile goes through ccache (scripts/deps.sh), its cache beside
+# the test kernels: a warm run recompiles only what changed, wherever the
+# checkout is (paths under it are hashed relative to it). A compile that
+# fails (-Werror) is never cached.
+export PATH=/usr/lib/ccache:$PATH CCACHE_DIR=$CACHE/ccache \
+	CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=2G
 
 R=build/results
 rm -rf "$R"
@@ -264,9 +272,30 @@ make -s -j"$JOBS" guest >$R/guest-build.log 2>&1
 echo $? >$R/guest-build.rc
 wait
 
-# Lane 1: the debug guest. Lane 2: host stages, then the other guests.
+# Two lanes: the debug guest in one, the host stages in the other; then
+# each lane takes the next of the other guests from a queue when it is
+# free.
+echo "kcsan-guest kcsan_guest
+stock-6.12 stock_guest 6.12
+stock-6.1 stock_guest 6.1" >$R/.queue
+# next_stage: print the first stage of the queue and remove it.
+next_stage() {
+	{
+		flock 9
+		head -n 1 $R/.queue
+		sed -i 1d $R/.queue
+	} 9>>$R/.queue.lock
+}
+queued_stages() {
+	local job
+	while job=$(next_stage) && [ -n "$job" ]; do
+		# shellcheck disable=SC2086
+		run_stage $job
+	done
+}
 lane_debug() {
 	run_stage debug-guest debug_guest
+	queued_stages
 }
 lane_host() {
 	run_stage static static_checks
@@ -274,9 +303,7 @@ lane_host() {
 	run_stage native native_tests
 	run_stage fuzz section $R/native.log tap fuzz.image make -s fuzz-smoke
 	run_stage packaging packaging
-	run_stage kcsan-guest kcsan_guest
-	run_stage stock-6.12 stock_guest 6.12
-	run_stage stock-6.1 stock_guest 6.1
+	queued_stages
 }
 stage "stages (two lanes)"
 if [ "${MF_CHECK_SERIAL:-0}" = 1 ]; then
