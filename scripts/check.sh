@@ -19,6 +19,15 @@
 #
 # Every stage runs even when an earlier one failed, so one run shows
 # everything that is wrong. Logs: build/results/.
+#
+# Two lanes run side by side once the test kernel's module and the guest
+# binaries are built: the debug guest (the longest stage) in one, every
+# host stage in the other; then each lane takes the next of the KCSAN and
+# stock guests when it is free. A stage's
+# output goes to build/results/stage-NAME.out and is printed whole when
+# the stage ends, so the lanes never interleave; stage-times.txt has each
+# stage's start and end. MF_CHECK_SERIAL=1 runs the lanes one after the
+# other (same stages, same logs).
 
 set -u
 cd "$(dirname "$0")/.."
@@ -27,11 +36,37 @@ cd "$(dirname "$0")/.."
 # Warnings are errors here, and only here (users' and DKMS builds: no).
 export WERROR=1 MEMFILTER_WERROR=1
 
+# Every C compile goes through ccache (scripts/deps.sh), its cache beside
+# the test kernels: a warm run recompiles only what changed, wherever the
+# checkout is (paths under it are hashed relative to it). A compile that
+# fails (-Werror) is never cached.
+export PATH=/usr/lib/ccache:$PATH CCACHE_DIR=$CACHE/ccache \
+	CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=2G
+
 R=build/results
 rm -rf "$R"
 mkdir -p "$R"
 t0=$(date +%s)
 stage() { echo; echo "=== $* ($(($(date +%s) - t0)) s)"; }
+
+# run_stage NAME CMD...: one stage with its output in $R/stage-NAME.out,
+# printed whole (under a lock) when it ends; its times in stage-times.txt.
+run_stage() {
+	local name=$1 s0 s1
+	shift
+	s0=$(date +%s)
+	echo "=== $name: started ($((s0 - t0)) s)"
+	"$@" >"$R/stage-$name.out" 2>&1
+	s1=$(date +%s)
+	{
+		flock 9
+		echo
+		echo "=== $name ($((s0 - t0)) s .. $((s1 - t0)) s: $((s1 - s0)) s)"
+		cat "$R/stage-$name.out"
+		printf '%-12s %5d %5d %5d\n' "$name" $((s0 - t0)) $((s1 - t0)) \
+			$((s1 - s0)) >>"$R/stage-times.txt"
+	} 9>>"$R/.print.lock"
+}
 
 # Host-side twin of tests/qemu/lib.sh's section(): append to a log.
 section() {
@@ -77,7 +112,7 @@ tap_one() {
 	fi
 }
 
-stage "dependencies and test kernel"
+stage "dependencies and test kernels"
 scripts/deps.sh || die "installing packages failed"
 K=$(scripts/build-kernel.sh debug) || die "building the test kernel failed"
 KK=$(scripts/build-kernel.sh kcsan) || die "building the KCSAN kernel failed"
@@ -86,14 +121,19 @@ read -r KDIR612 VMLINUZ612 < <(scripts/stock-kernel.sh 6.12) ||
 read -r KDIR61 VMLINUZ61 < <(scripts/stock-kernel.sh 6.1) ||
 	die "no stock 6.1 kernel"
 
-stage "static checks"
-# core/userspace.h is libc glue that never builds into the kernel.
-KSRC=(module/*.c module/*.h core/*.c $(ls core/*.h | grep -v userspace.h) kunit/*.c kunit/*.h uapi/linux/*.h examples/kmod/*.c)
+# --- stages ------------------------------------------------------------------
+
+static_checks() {
+	# core/userspace.h is libc glue that never builds into the kernel.
+	local KSRC=(module/*.c module/*.h core/*.c $(ls core/*.h | grep -v userspace.h) kunit/*.c kunit/*.h uapi/linux/*.h examples/kmod/*.c)
+	section $R/static.log tap checkpatch tap_files checkpatch "${KSRC[@]}"
+	section $R/static.log tap uapi-header tap_files "eval" uapi_c uapi_cxx
+	section $R/static.log tap sparse tap_one "sparse (C=2) reports nothing" sparse_clean
+}
 checkpatch() {
 	"$K/scripts/checkpatch.pl" --no-tree --strict --quiet --show-types \
 		--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "$1"
 }
-section $R/static.log tap checkpatch tap_files checkpatch "${KSRC[@]}"
 uapi_c() {
 	echo '#include <linux/memfilter.h>' |
 		gcc -Iuapi -x c -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -
@@ -102,7 +142,6 @@ uapi_cxx() {
 	echo '#include <linux/memfilter.h>' |
 		g++ -Iuapi -x c++ -Wall -Wextra -pedantic -Werror -fsyntax-only -
 }
-section $R/static.log tap uapi-header tap_files "eval" uapi_c uapi_cxx
 sparse_clean() {
 	local out
 	out=$(scripts/build-module.sh "$K" build/sparse C=2 2>&1) || {
@@ -111,56 +150,71 @@ sparse_clean() {
 	}
 	! echo "$out" | grep -E '(warning|error):'
 }
-section $R/static.log tap sparse tap_one "sparse (C=2) reports nothing" sparse_clean
 
-stage "native tests (ASan + UBSan)"
-: >$R/native.log
-for t in tests/native/*_test.c; do
-	n=$(basename "$t" .c)
-	if make -s "build/native/$n" >$R/native-build.log 2>&1; then
-		section $R/native.log tap "native.$n" "build/native/$n"
-	else
-		cat $R/native-build.log
-		section $R/native.log tap "native.$n" false
+native_tests() {
+	local t n
+	: >$R/native.log
+	for t in tests/native/*_test.c; do
+		n=$(basename "$t" .c)
+		if make -s "build/native/$n" >$R/native-build.log 2>&1; then
+			section $R/native.log tap "native.$n" "build/native/$n"
+		else
+			cat $R/native-build.log
+			section $R/native.log tap "native.$n" false
+		fi
+	done
+}
+
+# The test kernel's module and the guest binaries are built first (the
+# debug guest needs them); the build matrix reports that build's result.
+build_for() { scripts/build-module.sh "$1" "build/kbuild/$2" -j"$JOBS"; }
+test_build() {
+	build_for "$K" test >$R/build-test.out 2>&1
+	echo $? >$R/build-test.rc
+}
+test_built() {
+	cat $R/build-test.out
+	return "$(cat $R/build-test.rc)"
+}
+build_matrix() {
+	section $R/build.log tap build.matrix tap_files "eval" \
+		"build_for $KDIR61 stock-6.1" "build_for $KDIR612 stock-6.12" \
+		"test_built" "build_for $KK kcsan"
+	# SIMD discipline on the machine code: vector registers only inside
+	# the AVX2 functions, called only inside kernel_fpu_begin/end.
+	section $R/build.log tap build.simd tap_files scripts/check-simd.sh \
+		build/kbuild/stock-6.1/memfilter.ko \
+		build/kbuild/stock-6.12/memfilter.ko \
+		build/kbuild/test/memfilter.ko build/kbuild/kcsan/memfilter.ko
+	if [ "$(cat $R/guest-build.rc)" != 0 ]; then
+		cat $R/guest-build.log
+		section $R/build.log tap build.guest false
 	fi
-done
+	return 0
+}
 
-stage "image loader fuzzing (libFuzzer, 25 s)"
-section $R/native.log tap fuzz.image make -s fuzz-smoke
-
-stage "build matrix (-Werror)"
-build_for() { scripts/build-module.sh "$1" "build/kbuild/$2"; }
-section $R/build.log tap build.matrix tap_files "eval" \
-	"build_for $KDIR61 stock-6.1" "build_for $KDIR612 stock-6.12" \
-	"build_for $K test" "build_for $KK kcsan"
-# SIMD discipline on the machine code: vector registers only inside the
-# AVX2 functions, called only inside kernel_fpu_begin/end.
-section $R/build.log tap build.simd tap_files scripts/check-simd.sh \
-	build/kbuild/stock-6.1/memfilter.ko build/kbuild/stock-6.12/memfilter.ko \
-	build/kbuild/test/memfilter.ko build/kbuild/kcsan/memfilter.ko
-make -s guest >$R/guest-build.log 2>&1 ||
-	{ cat $R/guest-build.log; section $R/build.log tap build.guest false; }
-
-stage "install test"
-section $R/packaging.log tap install scripts/install-test.sh \
-	build/install-test "$KDIR612"
-
-stage "dkms build (Debian 6.12 headers; build only)"
-section $R/packaging.log tap dkms scripts/dkms-test.sh "$KDIR612"
-
-stage "docs (sphinx -W, kernel-doc -Wall)"
+packaging() {
+	section $R/packaging.log tap install scripts/install-test.sh \
+		build/install-test "$KDIR612"
+	section $R/packaging.log tap dkms scripts/dkms-test.sh "$KDIR612"
+	section $R/packaging.log tap docs.sphinx tap_one \
+		"make htmldocs (sphinx-build -W)" make -s htmldocs
+	section $R/packaging.log tap docs.kerneldoc tap_one \
+		"kernel-doc -Wall: no warnings" kerneldoc_clean
+	section $R/packaging.log tap build.example tap_one \
+		"examples/kmod builds against the test kernel's memfilter" \
+		build_example
+	section $R/packaging.log tap kconfig tap_one \
+		"Kconfig: CONFIG_MEMFILTER, CONFIG_MEMFILTER_KUNIT_TEST" \
+		kconfig_parses
+}
 kerneldoc_clean() {
 	local out
 	out=$("$(scripts/kerneldoc-tools.sh)/scripts/kernel-doc" -none -Wall \
 		uapi/linux/*.h module/*.c core/*.c 2>&1) || return 1
 	[ -z "$out" ] || { echo "$out"; return 1; }
 }
-section $R/packaging.log tap docs.sphinx tap_one "make htmldocs (sphinx-build -W)" \
-	make -s htmldocs
-section $R/packaging.log tap docs.kerneldoc tap_one "kernel-doc -Wall: no warnings" \
-	kerneldoc_clean
-
-stage "example module against the test kernel (KBUILD_EXTRA_SYMBOLS)"
+# The example module against the test kernel (KBUILD_EXTRA_SYMBOLS).
 build_example() {
 	rm -rf build/kbuild/example && mkdir -p build/kbuild &&
 	cp -r examples/kmod build/kbuild/example &&
@@ -168,9 +222,6 @@ build_example() {
 		MEMFILTER_SYMVERS="$PWD/build/kbuild/test/Module.symvers" &&
 	modinfo build/kbuild/example/memfilter_example.ko | grep -qx 'depends: *memfilter'
 }
-section $R/packaging.log tap build.example tap_one \
-	"examples/kmod builds against the test kernel's memfilter" build_example
-
 # Kconfig (in-tree builds) under the kernel's own parser, with stand-ins
 # for the symbols it depends on: =m stays =m and selects XXHASH.
 kconfig_parses() {
@@ -187,33 +238,90 @@ kconfig_parses() {
 	grep -qx CONFIG_MEMFILTER_KUNIT_TEST=m $d/.config &&
 	grep -qx CONFIG_XXHASH=m $d/.config
 }
-section $R/packaging.log tap kconfig tap_one \
-	"Kconfig: CONFIG_MEMFILTER, CONFIG_MEMFILTER_KUNIT_TEST" kconfig_parses
 
 # The real tools the guest tests drive the kernel with (Debian's binaries).
 GUEST_TOOLS="ip bpftool dmsetup losetup"
 
-stage "debug test kernel: KUnit + selftests (KASAN, lockdep, kmemleak)"
-tests/qemu/vm.sh --kernel "$K/arch/x86/boot/bzImage" --ko build/kbuild/test \
-	--bin build/guest/bin --script tests/qemu/debug.sh --tools "$GUEST_TOOLS" \
-	--out $R/vm-debug.log --timeout 2700 || echo "vm: debug run failed"
-
-stage "KCSAN test kernel: KUnit + threaded selftests"
-tests/qemu/vm.sh --kernel "$KK/arch/x86/boot/bzImage" --ko build/kbuild/kcsan \
-	--bin build/guest/bin --script tests/qemu/kcsan.sh --tools "$GUEST_TOOLS" \
-	--out $R/vm-kcsan.log --timeout 900 || echo "vm: KCSAN run failed"
-
-for s in 6.12 6.1; do
-	stage "Debian stock $s kernel: selftests"
-	v=VMLINUZ${s/./}
-	tests/qemu/vm.sh --kernel "${!v}" --ko "build/kbuild/stock-$s" \
+debug_guest() {
+	tests/qemu/vm.sh --kernel "$K/arch/x86/boot/bzImage" \
+		--ko build/kbuild/test --bin build/guest/bin \
+		--script tests/qemu/debug.sh --tools "$GUEST_TOOLS" \
+		--out $R/vm-debug.log --timeout 2700 || echo "vm: debug run failed"
+}
+kcsan_guest() {
+	tests/qemu/vm.sh --kernel "$KK/arch/x86/boot/bzImage" \
+		--ko build/kbuild/kcsan --bin build/guest/bin \
+		--script tests/qemu/kcsan.sh --tools "$GUEST_TOOLS" \
+		--out $R/vm-kcsan.log --timeout 900 || echo "vm: KCSAN run failed"
+}
+# stock_guest 6.12|6.1. The 6.12 guest has 5 GiB, so that limits_test's
+# 3 GiB filter (over kvmalloc's INT_MAX) runs there (20 to 40 s; the
+# other guests, with 2 GiB, skip it).
+stock_guest() {
+	local v=VMLINUZ${1/./} mem=2G
+	[ "$1" = 6.12 ] && mem=5G
+	tests/qemu/vm.sh --kernel "${!v}" --ko "build/kbuild/stock-$1" \
 		--bin build/guest/bin --script tests/qemu/stock.sh --smp 1 \
+		--mem $mem \
 		--tools "$GUEST_TOOLS" --kmods "$(dirname "${!v}")/kmods" \
-		--out "$R/vm-stock-$s.log" --timeout 900 ||
-		echo "vm: stock $s run failed"
-done
+		--out "$R/vm-stock-$1.log" --timeout 900 ||
+		echo "vm: stock $1 run failed"
+}
+
+# --- the run -----------------------------------------------------------------
+
+stage "test kernel's module and guest binaries"
+test_build &
+make -s -j"$JOBS" guest >$R/guest-build.log 2>&1
+echo $? >$R/guest-build.rc
+wait
+
+# Two lanes: the debug guest in one, the host stages in the other; then
+# each lane takes the next of the other guests from a queue when it is
+# free.
+echo "kcsan-guest kcsan_guest
+stock-6.12 stock_guest 6.12
+stock-6.1 stock_guest 6.1" >$R/.queue
+# next_stage: print the first stage of the queue and remove it.
+next_stage() {
+	{
+		flock 9
+		head -n 1 $R/.queue
+		sed -i 1d $R/.queue
+	} 9>>$R/.queue.lock
+}
+queued_stages() {
+	local job
+	while job=$(next_stage) && [ -n "$job" ]; do
+		# shellcheck disable=SC2086
+		run_stage $job
+	done
+}
+lane_debug() {
+	run_stage debug-guest debug_guest
+	queued_stages
+}
+lane_host() {
+	run_stage static static_checks
+	run_stage build build_matrix
+	run_stage native native_tests
+	run_stage fuzz section $R/native.log tap fuzz.image make -s fuzz-smoke
+	run_stage packaging packaging
+	queued_stages
+}
+stage "stages (two lanes)"
+if [ "${MF_CHECK_SERIAL:-0}" = 1 ]; then
+	lane_debug
+	lane_host
+else
+	lane_debug &
+	lane_host
+	wait
+fi
 
 stage "results"
+echo "stage         start   end  secs"
+cat $R/stage-times.txt
 scripts/results.py --kunit-py "$K/tools/testing/kunit/kunit.py" \
 	$R/static.log $R/native.log $R/build.log $R/packaging.log $R/vm-debug.log \
 	$R/vm-kcsan.log \

@@ -888,15 +888,28 @@ version_both list_json_objects keys_cli count_cli clear add_overfill_warning
 dump_output
 $OFFLINE_TESTS cleanup"
 
+# Tests that make no kernel call other tests here do not make with the
+# same kind of arguments: argument parsing, help, output formats, offline
+# image work (inspect, merge) and user-space warnings; their loads, dumps,
+# infos and lists repeat image_build_load's, image_dump_load's, info's and
+# list's. MF_CLI_SKIP_USERSPACE=1 leaves them out (the debug guest: the
+# stock guests run every test). No test kept uses what they leave behind.
+USERSPACE_TESTS="hex_invalid info_json bad_usage help image_dump_identical
+image_inspect image_merge image_keyed_warning image_help version_both
+list_json_objects add_overfill_warning dump_output"
+
 # MF_CLI_OFFLINE=1: only the tests that need no /dev/memfilter (on the host).
 [ "${MF_CLI_OFFLINE:-0}" = 1 ] && TESTS=$OFFLINE_TESTS
 # MF_CLI_SKIP_OFFLINE=1: all but those (the debug guest: they never reach
 # the kernel, run natively under ASan and in the stock guests).
-if [ "${MF_CLI_SKIP_OFFLINE:-0}" = 1 ]; then
-	TESTS=$(for t in $TESTS; do
-		case " $(echo $OFFLINE_TESTS) " in *" $t "*) ;; *) echo "$t" ;; esac
-	done)
-fi
+# without() WORDS: $TESTS less WORDS.
+without() {
+	for t in $TESTS; do
+		case " $(echo $1) " in *" $t "*) ;; *) echo "$t" ;; esac
+	done
+}
+[ "${MF_CLI_SKIP_OFFLINE:-0}" = 1 ] && TESTS=$(without "$OFFLINE_TESTS")
+[ "${MF_CLI_SKIP_USERSPACE:-0}" = 1 ] && TESTS=$(without "$USERSPACE_TESTS")
 
 echo "TAP version 13"
 set -- $TESTS

@@ -104,11 +104,18 @@ loopstat() {
 	LR=$1 LW=$5 LWS=$7
 }
 
-# same: the device and the backing file hold exactly what was written.
+# same [read]: the backing file, and the device read back through the
+# target, hold exactly what was written. MF_DM_DEVICE_READS=few (the
+# debug guest: a 4 MiB read under KASAN takes seconds and runs the same
+# read path each time) reads the device only where the caller says "read":
+# once per target (mfdd, mfdd-none, mfdd-cuckoo) and after racing writers.
 same() {
 	sync
+	cmp "$BACK" "$EXP" || return 1
+	[ "${MF_DM_DEVICE_READS:-all}" != few ] || [ "${1:-}" = read ] ||
+		return 0
 	echo 3 >/proc/sys/vm/drop_caches
-	cmp "$DEV" "$EXP" && cmp "$BACK" "$EXP"
+	cmp "$DEV" "$EXP"
 }
 
 # write FIRST COUNT STRIDE SEED [fua]
@@ -171,7 +178,7 @@ t_write_a() {
 	write 0 256 1 1 && status && invariants &&
 		eq "writes" "$W" 256 && eq "negatives" "$N" 256 &&
 		eq "verify reads" "$V" 0 && loopstat &&
-		eq "loop writes" $((LW - lw)) 256 && same
+		eq "loop writes" $((LW - lw)) 256 && same read
 }
 
 # (2) region A again, unchanged: every write elided, the device untouched.
@@ -254,17 +261,18 @@ t_concurrent() {
 		return 1
 	status && invariants && eq "writes" "$W" 448 &&
 		echo "# elided $E, mismatches $M, busy $B of $V verify reads" &&
-		dedup_io settle "$DEV" "$EXP" 0 192 5 6 && same
+		dedup_io settle "$DEV" "$EXP" 0 192 5 6 && same read
 }
 
-# started MAP: wait until the target has seen a write (a writer runs).
+# started PID: wait until the target has seen a write from writer PID.
+# No deadline (a loaded host may start the writer late): the wait ends
+# when the target counts a write or the writer is gone.
 started() {
-	i=0
-	while status "$1" >/dev/null && [ "$W$P" = 00 ]; do
-		i=$((i + 1))
-		[ $i -lt 300 ] || fail "no writer started" || return 1
+	while status >/dev/null && [ "$W$P" = 00 ]; do
+		kill -0 "$1" 2>/dev/null || break
 		sleep 0.1
 	done
+	[ "$W$P" != 00 ] || fail "the writer ended before the target saw a write"
 }
 
 # passes N FIRST COUNT STRIDE SEED: N writes of the same blocks in turn.
@@ -282,7 +290,7 @@ passes() {
 t_suspend() {
 	write 768 256 1 7 && reset || return 1
 	passes 3 768 256 1 7 & w=$!
-	started && dm suspend $MAP || return 1
+	started $w && dm suspend $MAP || return 1
 	kill -0 $w 2>/dev/null && echo "# suspended with the writer running"
 	status && s1="$W $E $V $M $N $P $B $X"
 	status && s2="$W $E $V $M $N $P $B $X"
@@ -296,7 +304,7 @@ t_suspend() {
 t_reload() {
 	reset || return 1
 	passes 3 768 256 1 8 & w=$!
-	started && dm reload $MAP --table "$(table $FILTER)" &&
+	started $w && dm reload $MAP --table "$(table $FILTER)" &&
 		dm resume $MAP || return 1
 	kill -0 $w 2>/dev/null && echo "# reloaded with the writer running"
 	wait $w || fail "the writer failed" || return 1
@@ -354,7 +362,7 @@ t_no_filter() {
 		eq "verify reads" "$V" 64 && eq "elided" "$E" 64 &&
 		eq "negatives" "$N" 0 && reset mfdd-none &&
 		write 0 64 1 10 && status mfdd-none && invariants &&
-		eq "mismatches" "$M" 64 && same &&
+		eq "mismatches" "$M" 64 && same read &&
 		eq "table" "$(dm table mfdd-none | cut -d' ' -f5)" "*" &&
 		dm remove mfdd-none
 }
@@ -368,7 +376,7 @@ t_cuckoo() {
 	write 256 128 1 11 && status mfdd-cuckoo && invariants &&
 		eq "negatives" "$N" 128 && reset mfdd-cuckoo &&
 		write 256 128 1 11 && status mfdd-cuckoo && invariants &&
-		eq "elided" "$E" 128 && same && dm remove mfdd-cuckoo
+		eq "elided" "$E" 128 && same read && dm remove mfdd-cuckoo
 }
 
 echo "TAP version 13"

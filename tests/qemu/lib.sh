@@ -85,11 +85,17 @@ run_kunit() {
 }
 
 # kmemleak: anything the tests leaked, reported after a fresh scan.
+# kmemleak reports an object only when a scan finds it unreferenced, at
+# least 5 s old when that scan started, and unchanged since the scan
+# before: so two scans, the second starting 6 s or more after the last
+# test (a scan takes longer than that under KASAN: then no sleep).
 kmemleak_clean() {
 	f=/sys/kernel/debug/kmemleak
 	[ -e $f ] || { echo "kmemleak not available"; return 0; }
+	s0=$(cut -d. -f1 /proc/uptime)
 	echo scan >$f
-	sleep 6
+	left=$((s0 + 6 - $(cut -d. -f1 /proc/uptime)))
+	[ $left -le 0 ] || sleep $left
 	echo scan >$f
 	if [ -s $f ]; then
 		cat $f
