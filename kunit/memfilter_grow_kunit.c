@@ -135,6 +135,30 @@ static void mf_grow_atomic(struct kunit *test)
 	memfilter_put(f);
 }
 
+/*
+ * The work item made the next sub-filter after an add found the newest
+ * full: the add is retried (-EAGAIN), not refused, though no sub-filter
+ * can follow the new one (a debug guest's ioctl once got ENOSPC after
+ * 100 of 300 keys that fit).
+ */
+static void mf_grow_made_meanwhile(struct kunit *test)
+{
+	struct memfilter *f = mf_gk_filter(test, 64, 2);
+	u64 i;
+
+	for (i = 0; i < 64; i++)
+		KUNIT_ASSERT_EQ(test, memfilter_add(f, &i, sizeof(i)), 0);
+	flush_work(&f->grow.work);
+	KUNIT_ASSERT_EQ(test, memfilter_grow_prepare(f), 0);
+	KUNIT_ASSERT_EQ(test, f->s.grow.p.nsubs, 2);
+	KUNIT_ASSERT_EQ(test, memfilter_grow_active(&f->s.grow), 1);
+	KUNIT_EXPECT_EQ(test, f->kops->added(f, -ENOSPC), -EAGAIN);
+	/* The retry moves to it. */
+	KUNIT_EXPECT_EQ(test, memfilter_add(f, &i, sizeof(i)), 0);
+	KUNIT_EXPECT_EQ(test, memfilter_grow_active(&f->s.grow), 2);
+	memfilter_put(f);
+}
+
 /* max_filter_mb stops growth like max_subs does: ENOSPC, nothing lost. */
 static void mf_grow_filter_limit(struct kunit *test)
 {
@@ -321,6 +345,7 @@ static void mf_grow_concurrent(struct kunit *test)
 }
 
 static struct kunit_case mf_grow_cases[] = {
+	KUNIT_CASE(mf_grow_made_meanwhile),
 	KUNIT_CASE(mf_grow_sleepable),
 	KUNIT_CASE(mf_grow_atomic),
 	KUNIT_CASE_SLOW(mf_grow_filter_limit),

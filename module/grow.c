@@ -109,15 +109,23 @@ static void mf_grow_kfree(struct memfilter *f)
 
 /*
  * After every add: queue the next sub-filter when the newest is half
- * full; an add it stopped is -EAGAIN while the work item may still make
- * room, -ENOSPC once it found the filter at its limits.
+ * full; an add it stopped is -EAGAIN while there is room after the
+ * newest (the work item made the next sub-filter after the add gave
+ * up: the retry moves to it) or the work item may still make some,
+ * -ENOSPC once it found the filter at its limits.
  */
 static int mf_grow_added(struct memfilter *f, int ret)
 {
+	struct memfilter_grow *g = &f->s.grow;
+
 	if (f->ops->wants_next(&f->s) && !READ_ONCE(f->grow.full))
 		queue_work(system_unbound_wq, &f->grow.work);
-	if (ret != -ENOSPC || READ_ONCE(f->grow.full) ||
-	    !f->ops->next_bytes(&f->s))
+	if (ret != -ENOSPC)
+		return ret;
+	/* Pairs with memfilter_grow_attach(). */
+	if (smp_load_acquire(&g->p.nsubs) > memfilter_grow_active(g))
+		return -EAGAIN;
+	if (READ_ONCE(f->grow.full) || !f->ops->next_bytes(&f->s))
 		return ret;
 	queue_work(system_unbound_wq, &f->grow.work);
 	return -EAGAIN;
