@@ -213,6 +213,7 @@ struct shared {
 	_Atomic uint64_t win_checked[W_NR], win_filters[W_NR], win_rotations;
 	_Atomic uint64_t win_drains;
 	_Atomic uint64_t grow_filters, grow_full; /* growing owners' */
+	_Atomic uint64_t grow_created, grow_info;  /* chaos threads' */
 };
 
 static struct shared *sh;
@@ -882,6 +883,7 @@ static void fz_create(struct ctx *c)
 	judge(OP_CREATE, &x, ret);
 	if (ret)
 		return;
+	atomic_fetch_add(&sh->grow_created, cr->type == MEMFILTER_TYPE_GROW);
 	if (nk == N_LATIN1) {	/* do not leave such a name behind */
 		struct memfilter_name nm = { .size = sizeof(nm) };
 
@@ -1292,6 +1294,7 @@ static void fz_info(struct ctx *c, int p)
 			     i->subfilters, i->grow_max, i->grow_factor,
 			     i->grow_ratio_pct, (unsigned long long)i->fpr_ppb,
 			     i->gens_count, i->status);
+		atomic_fetch_add(&sh->grow_info, 1);
 		g = (struct memfilter_generation *)c->buf;
 		for (__u32 j = 0; j < ngens && j < i->gens_count; j++)
 			if (g[j].age_ms)
@@ -2992,7 +2995,9 @@ static void report(void)
 	       (unsigned long long)atomic_load(&sh->win_checked[W_PERIOD]),
 	       (unsigned long long)atomic_load(&sh->win_rotations),
 	       (unsigned long long)atomic_load(&sh->win_drains));
-	printf("# growing owners: %llu filters, %llu ENOSPC checked at grow_max\n",
+	printf("# growing: chaos created %llu, %llu INFOs checked; owners %llu filters, %llu ENOSPC checked at grow_max\n",
+	       (unsigned long long)atomic_load(&sh->grow_created),
+	       (unsigned long long)atomic_load(&sh->grow_info),
 	       (unsigned long long)atomic_load(&sh->grow_filters),
 	       (unsigned long long)atomic_load(&sh->grow_full));
 	printf("# netfilter: %llu attached, %llu detached by chaos threads; %llu lists checked; %llu detach/close races\n",
