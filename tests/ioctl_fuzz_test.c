@@ -26,9 +26,20 @@
  * t_add + (G - 1) * P); after G rotations of a filter no one else could
  * reach, INFO shows no key and no bit and no key is present.
  *
+ * Growing filters: the chaos threads create them across the grow_*
+ * ranges and with invalid values (EINVAL; grow_* on other types EINVAL,
+ * non-zero __reserved EOPNOTSUPP), and race ADD and TEST_AND_ADD (ENOSPC
+ * only at the limits, never EAGAIN), DELETE, ADD_UNIQUE, COUNT and ROTATE
+ * (EOPNOTSUPP), INFO (sub-filters, the gens array), dumps, loads and
+ * CLEAR on them. Owners may keep one (at most 4 sub-filters, all
+ * reachable): every key added stays present across growth and dump/load,
+ * and an add that stops with ENOSPC found every sub-filter up to grow_max
+ * in use and full (INFO keys == capacity).
+ *
  * Netfilter (MEMFILTER_FEAT_NETFILTER): the chaos threads ATTACH, DETACH
  * and LIST in the initial namespace with random and invalid families,
- * hooks, keys, actions, priorities, flags, sizes and pointers; a detach of
+ * hooks, keys, actions, priorities, flags, sizes (an entry_size over a
+ * page is E2BIG) and pointers; a detach of
  * an id already detached or never issued must be ENOENT, of a live one
  * must succeed. The netfilter owner, alone in a namespace of its own,
  * predicts every answer exactly (see nf_owner_thread()).
