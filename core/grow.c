@@ -435,8 +435,22 @@ static int mf_grow_add_exclusive(union memfilter_state *s, const u64 *hashes,
  * takes no room in the newest sub-filter (its bits are where the query
  * found them; bits are never cleared but by a clear). Two passes, a query
  * then an insert: two racing test-and-adds of one new key may both say
- * absent, as for the other types, and both add it.
+ * absent, as for the other types, and both add it. A key repeated in one
+ * batch is present the second time (filters.rst), as in a Bloom filter:
+ * within a pass the query saw neither copy, so a repeat of a key the pass
+ * adds is answered present and not added again.
  */
+/* Is @h among @hashes[0 .. @n - 1]? */
+static bool mf_grow_seen(const u64 *hashes, u32 n, u64 h)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (hashes[i] == h)
+			return true;
+	return false;
+}
+
 static int mf_grow_test_and_add(union memfilter_state *s, const u64 *hashes,
 				u32 n, unsigned long *result, u32 *done)
 {
@@ -453,6 +467,11 @@ static int mf_grow_test_and_add(union memfilter_state *s, const u64 *hashes,
 		for (j = 0, k = 0; j < m; j++) {
 			if ((was[j / BITS_PER_LONG] >> (j % BITS_PER_LONG)) & 1)
 				continue;
+			/* A repeat of an earlier absent key: present now. */
+			if (mf_grow_seen(fresh, k, hashes[i + j])) {
+				was[j / BITS_PER_LONG] |= 1UL << (j % BITS_PER_LONG);
+				continue;
+			}
 			fresh[k] = hashes[i + j];
 			idx[k++] = j;
 		}

@@ -538,7 +538,10 @@ int memfilter_nf_cmd_detach(struct memfilter_ucmd *ucmd)
  * @ucmd: the call
  *
  * Context: process context, may sleep.
- * Return: 0, -EINVAL for a too small entry_size, -EFAULT, -ENOMEM.
+ * Return: 0, -EINVAL for a too small entry_size, -E2BIG for one above
+ * PAGE_SIZE (as for the argument's own size: a huge stride times
+ * MEMFILTER_NF_MAX entries would make it clear gigabytes of the caller's
+ * memory), -EFAULT, -ENOMEM.
  */
 int memfilter_nf_cmd_list(struct memfilter_ucmd *ucmd)
 {
@@ -554,6 +557,8 @@ int memfilter_nf_cmd_list(struct memfilter_ucmd *ucmd)
 		return -EOPNOTSUPP;
 	if (stride < sizeof(*e))
 		return -EINVAL;
+	if (stride > PAGE_SIZE)
+		return -E2BIG;
 	if (max && !cmd->entries)
 		return -EFAULT;
 	e = kcalloc(MEMFILTER_NF_MAX, sizeof(*e), GFP_KERNEL);

@@ -26,9 +26,20 @@
  * t_add + (G - 1) * P); after G rotations of a filter no one else could
  * reach, INFO shows no key and no bit and no key is present.
  *
+ * Growing filters: the chaos threads create them across the grow_*
+ * ranges and with invalid values (EINVAL; grow_* on other types EINVAL,
+ * non-zero __reserved EOPNOTSUPP), and race ADD and TEST_AND_ADD (ENOSPC
+ * only at the limits, never EAGAIN), DELETE, ADD_UNIQUE, COUNT and ROTATE
+ * (EOPNOTSUPP), INFO (sub-filters, the gens array), dumps, loads and
+ * CLEAR on them. Owners may keep one (at most 4 sub-filters, all
+ * reachable): every key added stays present across growth and dump/load,
+ * and an add that stops with ENOSPC found every sub-filter up to grow_max
+ * in use and full (INFO keys == capacity).
+ *
  * Netfilter (MEMFILTER_FEAT_NETFILTER): the chaos threads ATTACH, DETACH
  * and LIST in the initial namespace with random and invalid families,
- * hooks, keys, actions, priorities, flags, sizes and pointers; a detach of
+ * hooks, keys, actions, priorities, flags, sizes (an entry_size over a
+ * page is E2BIG) and pointers; a detach of
  * an id already detached or never issued must be ENOENT, of a live one
  * must succeed. The netfilter owner, alone in a namespace of its own,
  * predicts every answer exactly (see nf_owner_thread()).
@@ -118,7 +129,8 @@ static const emask op_errnos[OP_NR] = {
 	[OP_DELETE] = E_BATCH | B(EPERM) | B(EBADF),
 	[OP_ADD_UNIQUE] = E_BATCH | B(ENOSPC) | B(EPERM) | B(EBADF),
 	[OP_COUNT] = E_BATCH,
-	[OP_TEST_AND_ADD] = E_BATCH | B(EPERM) | B(EBADF),
+	/* ENOSPC: a growing filter at its limits (uapi.rst) */
+	[OP_TEST_AND_ADD] = E_BATCH | B(ENOSPC) | B(EPERM) | B(EBADF),
 	[OP_INFO] = E_STRUCT,
 	[OP_CLEAR] = E_STRUCT | B(EPERM) | B(EBADF),
 	[OP_ROTATE] = E_STRUCT | B(EPERM) | B(EBADF),
@@ -211,6 +223,8 @@ struct shared {
 	_Atomic uint64_t nf_attached, nf_detached, nf_lists, nf_races;
 	_Atomic uint64_t win_checked[W_NR], win_filters[W_NR], win_rotations;
 	_Atomic uint64_t win_drains;
+	_Atomic uint64_t grow_filters, grow_full; /* growing owners' */
+	_Atomic uint64_t grow_created, grow_info;  /* chaos threads' */
 };
 
 static struct shared *sh;
@@ -572,7 +586,17 @@ static void pool_put(struct ctx *c, int fd, bool writable)
 	c->pool[s].tracked = true;
 	c->pool[s].type = 0;
 	if (!info(fd, &i)) {
-		c->pool[s].tracked = i.capacity % 1000 == TRACKED_MARK;
+		__u64 cap0 = i.capacity, sum = 1, pow = 1;
+
+		/* growing: INFO sums capacity * s^j over the sub-filters */
+		for (__u32 j = 1; i.type == MEMFILTER_TYPE_GROW &&
+		     j < i.subfilters; j++) {
+			pow *= i.grow_factor;
+			sum += pow;
+		}
+		if (i.type == MEMFILTER_TYPE_GROW)
+			cap0 = i.capacity / sum;
+		c->pool[s].tracked = cap0 % 1000 == TRACKED_MARK;
 		c->pool[s].type = i.type;
 	}
 }
@@ -670,6 +694,77 @@ static void fz_window_fields(struct ctx *c, struct memfilter_create *cr,
 		cr->capacity++;
 }
 
+/*
+ * A growing filter's fields (Documentation/uapi.rst, "Growing filters"):
+ * grow_max 1..16, grow_factor 1..16, grow_ratio_pct 1..99 (0: defaults);
+ * fpr_ppb required, bits_per_key_q4 and fingerprint_bits 0. On another
+ * type any grow_* field is invalid. The rates stay reachable: the first
+ * sub-filter's is at least 10^6 * 1% = 10^4 ppb (the layout reaches ~300).
+ */
+static void fz_grow_fields(struct ctx *c, struct memfilter_create *cr,
+			   struct expect *x)
+{
+	if (cr->type != MEMFILTER_TYPE_GROW) {
+		switch (below(&c->r, 3)) {
+		case 0:
+			cr->grow_max = 1 + below(&c->r, MEMFILTER_GROW_MAX_SUBS);
+			break;
+		case 1:
+			cr->grow_factor = 1 + below(&c->r, MEMFILTER_GROW_MAX_FACTOR);
+			break;
+		default:
+			cr->grow_ratio_pct = 1 + below(&c->r, 99);
+		}
+		violate(x, "grow fields on another type", B(EINVAL),
+			R_ACCEPTED);
+		return;
+	}
+	cr->grow_max = below(&c->r, MEMFILTER_GROW_MAX_SUBS + 1);
+	cr->grow_factor = below(&c->r, MEMFILTER_GROW_MAX_FACTOR + 1);
+	cr->grow_ratio_pct = below(&c->r, 100);
+	cr->fpr_ppb = fprs[below(&c->r, 3)];
+	/* sub-filters up to 2^16 * 16^15 keys: keep the first one small */
+	if (cr->capacity > 1 << 16 && cr->capacity <= 1ULL << 32)
+		cr->capacity = 1 + below(&c->r, 1 << 16);
+	if (cr->capacity % 1000 == TRACKED_MARK)
+		cr->capacity++;
+	switch (below(&c->r, 40)) {
+	case 0:
+		cr->grow_max = MEMFILTER_GROW_MAX_SUBS + 1 + below(&c->r, 1000);
+		violate(x, "grow_max over 16", B(EINVAL), R_ACCEPTED);
+		break;
+	case 1:
+		cr->grow_factor = MEMFILTER_GROW_MAX_FACTOR + 1 +
+				  below(&c->r, 1000);
+		violate(x, "grow_factor over 16", B(EINVAL), R_ACCEPTED);
+		break;
+	case 2:
+		cr->grow_ratio_pct = 100 + below(&c->r, 1000);
+		violate(x, "grow_ratio_pct over 99", B(EINVAL), R_ACCEPTED);
+		break;
+	case 3:
+		cr->fpr_ppb = 0;
+		violate(x, "growing without fpr_ppb", B(EINVAL), R_ACCEPTED);
+		break;
+	case 4:
+		cr->fpr_ppb = 1000000000 + below(&c->r, 3);
+		violate(x, "fpr_ppb >= 10^9", B(EINVAL), R_ACCEPTED);
+		break;
+	case 5:
+		cr->bits_per_key_q4 = (__u32[]){ 20, 40, 80 }[below(&c->r, 3)];
+		if (chance(&c->r, 50))
+			cr->fpr_ppb = 0;
+		violate(x, "bits_per_key_q4 on a growing filter", B(EINVAL),
+			R_ACCEPTED);
+		break;
+	case 6:
+		cr->fingerprint_bits = (__u32[]){ 8, 12, 16 }[below(&c->r, 3)];
+		violate(x, "fingerprint_bits on a growing filter", B(EINVAL),
+			R_ACCEPTED);
+		break;
+	}
+}
+
 static void fz_create(struct ctx *c)
 {
 	struct expect x = { .env = B(ENOMEM) };
@@ -684,7 +779,8 @@ static void fz_create(struct ctx *c)
 	cr->size = size;
 	cr->type = (__u32[]){ MEMFILTER_TYPE_BLOOM, MEMFILTER_TYPE_BLOOM,
 			      MEMFILTER_TYPE_CUCKOO, MEMFILTER_TYPE_CUCKOO,
-			      MEMFILTER_TYPE_WINDOW }[below(&c->r, 5)];
+			      MEMFILTER_TYPE_WINDOW, MEMFILTER_TYPE_GROW,
+			      MEMFILTER_TYPE_GROW }[below(&c->r, 7)];
 	if (chance(&c->r, 3)) {
 		cr->type = chance(&c->r, 50) ? 0 : MEMFILTER_TYPE_GROW + 1 +
 						    below(&c->r, 100);
@@ -711,6 +807,14 @@ static void fz_create(struct ctx *c)
 		fz_window_fields(c, cr, &x);
 	else if (chance(&c->r, 2))
 		fz_window_fields(c, cr, &x);	/* on another type: EINVAL */
+	if (cr->type == MEMFILTER_TYPE_GROW)
+		fz_grow_fields(c, cr, &x);
+	else if (chance(&c->r, 2))
+		fz_grow_fields(c, cr, &x);	/* on another type: EINVAL */
+	if (chance(&c->r, 2)) {
+		cr->__reserved = 1 + below(&c->r, 1000);
+		violate(&x, "__reserved", B(EOPNOTSUPP), R_ACCEPTED);
+	}
 	if (cr->type == MEMFILTER_TYPE_BLOOM || cr->type == MEMFILTER_TYPE_WINDOW) {
 		if (chance(&c->r, 60))
 			cr->bits_per_key_q4 = (__u32[]){ 20, 40, 80 }[below(&c->r, 3)];
@@ -790,6 +894,7 @@ static void fz_create(struct ctx *c)
 	judge(OP_CREATE, &x, ret);
 	if (ret)
 		return;
+	atomic_fetch_add(&sh->grow_created, cr->type == MEMFILTER_TYPE_GROW);
 	if (nk == N_LATIN1) {	/* do not leave such a name behind */
 		struct memfilter_name nm = { .size = sizeof(nm) };
 
@@ -1108,14 +1213,16 @@ static void fz_keys(struct ctx *c, int p)
 	    !bad_keys && !bad_lens && lens_known)
 		violate(&x, "bad results pointer", B(EFAULT), R_ACCEPTED);
 	if ((c->pool[p].type == MEMFILTER_TYPE_BLOOM ||
-	     c->pool[p].type == MEMFILTER_TYPE_WINDOW) &&
+	     c->pool[p].type == MEMFILTER_TYPE_WINDOW ||
+	     c->pool[p].type == MEMFILTER_TYPE_GROW) &&
 	    (op == OP_DELETE || op == OP_ADD_UNIQUE))
-		violate(&x, "DELETE/ADD_UNIQUE on Bloom/window", B(EOPNOTSUPP),
-			k->count ? R_ACCEPTED : R_BLOOM_COUNT0);
+		violate(&x, "DELETE/ADD_UNIQUE on Bloom/window/growing",
+			B(EOPNOTSUPP), k->count ? R_ACCEPTED : R_BLOOM_COUNT0);
 	/* COUNT: cuckoo only, refused even with no keys */
 	if (c->pool[p].type && c->pool[p].type != MEMFILTER_TYPE_CUCKOO &&
 	    op == OP_COUNT)
-		violate(&x, "COUNT on Bloom/window", B(EOPNOTSUPP), R_ACCEPTED);
+		violate(&x, "COUNT on Bloom/window/growing", B(EOPNOTSUPP),
+			R_ACCEPTED);
 	/* TEST_AND_ADD: Bloom and window only, refused even with no keys */
 	if (c->pool[p].type == MEMFILTER_TYPE_CUCKOO && op == OP_TEST_AND_ADD)
 		violate(&x, "TEST_AND_ADD on cuckoo", B(EOPNOTSUPP), R_ACCEPTED);
@@ -1123,6 +1230,10 @@ static void fz_keys(struct ctx *c, int p)
 		violate(&x, "a read-only fd", B(EBADF), R_RO_WRITE);
 	if (c->pool[p].type == MEMFILTER_TYPE_CUCKOO &&
 	    (op == OP_ADD || op == OP_ADD_UNIQUE))
+		x.env |= B(ENOSPC);
+	/* a growing filter at grow_max or the memory limits; never EAGAIN */
+	if (c->pool[p].type == MEMFILTER_TYPE_GROW &&
+	    (op == OP_ADD || op == OP_TEST_AND_ADD))
 		x.env |= B(ENOSPC);
 	if (unprivileged && op != OP_QUERY && op != OP_COUNT)
 		x.env |= B(EPERM);
@@ -1135,6 +1246,11 @@ static void fz_keys(struct ctx *c, int p)
 	if (!ret && (k->out_done != k->count || k->out_count > k->count))
 		find(R_OUTPUT, "%s of %u keys: out_done %u out_count %u",
 		     op_name[op], k->count, k->out_done, k->out_count);
+	/* ENOSPC at the first key that did not fit: out_done before it */
+	if (ret == -ENOSPC && c->pool[p].type == MEMFILTER_TYPE_GROW &&
+	    k->out_done >= k->count)
+		find(R_OUTPUT, "%s -> ENOSPC (growing) with out_done %u of %u",
+		     op_name[op], k->out_done, k->count);
 	if (ret && ret != -ENOSPC && ret != -EFAULT && ret != -EINTR &&
 	    k->out_done && k->out_done <= k->count) {
 		/* a long key we planted late, or lens we did not write */
@@ -1151,19 +1267,60 @@ static void fz_info(struct ctx *c, int p)
 {
 	struct expect x = { 0 };
 	struct memfilter_info *i;
-	__u32 size;
+	struct memfilter_generation *g;
+	__u32 size, ngens = 0;
 	int ret;
 
 	i = arg_struct(c, sizeof(*i), FIRST_SIZE(memfilter_info, name), &x,
 		       &size);
 	i->size = size;
 	bad_fields(c, &x, &i->flags, &i->__reserved, NULL, R_INFO_RESERVED);
+	if (chance(&c->r, 50)) {
+		/* window generations, growing sub-filters: into c->buf */
+		i->gens_count = below(&c->r, MEMFILTER_GROW_MAX_SUBS + 2);
+		i->gens = (__u64)(uintptr_t)c->buf;
+		memset(c->buf, 0xa5, sizeof(*g) * (MEMFILTER_GROW_MAX_SUBS + 2));
+		ngens = i->gens_count;
+	}
 	ret = call(c, OP_INFO, c->pool[p].fd, MEMFILTER_IOC_INFO, i);
 	judge(OP_INFO, &x, ret);
 	if (ret || size < sizeof(*i) || (void *)i != (void *)c->arg)
 		return;
+	if (i->type == MEMFILTER_TYPE_GROW) {
+		/*
+		 * One entry per sub-filter in use, age_ms 0, none past them.
+		 * The entries are read apart from the rest: another thread's
+		 * add may grow the filter, or its CLEAR shrink it, between.
+		 */
+		if (!i->subfilters || i->subfilters > i->grow_max ||
+		    !i->grow_max || i->grow_max > MEMFILTER_GROW_MAX_SUBS ||
+		    !i->grow_factor ||
+		    i->grow_factor > MEMFILTER_GROW_MAX_FACTOR ||
+		    !i->grow_ratio_pct || i->grow_ratio_pct > 99 ||
+		    !i->fpr_ppb || i->fpr_ppb >= 1000000000 ||
+		    !i->gens_count || i->gens_count > i->grow_max ||
+		    i->generations ||
+		    (i->status & MEMFILTER_STATUS_OVERFILL))
+			find(R_OUTPUT, "INFO growing: %u/%u subs s %u r %u fpr %llu gens %u st %#x",
+			     i->subfilters, i->grow_max, i->grow_factor,
+			     i->grow_ratio_pct, (unsigned long long)i->fpr_ppb,
+			     i->gens_count, i->status);
+		atomic_fetch_add(&sh->grow_info, 1);
+		g = (struct memfilter_generation *)c->buf;
+		for (__u32 j = 0; j < ngens && j < i->gens_count; j++)
+			if (g[j].age_ms)
+				find(R_OUTPUT, "INFO growing: sub %u age_ms %llu",
+				     j, (unsigned long long)g[j].age_ms);
+		for (__u32 j = i->gens_count; j < ngens; j++)
+			if (g[j].age_ms != 0xa5a5a5a5a5a5a5a5ULL)
+				find(R_OUTPUT, "INFO wrote gens entry %u of %u sub-filters",
+				     j, i->gens_count);
+	} else if (i->subfilters || i->grow_max || i->grow_factor ||
+		   i->grow_ratio_pct || i->fpr_ppb) {
+		find(R_OUTPUT, "INFO: growing fields on type %u", i->type);
+	}
 	if ((i->type != MEMFILTER_TYPE_BLOOM && i->type != MEMFILTER_TYPE_CUCKOO &&
-	     i->type != MEMFILTER_TYPE_WINDOW) ||
+	     i->type != MEMFILTER_TYPE_WINDOW && i->type != MEMFILTER_TYPE_GROW) ||
 	    (i->type == MEMFILTER_TYPE_WINDOW) !=
 	    (i->generations >= MEMFILTER_WINDOW_MIN_GENERATIONS) ||
 	    i->generations > MEMFILTER_WINDOW_MAX_GENERATIONS ||
@@ -1213,7 +1370,8 @@ static void fz_rotate(struct ctx *c, int p)
 	if (!c->pool[p].writable)
 		violate(&x, "a read-only fd", B(EBADF), R_RO_WRITE);
 	if (c->pool[p].type && c->pool[p].type != MEMFILTER_TYPE_WINDOW)
-		violate(&x, "ROTATE on Bloom/cuckoo", B(EOPNOTSUPP), R_ACCEPTED);
+		violate(&x, "ROTATE on Bloom/cuckoo/growing", B(EOPNOTSUPP),
+			R_ACCEPTED);
 	judge(OP_ROTATE, &x, call(c, OP_ROTATE, c->pool[p].fd,
 				  MEMFILTER_IOC_ROTATE, ro));
 }
@@ -1539,8 +1697,20 @@ static void fz_nf_list(struct ctx *c)
 		l->entry_size = esz + below(&c->r, 1U << 31);
 		l->count = 0;	/* none wanted: nothing written */
 		break;
+	case 4:
+		/* a huge stride: refused before a byte is written or cleared */
+		l->entry_size = page + 1 + below(&c->r, 0xffffffffULL - page);
+		l->count = 1 + below(&c->r, MEMFILTER_NF_MAX + 16);
+		break;
 	default:
 		l->entry_size = esz;
+	}
+	if (l->entry_size > page) {
+		violate(&x, "entry_size over a page", B(E2BIG), R_ACCEPTED);
+		/* the guard page: if it were accepted, nothing of ours breaks */
+		l->entries = (__u64)(uintptr_t)(c->arg + page);
+		bad = 0;
+		goto flags;
 	}
 	/* the entries fit the buffer; poisoned, so a short write shows */
 	memset(c->buf, 0xa5, (size_t)l->count * l->entry_size);
@@ -1553,6 +1723,7 @@ static void fz_nf_list(struct ctx *c)
 		x.ambiguous = true;	/* faults only if attachments exist */
 		x.env |= B(EFAULT);
 	}
+flags:
 	if (chance(&c->r, 3)) {
 		l->flags = 1U << below(&c->r, 32);
 		violate(&x, "flags", B(EOPNOTSUPP), R_ACCEPTED);
@@ -2079,6 +2250,7 @@ struct owner {
 	struct ctx c;
 	int fd;
 	__u32 type;
+	__u32 grow_max;		/* growing: the most sub-filters */
 	bool published;
 	bool window;		/* keeps window filters */
 	bool ever_published;	/* this filter: chaos threads may add */
@@ -2199,6 +2371,59 @@ static void owner_window_create(struct owner *o, __u64 cap, __u32 flags)
 	atomic_fetch_add(&sh->win_filters[o->wmode], 1);
 }
 
+static const char *owner_type_name(const struct owner *o)
+{
+	if (o->window)
+		return wmode_name[o->wmode];
+	return o->type == MEMFILTER_TYPE_BLOOM ? "Bloom" :
+	       o->type == MEMFILTER_TYPE_GROW ? "growing" : "cuckoo";
+}
+
+/*
+ * A growing owner filter: at most 4 sub-filters, s up to 3, r 20..99%,
+ * so that every sub-filter's rate is reachable (10^7 * 80% * 20%^3 =
+ * 64000 ppb) and all of them together stay small: ENOSPC then means
+ * grow_max, which the owner checks exactly.
+ */
+static int owner_grow_create(struct owner *o, __u64 cap, __u32 flags)
+{
+	struct rng *r = &o->c.r;
+	struct memfilter_create cr = {
+		.size = sizeof(cr), .type = MEMFILTER_TYPE_GROW,
+		.capacity = cap, .fpr_ppb = 10000000, .flags = flags,
+		.grow_max = 1 + below(r, 4),
+		.grow_factor = chance(r, 20) ? 0 : 1 + below(r, 3),
+		.grow_ratio_pct = chance(r, 20) ? 0 : 20 + below(r, 80),
+	};
+	int ret = xioctl(o->c.dev, MEMFILTER_IOC_CREATE, &cr);
+
+	o->grow_max = cr.grow_max;
+	return ret ? ret : cr.out_fd;
+}
+
+/*
+ * A growing owner's add stopped with ENOSPC: every sub-filter up to
+ * grow_max is in use and full (nothing else can stop it, see
+ * owner_grow_create()).
+ */
+static void owner_grow_full(struct owner *o, const char *what, __u32 done,
+			    __u32 n)
+{
+	struct memfilter_info i;
+
+	if (info(o->fd, &i)) {
+		find(R_VALID_FAILED, "owner INFO after ENOSPC");
+		return;
+	}
+	atomic_fetch_add(&sh->grow_full, 1);
+	if (i.subfilters != o->grow_max || i.keys != i.capacity ||
+	    done >= n)
+		find(R_OUTPUT, "%s -> ENOSPC (done %u/%u): %u/%u subs, %llu/%llu keys",
+		     what, done, n, i.subfilters, o->grow_max,
+		     (unsigned long long)i.keys,
+		     (unsigned long long)i.capacity);
+}
+
 static void owner_new_filter(struct owner *o)
 {
 	struct rng *r = &o->c.r;
@@ -2213,11 +2438,14 @@ static void owner_new_filter(struct owner *o)
 			     &nm);
 		close(o->fd);
 	}
-	o->type = chance(r, 50) ? MEMFILTER_TYPE_BLOOM : MEMFILTER_TYPE_CUCKOO;
+	o->type = (__u32[]){ MEMFILTER_TYPE_BLOOM, MEMFILTER_TYPE_CUCKOO,
+			     MEMFILTER_TYPE_GROW }[below(r, 3)];
 	if (o->window)
 		o->type = MEMFILTER_TYPE_WINDOW;
 	if (o->window)
 		owner_window_create(o, cap, flags);
+	else if (o->type == MEMFILTER_TYPE_GROW)
+		o->fd = owner_grow_create(o, cap, flags);
 	else if (o->type == MEMFILTER_TYPE_BLOOM)
 		o->fd = create(o->c.dev, o->type, cap, 0, 40, 0, flags, NULL);
 	else
@@ -2226,6 +2454,7 @@ static void owner_new_filter(struct owner *o)
 	account(OP_CREATE, o->fd < 0 ? o->fd : 0);
 	if (o->fd < 0)
 		find(R_VALID_FAILED, "owner CREATE: %s", strerror(-o->fd));
+	atomic_fetch_add(&sh->grow_filters, o->type == MEMFILTER_TYPE_GROW);
 	memset(o->count, 0, MODEL_MAX * sizeof(*o->count));
 	o->ids = o->live = 0;
 	o->injected = UINT64_MAX;
@@ -2285,8 +2514,7 @@ static void owner_check(struct owner *o, int fd, const char *what)
 				snprintf(sh->fn_example, sizeof(sh->fn_example),
 					 "%s: %s key #%llu (%zu bytes, %u copies) absent, %llu live keys",
 					 what, o->window ? wmode_name[o->wmode] :
-					 o->type == MEMFILTER_TYPE_BLOOM ?
-					 "Bloom" : "cuckoo",
+					 owner_type_name(o),
 					 (unsigned long long)o->batch[i],
 					 key_len(o->batch[i]),
 					 o->count[o->batch[i]],
@@ -2341,7 +2569,9 @@ static void owner_add(struct owner *o, bool unique)
 	if (o->window)
 		stamp = o->wmode == W_EXPLICIT ? o->epoch :
 			o->wmode == W_COUNT ? o->submitted : now_ms();
-	owner_batch(o, op, cmd, o->batch, m, &done);
+	if (owner_batch(o, op, cmd, o->batch, m, &done) == -ENOSPC &&
+	    o->type == MEMFILTER_TYPE_GROW)
+		owner_grow_full(o, op_name[op], done, m);
 	o->submitted += m;
 	t = now_ms();
 	for (__u32 i = 0; i < done && i < m; i++) {
@@ -2356,7 +2586,7 @@ static void owner_add(struct owner *o, bool unique)
 					snprintf(sh->fn_example,
 						 sizeof(sh->fn_example),
 						 "TEST_AND_ADD: %s key #%llu (%u copies) was absent",
-						 o->window ? wmode_name[o->wmode] : "Bloom",
+						 owner_type_name(o),
 						 (unsigned long long)o->batch[i],
 						 o->count[o->batch[i]]);
 			}
@@ -2776,6 +3006,11 @@ static void report(void)
 	       (unsigned long long)atomic_load(&sh->win_checked[W_PERIOD]),
 	       (unsigned long long)atomic_load(&sh->win_rotations),
 	       (unsigned long long)atomic_load(&sh->win_drains));
+	printf("# growing: chaos created %llu, %llu INFOs checked; owners %llu filters, %llu ENOSPC checked at grow_max\n",
+	       (unsigned long long)atomic_load(&sh->grow_created),
+	       (unsigned long long)atomic_load(&sh->grow_info),
+	       (unsigned long long)atomic_load(&sh->grow_filters),
+	       (unsigned long long)atomic_load(&sh->grow_full));
 	printf("# netfilter: %llu attached, %llu detached by chaos threads; %llu lists checked; %llu detach/close races\n",
 	       (unsigned long long)atomic_load(&sh->nf_attached),
 	       (unsigned long long)atomic_load(&sh->nf_detached),

@@ -664,6 +664,38 @@ TEST_F(nf, netns_exit_detaches)
 }
 
 /* The errno table for bad arguments, and privileges. */
+/*
+ * NF_LIST with a stride over a page is E2BIG before anything is written
+ * (else 64 entries 4 GiB apart would make the kernel clear 256 GiB of the
+ * caller's memory); a stride of a page is fine, the tail past the entry
+ * zeroed. @id: the namespace's one attachment.
+ */
+static void nf_list_stride(struct __test_metadata *_metadata, int dev,
+			   __u32 id)
+{
+	size_t pg = sysconf(_SC_PAGESIZE), esz = sizeof(struct memfilter_nf_entry);
+	struct memfilter_nf_list l = { .size = sizeof(l), .count = 2 };
+	unsigned char *buf = malloc(2 * pg + 2);
+
+	ASSERT_NE(NULL, buf);
+	memset(buf, 0xa5, 2 * pg + 2);
+	l.entries = (__u64)(uintptr_t)buf;
+	l.entry_size = pg + 1;
+	EXPECT_EQ(-1, ioctl(dev, MEMFILTER_IOC_NF_LIST, &l));
+	EXPECT_EQ(E2BIG, errno);
+	EXPECT_EQ(0xa5, buf[0]);
+	EXPECT_EQ(0xa5, buf[pg + 1]);
+	l.entry_size = pg;
+	l.count = 1;
+	EXPECT_EQ(0, ioctl(dev, MEMFILTER_IOC_NF_LIST, &l));
+	EXPECT_EQ(1, l.count);
+	EXPECT_EQ(id, ((struct memfilter_nf_entry *)buf)->id);
+	EXPECT_EQ(0, buf[esz]);
+	EXPECT_EQ(0, buf[pg - 1]);
+	EXPECT_EQ(0xa5, buf[pg]);
+	free(buf);
+}
+
 TEST_F(nf, bad_arguments)
 {
 	struct memfilter_nf_attach a;
@@ -729,6 +761,8 @@ TEST_F(nf, bad_arguments)
 	l.count = 1;
 	EXPECT_EQ(-1, ioctl(self->dev, MEMFILTER_IOC_NF_LIST, &l));
 	EXPECT_EQ(EFAULT, errno);
+
+	nf_list_stride(_metadata, self->dev, ids[0]);
 
 	/* The namespace's limit. */
 	for (i = 1; i < MEMFILTER_NF_MAX; i++) {
