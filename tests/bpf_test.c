@@ -26,7 +26,8 @@
  *    to end a borrow, borrow in a (sleepable) syscall program, or call the
  *    kfuncs from a program type they are not registered for;
  *  - the example loaders (XDP, netfilter) attach and detach, or say
- *    clearly that the kfuncs are absent;
+ *    clearly that the kfuncs are absent; the XDP one by the filter's id
+ *    when it is published;
  *  - the module cannot be unloaded while a program that uses them is
  *    loaded, and can be again once the program is gone.
  *
@@ -903,6 +904,33 @@ TEST_F(bpf, loader)
 		EXPECT_EQ(2, st);
 		EXPECT_NE(NULL, strstr(out, "MEMFILTER_FEAT_BPF_KFUNCS clear"));
 	}
+}
+
+/*
+ * The XDP loader with the filter published: it reads the id and the
+ * program, borrowing by id, loads and attaches.
+ */
+TEST_F(bpf, loader_by_id)
+{
+	char out[1024], want[64];
+	uint32_t id;
+	int fd, st;
+
+	NEED_KFUNCS();
+	fd = create(self->dev, MF_TYPE_BLOOM, 1000, 0.01, "bpf.test.loader.id");
+	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
+	ASSERT_EQ(0, mf_pub_id(fd, &id));
+	st = beside("xdp_blocklist", "lo bpf.test.loader.id 0", out,
+		    sizeof(out));
+	ASSERT_EQ(0, mf_unpublish(fd));
+	close(fd);
+	if (st == -2)
+		SKIP(return, "xdp_blocklist is not installed beside the test");
+	TH_LOG("xdp_blocklist: exit %d: %s", st, out);
+	EXPECT_EQ(0, st);
+	snprintf(want, sizeof(want), "published id %u\n", id);
+	EXPECT_NE(NULL, strstr(out, want));
+	EXPECT_NE(NULL, strstr(out, "dropped 0 passed 0"));
 }
 
 /*
