@@ -4,7 +4,8 @@
  * memfilter's contains kfunc against bpf_map_peek_elem() on the kernel's
  * BPF_MAP_TYPE_BLOOM_FILTER, same keys and the same number of bits, plus
  * programs that stop after each part of a memfilter query (lookup,
- * reference, kfunc call) so that the differences break its cost down, the
+ * reference, kfunc call; the lookup by name and by published id) so that
+ * the differences break its cost down, the
  * batch kfunc per key, and an empty baseline. BPF_PROG_TEST_RUN with repeat gives the
  * mean ns per run; programs alternate over ROUNDS rounds and the median is
  * reported. Both filters' false-positive rates are measured too.
@@ -34,16 +35,18 @@
 #define ROUNDS	11
 
 /* The programs, in the order of the table; each run alternates them. */
-enum { EMPTY, GET_RELEASE, BORROW, CALL, KFUNC_REF, KFUNC, MAP_PEEK, BATCH,
-       NPROG };
+enum { EMPTY, GET_RELEASE, BORROW, BORROW_ID, CALL, KFUNC_REF, KFUNC,
+       KFUNC_ID, MAP_PEEK, BATCH, NPROG };
 
 static const char *const names[NPROG] = {
 	[EMPTY] = "empty",
 	[GET_RELEASE] = "get_release: by-name lookup + reference",
 	[BORROW] = "borrow: by-name lookup, no reference",
+	[BORROW_ID] = "borrow_id: by-id lookup, no reference",
 	[CALL] = "call: borrow + one kfunc call returning at once",
 	[KFUNC_REF] = "kfunc_ref: get + contains + release",
 	[KFUNC] = "kfunc: borrow + contains + unborrow",
+	[KFUNC_ID] = "kfunc_id: borrow_id + contains + unborrow",
 	[MAP_PEEK] = "map_peek",
 	[BATCH] = "batch: borrow + contains_batch + unborrow",
 };
@@ -100,8 +103,11 @@ static int fpr(int prog, unsigned int *hits)
 	return 0;
 }
 
-/* Packets per second through the veth pair: none, drop_all, kfunc, map_peek. */
-#define PPS_CONF	4
+/*
+ * Packets per second through the veth pair: none, drop_all, kfunc,
+ * map_peek, kfunc_id.
+ */
+#define PPS_CONF	5
 #define PPS_PACKETS	20000
 #define PPS_ROUNDS	15
 
@@ -110,6 +116,7 @@ static const char *const pps_names[PPS_CONF] = {
 	"drop_all: XDP_DROP without a lookup",
 	"kfunc: borrow + contains + unborrow, drops",
 	"map_peek: Bloom map peek, drops",
+	"kfunc_id: borrow_id + contains + unborrow, drops",
 };
 
 static void print_pps(int ok, const struct pps_result *res)
@@ -128,8 +135,9 @@ static void print_pps(int ok, const struct pps_result *res)
 		printf("| %s | %.0f | %.0f .. %.0f | %.1f | %lu |\n",
 		       pps_names[c], res[c].median, res[c].min, res[c].max,
 		       1e6 / res[c].median, res[c].delivered);
-	printf("\nkfunc / map_peek (medians): %.3f; over drop_all: kfunc %+.0f ns, map_peek %+.0f ns per packet.\n",
-	       res[2].median / res[3].median, res[2].median - res[1].median,
+	printf("\nkfunc / map_peek (medians): %.3f; kfunc_id / map_peek: %.3f; over drop_all: kfunc %+.0f ns, kfunc_id %+.0f ns, map_peek %+.0f ns per packet.\n",
+	       res[2].median / res[3].median, res[4].median / res[3].median,
+	       res[2].median - res[1].median, res[4].median - res[1].median,
 	       res[3].median - res[1].median);
 }
 
@@ -150,11 +158,11 @@ int main(void)
 	struct pps_result pps[PPS_CONF];
 	__u32 t[2][NPROG][ROUNDS], ns, rv, med[2][NPROG];
 	struct bpf_bench_bpf *skel;
-	unsigned int fp_mf, fp_map;
+	unsigned int fp_mf, fp_id, fp_map;
 	struct mf_info info;
 	struct utsname u;
 	int dev, fd, i, r, p, k, progs[NPROG];
-	uint32_t key;
+	uint32_t key, id;
 
 	dev = mf_open_device();
 	if (dev < 0) {
@@ -166,9 +174,15 @@ int main(void)
 		fprintf(stderr, "bpf_bench: create: %s\n", mf_strerror(fd));
 		return 1;
 	}
+	i = mf_pub_id(fd, &id);
+	if (i) {
+		fprintf(stderr, "bpf_bench: published id: %s\n", mf_strerror(i));
+		return 1;
+	}
 	skel = bpf_bench_bpf__open();
 	if (!skel || bpf_map__set_max_entries(skel->maps.bloom, NKEYS))
 		return 1;
+	skel->rodata->filter_id = id;
 	for (i = 0; i < BENCH_BATCH; i++)
 		skel->bss->batch_keys[i] = i % 2 ? present(i) : absent(i);
 	if (bpf_bench_bpf__load(skel)) {
@@ -188,9 +202,11 @@ int main(void)
 	progs[EMPTY] = bpf_program__fd(skel->progs.empty);
 	progs[GET_RELEASE] = bpf_program__fd(skel->progs.get_release);
 	progs[BORROW] = bpf_program__fd(skel->progs.borrow);
+	progs[BORROW_ID] = bpf_program__fd(skel->progs.borrow_id);
 	progs[CALL] = bpf_program__fd(skel->progs.call);
 	progs[KFUNC_REF] = bpf_program__fd(skel->progs.kfunc_ref);
 	progs[KFUNC] = bpf_program__fd(skel->progs.kfunc);
+	progs[KFUNC_ID] = bpf_program__fd(skel->progs.kfunc_id);
 	progs[MAP_PEEK] = bpf_program__fd(skel->progs.map_peek);
 	progs[BATCH] = bpf_program__fd(skel->progs.batch);
 
@@ -208,11 +224,19 @@ int main(void)
 			qsort(t[k][p], ROUNDS, sizeof(__u32), cmp_u32);
 			med[k][p] = t[k][p][ROUNDS / 2];
 		}
-	if (fpr(progs[KFUNC], &fp_mf) || fpr(progs[MAP_PEEK], &fp_map))
+	if (fpr(progs[KFUNC], &fp_mf) || fpr(progs[KFUNC_ID], &fp_id) ||
+	    fpr(progs[MAP_PEEK], &fp_map))
 		return 1;
+	/* The same filter by name and by id: the same answers. */
+	if (fp_id != fp_mf) {
+		fprintf(stderr, "bpf_bench: kfunc_id %u false positives, kfunc %u\n",
+			fp_id, fp_mf);
+		return 1;
+	}
 	pps_fds[1] = bpf_program__fd(skel->progs.drop_all);
 	pps_fds[2] = progs[KFUNC];
 	pps_fds[3] = progs[MAP_PEEK];
+	pps_fds[4] = progs[KFUNC_ID];
 	pps_ok = !bench_pps(pps_fds, PPS_CONF, PPS_PACKETS, PPS_ROUNDS, pps);
 
 	uname(&u);
@@ -231,18 +255,23 @@ int main(void)
 	       (double)med[1][BATCH] / BENCH_BATCH);
 	printf("\nPer-packet parts (differences of medians, ns; present / absent key):\n\n");
 	part("by-name lookup (borrow - empty)", med, BORROW, EMPTY);
+	part("by-id lookup (borrow_id - empty)", med, BORROW_ID, EMPTY);
 	part("reference get + put (get_release - borrow)", med, GET_RELEASE,
 	     BORROW);
 	part("one more kfunc call (call - borrow)", med, CALL, BORROW);
 	part("contains: hash + probe + statistics (kfunc - call)", med, KFUNC,
 	     CALL);
 	part("memfilter query, borrowed (kfunc - empty)", med, KFUNC, EMPTY);
+	part("memfilter query, borrowed by id (kfunc_id - empty)", med,
+	     KFUNC_ID, EMPTY);
 	part("memfilter query, referenced (kfunc_ref - empty)", med, KFUNC_REF,
 	     EMPTY);
 	part("Bloom map peek (map_peek - empty)", med, MAP_PEEK, EMPTY);
-	printf("\nkfunc / map_peek, whole program: %.2f (present), %.2f (absent); kfunc_ref / map_peek: %.2f, %.2f.\n\n",
+	printf("\nkfunc / map_peek, whole program: %.2f (present), %.2f (absent); kfunc_id / map_peek: %.2f, %.2f; kfunc_ref / map_peek: %.2f, %.2f.\n\n",
 	       (double)med[0][KFUNC] / med[0][MAP_PEEK],
 	       (double)med[1][KFUNC] / med[1][MAP_PEEK],
+	       (double)med[0][KFUNC_ID] / med[0][MAP_PEEK],
+	       (double)med[1][KFUNC_ID] / med[1][MAP_PEEK],
 	       (double)med[0][KFUNC_REF] / med[0][MAP_PEEK],
 	       (double)med[1][KFUNC_REF] / med[1][MAP_PEEK]);
 	printf("False positives over %d absent keys: memfilter %u (%.4f), Bloom map %u (%.4f).\n",

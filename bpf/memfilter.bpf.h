@@ -41,6 +41,14 @@ extern void bpf_memfilter_release(struct memfilter *f) __weak __ksym;
 extern struct memfilter_borrowed *
 bpf_memfilter_borrow(const char *name__str) __weak __ksym;
 extern void bpf_memfilter_unborrow(struct memfilter_borrowed *b) __weak __ksym;
+/*
+ * bpf_memfilter_borrow() by the filter's published id (mf_pub_id(), the
+ * MEMFILTER_IOC_INFO pub_id), a map-like array load instead of a name
+ * lookup; NULL once the filter is unpublished. Pair with
+ * bpf_memfilter_unborrow().
+ */
+extern struct memfilter_borrowed *
+bpf_memfilter_borrow_id(__u32 id) __weak __ksym;
 
 /* 0: may be present; -ENOENT: definitely absent. */
 extern int bpf_memfilter_contains(struct memfilter *f, const void *key,

@@ -2,8 +2,17 @@
 /*
  * XDP blocklist: drop packets whose IPv4 or IPv6 source address may be in a
  * published memfilter (the key is the address, 4 or 16 bytes in network
- * order), pass the rest. Counters in .bss; the filter's name in .rodata,
- * set by the loader before the program loads.
+ * order), pass the rest. Counters in .bss; the filter's name and its
+ * published id in .rodata, set by the loader before the program loads.
+ *
+ * With filter_id set (the loader reads it with mf_pub_id()), the filter is
+ * found by id, one array load per packet (bpf_memfilter_borrow_id()); the
+ * program then follows that publish of the filter only: once it is
+ * unpublished, even if republished under the same name (a new id), packets
+ * pass and count as no_filter until the program is reloaded. With
+ * filter_id 0 (no published filter when the loader ran, or the object
+ * attached by `ip link ... xdp obj`) it is found by name on each packet
+ * (bpf_memfilter_borrow()), and follows the name.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -18,6 +27,7 @@
 #define ETH_P_IPV6	0x86DD
 
 const volatile char filter_name[64] = "xdp.blocklist";
+const volatile __u32 filter_id;
 
 struct xdp_blocklist_counts counts;
 
@@ -63,8 +73,14 @@ int xdp_blocklist(struct xdp_md *ctx)
 		goto not_ip;
 	}
 
-	/* Borrowed, not referenced: no atomic operation per packet. */
-	b = bpf_memfilter_borrow((const char *)filter_name);
+	/*
+	 * Borrowed, not referenced: no atomic operation per packet. filter_id
+	 * is constant at load: the verifier keeps one branch.
+	 */
+	if (filter_id)
+		b = bpf_memfilter_borrow_id(filter_id);
+	else
+		b = bpf_memfilter_borrow((const char *)filter_name);
 	if (!b)
 		goto no_filter;
 	ret = verdict(&b->f, key, len);

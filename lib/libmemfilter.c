@@ -550,6 +550,22 @@ int mf_rotate(int fd)
 	return mf_ioctl(fd, MEMFILTER_IOC_ROTATE, &r);
 }
 
+int mf_pub_id(int fd, uint32_t *id)
+{
+	struct memfilter_info i = { .size = sizeof(i) };
+	int ret = id ? mf_ioctl(fd, MEMFILTER_IOC_INFO, &i) : -EINVAL;
+
+	if (ret)
+		return ret;
+	if (!(i.status & MEMFILTER_STATUS_PUBLISHED))
+		return -ENOENT;
+	/* A published filter's id is never 0: the kernel has no ids. */
+	if (!i.pub_id)
+		return -EOPNOTSUPP;
+	*id = (uint32_t)i.pub_id;
+	return 0;
+}
+
 int mf_window_info(int fd, struct mf_window_info *wi)
 {
 	struct memfilter_generation g[MEMFILTER_WINDOW_MAX_GENERATIONS];

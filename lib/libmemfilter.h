@@ -477,6 +477,19 @@ struct mf_window_info {
 };
 
 /**
+ * mf_pub_id() - a published filter's id, for BPF programs
+ * @fd: a filter fd
+ * @id: out: the id bpf_memfilter_borrow_id() takes (1 .. 2^31 - 1)
+ *
+ * A filter gets a new id each time it is published; an id is issued again
+ * only after about 2^31 later publishes (Documentation/bpf.rst).
+ *
+ * Return: 0, -ENOENT if the filter is not published, -EOPNOTSUPP if the
+ * kernel module predates ids (MEMFILTER_FEAT_PUB_ID clear), or -errno.
+ */
+LIBMEMFILTER_API int mf_pub_id(int fd, uint32_t *id);
+
+/**
  * mf_window_info() - a window filter's generations
  * @fd: a window filter fd
  * @wi: filled in

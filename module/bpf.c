@@ -98,8 +98,29 @@ __bpf_kfunc struct memfilter_borrowed *bpf_memfilter_borrow(const char *name__st
 }
 
 /**
+ * bpf_memfilter_borrow_id() - bpf_memfilter_borrow() by published id
+ * @id: the filter's id (MEMFILTER_IOC_INFO's pub_id, read by the loader)
+ *
+ * One xa_load() (memfilter_lookup_id_rcu()) instead of hashing and
+ * comparing a name, with the same lifetime: the id is erased before the
+ * name's reference is dropped, so a filter found here stays valid until
+ * the run ends. An id that was never issued or whose filter was
+ * unpublished finds nothing; a republished filter has a new id.
+ *
+ * Context: as bpf_memfilter_borrow() (refused to sleepable programs).
+ * Return: the filter (pass &b->f to the other kfuncs), or NULL if no
+ * published filter has that id. End it with bpf_memfilter_unborrow().
+ */
+__bpf_kfunc struct memfilter_borrowed *bpf_memfilter_borrow_id(u32 id)
+{
+	struct memfilter *f = memfilter_lookup_id_rcu(id);
+
+	return f ? container_of(f, struct memfilter_borrowed, f) : NULL;
+}
+
+/**
  * bpf_memfilter_unborrow() - end a bpf_memfilter_borrow()
- * @b: the filter it returned
+ * @b: the filter it (or bpf_memfilter_borrow_id()) returned
  *
  * Does nothing at run time: it exists so that the verifier sees the
  * borrowed filter's use end inside the program run.
@@ -239,6 +260,7 @@ BTF_KFUNCS_START(mf_kfunc_ids)
 BTF_ID_FLAGS(func, bpf_memfilter_get, KF_ACQUIRE | KF_RET_NULL)
 BTF_ID_FLAGS(func, bpf_memfilter_release, KF_RELEASE)
 BTF_ID_FLAGS(func, bpf_memfilter_borrow, KF_ACQUIRE | KF_RET_NULL)
+BTF_ID_FLAGS(func, bpf_memfilter_borrow_id, KF_ACQUIRE | KF_RET_NULL)
 BTF_ID_FLAGS(func, bpf_memfilter_unborrow, KF_RELEASE)
 BTF_ID_FLAGS(func, bpf_memfilter_contains, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_memfilter_add, KF_TRUSTED_ARGS)
@@ -249,6 +271,7 @@ BTF_KFUNCS_END(mf_kfunc_ids)
 
 BTF_ID_LIST(mf_borrow_ids)
 BTF_ID(func, bpf_memfilter_borrow)
+BTF_ID(func, bpf_memfilter_borrow_id)
 BTF_ID(func, bpf_memfilter_unborrow)
 
 /*
@@ -259,7 +282,8 @@ BTF_ID(func, bpf_memfilter_unborrow)
 static int mf_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
 {
 	if (prog->sleepable &&
-	    (kfunc_id == mf_borrow_ids[0] || kfunc_id == mf_borrow_ids[1]))
+	    (kfunc_id == mf_borrow_ids[0] || kfunc_id == mf_borrow_ids[1] ||
+	     kfunc_id == mf_borrow_ids[2]))
 		return -EACCES;
 	return 0;
 }

@@ -28,6 +28,7 @@ struct memfilter_borrowed;
 
 struct memfilter *bpf_memfilter_get(const char *name__str);
 struct memfilter_borrowed *bpf_memfilter_borrow(const char *name__str);
+struct memfilter_borrowed *bpf_memfilter_borrow_id(u32 id);
 void bpf_memfilter_unborrow(struct memfilter_borrowed *b);
 void bpf_memfilter_release(struct memfilter *f);
 int bpf_memfilter_contains(struct memfilter *f, const void *key, u32 key__sz);

@@ -329,6 +329,7 @@ void memfilter_filter_info(struct memfilter *f, struct memfilter_info *info)
 	if (f->pub) {
 		info->status |= MEMFILTER_STATUS_PUBLISHED;
 		strscpy(info->name, f->pub->name, sizeof(info->name));
+		info->pub_id = f->pub->id;
 	}
 	mutex_unlock(&memfilter_names_lock);
 }

@@ -156,14 +156,19 @@ struct memfilter {
  * @node: in the name hash table, RCU-protected
  * @f: the filter; the entry holds a reference to it
  * @rcu: frees the entry after readers are done with it
+ * @id: the filter's published id, its index in the id xarray (names.c)
  * @name: the name
  */
 struct memfilter_name_entry {
 	struct hlist_node node;
 	struct memfilter *f;
 	struct rcu_head rcu;
+	u32 id;
 	char name[MEMFILTER_NAME_MAX];
 };
+
+/* Published ids are 1 .. MEMFILTER_PUB_ID_MAX (names.c); 0 is none. */
+#define MEMFILTER_PUB_ID_MAX	INT_MAX
 
 extern struct mutex memfilter_names_lock;
 extern struct list_head memfilter_all_filters;

@@ -15,6 +15,7 @@ struct memfilter;
 
 struct memfilter *memfilter_get_by_name(const char *name);
 struct memfilter *memfilter_lookup_rcu(const char *name);
+struct memfilter *memfilter_lookup_id_rcu(u32 id);
 struct memfilter *memfilter_get(struct memfilter *f);
 void memfilter_put(struct memfilter *f);
 

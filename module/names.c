@@ -2,7 +2,8 @@
 /*
  * memfilter's name table: filters published under a name, found by other
  * processes (MEMFILTER_IOC_OPEN) and by kernel hooks and BPF programs
- * (memfilter_get_by_name(), memfilter_lookup_rcu()).
+ * (memfilter_get_by_name(), memfilter_lookup_rcu()), and by the number each
+ * published filter also gets (memfilter_lookup_id_rcu()).
  *
  * Conventions in this file: the table is a hash of struct memfilter_name_entry entries.
  * Writers (publish, unpublish) hold memfilter_names_lock; readers walk it under
@@ -10,6 +11,17 @@
  * after a grace period; it holds a reference to its filter, dropped only
  * after the entry left the table, so a filter found under RCU stays valid
  * until rcu_read_unlock().
+ *
+ * Published ids: an xarray from id to filter, changed together with the
+ * hash table under memfilter_names_lock, read under RCU by xa_load(). The
+ * id is erased before the entry's reference to the filter is dropped, so
+ * the same rule holds: the last put frees the filter only after a grace
+ * period that started after the erase. Ids are allocated cyclically in
+ * 1 .. MEMFILTER_PUB_ID_MAX (0 means "not published"): an id is never
+ * issued while in use, and not issued again until the allocator wrapped
+ * past MEMFILTER_PUB_ID_MAX, that is after about 2^31 further publishes,
+ * so an id a program kept after an unpublish finds nothing rather than a
+ * different filter until then.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -19,10 +31,13 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/stringhash.h>
+#include <linux/xarray.h>
 
 #include "filter.h"
 
 static DEFINE_HASHTABLE(mf_names, 8);
+static DEFINE_XARRAY_ALLOC1(mf_ids);
+static u32 mf_id_next;	/* xa_alloc_cyclic()'s cursor, under memfilter_names_lock */
 
 static u32 mf_name_hash(const char *name)
 {
@@ -89,6 +104,23 @@ struct memfilter *memfilter_lookup_rcu(const char *name)
 EXPORT_SYMBOL_GPL(memfilter_lookup_rcu);
 
 /**
+ * memfilter_lookup_id_rcu() - find a published filter by id, no reference
+ * @id: its id (MEMFILTER_IOC_INFO's pub_id)
+ *
+ * memfilter_lookup_rcu() by number: one xa_load(), no string hash or
+ * compare. An id is not issued again until about 2^31 later publishes
+ * (see the top of this file), so a stale one finds nothing until then.
+ *
+ * Context: as memfilter_lookup_rcu().
+ * Return: the filter, or NULL if no published filter has that id.
+ */
+struct memfilter *memfilter_lookup_id_rcu(u32 id)
+{
+	return xa_load(&mf_ids, id);
+}
+EXPORT_SYMBOL_GPL(memfilter_lookup_id_rcu);
+
+/**
  * memfilter_get_by_name() - find a published filter and take a reference
  * @name: its name
  *
@@ -113,14 +145,17 @@ EXPORT_SYMBOL_GPL(memfilter_get_by_name);
  * @f: the filter
  * @name: a name that passed memfilter_name_valid()
  *
+ * The filter also gets the next free id (memfilter_lookup_id_rcu()).
+ *
  * Context: process context, may sleep.
  * Return: 0, -EEXIST if the name is taken, -EBUSY if @f already has a
- * name, -ENOMEM.
+ * name or every id is in use, -ENOMEM.
  */
 int memfilter_publish(struct memfilter *f, const char *name)
 {
 	struct memfilter_name_entry *n __free(kfree) =
 		kzalloc(sizeof(*n), GFP_KERNEL_ACCOUNT);
+	int ret;
 
 	if (!n)
 		return -ENOMEM;
@@ -132,6 +167,12 @@ int memfilter_publish(struct memfilter *f, const char *name)
 		return -EBUSY;
 	if (mf_find(name))
 		return -EEXIST;
+	/* 1 when the cursor wrapped: not an error. */
+	ret = xa_alloc_cyclic(&mf_ids, &n->id, f,
+			      XA_LIMIT(1, MEMFILTER_PUB_ID_MAX), &mf_id_next,
+			      GFP_KERNEL_ACCOUNT);
+	if (ret < 0)
+		return ret;
 	memfilter_get(f);
 	f->pub = no_free_ptr(n);
 	hash_add_rcu(mf_names, &f->pub->node, mf_name_hash(f->pub->name));
@@ -144,6 +185,7 @@ static void mf_unpublish_locked(struct memfilter *f)
 	struct memfilter_name_entry *n = f->pub;
 
 	hash_del_rcu(&n->node);
+	xa_erase(&mf_ids, n->id);
 	f->pub = NULL;
 	kfree_rcu(n, rcu);
 }
@@ -192,6 +234,8 @@ void memfilter_unpublish_all(void)
 			break;
 		memfilter_put(f);
 	}
+	/* Empty now; frees the xarray's nodes. */
+	xa_destroy(&mf_ids);
 }
 
 /**

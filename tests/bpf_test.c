@@ -12,6 +12,10 @@
  *    querying a dump of the same filter offline with libmemfilter; the
  *    filter counts one query per packet and one hit per drop;
  *  - the same kfuncs from TC programs (SCHED_CLS and SCHED_ACT), exactly;
+ *  - published ids: INFO and mf_pub_id() report one while a filter is
+ *    published (on every kernel), none after unpublish, a new one after
+ *    republish; bpf_memfilter_borrow_id() finds the filter by it, and
+ *    nothing by an id never issued, unpublished or replaced;
  *  - every kfunc's return value from a syscall program, on Bloom and
  *    cuckoo filters, the batch against the ioctl query;
  *  - a filter held by a map (kptr) outlives its name and fd and is freed
@@ -22,7 +26,8 @@
  *    to end a borrow, borrow in a (sleepable) syscall program, or call the
  *    kfuncs from a program type they are not registered for;
  *  - the example loaders (XDP, netfilter) attach and detach, or say
- *    clearly that the kfuncs are absent;
+ *    clearly that the kfuncs are absent; the XDP one by the filter's id
+ *    when it is published;
  *  - the module cannot be unloaded while a program that uses them is
  *    loaded, and can be again once the program is gone.
  *
@@ -33,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -422,6 +428,150 @@ TEST_F(bpf, cuckoo_returns)
 	close(fd);
 }
 
+/* The raw INFO ioctl's pub_id (what mf_pub_id() reads), or UINT64_MAX. */
+static uint64_t info_pub_id(int fd)
+{
+	struct memfilter_info i = { .size = sizeof(i) };
+
+	if (ioctl(fd, MEMFILTER_IOC_INFO, &i))
+		return UINT64_MAX;
+	return i.pub_id;
+}
+
+/*
+ * Published ids, without BPF (so on Debian's 6.1 too): one per publish,
+ * reported by INFO and mf_pub_id(), none while unpublished, a different
+ * one after republishing.
+ */
+TEST_F(bpf, pub_id)
+{
+	uint32_t id1 = 0, id2 = 0, id3 = 0, id;
+	struct mf_api_info api;
+	int fd, fd2, anon;
+
+	ASSERT_EQ(0, mf_api(self->dev, &api));
+	EXPECT_TRUE(api.features & MEMFILTER_FEAT_PUB_ID);
+	fd = create(self->dev, MF_TYPE_BLOOM, 1000, 0.01, "bpf.test.id1");
+	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
+	fd2 = create(self->dev, MF_TYPE_CUCKOO, 1000, 0.01, "bpf.test.id2");
+	ASSERT_LE(0, fd2) TH_LOG("create: %s", mf_strerror(fd2));
+	anon = create(self->dev, MF_TYPE_BLOOM, 1000, 0.01, NULL);
+	ASSERT_LE(0, anon) TH_LOG("create: %s", mf_strerror(anon));
+
+	ASSERT_EQ(0, mf_pub_id(fd, &id1));
+	ASSERT_EQ(0, mf_pub_id(fd2, &id2));
+	TH_LOG("ids %u, %u", id1, id2);
+	EXPECT_LE(1, id1);
+	EXPECT_GE(INT32_MAX, id1);
+	EXPECT_LE(1, id2);
+	EXPECT_NE(id1, id2);
+	EXPECT_EQ(id1, info_pub_id(fd));
+	EXPECT_EQ(id2, info_pub_id(fd2));
+	/* Never published: no id. */
+	EXPECT_EQ(-ENOENT, mf_pub_id(anon, &id));
+	EXPECT_EQ(0, info_pub_id(anon));
+
+	ASSERT_EQ(0, mf_unpublish(fd));
+	EXPECT_EQ(-ENOENT, mf_pub_id(fd, &id));
+	EXPECT_EQ(0, info_pub_id(fd));
+	ASSERT_EQ(0, mf_publish(fd, "bpf.test.id1"));
+	ASSERT_EQ(0, mf_pub_id(fd, &id3));
+	TH_LOG("republished: id %u", id3);
+	EXPECT_EQ(id3, info_pub_id(fd));
+	EXPECT_NE(id1, id3);
+	EXPECT_NE(id2, id3);
+	/* A second name for a published filter is refused; the id stays. */
+	EXPECT_EQ(-EBUSY, mf_publish(fd, "bpf.test.id3"));
+	EXPECT_EQ(id3, info_pub_id(fd));
+
+	ASSERT_EQ(0, mf_unpublish(fd));
+	ASSERT_EQ(0, mf_unpublish(fd2));
+	close(anon);
+	close(fd2);
+	close(fd);
+}
+
+/*
+ * Run borrow_id_op: borrow by @id, contains(@key). Returns args.got (1
+ * found, 0 not) with the contains value in *@ret, or -1 if the run failed.
+ */
+static int by_id(struct kfunc_ops_bpf *skel, uint32_t id, const void *key,
+		 size_t len, int *ret)
+{
+	struct kfunc_op_args *a = &skel->bss->args;
+	uint8_t pkt[64] = { 0 };
+	__u32 retval;
+
+	a->id = id;
+	a->len = len;
+	memcpy(a->key, key, len);
+	a->got = -1;
+	a->ret = -1000;
+	if (run_xdp(bpf_program__fd(skel->progs.borrow_id_op), pkt,
+		    sizeof(pkt), &retval) || retval != XDP_PASS)
+		return -1;
+	*ret = a->ret;
+	return a->got;
+}
+
+/*
+ * bpf_memfilter_borrow_id() finds the filter by its id and nothing by an
+ * id never issued, by the id of an unpublished filter, or by the old id of
+ * a republished one; each query it makes is counted by the filter.
+ */
+TEST_F(bpf, borrow_id)
+{
+	struct kfunc_ops_bpf *skel;
+	struct mf_info before, after;
+	uint32_t k = 0x1234, absent, id, id2;
+	int fd, ret;
+
+	NEED_KFUNCS();
+	fd = create(self->dev, MF_TYPE_BLOOM, 1000, 0.01, "bpf.test.byid");
+	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
+	ASSERT_EQ(1, mf_add(fd, &k, 4, 1, NULL, NULL));
+	/* A key the filter answers "absent" for (fixed seed: deterministic). */
+	for (absent = 1; absent < 100; absent++)
+		if (mf_query(fd, &absent, 4, 1, NULL, NULL) == 0)
+			break;
+	ASSERT_GT(100, absent);
+	ASSERT_EQ(0, mf_pub_id(fd, &id));
+	skel = ops_load("bpf.test.byid");
+	ASSERT_NE(NULL, skel);
+
+	ASSERT_EQ(0, mf_info(fd, &before));
+	EXPECT_EQ(1, by_id(skel, id, &k, 4, &ret));
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(1, by_id(skel, id, &absent, 4, &ret));
+	EXPECT_EQ(-ENOENT, ret);
+	ASSERT_EQ(0, mf_info(fd, &after));
+	EXPECT_EQ(before.queries + 2, after.queries);
+	EXPECT_EQ(before.hits + 1, after.hits);
+
+	/* Never issued: 0, far ahead of the cursor, past the limit. */
+	EXPECT_EQ(0, by_id(skel, 0, &k, 4, &ret));
+	EXPECT_EQ(0, by_id(skel, id + 1000000, &k, 4, &ret));
+	EXPECT_EQ(0, by_id(skel, 0xffffffffu, &k, 4, &ret));
+
+	/* Unpublished: the id finds nothing. */
+	ASSERT_EQ(0, mf_unpublish(fd));
+	EXPECT_EQ(0, by_id(skel, id, &k, 4, &ret));
+	/* Republished: a new id finds it, the old one still nothing. */
+	ASSERT_EQ(0, mf_publish(fd, "bpf.test.byid"));
+	ASSERT_EQ(0, mf_pub_id(fd, &id2));
+	TH_LOG("id %u, republished %u", id, id2);
+	EXPECT_NE(id, id2);
+	EXPECT_EQ(0, by_id(skel, id, &k, 4, &ret));
+	EXPECT_EQ(1, by_id(skel, id2, &k, 4, &ret));
+	EXPECT_EQ(0, ret);
+	ASSERT_EQ(0, mf_info(fd, &after));
+	EXPECT_EQ(before.queries + 3, after.queries);
+
+	kfunc_ops_bpf__destroy(skel);
+	ASSERT_EQ(0, mf_unpublish(fd));
+	close(fd);
+}
+
 /* Bloom: delete is -EOPNOTSUPP; the batch agrees with the ioctl query. */
 TEST_F(bpf, bloom_batch)
 {
@@ -693,6 +843,14 @@ TEST_F(bpf, refused_borrow_syscall)
 		"calling kernel function bpf_memfilter_borrow is not allowed");
 }
 
+/* Nor the borrow by id. */
+TEST_F(bpf, refused_borrow_id_syscall)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_borrow_id_syscall",
+		"calling kernel function bpf_memfilter_borrow_id is not allowed");
+}
+
 TEST_F(bpf, refused_socket_filter)
 {
 	NEED_KFUNCS();
@@ -746,6 +904,33 @@ TEST_F(bpf, loader)
 		EXPECT_EQ(2, st);
 		EXPECT_NE(NULL, strstr(out, "MEMFILTER_FEAT_BPF_KFUNCS clear"));
 	}
+}
+
+/*
+ * The XDP loader with the filter published: it reads the id and the
+ * program, borrowing by id, loads and attaches.
+ */
+TEST_F(bpf, loader_by_id)
+{
+	char out[1024], want[64];
+	uint32_t id;
+	int fd, st;
+
+	NEED_KFUNCS();
+	fd = create(self->dev, MF_TYPE_BLOOM, 1000, 0.01, "bpf.test.loader.id");
+	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
+	ASSERT_EQ(0, mf_pub_id(fd, &id));
+	st = beside("xdp_blocklist", "lo bpf.test.loader.id 0", out,
+		    sizeof(out));
+	ASSERT_EQ(0, mf_unpublish(fd));
+	close(fd);
+	if (st == -2)
+		SKIP(return, "xdp_blocklist is not installed beside the test");
+	TH_LOG("xdp_blocklist: exit %d: %s", st, out);
+	EXPECT_EQ(0, st);
+	snprintf(want, sizeof(want), "published id %u\n", id);
+	EXPECT_NE(NULL, strstr(out, want));
+	EXPECT_NE(NULL, strstr(out, "dropped 0 passed 0"));
 }
 
 /*

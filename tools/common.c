@@ -517,8 +517,24 @@ void json_fill(struct json_writer *jw, const struct mf_info *i)
 	jsonw_bool_field(jw, "overfill", i->overfill);
 }
 
+/*
+ * The published id for info and list: 0 when the filter is not published
+ * (or no longer, since mf_info()) or the module predates ids.
+ */
+int pub_id_of(int fd, const struct mf_info *i, uint32_t *pub_id)
+{
+	int ret = i->published ? mf_pub_id(fd, pub_id) : -ENOENT;
+
+	if (ret == -ENOENT || ret == -EOPNOTSUPP) {
+		*pub_id = 0;
+		ret = 0;
+	}
+	return ret;
+}
+
 /* A filter in the kernel as one object (info, list). */
-void json_info(struct json_writer *jw, const struct mf_info *i)
+void json_info(struct json_writer *jw, const struct mf_info *i,
+	       uint32_t pub_id)
 {
 	jsonw_start_object(jw);
 	jsonw_string_field(jw, "name", i->name);
@@ -526,6 +542,7 @@ void json_info(struct json_writer *jw, const struct mf_info *i)
 	jsonw_uint_field(jw, "bytes", i->bytes);
 	json_fill(jw, i);
 	jsonw_bool_field(jw, "published", i->published);
+	jsonw_uint_field(jw, "pub_id", pub_id);
 	jsonw_uint_field(jw, "adds", i->adds);
 	jsonw_uint_field(jw, "queries", i->queries);
 	jsonw_uint_field(jw, "hits", i->hits);

@@ -455,13 +455,17 @@ static int named_filter(int argc, char **argv, const char **name)
 	return open_filter(*name);
 }
 
-static void info_text(const struct mf_info *i)
+static void info_text(const struct mf_info *i, uint32_t pub_id)
 {
 	const char *unit = i->type == MF_TYPE_CUCKOO ? "slots" : "bits";
 	double pct = i->fill_max ? 100.0 * i->fill / i->fill_max : 0;
 
 #define ROW "%-18s"
 	printf(ROW "%s\n", "name:", i->name[0] ? i->name : "-");
+	if (pub_id)
+		printf(ROW "%" PRIu32 "\n", "id:", pub_id);
+	else
+		printf(ROW "-\n", "id:");
 	printf(ROW "%s\n", "type:", type_name(i->type));
 	if (i->keyed)
 		printf(ROW "siphash-2-4 (keyed, secret key)\n", "hash:");
@@ -519,6 +523,7 @@ static int cmd_info(int argc, char **argv)
 	struct json_writer *jw;
 	struct mf_info info;
 	const char *name;
+	uint32_t pub_id;
 	int fd, ret;
 
 	ret = json_opt(argc, argv);
@@ -528,6 +533,8 @@ static int cmd_info(int argc, char **argv)
 	if (fd < 0)
 		return EXIT_ERR;
 	ret = mf_info(fd, &info);
+	if (!ret)
+		ret = pub_id_of(fd, &info, &pub_id);
 	if (!ret && info.type == MF_TYPE_WINDOW)
 		ret = mf_window_info(fd, &wi);
 	if (!ret && info.type == MF_TYPE_GROW)
@@ -538,7 +545,7 @@ static int cmd_info(int argc, char **argv)
 	if (info.overfill)
 		overfill_report(name, &info, false);
 	if (!json_output) {
-		info_text(&info);
+		info_text(&info, pub_id);
 		if (info.type == MF_TYPE_WINDOW)
 			window_text(&wi);
 		if (info.type == MF_TYPE_GROW)
@@ -548,7 +555,7 @@ static int cmd_info(int argc, char **argv)
 	jw = json_begin();
 	if (!jw)
 		return EXIT_ERR;
-	json_info(jw, &info);
+	json_info(jw, &info, pub_id);
 	return json_end(jw);
 }
 
@@ -560,6 +567,7 @@ static int list_json(int dev, char **names, ssize_t n)
 {
 	struct json_writer *jw = json_begin();
 	struct mf_info info;
+	uint32_t pub_id;
 	int fd, ret = 0;
 	ssize_t i;
 
@@ -575,11 +583,13 @@ static int list_json(int dev, char **names, ssize_t n)
 			break;
 		}
 		ret = mf_info(fd, &info);
+		if (!ret)
+			ret = pub_id_of(fd, &info, &pub_id);
 		close(fd);
 		if (ret)
 			ret = fail(names[i], ret);
 		else
-			json_info(jw, &info);
+			json_info(jw, &info, pub_id);
 	}
 	jsonw_end_array(jw);
 	return json_end(jw) ? EXIT_ERR : ret;

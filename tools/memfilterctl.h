@@ -97,7 +97,9 @@ struct json_writer *json_begin(void);
 int json_end(struct json_writer *jw);
 void json_params(struct json_writer *jw, const struct mf_info *i);
 void json_fill(struct json_writer *jw, const struct mf_info *i);
-void json_info(struct json_writer *jw, const struct mf_info *i);
+void json_info(struct json_writer *jw, const struct mf_info *i,
+	       uint32_t pub_id);
+int pub_id_of(int fd, const struct mf_info *i, uint32_t *pub_id);
 int stdout_flush(void);
 
 /* Options shared by create and build: the filter's parameters. */

@@ -3,8 +3,9 @@
  * XDP programs identical but for the per-packet filter call, timed by
  * bench/bpf_bench.c with BPF_PROG_TEST_RUN: the IPv4 source address (copied
  * to the stack) against nothing; the parts of a memfilter query one by one
- * (a reference taken and dropped, a filter borrowed, one more kfunc call);
- * memfilter's contains kfunc with a referenced and with a borrowed filter;
+ * (a reference taken and dropped, a filter borrowed by name or by id, one
+ * more kfunc call); memfilter's contains kfunc with a referenced filter and
+ * with a filter borrowed by name and by id;
  * the kernel's BPF_MAP_TYPE_BLOOM_FILTER; and memfilter's batch kfunc on
  * BENCH_BATCH keys.
  *
@@ -21,6 +22,8 @@
 #define EINVAL		22
 
 const volatile char filter_name[64] = "bench.bpf";
+/* The filter's published id (mf_pub_id()), set by the loader. */
+const volatile __u32 filter_id;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_BLOOM_FILTER);
@@ -97,6 +100,21 @@ int borrow(struct xdp_md *ctx)
 	return key & 1 ? XDP_DROP : XDP_PASS;
 }
 
+SEC("xdp")
+int borrow_id(struct xdp_md *ctx)
+{
+	struct memfilter_borrowed *b;
+	__u32 key;
+
+	if (saddr(ctx, &key))
+		return XDP_ABORTED;
+	b = bpf_memfilter_borrow_id(filter_id);
+	if (!b)
+		return XDP_ABORTED;
+	bpf_memfilter_unborrow(b);
+	return key & 1 ? XDP_DROP : XDP_PASS;
+}
+
 /* One more kfunc call that returns at once (-EINVAL: key_size 0). */
 SEC("xdp")
 int call(struct xdp_md *ctx)
@@ -145,6 +163,24 @@ int kfunc(struct xdp_md *ctx)
 	if (saddr(ctx, &key))
 		return XDP_ABORTED;
 	b = bpf_memfilter_borrow((const char *)filter_name);
+	if (!b)
+		return XDP_ABORTED;
+	ret = bpf_memfilter_contains(&b->f, &key, sizeof(key));
+	bpf_memfilter_unborrow(b);
+	return ret == 0 ? XDP_DROP : XDP_PASS;
+}
+
+/* The same, the filter borrowed by its id: an xarray load, no name. */
+SEC("xdp")
+int kfunc_id(struct xdp_md *ctx)
+{
+	struct memfilter_borrowed *b;
+	__u32 key;
+	int ret;
+
+	if (saddr(ctx, &key))
+		return XDP_ABORTED;
+	b = bpf_memfilter_borrow_id(filter_id);
 	if (!b)
 		return XDP_ABORTED;
 	ret = bpf_memfilter_contains(&b->f, &key, sizeof(key));

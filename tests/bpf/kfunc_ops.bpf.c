@@ -76,6 +76,30 @@ int kfunc_op(void *ctx)
 	return 0;
 }
 
+/*
+ * bpf_memfilter_borrow_id(args.id), then contains on args.key: got says
+ * whether the id found a filter, ret is the contains answer.
+ */
+SEC("xdp")
+int borrow_id_op(struct xdp_md *ctx)
+{
+	struct kfunc_op_args *a = &args;
+	struct memfilter_borrowed *b;
+	__u32 len = a->len;
+
+	if (len > KFUNC_OP_KEY_MAX)
+		return XDP_ABORTED;
+	b = bpf_memfilter_borrow_id(a->id);
+	if (!b) {
+		a->got = 0;
+		return XDP_PASS;
+	}
+	a->got = 1;
+	a->ret = bpf_memfilter_contains(&b->f, a->key, len);
+	bpf_memfilter_unborrow(b);
+	return XDP_PASS;
+}
+
 /* A filter reference held by a map (its destructor drops it). */
 struct stash_value {
 	struct memfilter __kptr *f;
@@ -296,6 +320,18 @@ int neg_borrow_syscall(void *ctx)
 	struct memfilter_borrowed *b;
 
 	b = bpf_memfilter_borrow((const char *)filter_name);
+	if (b)
+		bpf_memfilter_unborrow(b);
+	return 0;
+}
+
+/* Nor by id. */
+SEC("?syscall")
+int neg_borrow_id_syscall(void *ctx)
+{
+	struct memfilter_borrowed *b;
+
+	b = bpf_memfilter_borrow_id(args.id);
 	if (b)
 		bpf_memfilter_unborrow(b);
 	return 0;

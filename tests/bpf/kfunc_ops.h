@@ -29,6 +29,8 @@ struct kfunc_op_args {
 	__s32 got;		/* out: bpf_memfilter_get() found the filter */
 	__s32 ret;		/* out: the kfunc's return value */
 	__u64 bitmap;		/* out: the batch's bitmap */
+	__u32 id;		/* borrow_id_op: the published id */
+	__u32 pad;
 };
 
 #endif /* _KFUNC_OPS_H */

@@ -116,6 +116,8 @@
 #define MEMFILTER_FEAT_COUNT		_BITULL(10)
 /* Growing Bloom filters (MEMFILTER_TYPE_GROW). */
 #define MEMFILTER_FEAT_GROW		_BITULL(11)
+/* Published filters have an id (memfilter_info.pub_id, BPF by-id lookup). */
+#define MEMFILTER_FEAT_PUB_ID		_BITULL(12)
 
 /**
  * struct memfilter_api - ioctl(MEMFILTER_IOC_API): version handshake
@@ -414,6 +416,11 @@ struct memfilter_keys {
  * @grow_ratio_pct: growing: rate ratio r in percent; 0 for other types
  * @fpr_ppb: growing: the bound on the whole filter's rate it was
  *	created with; 0 for other types
+ * @pub_id: while published: the filter's id, 1 .. 2^31 - 1, which BPF
+ *	programs pass to bpf_memfilter_borrow_id() instead of the name;
+ *	0 when not published, and from kernels without
+ *	MEMFILTER_FEAT_PUB_ID. A new publish gets a new id; an id is
+ *	issued again only after about 2^31 later publishes
  *
  * Window filters report @capacity per generation, @keys and @fill summed
  * over the generations (keys: adds since each was last cleared),
@@ -463,6 +470,7 @@ struct memfilter_info {
 	__u32 grow_factor;
 	__u32 grow_ratio_pct;
 	__aligned_u64 fpr_ppb;
+	__aligned_u64 pub_id;
 };
 
 /**
