@@ -53,7 +53,12 @@ bpf_memfilter_borrow_id(__u32 id) __weak __ksym;
 /* 0: may be present; -ENOENT: definitely absent. */
 extern int bpf_memfilter_contains(struct memfilter *f, const void *key,
 				  __u32 key__sz) __weak __ksym;
-/* 0, or -ENOSPC: a full cuckoo filter. */
+/*
+ * 0, or -ENOSPC: a full cuckoo filter, or a growing filter at its limits;
+ * -EAGAIN: a growing filter's newest sub-filter is full and its worker is
+ * making the next (the key was not added: count it as a miss or retry on
+ * a later packet).
+ */
 extern int bpf_memfilter_add(struct memfilter *f, const void *key,
 			     __u32 key__sz) __weak __ksym;
 /* 0, -ENOENT: not present, -EOPNOTSUPP: a Bloom filter. */
@@ -61,7 +66,8 @@ extern int bpf_memfilter_delete(struct memfilter *f, const void *key,
 				__u32 key__sz) __weak __ksym;
 /*
  * 0: the key was absent and is now added; -EEXIST: it may have been
- * present; -EOPNOTSUPP: a cuckoo filter.
+ * present; -EOPNOTSUPP: a cuckoo filter; -EAGAIN, -ENOSPC: as for
+ * bpf_memfilter_add() on a growing filter (not added, not known present).
  */
 extern int bpf_memfilter_test_and_add(struct memfilter *f, const void *key,
 				      __u32 key__sz) __weak __ksym;

@@ -155,7 +155,10 @@ __bpf_kfunc int bpf_memfilter_contains(struct memfilter *f, const void *key,
  *
  * Context: as bpf_memfilter_get(); cuckoo filters take their writer lock
  * with bottom halves disabled.
- * Return: 0, or -ENOSPC when a cuckoo filter is full (nothing in it lost).
+ * Return: 0, or -ENOSPC when a cuckoo filter is full or a growing filter
+ * is at its limits (nothing in it lost), -EAGAIN when a growing filter's
+ * newest sub-filter is full and its work item is making the next (the key
+ * was not added; programs never wait for memory).
  */
 __bpf_kfunc int bpf_memfilter_add(struct memfilter *f, const void *key,
 				  u32 key__sz)
@@ -191,7 +194,8 @@ __bpf_kfunc int bpf_memfilter_delete(struct memfilter *f, const void *key,
  * Context: as bpf_memfilter_contains(); lockless.
  * Return: 0 if the key was certainly absent (it is present now), -EEXIST
  * if it may have been present (the value of a map update with BPF_NOEXIST),
- * -EOPNOTSUPP for a cuckoo filter.
+ * -EOPNOTSUPP for a cuckoo filter, -EAGAIN or -ENOSPC as for
+ * bpf_memfilter_add() on a growing filter.
  */
 __bpf_kfunc int bpf_memfilter_test_and_add(struct memfilter *f,
 					   const void *key, u32 key__sz)
