@@ -9,6 +9,7 @@ _memfilterctl()
 	local cmds="create add query seen del count clear rotate info list rm build dump load inspect merge nf version help"
 	local globals="--json --pretty --version --help"
 	local sizing="--type --capacity --fpr --bits-per-key --fingerprint-bits --keyed --seed"
+	local grow="--grow --grow-factor --grow-ratio --grow-max"
 
 	# The command is the first word that is not a global option.
 	local i c=0
@@ -52,7 +53,8 @@ _memfilterctl()
 		COMPREPLY=($(compgen -W "8 12 16" -- "$cur"))
 		return
 		;;
-	--capacity | --fpr | -b | --bits-per-key | -s | --seed | --key)
+	--capacity | --fpr | -b | --bits-per-key | -s | --seed | --key | \
+	--grow-factor | --grow-ratio | --grow-max)
 		return
 		;;
 	-i | --image | -o | --output)
@@ -68,7 +70,7 @@ _memfilterctl()
 	esac
 
 	case $cmd in
-	create) opts="$sizing --window --generations --rotate-by-count" ;;
+	create) opts="$sizing --window --generations --rotate-by-count $grow" ;;
 	seen) opts="--key --hex --count --invert" ;;
 	nf) opts="--hook --key --action --family --priority --json --pretty" ;;
 	add) opts="--key --hex --unique" ;;
@@ -76,7 +78,7 @@ _memfilterctl()
 	count) opts="--key --hex --image" ;;
 	query) opts="--key --hex --count --invert --image" ;;
 	info | list | inspect) opts="--json --pretty" ;;
-	build) opts="$sizing --hex --strict --output" ;;
+	build) opts="$sizing $grow --hex --strict --output" ;;
 	dump) opts="--output" ;;
 	merge) opts="--strict --output" ;;
 	esac

@@ -24,7 +24,7 @@
 #include "cuckoo.h"
 #include "filter.h"
 #include "image.h"
-#include "memfilter.h"
+#include <linux/memfilter.h>
 #include "window.h"
 
 /* The figures the admin guide states. */

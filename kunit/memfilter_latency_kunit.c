@@ -27,7 +27,7 @@
 #include <linux/vmalloc.h>
 
 #include "filter.h"
-#include "memfilter.h"
+#include <linux/memfilter.h>
 
 #define MF_LAT_PERIOD_NS	(100 * NSEC_PER_USEC)
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * memfilter's exported in-kernel API (module/memfilter.h): keys in, one
+ * memfilter's exported in-kernel API (include/linux/memfilter.h): keys in, one
  * call per operation. What netfilter hooks, block-layer code, BPF kfuncs
  * and other modules call on a filter that userspace created and published
  * by name; memfilter_get_by_name() and memfilter_lookup_rcu() are in

@@ -40,7 +40,6 @@
 #include <linux/memfilter.h>
 
 #include "dm.h"
-#include "memfilter.h"
 
 #define DM_MSG_PREFIX		"memfilter-dedup"
 

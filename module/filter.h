@@ -19,7 +19,6 @@
 #include <linux/memfilter.h>
 
 #include "filter_type.h"
-#include "memfilter.h"
 
 /* Per-CPU counters, so the packet path never bounces a shared line. */
 struct memfilter_pcpu_stats {

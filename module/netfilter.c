@@ -13,7 +13,7 @@
  * The packet path never locks and never modifies the skb: it reads
  * headers and payload with skb_header_pointer() into a per-CPU scratch
  * buffer (bottom halves disabled while it is in use), asks the filter
- * through the in-kernel API only (module/memfilter.h), and answers
+ * through the in-kernel API only (include/linux/memfilter.h), and answers
  * NF_ACCEPT or NF_DROP. An attachment, with its filter reference, is freed
  * an RCU grace period after its hooks were unregistered, so a packet still
  * inside the hook finishes with it.
@@ -50,7 +50,7 @@
 
 #include "filter.h"
 #include "ioctl.h"
-#include "memfilter.h"
+#include <linux/memfilter.h>
 #include "netfilter.h"
 
 /* Key bytes: two IPv6 addresses, two ports and the protocol at most. */

@@ -21,7 +21,7 @@
 #include <linux/moduleparam.h>
 #include <linux/string.h>
 
-#include "memfilter.h"
+#include <linux/memfilter.h>
 
 static char *filter = "example";
 module_param(filter, charp, 0444);

@@ -2,7 +2,8 @@
 /*
  * memfilter's in-kernel API: what netfilter hooks, block-layer code, BPF
  * kfuncs and other modules call to use a filter that userspace created and
- * published by name.
+ * published by name. Userspace's ABI is <uapi/linux/memfilter.h>, which
+ * this header includes, as the kernel's own include/linux headers do.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -10,6 +11,7 @@
 #define _MEMFILTER_KERNEL_H
 
 #include <linux/types.h>
+#include <uapi/linux/memfilter.h>
 
 struct memfilter;
 
