@@ -156,8 +156,9 @@ $(BUILD)/native/%_test: tests/native/%_test.c \
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -O1 -g $(TEST_WARN) $(SAN) \
 		-o $@ $^ -lxxhash
 
-# image_test, count_test and grow_test also test libmemfilter's offline filters.
-$(BUILD)/native/image_test $(BUILD)/native/count_test $(BUILD)/native/grow_test: \
+# image_test, count_test, grow_test and offline_window_test also test libmemfilter's offline filters.
+$(BUILD)/native/image_test $(BUILD)/native/count_test $(BUILD)/native/grow_test \
+	$(BUILD)/native/offline_window_test: \
 	$(patsubst lib/%.c,$(BUILD)/native/lib-%.o,$(LIB_SRCS))
 
 native-test: $(NATIVE_TESTS)

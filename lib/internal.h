@@ -52,6 +52,15 @@ int libmf_decode_grow_info(const struct memfilter_info *i,
 			   const struct memfilter_generation *g,
 			   struct mf_grow_info *gi);
 
+/* Put a window filter's options into a create request: 0 or -errno. */
+int libmf_encode_window(struct memfilter_create *c,
+			const struct mf_window_opts *w);
+
+/* A window filter's INFO and generations into mf_window_info. */
+int libmf_decode_window_info(const struct memfilter_info *i,
+			     const struct memfilter_generation *g,
+			     struct mf_window_info *wi);
+
 /* Turn the ABI's struct memfilter_info into the library's mf_info. */
 void libmf_decode_info(const struct memfilter_info *i, struct mf_info *info);
 

@@ -452,19 +452,32 @@ int mf_create_window(int devfd, const struct mf_create_opts *opts,
 	struct memfilter_create c = { .size = sizeof(c) };
 	int ret;
 
-	if (!opts || !w || opts->type != MF_TYPE_WINDOW)
+	if (!opts)
 		return -EINVAL;
-	ret = libmf_opts_check(w, w->sz, sizeof(*w));
+	ret = libmf_encode_create(&c, opts);
 	if (!ret)
-		ret = libmf_encode_create(&c, opts);
+		ret = libmf_encode_window(&c, w);
 	if (ret)
 		return ret;
-	c.generations = w->generations;
-	c.period_ms = w->period_ms;
-	if (w->rotate_by_count)
-		c.window_flags |= MEMFILTER_WINDOW_ROTATE_BY_COUNT;
 	ret = mf_ioctl(devfd, MEMFILTER_IOC_CREATE, &c);
 	return ret ? ret : c.out_fd;
+}
+
+int libmf_encode_window(struct memfilter_create *c,
+			const struct mf_window_opts *w)
+{
+	int ret;
+
+	if (!w || c->type != MEMFILTER_TYPE_WINDOW)
+		return -EINVAL;
+	ret = libmf_opts_check(w, w->sz, sizeof(*w));
+	if (ret)
+		return ret;
+	c->generations = w->generations;
+	c->period_ms = w->period_ms;
+	if (w->rotate_by_count)
+		c->window_flags |= MEMFILTER_WINDOW_ROTATE_BY_COUNT;
+	return 0;
 }
 
 int libmf_encode_grow(struct memfilter_create *c, const struct mf_grow_opts *g)
@@ -566,6 +579,28 @@ int mf_pub_id(int fd, uint32_t *id)
 	return 0;
 }
 
+int libmf_decode_window_info(const struct memfilter_info *i,
+			     const struct memfilter_generation *g,
+			     struct mf_window_info *wi)
+{
+	unsigned int j;
+
+	if (i->type != MEMFILTER_TYPE_WINDOW)
+		return -EOPNOTSUPP;
+	memset((char *)wi + sizeof(wi->sz), 0, sizeof(*wi) - sizeof(wi->sz));
+	wi->generations = i->generations;
+	wi->current_gen = i->current_gen;
+	wi->period_ms = i->period_ms;
+	wi->rotate_by_count = i->window_flags & MEMFILTER_WINDOW_ROTATE_BY_COUNT;
+	for (j = 0; j < i->generations && j < MEMFILTER_WINDOW_MAX_GENERATIONS;
+	     j++) {
+		wi->age_ms[j] = g[j].age_ms;
+		wi->keys[j] = g[j].keys;
+		wi->fill[j] = g[j].fill;
+	}
+	return 0;
+}
+
 int mf_window_info(int fd, struct mf_window_info *wi)
 {
 	struct memfilter_generation g[MEMFILTER_WINDOW_MAX_GENERATIONS];
@@ -573,27 +608,11 @@ int mf_window_info(int fd, struct mf_window_info *wi)
 		.size = sizeof(i), .gens = (__u64)(uintptr_t)g,
 		.gens_count = MEMFILTER_WINDOW_MAX_GENERATIONS,
 	};
-	unsigned int j;
 	int ret = wi ? libmf_opts_check(wi, wi->sz, sizeof(*wi)) : -EINVAL;
 
 	if (!ret)
 		ret = mf_ioctl(fd, MEMFILTER_IOC_INFO, &i);
-	if (ret)
-		return ret;
-	if (i.type != MEMFILTER_TYPE_WINDOW)
-		return -EOPNOTSUPP;
-	memset((char *)wi + sizeof(wi->sz), 0, sizeof(*wi) - sizeof(wi->sz));
-	wi->generations = i.generations;
-	wi->current_gen = i.current_gen;
-	wi->period_ms = i.period_ms;
-	wi->rotate_by_count = i.window_flags & MEMFILTER_WINDOW_ROTATE_BY_COUNT;
-	for (j = 0; j < i.generations && j < MEMFILTER_WINDOW_MAX_GENERATIONS;
-	     j++) {
-		wi->age_ms[j] = g[j].age_ms;
-		wi->keys[j] = g[j].keys;
-		wi->fill[j] = g[j].fill;
-	}
-	return 0;
+	return ret ? ret : libmf_decode_window_info(&i, g, wi);
 }
 
 int mf_info(int fd, struct mf_info *info)

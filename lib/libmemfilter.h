@@ -756,6 +756,49 @@ LIBMEMFILTER_API int mf_offline_grow_info(const struct mf_offline *f,
 					  struct mf_grow_info *gi);
 
 /**
+ * mf_offline_create_window() - an empty in-memory window filter
+ * @opts: as for mf_create_window(); @opts->name must be NULL or ""
+ * @w: as for mf_create_window(). @w->period_ms is kept (an image carries
+ *	it to the kernel, which rotates by it) but an offline filter never
+ *	rotates by time: only mf_offline_rotate() and, with
+ *	@w->rotate_by_count, adds rotate it.
+ * @out: out: the filter; release it with mf_offline_free()
+ *
+ * Sized exactly as the kernel sizes it. With @w->rotate_by_count, an add
+ * rotates the filter as soon as its current generation holds
+ * @opts->capacity keys (the kernel rotates right after the add batch that
+ * filled it): every generation takes exactly @opts->capacity keys.
+ *
+ * Return: as mf_offline_create() (-EINVAL also for a NULL @w, a type other
+ * than MF_TYPE_WINDOW or generations outside 2 .. 16).
+ */
+LIBMEMFILTER_API int mf_offline_create_window(const struct mf_create_opts *opts,
+					      const struct mf_window_opts *w,
+					      struct mf_offline **out);
+
+/**
+ * mf_offline_rotate() - rotate an offline window filter
+ * @f: the filter
+ *
+ * What the kernel's mf_rotate() does: the oldest generation is cleared
+ * and becomes current, with no keys and age 0 (an offline filter's clock
+ * stays at 0, so loaded generations keep their image's ages).
+ *
+ * Return: 0, or -EOPNOTSUPP on other filters.
+ */
+LIBMEMFILTER_API int mf_offline_rotate(struct mf_offline *f);
+
+/**
+ * mf_offline_window_info() - an offline window filter's generations
+ * @f: the filter
+ * @wi: filled in, as mf_window_info() fills it
+ *
+ * Return: 0, or -errno (-EOPNOTSUPP on other filters).
+ */
+LIBMEMFILTER_API int mf_offline_window_info(const struct mf_offline *f,
+					    struct mf_window_info *wi);
+
+/**
  * mf_offline_from_image() - an in-memory filter from an image
  * @image: the whole image
  * @len: its length in bytes

@@ -106,24 +106,26 @@ static int mf_offline_new(const struct memfilter_type_ops *ops,
 	return 0;
 }
 
-/* mf_offline_create(), with a growing filter's options if @grow. */
-static int mf_offline_create_opts(const struct mf_create_opts *opts,
-				  bool grow, const struct mf_grow_opts *g,
-				  struct mf_offline **out)
+/* Check @opts for an offline filter (no name) and encode them into @c. */
+static int mf_offline_encode(struct memfilter_create *c,
+			     const struct mf_create_opts *opts,
+			     struct mf_offline **out)
 {
-	struct memfilter_create c = { .size = sizeof(c) };
+	*out = NULL;
+	if (!opts || (opts->name && *opts->name))
+		return -EINVAL;
+	return libmf_encode_create(c, opts);
+}
+
+/* The filter the kernel's CREATE would make of @c, in memory. */
+static int mf_offline_create_req(const struct memfilter_create *c,
+				 struct mf_offline **out)
+{
 	const struct memfilter_type_ops *ops;
 	union memfilter_params p;
 	int ret;
 
-	*out = NULL;
-	if (!opts || (opts->name && *opts->name))
-		return -EINVAL;
-	ret = libmf_encode_create(&c, opts);
-	if (!ret && grow)
-		ret = libmf_encode_grow(&c, g);
-	if (!ret)
-		ret = memfilter_create_params(&c, &ops, &p);
+	ret = memfilter_create_params(c, &ops, &p);
 	if (!ret)
 		ret = mf_offline_new(ops, &p, out);
 	explicit_bzero(&p, sizeof(p));
@@ -133,14 +135,63 @@ static int mf_offline_create_opts(const struct mf_create_opts *opts,
 int mf_offline_create(const struct mf_create_opts *opts,
 		      struct mf_offline **out)
 {
-	return mf_offline_create_opts(opts, false, NULL, out);
+	struct memfilter_create c = { .size = sizeof(c) };
+	int ret = mf_offline_encode(&c, opts, out);
+
+	return ret ? ret : mf_offline_create_req(&c, out);
 }
 
 int mf_offline_create_grow(const struct mf_create_opts *opts,
 			   const struct mf_grow_opts *g,
 			   struct mf_offline **out)
 {
-	return mf_offline_create_opts(opts, true, g, out);
+	struct memfilter_create c = { .size = sizeof(c) };
+	int ret = mf_offline_encode(&c, opts, out);
+
+	if (!ret)
+		ret = libmf_encode_grow(&c, g);
+	return ret ? ret : mf_offline_create_req(&c, out);
+}
+
+int mf_offline_create_window(const struct mf_create_opts *opts,
+			     const struct mf_window_opts *w,
+			     struct mf_offline **out)
+{
+	struct memfilter_create c = { .size = sizeof(c) };
+	int ret = mf_offline_encode(&c, opts, out);
+
+	if (!ret)
+		ret = libmf_encode_window(&c, w);
+	return ret ? ret : mf_offline_create_req(&c, out);
+}
+
+/*
+ * The kernel's ROTATE (module/window.c), with no inserter to wait for:
+ * the oldest generation cleared and published, born now (an offline
+ * filter's clock is 0: core/userspace.h).
+ */
+int mf_offline_rotate(struct mf_offline *f)
+{
+	if (!f || f->ops != &memfilter_window_ops)
+		return -EOPNOTSUPP;
+	memfilter_window_rotate_exclusive(&f->s.window, memfilter_now_ms());
+	return 0;
+}
+
+int mf_offline_window_info(const struct mf_offline *f,
+			   struct mf_window_info *wi)
+{
+	struct memfilter_generation g[MEMFILTER_WINDOW_MAX_GENS] = {};
+	struct memfilter_info i = { .size = sizeof(i) };
+	int ret = wi ? libmf_opts_check(wi, wi->sz, sizeof(*wi)) : -EINVAL;
+
+	if (ret)
+		return ret;
+	if (f->ops != &memfilter_window_ops)
+		return -EOPNOTSUPP;
+	memfilter_state_info(f->ops, &f->s, f->keys, &i);
+	memfilter_window_gen_info(&f->s.window, memfilter_now_ms(), g);
+	return libmf_decode_window_info(&i, g, wi);
 }
 
 int mf_offline_grow_info(const struct mf_offline *f, struct mf_grow_info *gi)
@@ -320,24 +371,77 @@ static int mf_offline_grow(struct mf_offline *f)
 	return 0;
 }
 
+/* @add of the @m keys at @hashes[@d], their results at bit @d of @result. */
+static int mf_offline_add_at(struct mf_offline *f, mf_offline_op_fn add,
+			     const u64 *hashes, u32 d, u32 m,
+			     unsigned long *result, u32 *got)
+{
+	unsigned long part[MF_OFFLINE_WINDOW / BITS_PER_LONG] = {};
+	int ret = add(&f->s, hashes + d, m, part, got);
+	u32 j;
+
+	for (j = 0; j < *got; j++)
+		if (mf_result_bit(part, j))
+			memfilter_result_set(result, d + j);
+	return ret;
+}
+
+/*
+ * A window filter that rotates by count: rotated as soon as its current
+ * generation holds its capacity of keys, as the kernel's rotation does
+ * after the add that filled it (memfilter_rotate_tick()); offline, the
+ * batch is split there, so every generation takes exactly its capacity.
+ */
+static int mf_offline_add_by_count(struct mf_offline *f, const u64 *hashes,
+				   u32 n, unsigned long *result, u32 *done)
+{
+	struct memfilter_window *w = &f->s.window;
+	u64 cap = w->p.gen.capacity, cur_keys;
+	u32 d = 0, got;
+	int ret = 0;
+
+	for (;;) {
+		cur_keys = w->gen_keys[memfilter_window_current(w)];
+		if (cur_keys >= cap) {
+			mf_offline_rotate(f);
+			continue;
+		}
+		if (d == n || ret)
+			break;
+		ret = mf_offline_add_at(f, f->ops->add, hashes, d,
+					(u32)min((u64)(n - d), cap - cur_keys),
+					result, &got);
+		d += got;
+	}
+	*done = d;
+	return ret;
+}
+
+static bool mf_offline_rotates_by_count(const struct mf_offline *f)
+{
+	return f->ops == &memfilter_window_ops &&
+	       (f->s.window.p.flags & MEMFILTER_WINDOW_ROTATE_BY_COUNT);
+}
+
 static int mf_offline_do_add(struct mf_offline *f, const u64 *hashes, u32 n,
 			     unsigned long *result, u32 *done)
 {
 	/* An offline filter has one owner: no atomics needed. */
 	mf_offline_op_fn add = f->ops->add_exclusive ?: f->ops->add;
-	unsigned long part[MF_OFFLINE_WINDOW / BITS_PER_LONG];
-	int ret = add(&f->s, hashes, n, result, done);
-	u32 d = *done, got, j;
+	u32 d, got;
+	int ret;
 
+	if (mf_offline_rotates_by_count(f)) {
+		ret = mf_offline_add_by_count(f, hashes, n, result, done);
+		return mf_offline_added(f, ret, result, *done);
+	}
+	ret = add(&f->s, hashes, n, result, done);
+	d = *done;
 	while (ret == -ENOSPC && d < n && f->ops->next_bytes) {
 		ret = mf_offline_grow(f);
 		if (ret)
 			break;
-		memset(part, 0, sizeof(part));
-		ret = add(&f->s, hashes + d, n - d, part, &got);
-		for (j = 0; j < got; j++)
-			if (mf_result_bit(part, j))
-				memfilter_result_set(result, d + j);
+		ret = mf_offline_add_at(f, add, hashes, d, n - d, result, &got);
 		d += got;
 	}
 	*done = d;
