@@ -272,6 +272,82 @@ static int fpr_in_range(const struct mf_create_opts *o)
 }
 
 /* Check the filter options as a whole and fill in the defaults. */
+/* A duration: N[ms|s|m|h], seconds without a unit; 0 is refused. */
+static int parse_duration_ms(const char *opt, const char *s, uint64_t *ms)
+{
+	static const struct { const char *unit; uint64_t ms; } units[] = {
+		{ "", 1000 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 },
+		{ "h", 3600000 },
+	};
+	char *end;
+	uint64_t v;
+	size_t i;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	for (i = 0; !errno && end != s && i < sizeof(units) / sizeof(units[0]);
+	     i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		if (!v || v > UINT64_MAX / units[i].ms)
+			break;
+		*ms = v * units[i].ms;
+		return 0;
+	}
+	usage_error("%s: '%s' is not a duration (N, Nms, Ns, Nm or Nh, N >= 1)",
+		    opt, s);
+	return -1;
+}
+
+/* One of a window filter's options (WINDOW_OPTS_HELP): 0, or -1. */
+int window_opt(int c, struct window_args *a)
+{
+	switch (c) {
+	case 'w':
+		return parse_duration_ms("--window", optarg, &a->window_ms);
+	case 'g':
+		if (parse_u64("--generations", optarg, 10, &a->gens))
+			return -1;
+		if (a->gens < 2 || a->gens > 16) {
+			usage_error("--generations must be 2 to 16");
+			return -1;
+		}
+		return 0;
+	case 'R':
+		a->w.rotate_by_count = true;
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * Any window option makes a window filter, G generations of one Bloom
+ * filter's shape: before filter_opts_finish(), which then sees a Bloom
+ * filter. Fills in @a->w and @a->window: 0, or -1.
+ */
+int window_opts_check(struct mf_create_opts *o, struct window_args *a)
+{
+	struct mf_window_opts *w = &a->w;
+
+	a->window = a->window_ms || a->gens || w->rotate_by_count;
+	if (!a->window)
+		return 0;
+	if (o->type == MF_TYPE_CUCKOO) {
+		usage_error("--window, --generations and --rotate-by-count make a window filter (Bloom generations), not a cuckoo one");
+		return -1;
+	}
+	o->type = MF_TYPE_BLOOM;
+	w->generations = a->gens ? a->gens : 4;
+	/* Keys stay at least the window, at most G / (G - 1) of it. */
+	w->period_ms = a->window_ms / (w->generations - 1);
+	if (a->window_ms && !w->period_ms) {
+		usage_error("--window is shorter than its %u - 1 periods of 1 ms",
+			    w->generations);
+		return -1;
+	}
+	return 0;
+}
+
 /* One of a growing filter's options (GROW_OPTS_HELP): 0, or -1. */
 int grow_opt(int c, struct mf_grow_opts *g)
 {

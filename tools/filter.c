@@ -14,40 +14,11 @@
 
 #include "memfilterctl.h"
 
-/* A duration: N[ms|s|m|h], seconds without a unit; 0 is refused. */
-static int parse_duration_ms(const char *opt, const char *s, uint64_t *ms)
-{
-	static const struct { const char *unit; uint64_t ms; } units[] = {
-		{ "", 1000 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 },
-		{ "h", 3600000 },
-	};
-	char *end;
-	uint64_t v;
-	size_t i;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	for (i = 0; !errno && end != s && i < sizeof(units) / sizeof(units[0]);
-	     i++) {
-		if (strcmp(end, units[i].unit))
-			continue;
-		if (!v || v > UINT64_MAX / units[i].ms)
-			break;
-		*ms = v * units[i].ms;
-		return 0;
-	}
-	usage_error("%s: '%s' is not a duration (N, Nms, Ns, Nm or Nh, N >= 1)",
-		    opt, s);
-	return -1;
-}
-
 static int cmd_create(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		FILTER_OPTS,
-		{ "window", required_argument, NULL, 'w' },
-		{ "generations", required_argument, NULL, 'g' },
-		{ "rotate-by-count", no_argument, NULL, 'R' },
+		WINDOW_OPTS,
 		{ "grow", no_argument, NULL, 'G' },
 		{ "grow-factor", required_argument, NULL, OPT_GROW_FACTOR },
 		{ "grow-ratio", required_argument, NULL, OPT_GROW_RATIO },
@@ -56,14 +27,13 @@ static int cmd_create(int argc, char **argv)
 		{}
 	};
 	struct mf_create_opts o = { 0 };
-	MF_OPTS(mf_window_opts, w);
+	struct window_args wa = { .w = { .sz = sizeof(wa.w) } };
 	MF_OPTS(mf_grow_opts, g);
-	uint64_t window_ms = 0, gens = 0;
-	bool window, grow = false;
+	bool grow = false;
 	const char *name;
 	int c, dev, fd;
 
-	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS "w:g:RGh",
+	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS WINDOW_SHORTOPTS "Gh",
 			     opts)) != -1) {
 		if (c == 'h') {
 			print_help();
@@ -76,22 +46,9 @@ static int cmd_create(int argc, char **argv)
 				return EXIT_ERR;
 			continue;
 		}
-		if (c == 'w') {
-			if (parse_duration_ms("--window", optarg, &window_ms))
+		if (c == 'w' || c == 'g' || c == 'R') {
+			if (window_opt(c, &wa))
 				return EXIT_ERR;
-			continue;
-		}
-		if (c == 'g') {
-			if (parse_u64("--generations", optarg, 10, &gens))
-				return EXIT_ERR;
-			if (gens < 2 || gens > 16) {
-				usage_error("--generations must be 2 to 16");
-				return EXIT_ERR;
-			}
-			continue;
-		}
-		if (c == 'R') {
-			w.rotate_by_count = true;
 			continue;
 		}
 		if (filter_opt(c, &o) != 1)
@@ -99,24 +56,9 @@ static int cmd_create(int argc, char **argv)
 	}
 	if (positional(argc, argv, 0, &name, NULL))
 		return EXIT_ERR;
-	/* A window filter is G generations of one Bloom filter's shape. */
-	window = window_ms || gens || w.rotate_by_count;
-	if (window) {
-		if (o.type == MF_TYPE_CUCKOO) {
-			usage_error("--window, --generations and --rotate-by-count make a window filter (Bloom generations), not a cuckoo one");
-			return EXIT_ERR;
-		}
-		o.type = MF_TYPE_BLOOM;
-		w.generations = gens ? gens : 4;
-		/* Keys stay at least the window, at most G / (G - 1) of it. */
-		w.period_ms = window_ms / (w.generations - 1);
-		if (window_ms && !w.period_ms) {
-			usage_error("--window is shorter than its %u - 1 periods of 1 ms",
-				    w.generations);
-			return EXIT_ERR;
-		}
-	}
-	if (grow && grow_opts_check(&o, window))
+	if (window_opts_check(&o, &wa))
+		return EXIT_ERR;
+	if (grow && grow_opts_check(&o, wa.window))
 		return EXIT_ERR;
 	if (filter_opts_finish(&o))
 		return EXIT_ERR;
@@ -125,11 +67,11 @@ static int cmd_create(int argc, char **argv)
 	dev = open_device();
 	if (dev < 0)
 		return EXIT_ERR;
-	if (window)
+	if (wa.window)
 		o.type = MF_TYPE_WINDOW;
 	if (grow)
 		o.type = MF_TYPE_GROW;
-	fd = window ? mf_create_window(dev, &o, &w) :
+	fd = wa.window ? mf_create_window(dev, &o, &wa.w) :
 	     grow ? mf_create_grow(dev, &o, &g) : mf_create(dev, &o);
 	close(dev);
 	if (fd == -EEXIST) {
@@ -628,21 +570,26 @@ static int cmd_list(int argc, char **argv)
 	return ret;
 }
 
-/* A command whose only argument is NAME: @op on the filter's fd. */
-static int name_command(int argc, char **argv, int (*op)(int fd))
+/* @op on the filter named by the one argument left after the options. */
+static int name_op(int argc, char **argv, int (*op)(int fd))
 {
 	const char *name;
 	int fd, ret;
 
-	ret = help_opt(argc, argv);
-	if (ret >= 0)
-		return ret;
 	fd = named_filter(argc, argv, &name);
 	if (fd < 0)
 		return EXIT_ERR;
 	ret = op(fd);
 	close(fd);
 	return ret ? fail(name, ret) : 0;
+}
+
+/* A command whose only argument is NAME: @op on the filter's fd. */
+static int name_command(int argc, char **argv, int (*op)(int fd))
+{
+	int ret = help_opt(argc, argv);
+
+	return ret >= 0 ? ret : name_op(argc, argv, op);
 }
 
 static int cmd_rm(int argc, char **argv)
@@ -655,9 +602,42 @@ static int cmd_clear(int argc, char **argv)
 	return name_command(argc, argv, mf_clear);
 }
 
+/* rotate NAME, or rotate --image F.img [-o OUT.img] offline. */
 static int cmd_rotate(int argc, char **argv)
 {
-	return name_command(argc, argv, mf_rotate);
+	static const struct option opts[] = {
+		{ "image", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	const char *image = NULL, *out = NULL;
+	int c;
+
+	while ((c = next_opt(argc, argv, ":i:o:h", opts)) != -1) {
+		if (c == 'h') {
+			print_help();
+			return 0;
+		}
+		if (c == 'i')
+			image = optarg;
+		else if (c == 'o')
+			out = optarg;
+		else
+			return EXIT_ERR;
+	}
+	if (image) {
+		if (optind < argc) {
+			usage_error("unexpected argument '%s'", argv[optind]);
+			return EXIT_ERR;
+		}
+		return rotate_image(image, out);
+	}
+	if (out) {
+		usage_error("-o writes a rotated image: only with --image");
+		return EXIT_ERR;
+	}
+	return name_op(argc, argv, mf_rotate);
 }
 
 #define KEYS_HELP \
@@ -673,12 +653,7 @@ const struct command filter_commands[] = {
 	  "       memfilterctl create NAME --grow --capacity N [--fpr P] [GROW OPTIONS]",
 	  .help = "Create a filter and publish it as NAME (needs CAP_SYS_ADMIN).\n\n"
 	  FILTER_OPTS_HELP
-	  "  -w, --window T            a window filter: every key is kept at least T\n"
-	  "                            and at most G / (G - 1) T (T: N, Nms, Ns, Nm,\n"
-	  "                            Nh); --capacity is then keys per T / (G - 1)\n"
-	  "  -g, --generations G       window filter: 2 to 16 generations (default 4)\n"
-	  "  -R, --rotate-by-count     window filter: also rotate when a generation\n"
-	  "                            holds --capacity keys\n"
+	  WINDOW_OPTS_HELP
 	  GROW_OPTS_HELP },
 	{ .name = "add", .fn = cmd_add,
 	  .usage = "NAME [FILE|-|--key K...] [--hex] [--unique]",
@@ -729,9 +704,15 @@ const struct command filter_commands[] = {
 	  "  -c, --count        print only the number of keys that would be printed\n"
 	  KEYS_HELP },
 	{ .name = "rotate", .fn = cmd_rotate,
-	  .usage = "NAME",
+	  .usage = "NAME\n"
+	  "       memfilterctl rotate --image F.img [-o OUT.img]",
 	  .help = "Rotate window filter NAME now: its oldest generation is cleared and\n"
-	  "becomes current; the period restarts.\n" },
+	  "becomes current; the period restarts.\n\n"
+	  "  -i, --image F.img  rotate a window filter image offline instead and\n"
+	  "                     write the rotated image (the other generations\n"
+	  "                     keep their ages)\n"
+	  "  -o, --output FILE  with --image: write it to FILE instead of stdout,\n"
+	  "                     atomically\n" },
 	{ .name = "info", .fn = cmd_info,
 	  .usage = "NAME [--json|--pretty]",
 	  .help = "Show a filter's parameters, fill, estimated false-positive rate and\n"

@@ -234,6 +234,22 @@ static int image_overfill(const char *what, const struct mf_info *i,
 	return strict ? -1 : 0;
 }
 
+/* The image of @f to @out, as write_image(); @what names the command. */
+static int write_offline(const char *what, const struct mf_offline *f,
+			 const char *out)
+{
+	size_t len;
+	void *img;
+	int ret;
+
+	if (mf_offline_image(f, &img, &len))
+		return fail_offline(what, -ENOMEM);
+	ret = write_image(out, img, len);
+	explicit_bzero(img, len);
+	free(img);
+	return ret;
+}
+
 static int build_fill(struct mf_offline *f, const char *path, bool hex)
 {
 	uint64_t total = 0;
@@ -271,6 +287,7 @@ static int cmd_build(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		FILTER_OPTS,
+		WINDOW_OPTS,
 		{ "hex", no_argument, NULL, 'x' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "strict", no_argument, NULL, 'S' },
@@ -282,20 +299,26 @@ static int cmd_build(int argc, char **argv)
 		{}
 	};
 	struct mf_create_opts o = { 0 };
+	struct window_args wa = { .w = { .sz = sizeof(wa.w) } };
 	MF_OPTS(mf_grow_opts, g);
 	const char *path = NULL, *out = NULL;
 	struct mf_offline *f = NULL;
 	bool hex = false, strict = false, grow = false;
 	struct mf_info info;
 	int c, ret = EXIT_ERR;
-	size_t len;
-	void *img;
 
-	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS "xo:Gh", opts)) != -1) {
+	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS WINDOW_SHORTOPTS
+			     "xo:Gh", opts)) != -1) {
 		switch (c) {
 		case 'h':
 			print_help();
 			return 0;
+		case 'w':
+		case 'g':
+		case 'R':
+			if (window_opt(c, &wa))
+				return EXIT_ERR;
+			continue;
 		case 'G':
 		case OPT_GROW_FACTOR:
 		case OPT_GROW_RATIO:
@@ -323,12 +346,16 @@ static int cmd_build(int argc, char **argv)
 	}
 	if (optind < argc)
 		path = argv[optind];
-	if ((grow && grow_opts_check(&o, false)) || filter_opts_finish(&o) ||
-	    output_ok(out))
+	if (window_opts_check(&o, &wa) ||
+	    (grow && grow_opts_check(&o, wa.window)) ||
+	    filter_opts_finish(&o) || output_ok(out))
 		return EXIT_ERR;
+	if (wa.window)
+		o.type = MF_TYPE_WINDOW;
 	if (grow)
 		o.type = MF_TYPE_GROW;
-	ret = grow ? mf_offline_create_grow(&o, &g, &f) :
+	ret = wa.window ? mf_offline_create_window(&o, &wa.w, &f) :
+	      grow ? mf_offline_create_grow(&o, &g, &f) :
 	      mf_offline_create(&o, &f);
 	if (ret)
 		return fail_offline("build", ret);
@@ -338,13 +365,29 @@ static int cmd_build(int argc, char **argv)
 	mf_offline_info(f, &info);
 	if (image_overfill("build", &info, strict))
 		goto out_free;
-	if (mf_offline_image(f, &img, &len)) {
-		fail_offline("build", -ENOMEM);
+	ret = write_offline("build", f, out);
+out_free:
+	mf_offline_free(f);
+	return ret;
+}
+
+/* rotate --image: the window filter image @path, rotated once, to @out. */
+int rotate_image(const char *path, const char *out)
+{
+	struct mf_offline *f;
+	int ret = EXIT_ERR;
+
+	if (output_ok(out))
+		return EXIT_ERR;
+	f = open_image(path);
+	if (!f)
+		return EXIT_ERR;
+	if (mf_offline_rotate(f)) {
+		cli_error("%s: not a window filter image (only window filters rotate)",
+			  image_path(path));
 		goto out_free;
 	}
-	ret = write_image(out, img, len);
-	explicit_bzero(img, len);
-	free(img);
+	ret = write_offline("rotate", f, out);
 out_free:
 	mf_offline_free(f);
 	return ret;
@@ -678,6 +721,7 @@ out_free:
 const struct command image_commands[] = {
 	{ .name = "build", .fn = cmd_build,
 	  .usage = "--type bloom|cuckoo --capacity N [OPTIONS] [FILE|-] [-o F.img]\n"
+	  "       memfilterctl build --window T [--generations G] --capacity N [OPTIONS] [FILE|-] [-o F.img]\n"
 	  "       memfilterctl build --grow --capacity N [OPTIONS] [FILE|-] [-o F.img]",
 	  .help = "Build a filter offline (no device needed) from one key per line of\n"
 	  "FILE (default: standard input; a CR before the newline is not part\n"
@@ -687,10 +731,15 @@ const struct command image_commands[] = {
 	  "target), an error with --strict.\n"
 	  "A --keyed image holds the filter's secret key: -o writes it with\n"
 	  "mode 0600; on stdout, a warning says when the file is readable by\n"
-	  "others.\n\n"
+	  "others.\n"
+	  "A window filter is built with its keys in the current generation\n"
+	  "and no rotation (with --rotate-by-count, one each --capacity keys);\n"
+	  "its period (--window T / (G - 1)) goes into the image: loaded, the\n"
+	  "kernel rotates it. Use --generations alone for no period.\n\n"
 	  FILTER_OPTS_HELP
 	  "  -x, --hex                 keys are given as hex digits\n"
 	  "      --strict              more keys than --capacity is an error\n"
+	  WINDOW_OPTS_HELP
 	  GROW_OPTS_HELP
 	  OUTPUT_HELP },
 	{ .name = "dump", .fn = cmd_dump,

@@ -127,6 +127,34 @@ enum { OPT_GROW_FACTOR = 0x100, OPT_GROW_RATIO, OPT_GROW_MAX };
 int grow_opt(int c, struct mf_grow_opts *g);
 int grow_opts_check(struct mf_create_opts *o, bool window);
 void grow_text(const struct mf_grow_info *g);
+/* A window filter's options (create, build): 'w', 'g', 'R'. */
+#define WINDOW_OPTS \
+	{ "window", required_argument, NULL, 'w' }, \
+	{ "generations", required_argument, NULL, 'g' }, \
+	{ "rotate-by-count", no_argument, NULL, 'R' }
+#define WINDOW_SHORTOPTS "w:g:R"
+#define WINDOW_OPTS_HELP \
+	"  -w, --window T            a window filter: every key is kept at least T\n" \
+	"                            and at most G / (G - 1) T (T: N, Nms, Ns, Nm,\n" \
+	"                            Nh); --capacity is then keys per T / (G - 1)\n" \
+	"  -g, --generations G       window filter: 2 to 16 generations (default 4)\n" \
+	"  -R, --rotate-by-count     window filter: also rotate when a generation\n" \
+	"                            holds --capacity keys\n"
+/*
+ * struct window_args - a window filter's options as given
+ * @window_ms: --window, 0 if not given
+ * @gens: --generations, 0 if not given
+ * @w: the library's options, filled by window_opts_check()
+ * @window: set by window_opts_check(): a window filter was asked for
+ */
+struct window_args {
+	uint64_t window_ms;
+	uint64_t gens;
+	struct mf_window_opts w;
+	bool window;
+};
+int window_opt(int c, struct window_args *a);
+int window_opts_check(struct mf_create_opts *o, struct window_args *a);
 /* Their --help lines. */
 #define FILTER_OPTS_HELP \
 	"  -t, --type T              bloom or cuckoo (required)\n" \
@@ -199,6 +227,7 @@ void reader_free(struct reader *r);
 void progress_done(struct reader *r);
 
 /* image.c */
+int rotate_image(const char *path, const char *out);
 struct mf_offline *open_image(const char *path);
 
 #endif /* _MEMFILTERCTL_H */
