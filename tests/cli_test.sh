@@ -575,6 +575,51 @@ offline_images() {
 		--seed 3 "$T/o2"
 }
 
+# build --window: an offline window filter image; rotate --image keeps its
+# keys through G - 1 rotations and clears them at the G-th; with
+# --rotate-by-count only the last generations' keys stay.
+t_window_offline() {
+	seq 1 1000 | sed 's/^/w-/' >"$T/w"
+	expect_rc 0 memfilterctl build --window 2s --generations 3 \
+		--capacity 1000 --seed 3 -o "$T/w0.img" "$T/w" || return 1
+	memfilterctl inspect "$T/w0.img" | grep -q '^type: *window$' ||
+		fail "build --window: not a window image" || return 1
+	expect_rc 0 memfilterctl query --image "$T/w0.img" --count "$T/w" &&
+		expect_out 1000 || return 1
+	expect_rc 0 memfilterctl rotate --image "$T/w0.img" -o "$T/w1.img" &&
+		[ ! -s "$T/out" ] && [ ! -s "$T/err" ] ||
+		fail "rotate --image -o" || return 1
+	expect_rc 0 memfilterctl rotate --image "$T/w1.img" -o "$T/w2.img" &&
+	expect_rc 0 memfilterctl query --image "$T/w2.img" --count "$T/w" &&
+		expect_out 1000 || return 1
+	expect_rc 0 memfilterctl rotate --image "$T/w2.img" -o "$T/w3.img" &&
+	expect_rc 1 memfilterctl query --image "$T/w3.img" --count "$T/w" &&
+		expect_out 0 || return 1
+	memfilterctl inspect "$T/w3.img" | grep -q '^keys: *0$' &&
+	memfilterctl inspect "$T/w3.img" | grep -q '^fill: *0 / ' ||
+		fail "3 rotations of 3 generations left keys or bits" ||
+		return 1
+	# Generations of 300 keys, 2 of them: keys 601 .. 1000 stay.
+	expect_rc 0 memfilterctl build --generations 2 --rotate-by-count \
+		--capacity 300 --seed 3 -o "$T/r.img" "$T/w" &&
+		[ ! -s "$T/err" ] || fail "build --rotate-by-count" || return 1
+	tail -n 400 "$T/w" >"$T/wlast"
+	expect_rc 0 memfilterctl query --image "$T/r.img" --count "$T/wlast" &&
+		expect_out 400 || return 1
+	memfilterctl inspect "$T/r.img" | grep -q '^keys: *400$' ||
+		fail "rotate-by-count: not 400 keys" || return 1
+	expect_error "cuckoo" memfilterctl build --window 2s --type cuckoo \
+		--capacity 10 "$T/w" &&
+	expect_error "2 to 16" memfilterctl build --generations 17 \
+		--capacity 10 "$T/w" &&
+	expect_error "only with --image" memfilterctl rotate cli-w \
+		-o "$T/x.img" || return 1
+	memfilterctl build --type bloom --capacity 1000 -o "$T/b.img" "$T/w" &&
+	expect_error "not a window filter image" memfilterctl rotate \
+		--image "$T/b.img" -o "$T/x.img" && [ ! -e "$T/x.img" ] ||
+		fail "rotate of a Bloom image wrote an image"
+}
+
 t_merge_bad_args() {
 	offline_images || return 1
 	expect_error "o-missing.img" memfilterctl merge "$T/o1.img" \
@@ -875,7 +920,7 @@ t_cleanup() {
 
 OFFLINE_TESTS="version_flag merge_bad_args output_atomic overfill_warning
 unsupported_combinations range_errors json_offline keys_offline count_offline
-help_new"
+help_new window_offline"
 
 TESTS="version create_bloom create_cuckoo create_defaults_and_params
 create_existing_name add_file add_stdin query_present query_absent
