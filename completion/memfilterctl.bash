@@ -10,6 +10,7 @@ _memfilterctl()
 	local globals="--json --pretty --version --help"
 	local sizing="--type --capacity --fpr --bits-per-key --fingerprint-bits --keyed --seed"
 	local grow="--grow --grow-factor --grow-ratio --grow-max"
+	local window="--window --generations --rotate-by-count"
 
 	# The command is the first word that is not a global option.
 	local i c=0
@@ -70,7 +71,7 @@ _memfilterctl()
 	esac
 
 	case $cmd in
-	create) opts="$sizing --window --generations --rotate-by-count $grow" ;;
+	create) opts="$sizing $window $grow" ;;
 	seen) opts="--key --hex --count --invert" ;;
 	nf) opts="--hook --key --action --family --priority --json --pretty" ;;
 	add) opts="--key --hex --unique" ;;
@@ -78,7 +79,8 @@ _memfilterctl()
 	count) opts="--key --hex --image" ;;
 	query) opts="--key --hex --count --invert --image" ;;
 	info | list | inspect) opts="--json --pretty" ;;
-	build) opts="$sizing $grow --hex --strict --output" ;;
+	build) opts="$sizing $window $grow --hex --strict --output" ;;
+	rotate) opts="--image --output" ;;
 	dump) opts="--output" ;;
 	merge) opts="--strict --output" ;;
 	esac
