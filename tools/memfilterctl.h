@@ -153,6 +153,7 @@ struct window_args {
 	struct mf_window_opts w;
 	bool window;
 };
+
 int window_opt(int c, struct window_args *a);
 int window_opts_check(struct mf_create_opts *o, struct window_args *a);
 /* Their --help lines. */
