@@ -285,8 +285,7 @@ static int parse_duration_ms(const char *opt, const char *s, uint64_t *ms)
 
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	for (i = 0; !errno && end != s && i < ARRAY_SIZE(units);
-	     i++) {
+	for (i = 0; !errno && end != s && i < ARRAY_SIZE(units); i++) {
 		if (strcmp(end, units[i].unit))
 			continue;
 		if (!v || v > UINT64_MAX / units[i].ms)
