@@ -47,7 +47,8 @@ static const char *const names[NCONF] = {
 /*
  * The dedup rule a user would write: drop a datagram whose source, source
  * port and first 8 payload bytes (the sequence number) were seen in the
- * last 10 s, else remember them. Made afresh every round.
+ * last 10 s, else remember them. Made afresh every round. A counter on
+ * the drop (memfilter's hook counts too).
  */
 static const char nft_rules[] =
 	"table ip nf_pps {\n"
@@ -59,7 +60,7 @@ static const char nft_rules[] =
 	"	}\n"
 	"	chain pre {\n"
 	"		type filter hook prerouting priority -350; policy accept;\n"
-	"		udp dport 9999 ip saddr . udp sport . @th,64,64 @seen drop\n"
+	"		udp dport 9999 ip saddr . udp sport . @th,64,64 @seen counter drop\n"
 	"		udp dport 9999 add @seen { ip saddr . udp sport . @th,64,64 }\n"
 	"	}\n"
 	"}\n";
@@ -128,22 +129,31 @@ static int bpf_start(struct state *st)
 
 static int remove_cur(struct state *st)
 {
-	char cmd[128];
-	int ret = 0;
+	char cmd[192];
+	int ret = 0, ch;
+	FILE *f;
 
+	/* The counters of each configuration's last round, for the report. */
 	switch (st->cur) {
 	case C_COUNT:
 	case C_DEDUP:
-		snprintf(cmd, sizeof(cmd), CTL " nf detach %lld", st->id);
+		snprintf(cmd, sizeof(cmd),
+			 CTL " nf stats %lld >/tmp/nf_pps.%d.stats && " CTL " nf detach %lld >/dev/null",
+			 st->id, st->cur, st->id);
 		ret = sh(cmd);
 		break;
 	case C_NFT:
-		ret = sh(NFT " delete table ip nf_pps");
+		ret = sh(NFT " list chain ip nf_pps pre >/tmp/nf_pps.3.stats && "
+			 NFT " delete table ip nf_pps");
 		break;
 	case C_BPF:
 		kill(st->bpf, SIGTERM);
-		while (fgetc(st->bpf_out) != EOF)	/* its counters */
-			;
+		f = fopen("/tmp/nf_pps.4.stats", "w");	/* its counters */
+		while ((ch = fgetc(st->bpf_out)) != EOF)
+			if (f)
+				fputc(ch, f);
+		if (f)
+			fclose(f);
 		fclose(st->bpf_out);
 		waitpid(st->bpf, NULL, 0);
 		st->bpf = 0;
@@ -179,6 +189,23 @@ static int apply(int c, void *arg)
 	return ret;
 }
 
+/* The counters of configuration @c's last round. */
+static void counters(int c)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/nf_pps.%d.stats", c);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	printf("\n%s, last round:\n\n```\n", names[c]);
+	while (fgets(line, sizeof(line), f))
+		fputs(line, stdout);
+	printf("```\n");
+	fclose(f);
+}
+
 static void table(const char *what, int nconf, const struct pps_result *res)
 {
 	int c;
@@ -198,6 +225,8 @@ static void table(const char *what, int nconf, const struct pps_result *res)
 		printf(", BPF %+.0f ns", res[C_BPF].median - res[0].median);
 	printf(" per packet; nftables / memfilter dedup: %.3f.\n",
 	       res[C_NFT].median / res[C_DEDUP].median);
+	for (c = C_COUNT; c < nconf; c++)
+		counters(c);
 }
 
 int main(void)
@@ -224,10 +253,6 @@ int main(void)
 		fprintf(stderr, "nf_pps: no BPF netfilter dedup on this kernel\n");
 		nconf = C_BPF;
 	}
-	if (pps_run(nconf, PACKETS, ROUNDS, PPS_UNIQUE, apply, &st, fresh) ||
-	    pps_run(nconf, PACKETS, ROUNDS, 0, apply, &st, same))
-		return 1;
-
 	uname(&u);
 	printf("# netfilter: memfilter's hook vs nftables\n\n");
 	printf("Kernel %s in QEMU TCG (emulated, one vCPU: read ratios, not absolute times).\n\n",
@@ -236,8 +261,14 @@ int main(void)
 	       PACKETS, ROUNDS);
 	printf("Filters: count on a blocked Bloom filter of capacity 1000 (empty: every query misses); dedup on a window filter (10 s, 4 generations, capacity 500000 per generation); the nftables rule set:\n\n```\n%s```\n",
 	       nft_rules);
+	fflush(stdout);
+	if (pps_run(nconf, PACKETS, ROUNDS, PPS_UNIQUE, apply, &st, fresh))
+		return 1;
 	table("Every payload fresh (dedup passes every datagram: test, then add)",
 	      nconf, fresh);
+	fflush(stdout);
+	if (pps_run(nconf, PACKETS, ROUNDS, 0, apply, &st, same))
+		return 1;
 	table("Every payload the same (dedup drops every datagram after the first: test only)",
 	      nconf, same);
 	if (nconf == C_BPF)

@@ -28,8 +28,9 @@ cp "$(dirname "$vmlinuz")"/kmods/*.ko "$(dirname "$vmlinuz")"/kmods-nf/*.ko \
 	"$work/kmods/"
 cat >"$work/run.sh" <<'GUEST'
 insmod /memfilter/memfilter.ko || exit 1
+/memfilter/bin/nf_pps >/tmp/report.md || exit 1
 echo "### BEGIN report"
-/memfilter/bin/nf_pps || exit 1
+cat /tmp/report.md
 echo "### END report"
 GUEST
 "$TOP/tests/qemu/vm.sh" --kernel "$vmlinuz" --ko "$work/ko" --bin "$work/bin" \
