@@ -32,7 +32,7 @@
 #define NFT		"/sbin/nft"
 #define NFT_FILE	"/tmp/nf_pps.nft"
 #define PACKETS		20000
-#define ROUNDS		11
+#define ROUNDS		15
 
 enum { C_NONE, C_COUNT, C_DEDUP, C_NFT, C_BPF, NCONF };
 
