@@ -9,7 +9,8 @@
  * call, to keep the system call's share small) runs the receive path too
  * (softirq on the way out), so its time per datagram is the time per
  * packet end to end. Configurations alternate over
- * PPS_ROUNDS rounds; the median is reported.
+ * PPS_ROUNDS rounds; the median is reported. pps_run() is the same loop
+ * for any configurations (bench/nf_pps.c: netfilter hooks and nftables).
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -56,9 +57,10 @@ static int enter(const char *ns)
 	return ret;
 }
 
-/* The pair, its addresses, and a permanent neighbour entry: no ARP. */
+/* The pair, its addresses, and a permanent neighbour entry: no ARP. Once. */
 static int setup(void)
 {
+	static int done;
 	static const char *const cmds[] = {
 		IP " netns add pa",
 		IP " netns add pb",
@@ -71,6 +73,8 @@ static int setup(void)
 	};
 	unsigned int i;
 
+	if (done)
+		return 0;
 	if (mkdir("/run", 0755) && errno != EEXIST)
 		return -1;
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
@@ -78,6 +82,7 @@ static int setup(void)
 			fprintf(stderr, "bpf_pps: failed: %s\n", cmds[i]);
 			return -1;
 		}
+	done = 1;
 	return 0;
 }
 
@@ -116,61 +121,78 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-int bench_pps(const int *prog_fds, int nconf, int packets, int rounds,
-	      struct pps_result *res)
+/*
+ * Each datagram's payload, PPS_LEN bytes: a sequence number (host order,
+ * 8 bytes, fresh for every datagram of the run when PPS_UNIQUE, else 0)
+ * and a constant tail.
+ */
+#define PPS_LEN		18
+
+int pps_run(int nconf, int packets, int rounds, unsigned int flags,
+	    int (*apply)(int conf, void *arg), void *arg,
+	    struct pps_result *res)
 {
 	struct sockaddr_in to = { .sin_family = AF_INET,
 				  .sin_port = htons(PORT) };
-	static const char data[18] = "memfilter-bpf-pps";
-	struct iovec iov = { .iov_base = (void *)data,
-			     .iov_len = sizeof(data) };
+	static char data[PPS_BATCH][PPS_LEN];
+	struct iovec iov[PPS_BATCH];
 	double t[PPS_MAX_CONF][PPS_MAX_ROUNDS], t0, x;
 	struct mmsghdr msgs[PPS_BATCH];
-	int s, r, c, i, j, ifindex, tries;
+	unsigned long long seq = 0, zero = 0;
+	int s, r, c, i, j, k, tries;
 
 	if (nconf > PPS_MAX_CONF || rounds > PPS_MAX_ROUNDS || setup())
 		return -1;
 	memset(msgs, 0, sizeof(msgs));
 	for (j = 0; j < PPS_BATCH; j++) {
-		msgs[j].msg_hdr.msg_iov = &iov;
+		memcpy(data[j] + 8, "memfilter", 10);
+		iov[j].iov_base = data[j];
+		iov[j].iov_len = PPS_LEN;
+		msgs[j].msg_hdr.msg_iov = &iov[j];
 		msgs[j].msg_hdr.msg_iovlen = 1;
 	}
 	s = udp_socket("pa", "10.0.0.1", 0);
-	r = udp_socket("pb", "10.0.0.2", PORT);
-	ifindex = if_nametoindex("vb");		/* in pb, from here on */
-	if (s < 0 || r < 0 || !ifindex)
+	r = udp_socket("pb", "10.0.0.2", PORT);	/* in pb from here on */
+	if (s < 0 || r < 0)
 		return -1;
 	inet_pton(AF_INET, "10.0.0.2", &to.sin_addr);
 	if (connect(s, (struct sockaddr *)&to, sizeof(to)))
 		return -1;
 	/* The link is up when a datagram crosses (the qdisc comes up later). */
 	for (tries = 0; tries < 200 && !drain(r); tries++) {
-		if (send(s, data, sizeof(data), 0) < 0)
+		seq = ~0ULL - tries;	/* never a round's */
+		memcpy(data[0], &seq, 8);
+		if (send(s, data[0], PPS_LEN, 0) < 0)
 			return -1;
 		usleep(10000);
 	}
 	if (tries == 200) {
-		fprintf(stderr, "bpf_pps: no datagram crossed the pair\n");
+		fprintf(stderr, "pps: no datagram crossed the pair\n");
 		return -1;
 	}
 
+	seq = 0;
 	for (i = 0; i < rounds; i++)
 		for (c = 0; c < nconf; c++) {
-			if (prog_fds[c] < 0 ?
-			    bpf_xdp_detach(ifindex, 0, NULL) :
-			    bpf_xdp_attach(ifindex, prog_fds[c], 0, NULL)) {
-				fprintf(stderr, "bpf_pps: XDP on vb failed\n");
+			if (apply(c, arg)) {
+				fprintf(stderr, "pps: configuration %d failed\n",
+					c);
 				return -1;
 			}
 			drain(r);
 			t0 = now_ns();
-			for (j = 0; j < packets; j += PPS_BATCH)
+			for (j = 0; j < packets; j += PPS_BATCH) {
+				for (k = 0; k < PPS_BATCH; k++, seq++)
+					memcpy(data[k], flags & PPS_UNIQUE ?
+					       &seq : &zero, 8);
 				if (sendmmsg(s, msgs, PPS_BATCH, 0) != PPS_BATCH)
 					return -1;
+			}
 			t[c][i] = (now_ns() - t0) / j;
 			res[c].delivered = drain(r);
 		}
-	bpf_xdp_detach(ifindex, 0, NULL);
+	if (apply(-1, arg))
+		return -1;
 	/* Medians (insertion sort: a handful of rounds). */
 	for (c = 0; c < nconf; c++) {
 		for (i = 1; i < rounds; i++)
@@ -186,4 +208,24 @@ int bench_pps(const int *prog_fds, int nconf, int packets, int rounds,
 	close(s);
 	close(r);
 	return 0;
+}
+
+/* XDP program @conf's (-1: none) on vb; -1 at the end: none. */
+static int xdp_apply(int conf, void *arg)
+{
+	const int *prog_fds = arg;
+	int ifindex = if_nametoindex("vb");
+
+	if (!ifindex)
+		return -1;
+	if (conf < 0 || prog_fds[conf] < 0)
+		return bpf_xdp_detach(ifindex, 0, NULL);
+	return bpf_xdp_attach(ifindex, prog_fds[conf], 0, NULL);
+}
+
+int bench_pps(const int *prog_fds, int nconf, int packets, int rounds,
+	      struct pps_result *res)
+{
+	return pps_run(nconf, packets, rounds, 0, xdp_apply, (void *)prog_fds,
+		       res);
 }

@@ -88,3 +88,21 @@ $(BUILD)/bench/bpf/bpf_bench: bench/bpf_bench.c bench/bpf_pps.c \
 .PHONY: bench-bpf
 bench-bpf: $(BUILD)/bench/bpf/bpf_bench
 	scripts/bpf-bench.sh $(BUILD)/bench/bpf bench/results/bpf.md
+
+# --- make bench-nf: the netfilter hook against nftables -----------------------
+$(BUILD)/bench/nf/nf_pps: bench/nf_pps.c bench/bpf_pps.c bench/bpf/bpf_bench.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_MF) -Ibench/bpf -static -O2 $(WARN) -o $@ \
+		bench/nf_pps.c bench/bpf_pps.c $(BPF_LIBS)
+
+NF_KEY_BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c \
+	core/window.c core/window_avx2.c
+
+bench/nf_key_bench: bench/nf_key_bench.c bench/bench_util.h \
+		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(NF_KEY_BENCH_CORE))
+	$(CC) $(BENCH_CFLAGS) -Wall -Werror -o $@ $(filter-out %.h,$^)
+
+.PHONY: bench-nf
+bench-nf: $(BUILD)/bench/nf/nf_pps $(BUILD)/guest/bin/memfilterctl \
+		$(BUILD)/guest/bin/nf_dedup bench/nf_key_bench
+	scripts/nf-bench.sh $(BUILD) bench/results/nf.md

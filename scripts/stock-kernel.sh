@@ -24,9 +24,15 @@ kdir=/usr/src/linux-headers-$rel
 # built in): loop and dm-mod for the dedup target, veth for the network
 # tests. None of them depends on another module.
 kmods="drivers/block/loop drivers/md/dm-mod drivers/net/veth"
+# nf_tables for Debian's nft (make bench-nf), in kmods-nf/, in load order
+# (6.12's nf_tables depends on nfnetlink and libcrc32c, whose softdep is
+# crc32c; the set types and dynset are built into nf_tables): apart,
+# because vm.sh loads kmods/ in name order, and no test needs them.
+nfkmods="crypto/crc32c_generic lib/libcrc32c net/netfilter/nfnetlink net/netfilter/nf_tables"
 
 dir=$CACHE/stock/$rel
-if [ ! -f "$dir/vmlinuz" ] || [ ! -f "$dir/kmods/.done" ]; then
+if [ ! -f "$dir/vmlinuz" ] || [ ! -f "$dir/kmods/.done" ] ||
+	[ ! -f "$dir/kmods-nf/.done" ]; then
 	pkg=linux-image-$rel-unsigned
 	rm -rf "$dir.tmp"
 	mkdir -p "$dir.tmp"
@@ -36,20 +42,25 @@ if [ ! -f "$dir/vmlinuz" ] || [ ! -f "$dir/kmods/.done" ]; then
 	# shellcheck disable=SC2046 # one pattern per module
 	dpkg-deb --fsys-tarfile "$dir.tmp"/*.deb |
 		tar -xf - -C "$dir.tmp" --wildcards "./boot/vmlinuz-$rel" \
-			$(for m in $kmods; do
+			$(for m in $kmods $nfkmods; do
 				echo "./lib/modules/$rel/kernel/$m.ko*"; done)
 	mv "$dir.tmp/boot/vmlinuz-$rel" "$dir.tmp/vmlinuz"
-	mkdir -p "$dir.tmp/kmods"
-	for m in $kmods; do
+	mkdir -p "$dir.tmp/kmods" "$dir.tmp/kmods-nf"
+	n=0
+	for m in $kmods $nfkmods; do
 		f=$(ls "$dir.tmp/lib/modules/$rel/kernel/$m".ko*) ||
 			die "no $m module in the $pkg package"
+		case " $nfkmods " in
+		*" $m "*) n=$((n + 1)) to=kmods-nf/$n-${m##*/}.ko ;;
+		*) to=kmods/${m##*/}.ko ;;
+		esac
 		case "$f" in
 		*.xz) xz -dc "$f" ;;
 		*.zst) zstd -dcq "$f" ;;
 		*) cat "$f" ;;
-		esac >"$dir.tmp/kmods/${m##*/}.ko"
+		esac >"$dir.tmp/$to"
 	done
-	touch "$dir.tmp/kmods/.done"
+	touch "$dir.tmp/kmods/.done" "$dir.tmp/kmods-nf/.done"
 	rm -rf "$dir.tmp/boot" "$dir.tmp/lib" "$dir.tmp"/*.deb
 	rm -rf "$dir"
 	mv "$dir.tmp" "$dir"

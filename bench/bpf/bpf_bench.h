@@ -28,6 +28,19 @@ struct pps_result {
  */
 int bench_pps(const int *prog_fds, int nconf, int packets, int rounds,
 	      struct pps_result *res);
+
+#define PPS_UNIQUE	1	/* every datagram's payload differs */
+
+/*
+ * The same loop for any configurations: @apply(@c, @arg) installs
+ * configuration @c (0 .. @nconf - 1) in the receiver's namespace (the
+ * caller's, when it runs) before each of its rounds, and removes every
+ * configuration when @c is -1, at the end; nonzero fails the run. With
+ * PPS_UNIQUE in @flags every datagram's payload is a fresh counter.
+ */
+int pps_run(int nconf, int packets, int rounds, unsigned int flags,
+	    int (*apply)(int conf, void *arg), void *arg,
+	    struct pps_result *res);
 #endif
 
 #endif /* _BPF_BENCH_H */
