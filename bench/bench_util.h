@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers the small native benchmarks share: a monotonic clock in
- * nanoseconds and the splitmix64 generator their keys and data come from.
+ * nanoseconds, the splitmix64 generator their keys and data come from,
+ * zeroed cache-line-aligned tables and arrays of distinct hashes.
  * Include after the core header that defines u64.
  */
 #ifndef _MEMFILTER_BENCH_UTIL_H
 #define _MEMFILTER_BENCH_UTIL_H
 
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static inline double bench_now_ns(void)
@@ -24,6 +27,29 @@ static inline u64 bench_splitmix64(u64 *s)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
+}
+
+/* @bytes of zeroes, 64-byte aligned (a filter's table); aborts on failure. */
+static inline void *bench_zalloc(u64 bytes)
+{
+	void *p = aligned_alloc(64, (bytes + 63) & ~63ULL);
+
+	if (!p)
+		abort();
+	memset(p, 0, bytes);
+	return p;
+}
+
+/* @n hashes of distinct keys, as the filters' XXH64 hasher would give. */
+static inline u64 *bench_hashes(size_t n, u64 seed)
+{
+	u64 *h = malloc(n * sizeof(*h));
+
+	if (!h)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		h[i] = bench_splitmix64(&seed);
+	return h;
 }
 
 #endif /* _MEMFILTER_BENCH_UTIL_H */

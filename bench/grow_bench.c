@@ -26,25 +26,6 @@
 #define REPS	11
 #define FPR_PPB	10000000ULL	/* 1% */
 
-static void *gb_zalloc(u64 bytes)
-{
-	void *p = aligned_alloc(64, (bytes + 63) & ~63ULL);
-
-	if (!p)
-		abort();
-	memset(p, 0, bytes);
-	return p;
-}
-
-static u64 *gb_hashes(size_t n, u64 seed)
-{
-	u64 *h = malloc(n * sizeof(*h));
-
-	for (size_t i = 0; i < n; i++)
-		h[i] = bench_splitmix64(&seed);
-	return h;
-}
-
 static double gb_run(const struct memfilter_grow *g,
 		     const struct memfilter_bloom *b, const u64 *h, size_t n,
 		     unsigned long *bm, u64 *hits)
@@ -80,7 +61,7 @@ static void gb_row(const char *what, u64 cap, u32 subs, size_t nq)
 	u64 stride = total / nq ? total / nq : 1, npresent = total < nq ? total : nq;
 	u64 *fill = malloc(piece * sizeof(*fill));
 	u64 *present = malloc(nq * sizeof(*present));
-	u64 *absent = gb_hashes(nq, 2);
+	u64 *absent = bench_hashes(nq, 2);
 	unsigned long *bm = calloc(nq / BITS_PER_LONG + 1, sizeof(long));
 	void *parts[MEMFILTER_GROW_MAX_SUBS] = { 0 };
 	double ga, ba, gp, bp;
@@ -90,8 +71,8 @@ static void gb_row(const char *what, u64 cap, u32 subs, size_t nq)
 	if (memfilter_grow_params_init(&p, cap, FPR_PPB, 0, 2, 50) ||
 	    memfilter_bloom_params_from_fpr(&b.p, total, FPR_PPB))
 		abort();
-	memfilter_grow_init(&g, &p, gb_zalloc(memfilter_grow_bytes(&p)));
-	b.words = gb_zalloc(memfilter_bloom_bytes(&b.p));
+	memfilter_grow_init(&g, &p, bench_zalloc(memfilter_grow_bytes(&p)));
+	b.words = bench_zalloc(memfilter_bloom_bytes(&b.p));
 	/* The present queries: nq keys spread over the whole fill. */
 	for (u64 at = 0; at < total; at += piece) {
 		size_t m = total - at < piece ? total - at : piece;
@@ -102,7 +83,7 @@ static void gb_row(const char *what, u64 cap, u32 subs, size_t nq)
 			if (!memfilter_grow_add_hashes(&g, fill + i, m - i,
 						       &done, true))
 				break;
-			parts[n] = gb_zalloc(memfilter_grow_next_bytes(&g));
+			parts[n] = bench_zalloc(memfilter_grow_next_bytes(&g));
 			memfilter_grow_attach(&g, parts[n++]);
 		}
 		memfilter_bloom_add_hashes_exclusive(&b, fill, m);

@@ -31,16 +31,6 @@
 
 enum op { HASH, COUNT, DEDUP };
 
-static void *zalloc(u64 bytes)
-{
-	void *p = aligned_alloc(64, (bytes + 63) & ~63ULL);
-
-	if (!p)
-		abort();
-	memset(p, 0, bytes);
-	return p;
-}
-
 static volatile u64 sink;
 
 /* Best of REPS runs of @op over N payloads (fresh: sequence numbers). */
@@ -97,8 +87,8 @@ int main(void)
 	if (memfilter_bloom_params_from_fpr(&b.p, 1000, 10000000ULL) ||
 	    memfilter_window_params_init(&wp, 500000, 4, 10000000ULL, 0))
 		return 1;
-	b.words = zalloc(memfilter_bloom_bytes(&b.p));
-	memfilter_window_init(&w, &wp, zalloc(memfilter_window_bytes(&wp)), 0);
+	b.words = bench_zalloc(memfilter_bloom_bytes(&b.p));
+	memfilter_window_init(&w, &wp, bench_zalloc(memfilter_window_bytes(&wp)), 0);
 	for (int op = HASH; op <= DEDUP; op++)
 		for (int fresh = 1; fresh >= 0; fresh--)
 			r[op][!fresh] = run(op, &b, &w, fresh);

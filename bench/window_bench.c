@@ -24,26 +24,6 @@
 #define GENS	4
 #define FPR_PPB	10000000ULL	/* 1% */
 
-static void *wb_zalloc(u64 bytes)
-{
-	void *p = aligned_alloc(64, (bytes + 63) & ~63ULL);
-
-	if (!p)
-		abort();
-	memset(p, 0, bytes);
-	return p;
-}
-
-/* @n hashes of distinct keys, as the filters' XXH64 hasher would give. */
-static u64 *wb_hashes(size_t n, u64 seed)
-{
-	u64 *h = malloc(n * sizeof(*h));
-
-	for (size_t i = 0; i < n; i++)
-		h[i] = bench_splitmix64(&seed);
-	return h;
-}
-
 enum wb_op { WB_QUERY, WB_ADD, WB_TAS };
 
 struct wb_pair {
@@ -90,17 +70,17 @@ static void wb_size(const char *what, u64 per_gen, size_t nq)
 	const size_t piece = 1 << 20;
 	u64 *fill = malloc(piece * sizeof(*fill));
 	u64 *present = malloc(nq * sizeof(*present));
-	u64 *absent = wb_hashes(nq, 2);
-	u64 *fresh = wb_hashes(nq * REPS, 3);
+	u64 *absent = bench_hashes(nq, 2);
+	u64 *fresh = bench_hashes(nq * REPS, 3);
 	unsigned long *bm = calloc(nq / BITS_PER_LONG + 1, sizeof(long));
 	double wq, bq, wp_, bp, wa, wt, ba, bt;
 
 	if (memfilter_window_params_init(&wp, per_gen, GENS, FPR_PPB, 0) ||
 	    memfilter_bloom_params_from_fpr(&f.b.p, per_gen * GENS, FPR_PPB))
 		abort();
-	memfilter_window_init(&f.w, &wp, wb_zalloc(memfilter_window_bytes(&wp)),
+	memfilter_window_init(&f.w, &wp, bench_zalloc(memfilter_window_bytes(&wp)),
 			      0);
-	f.b.words = wb_zalloc(memfilter_bloom_bytes(&f.b.p));
+	f.b.words = bench_zalloc(memfilter_bloom_bytes(&f.b.p));
 	/*
 	 * Generation j gets the keys of stream 100 + j, in pieces (the big
 	 * sizes would not fit as one array); the Bloom filter all of them.
@@ -130,7 +110,7 @@ static void wb_size(const char *what, u64 per_gen, size_t nq)
 	wa = wb_run(&f, true, WB_ADD, fresh, nq, bm);
 	ba = wb_run(&f, false, WB_ADD, fresh, nq, bm);
 	free(fresh);
-	fresh = wb_hashes(nq * REPS, 4);
+	fresh = bench_hashes(nq * REPS, 4);
 	wt = wb_run(&f, true, WB_TAS, fresh, nq, bm);
 	bt = wb_run(&f, false, WB_TAS, fresh, nq, bm);
 
