@@ -4,8 +4,8 @@
  * (core/grow.c). A growing filter of first capacity C (factor 2, ratio
  * 0.5, 1% bound) filled with C * (2^S - 1) keys has S full sub-filters;
  * it is queried with absent keys (every sub-filter visited) and present
- * ones (newest first: most keys are in the largest), against one blocked
- * Bloom filter (core/bloom.c) sized for the same keys at the same 1%.
+ * ones, shuffled (newest first: most keys are in the largest), against one
+ * blocked Bloom filter (core/bloom.c) sized for the same keys at the same 1%.
  * Batch calls on precomputed hashes, the module's hot path; best of REPS
  * runs, nanoseconds per key, and the false-positive rate measured on the
  * absent keys. A benchmark, not a test: it reports numbers and asserts
@@ -13,12 +13,21 @@
  *
  *   make bench/grow_bench && bench/grow_bench [--quick]
  *
+ * Instructions per key (callgrind, an AVX2 build, one run per loop):
+ *
+ *   cc -D_GNU_SOURCE -Icore -Iinclude/uapi -Ilib -Ibuild/include -O3 \
+ *	-march=x86-64-v3 -o /tmp/gb bench/grow_bench.c core/hash.c \
+ *	core/bloom.c core/bloom_avx2.c core/grow.c
+ *   valgrind --tool=callgrind --callgrind-out-file=/tmp/gb.%p /tmp/gb --instr
+ *   bench/instr-rows.sh /tmp/gb.*
+ *
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <valgrind/callgrind.h>
 
 #include "filter_type.h"
 #include "grow.h"
@@ -27,22 +36,44 @@
 #define REPS	11
 #define FPR_PPB	10000000ULL	/* 1% */
 
+/*
+ * --instr (under callgrind, a -march=x86-64-v3 build): each timed loop
+ * once, between a zeroing of the counters and a dump named
+ * "row|column|keys", for instructions per key.
+ */
+static int reps = REPS;
+static char gb_label[128];
+
+static void gb_begin(void)
+{
+	CALLGRIND_ZERO_STATS;
+}
+
+static void gb_end(const char *row, const char *col, size_t n)
+{
+	snprintf(gb_label, sizeof(gb_label), "%s|%s|%zu", row, col, n);
+	CALLGRIND_DUMP_STATS_AT(gb_label);
+}
+
 static double gb_run(const struct memfilter_grow *g,
 		     const struct memfilter_bloom *b, const u64 *h, size_t n,
-		     unsigned long *bm, u64 *hits)
+		     unsigned long *bm, u64 *hits, const char *row,
+		     const char *col)
 {
 	double best = 1e30;
 
-	for (int r = 0; r < REPS; r++) {
+	for (int r = 0; r < reps; r++) {
 		double t0, t;
 
 		memset(bm, 0, (n / BITS_PER_LONG + 1) * sizeof(long));
+		gb_begin();
 		t0 = bench_now_ns();
 		if (g)
 			memfilter_grow_contains_hashes(g, h, n, bm);
 		else
 			memfilter_bloom_contains_hashes(b, h, n, bm);
 		t = (bench_now_ns() - t0) / n;
+		gb_end(row, col, n);
 		if (t < best)
 			best = t;
 	}
@@ -67,6 +98,7 @@ static void gb_row(const char *what, u64 cap, u32 subs, size_t nq)
 	void *parts[MEMFILTER_GROW_MAX_SUBS] = { 0 };
 	double ga, ba, gp, bp;
 	u64 gfp, bfp, hits;
+	char row[64];
 	u32 done, n = 0;
 
 	if (memfilter_grow_params_init(&p, cap, FPR_PPB, 0, 2, 50) ||
@@ -92,12 +124,22 @@ static void gb_row(const char *what, u64 cap, u32 subs, size_t nq)
 			if ((at + i) % stride == 0 && (at + i) / stride < nq)
 				present[(at + i) / stride] = fill[i];
 	}
+	/* In no particular order, as a stream of lookups would be. */
+	for (u64 i = npresent; i > 1; i--) {
+		u64 j = bench_splitmix64(&seed) % i, t = present[i - 1];
+
+		present[i - 1] = present[j];
+		present[j] = t;
+	}
 	p = g.p;
 	bytes = memfilter_grow_bytes(&p);
-	ga = gb_run(&g, NULL, absent, nq, bm, &gfp);
-	ba = gb_run(NULL, &b, absent, nq, bm, &bfp);
-	gp = gb_run(&g, NULL, present, npresent, bm, &hits);
-	bp = gb_run(NULL, &b, present, npresent, bm, &hits);
+	snprintf(row, sizeof(row), "%s S=%u", what, subs);
+	ga = gb_run(&g, NULL, absent, nq, bm, &gfp, row, "grow absent");
+	ba = gb_run(NULL, &b, absent, nq, bm, &bfp, row, "Bloom absent");
+	gp = gb_run(&g, NULL, present, npresent, bm, &hits, row,
+		    "grow present");
+	bp = gb_run(NULL, &b, present, npresent, bm, &hits, row,
+		    "Bloom present");
 
 	printf("| %s | %u | %llu | %.2f / %.2f MiB | %.2f / %.2f (%.2fx) | %.2f / %.2f (%.2fx) | %.3f%% / %.3f%% |\n",
 	       what, memfilter_grow_active(&g), (unsigned long long)total,
@@ -142,6 +184,9 @@ static void gb_ta_row(const char *what, u64 cap, u32 subs, size_t n)
 	u64 *fresh = bench_hashes(n, 5);
 	unsigned long *bm = calloc(n / BITS_PER_LONG + 1, sizeof(long));
 	double best[3] = { 1e30, 1e30, 1e30 };
+	static const char * const col[] = { "add fresh", "ta fresh",
+					    "ta present" };
+	char row[64];
 	u32 done, np = 0;
 
 	if (!fill || !present || !bm ||
@@ -157,21 +202,25 @@ static void gb_ta_row(const char *what, u64 cap, u32 subs, size_t n)
 		parts[np] = bench_zalloc(memfilter_grow_next_bytes(g));
 		memfilter_grow_attach(g, parts[np++]);
 	}
-	/* The newest, empty: the first add moves to it. */
-	parts[np] = bench_zalloc(memfilter_grow_next_bytes(g));
-	memfilter_grow_attach(g, parts[np++]);
-	if (g->sub[memfilter_grow_active(g)].p.capacity < n)
+	/* The newest, empty (with S = 0, the first). */
+	if (subs) {
+		parts[np] = bench_zalloc(memfilter_grow_next_bytes(g));
+		memfilter_grow_attach(g, parts[np++]);
+		g->active = memfilter_grow_active(g) + 1;	/* not shared */
+	}
+	if (g->sub[memfilter_grow_active(g) - 1].p.capacity < n)
 		abort();
-	g->active = memfilter_grow_active(g) + 1;	/* not shared */
 	for (size_t i = 0; total && i < n; i++)
 		present[i] = fill[(i * 7919) % total];
-	for (int r = 0; r < REPS; r++) {
+	snprintf(row, sizeof(row), "%s S=%u+1", what, subs);
+	for (int r = 0; r < reps; r++) {
 		for (int op = 0; op < (total ? 3 : 2); op++) {
 			double t0, t;
 			int ret = 0;
 
 			gb_reset_newest(g);
 			memset(bm, 0, (n / BITS_PER_LONG + 1) * sizeof(long));
+			gb_begin();
 			t0 = bench_now_ns();
 			if (op == 0)
 				ret = memfilter_grow_add_hashes(g, fresh, n,
@@ -181,6 +230,7 @@ static void gb_ta_row(const char *what, u64 cap, u32 subs, size_t n)
 						op == 1 ? fresh : present, n,
 						bm, &done);
 			t = (bench_now_ns() - t0) / n;
+			gb_end(row, col[op], n);
 			if (ret || done != n)
 				abort();
 			if (t < best[op])
@@ -201,11 +251,15 @@ static void gb_ta_row(const char *what, u64 cap, u32 subs, size_t n)
 
 int main(int argc, char **argv)
 {
-	bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+	bool instr = argc > 1 && !strcmp(argv[1], "--instr");
+	bool quick = instr || (argc > 1 && !strcmp(argv[1], "--quick"));
+
+	if (instr)
+		reps = 1;
 	static const u32 subs[] = { 1, 2, 4, 6, 8 }, ta_subs[] = { 0, 1, 3, 5 };
 
 	printf("Growing filter (factor 2, ratio 0.5, 1%% bound) with S full sub-filters vs one blocked Bloom filter sized for the same keys at 1%%; ns/key, best of %d; batch queries of precomputed hashes.\n\n",
-	       REPS);
+	       reps);
 	printf("| size | S | keys | memory: grow / Bloom | query absent: grow / Bloom | query present: grow / Bloom | measured FPR: grow / Bloom |\n");
 	printf("|---|---|---|---|---|---|---|\n");
 	for (u32 i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)

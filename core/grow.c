@@ -27,8 +27,13 @@
 /* Sub-filters of a growing payload's image state section. */
 #define MF_GROW_SEC	MEMFILTER_IMAGE_GROW_SIZE
 
-/* Keys a query handles per sub-filter pass (its scratch bitmap). */
-#define MF_GROW_CHUNK	256
+/*
+ * Keys a query or test-and-add handles per chunk: its scratch (hashes and
+ * positions of the keys not found yet) is on the stack, about 0.6 KiB;
+ * a multiple of BITS_PER_LONG, at most 256 (positions are u8), and at
+ * least MEMFILTER_SIMD_MIN_KEYS so that a whole chunk takes the AVX2 path.
+ */
+#define MF_GROW_CHUNK	64
 
 /**
  * memfilter_grow_sub_params() - the shape of one sub-filter
@@ -293,6 +298,76 @@ int memfilter_grow_add_hashes(struct memfilter_grow *g, const u64 *hashes,
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_add_hashes);
 
+/* Set bit @i of @bm. */
+static __always_inline void mf_grow_set(unsigned long *bm, u32 i)
+{
+	bm[i / BITS_PER_LONG] |= 1UL << (i % BITS_PER_LONG);
+}
+
+static __always_inline bool mf_grow_test(const unsigned long *bm, u32 i)
+{
+	return (bm[i / BITS_PER_LONG] >> (i % BITS_PER_LONG)) & 1;
+}
+
+/*
+ * Ask sub-filters @a - 1 down to 0 about @n keys, each sub-filter only
+ * about the keys no newer one holds: key j's hash is @in[j], its position
+ * in the caller's chunk @at[j] (@at NULL: j). Sets bit @at[j] of @was for
+ * every key found. The keys found nowhere are written to @left and @pos,
+ * in order, and their count returned, if @want_left (otherwise the last
+ * sub-filter's answers go straight to @was); @left and @pos are the
+ * scratch either way, and @in may be @left + d and @at @pos + d for any d
+ * >= 0 (each is read before anything is written over it). A sub-filter
+ * that holds none of the keys asked leaves the list as it is.
+ * @n <= MF_GROW_CHUNK.
+ */
+static u32 mf_grow_ask(const struct memfilter_grow *g, u32 a, const u64 *in,
+		       const u8 *at, u32 n, unsigned long *was, u64 *left,
+		       u8 *pos, bool want_left)
+{
+	unsigned long part[DIV_ROUND_UP(MF_GROW_CHUNK, BITS_PER_LONG)], any;
+	u32 s, j, k, w, words;
+
+	for (s = a; s-- > 0 && n;) {
+		memfilter_bloom_contains_hashes(&g->sub[s], in, n, part);
+		words = DIV_ROUND_UP(n, BITS_PER_LONG);
+		for (w = 0, any = 0; w < words; w++)
+			any |= part[w];
+		if (!any)
+			continue;
+		if (!at) {
+			/* Positions are the keys' own: whole words. */
+			for (w = 0; w < words; w++)
+				was[w] |= part[w];
+		} else {
+			for (j = 0; j < n; j++)
+				if (mf_grow_test(part, j))
+					mf_grow_set(was, at[j]);
+		}
+		if (!s && !want_left)
+			return 0;
+		/* Keep the keys not found, without a branch per key. */
+		for (j = 0, k = 0; j < n; j++) {
+			u32 p = at ? at[j] : j;
+
+			left[k] = in[j];
+			pos[k] = p;
+			k += !mf_grow_test(part, j);
+		}
+		in = left;
+		at = pos;
+		n = k;
+	}
+	if (n && want_left && in != left) {
+		/* The list is the caller's own still: copy it out. */
+		for (j = 0; j < n; j++) {
+			left[j] = in[j];
+			pos[j] = at ? at[j] : j;
+		}
+	}
+	return n;
+}
+
 /**
  * memfilter_grow_contains_hashes() - query keys by their hashes
  * @g: the filter
@@ -301,8 +376,9 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_add_hashes);
  * @result: bitmap of @n bits, zeroed by the caller: bit i set when key i
  *	may be in some sub-filter in use
  *
- * Newest (largest) sub-filter first; a chunk of keys stops as soon as all
- * of them were found.
+ * Newest (largest) sub-filter first; each older one is asked only about
+ * the keys no newer one holds, so a present key stops at the first
+ * sub-filter that holds it and only absent keys visit them all.
  *
  * Context: any; lockless.
  */
@@ -310,30 +386,172 @@ void memfilter_grow_contains_hashes(const struct memfilter_grow *g,
 				    const u64 *hashes, u32 n,
 				    unsigned long *result)
 {
-	unsigned long part[MF_GROW_CHUNK / BITS_PER_LONG];
-	unsigned long *out, want, all;
-	u32 a = memfilter_grow_active(g), i, m, s, w, words;
+	u32 a = memfilter_grow_active(g), i, m;
+	u64 left[MF_GROW_CHUNK];
+	u8 pos[MF_GROW_CHUNK];
 
+	/* MF_GROW_CHUNK is a multiple of BITS_PER_LONG: whole words. */
 	for (i = 0; i < n; i += m) {
 		m = min(n - i, (u32)MF_GROW_CHUNK);
-		out = result + i / BITS_PER_LONG;
-		words = DIV_ROUND_UP(m, BITS_PER_LONG);
-		for (s = a; s-- > 0;) {
-			memfilter_bloom_contains_hashes(&g->sub[s], hashes + i,
-							m, part);
-			all = ~0UL;
-			for (w = 0; w < words; w++) {
-				want = w == m / BITS_PER_LONG ?
-				       (1UL << (m % BITS_PER_LONG)) - 1 : ~0UL;
-				out[w] |= part[w] & want;
-				all &= out[w] | ~want;
-			}
-			if (all == ~0UL)
-				break;
-		}
+		mf_grow_ask(g, a, hashes + i, NULL, m,
+			    result + i / BITS_PER_LONG, left, pos, false);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_contains_hashes);
+
+/*
+ * Give back @n keys of room claimed in sub-filter @i but not used (never
+ * below 0: a clear may have zeroed the count meanwhile).
+ */
+static void mf_grow_unclaim(struct memfilter_grow *g, u32 i, u64 n)
+{
+	u64 k = READ_ONCE(g->keys[i]);
+
+	while (!memfilter_grow_cmpxchg(&g->keys[i], &k, k - min(k, n)))
+		;
+}
+
+/*
+ * Test-and-add of one chunk, @m <= MF_GROW_CHUNK keys: bit j of @out set
+ * when key j was present. *@done: keys handled (@m unless -ENOSPC).
+ */
+static int mf_grow_ta_chunk(struct memfilter_grow *g, const u64 *hashes,
+			    u32 m, unsigned long *out, u32 *done)
+{
+	unsigned long had[DIV_ROUND_UP(MF_GROW_CHUNK, BITS_PER_LONG)];
+	u64 left[MF_GROW_CHUNK], k, take, unused;
+	u8 pos[MF_GROW_CHUNK];
+	struct memfilter_bloom *b;
+	u32 a = memfilter_grow_active(g), j, n = m;
+	/* One sub-filter in use: nothing to ask before its test-and-add. */
+	bool direct = a == 1;
+
+	if (!direct)
+		n = mf_grow_ask(g, a, hashes, NULL, m, out, left, pos, true);
+	while (n) {
+		a = memfilter_grow_active(g);
+		if (direct && a > 1) {
+			/* It grew meanwhile: ask the older ones first. */
+			direct = false;
+			n = mf_grow_ask(g, a - 1, hashes, NULL, m, out, left,
+					pos, true);
+			continue;
+		}
+		b = &g->sub[a - 1];
+		k = READ_ONCE(g->keys[a - 1]);
+		if (k >= b->p.capacity) {
+			/* Pairs with memfilter_grow_attach(). */
+			if (a >= smp_load_acquire(&g->p.nsubs))
+				goto full;
+			memfilter_grow_cmpxchg(&g->active, &a, a + 1);
+			continue;
+		}
+		/* Room for every key no older sub-filter holds. */
+		take = min((u64)n, b->p.capacity - k);
+		if (!memfilter_grow_cmpxchg(&g->keys[a - 1], &k, k + take))
+			continue;
+		/*
+		 * The test-and-add tells a key the newest held already (if
+		 * it was not asked), or whose bits an earlier key of the
+		 * batch (a repeat) or a racing insert set meanwhile: it was
+		 * present and gives its room back.
+		 */
+		memfilter_bloom_test_and_add_hashes(b, direct ? hashes : left,
+						    take, had);
+		for (j = 0, unused = 0; j < take; j++) {
+			if (mf_grow_test(had, j)) {
+				mf_grow_set(out, direct ? j : pos[j]);
+				unused++;
+			}
+		}
+		if (unused)
+			mf_grow_unclaim(g, a - 1, unused);
+		if (take == n)
+			break;
+		if (direct) {
+			direct = false;
+			for (j = take; j < m && j < MF_GROW_CHUNK; j++) {
+				left[j] = hashes[j];
+				pos[j] = j;
+			}
+		}
+		/*
+		 * The rest did not fit: ask about them again, since the
+		 * keys just added may be their repeats, then go on in the
+		 * next sub-filter.
+		 */
+		n = mf_grow_ask(g, a, left + take, pos + take, n - take, out,
+				left, pos, true);
+	}
+	*done = m;
+	return 0;
+full:
+	if (direct) {
+		/* Keys present go on until the first absent one. */
+		n = mf_grow_ask(g, a, hashes, NULL, m, out, left, pos, true);
+		if (!n) {
+			*done = m;
+			return 0;
+		}
+	}
+	/* Keys from the first that did not fit on are not done. */
+	*done = pos[0];
+	for (j = *done; j < m; j++)
+		out[j / BITS_PER_LONG] &= ~(1UL << (j % BITS_PER_LONG));
+	return -ENOSPC;
+}
+
+/**
+ * memfilter_grow_test_and_add_hashes() - was each key present? add it
+ * @g: the filter
+ * @hashes: the keys' hashes under the filter's hasher
+ * @n: how many
+ * @result: bitmap of @n bits, zeroed by the caller: bit i set when key i
+ *	may have been present (in some sub-filter in use) before its add
+ * @done: out: how many keys were handled, in order
+ *
+ * In chunks of MF_GROW_CHUNK keys, each key's lines read once from
+ * memory. With one sub-filter in use, the chunk claims room in it and
+ * goes straight to the Bloom filter's test-and-add. With more, the newest
+ * is asked first, then each older one only about the keys no newer one
+ * holds (as a query); the keys found nowhere claim room in the newest, by
+ * compare-and-exchange on its count, and get the Bloom test-and-add there
+ * (the newest's line again, from cache). Either way a key the Bloom
+ * test-and-add finds set already (the newest held it, or an earlier copy
+ * in the batch or a racing insert set its bits) is present and gives its
+ * room back at once; until then a concurrent add can find up to
+ * MF_GROW_CHUNK - 1 keys less room. As RedisBloom's scalable filters do, a
+ * key already present takes no room: its bits stay where they were found
+ * (bits are cleared only by a clear). Two racing test-and-adds of one new
+ * key may both report it absent, and it is present after both; a key
+ * whose add returned before this call started is reported present; a key
+ * repeated in @hashes is present the second time.
+ *
+ * Context: any; lockless, as memfilter_grow_add_hashes().
+ * Return: 0, or -ENOSPC when the newest sub-filter is full and none was
+ * made after it: keys @done .. @n - 1 were not handled (their bits in
+ * @result are clear), nothing already in the filter was lost.
+ */
+int memfilter_grow_test_and_add_hashes(struct memfilter_grow *g,
+				       const u64 *hashes, u32 n,
+				       unsigned long *result, u32 *done)
+{
+	u32 i, m, d;
+	int ret;
+
+	for (i = 0; i < n; i += m) {
+		m = min(n - i, (u32)MF_GROW_CHUNK);
+		ret = mf_grow_ta_chunk(g, hashes + i, m,
+				       result + i / BITS_PER_LONG, &d);
+		if (ret) {
+			*done = i + d;
+			return ret;
+		}
+	}
+	*done = n;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_test_and_add_hashes);
 
 /**
  * memfilter_grow_model_fpr_ppb() - modelled rate of the filter as it is
@@ -426,68 +644,11 @@ static int mf_grow_add_exclusive(union memfilter_state *s, const u64 *hashes,
 	return mf_grow_do_add(s, hashes, n, result, done, true);
 }
 
-/* Keys a test-and-add handles per pass (its scratch on the stack). */
-#define MF_GROW_TA_CHUNK	32
-
-/*
- * Was each key present (in any sub-filter)? Then add it, unless it was:
- * as RedisBloom's scalable filters do, a key already answered present
- * takes no room in the newest sub-filter (its bits are where the query
- * found them; bits are never cleared but by a clear). Two passes, a query
- * then an insert: two racing test-and-adds of one new key may both say
- * absent, as for the other types, and both add it. A key repeated in one
- * batch is present the second time (filters.rst), as in a Bloom filter:
- * within a pass the query saw neither copy, so a repeat of a key the pass
- * adds is answered present and not added again.
- */
-/* Is @h among @hashes[0 .. @n - 1]? */
-static bool mf_grow_seen(const u64 *hashes, u32 n, u64 h)
-{
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		if (hashes[i] == h)
-			return true;
-	return false;
-}
-
 static int mf_grow_test_and_add(union memfilter_state *s, const u64 *hashes,
 				u32 n, unsigned long *result, u32 *done)
 {
-	unsigned long was[DIV_ROUND_UP(MF_GROW_TA_CHUNK, BITS_PER_LONG)];
-	u64 fresh[MF_GROW_TA_CHUNK];
-	u32 idx[MF_GROW_TA_CHUNK];
-	u32 i, j, k, m, d;
-	int ret;
-
-	for (i = 0; i < n; i += m) {
-		m = min(n - i, (u32)MF_GROW_TA_CHUNK);
-		memset(was, 0, sizeof(was));
-		memfilter_grow_contains_hashes(&s->grow, hashes + i, m, was);
-		for (j = 0, k = 0; j < m; j++) {
-			if ((was[j / BITS_PER_LONG] >> (j % BITS_PER_LONG)) & 1)
-				continue;
-			/* A repeat of an earlier absent key: present now. */
-			if (mf_grow_seen(fresh, k, hashes[i + j])) {
-				was[j / BITS_PER_LONG] |= 1UL << (j % BITS_PER_LONG);
-				continue;
-			}
-			fresh[k] = hashes[i + j];
-			idx[k++] = j;
-		}
-		ret = memfilter_grow_add_hashes(&s->grow, fresh, k, &d, false);
-		/* Keys from the first that did not fit on are not done. */
-		m = ret ? idx[d] : m;
-		for (j = 0; j < m; j++)
-			if ((was[j / BITS_PER_LONG] >> (j % BITS_PER_LONG)) & 1)
-				memfilter_result_set(result, i + j);
-		if (ret) {
-			*done = i + m;
-			return ret;
-		}
-	}
-	*done = n;
-	return 0;
+	return memfilter_grow_test_and_add_hashes(&s->grow, hashes, n, result,
+						  done);
 }
 
 static void mf_grow_clear(union memfilter_state *s)

@@ -96,6 +96,9 @@ void memfilter_grow_attach(struct memfilter_grow *g, void *mem);
 
 int memfilter_grow_add_hashes(struct memfilter_grow *g, const u64 *hashes,
 			      u32 n, u32 *done, bool exclusive);
+int memfilter_grow_test_and_add_hashes(struct memfilter_grow *g,
+				       const u64 *hashes, u32 n,
+				       unsigned long *result, u32 *done);
 void memfilter_grow_contains_hashes(const struct memfilter_grow *g,
 				    const u64 *hashes, u32 n,
 				    unsigned long *result);

@@ -91,8 +91,8 @@ EXPORT_SYMBOL_GPL(memfilter_add);
  * Context: any but hard interrupt; lockless, does not sleep.
  * Return: 1 if the key may have been present, 0 if it certainly was not
  * (it is now), -EOPNOTSUPP for a cuckoo filter, -ENOSPC or -EAGAIN as
- * memfilter_add() for a growing filter (growing filters: two passes, a
- * query of every sub-filter then an add to the newest).
+ * memfilter_add() for a growing filter (growing filters: the sub-filters
+ * are asked newest first, and a key none holds is added to the newest).
  */
 int memfilter_test_and_add(struct memfilter *f, const void *key, u32 len)
 {

@@ -589,6 +589,7 @@ int memfilter_filter_test_and_add_sleepable(struct memfilter *f,
 	return mf_filter_sleepable(f, memfilter_filter_test_and_add, hashes, n,
 				   result, done);
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_test_and_add_sleepable);
 
 /**
  * memfilter_filter_rotate() - MEMFILTER_IOC_ROTATE

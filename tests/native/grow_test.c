@@ -28,6 +28,16 @@
 /* Absent keys live far from the present ones. */
 #define ABSENT	(1ULL << 40)
 
+/* A reproducible stream of numbers (splitmix64). */
+static u64 mf_test_rand(u64 *s)
+{
+	u64 z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
 static struct mf_offline *mf_test_grow(u64 capacity, double fpr,
 				       unsigned int max_subs,
 				       unsigned int factor, double ratio)
@@ -306,6 +316,119 @@ TEST(test_and_add_repeat)
 	free(st);
 }
 
+/*
+ * A batch test-and-add answers, claims and sets exactly what the same keys
+ * test-and-added one at a time would: a twin filter fed key by key (ask
+ * every sub-filter in use; add the key if none holds it) ends with the
+ * same answers, the same key counts and the same tables, byte for byte.
+ * Keys from a small set (repeats inside and across batches, keys in older
+ * sub-filters), batches of 1 to 300 keys (across chunks and sub-filter
+ * boundaries), up to ENOSPC at max_subs. Batch queries agree key by key.
+ */
+TEST(test_and_add_as_one_by_one)
+{
+	struct memfilter_grow_params p;
+	struct memfilter_grow g[2];
+	void *mem[2], *parts[2][MEMFILTER_GROW_MAX_SUBS] = { { 0 } };
+	u64 seed = 42, *h = malloc(4000 * sizeof(*h)), absent = 0, present = 0;
+	unsigned long res[5];
+	u32 t, i, n, done, one_done, at = 0, np = 0, batches = 0;
+	int ret, one_ret = 0;
+
+	ASSERT_EQ(0, memfilter_grow_params_init(&p, 100, 10000000, 5, 2, 50));
+	memfilter_hasher_init(&p.sub0.hasher, MEMFILTER_HASH_XXH64, SEED, NULL);
+	for (t = 0; t < 2; t++) {
+		mem[t] = aligned_alloc(64, memfilter_grow_bytes(&p));
+		memset(mem[t], 0, memfilter_grow_bytes(&p));
+		memfilter_grow_init(&g[t], &p, mem[t]);
+	}
+	/* Every sub-filter made ahead, in both. */
+	while (memfilter_grow_next_bytes(&g[0])) {
+		u64 bytes = memfilter_grow_next_bytes(&g[0]);
+
+		for (t = 0; t < 2; t++) {
+			parts[t][np] = aligned_alloc(64, bytes);
+			memset(parts[t][np], 0, bytes);
+			memfilter_grow_attach(&g[t], parts[t][np]);
+		}
+		np++;
+	}
+	ASSERT_EQ(4, np);
+	/* Keys 0..3999 of which a new one about every other time. */
+	for (i = 0; i < 4000; i++)
+		h[i] = memfilter_hash(&p.sub0.hasher, &(u64){ i }, 8);
+	for (ret = 0; !ret; batches++) {
+		u64 batch[300];
+
+		n = 1 + (u32)(mf_test_rand(&seed) % 300);
+		for (i = 0; i < n; i++) {
+			u32 k = mf_test_rand(&seed) % 2 ? at++ :
+				(u32)(mf_test_rand(&seed) % (at + 1));
+
+			batch[i] = h[k % 4000];
+		}
+		memset(res, 0, sizeof(res));
+		ret = memfilter_grow_test_and_add_hashes(&g[0], batch, n, res,
+							 &done);
+		/* The twin, one key at a time. */
+		for (i = 0; i < n; i++) {
+			unsigned long was = 0;
+
+			memfilter_grow_contains_hashes(&g[1], &batch[i], 1, &was);
+			if (!was) {
+				one_ret = memfilter_grow_add_hashes(&g[1],
+						&batch[i], 1, &one_done, false);
+				if (one_ret)
+					break;
+			}
+			ASSERT_EQ(was, (res[i / BITS_PER_LONG] >>
+					(i % BITS_PER_LONG)) & 1) {
+				TH_LOG("batch %u key %u of %u", batches, i, n);
+			}
+			present += was;
+			absent += !was;
+		}
+		EXPECT_EQ(one_ret, ret);
+		EXPECT_EQ(i, done);
+		/* Nothing past done is answered. */
+		for (; i < n; i++)
+			EXPECT_EQ(0, (res[i / BITS_PER_LONG] >>
+				      (i % BITS_PER_LONG)) & 1);
+		for (t = 0; t < MEMFILTER_GROW_MAX_SUBS; t++)
+			ASSERT_EQ(g[1].keys[t], g[0].keys[t]);
+		ASSERT_EQ(memfilter_grow_active(&g[1]),
+			  memfilter_grow_active(&g[0]));
+		/* Batch queries: key by key the same answers. */
+		memset(res, 0, sizeof(res));
+		memfilter_grow_contains_hashes(&g[0], batch, n, res);
+		for (i = 0; i < n; i++) {
+			unsigned long one = 0;
+
+			memfilter_grow_contains_hashes(&g[0], &batch[i], 1, &one);
+			ASSERT_EQ(one, (res[i / BITS_PER_LONG] >>
+					(i % BITS_PER_LONG)) & 1);
+		}
+	}
+	EXPECT_EQ(-ENOSPC, ret);
+	/* 100 + 200 + 400 + 800 + 1600 keys: all five full. */
+	EXPECT_EQ(5, memfilter_grow_active(&g[0]));
+	EXPECT_EQ(3100, absent);
+	EXPECT_GT(present, 2000);
+	for (t = 0; t < 5; t++) {
+		EXPECT_EQ(g[0].sub[t].p.capacity, g[0].keys[t]);
+		EXPECT_EQ(0, memcmp(g[0].sub[t].words, g[1].sub[t].words,
+				    memfilter_bloom_bytes(&g[0].sub[t].p)));
+	}
+	TH_LOG("%u batches, %llu present, %llu absent", batches,
+	       (unsigned long long)present, (unsigned long long)absent);
+	for (t = 0; t < 2; t++) {
+		for (i = 0; i < np; i++)
+			free(parts[t][i]);
+		free(mem[t]);
+	}
+	free(h);
+}
+
 /* Past max_subs: ENOSPC at the first key that does not fit, none lost. */
 TEST(enospc_at_max)
 {
@@ -478,6 +601,8 @@ struct mf_race {
 	void *parts[MEMFILTER_GROW_MAX_SUBS];
 	u64 published[RACE_THREADS];
 	bool stop;
+	bool tas;	/* inserters test-and-add, each key twice */
+	u64 absent[RACE_THREADS];	/* keys their test-and-adds said absent */
 	u64 misses;
 	u64 checks;
 };
@@ -521,10 +646,31 @@ static void *mf_race_inserter(void *arg)
 		for (j = 0; j < 16; j++)
 			h[j] = memfilter_hash(&r->g.p.sub0.hasher,
 					      &(u64){ (u64)a->t << 32 | (i + j) }, 8);
-		for (j = 0; j < 16; j += done) {
+		for (j = 0; j < 16 && !r->tas; j += done) {
 			if (memfilter_grow_add_hashes(&r->g, h + j, 16 - j,
 						      &done, false))
 				sched_yield();
+		}
+		/* Test-and-add: the 16 new keys, then 8 of them again. */
+		for (u32 rep = 0; r->tas && rep < 2; rep++) {
+			u32 m = rep ? 8 : 16;
+			unsigned long res = 0;
+
+			for (j = 0; j < m; j += done) {
+				unsigned long part = 0;
+				int ret;
+
+				ret = memfilter_grow_test_and_add_hashes(&r->g,
+						h + j, m - j, &part, &done);
+				res |= part << j;
+				if (ret)
+					sched_yield();
+			}
+			if (rep)
+				/* Every key of the first round: present. */
+				r->misses += __builtin_popcountl(~res & 0xff);
+			else
+				r->absent[a->t] += 16 - __builtin_popcountl(res);
 		}
 		__atomic_store_n(&r->published[a->t], i + 16, __ATOMIC_RELEASE);
 	}
@@ -554,7 +700,7 @@ static void *mf_race_querier(void *arg)
 	return NULL;
 }
 
-TEST(race)
+static void mf_race_run(struct __test_metadata *_metadata, bool tas)
 {
 	struct mf_race *r = calloc(1, sizeof(*r));
 	struct mf_race_arg args[RACE_THREADS];
@@ -569,6 +715,7 @@ TEST(race)
 	mem = aligned_alloc(64, memfilter_grow_bytes(&p));
 	memset(mem, 0, memfilter_grow_bytes(&p));
 	memfilter_grow_init(&r->g, &p, mem);
+	r->tas = tas;
 	pthread_create(&grower, NULL, mf_race_grower, r);
 	pthread_create(&querier, NULL, mf_race_querier, r);
 	for (i = 0; i < RACE_THREADS; i++) {
@@ -588,9 +735,24 @@ TEST(race)
 	EXPECT_EQ(8, memfilter_grow_active(&r->g));
 	for (i = 0; i < MEMFILTER_GROW_MAX_SUBS; i++)
 		sum += r->g.keys[i];
-	EXPECT_EQ(RACE_THREADS * RACE_KEYS, sum);
-	for (i = 0; i < 7; i++)
-		EXPECT_EQ(r->g.sub[i].p.capacity, r->g.keys[i]);
+	/*
+	 * Every key said absent took room exactly once, every key said
+	 * present none (false positives among new keys, at most 1%).
+	 */
+	if (tas) {
+		u64 absent = 0;
+
+		for (i = 0; i < RACE_THREADS; i++)
+			absent += r->absent[i];
+		EXPECT_EQ(absent, sum);
+		EXPECT_GE(absent, RACE_THREADS * RACE_KEYS * 99 / 100);
+		TH_LOG("%llu of %u new keys said absent",
+		       (unsigned long long)absent, RACE_THREADS * RACE_KEYS);
+	} else {
+		EXPECT_EQ(RACE_THREADS * RACE_KEYS, sum);
+		for (i = 0; i < 7; i++)
+			EXPECT_EQ(r->g.sub[i].p.capacity, r->g.keys[i]);
+	}
 	/* Every key, afterwards. */
 	for (u32 t = 0; t < RACE_THREADS; t++) {
 		for (i = 0; i < RACE_KEYS; i++) {
@@ -609,6 +771,22 @@ TEST(race)
 		free(r->parts[i]);
 	free(mem);
 	free(r);
+}
+
+TEST(race)
+{
+	mf_race_run(_metadata, false);
+}
+
+/*
+ * The same with test-and-add: keys it said absent took room exactly once
+ * (the room a repeat or a racing insert claimed is given back), no false
+ * negative for the racing querier, nor for a key's second test-and-add,
+ * nor afterwards.
+ */
+TEST(race_test_and_add)
+{
+	mf_race_run(_metadata, true);
 }
 
 TEST_HARNESS_MAIN
