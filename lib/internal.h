@@ -52,6 +52,13 @@ int libmf_decode_grow_info(const struct memfilter_info *i,
 			   const struct memfilter_generation *g,
 			   struct mf_grow_info *gi);
 
+/*
+ * Each sub-filter's capacity, bits and modelled rate at its key count
+ * (gi->keys), from INFO's totals: the core's own sizing (offline.c).
+ */
+void libmf_grow_shapes(const struct memfilter_info *i,
+		       struct mf_grow_info *gi);
+
 /* Put a window filter's options into a create request: 0 or -errno. */
 int libmf_encode_window(struct memfilter_create *c,
 			const struct mf_window_opts *w);

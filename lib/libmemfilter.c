@@ -539,6 +539,7 @@ int libmf_decode_grow_info(const struct memfilter_info *i,
 		gi->keys[j] = g[j].keys;
 		gi->fill[j] = g[j].fill;
 	}
+	libmf_grow_shapes(i, gi);
 	return 0;
 }
 

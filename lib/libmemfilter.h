@@ -541,6 +541,10 @@ LIBMEMFILTER_API int mf_create_grow(int devfd, const struct mf_create_opts *opts
  * @fpr: the bound on the whole filter's rate
  * @keys: keys in each sub-filter
  * @fill: bits set in each sub-filter
+ * @capacity: keys each sub-filter holds before the next takes over
+ * @fill_max: bits of each sub-filter
+ * @est_fpr: each sub-filter's modelled false-positive rate at its key
+ *	count (their sum is mf_info's est_fpr, at most @fpr)
  */
 struct mf_grow_info {
 	size_t sz;
@@ -551,6 +555,9 @@ struct mf_grow_info {
 	double fpr;
 	uint64_t keys[16];
 	uint64_t fill[16];
+	uint64_t capacity[16];
+	uint64_t fill_max[16];
+	double est_fpr[16];
 };
 
 /**

@@ -194,6 +194,36 @@ int mf_offline_window_info(const struct mf_offline *f,
 	return libmf_decode_window_info(&i, g, wi);
 }
 
+void libmf_grow_shapes(const struct memfilter_info *i,
+		       struct mf_grow_info *gi)
+{
+	struct memfilter_bloom_params sub;
+	struct memfilter_grow_params p;
+	u64 units = 0, pw = 1;
+	u32 j, n = i->subfilters < MEMFILTER_GROW_MAX_SUBS ?
+		    i->subfilters : MEMFILTER_GROW_MAX_SUBS;
+
+	/* Sub-filter j holds first * factor^j: INFO has their sum. */
+	for (j = 0; j < n; j++) {
+		units += pw;
+		pw *= i->grow_factor;
+	}
+	if (!units || i->capacity % units ||
+	    memfilter_grow_params_init(&p, i->capacity / units, i->fpr_ppb,
+				       i->grow_max, i->grow_factor,
+				       i->grow_ratio_pct))
+		return;
+	for (j = 0; j < n; j++) {
+		if (memfilter_grow_sub_params(&p, j, &sub))
+			return;
+		gi->capacity[j] = sub.capacity;
+		gi->fill_max[j] = sub.nblocks * MEMFILTER_BLOOM_BLOCK_BITS;
+		gi->est_fpr[j] = memfilter_bloom_model_fpr_ppb(&sub,
+							      gi->keys[j]) /
+				 1e9;
+	}
+}
+
 int mf_offline_grow_info(const struct mf_offline *f, struct mf_grow_info *gi)
 {
 	struct memfilter_generation g[MEMFILTER_MAX_PARTS] = {};

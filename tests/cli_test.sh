@@ -909,6 +909,51 @@ t_add_overfill_warning() {
 		expect_out 200
 }
 
+# A growing filter's sub-filters in info and inspect, text and JSON: 250
+# keys (seed 42) into 100 + 200, exact capacities, keys, bits and model
+# rates per sub-filter, summing to the filter's totals. grow_subs_check
+# FILE: the text lines; grow_subs_json FILE: the compact JSON array.
+GROW_SUB0='  sub-filter 0    100 / 100 keys, 570 / 1536 bits set, estimated fpr 0.00124643'
+GROW_SUB1='  sub-filter 1    150 / 200 keys, 968 / 3072 bits set, estimated fpr 0.000226792 (newest)'
+GROW_JSON='"grow_max":16,"grow_factor":2,"grow_ratio":0.50,"fpr_bound":0.01,"subfilters":[{"capacity":100,"keys":100,"fill":570,"fill_max":1536,"est_fpr":0.001246427},{"capacity":200,"keys":150,"fill":968,"fill_max":3072,"est_fpr":0.000226792}]'
+grow_subs_check() {
+	for line in 'capacity:         300 keys' 'keys:             250' \
+		'fill:             1538 / 4608 bits (33.38%)' \
+		'estimated fpr:    0.00147322' \
+		'sub-filters:      2 of at most 16 (capacity x2, rate x0.50 each)' \
+		"$GROW_SUB0" "$GROW_SUB1"; do
+		grep -qxF "$line" "$1" || fail "no line '$line'" || return 1
+	done
+	[ "$(grep -c '^  sub-filter ' "$1")" = 2 ] || fail "not 2 sub-filters"
+}
+grow_subs_json() {
+	grep -qF "$GROW_JSON" "$1" || fail "JSON lacks $GROW_JSON"
+}
+
+t_grow_info() {
+	seq 1 250 >"$T/g250" &&
+	expect_rc 0 memfilterctl create cli-g --grow --capacity 100 \
+		--fpr 0.01 --seed 42 &&
+	expect_rc 0 memfilterctl add cli-g "$T/g250" &&
+	expect_rc 0 memfilterctl info cli-g || return 1
+	grow_subs_check "$T/out" || return 1
+	expect_rc 0 memfilterctl info cli-g --json || return 1
+	grow_subs_json "$T/out" || return 1
+	expect_rc 0 memfilterctl dump cli-g -o "$T/g.img" &&
+	expect_rc 0 memfilterctl inspect "$T/g.img" || return 1
+	grow_subs_check "$T/out"
+}
+
+t_grow_offline() {
+	seq 1 250 >"$T/g250" &&
+	expect_rc 0 memfilterctl build --grow --capacity 100 --fpr 0.01 \
+		--seed 42 "$T/g250" -o "$T/gb.img" &&
+	expect_rc 0 memfilterctl inspect "$T/gb.img" || return 1
+	grow_subs_check "$T/out" || return 1
+	expect_rc 0 memfilterctl inspect "$T/gb.img" --json || return 1
+	grow_subs_json "$T/out"
+}
+
 t_cleanup() {
 	for n in $(memfilterctl list | grep '^cli-'); do
 		memfilterctl rm "$n" || fail "rm $n" || return 1
@@ -920,7 +965,7 @@ t_cleanup() {
 
 OFFLINE_TESTS="version_flag merge_bad_args output_atomic overfill_warning
 unsupported_combinations range_errors json_offline keys_offline count_offline
-help_new window_offline"
+help_new window_offline grow_offline"
 
 TESTS="version create_bloom create_cuckoo create_defaults_and_params
 create_existing_name add_file add_stdin query_present query_absent
@@ -930,7 +975,7 @@ unprivileged million_keys image_build_load image_dump_load
 image_dump_identical image_dump_kernel_filter image_inspect image_corrupt
 image_load_existing_name image_merge image_keyed_warning image_help
 version_both list_json_objects keys_cli count_cli clear add_overfill_warning
-dump_output
+dump_output grow_info
 $OFFLINE_TESTS cleanup"
 
 # Tests that make no kernel call other tests here do not make with the

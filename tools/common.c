@@ -544,9 +544,34 @@ void grow_text(const struct mf_grow_info *g)
 	       "sub-filters:", g->subfilters, g->max_subs, g->factor, g->ratio);
 	printf("%-18s%.9g\n", "fpr bound:", g->fpr);
 	for (j = 0; j < g->subfilters; j++)
-		printf("  sub-filter %-2u   %" PRIu64 " keys, %" PRIu64
-		       " bits set%s\n", j, g->keys[j], g->fill[j],
+		printf("  sub-filter %-2u   %" PRIu64 " / %" PRIu64 " keys, %"
+		       PRIu64 " / %" PRIu64 " bits set, estimated fpr %.6g%s\n",
+		       j, g->keys[j], g->capacity[j], g->fill[j],
+		       g->fill_max[j], g->est_fpr[j],
 		       j + 1 == g->subfilters ? " (newest)" : "");
+}
+
+/* A growing filter's sub-filters as a "subfilters" array field. */
+void json_grow(struct json_writer *jw, const struct mf_grow_info *g)
+{
+	unsigned int j;
+
+	jsonw_uint_field(jw, "grow_max", g->max_subs);
+	jsonw_uint_field(jw, "grow_factor", g->factor);
+	jsonw_float_field(jw, "grow_ratio", "%.2f", g->ratio);
+	jsonw_float_field(jw, "fpr_bound", "%.9g", g->fpr);
+	jsonw_name(jw, "subfilters");
+	jsonw_start_array(jw);
+	for (j = 0; j < g->subfilters; j++) {
+		jsonw_start_object(jw);
+		jsonw_uint_field(jw, "capacity", g->capacity[j]);
+		jsonw_uint_field(jw, "keys", g->keys[j]);
+		jsonw_uint_field(jw, "fill", g->fill[j]);
+		jsonw_uint_field(jw, "fill_max", g->fill_max[j]);
+		jsonw_float_field(jw, "est_fpr", "%.9g", g->est_fpr[j]);
+		jsonw_end_object(jw);
+	}
+	jsonw_end_array(jw);
 }
 
 /* A writer for one JSON value on stdout, compact unless --pretty. */
@@ -607,9 +632,12 @@ int pub_id_of(int fd, const struct mf_info *i, uint32_t *pub_id)
 	return ret;
 }
 
-/* A filter in the kernel as one object (info, list). */
+/*
+ * A filter in the kernel as one object (info, list); @gi: a growing
+ * filter's sub-filters, or NULL.
+ */
 void json_info(struct json_writer *jw, const struct mf_info *i,
-	       uint32_t pub_id)
+	       uint32_t pub_id, const struct mf_grow_info *gi)
 {
 	jsonw_start_object(jw);
 	jsonw_string_field(jw, "name", i->name);
@@ -624,6 +652,8 @@ void json_info(struct json_writer *jw, const struct mf_info *i,
 	jsonw_uint_field(jw, "deletes", i->deletes);
 	jsonw_uint_field(jw, "failed", i->failed);
 	jsonw_uint_field(jw, "stash_used", i->stash_used);
+	if (gi)
+		json_grow(jw, gi);
 	jsonw_end_object(jw);
 }
 

@@ -497,7 +497,8 @@ static int cmd_info(int argc, char **argv)
 	jw = json_begin();
 	if (!jw)
 		return EXIT_ERR;
-	json_info(jw, &info, pub_id);
+	json_info(jw, &info, pub_id,
+		  info.type == MF_TYPE_GROW ? &gi : NULL);
 	return json_end(jw);
 }
 
@@ -531,7 +532,7 @@ static int list_json(int dev, char **names, ssize_t n)
 		if (ret)
 			ret = fail(names[i], ret);
 		else
-			json_info(jw, &info, pub_id);
+			json_info(jw, &info, pub_id, NULL);
 	}
 	jsonw_end_array(jw);
 	return json_end(jw) ? EXIT_ERR : ret;

@@ -541,7 +541,8 @@ static void inspect_text(const char *path, const struct mf_info *i,
 }
 
 static int inspect_json(const char *path, const struct mf_info *i,
-			const struct memfilter_image_header *h)
+			const struct memfilter_image_header *h,
+			const struct mf_grow_info *gi)
 {
 	struct json_writer *jw = json_begin();
 
@@ -555,6 +556,8 @@ static int inspect_json(const char *path, const struct mf_info *i,
 	jsonw_uint_field(jw, "payload_bytes", le64toh(h->payload_size));
 	json_fill(jw, i);
 	jsonw_uint_field(jw, "stash_used", i->stash_used);
+	if (gi)
+		json_grow(jw, gi);
 	jsonw_hex_u64_field(jw, "header_xxh64", le64toh(h->header_xxh64));
 	jsonw_hex_u64_field(jw, "payload_xxh64", le64toh(h->payload_xxh64));
 	jsonw_string_field(jw, "checksums", "ok");
@@ -599,7 +602,8 @@ static int cmd_inspect(int argc, char **argv)
 	if (info.overfill)
 		overfill_report(image_path(path), &info, false);
 	if (json_output) {
-		ret = inspect_json(image_path(path), &info, &h);
+		ret = inspect_json(image_path(path), &info, &h,
+				   info.type == MF_TYPE_GROW ? &gi : NULL);
 	} else {
 		inspect_text(image_path(path), &info, &h);
 		if (info.type == MF_TYPE_GROW)

@@ -98,7 +98,7 @@ int json_end(struct json_writer *jw);
 void json_params(struct json_writer *jw, const struct mf_info *i);
 void json_fill(struct json_writer *jw, const struct mf_info *i);
 void json_info(struct json_writer *jw, const struct mf_info *i,
-	       uint32_t pub_id);
+	       uint32_t pub_id, const struct mf_grow_info *gi);
 int pub_id_of(int fd, const struct mf_info *i, uint32_t *pub_id);
 int stdout_flush(void);
 
@@ -127,6 +127,7 @@ enum { OPT_GROW_FACTOR = 0x100, OPT_GROW_RATIO, OPT_GROW_MAX };
 int grow_opt(int c, struct mf_grow_opts *g);
 int grow_opts_check(struct mf_create_opts *o, bool window);
 void grow_text(const struct mf_grow_info *g);
+void json_grow(struct json_writer *jw, const struct mf_grow_info *g);
 /* A window filter's options (create, build): 'w', 'g', 'R'. */
 #define WINDOW_OPTS \
 	{ "window", required_argument, NULL, 'w' }, \
