@@ -2,13 +2,14 @@
 /*
  * AVX2 batch paths of memfilter's window filter (window.h), x86-64 only. A
  * key's 512-bit pattern is built once in two YMM registers (bloom_avx2.h)
- * and applied to each of its G adjacent blocks: a query is two 32-byte
- * loads and two VPTESTs per generation, stopping at the first that holds
- * the key; an insert ORs, atomically, only the words of the current
- * generation's block still missing bits; test-and-add does both in one
- * pass. Answers and tables are bit for bit those of the scalar code in
- * window.c, and the memory-ordering rules at the top of window.c hold
- * unchanged (each aligned 8-byte lane of a vector load is read whole).
+ * and applied to each of its G adjacent blocks: a query is two VPORs with
+ * the pattern's complement (the loads folded in), a VPAND and a VPTEST
+ * per generation, with no branch between generations (G <= 4); an insert
+ * ORs, atomically, only the words of the current generation's block
+ * still missing bits; test-and-add does both in one pass. Answers and
+ * tables are bit for bit those of the scalar code in window.c, and the
+ * memory-ordering rules at the top of window.c hold unchanged (each
+ * aligned 8-byte lane of a vector load is read whole).
  *
  * As in bloom_avx2.c, only MF_AVX2 (target("avx2")) functions use vector
  * registers; the file is built with the kernel's usual no-FPU flags, and
@@ -20,29 +21,50 @@
 #include "bloom_avx2.h"
 #include "window.h"
 
-/* @op on one key's group; returns whether it was present before. */
+/*
+ * Does block @blk hold every bit of a pattern, given its complement @nlo,
+ * @nhi? Each half of the block ORed with the complement (one VPOR with a
+ * memory operand), the halves ANDed, one VPTEST against all ones: four
+ * instructions for a generation, where testing each half (two loads, two
+ * VPTEST, two SETB, a TEST) takes seven and more.
+ */
+static __always_inline MF_AVX2 bool
+mf_window_avx2_has(const u64 *blk, __m256i nlo, __m256i nhi, __m256i ones)
+{
+	__m256i t = _mm256_and_si256(_mm256_or_si256(nlo, memfilter_bloom_avx2_load(blk)),
+				     _mm256_or_si256(nhi, memfilter_bloom_avx2_load(blk + 4)));
+
+	return _mm256_testc_si256(t, ones);
+}
+
+/*
+ * @op on one key's group; returns whether it was present before. A query
+ * or test-and-add tests every generation without a branch between them
+ * (G constant: unrolled), except a query of more than 4 generations,
+ * which stops at the first that holds the key; a test-and-add then sets
+ * the key's bits in the current one.
+ */
 static __always_inline MF_AVX2 bool
 mf_window_avx2_do(const struct memfilter_bloom_avx2 *c, u64 *grp, u64 hash, u32 gens, u32 cur,
 		  enum memfilter_window_op op)
 {
+	__m256i lo, hi, nlo, nhi, ones = _mm256_set1_epi64x(-1);
 	bool hit = false;
-	__m256i lo, hi;
 	u32 j;
 
 	memfilter_bloom_avx2_pattern(c, hash, &lo, &hi);
 	if (op == MEMFILTER_WINDOW_OP_ADD)
 		return memfilter_bloom_avx2_set_pattern(grp + cur * MEMFILTER_BLOOM_BLOCK_WORDS,
 						 lo, hi);
+	nlo = _mm256_xor_si256(lo, ones);
+	nhi = _mm256_xor_si256(hi, ones);
 	for (j = 0; j < gens; j++) {
-		u64 *blk = grp + j * MEMFILTER_BLOOM_BLOCK_WORDS;
-
-		if (op == MEMFILTER_WINDOW_OP_TEST_AND_ADD && j == cur)
-			hit |= memfilter_bloom_avx2_set_pattern(blk, lo, hi);
-		else if (memfilter_bloom_avx2_has_pattern(blk, lo, hi))
-			hit = true;
-		if (hit && op == MEMFILTER_WINDOW_OP_CONTAINS)
+		hit |= mf_window_avx2_has(grp + j * MEMFILTER_BLOOM_BLOCK_WORDS, nlo, nhi, ones);
+		if (hit && op == MEMFILTER_WINDOW_OP_CONTAINS && gens > 4)
 			break;
 	}
+	if (op == MEMFILTER_WINDOW_OP_TEST_AND_ADD)
+		memfilter_bloom_avx2_set_pattern(grp + cur * MEMFILTER_BLOOM_BLOCK_WORDS, lo, hi);
 	return hit;
 }
 
@@ -50,27 +72,31 @@ static __always_inline MF_AVX2 void
 mf_window_avx2(struct memfilter_window *w, const u64 *hashes, size_t n,
 	       unsigned long *result_bitmap, u32 cur, u32 gens, enum memfilter_window_op op)
 {
+	/* Locals: the result stores cannot make the compiler reload them. */
+	u64 *words = w->words, ngroups = w->p.gen.nblocks;
 	struct memfilter_bloom_avx2 c;
-	unsigned long acc = 0;
-	size_t i;
+	size_t i, j, run;
 
 	memfilter_bloom_avx2_init(&c, w->p.gen.k);
 	for (i = 0; i < MEMFILTER_BLOOM_AHEAD && i < n; i++)
 		memfilter_window_prefetch(w, hashes, i, n, cur, gens, op);
-	for (i = 0; i < n; i++) {
-		unsigned long hit;
+	/* Keys in runs of up to BITS_PER_LONG, one result word each. */
+	for (i = 0; i < n; i += run) {
+		unsigned long acc = 0;
 
-		memfilter_window_prefetch(w, hashes, i + MEMFILTER_BLOOM_AHEAD, n,
-					  cur, gens, op);
-		hit = mf_window_avx2_do(&c, memfilter_window_group_ptr(w, hashes[i]),
-					hashes[i], gens, cur, op);
-		if (op == MEMFILTER_WINDOW_OP_ADD)
-			continue;
-		acc |= hit << (i % BITS_PER_LONG);
-		if (i % BITS_PER_LONG == BITS_PER_LONG - 1 || i == n - 1) {
-			result_bitmap[i / BITS_PER_LONG] = acc;
-			acc = 0;
+		run = min(n - i, (size_t)BITS_PER_LONG);
+		for (j = 0; j < run; j++) {
+			u64 h = hashes[i + j];
+			u64 *grp = words + mul_u64_u64_shr(h, ngroups, 64) *
+				   gens * MEMFILTER_BLOOM_BLOCK_WORDS;
+
+			memfilter_window_prefetch(w, hashes, i + j + MEMFILTER_BLOOM_AHEAD,
+						  n, cur, gens, op);
+			acc |= (unsigned long)mf_window_avx2_do(&c, grp, h, gens, cur,
+								op) << j;
 		}
+		if (op != MEMFILTER_WINDOW_OP_ADD)
+			result_bitmap[i / BITS_PER_LONG] = acc;
 	}
 }
 

@@ -440,9 +440,13 @@ static void mf_test_simd(struct __test_metadata *_metadata, u32 gens)
 	mf_test_window_free(b);
 }
 
-/* G = 4 has its own unrolled AVX2 loops; 5 takes the general ones. */
+/*
+ * G = 4 has its own unrolled AVX2 loops; 2 and 5 take the general ones,
+ * a query of 2 testing every generation, of 5 stopping at the first hit.
+ */
 TEST(simd_matches_scalar)
 {
+	mf_test_simd(_metadata, 2);
 	mf_test_simd(_metadata, 4);
 	mf_test_simd(_metadata, 5);
 }
