@@ -318,22 +318,23 @@ static __always_inline bool mf_grow_test(const unsigned long *bm, u32 i)
  * sub-filter's answers go straight to @was); @left and @pos are the
  * scratch either way, and @in may be @left + d and @at @pos + d for any d
  * >= 0 (each is read before anything is written over it). A sub-filter
- * that holds none of the keys asked leaves the list as it is.
+ * that holds none of the keys asked leaves the list as it is; so does,
+ * unless @want_left, one that holds fewer than an eighth of them.
  * @n <= MF_GROW_CHUNK.
  */
 static u32 mf_grow_ask(const struct memfilter_grow *g, u32 a, const u64 *in,
 		       const u8 *at, u32 n, unsigned long *was, u64 *left,
 		       u8 *pos, bool want_left)
 {
-	unsigned long part[DIV_ROUND_UP(MF_GROW_CHUNK, BITS_PER_LONG)], any;
-	u32 s, j, k, w, words;
+	unsigned long part[DIV_ROUND_UP(MF_GROW_CHUNK, BITS_PER_LONG)];
+	u32 s, j, k, w, words, found;
 
 	for (s = a; s-- > 0 && n;) {
 		memfilter_bloom_contains_hashes(&g->sub[s], in, n, part);
 		words = DIV_ROUND_UP(n, BITS_PER_LONG);
-		for (w = 0, any = 0; w < words; w++)
-			any |= part[w];
-		if (!any)
+		for (w = 0, found = 0; w < words; w++)
+			found += hweight64(part[w]);
+		if (!found)
 			continue;
 		if (!at) {
 			/* Positions are the keys' own: whole words. */
@@ -346,6 +347,12 @@ static u32 mf_grow_ask(const struct memfilter_grow *g, u32 a, const u64 *in,
 		}
 		if (!s && !want_left)
 			return 0;
+		/*
+		 * A query keeps asking about a few keys found (false
+		 * positives, mostly) rather than copy the list for them.
+		 */
+		if (!want_left && found * 8 < n)
+			continue;
 		/* Keep the keys not found, without a branch per key. */
 		for (j = 0, k = 0; j < n; j++) {
 			u32 p = at ? at[j] : j;
