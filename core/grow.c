@@ -383,9 +383,12 @@ static u32 mf_grow_ask(const struct memfilter_grow *g, u32 a, const u64 *in,
  * @result: bitmap of @n bits, zeroed by the caller: bit i set when key i
  *	may be in some sub-filter in use
  *
- * Newest (largest) sub-filter first; each older one is asked only about
- * the keys no newer one holds, so a present key stops at the first
- * sub-filter that holds it and only absent keys visit them all.
+ * Newest (largest) sub-filter first, in sections of
+ * MEMFILTER_SIMD_CHUNK keys: while fewer than an eighth of a section's
+ * keys were found, the next older sub-filter is asked about all of them
+ * (no copy: what absent keys cost, one Bloom lookup per sub-filter);
+ * from then on each older one only about the keys no newer one holds, so
+ * a present key stops at the first sub-filter that holds it.
  *
  * Context: any; lockless.
  */
@@ -393,15 +396,41 @@ void memfilter_grow_contains_hashes(const struct memfilter_grow *g,
 				    const u64 *hashes, u32 n,
 				    unsigned long *result)
 {
-	u32 a = memfilter_grow_active(g), i, m;
+	unsigned long part[MEMFILTER_SIMD_CHUNK / BITS_PER_LONG], *out;
+	u32 a = memfilter_grow_active(g), i, j, k, c, m, s, w, words, found;
 	u64 left[MF_GROW_CHUNK];
 	u8 pos[MF_GROW_CHUNK];
 
-	/* MF_GROW_CHUNK is a multiple of BITS_PER_LONG: whole words. */
 	for (i = 0; i < n; i += m) {
-		m = min(n - i, (u32)MF_GROW_CHUNK);
-		mf_grow_ask(g, a, hashes + i, NULL, m,
-			    result + i / BITS_PER_LONG, left, pos, false);
+		m = min(n - i, (u32)MEMFILTER_SIMD_CHUNK);
+		out = result + i / BITS_PER_LONG;
+		words = DIV_ROUND_UP(m, BITS_PER_LONG);
+		/*
+		 * Whole SIMD sections of keys, asked again in each older
+		 * sub-filter with no copy, while fewer than an eighth of
+		 * them were found (absent keys and their false positives)...
+		 */
+		for (s = a, found = 0; s > 0 && found * 8 < m;) {
+			memfilter_bloom_contains_hashes(&g->sub[--s],
+							hashes + i, m, part);
+			for (w = 0, found = 0; w < words; w++) {
+				out[w] |= part[w];
+				found += hweight64(out[w]);
+			}
+		}
+		/*
+		 * ... then, per MF_GROW_CHUNK keys, the older sub-filters
+		 * only about the keys no newer one holds.
+		 */
+		for (j = 0; s > 0 && j < m; j += MF_GROW_CHUNK) {
+			for (k = 0, c = 0; k < MF_GROW_CHUNK && j + k < m; k++) {
+				left[c] = hashes[i + j + k];
+				pos[c] = k;
+				c += !mf_grow_test(out + j / BITS_PER_LONG, k);
+			}
+			mf_grow_ask(g, s, left, pos, c, out + j / BITS_PER_LONG,
+				    left, pos, false);
+		}
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_contains_hashes);
