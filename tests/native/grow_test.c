@@ -13,6 +13,7 @@
  *
  * Copyright (C) 2026 The memfilter authors.
  */
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -213,6 +214,27 @@ TEST(grows_exactly)
 			}
 		}
 	}
+	/*
+	 * Each sub-filter's capacity, bits and model rate in mf_grow_info:
+	 * the hand-made ones', summing to mf_info's.
+	 */
+	double fpr_sum = 0;
+	u64 fill_sum = 0;
+
+	for (i = 0; i < 4; i++) {
+		EXPECT_EQ(subs[i].p.capacity, gi.capacity[i]);
+		EXPECT_EQ(subs[i].p.nblocks * 512, gi.fill_max[i]);
+		EXPECT_EQ(memfilter_bloom_popcount(&subs[i]), gi.fill[i]);
+		EXPECT_EQ(memfilter_bloom_model_fpr_ppb(&subs[i].p,
+							want_keys[i]) / 1e9,
+			  gi.est_fpr[i]);
+		fpr_sum += gi.est_fpr[i];
+		fill_sum += gi.fill_max[i];
+	}
+	EXPECT_EQ(0, gi.capacity[4]);
+	EXPECT_EQ(info.fill_max, fill_sum);
+	EXPECT_LT(fabs(info.est_fpr - fpr_sum), 1e-12);
+
 	hits = mf_offline_query(f, absent, 8, nabsent, res, NULL);
 	EXPECT_EQ(want, hits);
 	TH_LOG("%llu false positives in %zu (bound 1%%)",
