@@ -511,7 +511,8 @@ static void inspect_text(const char *path, const struct mf_info *i,
 		printf(ROW "siphash-2-4 (keyed: the image holds the secret key)\n",
 		       "hash:");
 	else
-		printf(ROW "xxh64, seed 0x%016" PRIx64 "\n", "hash:", i->seed);
+		printf(ROW "%s, seed 0x%016" PRIx64 "\n", "hash:",
+		       hash_name(i->hash_algo), i->seed);
 	printf(ROW "%" PRIu64 " keys\n", "capacity:", i->capacity);
 	if (bloom) {
 		printf(ROW "%.2f\n", "bits per key:", i->bits_per_key);
