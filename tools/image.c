@@ -298,7 +298,7 @@ static int cmd_build(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct mf_create_opts o = { 0 };
+	MF_OPTS(mf_create_opts, o);
 	struct window_args wa = { .w = { .sz = sizeof(wa.w) } };
 	MF_OPTS(mf_grow_opts, g);
 	const char *path = NULL, *out = NULL;
