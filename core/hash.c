@@ -216,6 +216,8 @@ int memfilter_hasher_init(struct memfilter_hasher *h, u32 algo, u64 seed,
 	case MEMFILTER_HASH_XXH64:
 	case MEMFILTER_HASH_XXH3:
 		h->seed = seed;
+		if (algo == MEMFILTER_HASH_XXH3)
+			h->xxh3_flip = memfilter_xxh3_flip_4to8(seed);
 		break;
 	case MEMFILTER_HASH_SIPHASH24:
 		if (!key || !(key[0] | key[1]))

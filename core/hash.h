@@ -41,11 +41,17 @@
  * @seed: XXH64 or XXH3 seed (unused for SipHash)
  * @key: SipHash-2-4 secret, two little-endian 64-bit words (unused for
  *	XXH64 and XXH3)
+ * @xxh3_flip: XXH3: the seed's share of the mix of 4- to 8-byte keys,
+ *	memfilter_xxh3_flip_4to8(@seed), so that 8-byte keys do not derive
+ *	it per key (0 for the others)
+ *
+ * Filled in by memfilter_hasher_init() only (and copied whole).
  */
 struct memfilter_hasher {
 	u32 algo;
 	u64 seed;
 	u64 key[2];
+	u64 xxh3_flip;
 };
 
 static __always_inline u64 memfilter_xxh64_round(u64 acc, u64 input)
@@ -234,13 +240,30 @@ static __always_inline u64 memfilter_xxh3_9to16(const u8 *p, size_t len, u64 see
 					memfilter_mul128_fold64(lo, hi));
 }
 
+/* The seed's part of the mix of 4 to 8 bytes: one value per filter. */
+static __always_inline u64 memfilter_xxh3_flip_4to8(u64 seed)
+{
+	seed ^= (u64)__builtin_bswap32((u32)seed) << 32;
+	return MEMFILTER_XXH3_FLIP_4TO8 - seed;
+}
+
+/* 4 to 8 bytes, the first four as the high half; @flip from the seed. */
+static __always_inline u64 memfilter_xxh3_4to8_flip(const u8 *p, size_t len,
+						    u64 flip)
+{
+	u64 in;
+
+	if (len == 8)	/* the same value: one load and a rotate */
+		in = rol64(memfilter_load_le64(p), 32);
+	else
+		in = memfilter_load_le32(p + len - 4) +
+		     ((u64)memfilter_load_le32(p) << 32);
+	return memfilter_xxh3_rrmxmx(in ^ flip, len);
+}
+
 static __always_inline u64 memfilter_xxh3_4to8(const u8 *p, size_t len, u64 seed)
 {
-	u64 in = memfilter_load_le32(p + len - 4) +
-		 ((u64)memfilter_load_le32(p) << 32);
-
-	seed ^= (u64)__builtin_bswap32((u32)seed) << 32;
-	return memfilter_xxh3_rrmxmx(in ^ (MEMFILTER_XXH3_FLIP_4TO8 - seed), len);
+	return memfilter_xxh3_4to8_flip(p, len, memfilter_xxh3_flip_4to8(seed));
 }
 
 static __always_inline u64 memfilter_xxh3_1to3(const u8 *p, size_t len, u64 seed)
@@ -350,7 +373,7 @@ static __always_inline u64 memfilter_hash(const struct memfilter_hasher *h,
 		if (h->algo == MEMFILTER_HASH_XXH64)
 			return memfilter_xxh64(data, 8, h->seed);
 		if (h->algo == MEMFILTER_HASH_XXH3)
-			return memfilter_xxh3(data, 8, h->seed);
+			return memfilter_xxh3_4to8_flip(data, 8, h->xxh3_flip);
 		return memfilter_siphash24(data, 8, h->key);
 	}
 	if (h->algo == MEMFILTER_HASH_XXH64)

@@ -1021,6 +1021,8 @@ without() {
 }
 [ "${MF_CLI_SKIP_OFFLINE:-0}" = 1 ] && TESTS=$(without "$OFFLINE_TESTS")
 [ "${MF_CLI_SKIP_USERSPACE:-0}" = 1 ] && TESTS=$(without "$USERSPACE_TESTS")
+# MF_CLI_TESTS="a b ...": just those (a targeted guest run).
+[ -n "${MF_CLI_TESTS:-}" ] && TESTS=$MF_CLI_TESTS
 
 echo "TAP version 13"
 set -- $TESTS

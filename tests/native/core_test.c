@@ -100,12 +100,20 @@ TEST(xxh3_matches_libxxhash)
 	for (unsigned int round = 0; round < 41; round++) {
 		u64 seed = round < ARRAY_SIZE(fixed) ? fixed[round] : rand64(&state);
 
+		struct memfilter_hasher h;
+
+		ASSERT_EQ(0, memfilter_hasher_init(&h, MEMFILTER_HASH_XXH3, seed,
+						   NULL));
 		for (size_t len = 0; len <= 1024; len++) {
 			const u8 *p = buf + ((len + round) & 7);
+			u64 want = XXH3_64bits_withSeed(p, len, seed);
 
-			ASSERT_EQ(XXH3_64bits_withSeed(p, len, seed),
-				  memfilter_xxh3(p, len, seed))
+			ASSERT_EQ(want, memfilter_xxh3(p, len, seed))
 				TH_LOG("len %zu seed %#llx", len,
+				       (unsigned long long)seed);
+			/* memfilter_hash(): its 8- and 16-byte lines too */
+			ASSERT_EQ(want, memfilter_hash(&h, p, len))
+				TH_LOG("hasher, len %zu seed %#llx", len,
 				       (unsigned long long)seed);
 		}
 	}
