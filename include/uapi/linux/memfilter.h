@@ -151,8 +151,8 @@ struct memfilter_api {
 
 /*
  * Key hash algorithms (memfilter_info.hash_algo, filter images). XXH3 is
- * xxHash 0.8's XXH3_64bits_withSeed(): the same seeding as XXH64, about
- * half its cost on keys of up to 16 bytes; neither resists chosen keys.
+ * xxHash 0.8's XXH3_64bits_withSeed(): the same seeding as XXH64, faster
+ * on keys of up to 16 bytes; neither resists chosen keys.
  */
 #define MEMFILTER_HASH_XXH64	1
 #define MEMFILTER_HASH_SIPHASH24 2
