@@ -12,6 +12,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "filter_type.h"
 #include "hash.h"
 #include "hash_vectors.h"
 #include "kselftest_harness.h"
@@ -213,6 +214,62 @@ TEST(hasher_init)
 	ASSERT_EQ(0, memfilter_hasher_init(&h, MEMFILTER_HASH_SIPHASH24, 42,
 					   memfilter_test_sipkey));
 	EXPECT_EQ(memfilter_test_siphash24[0], memfilter_hash(&h, "", 0));
+}
+
+/*
+ * The create request's hash flags, as the module and libmemfilter's
+ * offline filters check them: XXH3 alone or with a seed, never with KEYED;
+ * the hasher that results, for every filter type's parameter block.
+ */
+TEST(create_hash_flags)
+{
+	static const u32 types[] = {
+		MEMFILTER_TYPE_BLOOM, MEMFILTER_TYPE_CUCKOO,
+		MEMFILTER_TYPE_WINDOW, MEMFILTER_TYPE_GROW,
+	};
+
+	for (unsigned int t = 0; t < ARRAY_SIZE(types); t++) {
+		struct memfilter_create c = {
+			.size = sizeof(c), .type = types[t], .capacity = 1000,
+			.fpr_ppb = 10000000,
+		};
+		const struct memfilter_type_ops *ops;
+		const struct memfilter_hasher *h;
+		union memfilter_params p;
+
+		if (types[t] == MEMFILTER_TYPE_WINDOW)
+			c.generations = 4;
+		c.flags = MEMFILTER_CREATE_XXH3 | MEMFILTER_CREATE_SEED;
+		c.seed = 0x1234;
+		ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p));
+		h = ops->hasher(&p);
+		EXPECT_EQ(MEMFILTER_HASH_XXH3, h->algo);
+		EXPECT_EQ(0x1234, h->seed);
+		EXPECT_EQ(memfilter_xxh3_flip_4to8(0x1234), h->xxh3_flip);
+
+		c.flags = MEMFILTER_CREATE_XXH3;
+		c.seed = 0;
+		ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p));
+		EXPECT_EQ(MEMFILTER_HASH_XXH3, ops->hasher(&p)->algo);
+
+		c.flags = 0;
+		ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p));
+		EXPECT_EQ(MEMFILTER_HASH_XXH64, ops->hasher(&p)->algo);
+
+		c.flags = MEMFILTER_CREATE_XXH3 | MEMFILTER_CREATE_KEYED;
+		EXPECT_EQ(-EINVAL, memfilter_create_params(&c, &ops, &p));
+		c.flags = MEMFILTER_CREATE_XXH3 | MEMFILTER_CREATE_KEYED |
+			  MEMFILTER_CREATE_SEED;
+		c.seed = 1;
+		EXPECT_EQ(-EINVAL, memfilter_create_params(&c, &ops, &p));
+		c.flags = MEMFILTER_CREATE_XXH3 << 1;
+		c.seed = 0;
+		EXPECT_EQ(-EOPNOTSUPP, memfilter_create_params(&c, &ops, &p));
+		/* A seed without SEED stays refused under XXH3 too. */
+		c.flags = MEMFILTER_CREATE_XXH3;
+		c.seed = 5;
+		EXPECT_EQ(-EINVAL, memfilter_create_params(&c, &ops, &p));
+	}
 }
 
 TEST_HARNESS_MAIN
