@@ -193,16 +193,16 @@ static Row bench_mf_bloom(const Keys &k)
 }
 
 /*
- * The paths the module runs (bloom_bench_mf.c): the key's hash through the
- * ops table, then ops->contains() on one hash (memfilter_contains(), BPF
- * kfuncs, netfilter) or on a 256-key window (the query ioctl); and the
- * same through the scalar code, what the kernel runs without a SIMD
- * section.
+ * The paths the module runs (bloom_bench_mf.c): ops->contains_key on one
+ * key (memfilter_contains(): BPF kfuncs, netfilter, dm), or the keys'
+ * hashes through the ops table and ops->contains() on a 256-key window
+ * (the query ioctl); and the same through the scalar code, what the
+ * kernel runs for single keys and without a SIMD section.
  */
 static Row bench_mf_bloom_path(const Keys &k, bool scalar)
 {
 	Row r(scalar ? "memfilter Bloom, scalar path (no SIMD section)"
-		     : "memfilter Bloom, module path (ops hash + ops->contains)",
+		     : "memfilter Bloom, module path (ops->contains_key; windows: ops hash + ops->contains)",
 	      false);
 	size_t bytes, n = k.n, nq = k.nq;
 	mfb_bloom *b = mfb_bloom_new(n, &bytes);

@@ -41,10 +41,12 @@
  * The scalar per-key operations walk the key's window of k words: no
  * data-dependent branches but the insert's per word, and k from
  * the filter, so the loop's own branch always predicts. The single-key
- * calls and the batch loops go through a switch on k (mf_bloom_with_k(),
+ * inserts and the batch loops go through a switch on k (mf_bloom_with_k(),
  * mf_bloom_hashes_with_k()) to get a copy with k a constant for each k:
  * measured faster in scalar code than computing all 8 pattern words
- * branch-free (bench/results/bloom.md).
+ * branch-free (bench/results/bloom.md). The single-key query tests all 8
+ * words with constant salts instead (mf_bloom_test_block()): no jump
+ * table per call, fewer instructions than the k-word walk.
  */
 
 /* Word @i of a hash's window: its bit, in bit 0. */
@@ -81,6 +83,36 @@ static __always_inline bool mf_bloom_test(const u64 *blk, u64 hash, u32 k)
 	if (k > 7)
 		hit &= mf_bloom_probe(blk, hash, s, 7);
 	return hit & 1;
+}
+
+/*
+ * Query of one key, branch-free over all 8 words of its block: each word's
+ * bit with its salt a constant (no table load, no index arithmetic, no
+ * switch on k), gathered into one bit per word, the words outside the
+ * key's window masked off at the end. For single keys, where the batch
+ * loops' copy per k would cost a jump table per call; the same answers
+ * as mf_bloom_test() (k outside 1..7 probes all 8 words, as there).
+ */
+static __always_inline bool mf_bloom_test_block(const u64 *blk, u64 hash, u32 k)
+{
+	unsigned int ones = k - 1 < MEMFILTER_BLOOM_MAX_K - 1 ? (1U << k) - 1 : 0xff;
+	unsigned int s = memfilter_bloom_start(hash);
+	unsigned int win = ((ones << s) | (ones >> (MEMFILTER_BLOOM_BLOCK_WORDS - s))) & 0xff;
+	u64 hits;
+
+	/*
+	 * Word w's hit into bit w (mf_bloom_probe() at start 0 is word w),
+	 * written out: the kernel's -O2 unrolls no loop.
+	 */
+	hits = mf_bloom_probe(blk, hash, 0, 7) & 1;
+	hits = hits << 1 | (mf_bloom_probe(blk, hash, 0, 6) & 1);
+	hits = hits << 1 | (mf_bloom_probe(blk, hash, 0, 5) & 1);
+	hits = hits << 1 | (mf_bloom_probe(blk, hash, 0, 4) & 1);
+	hits = hits << 1 | (mf_bloom_probe(blk, hash, 0, 3) & 1);
+	hits = hits << 1 | (mf_bloom_probe(blk, hash, 0, 2) & 1);
+	hits = hits << 1 | (mf_bloom_probe(blk, hash, 0, 1) & 1);
+	hits = hits << 1 | (mf_bloom_probe(blk, hash, 0, 0) & 1);
+	return !(win & ~hits);
 }
 
 /*
@@ -419,6 +451,24 @@ void memfilter_bloom_add_hash_exclusive(struct memfilter_bloom *b, u64 hash)
 	memfilter_bloom_add_hash_exclusive_scalar(b, hash);
 }
 
+/*
+ * One key's query, inline in memfilter_bloom_contains_hash() and
+ * memfilter_bloom_contains_key(): AVX2 where entering a SIMD section is
+ * free (userspace), else the scalar test of the whole block.
+ */
+static __always_inline bool mf_bloom_contains_one(const struct memfilter_bloom *b,
+						  u64 hash)
+{
+	bool hit;
+
+	if (MEMFILTER_SIMD_CHEAP && memfilter_simd_begin()) {
+		hit = memfilter_bloom_contains_hash_avx2(b, hash);
+		memfilter_simd_end();
+		return hit;
+	}
+	return mf_bloom_test_block(memfilter_bloom_block_ptr(b, hash), hash, b->p.k);
+}
+
 /**
  * memfilter_bloom_contains_hash_scalar() - query a key by its hash, scalar
  * @b: the filter
@@ -431,8 +481,7 @@ void memfilter_bloom_add_hash_exclusive(struct memfilter_bloom *b, u64 hash)
  */
 bool memfilter_bloom_contains_hash_scalar(const struct memfilter_bloom *b, u64 hash)
 {
-	return mf_bloom_with_k(memfilter_bloom_block_ptr(b, hash), hash, b->p.k,
-			       MF_BLOOM_TEST);
+	return mf_bloom_test_block(memfilter_bloom_block_ptr(b, hash), hash, b->p.k);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hash_scalar);
 
@@ -452,14 +501,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hash_scalar);
  */
 bool memfilter_bloom_contains_hash(const struct memfilter_bloom *b, u64 hash)
 {
-	bool hit;
-
-	if (MEMFILTER_SIMD_CHEAP && memfilter_simd_begin()) {
-		hit = memfilter_bloom_contains_hash_avx2(b, hash);
-		memfilter_simd_end();
-		return hit;
-	}
-	return memfilter_bloom_contains_hash_scalar(b, hash);
+	return mf_bloom_contains_one(b, hash);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hash);
 
@@ -672,8 +714,10 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_key);
  * @key: the key
  * @len: its length in bytes
  *
- * The 8-byte XXH64 case is hashed straight-line and tested in the same
- * call; nothing in it depends on an earlier query.
+ * 8-byte keys are hashed straight-line (memfilter_hash() with the length
+ * a constant) and tested in the same call, with no batch machinery;
+ * nothing in it depends on an earlier query, so calls in a loop keep
+ * several cache misses in flight.
  *
  * Context: any, as memfilter_bloom_contains_hash().
  * Return: false if @key was certainly never inserted, true if it may have
@@ -683,11 +727,10 @@ bool memfilter_bloom_contains_key(const struct memfilter_bloom *b, const void *k
 				  size_t len)
 {
 	/* Not written through: MEMFILTER_BLOOM_OP_CONTAINS only reads. */
-	if (unlikely(!memfilter_bloom_fixed8(b, len)))
+	if (unlikely(len != 8))
 		return mf_bloom_key_general((struct memfilter_bloom *)b, key,
 					    len, MEMFILTER_BLOOM_OP_CONTAINS);
-	return memfilter_bloom_contains_hash(b, memfilter_xxh64(key, 8,
-								 b->p.hasher.seed));
+	return mf_bloom_contains_one(b, memfilter_hash(&b->p.hasher, key, 8));
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_key);
 
@@ -1095,6 +1138,12 @@ static void mf_bloom_contains(const union memfilter_state *s,
 	memfilter_bloom_contains_hashes(&s->bloom, hashes, n, result);
 }
 
+static bool mf_bloom_contains_key(const union memfilter_state *s,
+				  const void *key, size_t len)
+{
+	return memfilter_bloom_contains_key(&s->bloom, key, len);
+}
+
 static void mf_bloom_all_done(u32 n, unsigned long *result, u32 *done)
 {
 	u32 i;
@@ -1220,6 +1269,7 @@ const struct memfilter_type_ops memfilter_bloom_ops = {
 	.payload_bytes = mf_bloom_mem_bytes,
 	.init = mf_bloom_init,
 	.contains = mf_bloom_contains,
+	.contains_key = mf_bloom_contains_key,
 	.add = mf_bloom_add,
 	.add_exclusive = mf_bloom_add_exclusive,
 	.test_and_add = mf_bloom_test_and_add,
