@@ -46,6 +46,10 @@ uint64_t mfb_bloom_query_scalar(const struct mfb_bloom *b, const uint64_t *k,
 uint64_t mfb_bloom_query_scalar_batch(const struct mfb_bloom *b,
 				      const uint64_t *k, size_t n);
 
+/* The core's inline single-key pieces in the caller's loop (AVX2). */
+uint64_t mfb_bloom_query_inline(const struct mfb_bloom *b, const uint64_t *k,
+				size_t n);
+
 /* memfilter's cuckoo filter, 12-bit fingerprints, sized for n keys. */
 struct mfb_cuckoo;
 struct mfb_cuckoo *mfb_cuckoo_new(size_t n, size_t *bytes);

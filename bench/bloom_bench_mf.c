@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include "bloom.h"
+#include "bloom_avx2.h"
 #include "cuckoo.h"
 #include "filter_type.h"
 #include "bloom_bench.h"
@@ -245,6 +246,28 @@ u64 mfb_bloom_query_scalar_batch(const struct mfb_bloom *m, const u64 *k,
 				 size_t n)
 {
 	return mfb_query_window(m, k, n, mfb_contains_scalar);
+}
+
+/*
+ * The core's inline pieces in the caller's own loop, as fastfilter_cpp's
+ * Find() is in its callers: memfilter_hash() and bloom_avx2.h's test, so
+ * the filter's constants (salts, window mask, hash constants, seed) are
+ * loaded once per loop, not once per key. What a caller built for AVX2
+ * that queries keys one at a time can have; not an exported path.
+ */
+u64 mfb_bloom_query_inline(const struct mfb_bloom *m, const u64 *k, size_t n)
+{
+	const struct memfilter_bloom b = m->s.bloom;
+	struct memfilter_bloom_avx2 c;
+	u64 hits = 0;
+
+	memfilter_bloom_avx2_init(&c, b.p.k);
+	for (size_t i = 0; i < n; i++) {
+		u64 h = memfilter_hash(&b.p.hasher, &k[i], 8);
+
+		hits += memfilter_bloom_avx2_test(&c, memfilter_bloom_block_ptr(&b, h), h);
+	}
+	return hits;
 }
 
 /* ---- cuckoo ------------------------------------------------------------ */

@@ -41,12 +41,13 @@
  * The scalar per-key operations walk the key's window of k words: no
  * data-dependent branches but the insert's per word, and k from
  * the filter, so the loop's own branch always predicts. The single-key
- * inserts and the batch loops go through a switch on k (mf_bloom_with_k(),
+ * calls and the batch loops go through a switch on k (mf_bloom_with_k(),
  * mf_bloom_hashes_with_k()) to get a copy with k a constant for each k:
  * measured faster in scalar code than computing all 8 pattern words
- * branch-free (bench/results/bloom.md). The single-key query tests all 8
- * words with constant salts instead (mf_bloom_test_block()): no jump
- * table per call, fewer instructions than the k-word walk.
+ * branch-free (bench/results/bloom.md), and, for the single-key query at
+ * the kernel's -O2 for generic x86-64, than testing all 8 words with
+ * constant salts and masking the window (no BMI2 there: every variable
+ * shift needs its count moved to CL).
  */
 
 /* Word @i of a hash's window: its bit, in bit 0. */
@@ -83,36 +84,6 @@ static __always_inline bool mf_bloom_test(const u64 *blk, u64 hash, u32 k)
 	if (k > 7)
 		hit &= mf_bloom_probe(blk, hash, s, 7);
 	return hit & 1;
-}
-
-/*
- * Query of one key, branch-free over all 8 words of its block: each word's
- * bit with its salt a constant (no table load, no index arithmetic, no
- * switch on k), gathered into one bit per word, the words outside the
- * key's window masked off at the end. For single keys, where the batch
- * loops' copy per k would cost a jump table per call; the same answers
- * as mf_bloom_test() (k outside 1..7 probes all 8 words, as there).
- */
-static __always_inline bool mf_bloom_test_block(const u64 *blk, u64 hash, u32 k)
-{
-	unsigned int ones = k - 1 < MEMFILTER_BLOOM_MAX_K - 1 ? (1U << k) - 1 : 0xff;
-	unsigned int s = memfilter_bloom_start(hash);
-	unsigned int win = ((ones << s) | (ones >> (MEMFILTER_BLOOM_BLOCK_WORDS - s))) & 0xff;
-	u64 hits;
-
-	/*
-	 * Word w's hit into bit w (mf_bloom_probe() at start 0 is word w),
-	 * written out: the kernel's -O2 unrolls no loop.
-	 */
-	hits = mf_bloom_probe(blk, hash, 0, 7) & 1;
-	hits = hits << 1 | (mf_bloom_probe(blk, hash, 0, 6) & 1);
-	hits = hits << 1 | (mf_bloom_probe(blk, hash, 0, 5) & 1);
-	hits = hits << 1 | (mf_bloom_probe(blk, hash, 0, 4) & 1);
-	hits = hits << 1 | (mf_bloom_probe(blk, hash, 0, 3) & 1);
-	hits = hits << 1 | (mf_bloom_probe(blk, hash, 0, 2) & 1);
-	hits = hits << 1 | (mf_bloom_probe(blk, hash, 0, 1) & 1);
-	hits = hits << 1 | (mf_bloom_probe(blk, hash, 0, 0) & 1);
-	return !(win & ~hits);
 }
 
 /*
@@ -454,7 +425,9 @@ void memfilter_bloom_add_hash_exclusive(struct memfilter_bloom *b, u64 hash)
 /*
  * One key's query, inline in memfilter_bloom_contains_hash() and
  * memfilter_bloom_contains_key(): AVX2 where entering a SIMD section is
- * free (userspace), else the scalar test of the whole block.
+ * free (userspace), else the scalar walk of the window, k a constant, out
+ * of line (a tail call), so that the key's hash in the caller saves no
+ * registers for the walk.
  */
 static __always_inline bool mf_bloom_contains_one(const struct memfilter_bloom *b,
 						  u64 hash)
@@ -466,7 +439,7 @@ static __always_inline bool mf_bloom_contains_one(const struct memfilter_bloom *
 		memfilter_simd_end();
 		return hit;
 	}
-	return mf_bloom_test_block(memfilter_bloom_block_ptr(b, hash), hash, b->p.k);
+	return memfilter_bloom_contains_hash_scalar(b, hash);
 }
 
 /**
@@ -474,14 +447,18 @@ static __always_inline bool mf_bloom_contains_one(const struct memfilter_bloom *
  * @b: the filter
  * @hash: the key's hash under @b->p.hasher
  *
- * The portable path of memfilter_bloom_contains_hash(), for tests.
+ * The portable path of memfilter_bloom_contains_hash() and
+ * memfilter_bloom_contains_key(), the kernel's for every single key;
+ * exposed for tests.
  *
  * Context: as memfilter_bloom_contains_hash().
  * Return: as memfilter_bloom_contains_hash().
  */
-bool memfilter_bloom_contains_hash_scalar(const struct memfilter_bloom *b, u64 hash)
+noinline bool memfilter_bloom_contains_hash_scalar(const struct memfilter_bloom *b,
+						   u64 hash)
 {
-	return mf_bloom_test_block(memfilter_bloom_block_ptr(b, hash), hash, b->p.k);
+	return mf_bloom_with_k(memfilter_bloom_block_ptr(b, hash), hash, b->p.k,
+			       MF_BLOOM_TEST);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hash_scalar);
 

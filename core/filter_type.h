@@ -228,6 +228,10 @@ static inline u64 memfilter_key_hash(const struct memfilter_type_ops *ops,
 	return memfilter_hash(memfilter_state_hasher(ops, s), key, len);
 }
 
+bool memfilter_state_contains_hashed(const struct memfilter_type_ops *ops,
+				     const union memfilter_state *s,
+				     const void *key, size_t len);
+
 /**
  * memfilter_state_contains_key() - may a key be in a filter?
  * @ops: the filter's type
@@ -235,8 +239,9 @@ static inline u64 memfilter_key_hash(const struct memfilter_type_ops *ops,
  * @key: the key
  * @len: its length in bytes
  *
- * The type's @contains_key where it has one; otherwise the key's hash
- * (memfilter_key_hash()) through @contains as a batch of one.
+ * The type's @contains_key where it has one; otherwise
+ * memfilter_state_contains_hashed(), out of line, so that callers of the
+ * common case save no registers for it.
  *
  * Context: as the type's @contains; lockless.
  * Return: false if the key is certainly absent, true if it may be present.
@@ -245,14 +250,9 @@ static inline bool memfilter_state_contains_key(const struct memfilter_type_ops 
 						const union memfilter_state *s,
 						const void *key, size_t len)
 {
-	unsigned long res = 0;
-	u64 h;
-
 	if (ops->contains_key)
 		return ops->contains_key(s, key, len);
-	h = memfilter_key_hash(ops, s, key, len);
-	ops->contains(s, &h, 1, &res);
-	return res & 1;
+	return memfilter_state_contains_hashed(ops, s, key, len);
 }
 
 #endif /* _MEMFILTER_FILTER_TYPE_H */
