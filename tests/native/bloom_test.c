@@ -281,9 +281,9 @@ TEST(simd_matches_scalar)
 
 /* The window mask is the k words from the start word, mod 8. */
 /*
- * The scalar batch loops on every count around their edges (one key, the
- * prefetch distance, a result word): the answers and bits of the per-key
- * calls, and result bits past the count cleared.
+ * The scalar batch loops, and the AVX2 query's, on every count around
+ * their edges (one key, the prefetch distance, a result word): the answers
+ * and bits of the per-key calls, and result bits past the count cleared.
  */
 TEST(scalar_batch_counts)
 {
@@ -313,6 +313,17 @@ TEST(scalar_batch_counts)
 
 				ASSERT_EQ(want, mf_test_bit(bm, i))
 					TH_LOG("k %u count %zu key %zu", k, n, i);
+			}
+			if (mf_test_have_avx2()) {
+				memset(bm, 0x55, sizeof(bm));
+				memfilter_bloom_contains_hashes_avx2(b, h + 150, n, bm);
+				for (size_t i = 0; i < end; i++) {
+					bool want = i < n &&
+						    memfilter_bloom_contains_hash_scalar(b, h[150 + i]);
+
+					ASSERT_EQ(want, mf_test_bit(bm, i))
+						TH_LOG("avx2: k %u count %zu key %zu", k, n, i);
+				}
 			}
 			memset(bm, 0x55, sizeof(bm));
 			memfilter_bloom_test_and_add_hashes_scalar(t, h + 256, n, bm);
