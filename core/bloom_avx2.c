@@ -198,12 +198,11 @@ memfilter_bloom_contains_hashes_avx2(const struct memfilter_bloom *b, const u64 
 		run = min(n - i, (size_t)BITS_PER_LONG);
 		for (j = 0; j < run; j++) {
 			u64 h = hashes[i + j];
+			const u64 *blk = memfilter_bloom_block_ptr(&f, h);
 
 			memfilter_bloom_prefetch(&f, hashes,
 						 i + j + MEMFILTER_BLOOM_AHEAD, n);
-			acc |= (unsigned long)memfilter_bloom_avx2_test(&c,
-									memfilter_bloom_block_ptr(&f, h),
-									h) << j;
+			acc |= (unsigned long)memfilter_bloom_avx2_test(&c, blk, h) << j;
 		}
 		result_bitmap[i / BITS_PER_LONG] = acc;
 	}
