@@ -290,6 +290,23 @@ bench/grow_bench: bench/grow_bench.c bench/bench_util.h \
 bench-grow: bench/grow_bench
 	bench/grow_bench
 
+# --- the key hash: XXH64 against XXH3 (bench/hash_bench.c) -------------------
+HASH_BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c core/filter_type.c \
+	core/cuckoo.c core/window.c core/window_avx2.c core/grow.c
+
+bench/hash_bench: bench/hash_bench.c bench/bench_util.h \
+		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(HASH_BENCH_CORE))
+	$(CC) $(BENCH_CFLAGS) -Wall -Werror -o $@ $(filter-out %.h,$^)
+
+# For callgrind (valgrind lacks AVX-512): as bloom_bench_v3.
+bench/hash_bench_v3: bench/hash_bench.c bench/bench_util.h \
+		$(patsubst core/%.c,$(BUILD)/bench-v3/core-%.o,$(HASH_BENCH_CORE))
+	$(CC) $(CPPFLAGS_MF) $(BENCH_V3) -Wall -Werror -o $@ $(filter-out %.h,$^)
+
+.PHONY: bench-hash
+bench-hash: bench/hash_bench
+	bench/hash_bench
+
 # --- offline filters (libmemfilter) before and after ---------------------------
 # make bench-offline REVS="rev1 rev2 ...": bench/offline_bench.c against each
 # revision's static library, alternating runs (N, RUNS, CPU: see the script).

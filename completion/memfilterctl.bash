@@ -8,7 +8,7 @@ _memfilterctl()
 
 	local cmds="create add query seen del count clear rotate info list rm build dump load inspect merge nf version help"
 	local globals="--json --pretty --version --help"
-	local sizing="--type --capacity --fpr --bits-per-key --fingerprint-bits --keyed --seed"
+	local sizing="--type --capacity --fpr --bits-per-key --fingerprint-bits --keyed --seed --hash"
 	local grow="--grow --grow-factor --grow-ratio --grow-max"
 	local window="--window --generations --rotate-by-count"
 
@@ -52,6 +52,10 @@ _memfilterctl()
 		;;
 	-f | --fingerprint-bits)
 		COMPREPLY=($(compgen -W "8 12 16" -- "$cur"))
+		return
+		;;
+	--hash)
+		COMPREPLY=($(compgen -W "xxh64 xxh3 siphash24" -- "$cur"))
 		return
 		;;
 	--capacity | --fpr | -b | --bits-per-key | -s | --seed | --key | \

@@ -28,7 +28,7 @@ const struct memfilter_type_ops *memfilter_type_ops(u32 type)
 	return memfilter_types[type];
 }
 
-/* A keyed (SipHash) filter gets a random secret, others a seed. */
+/* A keyed (SipHash) filter gets a random secret, others (XXH64, XXH3) a seed. */
 static int memfilter_create_hasher(const struct memfilter_create *c,
 				   struct memfilter_hasher *h)
 {
@@ -50,7 +50,9 @@ static int memfilter_create_hasher(const struct memfilter_create *c,
 		if (ret)
 			return ret;
 	}
-	return memfilter_hasher_init(h, MEMFILTER_HASH_XXH64, seed, NULL);
+	return memfilter_hasher_init(h, c->flags & MEMFILTER_CREATE_XXH3 ?
+				     MEMFILTER_HASH_XXH3 : MEMFILTER_HASH_XXH64,
+				     seed, NULL);
 }
 
 /**
@@ -74,7 +76,7 @@ int memfilter_create_params(const struct memfilter_create *c,
 	if (c->flags & ~MEMFILTER_CREATE_FLAGS)
 		return -EOPNOTSUPP;
 	if ((c->flags & MEMFILTER_CREATE_KEYED) &&
-	    (c->flags & MEMFILTER_CREATE_SEED))
+	    (c->flags & (MEMFILTER_CREATE_SEED | MEMFILTER_CREATE_XXH3)))
 		return -EINVAL;
 	if (!(c->flags & MEMFILTER_CREATE_SEED) && c->seed)
 		return -EINVAL;
@@ -119,7 +121,7 @@ void memfilter_state_info(const struct memfilter_type_ops *ops,
 	ops->info(s, added, info);
 	info->type = ops->type;
 	info->hash_algo = h->algo;
-	if (h->algo == MEMFILTER_HASH_XXH64)
+	if (h->algo != MEMFILTER_HASH_SIPHASH24)
 		info->seed = h->seed;
 	else
 		info->status |= MEMFILTER_STATUS_KEYED;

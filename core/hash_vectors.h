@@ -6,6 +6,7 @@
  * XXH64: produced by libxxhash 0.8.1 (Debian libxxhash-dev) over the
  * message memfilter_test_msg(i) = i * 7 + 3 (mod 256), for lengths 0..64 and 200,
  * with seed 0 and seed MEMFILTER_TEST_XXH64_SEED1.
+ * XXH3-64: likewise, at the lengths of memfilter_test_xxh3_len[].
  * SipHash-2-4: the reference vectors of github.com/veorq/SipHash (key
  * 00 01 .. 0f, message 00 01 .. len-1), as in lib/siphash_kunit.c.
  *
@@ -77,6 +78,58 @@ static const u64 memfilter_test_xxh64_seed1[MEMFILTER_TEST_XXH64_LENS] = {
 	0x332c7d3723ea179fULL, 0x8ef660e5a8cd8b12ULL, 0xfc6c158ad8a30283ULL,
 	0x2c8ddce5c85d0d9dULL, 0x4af341f14e3a6fc9ULL, 0x17e5f0aa6728f859ULL,
 
+};
+
+/*
+ * XXH3-64 (XXH3_64bits_withSeed): produced by libxxhash 0.8.1 over the
+ * same message, at the lengths below (every path: 0, 1-3, 4-8, 9-16,
+ * 17-128 at each of its four sizes, 129-240, over 240 with and without a
+ * partial stripe, block and last stripe), with seed 0 (the default
+ * secret on the long path) and seed MEMFILTER_TEST_XXH64_SEED1 (a derived
+ * secret).
+ */
+#define MEMFILTER_TEST_XXH3_LENS	44
+
+static const unsigned int memfilter_test_xxh3_len[MEMFILTER_TEST_XXH3_LENS] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 31, 32,
+	33, 63, 64, 65, 96, 97, 127, 128, 129, 130, 200, 239, 240, 241, 255,
+	256, 257, 511, 1024, 1025, 2047, 2048, 2049, 4096
+};
+
+static const u64 memfilter_test_xxh3_seed0[MEMFILTER_TEST_XXH3_LENS] = {
+	0x2d06800538d394c2ULL, 0x13e608bc156defedULL, 0x1c9074b93943b86cULL,
+	0xa9088dda485b481cULL, 0x6d9253b16c8b1ed3ULL, 0x998620e10e3a4b37ULL,
+	0xf9f1d99ef1edd356ULL, 0x8e8291ad89127e2eULL, 0x60539db630471163ULL,
+	0xfeff668361d723a8ULL, 0xb9a61f1a862555c7ULL, 0xa361315441c7f311ULL,
+	0x6829454be0cc3199ULL, 0x67f77075aba7f824ULL, 0x7f974b5d89371e9aULL,
+	0x9ec169f4a98231c1ULL, 0xb8c859b0f030b585ULL, 0x714a04408e79b80fULL,
+	0xed41ac283d0674b3ULL, 0x19ff4ee1d6ba1a55ULL, 0x3e44983ad21679c8ULL,
+	0x1353bea3d0ebf7e1ULL, 0x287eb1fa9e4be2c1ULL, 0x829218de4d798646ULL,
+	0xf084e7cfbc624743ULL, 0x1daa83271a8e7b7cULL, 0x998fa0631fd78d0bULL,
+	0x67425a03650261bfULL, 0xc664bf3311c6abc4ULL, 0xa620cbbc569eeeabULL,
+	0x746cd0025327bf5bULL, 0x1d861931c1f3cafaULL, 0x64556dc6b462a6cfULL,
+	0x8beadd3a8874fe17ULL, 0xb67b6637a76e6c39ULL, 0x3c38817f6d79c0daULL,
+	0x2a300c3495738ea6ULL, 0xe3fca5c97aa72e1bULL, 0x9b81661c641c72b1ULL,
+	0x806c2072ed713576ULL, 0xe36fcecaa2c0ecbaULL, 0xabe604813ba62ed1ULL,
+	0x55aed42c9f1554b6ULL, 0xd7428746842be37eULL,
+};
+
+static const u64 memfilter_test_xxh3_seed1[MEMFILTER_TEST_XXH3_LENS] = {
+	0x602b0e2cd6662c8bULL, 0x1b4c466098160569ULL, 0x2f6c901464c243f0ULL,
+	0xa8bacd847619199eULL, 0xe1c585329cf1878eULL, 0xaccecf1d54c1e77cULL,
+	0x2e2abce5e9903017ULL, 0xb200c54e3a374bdfULL, 0xbc53d62e02f670a4ULL,
+	0xd4fb426f424e6e62ULL, 0xac0ac8f570dae3ecULL, 0x7cd5fc7d21c2204bULL,
+	0xcd389051b9561a62ULL, 0xa1ac3ddbd7ac5e9cULL, 0x5787f5751d31a67fULL,
+	0x734ab0c0e495a073ULL, 0x7775d23337d796b5ULL, 0x7d1872b1361c0fa6ULL,
+	0xfd26adbbe695ce82ULL, 0x136a6f0494310a0dULL, 0x3ffc244bc1e2a4dcULL,
+	0x55f4cdd63f020501ULL, 0xd6ae0d107b90f16fULL, 0xde4205e085dc5c98ULL,
+	0x77aeb3e80dc43abcULL, 0xa72518fc62abe6bfULL, 0xd50e1caae188df6bULL,
+	0xe9e239440dac1b3cULL, 0xb11455ab08c506d4ULL, 0xc2c6574566678eb9ULL,
+	0x302a45dfe0468be1ULL, 0x4f10727d65078d71ULL, 0x6ea73b2be19b57c5ULL,
+	0xa0462d397650b282ULL, 0xc89eaf62d3000eb7ULL, 0xe0437e437071b601ULL,
+	0x0d7da850525347d7ULL, 0x9070f8a8a00f62dbULL, 0xe955d0afe88a0f51ULL,
+	0xcbdb289911b2614bULL, 0x74627fd1ebce1dbaULL, 0xf4f759fb3540761cULL,
+	0x48bddf09c6482093ULL, 0x0caed020a4f33ca1ULL,
 };
 
 static const u64 memfilter_test_sipkey[2] = {

@@ -100,6 +100,7 @@ static int mf_image_hasher(const struct memfilter_image_header *h,
 
 	switch (algo) {
 	case MEMFILTER_HASH_XXH64:
+	case MEMFILTER_HASH_XXH3:
 		if (secret || key[0] || key[1])
 			return -EBADMSG;
 		break;

@@ -34,6 +34,11 @@ keys 1 0 | "$mfc" build --type cuckoo --capacity 4 --fingerprint-bits 8 \
 	--seed 8 >"$dir/cuckoo-empty.img"
 keys 1 40 | "$mfc" build --type cuckoo --capacity 40 --keyed \
 	>"$dir/cuckoo-keyed.img"
+# XXH3 (hash_algo 3).
+keys 1 50 | "$mfc" build --type bloom --capacity 50 --hash xxh3 --seed 12 \
+	>"$dir/bloom-xxh3.img"
+keys 1 40 | "$mfc" build --type cuckoo --capacity 40 --hash xxh3 --seed 13 \
+	>"$dir/cuckoo-xxh3.img"
 # Growing filters: one sub-filter; three (10 + 20 + 40 keys); keyed.
 keys 1 5 | "$mfc" build --grow --capacity 10 --seed 10 >"$dir/grow-1sub.img"
 keys 1 60 | "$mfc" build --grow --capacity 10 --fpr 0.01 --grow-ratio 0.25 \

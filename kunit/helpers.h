@@ -14,6 +14,18 @@
 
 #include "cuckoo.h"
 
+/*
+ * A case that runs on one thread (statistics over a million keys,
+ * sequential properties) cannot race, and the KCSAN kernel, whose job is
+ * finding races, spends 100 s on such cases under its instrumentation:
+ * there they are skipped. The debug kernel (KASAN, lockdep) runs them all.
+ */
+static inline void memfilter_kunit_concurrent_only_under_kcsan(struct kunit *test)
+{
+	if (IS_ENABLED(CONFIG_KCSAN))
+		kunit_skip(test, "one thread: no race for KCSAN; the debug kernel runs it");
+}
+
 static inline void memfilter_kunit_kvfree(void *p)
 {
 	kvfree(p);

@@ -75,11 +75,15 @@ static unsigned long *mf_test_bitmap(struct kunit *test, u32 n)
 
 static void mf_bloom_no_false_negatives(struct kunit *test)
 {
-	struct memfilter_bloom *b = mf_test_bloom(test, MF_TEST_KEYS, 40, false);
-	__le64 *keys = mf_test_keys(test, MF_TEST_KEYS, 0);
-	unsigned long *res = mf_test_bitmap(test, MF_TEST_KEYS);
+	struct memfilter_bloom *b;
+	unsigned long *res;
+	__le64 *keys;
 	u32 i;
 
+	memfilter_kunit_concurrent_only_under_kcsan(test);
+	b = mf_test_bloom(test, MF_TEST_KEYS, 40, false);
+	keys = mf_test_keys(test, MF_TEST_KEYS, 0);
+	res = mf_test_bitmap(test, MF_TEST_KEYS);
 	/* Half through the batch path, half one by one. */
 	memfilter_bloom_add_keys(b, keys, 8, MF_TEST_KEYS / 2);
 	for (i = MF_TEST_KEYS / 2; i < MF_TEST_KEYS; i++)
@@ -112,12 +116,16 @@ KUNIT_ARRAY_PARAM(mf_fpr, mf_fpr_cases, mf_fpr_desc);
 static void mf_bloom_fpr_targets(struct kunit *test)
 {
 	const struct mf_fpr_case *c = test->param_value;
-	struct memfilter_bloom *b = mf_test_bloom(test, MF_TEST_KEYS, c->bpk_q4, false);
-	__le64 *keys = mf_test_keys(test, MF_TEST_KEYS, 0);
-	__le64 *absent = mf_test_keys(test, MF_TEST_KEYS, 1ULL << 63);
-	unsigned long *res = mf_test_bitmap(test, MF_TEST_KEYS);
 	u64 fp, measured_ppb, model_ppb, est_ppb;
+	struct memfilter_bloom *b;
+	__le64 *keys, *absent;
+	unsigned long *res;
 
+	memfilter_kunit_concurrent_only_under_kcsan(test);
+	b = mf_test_bloom(test, MF_TEST_KEYS, c->bpk_q4, false);
+	keys = mf_test_keys(test, MF_TEST_KEYS, 0);
+	absent = mf_test_keys(test, MF_TEST_KEYS, 1ULL << 63);
+	res = mf_test_bitmap(test, MF_TEST_KEYS);
 	memfilter_bloom_add_keys(b, keys, 8, MF_TEST_KEYS);
 	memfilter_bloom_contains_keys(b, absent, 8, MF_TEST_KEYS, res);
 	fp = bitmap_weight(res, MF_TEST_KEYS);

@@ -4,7 +4,9 @@
  *
  * Checks memfilter's inline XXH64 and SipHash-2-4 against reference vectors
  * (shared with the native tests) and against the kernel's own lib/xxhash.c
- * and lib/siphash.c, on aligned and unaligned buffers of every small length.
+ * and lib/siphash.c, on aligned and unaligned buffers of every small length;
+ * and its XXH3-64, which the kernel lacks, against the shared vectors from
+ * libxxhash at every one of its paths, as the module is built.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -77,6 +79,61 @@ static void mf_xxh64_matches_kernel(struct kunit *test)
 	}
 }
 
+/* The parameter is a pointer into memfilter_test_xxh3_len[]. */
+static const void *mf_xxh3_gen_params(const void *prev, char *desc)
+{
+	const unsigned int *next = prev ? (const unsigned int *)prev + 1 :
+				   memfilter_test_xxh3_len;
+
+	if (next - memfilter_test_xxh3_len >= MEMFILTER_TEST_XXH3_LENS)
+		return NULL;
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "len %u", *next);
+	return next;
+}
+
+static void mf_xxh3_vectors(struct kunit *test)
+{
+	const unsigned int *lenp = test->param_value;
+	unsigned int idx = lenp - memfilter_test_xxh3_len;
+	unsigned int len = *lenp, off;
+	struct memfilter_hasher h;
+	u8 *buf;
+
+	buf = kunit_kzalloc(test, len + 8, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&h, MEMFILTER_HASH_XXH3,
+						    MEMFILTER_TEST_XXH64_SEED1, NULL), 0);
+	for (off = 0; off < 8; off++) {
+		mf_fill_msg(buf + off, len);
+		KUNIT_EXPECT_EQ_MSG(test, memfilter_xxh3(buf + off, len, 0),
+				    memfilter_test_xxh3_seed0[idx], "offset %u", off);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    memfilter_xxh3(buf + off, len,
+						   MEMFILTER_TEST_XXH64_SEED1),
+				    memfilter_test_xxh3_seed1[idx], "offset %u", off);
+		/* memfilter_hash(), with its 8- and 16-byte straight lines */
+		KUNIT_EXPECT_EQ_MSG(test, memfilter_hash(&h, buf + off, len),
+				    memfilter_test_xxh3_seed1[idx], "offset %u", off);
+	}
+}
+
+/* The kernel may build either 128-bit fold: they must agree. */
+static void mf_xxh3_fold(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < 10000; i++) {
+		u64 a = get_random_u64(), b = get_random_u64();
+
+		KUNIT_EXPECT_EQ(test, memfilter_mul128_fold64(a, b),
+				memfilter_mul128_fold64_generic(a, b));
+	}
+	KUNIT_EXPECT_EQ(test, memfilter_mul128_fold64(~0ULL, ~0ULL),
+			memfilter_mul128_fold64_generic(~0ULL, ~0ULL));
+	/* (2^64 - 1)^2 = 2^128 - 2^65 + 1: halves 0xff..fe and 1. */
+	KUNIT_EXPECT_EQ(test, memfilter_mul128_fold64(~0ULL, ~0ULL), ~0ULL);
+}
+
 static void mf_siphash_vectors(struct kunit *test)
 {
 	unsigned int len, off;
@@ -119,7 +176,7 @@ static void mf_hasher_init_checks(struct kunit *test)
 
 	mf_fill_msg(msg, sizeof(msg));
 	KUNIT_EXPECT_EQ(test, memfilter_hasher_init(&h, 0, 0, NULL), -EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, memfilter_hasher_init(&h, 3, 0, NULL), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, memfilter_hasher_init(&h, 4, 0, NULL), -EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, memfilter_hasher_init(&h, MEMFILTER_HASH_SIPHASH24, 0,
 						    NULL), -EINVAL);
 	KUNIT_EXPECT_EQ(test, memfilter_hasher_init(&h, MEMFILTER_HASH_SIPHASH24, 0,
@@ -140,6 +197,8 @@ static void mf_hasher_init_checks(struct kunit *test)
 static struct kunit_case memfilter_core_cases[] = {
 	KUNIT_CASE_PARAM(mf_xxh64_vectors, mf_xxh_gen_params),
 	KUNIT_CASE(mf_xxh64_matches_kernel),
+	KUNIT_CASE_PARAM(mf_xxh3_vectors, mf_xxh3_gen_params),
+	KUNIT_CASE(mf_xxh3_fold),
 	KUNIT_CASE(mf_siphash_vectors),
 	KUNIT_CASE(mf_siphash_matches_kernel),
 	KUNIT_CASE(mf_hasher_init_checks),

@@ -31,11 +31,15 @@ static u64 mf_h(u64 i)
 static void mf_cuckoo_no_false_negatives(struct kunit *test)
 {
 	const u32 n = 1U << 20;
-	struct memfilter_cuckoo *c = memfilter_kunit_cuckoo(test, n, 12);
-	unsigned long *res = memfilter_kunit_alloc(test, BITS_TO_LONGS(n), sizeof(long));
-	u64 *h = memfilter_kunit_alloc(test, n, sizeof(u64));
+	struct memfilter_cuckoo *c;
+	unsigned long *res;
+	u64 *h;
 	u32 i;
 
+	memfilter_kunit_concurrent_only_under_kcsan(test);
+	c = memfilter_kunit_cuckoo(test, n, 12);
+	res = memfilter_kunit_alloc(test, BITS_TO_LONGS(n), sizeof(long));
+	h = memfilter_kunit_alloc(test, n, sizeof(u64));
 	for (i = 0; i < n; i++) {
 		h[i] = mf_h(i);
 		KUNIT_ASSERT_EQ(test, memfilter_cuckoo_add_hash(c, h[i]), 0);
@@ -136,11 +140,14 @@ static void mf_cuckoo_fpr(struct kunit *test)
 {
 	const u32 fp = *(const u32 *)test->param_value;
 	const u64 queries = 1000000;
-	struct memfilter_cuckoo *c = memfilter_kunit_cuckoo(test, 1U << 20, fp);
-	u64 slots = c->p.nbuckets * MEMFILTER_CUCKOO_SLOTS, target = slots * 95 / 100;
-	u64 i, fpos = 0, measured, bound;
+	u64 i, fpos = 0, measured, bound, slots, target;
 	struct memfilter_cuckoo_snapshot s;
+	struct memfilter_cuckoo *c;
 
+	memfilter_kunit_concurrent_only_under_kcsan(test);
+	c = memfilter_kunit_cuckoo(test, 1U << 20, fp);
+	slots = c->p.nbuckets * MEMFILTER_CUCKOO_SLOTS;
+	target = slots * 95 / 100;
 	for (i = 0; i < target; i++)
 		KUNIT_ASSERT_EQ(test, memfilter_cuckoo_add_hash(c, mf_h(i)), 0);
 	for (i = 0; i < queries; i++)

@@ -61,11 +61,13 @@ static void mf_window_retention(struct kunit *test)
 {
 	const u32 gens = *(const u32 *)test->param_value, per = 64;
 	const u32 rotations = gens == 16 ? 1000 : 2000;
-	struct memfilter_window *w = mf_wk_core(test, per, gens);
+	struct memfilter_window *w;
 	u64 h[64], stale = 0, checked = 0;
 	DECLARE_BITMAP(bm, 64);
 	u32 r, i, age;
 
+	memfilter_kunit_concurrent_only_under_kcsan(test);
+	w = mf_wk_core(test, per, gens);
 	for (r = 0; r < rotations; r++) {
 		if (r)
 			memfilter_window_rotate_exclusive(w, r);
@@ -268,8 +270,14 @@ static int mf_wk_inserter(void *data)
 		memfilter_add(c->f, &key, sizeof(key));
 		mf_wk_check(c, key, epoch);
 		slot = n % MF_WK_RING;
-		c->ring[a->id][slot].key = key;
-		c->ring[a->id][slot].epoch = epoch;
+		/*
+		 * The querier may still be reading this slot, published
+		 * MF_WK_RING keys ago: @head (n) is visible before the slot
+		 * changes, so the querier's re-read of @head tells it.
+		 */
+		smp_wmb();
+		WRITE_ONCE(c->ring[a->id][slot].key, key);
+		WRITE_ONCE(c->ring[a->id][slot].epoch, epoch);
 		/* The entry is written before the querier can see it. */
 		smp_store_release(&c->head[a->id], ++n);
 		/* One of this thread's earlier keys, again. */
@@ -287,15 +295,24 @@ static int mf_wk_querier(void *data)
 {
 	struct mf_wk_conc *c = data;
 	unsigned int head, slot;
-	int id = 0;
+	int id = 0, epoch;
+	u64 key;
 
 	while (!atomic_read(&c->stop)) {
 		/* Pairs with the inserter's release: the entry is written. */
 		head = smp_load_acquire(&c->head[id]);
 		if (head) {
 			slot = (head - 1) % MF_WK_RING;
-			mf_wk_check(c, c->ring[id][slot].key,
-				    c->ring[id][slot].epoch);
+			key = READ_ONCE(c->ring[id][slot].key);
+			epoch = READ_ONCE(c->ring[id][slot].epoch);
+			/*
+			 * Pairs with the inserter's smp_wmb(): if it has not
+			 * reached key head - 1 + MF_WK_RING, which reuses
+			 * the slot, the pair read is the one published.
+			 */
+			smp_rmb();
+			if (READ_ONCE(c->head[id]) - head < MF_WK_RING - 1)
+				mf_wk_check(c, key, epoch);
 		}
 		id = (id + 1) % MF_WK_INSERTERS;
 		cond_resched();

@@ -29,6 +29,7 @@ _Static_assert(MF_TYPE_BLOOM == MEMFILTER_TYPE_BLOOM, "bloom type");
 _Static_assert(MF_TYPE_CUCKOO == MEMFILTER_TYPE_CUCKOO, "cuckoo type");
 _Static_assert(MF_HASH_XXH64 == MEMFILTER_HASH_XXH64, "xxh64");
 _Static_assert(MF_HASH_SIPHASH24 == MEMFILTER_HASH_SIPHASH24, "siphash");
+_Static_assert(MF_HASH_XXH3 == MEMFILTER_HASH_XXH3, "xxh3");
 _Static_assert(MEMFILTER_BATCH_MAX % 64 == 0, "batches own whole words");
 _Static_assert(MF_COUNT_MAX == MEMFILTER_COUNT_MAX, "largest count");
 
@@ -89,17 +90,58 @@ int mf_open_device(void)
 	return fd;
 }
 
+/* struct mf_create_opts as first released, before @hash_algo. */
+#define MF_CREATE_OPTS_V1	(offsetof(struct mf_create_opts, name) + \
+				 sizeof(const char *))
+
+/* @o's hash choice into @c's flags: 0 or -EINVAL. */
+static int libmf_encode_hash(struct memfilter_create *c,
+			     const struct mf_create_opts *o, size_t sz)
+{
+	int algo = sz > MF_CREATE_OPTS_V1 ? o->hash_algo : 0;
+
+	switch (algo) {
+	case 0:
+	case MF_HASH_XXH64:
+		break;
+	case MF_HASH_XXH3:
+		if (o->keyed)
+			return -EINVAL;
+		c->flags |= MEMFILTER_CREATE_XXH3;
+		break;
+	case MF_HASH_SIPHASH24:
+		c->flags |= MEMFILTER_CREATE_KEYED;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (o->keyed)
+		c->flags |= MEMFILTER_CREATE_KEYED;
+	if ((c->flags & MEMFILTER_CREATE_KEYED) && algo == MF_HASH_XXH64)
+		return -EINVAL;
+	return 0;
+}
+
 int libmf_encode_create(struct memfilter_create *c,
 			const struct mf_create_opts *o)
 {
-	int ret = libmf_opts_check(o, o->sz ? o->sz : sizeof(*o), sizeof(*o));
+	size_t sz = o->sz ? o->sz : MF_CREATE_OPTS_V1;
+	int ret;
 
+	/* One of the released sizes, or larger with the excess zero. */
+	if (sz != MF_CREATE_OPTS_V1 && sz < sizeof(*o))
+		return -EINVAL;
+	ret = libmf_opts_check(o, sz, sz == MF_CREATE_OPTS_V1 ? sz : sizeof(*o));
+	if (ret)
+		return ret;
+	ret = libmf_encode_hash(c, o, sz);
 	if (ret)
 		return ret;
 	if (o->type != MF_TYPE_BLOOM && o->type != MF_TYPE_CUCKOO &&
 	    o->type != MF_TYPE_WINDOW && o->type != MF_TYPE_GROW)
 		return -EINVAL;
-	if (!o->capacity || (o->keyed && o->fixed_seed))
+	if (!o->capacity ||
+	    ((c->flags & MEMFILTER_CREATE_KEYED) && o->fixed_seed))
 		return -EINVAL;
 	if (o->fpr != 0 && o->bits_per_key != 0)
 		return -EINVAL;
@@ -122,8 +164,6 @@ int libmf_encode_create(struct memfilter_create *c,
 		if (!c->bits_per_key_q4)
 			return -EINVAL;
 	}
-	if (o->keyed)
-		c->flags |= MEMFILTER_CREATE_KEYED;
 	if (o->fixed_seed) {
 		c->flags |= MEMFILTER_CREATE_SEED;
 		c->seed = o->seed;

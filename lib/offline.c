@@ -698,7 +698,7 @@ static const char *mf_merge_mismatch(const struct mf_offline *a,
 		return "different probes per key (k)";
 	if (pa->hasher.algo != pb->hasher.algo)
 		return "different hash algorithms";
-	if (pa->hasher.algo == MF_HASH_XXH64 && pa->hasher.seed != pb->hasher.seed)
+	if (pa->hasher.algo != MF_HASH_SIPHASH24 && pa->hasher.seed != pb->hasher.seed)
 		return "different hash seeds";
 	if (pa->hasher.algo == MF_HASH_SIPHASH24 &&
 	    (pa->hasher.key[0] != pb->hasher.key[0] ||

@@ -95,6 +95,38 @@ t_create_defaults_and_params() {
 		fail "json keyed not true"
 }
 
+# Keys of every length from 1 to 1100 bytes: each XXH3 path (0-16 bytes,
+# 17-128, 129-240, longer with partial and whole 1024-byte blocks).
+xxh3_keys() {
+	awk 'BEGIN { for (i = 1; i <= 1100; i++) {
+		s = s substr("abcdefghijklmnopqrstuvwxyz", i % 26 + 1, 1); print s } }'
+}
+
+# --hash xxh3 in the kernel: info says so; a kernel filter and the same
+# filter built offline are the same bytes (the module's XXH3 is the
+# library's, at every length); the feature bit is listed.
+t_create_xxh3() {
+	xxh3_keys >"$T/x3keys"
+	expect_rc 0 memfilterctl create cli-x3 --type bloom --capacity 2000 \
+		--seed 42 --hash xxh3 &&
+	expect_rc 0 memfilterctl info cli-x3 &&
+		grep -q '^hash: *xxh3, seed 0x000000000000002a$' "$T/out" ||
+		fail "info does not show xxh3" || return 1
+	expect_rc 0 memfilterctl info --json cli-x3 &&
+		grep -q '"hash":"xxh3","keyed":false,"seed":"0x000000000000002a"' \
+		"$T/out" || fail "info --json does not show xxh3" || return 1
+	expect_rc 0 memfilterctl add cli-x3 "$T/x3keys" && expect_out 1100 &&
+	expect_rc 0 memfilterctl query --count cli-x3 "$T/x3keys" &&
+		expect_out 1100 || return 1
+	to_image "$T/x3k.img" memfilterctl dump cli-x3 &&
+	to_image "$T/x3o.img" memfilterctl build --type bloom --capacity 2000 \
+		--seed 42 --hash xxh3 "$T/x3keys" || return 1
+	cmp -s "$T/x3k.img" "$T/x3o.img" ||
+		fail "kernel and offline xxh3 filters differ" || return 1
+	expect_rc 0 memfilterctl version &&
+		grep -q 'hash-xxh3' "$T/out" || fail "version lacks hash-xxh3"
+}
+
 t_create_existing_name() {
 	expect_error "already exists" memfilterctl create cli-b --type bloom \
 		--capacity 10
@@ -344,7 +376,7 @@ t_million_keys() {
 # every key identically: present keys all present, absent keys the same
 # false positives.
 
-IMG_VARIANTS="bloom bloom-keyed cuckoo cuckoo-keyed"
+IMG_VARIANTS="bloom bloom-keyed cuckoo cuckoo-keyed bloom-xxh3 cuckoo-xxh3"
 
 img_opts() {
 	case $1 in
@@ -352,6 +384,8 @@ img_opts() {
 	bloom-keyed) echo "--type bloom --capacity 2000 --keyed" ;;
 	cuckoo) echo "--type cuckoo --capacity 2000 --seed 12" ;;
 	cuckoo-keyed) echo "--type cuckoo --capacity 2000 --fingerprint-bits 8 --keyed" ;;
+	bloom-xxh3) echo "--type bloom --capacity 2000 --seed 13 --hash xxh3" ;;
+	cuckoo-xxh3) echo "--type cuckoo --capacity 2000 --hash xxh3" ;;
 	esac
 }
 
@@ -909,6 +943,38 @@ t_add_overfill_warning() {
 		expect_out 200
 }
 
+# --hash offline: the image and inspect say xxh3, its keys are found,
+# merges want the same hash, and the options that exclude it are refused.
+t_hash_offline() {
+	keys a bb ccc dddddddddddddddd eeeeeeeeeeeeeeeee >"$T/h5"
+	to_image "$T/h3.img" memfilterctl build --type bloom --capacity 100 \
+		--seed 9 --hash xxh3 "$T/h5" &&
+	to_image "$T/h64.img" memfilterctl build --type bloom --capacity 100 \
+		--seed 9 --hash xxh64 "$T/h5" || return 1
+	expect_rc 0 memfilterctl inspect "$T/h3.img" &&
+		grep -q '^hash: *xxh3, seed 0x0000000000000009$' "$T/out" ||
+		fail "inspect does not show xxh3" || return 1
+	expect_rc 0 memfilterctl inspect --json "$T/h3.img" &&
+		grep -q '"hash":"xxh3",' "$T/out" || fail "inspect --json" ||
+		return 1
+	expect_rc 0 memfilterctl query --image "$T/h3.img" --count "$T/h5" &&
+		expect_out 5 || return 1
+	cmp -s "$T/h3.img" "$T/h64.img" && fail "xxh3 image equals xxh64's" &&
+		return 1
+	expect_error "cannot merge.*hash" memfilterctl merge "$T/h3.img" \
+		"$T/h64.img" &&
+	expect_error "siphash24" memfilterctl build --type bloom \
+		--capacity 10 --keyed --hash xxh3 "$T/h5" &&
+	expect_error "exclude" memfilterctl build --type bloom \
+		--capacity 10 --hash siphash24 --seed 1 "$T/h5" &&
+	expect_error "xxh64, xxh3 or siphash24" memfilterctl build \
+		--type bloom --capacity 10 --hash xxh128 "$T/h5" &&
+	expect_rc 0 memfilterctl build --type cuckoo --capacity 10 \
+		--hash siphash24 -o "$T/hs.img" "$T/h5" &&
+	memfilterctl inspect "$T/hs.img" | grep -q '^hash: *siphash' ||
+		fail "--hash siphash24 is not keyed"
+}
+
 t_cleanup() {
 	for n in $(memfilterctl list | grep '^cli-'); do
 		memfilterctl rm "$n" || fail "rm $n" || return 1
@@ -920,9 +986,9 @@ t_cleanup() {
 
 OFFLINE_TESTS="version_flag merge_bad_args output_atomic overfill_warning
 unsupported_combinations range_errors json_offline keys_offline count_offline
-help_new window_offline"
+help_new window_offline hash_offline"
 
-TESTS="version create_bloom create_cuckoo create_defaults_and_params
+TESTS="version create_bloom create_cuckoo create_defaults_and_params create_xxh3
 create_existing_name add_file add_stdin query_present query_absent
 query_mixed_like_grep query_count empty_key hex hex_invalid del_cuckoo
 del_bloom_refused info info_json list overfill cuckoo_full rm bad_usage help
@@ -955,6 +1021,8 @@ without() {
 }
 [ "${MF_CLI_SKIP_OFFLINE:-0}" = 1 ] && TESTS=$(without "$OFFLINE_TESTS")
 [ "${MF_CLI_SKIP_USERSPACE:-0}" = 1 ] && TESTS=$(without "$USERSPACE_TESTS")
+# MF_CLI_TESTS="a b ...": just those (a targeted guest run).
+[ -n "${MF_CLI_TESTS:-}" ] && TESTS=$MF_CLI_TESTS
 
 echo "TAP version 13"
 set -- $TESTS

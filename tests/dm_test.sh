@@ -47,8 +47,10 @@ trap cleanup EXIT
 # failure, its "# " lines always.
 run() {
 	n=$((n + 1))
+	t0=$(cut -d' ' -f1 /proc/uptime)
 	if "$2" >"$T/log" 2>&1; then
 		grep '^# ' "$T/log"
+		echo "# $2: $(awk -v t0="$t0" '{ print $1 - t0 }' /proc/uptime) s"
 		echo "ok $n $1"
 	else
 		sed 's/^/# /' "$T/log"

@@ -866,13 +866,19 @@ static void fz_create(struct ctx *c)
 	} else if (chance(&c->r, 30)) {
 		cr->flags |= MEMFILTER_CREATE_KEYED;
 	}
+	if (!(cr->flags & MEMFILTER_CREATE_KEYED) && chance(&c->r, 30))
+		cr->flags |= MEMFILTER_CREATE_XXH3;
 	if (chance(&c->r, 3)) {
-		cr->flags |= 1U << (2 + below(&c->r, 30));
+		cr->flags |= 1U << (3 + below(&c->r, 29));
 		violate(&x, "unknown flag", B(EOPNOTSUPP), R_ACCEPTED);
 	}
 	if (chance(&c->r, 3)) {
 		cr->flags |= MEMFILTER_CREATE_SEED | MEMFILTER_CREATE_KEYED;
 		violate(&x, "KEYED with SEED", B(EINVAL), R_ACCEPTED);
+	}
+	if (chance(&c->r, 3)) {
+		cr->flags |= MEMFILTER_CREATE_XXH3 | MEMFILTER_CREATE_KEYED;
+		violate(&x, "KEYED with XXH3", B(EINVAL), R_ACCEPTED);
 	}
 	if (chance(&c->r, 3) && !(cr->flags & MEMFILTER_CREATE_SEED)) {
 		cr->seed = 1 + below(&c->r, 1000);
@@ -1329,6 +1335,9 @@ static void fz_info(struct ctx *c, int p)
 	    !memchr(i->name, 0, sizeof(i->name)) ||
 	    !!(i->status & MEMFILTER_STATUS_KEYED) !=
 	    (i->hash_algo == MEMFILTER_HASH_SIPHASH24) ||
+	    (i->hash_algo != MEMFILTER_HASH_XXH64 &&
+	     i->hash_algo != MEMFILTER_HASH_XXH3 &&
+	     i->hash_algo != MEMFILTER_HASH_SIPHASH24) ||
 	    ((i->status & MEMFILTER_STATUS_KEYED) && i->seed))
 		find(R_OUTPUT, "INFO: type %u fill %llu/%llu algo %u status %#x",
 		     i->type, (unsigned long long)i->fill,
@@ -2428,7 +2437,8 @@ static void owner_new_filter(struct owner *o)
 {
 	struct rng *r = &o->c.r;
 	__u64 cap = 1000 * (1 + below(r, 32)) + TRACKED_MARK;
-	__u32 flags = chance(r, 30) ? MEMFILTER_CREATE_KEYED : 0;
+	__u32 flags = chance(r, 30) ? MEMFILTER_CREATE_KEYED :
+		      chance(r, 30) ? MEMFILTER_CREATE_XXH3 : 0;
 
 	if (o->fd >= 0) {
 		struct memfilter_name nm = { .size = sizeof(nm) };

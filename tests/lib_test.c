@@ -116,6 +116,63 @@ TEST_F(lib, create_bloom_info)
 	close(fd);
 }
 
+#define XXH3_LENS 14
+
+/*
+ * MF_HASH_XXH3 reaches the kernel: INFO reports it with its seed, the
+ * feature bit is set, the kernel's keys are the library's (a dump equals
+ * the same filter built offline), and KEYED with it is refused.
+ */
+TEST_F(lib, create_xxh3)
+{
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_BLOOM, .capacity = 1000,
+		.bits_per_key = 10, .fixed_seed = true, .seed = 0x1234,
+		.hash_algo = MF_HASH_XXH3);
+	static const uint32_t lens[XXH3_LENS] = { 1, 3, 4, 8, 9, 16, 17, 100, 129, 240,
+					 241, 1024, 1025, 4096 };
+	static uint8_t keys[4096 * 2];
+	struct mf_offline *off;
+	size_t total = 0, len, dlen;
+	void *img, *dump;
+	struct mf_api_info a;
+	struct mf_info i;
+	int fd;
+
+	ASSERT_EQ(0, mf_api(self->dev, &a));
+	EXPECT_TRUE(a.features & MEMFILTER_FEAT_HASH_XXH3);
+	for (size_t j = 0; j < sizeof(keys); j++)
+		keys[j] = j * 31 + 7;
+	for (size_t j = 0; j < XXH3_LENS; j++)
+		total += lens[j];
+	ASSERT_GE(sizeof(keys), total);
+
+	fd = mf_create(self->dev, &o);
+	ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
+	ASSERT_EQ(0, mf_info(fd, &i));
+	EXPECT_EQ(MF_HASH_XXH3, i.hash_algo);
+	EXPECT_EQ(0x1234, i.seed);
+	EXPECT_FALSE(i.keyed);
+	EXPECT_EQ(XXH3_LENS, mf_addv(fd, keys, lens, XXH3_LENS, NULL, NULL));
+	EXPECT_EQ(XXH3_LENS, mf_queryv(fd, keys, lens, XXH3_LENS, NULL, NULL));
+
+	ASSERT_EQ(0, mf_offline_create(&o, &off));
+	EXPECT_EQ(XXH3_LENS, mf_offline_addv(off, keys, lens,
+						  XXH3_LENS, NULL, NULL));
+	ASSERT_EQ(0, mf_offline_image(off, &img, &len));
+	ASSERT_EQ(0, mf_dump(fd, &dump, &dlen));
+	ASSERT_EQ(len, dlen);
+	EXPECT_EQ(0, memcmp(img, dump, len));
+	free(img);
+	free(dump);
+	mf_offline_free(off);
+	close(fd);
+
+	o.fixed_seed = false;
+	o.seed = 0;
+	o.keyed = true;
+	EXPECT_EQ(-EINVAL, mf_create(self->dev, &o));
+}
+
 TEST_F(lib, create_cuckoo_from_fpr_and_keyed)
 {
 	struct mf_create_opts o = {

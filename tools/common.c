@@ -250,6 +250,19 @@ int filter_opt(int c, struct mf_create_opts *o)
 			return -1;
 		o->fixed_seed = true;
 		return 1;
+	case OPT_HASH:
+		if (!strcmp(optarg, "xxh64")) {
+			o->hash_algo = MF_HASH_XXH64;
+		} else if (!strcmp(optarg, "xxh3")) {
+			o->hash_algo = MF_HASH_XXH3;
+		} else if (!strcmp(optarg, "siphash24")) {
+			o->hash_algo = MF_HASH_SIPHASH24;
+		} else {
+			usage_error("--hash must be xxh64, xxh3 or siphash24, not '%s'",
+				    optarg);
+			return -1;
+		}
+		return 1;
 	default:
 		return 0;
 	}
@@ -415,6 +428,13 @@ int filter_opts_finish(struct mf_create_opts *o)
 		usage_error("--fpr and --bits-per-key exclude each other");
 		return -1;
 	}
+	if (o->hash_algo == MF_HASH_SIPHASH24)
+		o->keyed = true;
+	if (o->keyed && o->hash_algo && o->hash_algo != MF_HASH_SIPHASH24) {
+		usage_error("--keyed hashes with siphash24, not --hash %s",
+			    hash_name(o->hash_algo));
+		return -1;
+	}
 	if (o->keyed && o->fixed_seed) {
 		usage_error("--keyed and --seed exclude each other");
 		return -1;
@@ -505,6 +525,21 @@ int open_filter(const char *name)
 	return fd;
 }
 
+/* A hash algorithm as --hash and the JSON output spell it. */
+const char *hash_name(int algo)
+{
+	switch (algo) {
+	case MF_HASH_XXH64:
+		return "xxh64";
+	case MF_HASH_XXH3:
+		return "xxh3";
+	case MF_HASH_SIPHASH24:
+		return "siphash24";
+	default:
+		return "unknown";
+	}
+}
+
 const char *type_name(int type)
 {
 	switch (type) {
@@ -573,8 +608,7 @@ int json_end(struct json_writer *jw)
 void json_params(struct json_writer *jw, const struct mf_info *i)
 {
 	jsonw_string_field(jw, "type", type_name(i->type));
-	jsonw_string_field(jw, "hash", i->hash_algo == MF_HASH_SIPHASH24 ?
-			   "siphash24" : "xxh64");
+	jsonw_string_field(jw, "hash", hash_name(i->hash_algo));
 	jsonw_bool_field(jw, "keyed", i->keyed);
 	jsonw_hex_u64_field(jw, "seed", i->seed);
 	jsonw_uint_field(jw, "capacity", i->capacity);

@@ -26,7 +26,7 @@ static int cmd_create(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct mf_create_opts o = { 0 };
+	MF_OPTS(mf_create_opts, o);
 	struct window_args wa = { .w = { .sz = sizeof(wa.w) } };
 	MF_OPTS(mf_grow_opts, g);
 	bool grow = false;
@@ -412,7 +412,8 @@ static void info_text(const struct mf_info *i, uint32_t pub_id)
 	if (i->keyed)
 		printf(ROW "siphash-2-4 (keyed, secret key)\n", "hash:");
 	else
-		printf(ROW "xxh64, seed 0x%016" PRIx64 "\n", "hash:", i->seed);
+		printf(ROW "%s, seed 0x%016" PRIx64 "\n", "hash:",
+		       hash_name(i->hash_algo), i->seed);
 	printf(ROW "%" PRIu64 " keys\n", "capacity:", i->capacity);
 	if (i->type != MF_TYPE_CUCKOO) {
 		printf(ROW "%.2f\n", "bits per key:", i->bits_per_key);

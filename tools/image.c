@@ -298,7 +298,7 @@ static int cmd_build(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct mf_create_opts o = { 0 };
+	MF_OPTS(mf_create_opts, o);
 	struct window_args wa = { .w = { .sz = sizeof(wa.w) } };
 	MF_OPTS(mf_grow_opts, g);
 	const char *path = NULL, *out = NULL;
@@ -511,7 +511,8 @@ static void inspect_text(const char *path, const struct mf_info *i,
 		printf(ROW "siphash-2-4 (keyed: the image holds the secret key)\n",
 		       "hash:");
 	else
-		printf(ROW "xxh64, seed 0x%016" PRIx64 "\n", "hash:", i->seed);
+		printf(ROW "%s, seed 0x%016" PRIx64 "\n", "hash:",
+		       hash_name(i->hash_algo), i->seed);
 	printf(ROW "%" PRIu64 " keys\n", "capacity:", i->capacity);
 	if (bloom) {
 		printf(ROW "%.2f\n", "bits per key:", i->bits_per_key);

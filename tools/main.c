@@ -59,6 +59,7 @@ static int cmd_version(int argc, char **argv)
 		{ MEMFILTER_FEAT_BPF_KFUNCS, "bpf-kfuncs" },
 		{ MEMFILTER_FEAT_NETFILTER, "netfilter" },
 		{ MEMFILTER_FEAT_PUB_ID, "pub-id" },
+		{ MEMFILTER_FEAT_HASH_XXH3, "hash-xxh3" },
 	};
 	struct mf_api_info info;
 	int fd, ret;

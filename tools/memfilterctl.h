@@ -92,6 +92,7 @@ int positional(int argc, char **argv, int max_extra, const char **name,
 int open_device(void);
 int open_filter(const char *name);
 const char *type_name(int type);
+const char *hash_name(int algo);
 void overfill_report(const char *what, const struct mf_info *i, bool strict);
 struct json_writer *json_begin(void);
 int json_end(struct json_writer *jw);
@@ -110,8 +111,11 @@ int stdout_flush(void);
 	{ "bits-per-key", required_argument, NULL, 'b' }, \
 	{ "fingerprint-bits", required_argument, NULL, 'f' }, \
 	{ "keyed", no_argument, NULL, 'k' }, \
-	{ "seed", required_argument, NULL, 's' }
+	{ "seed", required_argument, NULL, 's' }, \
+	{ "hash", required_argument, NULL, OPT_HASH }
 #define FILTER_SHORTOPTS "t:c:p:b:f:ks:"
+/* Long-only option of every filter (create, build): --hash. */
+enum { OPT_HASH = 0x180 };
 /* Long-only options of a growing filter (create, build). */
 enum { OPT_GROW_FACTOR = 0x100, OPT_GROW_RATIO, OPT_GROW_MAX };
 #define GROW_OPTS_HELP \
@@ -169,7 +173,9 @@ int window_opts_check(struct mf_create_opts *o, struct window_args *a);
 	"                            (default 12)\n" \
 	"  -k, --keyed               hash with SipHash-2-4 under a secret key\n" \
 	"                            (keys chosen by an adversary)\n" \
-	"  -s, --seed S              fixed XXH64 seed (reproducible tables)\n"
+	"  -s, --seed S              fixed XXH64 (XXH3) seed (reproducible tables)\n" \
+	"      --hash H              xxh64 (default), xxh3 (faster on keys of up\n" \
+	"                            to 16 bytes) or siphash24 (as --keyed)\n"
 
 int filter_opt(int c, struct mf_create_opts *o);
 int filter_opts_finish(struct mf_create_opts *o);

@@ -2,14 +2,17 @@
 /*
  * Native tests of memfilter's shared code (core/), built in userspace with
  * ASan and UBSan from the same sources the module uses: the hashes against
- * libxxhash and the SipHash reference vectors.
+ * libxxhash (XXH64, XXH3_64bits_withSeed) and the SipHash reference vectors.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <stdio.h>
 #include <stdlib.h>
+/* Inline, for XXH3_kSecret and XXH3_mul128_fold64() (xxHash 0.8). */
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "filter_type.h"
 #include "hash.h"
 #include "hash_vectors.h"
 #include "kselftest_harness.h"
@@ -51,6 +54,124 @@ TEST(xxh64_matches_libxxhash)
 	}
 }
 
+/* The pinned vectors, at every misalignment. */
+TEST(xxh3_vectors)
+{
+	static u8 buf[4096 + 8];
+
+	for (unsigned int i = 0; i < MEMFILTER_TEST_XXH3_LENS; i++) {
+		unsigned int len = memfilter_test_xxh3_len[i];
+
+		for (unsigned int off = 0; off < 8; off++) {
+			for (unsigned int j = 0; j < len; j++)
+				buf[off + j] = memfilter_test_msg(j);
+			ASSERT_EQ(memfilter_test_xxh3_seed0[i],
+				  memfilter_xxh3(buf + off, len, 0))
+				TH_LOG("len %u off %u", len, off);
+			ASSERT_EQ(memfilter_test_xxh3_seed1[i],
+				  memfilter_xxh3(buf + off, len,
+						 MEMFILTER_TEST_XXH64_SEED1))
+				TH_LOG("len %u off %u", len, off);
+		}
+	}
+}
+
+static u64 rand64(unsigned int *state)
+{
+	return ((u64)rand_r(state) << 42) ^ ((u64)rand_r(state) << 21) ^
+	       rand_r(state);
+}
+
+/*
+ * Every length 0..1024 under many seeds (0, which takes the default
+ * secret on the long path; seeds of one bit, of 32 bits, all ones;
+ * random ones), at rotating misalignments, against libxxhash.
+ */
+TEST(xxh3_matches_libxxhash)
+{
+	static const u64 fixed[] = {
+		0, 1, 2, 0x80000000ULL, 0xffffffffULL, 0x100000000ULL,
+		0x8000000000000000ULL, ~0ULL, MEMFILTER_TEST_XXH64_SEED1,
+	};
+	static u8 buf[1024 + 8];
+	unsigned int state = 54321;
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = rand_r(&state);
+	for (unsigned int round = 0; round < 41; round++) {
+		u64 seed = round < ARRAY_SIZE(fixed) ? fixed[round] : rand64(&state);
+
+		struct memfilter_hasher h;
+
+		ASSERT_EQ(0, memfilter_hasher_init(&h, MEMFILTER_HASH_XXH3, seed,
+						   NULL));
+		for (size_t len = 0; len <= 1024; len++) {
+			const u8 *p = buf + ((len + round) & 7);
+			u64 want = XXH3_64bits_withSeed(p, len, seed);
+
+			ASSERT_EQ(want, memfilter_xxh3(p, len, seed))
+				TH_LOG("len %zu seed %#llx", len,
+				       (unsigned long long)seed);
+			/* memfilter_hash(): its 8- and 16-byte lines too */
+			ASSERT_EQ(want, memfilter_hash(&h, p, len))
+				TH_LOG("hasher, len %zu seed %#llx", len,
+				       (unsigned long long)seed);
+		}
+	}
+}
+
+/* Random contents, lengths up to MEMFILTER_KEY_MAX and beyond, and seeds. */
+TEST(xxh3_random)
+{
+	static u8 buf[3 * MEMFILTER_KEY_MAX];
+	unsigned int state = 777;
+
+	for (unsigned int round = 0; round < 20000; round++) {
+		size_t len = rand_r(&state) % (round & 1 ? sizeof(buf) - 8 : 300);
+		size_t off = rand_r(&state) & 7;
+		u64 seed = round & 2 ? rand64(&state) : 0;
+
+		for (size_t i = 0; i < len; i++)
+			buf[off + i] = rand_r(&state);
+		ASSERT_EQ(XXH3_64bits_withSeed(buf + off, len, seed),
+			  memfilter_xxh3(buf + off, len, seed))
+			TH_LOG("round %u len %zu", round, len);
+	}
+}
+
+/*
+ * The pieces the reference gets from elsewhere: the 32-bit-host fold of
+ * the 128-bit product, and hash.h's constants folded from the secret.
+ */
+TEST(xxh3_parts)
+{
+	const u8 *s = memfilter_xxh3_secret;
+	unsigned int state = 99;
+
+	for (unsigned int i = 0; i < 100000; i++) {
+		u64 a = rand64(&state), b = rand64(&state);
+
+		if (i < 4) {
+			a = i & 1 ? ~0ULL : a;
+			b = i & 2 ? ~0ULL : b;
+		}
+		ASSERT_EQ(XXH3_mul128_fold64(a, b), memfilter_mul128_fold64(a, b));
+		ASSERT_EQ(memfilter_mul128_fold64(a, b),
+			  memfilter_mul128_fold64_generic(a, b));
+	}
+	EXPECT_EQ(0, memcmp(XXH3_kSecret, s, MEMFILTER_XXH3_SECRET_SIZE));
+	EXPECT_EQ(MEMFILTER_XXH3_FLIP_1TO3,
+		  memfilter_load_le32(s) ^ memfilter_load_le32(s + 4));
+	EXPECT_EQ(MEMFILTER_XXH3_FLIP_4TO8,
+		  memfilter_load_le64(s + 8) ^ memfilter_load_le64(s + 16));
+	EXPECT_EQ(MEMFILTER_XXH3_FLIP_9TO16_LO,
+		  memfilter_load_le64(s + 24) ^ memfilter_load_le64(s + 32));
+	EXPECT_EQ(MEMFILTER_XXH3_FLIP_9TO16_HI,
+		  memfilter_load_le64(s + 40) ^ memfilter_load_le64(s + 48));
+	EXPECT_EQ(MEMFILTER_XXH3_FLIP_0,
+		  memfilter_load_le64(s + 56) ^ memfilter_load_le64(s + 64));
+}
+
 TEST(siphash_vectors)
 {
 	u8 buf[64 + 8];
@@ -75,13 +196,80 @@ TEST(hasher_init)
 
 	EXPECT_EQ(-EOPNOTSUPP, memfilter_hasher_init(&h, 0, 0, NULL));
 	EXPECT_EQ(-EOPNOTSUPP, memfilter_hasher_init(&h, 99, 0, key));
+	EXPECT_EQ(-EOPNOTSUPP, memfilter_hasher_init(&h, 4, 0, NULL));
 	EXPECT_EQ(-EINVAL, memfilter_hasher_init(&h, MEMFILTER_HASH_SIPHASH24, 0, NULL));
 	EXPECT_EQ(-EINVAL, memfilter_hasher_init(&h, MEMFILTER_HASH_SIPHASH24, 0, zero));
 	ASSERT_EQ(0, memfilter_hasher_init(&h, MEMFILTER_HASH_XXH64, 42, NULL));
 	EXPECT_EQ(XXH64("abc", 3, 42), memfilter_hash(&h, "abc", 3));
+	ASSERT_EQ(0, memfilter_hasher_init(&h, MEMFILTER_HASH_XXH3, 42, key));
+	EXPECT_EQ(MEMFILTER_HASH_XXH3, h.algo);
+	EXPECT_EQ(42, h.seed);
+	EXPECT_EQ(0, h.key[0] | h.key[1]);
+	/* memfilter_hash()'s straight-line 8- and 16-byte paths, and the rest. */
+	for (size_t len = 0; len <= 40; len++)
+		EXPECT_EQ(XXH3_64bits_withSeed("0123456789abcdef0123456789abcdef01234567",
+					       len, 42),
+			  memfilter_hash(&h, "0123456789abcdef0123456789abcdef01234567",
+					 len));
 	ASSERT_EQ(0, memfilter_hasher_init(&h, MEMFILTER_HASH_SIPHASH24, 42,
 					   memfilter_test_sipkey));
 	EXPECT_EQ(memfilter_test_siphash24[0], memfilter_hash(&h, "", 0));
+}
+
+/*
+ * The create request's hash flags, as the module and libmemfilter's
+ * offline filters check them: XXH3 alone or with a seed, never with KEYED;
+ * the hasher that results, for every filter type's parameter block.
+ */
+TEST(create_hash_flags)
+{
+	static const u32 types[] = {
+		MEMFILTER_TYPE_BLOOM, MEMFILTER_TYPE_CUCKOO,
+		MEMFILTER_TYPE_WINDOW, MEMFILTER_TYPE_GROW,
+	};
+
+	for (unsigned int t = 0; t < ARRAY_SIZE(types); t++) {
+		struct memfilter_create c = {
+			.size = sizeof(c), .type = types[t], .capacity = 1000,
+			.fpr_ppb = 10000000,
+		};
+		const struct memfilter_type_ops *ops;
+		const struct memfilter_hasher *h;
+		union memfilter_params p;
+
+		if (types[t] == MEMFILTER_TYPE_WINDOW)
+			c.generations = 4;
+		c.flags = MEMFILTER_CREATE_XXH3 | MEMFILTER_CREATE_SEED;
+		c.seed = 0x1234;
+		ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p));
+		h = ops->hasher(&p);
+		EXPECT_EQ(MEMFILTER_HASH_XXH3, h->algo);
+		EXPECT_EQ(0x1234, h->seed);
+		EXPECT_EQ(memfilter_xxh3_flip_4to8(0x1234), h->xxh3_flip);
+
+		c.flags = MEMFILTER_CREATE_XXH3;
+		c.seed = 0;
+		ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p));
+		EXPECT_EQ(MEMFILTER_HASH_XXH3, ops->hasher(&p)->algo);
+
+		c.flags = 0;
+		ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p));
+		EXPECT_EQ(MEMFILTER_HASH_XXH64, ops->hasher(&p)->algo);
+
+		c.flags = MEMFILTER_CREATE_XXH3 | MEMFILTER_CREATE_KEYED;
+		EXPECT_EQ(-EINVAL, memfilter_create_params(&c, &ops, &p));
+		c.flags = MEMFILTER_CREATE_XXH3 | MEMFILTER_CREATE_KEYED |
+			  MEMFILTER_CREATE_SEED;
+		c.seed = 1;
+		EXPECT_EQ(-EINVAL, memfilter_create_params(&c, &ops, &p));
+		c.flags = MEMFILTER_CREATE_XXH3 << 1;
+		c.seed = 0;
+		EXPECT_EQ(-EOPNOTSUPP, memfilter_create_params(&c, &ops, &p));
+		/* A seed without SEED stays refused under XXH3 too. */
+		c.flags = MEMFILTER_CREATE_XXH3;
+		c.seed = 5;
+		EXPECT_EQ(-EINVAL, memfilter_create_params(&c, &ops, &p));
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -381,7 +381,9 @@ TEST_F(corrupt, fields)
 	EDIT(header_size, htole16(256), -EBADMSG);
 	EDIT(type, htole32(MEMFILTER_TYPE_GROW + 1), -EOPNOTSUPP);
 	EDIT(type, htole32(0), -EOPNOTSUPP);
-	EDIT(hash_algo, htole32(3), -EOPNOTSUPP);
+	EDIT(hash_algo, htole32(MEMFILTER_HASH_XXH3 + 1), -EOPNOTSUPP);
+	/* XXH3 takes a seed like XXH64: a secret with it is corrupt. */
+	EDIT(hash_algo, htole32(MEMFILTER_HASH_XXH3), variant->keyed ? -EBADMSG : 0);
 	EDIT(flags, o->flags | htole32(2), -EOPNOTSUPP);
 	EDIT(flags, o->flags ^ htole32(MEMFILTER_IMAGE_SECRET), -EBADMSG);
 	EDIT(__reserved[5], 1, -EBADMSG);
@@ -472,13 +474,13 @@ static void *image_of(struct mf_offline *f, size_t *len)
 }
 
 /* A filter of keys [first, first + n). */
-static void *bloom_image(bool keyed, uint64_t capacity, uint64_t seed,
-			 uint64_t first, size_t n, size_t *len)
+/* An offline Bloom filter of keys [@first, @first + @n): its image. */
+static void *bloom_image_hash(int hash_algo, bool keyed, uint64_t capacity,
+			      uint64_t seed, uint64_t first, size_t n, size_t *len)
 {
-	struct mf_create_opts o = {
-		.type = MF_TYPE_BLOOM, .capacity = capacity, .fpr = 0.01,
-		.keyed = keyed, .fixed_seed = !keyed, .seed = seed,
-	};
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_BLOOM, .capacity = capacity,
+		.fpr = 0.01, .keyed = keyed, .fixed_seed = !keyed, .seed = seed,
+		.hash_algo = hash_algo);
 	struct mf_offline *f;
 	uint64_t *k = keys_range(first, n);
 
@@ -487,6 +489,12 @@ static void *bloom_image(bool keyed, uint64_t capacity, uint64_t seed,
 	mf_offline_add(f, k, 8, n, NULL, NULL);
 	free(k);
 	return image_of(f, len);
+}
+
+static void *bloom_image(bool keyed, uint64_t capacity, uint64_t seed,
+			 uint64_t first, size_t n, size_t *len)
+{
+	return bloom_image_hash(0, keyed, capacity, seed, first, n, len);
 }
 
 TEST(merge_matching)
@@ -562,6 +570,99 @@ TEST(merge_mismatched)
 	free(k2);
 	free(big);
 	free(cimg);
+}
+
+/*
+ * XXH3 filters (MF_HASH_XXH3): the choice reaches the hasher, the info,
+ * the image header, a reload and merges; the options that exclude it are
+ * refused; a caller of the first mf_create_opts size gets XXH64.
+ */
+TEST(offline_xxh3)
+{
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_BLOOM, .capacity = 4000,
+		.fpr = 0.01, .fixed_seed = true, .seed = 42,
+		.hash_algo = MF_HASH_XXH3);
+	size_t v1 = offsetof(struct mf_create_opts, name) + sizeof(o.name);
+	size_t la, lb, l64, lc;
+	void *a = bloom_image_hash(MF_HASH_XXH3, false, 4000, 42, 0, 1500, &la);
+	void *b = bloom_image_hash(MF_HASH_XXH3, false, 4000, 43, 0, 1500, &lb);
+	void *x64 = bloom_image(false, 4000, 42, 0, 1500, &l64);
+	const struct memfilter_image_header *h = a;
+	uint64_t *k = keys_range(0, 1500);
+	struct mf_offline *f, *g;
+	struct mf_info i;
+	const char *why;
+	void *c;
+
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	ASSERT_NE(NULL, x64);
+	EXPECT_EQ(MEMFILTER_HASH_XXH3, le32toh(h->hash_algo));
+	EXPECT_EQ(42, le64toh(h->seed));
+	EXPECT_EQ(0, le32toh(h->flags));
+	/* Same keys, seed and shape, another hash: another table. */
+	ASSERT_EQ(la, l64);
+	EXPECT_NE(0, memcmp((uint8_t *)a + HDR, (uint8_t *)x64 + HDR, la - HDR));
+
+	ASSERT_EQ(0, mf_offline_from_image(a, la, &g, NULL));
+	ASSERT_EQ(0, mf_offline_info(g, &i));
+	EXPECT_EQ(MF_HASH_XXH3, i.hash_algo);
+	EXPECT_EQ(42, i.seed);
+	EXPECT_FALSE(i.keyed);
+	EXPECT_EQ(1500, mf_offline_query(g, k, 8, 1500, NULL, NULL));
+	/* The table is the one the core's XXH3 hasher fills. */
+	ASSERT_EQ(0, mf_offline_create(&o, &f));
+	EXPECT_EQ(1500, mf_offline_add(f, k, 8, 1500, NULL, NULL));
+	ASSERT_EQ(0, mf_offline_image(f, &c, &lc));
+	ASSERT_EQ(la, lc);
+	EXPECT_EQ(0, memcmp(a, c, la));
+	free(c);
+	mf_offline_free(f);
+	mf_offline_free(g);
+
+	expect_mismatch(_metadata, a, la, b, lb, "seed");
+	expect_mismatch(_metadata, a, la, x64, l64, "hash algorithm");
+	EXPECT_EQ(0, mf_image_merge(a, la, a, la, &c, &lc, &why));
+	free(c);
+
+	o.keyed = true;
+	EXPECT_EQ(-EINVAL, mf_offline_create(&o, &f));
+	o.fixed_seed = false;
+	o.seed = 0;
+	EXPECT_EQ(-EINVAL, mf_offline_create(&o, &f));
+	o.keyed = false;
+	o.hash_algo = MF_HASH_XXH3 + 1;
+	EXPECT_EQ(-EINVAL, mf_offline_create(&o, &f));
+	o.hash_algo = 0;
+	o.keyed = true;
+	ASSERT_EQ(0, mf_offline_create(&o, &f));
+	ASSERT_EQ(0, mf_offline_info(f, &i));
+	EXPECT_EQ(MF_HASH_SIPHASH24, i.hash_algo);
+	mf_offline_free(f);
+	o.hash_algo = MF_HASH_XXH64;
+	EXPECT_EQ(-EINVAL, mf_offline_create(&o, &f));
+	o.hash_algo = MF_HASH_SIPHASH24;
+	o.keyed = false;
+	ASSERT_EQ(0, mf_offline_create(&o, &f));
+	ASSERT_EQ(0, mf_offline_info(f, &i));
+	EXPECT_EQ(MF_HASH_SIPHASH24, i.hash_algo);
+	EXPECT_TRUE(i.keyed);
+	mf_offline_free(f);
+
+	/* The first released size: @hash_algo is beyond it and not read. */
+	o.hash_algo = MF_HASH_XXH3;
+	o.keyed = false;
+	o.sz = v1;
+	ASSERT_EQ(0, mf_offline_create(&o, &f));
+	ASSERT_EQ(0, mf_offline_info(f, &i));
+	EXPECT_EQ(MF_HASH_XXH64, i.hash_algo);
+	mf_offline_free(f);
+	o.sz = v1 + 1;
+	EXPECT_EQ(-EINVAL, mf_offline_create(&o, &f));
+	free(k);
+	free(a);
+	free(b);
+	free(x64);
 }
 
 TEST(offline_arguments)
