@@ -648,9 +648,11 @@ void memfilter_bloom_contains_hashes(const struct memfilter_bloom *b,
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes);
 
 /*
- * A single-key call whose key is not the 8-byte XXH64 case: hashed by the
- * general code out of line, which keeps the common path free of its
- * register pressure (no callee-saved registers to push).
+ * A single-key call whose key is not 8 bytes long: hashed by the general
+ * code out of line, which keeps the common path free of its register
+ * pressure (no callee-saved registers to push). 8-byte keys are hashed
+ * in the call itself, straight-line under any algorithm (memfilter_hash()
+ * with the length a constant).
  */
 static noinline bool mf_bloom_key_general(struct memfilter_bloom *b,
 					  const void *key, size_t len,
@@ -677,11 +679,11 @@ static noinline bool mf_bloom_key_general(struct memfilter_bloom *b,
  */
 void memfilter_bloom_add_key(struct memfilter_bloom *b, const void *key, size_t len)
 {
-	if (unlikely(!memfilter_bloom_fixed8(b, len))) {
+	if (unlikely(len != 8)) {
 		mf_bloom_key_general(b, key, len, MEMFILTER_BLOOM_OP_ADD);
 		return;
 	}
-	memfilter_bloom_add_hash(b, memfilter_xxh64(key, 8, b->p.hasher.seed));
+	memfilter_bloom_add_hash(b, memfilter_hash(&b->p.hasher, key, 8));
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_key);
 
@@ -831,13 +833,12 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_keys);
 void memfilter_bloom_add_key_exclusive(struct memfilter_bloom *b, const void *key,
 				       size_t len)
 {
-	if (unlikely(!memfilter_bloom_fixed8(b, len))) {
+	if (unlikely(len != 8)) {
 		mf_bloom_key_general(b, key, len,
 				     MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE);
 		return;
 	}
-	memfilter_bloom_add_hash_exclusive(b, memfilter_xxh64(key, 8,
-							      b->p.hasher.seed));
+	memfilter_bloom_add_hash_exclusive(b, memfilter_hash(&b->p.hasher, key, 8));
 }
 
 /**

@@ -794,7 +794,8 @@ TEST(concurrent_inserters_lose_nothing)
  * the types' contains_key (Bloom, cuckoo) and the fallback through
  * contains (window; and Bloom's and cuckoo's with contains_key cleared)
  * give the answer contains gives the key's hash, for keys of 1 to 40
- * bytes, under XXH64 and SipHash, and every added key is found.
+ * bytes, under XXH64, SipHash and XXH3, and every added key is found
+ * (Bloom: half of them added by memfilter_bloom_add_key()).
  */
 TEST(contains_key_op)
 {
@@ -804,11 +805,14 @@ TEST(contains_key_op)
 	u64 rng = 6;
 
 	for (size_t t = 0; t < ARRAY_SIZE(types); t++) {
-		for (int keyed = 0; keyed < 2; keyed++) {
+		/* XXH64, SipHash-2-4 (keyed), XXH3. */
+		for (int keyed = 0; keyed < 3; keyed++) {
 			struct memfilter_create c = {
 				.size = sizeof(c), .type = types[t],
-				.capacity = 2000, .seed = keyed ? 0 : 9,
-				.flags = keyed ? MEMFILTER_CREATE_KEYED : MEMFILTER_CREATE_SEED,
+				.capacity = 2000, .seed = keyed == 1 ? 0 : 9,
+				.flags = keyed == 1 ? MEMFILTER_CREATE_KEYED :
+					 keyed ? MEMFILTER_CREATE_SEED | MEMFILTER_CREATE_XXH3 :
+					 MEMFILTER_CREATE_SEED,
 			};
 			const struct memfilter_type_ops *ops;
 			struct memfilter_type_ops plain;
@@ -843,7 +847,10 @@ TEST(contains_key_op)
 				for (size_t j = 0; j < len; j++)
 					key[j] = mf_test_rng(&rng);
 				h = memfilter_key_hash(ops, &st, key, len);
-				if (add)
+				/* Bloom: every other key through the key call. */
+				if (add && types[t] == MEMFILTER_TYPE_BLOOM && i % 2)
+					memfilter_bloom_add_key(&st.bloom, key, len);
+				else if (add)
 					ASSERT_EQ(0, ops->add(&st, &h, 1, res, &done));
 				res[0] = 0;
 				ops->contains(&st, &h, 1, res);
