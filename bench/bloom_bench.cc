@@ -21,8 +21,9 @@
  * bits per key, and "memfilter / best peer" ratios. Not a test: nothing
  * here passes or fails.
  *
- *   bloom_bench [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom]
- * Sizes default to 1M and 10M keys; --big adds 100M; --bloom leaves the
+ *   bloom_bench [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--xxh3]
+ * Sizes default to 1M and 10M keys; --big adds 100M; --xxh3: memfilter's
+ * Bloom filters hash with XXH3 instead of XXH64; --bloom leaves the
  * cuckoo tables out. --huge: memfilter's
  * and the probe's tables on huge pages. Times are the thread's CPU time
  * unless --wall. --instr: one small run for
@@ -491,8 +492,9 @@ static double best_peer(const std::vector<Row> &rows, int col)
 
 static void table(const char *title, const Keys &k, std::vector<Row> &rows)
 {
-	printf("\n### %s, %s keys, %zu queries%s\n\n", title, size_label.c_str(),
-	       k.nq, mfb_huge ? ", huge pages (memfilter, probe)" : "");
+	printf("\n### %s, %s keys, %zu queries%s%s\n\n", title, size_label.c_str(),
+	       k.nq, mfb_huge ? ", huge pages (memfilter, probe)" : "",
+	       mfb_xxh3 ? ", memfilter Bloom with XXH3" : "");
 	printf("| filter |");
 	for (int c = 0; c < NCOL; c++)
 		printf(" %s |", col_name[c]);
@@ -544,6 +546,8 @@ int main(int argc, char **argv)
 			bloom_only = true;
 		} else if (s == "--huge") {
 			mfb_huge = 1;
+		} else if (s == "--xxh3") {
+			mfb_xxh3 = 1;
 		} else if (s == "--instr") {
 			instr = true;
 			reps = 1;
@@ -555,7 +559,7 @@ int main(int argc, char **argv)
 			while (std::getline(ss, t, ','))
 				sizes.push_back(t);
 		} else {
-			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom]\n",
+			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--xxh3]\n",
 				argv[0]);
 			return 2;
 		}

@@ -21,6 +21,7 @@
 #define MFB_CHUNK	1024
 
 int mfb_huge;
+int mfb_xxh3;
 const size_t mfb_ahead = MEMFILTER_BLOOM_AHEAD;
 
 /*
@@ -65,7 +66,9 @@ struct mfb_bloom *mfb_bloom_new(size_t n, size_t *bytes)
 	struct mfb_bloom *m = calloc(1, sizeof(*m));
 
 	if (!m || memfilter_bloom_params_from_bpk(&m->s.bloom.p, n, 40) ||
-	    memfilter_hasher_init(&m->s.bloom.p.hasher, MEMFILTER_HASH_XXH64, 1, NULL))
+	    memfilter_hasher_init(&m->s.bloom.p.hasher,
+				  mfb_xxh3 ? MEMFILTER_HASH_XXH3 : MEMFILTER_HASH_XXH64,
+				  1, NULL))
 		abort();
 	m->bytes = memfilter_bloom_bytes(&m->s.bloom.p);
 	m->s.bloom.words = mfb_alloc(m->bytes);
