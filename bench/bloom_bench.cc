@@ -21,8 +21,9 @@
  * bits per key, and "memfilter / best peer" ratios. Not a test: nothing
  * here passes or fails.
  *
- *   bloom_bench [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom]
- * Sizes default to 1M and 10M keys; --big adds 100M; --bloom leaves the
+ *   bloom_bench [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--xxh3]
+ * Sizes default to 1M and 10M keys; --big adds 100M; --xxh3: memfilter's
+ * Bloom filters hash with XXH3 instead of XXH64; --bloom leaves the
  * cuckoo tables out. --huge: memfilter's
  * and the probe's tables on huge pages. Times are the thread's CPU time
  * unless --wall. --instr: one small run for
@@ -193,32 +194,40 @@ static Row bench_mf_bloom(const Keys &k)
 }
 
 /*
- * The paths the module runs (bloom_bench_mf.c): the key's hash through the
- * ops table, then ops->contains() on one hash (memfilter_contains(), BPF
- * kfuncs, netfilter) or on a 256-key window (the query ioctl); and the
- * same through the scalar code, what the kernel runs without a SIMD
- * section.
+ * The paths the module runs (bloom_bench_mf.c): ops->contains_key on one
+ * key (memfilter_contains(): BPF kfuncs, netfilter, dm), or the keys'
+ * hashes through the ops table and ops->contains() on a 256-key window
+ * (the query ioctl); and the same through the scalar code, what the
+ * kernel runs for single keys and without a SIMD section.
  */
-static Row bench_mf_bloom_path(const Keys &k, bool scalar)
+enum mf_path { MF_OPS, MF_SCALAR, MF_INLINE };
+
+static Row bench_mf_bloom_path(const Keys &k, mf_path path)
 {
-	Row r(scalar ? "memfilter Bloom, scalar path (no SIMD section)"
-		     : "memfilter Bloom, module path (ops hash + ops->contains)",
-	      false);
+	static const char *const names[] = {
+		"memfilter Bloom, module path (ops->contains_key; windows: ops hash + ops->contains)",
+		"memfilter Bloom, scalar path (no SIMD section)",
+		"memfilter Bloom, inline in the caller's loop (memfilter_hash + bloom_avx2.h test)",
+	};
+	Row r(names[path], false);
 	size_t bytes, n = k.n, nq = k.nq;
 	mfb_bloom *b = mfb_bloom_new(n, &bytes);
-	auto one = scalar ? mfb_bloom_query_scalar : mfb_bloom_query_ops;
-	auto batch = scalar ? mfb_bloom_query_scalar_batch :
-			      mfb_bloom_query_ops_batch;
+	auto one = path == MF_SCALAR ? mfb_bloom_query_scalar :
+		   path == MF_OPS ? mfb_bloom_query_ops : mfb_bloom_query_inline;
+	auto batch = path == MF_SCALAR ? mfb_bloom_query_scalar_batch :
+				       mfb_bloom_query_ops_batch;
 
 	mfb_bloom_add_x_batch(b, k.in.data(), n);
 	r.v[QP] = measure(r, QP, nq, reps, nop,
 			  [&] { sink = one(b, k.in.data(), nq); });
 	r.v[QA] = measure(r, QA, nq, reps, nop,
 			  [&] { sink = one(b, k.out.data(), nq); });
-	r.v[QP_B] = measure(r, QP_B, nq, reps, nop,
-			    [&] { sink = batch(b, k.in.data(), nq); });
-	r.v[QA_B] = measure(r, QA_B, nq, reps, nop,
-			    [&] { sink = batch(b, k.out.data(), nq); });
+	if (path != MF_INLINE) {
+		r.v[QP_B] = measure(r, QP_B, nq, reps, nop,
+				    [&] { sink = batch(b, k.in.data(), nq); });
+		r.v[QA_B] = measure(r, QA_B, nq, reps, nop,
+				    [&] { sink = batch(b, k.out.data(), nq); });
+	}
 	r.v[BPK] = 8.0 * bytes / n;
 	if (one(b, k.in.data(), nq) != nq || batch(b, k.in.data(), nq) != nq)
 		fprintf(stderr, "%s: FALSE NEGATIVES\n", r.name.c_str());
@@ -483,8 +492,9 @@ static double best_peer(const std::vector<Row> &rows, int col)
 
 static void table(const char *title, const Keys &k, std::vector<Row> &rows)
 {
-	printf("\n### %s, %s keys, %zu queries%s\n\n", title, size_label.c_str(),
-	       k.nq, mfb_huge ? ", huge pages (memfilter, probe)" : "");
+	printf("\n### %s, %s keys, %zu queries%s%s\n\n", title, size_label.c_str(),
+	       k.nq, mfb_huge ? ", huge pages (memfilter, probe)" : "",
+	       mfb_xxh3 ? ", memfilter Bloom with XXH3" : "");
 	printf("| filter |");
 	for (int c = 0; c < NCOL; c++)
 		printf(" %s |", col_name[c]);
@@ -536,6 +546,8 @@ int main(int argc, char **argv)
 			bloom_only = true;
 		} else if (s == "--huge") {
 			mfb_huge = 1;
+		} else if (s == "--xxh3") {
+			mfb_xxh3 = 1;
 		} else if (s == "--instr") {
 			instr = true;
 			reps = 1;
@@ -547,7 +559,7 @@ int main(int argc, char **argv)
 			while (std::getline(ss, t, ','))
 				sizes.push_back(t);
 		} else {
-			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom]\n",
+			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--xxh3]\n",
 				argv[0]);
 			return 2;
 		}
@@ -571,8 +583,9 @@ int main(int argc, char **argv)
 
 		std::vector<Row> bloom;
 		bloom.push_back(bench_mf_bloom(k));
-		bloom.push_back(bench_mf_bloom_path(k, false));
-		bloom.push_back(bench_mf_bloom_path(k, true));
+		bloom.push_back(bench_mf_bloom_path(k, MF_OPS));
+		bloom.push_back(bench_mf_bloom_path(k, MF_SCALAR));
+		bloom.push_back(bench_mf_bloom_path(k, MF_INLINE));
 #ifdef FASTFILTER
 		bloom.push_back(bench_ff_bloom(k));
 #endif

@@ -16,13 +16,15 @@
 
 /* Tables on madvise(MADV_HUGEPAGE) mappings if set, MADV_NOHUGEPAGE if not. */
 extern int mfb_huge;
+/* memfilter's Bloom filters hash with XXH3 if set, XXH64 if not. */
+extern int mfb_xxh3;
 /* Prefetch distance of memfilter's batch loops, for the probe and peers. */
 extern const size_t mfb_ahead;
 
 void *mfb_alloc(size_t bytes);
 void mfb_free(void *p, size_t bytes);
 
-/* memfilter's blocked Bloom filter, 10 bits/key, XXH64. */
+/* memfilter's blocked Bloom filter, 10 bits/key, XXH64 (--xxh3: XXH3). */
 struct mfb_bloom;
 struct mfb_bloom *mfb_bloom_new(size_t n, size_t *bytes);
 void mfb_bloom_clear(struct mfb_bloom *b);
@@ -45,6 +47,10 @@ uint64_t mfb_bloom_query_scalar(const struct mfb_bloom *b, const uint64_t *k,
 				size_t n);
 uint64_t mfb_bloom_query_scalar_batch(const struct mfb_bloom *b,
 				      const uint64_t *k, size_t n);
+
+/* The core's inline single-key pieces in the caller's loop (AVX2). */
+uint64_t mfb_bloom_query_inline(const struct mfb_bloom *b, const uint64_t *k,
+				size_t n);
 
 /* memfilter's cuckoo filter, 12-bit fingerprints, sized for n keys. */
 struct mfb_cuckoo;

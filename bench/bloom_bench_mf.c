@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include "bloom.h"
+#include "bloom_avx2.h"
 #include "cuckoo.h"
 #include "filter_type.h"
 #include "bloom_bench.h"
@@ -20,6 +21,7 @@
 #define MFB_CHUNK	1024
 
 int mfb_huge;
+int mfb_xxh3;
 const size_t mfb_ahead = MEMFILTER_BLOOM_AHEAD;
 
 /*
@@ -64,7 +66,9 @@ struct mfb_bloom *mfb_bloom_new(size_t n, size_t *bytes)
 	struct mfb_bloom *m = calloc(1, sizeof(*m));
 
 	if (!m || memfilter_bloom_params_from_bpk(&m->s.bloom.p, n, 40) ||
-	    memfilter_hasher_init(&m->s.bloom.p.hasher, MEMFILTER_HASH_XXH64, 1, NULL))
+	    memfilter_hasher_init(&m->s.bloom.p.hasher,
+				  mfb_xxh3 ? MEMFILTER_HASH_XXH3 : MEMFILTER_HASH_XXH64,
+				  1, NULL))
 		abort();
 	m->bytes = memfilter_bloom_bytes(&m->s.bloom.p);
 	m->s.bloom.words = mfb_alloc(m->bytes);
@@ -149,10 +153,11 @@ static void mfb_hash_chunk(const struct memfilter_hasher *hs, const u64 *k,
 
 /*
  * The paths the module (and libmemfilter's offline filters) run, through
- * the type's ops table as they do: a key's hash by mfb_filter_hash(), then
- * ops->contains() on one hash (memfilter_contains(): BPF kfuncs,
- * netfilter) or on 256 (one ioctl window, MEMFILTER_IOC_QUERY). The
- * module's bitmap_zero(), bitmap_weight() and per-CPU stats are left out.
+ * the type's ops table as they do: ops->contains_key() on one
+ * key (memfilter_contains(): BPF kfuncs, netfilter, dm), or a key's hash
+ * by mfb_filter_hash() and ops->contains() on 256 of them (one ioctl
+ * window, MEMFILTER_IOC_QUERY). The module's bitmap_zero(),
+ * bitmap_weight() and per-CPU stats are left out.
  */
 #define MFB_WINDOW	256
 
@@ -169,18 +174,18 @@ static __attribute__((noipa)) u64 mfb_filter_hash(const union memfilter_state *s
 typedef void mfb_contains_fn(const union memfilter_state *s, const u64 *h,
 			     u32 n, unsigned long *result);
 
+/*
+ * memfilter_contains() without its stats: memfilter_state_contains_key(),
+ * whose test of @ops->contains_key (set here) is left out with its
+ * fallback (core/filter_type.c, not linked here).
+ */
 static u64 mfb_query_one(const struct mfb_bloom *m, const u64 *k, size_t n,
-			 mfb_contains_fn *contains)
+			 const struct memfilter_type_ops *ops)
 {
 	u64 c = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		u64 h = mfb_filter_hash(&m->s, &k[i], 8);
-		unsigned long r = 0;
-
-		contains(&m->s, &h, 1, &r);
-		c += r & 1;
-	}
+	for (size_t i = 0; i < n; i++)
+		c += ops->contains_key(&m->s, &k[i], 8);
 	return c;
 }
 
@@ -203,7 +208,7 @@ static u64 mfb_query_window(const struct mfb_bloom *m, const u64 *k, size_t n,
 
 u64 mfb_bloom_query_ops(const struct mfb_bloom *m, const u64 *k, size_t n)
 {
-	return mfb_query_one(m, k, n, memfilter_bloom_ops.contains);
+	return mfb_query_one(m, k, n, &memfilter_bloom_ops);
 }
 
 u64 mfb_bloom_query_ops_batch(const struct mfb_bloom *m, const u64 *k, size_t n)
@@ -213,24 +218,63 @@ u64 mfb_bloom_query_ops_batch(const struct mfb_bloom *m, const u64 *k, size_t n)
 
 /*
  * The same with the scalar code, what the kernel runs where it cannot
- * enter a SIMD section (and for single keys where entering one costs more
- * than the key): memfilter_bloom_contains_hashes_scalar().
+ * enter a SIMD section, and for every single key (entering one costs more
+ * than the key there): the Bloom filter's contains_key with
+ * memfilter_bloom_contains_hash_scalar() in place of the AVX2 test, and
+ * memfilter_bloom_contains_hashes_scalar() for windows.
  */
+static __attribute__((noipa)) bool
+mfb_contains_key_scalar(const union memfilter_state *s, const void *key,
+			size_t len)
+{
+	if (len != 8)
+		abort();
+	return memfilter_bloom_contains_hash_scalar(&s->bloom,
+						    memfilter_hash(&s->bloom.p.hasher,
+								   key, 8));
+}
+
 static void mfb_contains_scalar(const union memfilter_state *s, const u64 *h,
 				u32 n, unsigned long *result)
 {
 	memfilter_bloom_contains_hashes_scalar(&s->bloom, h, n, result);
 }
 
+static struct memfilter_type_ops mfb_scalar_ops;
+
 u64 mfb_bloom_query_scalar(const struct mfb_bloom *m, const u64 *k, size_t n)
 {
-	return mfb_query_one(m, k, n, mfb_contains_scalar);
+	mfb_scalar_ops = memfilter_bloom_ops;
+	mfb_scalar_ops.contains_key = mfb_contains_key_scalar;
+	return mfb_query_one(m, k, n, &mfb_scalar_ops);
 }
 
 u64 mfb_bloom_query_scalar_batch(const struct mfb_bloom *m, const u64 *k,
 				 size_t n)
 {
 	return mfb_query_window(m, k, n, mfb_contains_scalar);
+}
+
+/*
+ * The core's inline pieces in the caller's own loop, as fastfilter_cpp's
+ * Find() is in its callers: memfilter_hash() and bloom_avx2.h's test, so
+ * the filter's constants (salts, window mask, hash constants, seed) are
+ * loaded once per loop, not once per key. What a caller built for AVX2
+ * that queries keys one at a time can have; not an exported path.
+ */
+u64 mfb_bloom_query_inline(const struct mfb_bloom *m, const u64 *k, size_t n)
+{
+	const struct memfilter_bloom b = m->s.bloom;
+	struct memfilter_bloom_avx2 c;
+	u64 hits = 0;
+
+	memfilter_bloom_avx2_init(&c, b.p.k);
+	for (size_t i = 0; i < n; i++) {
+		u64 h = memfilter_hash(&b.p.hasher, &k[i], 8);
+
+		hits += memfilter_bloom_avx2_test(&c, memfilter_bloom_block_ptr(&b, h), h);
+	}
+	return hits;
 }
 
 /* ---- cuckoo ------------------------------------------------------------ */

@@ -44,7 +44,10 @@
  * calls and the batch loops go through a switch on k (mf_bloom_with_k(),
  * mf_bloom_hashes_with_k()) to get a copy with k a constant for each k:
  * measured faster in scalar code than computing all 8 pattern words
- * branch-free (bench/results/bloom.md).
+ * branch-free (bench/results/bloom.md), and, for the single-key query at
+ * the kernel's -O2 for generic x86-64, than testing all 8 words with
+ * constant salts and masking the window (no BMI2 there: every variable
+ * shift needs its count moved to CL).
  */
 
 /* Word @i of a hash's window: its bit, in bit 0. */
@@ -419,17 +422,40 @@ void memfilter_bloom_add_hash_exclusive(struct memfilter_bloom *b, u64 hash)
 	memfilter_bloom_add_hash_exclusive_scalar(b, hash);
 }
 
+/*
+ * One key's query, inline in memfilter_bloom_contains_hash() and
+ * memfilter_bloom_contains_key(): AVX2 where entering a SIMD section is
+ * free (userspace), else the scalar walk of the window, k a constant, out
+ * of line (a tail call), so that the key's hash in the caller saves no
+ * registers for the walk.
+ */
+static __always_inline bool mf_bloom_contains_one(const struct memfilter_bloom *b,
+						  u64 hash)
+{
+	bool hit;
+
+	if (MEMFILTER_SIMD_CHEAP && memfilter_simd_begin()) {
+		hit = memfilter_bloom_contains_hash_avx2(b, hash);
+		memfilter_simd_end();
+		return hit;
+	}
+	return memfilter_bloom_contains_hash_scalar(b, hash);
+}
+
 /**
  * memfilter_bloom_contains_hash_scalar() - query a key by its hash, scalar
  * @b: the filter
  * @hash: the key's hash under @b->p.hasher
  *
- * The portable path of memfilter_bloom_contains_hash(), for tests.
+ * The portable path of memfilter_bloom_contains_hash() and
+ * memfilter_bloom_contains_key(), the kernel's for every single key;
+ * exposed for tests.
  *
  * Context: as memfilter_bloom_contains_hash().
  * Return: as memfilter_bloom_contains_hash().
  */
-bool memfilter_bloom_contains_hash_scalar(const struct memfilter_bloom *b, u64 hash)
+noinline bool memfilter_bloom_contains_hash_scalar(const struct memfilter_bloom *b,
+						   u64 hash)
 {
 	return mf_bloom_with_k(memfilter_bloom_block_ptr(b, hash), hash, b->p.k,
 			       MF_BLOOM_TEST);
@@ -452,14 +478,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hash_scalar);
  */
 bool memfilter_bloom_contains_hash(const struct memfilter_bloom *b, u64 hash)
 {
-	bool hit;
-
-	if (MEMFILTER_SIMD_CHEAP && memfilter_simd_begin()) {
-		hit = memfilter_bloom_contains_hash_avx2(b, hash);
-		memfilter_simd_end();
-		return hit;
-	}
-	return memfilter_bloom_contains_hash_scalar(b, hash);
+	return mf_bloom_contains_one(b, hash);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hash);
 
@@ -629,9 +648,11 @@ void memfilter_bloom_contains_hashes(const struct memfilter_bloom *b,
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes);
 
 /*
- * A single-key call whose key is not the 8-byte XXH64 case: hashed by the
- * general code out of line, which keeps the common path free of its
- * register pressure (no callee-saved registers to push).
+ * A single-key call whose key is not 8 bytes long: hashed by the general
+ * code out of line, which keeps the common path free of its register
+ * pressure (no callee-saved registers to push). 8-byte keys are hashed
+ * in the call itself, straight-line under any algorithm (memfilter_hash()
+ * with the length a constant).
  */
 static noinline bool mf_bloom_key_general(struct memfilter_bloom *b,
 					  const void *key, size_t len,
@@ -658,11 +679,11 @@ static noinline bool mf_bloom_key_general(struct memfilter_bloom *b,
  */
 void memfilter_bloom_add_key(struct memfilter_bloom *b, const void *key, size_t len)
 {
-	if (unlikely(!memfilter_bloom_fixed8(b, len))) {
+	if (unlikely(len != 8)) {
 		mf_bloom_key_general(b, key, len, MEMFILTER_BLOOM_OP_ADD);
 		return;
 	}
-	memfilter_bloom_add_hash(b, memfilter_xxh64(key, 8, b->p.hasher.seed));
+	memfilter_bloom_add_hash(b, memfilter_hash(&b->p.hasher, key, 8));
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_key);
 
@@ -672,8 +693,10 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_key);
  * @key: the key
  * @len: its length in bytes
  *
- * The 8-byte XXH64 case is hashed straight-line and tested in the same
- * call; nothing in it depends on an earlier query.
+ * 8-byte keys are hashed straight-line (memfilter_hash() with the length
+ * a constant) and tested in the same call, with no batch machinery;
+ * nothing in it depends on an earlier query, so calls in a loop keep
+ * several cache misses in flight.
  *
  * Context: any, as memfilter_bloom_contains_hash().
  * Return: false if @key was certainly never inserted, true if it may have
@@ -683,11 +706,10 @@ bool memfilter_bloom_contains_key(const struct memfilter_bloom *b, const void *k
 				  size_t len)
 {
 	/* Not written through: MEMFILTER_BLOOM_OP_CONTAINS only reads. */
-	if (unlikely(!memfilter_bloom_fixed8(b, len)))
+	if (unlikely(len != 8))
 		return mf_bloom_key_general((struct memfilter_bloom *)b, key,
 					    len, MEMFILTER_BLOOM_OP_CONTAINS);
-	return memfilter_bloom_contains_hash(b, memfilter_xxh64(key, 8,
-								 b->p.hasher.seed));
+	return mf_bloom_contains_one(b, memfilter_hash(&b->p.hasher, key, 8));
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_key);
 
@@ -811,13 +833,12 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_keys);
 void memfilter_bloom_add_key_exclusive(struct memfilter_bloom *b, const void *key,
 				       size_t len)
 {
-	if (unlikely(!memfilter_bloom_fixed8(b, len))) {
+	if (unlikely(len != 8)) {
 		mf_bloom_key_general(b, key, len,
 				     MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE);
 		return;
 	}
-	memfilter_bloom_add_hash_exclusive(b, memfilter_xxh64(key, 8,
-							      b->p.hasher.seed));
+	memfilter_bloom_add_hash_exclusive(b, memfilter_hash(&b->p.hasher, key, 8));
 }
 
 /**
@@ -1095,6 +1116,12 @@ static void mf_bloom_contains(const union memfilter_state *s,
 	memfilter_bloom_contains_hashes(&s->bloom, hashes, n, result);
 }
 
+static bool mf_bloom_contains_key(const union memfilter_state *s,
+				  const void *key, size_t len)
+{
+	return memfilter_bloom_contains_key(&s->bloom, key, len);
+}
+
 static void mf_bloom_all_done(u32 n, unsigned long *result, u32 *done)
 {
 	u32 i;
@@ -1220,6 +1247,7 @@ const struct memfilter_type_ops memfilter_bloom_ops = {
 	.payload_bytes = mf_bloom_mem_bytes,
 	.init = mf_bloom_init,
 	.contains = mf_bloom_contains,
+	.contains_key = mf_bloom_contains_key,
 	.add = mf_bloom_add,
 	.add_exclusive = mf_bloom_add_exclusive,
 	.test_and_add = mf_bloom_test_and_add,

@@ -183,24 +183,28 @@ MF_AVX2 void
 memfilter_bloom_contains_hashes_avx2(const struct memfilter_bloom *b, const u64 *hashes, size_t n,
 				     unsigned long *result_bitmap)
 {
+	/* A copy the result stores cannot alias: no reloads per key. */
+	const struct memfilter_bloom f = *b;
 	struct memfilter_bloom_avx2 c;
-	unsigned long acc = 0;
-	size_t i;
+	size_t i, j, run;
 
-	memfilter_bloom_avx2_init(&c, b->p.k);
+	memfilter_bloom_avx2_init(&c, f.p.k);
 	for (i = 0; i < MEMFILTER_BLOOM_AHEAD && i < n; i++)
-		memfilter_bloom_prefetch(b, hashes, i, n);
-	for (i = 0; i < n; i++) {
-		unsigned long hit;
+		memfilter_bloom_prefetch(&f, hashes, i, n);
+	/* Runs of up to BITS_PER_LONG keys, one result word each. */
+	for (i = 0; i < n; i += run) {
+		unsigned long acc = 0;
 
-		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
-		hit = memfilter_bloom_avx2_test(&c, memfilter_bloom_block_ptr(b, hashes[i]),
-						hashes[i]);
-		acc |= hit << (i % BITS_PER_LONG);
-		if (i % BITS_PER_LONG == BITS_PER_LONG - 1 || i == n - 1) {
-			result_bitmap[i / BITS_PER_LONG] = acc;
-			acc = 0;
+		run = min(n - i, (size_t)BITS_PER_LONG);
+		for (j = 0; j < run; j++) {
+			u64 h = hashes[i + j];
+			const u64 *blk = memfilter_bloom_block_ptr(&f, h);
+
+			memfilter_bloom_prefetch(&f, hashes,
+						 i + j + MEMFILTER_BLOOM_AHEAD, n);
+			acc |= (unsigned long)memfilter_bloom_avx2_test(&c, blk, h) << j;
 		}
+		result_bitmap[i / BITS_PER_LONG] = acc;
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes_avx2);
@@ -217,19 +221,21 @@ memfilter_bloom_avx2_keys(struct memfilter_bloom *b, struct memfilter_bloom_ring
 		   size_t n, unsigned long *result_bitmap, enum memfilter_bloom_op op,
 		   bool fixed8)
 {
+	/* A copy the ring and result stores cannot alias: no reloads per key. */
+	const struct memfilter_bloom f = *b;
 	struct memfilter_bloom_avx2 c;
 	size_t i = start, end = start + m, run;
 
-	memfilter_bloom_avx2_init(&c, b->p.k);
+	memfilter_bloom_avx2_init(&c, f.p.k);
 	while (i < end) {
 		unsigned long acc = 0;
 
 		run = min(end, i + BITS_PER_LONG);
 		for (; i < run; i++) {
 			u64 h = r->h[i % MEMFILTER_BLOOM_RING];
-			u64 *blk = memfilter_bloom_block_ptr(b, h);
+			u64 *blk = memfilter_bloom_block_ptr(&f, h);
 
-			memfilter_bloom_ring_fill(b, r, keys, key_len,
+			memfilter_bloom_ring_fill(&f, r, keys, key_len,
 						  i + MEMFILTER_BLOOM_AHEAD, n,
 						  fixed8);
 			if (op == MEMFILTER_BLOOM_OP_ADD)

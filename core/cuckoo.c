@@ -1243,6 +1243,12 @@ static void mf_cuckoo_contains_batch(const union memfilter_state *s,
 	memfilter_cuckoo_contains_hashes(&s->cuckoo, hashes, n, result);
 }
 
+static bool mf_cuckoo_contains_key(const union memfilter_state *s,
+				   const void *key, size_t len)
+{
+	return memfilter_cuckoo_contains_key(&s->cuckoo, key, len);
+}
+
 /*
  * Apply @one to each hash until one fails; @skip is the error that means
  * "nothing to do for this key" (no bit, no failure).
@@ -1425,6 +1431,7 @@ const struct memfilter_type_ops memfilter_cuckoo_ops = {
 	.payload_bytes = mf_cuckoo_payload_bytes,
 	.init = mf_cuckoo_init_state,
 	.contains = mf_cuckoo_contains_batch,
+	.contains_key = mf_cuckoo_contains_key,
 	.add = mf_cuckoo_add_batch,
 	.add_unique = mf_cuckoo_add_unique_batch,
 	.delete = mf_cuckoo_delete_batch,

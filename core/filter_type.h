@@ -64,6 +64,11 @@ struct memfilter_image_desc;
  * @payload_bytes: bytes of table an image carries
  * @init: set up a filter on zeroed table memory @mem
  * @contains: query @n hashes; set bit i of @result when key i may be in
+ * @contains_key: query one key: hash it under the filter's hasher and
+ *	test it, as @contains would its hash, by the type's shortest path
+ *	(one call, no bitmap, no dispatch per key); lockless as @contains.
+ *	The single-key case of the BPF kfuncs, netfilter and dm. NULL:
+ *	memfilter_state_contains_key() hashes the key and asks @contains.
  * @add: add @n hashes; set bit i of @result when key i was added. Stops
  *	at the first that does not fit. Return: 0 or -ENOSPC; *@done is how
  *	many hashes were processed.
@@ -131,6 +136,8 @@ struct memfilter_type_ops {
 		     void *mem);
 	void (*contains)(const union memfilter_state *s, const u64 *hashes,
 			 u32 n, unsigned long *result);
+	bool (*contains_key)(const union memfilter_state *s, const void *key,
+			     size_t len);
 	int (*add)(union memfilter_state *s, const u64 *hashes, u32 n,
 		   unsigned long *result, u32 *done);
 	int (*add_exclusive)(union memfilter_state *s, const u64 *hashes, u32 n,
@@ -219,6 +226,33 @@ static inline u64 memfilter_key_hash(const struct memfilter_type_ops *ops,
 				     const void *key, size_t len)
 {
 	return memfilter_hash(memfilter_state_hasher(ops, s), key, len);
+}
+
+bool memfilter_state_contains_hashed(const struct memfilter_type_ops *ops,
+				     const union memfilter_state *s,
+				     const void *key, size_t len);
+
+/**
+ * memfilter_state_contains_key() - may a key be in a filter?
+ * @ops: the filter's type
+ * @s: the filter
+ * @key: the key
+ * @len: its length in bytes
+ *
+ * The type's @contains_key where it has one; otherwise
+ * memfilter_state_contains_hashed(), out of line, so that callers of the
+ * common case save no registers for it.
+ *
+ * Context: as the type's @contains; lockless.
+ * Return: false if the key is certainly absent, true if it may be present.
+ */
+static inline bool memfilter_state_contains_key(const struct memfilter_type_ops *ops,
+						const union memfilter_state *s,
+						const void *key, size_t len)
+{
+	if (ops->contains_key)
+		return ops->contains_key(s, key, len);
+	return memfilter_state_contains_hashed(ops, s, key, len);
 }
 
 #endif /* _MEMFILTER_FILTER_TYPE_H */

@@ -27,28 +27,19 @@
  */
 bool memfilter_contains(struct memfilter *f, const void *key, u32 len)
 {
-	const struct memfilter_bloom *b = &f->s.bloom;
-	unsigned long res;
-	bool hit;
-	u64 h;
-
 	/*
-	 * One key of a Bloom filter, the packet path's case: hashed and
-	 * probed directly, without the batch path's three indirect calls
-	 * (retpolines on many kernels), bitmap clearing and counting, which
-	 * cost several times the probe (bench/results/bpf.md). The same
-	 * answer and the same counters as memfilter_filter_contains().
+	 * One key, the packet path's case: the type's contains_key (one
+	 * indirect call; Bloom and cuckoo hash and probe in it), without the
+	 * batch path's bitmap clearing and counting, which cost several times
+	 * the probe (bench/results/bpf.md). The same answer and the same
+	 * counters as memfilter_filter_contains().
 	 */
-	if (f->ops == &memfilter_bloom_ops) {
-		hit = memfilter_bloom_contains_hash(b, memfilter_hash(&b->p.hasher,
-								      key, len));
-		this_cpu_inc(f->stats->queries);
-		if (hit)
-			this_cpu_inc(f->stats->hits);
-		return hit;
-	}
-	h = memfilter_filter_hash(f, key, len);
-	return memfilter_filter_contains(f, &h, 1, &res);
+	bool hit = memfilter_state_contains_key(f->ops, &f->s, key, len);
+
+	this_cpu_inc(f->stats->queries);
+	if (hit)
+		this_cpu_inc(f->stats->hits);
+	return hit;
 }
 EXPORT_SYMBOL_GPL(memfilter_contains);
 

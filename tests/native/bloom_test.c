@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "bloom.h"
+#include "filter_type.h"
 #include "kselftest_harness.h"
 
 #define NKEYS		(1u << 20)
@@ -280,9 +281,9 @@ TEST(simd_matches_scalar)
 
 /* The window mask is the k words from the start word, mod 8. */
 /*
- * The scalar batch loops on every count around their edges (one key, the
- * prefetch distance, a result word): the answers and bits of the per-key
- * calls, and result bits past the count cleared.
+ * The scalar batch loops, and the AVX2 query's, on every count around
+ * their edges (one key, the prefetch distance, a result word): the answers
+ * and bits of the per-key calls, and result bits past the count cleared.
  */
 TEST(scalar_batch_counts)
 {
@@ -304,14 +305,20 @@ TEST(scalar_batch_counts)
 			size_t n = counts[c];
 			size_t end = DIV_ROUND_UP(n, BITS_PER_LONG) * BITS_PER_LONG;
 
-			memset(bm, 0x55, sizeof(bm));
-			memfilter_bloom_contains_hashes_scalar(b, h + 150, n, bm);
-			for (size_t i = 0; i < end; i++) {
-				bool want = i < n &&
-					    memfilter_bloom_contains_hash_scalar(b, h[150 + i]);
+			for (int simd = 0; simd < 1 + mf_test_have_avx2(); simd++) {
+				memset(bm, 0x55, sizeof(bm));
+				if (simd)
+					memfilter_bloom_contains_hashes_avx2(b, h + 150, n, bm);
+				else
+					memfilter_bloom_contains_hashes_scalar(b, h + 150, n, bm);
+				for (size_t i = 0; i < end; i++) {
+					bool want = i < n &&
+						    memfilter_bloom_contains_hash_scalar(b, h[150 + i]);
 
-				ASSERT_EQ(want, mf_test_bit(bm, i))
-					TH_LOG("k %u count %zu key %zu", k, n, i);
+					ASSERT_EQ(want, mf_test_bit(bm, i))
+						TH_LOG("simd %d k %u count %zu key %zu",
+						       simd, k, n, i);
+				}
 			}
 			memset(bm, 0x55, sizeof(bm));
 			memfilter_bloom_test_and_add_hashes_scalar(t, h + 256, n, bm);
@@ -348,6 +355,58 @@ TEST(window)
 			ASSERT_EQ(want, memfilter_bloom_window(h, k));
 		}
 	}
+}
+
+/*
+ * Each single-key query path on a one-block filter holding exactly one
+ * key's pattern: present; with any one of its k bits cleared: absent, even
+ * with every bit outside the pattern set; and k outside 1..8 probes all 8
+ * words, as the batch loops do.
+ */
+static void mf_test_one_block(struct memfilter_bloom *b, u64 h, bool want,
+			      struct __test_metadata *_metadata)
+{
+	unsigned long bm[1];
+
+	memfilter_bloom_contains_hashes_scalar(b, &h, 1, bm);
+	ASSERT_EQ(want, bm[0] & 1);
+	ASSERT_EQ(want, memfilter_bloom_contains_hash_scalar(b, h));
+	ASSERT_EQ(want, memfilter_bloom_contains_hash(b, h));
+	if (mf_test_have_avx2())
+		ASSERT_EQ(want, memfilter_bloom_contains_hash_avx2(b, h));
+}
+
+TEST(single_key_exact_window)
+{
+	struct memfilter_bloom *b = mf_test_new(1, 1);
+	u64 rng = 5, pat[MEMFILTER_BLOOM_BLOCK_WORDS];
+
+	for (int i = 0; i < 2048; i++) {
+		u64 h = mf_test_rng(&rng);
+
+		for (u32 k = 0; k <= MEMFILTER_BLOOM_MAX_K + 1; k++) {
+			u32 kk = k && k <= MEMFILTER_BLOOM_MAX_K ? k : MEMFILTER_BLOOM_MAX_K;
+
+			b->p.k = k;
+			memfilter_bloom_pattern(h, kk, pat);
+			memcpy(b->words, pat, sizeof(pat));
+			mf_test_one_block(b, h, true, _metadata);
+			for (unsigned int j = 0; j < MEMFILTER_BLOOM_BLOCK_WORDS; j++)
+				b->words[j] = pat[j] ? pat[j] : ~0ULL;
+			mf_test_one_block(b, h, true, _metadata);
+			for (unsigned int w = 0; w < MEMFILTER_BLOOM_BLOCK_WORDS; w++) {
+				if (!pat[w])
+					continue;
+				memset(b->words, 0xff, sizeof(pat));
+				b->words[w] = ~pat[w];
+				mf_test_one_block(b, h, false, _metadata);
+				memcpy(b->words, pat, sizeof(pat));
+				b->words[w] = 0;
+				mf_test_one_block(b, h, false, _metadata);
+			}
+		}
+	}
+	mf_test_free(b);
 }
 
 /*
@@ -727,6 +786,88 @@ TEST(concurrent_inserters_lose_nothing)
 		free(keys);
 		mf_test_free(b);
 		mf_test_free(ref);
+	}
+}
+
+/*
+ * memfilter_state_contains_key() (memfilter_contains() in the module):
+ * the types' contains_key (Bloom, cuckoo) and the fallback through
+ * contains (window; and Bloom's and cuckoo's with contains_key cleared)
+ * give the answer contains gives the key's hash, for keys of 1 to 40
+ * bytes, under XXH64, SipHash and XXH3, and every added key is found
+ * (Bloom: half of them added by memfilter_bloom_add_key()).
+ */
+TEST(contains_key_op)
+{
+	static const u32 types[] = { MEMFILTER_TYPE_BLOOM, MEMFILTER_TYPE_CUCKOO,
+				     MEMFILTER_TYPE_WINDOW };
+	u8 key[40];
+	u64 rng = 6;
+
+	for (size_t t = 0; t < ARRAY_SIZE(types); t++) {
+		/* XXH64, SipHash-2-4 (keyed), XXH3. */
+		for (int keyed = 0; keyed < 3; keyed++) {
+			struct memfilter_create c = {
+				.size = sizeof(c), .type = types[t],
+				.capacity = 2000, .seed = keyed == 1 ? 0 : 9,
+				.flags = keyed == 1 ? MEMFILTER_CREATE_KEYED :
+					 keyed ? MEMFILTER_CREATE_SEED | MEMFILTER_CREATE_XXH3 :
+					 MEMFILTER_CREATE_SEED,
+			};
+			const struct memfilter_type_ops *ops;
+			struct memfilter_type_ops plain;
+			union memfilter_params p;
+			union memfilter_state st;
+			unsigned long res[1];
+			u32 done, hits = 0;
+			void *mem;
+
+			if (types[t] == MEMFILTER_TYPE_CUCKOO)
+				c.fingerprint_bits = 12;
+			else
+				c.bits_per_key_q4 = 40;
+			if (types[t] == MEMFILTER_TYPE_WINDOW) {
+				c.generations = 2;
+				c.period_ms = 1000;
+			}
+			ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p))
+				TH_LOG("type %u keyed %d", types[t], keyed);
+			ASSERT_EQ(types[t] != MEMFILTER_TYPE_WINDOW, !!ops->contains_key);
+			mem = aligned_alloc(64, ops->mem_bytes(&p));
+			memset(mem, 0, ops->mem_bytes(&p));
+			memset(&st, 0, sizeof(st));
+			ops->init(&st, &p, mem);
+			plain = *ops;
+			plain.contains_key = NULL;
+			for (int i = 0; i < 4000; i++) {
+				size_t len = 1 + i % sizeof(key);
+				bool add = i < 2000, got;
+				u64 h;
+
+				for (size_t j = 0; j < len; j++)
+					key[j] = mf_test_rng(&rng);
+				h = memfilter_key_hash(ops, &st, key, len);
+				/* Bloom: every other key through the key call. */
+				if (add && types[t] == MEMFILTER_TYPE_BLOOM && i % 2)
+					memfilter_bloom_add_key(&st.bloom, key, len);
+				else if (add)
+					ASSERT_EQ(0, ops->add(&st, &h, 1, res, &done));
+				res[0] = 0;
+				ops->contains(&st, &h, 1, res);
+				got = memfilter_state_contains_key(ops, &st, key, len);
+				ASSERT_EQ(res[0] & 1, got)
+					TH_LOG("type %u keyed %d len %zu", types[t], keyed, len);
+				ASSERT_EQ(got, memfilter_state_contains_key(&plain, &st, key, len));
+				if (add) {
+					ASSERT_TRUE(got);
+				} else {
+					hits += got;
+				}
+			}
+			/* Absent keys: about 1% false positives, not all. */
+			ASSERT_LT(hits, 200);
+			free(mem);
+		}
 	}
 }
 
