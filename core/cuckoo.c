@@ -320,6 +320,49 @@ static __always_inline u64 mf_cuckoo_zero_slots(const struct memfilter_cuckoo *c
 	return ~(((x & low) + low) | x) & c->lane_high;
 }
 
+/*
+ * The same for @f-bit fingerprints, @f a constant (the fast paths switch
+ * on the width once, so that masks and multipliers are immediates).
+ */
+#define MF_CUCKOO_ONES(f)	(1ULL | 1ULL << (f) | 1ULL << (2 * (f)) | 1ULL << (3 * (f)))
+
+static __always_inline void mf_cuckoo_locate_f(const struct memfilter_cuckoo *c,
+					       u64 hash, u64 *i1, u64 *i2,
+					       u32 *fp, const u32 f)
+{
+	*fp = (u32)(((hash >> 40) * ((1U << f) - 1)) >> 24) + 1;
+	*i1 = hash & c->mask;
+	*i2 = *i1 ^ ((u32)(*fp * MF_CUCKOO_TAG_MUL) & c->mask);
+}
+
+/* Bucket @i of a table of @f-bit slots: its 4 slots in the low 4 @f bits. */
+static __always_inline u64 mf_cuckoo_load(const u8 *table, u64 i, const u32 f)
+{
+	if (f == 8)
+		return memfilter_load_le32(table + i * 4);
+	return memfilter_load_le64(table + i * (f / 2));
+}
+
+static __always_inline void mf_cuckoo_prefetch_f(const struct memfilter_cuckoo *c,
+						 u64 hash, const u32 f)
+{
+	u64 i1, i2;
+	u32 fp;
+
+	mf_cuckoo_locate_f(c, hash, &i1, &i2, &fp, f);
+	memfilter_prefetch(c->table + i1 * (f / 2));
+	memfilter_prefetch(c->table + i2 * (f / 2));
+}
+
+/* The top bit of every zero slot of bucket word @x (as mf_cuckoo_zero_slots()). */
+static __always_inline u64 mf_cuckoo_zero_f(u64 x, const u32 f)
+{
+	const u64 high = MF_CUCKOO_ONES(f) << (f - 1);
+	const u64 low = (f == 16 ? ~0ULL : (1ULL << (4 * f)) - 1) & ~high;
+
+	return ~(((x & low) + low) | x) & high;
+}
+
 /**
  * memfilter_cuckoo_restore() - adopt a table just loaded from an image
  * @c: a filter set up by memfilter_cuckoo_init() whose table bytes the
@@ -410,32 +453,46 @@ static void mf_cuckoo_window_close(struct mf_cuckoo_window *win)
 
 static void mf_cuckoo_dump_touch(struct memfilter_cuckoo *c, u64 off);
 
-/* Store @fp (0: empty) in slot @j of bucket @i, inside an open window. */
-static void mf_cuckoo_store(struct memfilter_cuckoo *c, u64 i, u32 j, u32 fp)
+/*
+ * Store @fp (0: empty) in slot @j of bucket @i of a table of @f-bit slots,
+ * inside an open window.
+ */
+static __always_inline void mf_cuckoo_store_f(struct memfilter_cuckoo *c, u64 i,
+					      u32 j, u32 fp, const u32 f)
 {
-	u64 bit = (i * MEMFILTER_CUCKOO_SLOTS + j) * c->p.fp_bits;
+	u64 bit = (i * MEMFILTER_CUCKOO_SLOTS + j) * f;
 	u8 *p = c->table + (bit >> 3);
 
 	if (unlikely(c->dump)) {
 		mf_cuckoo_dump_touch(c, bit >> 3);
 		mf_cuckoo_dump_touch(c, (bit >> 3) + 1);
 	}
+	if (f == 8) {
+		WRITE_ONCE(*p, (u8)fp);
+	} else if (f == 16) {
+		WRITE_ONCE(*(__le16 *)p, cpu_to_le16((u16)fp));
+	} else if (bit & 7) {
+		/* 12 bits: one whole byte and one nibble shared with a neighbour. */
+		WRITE_ONCE(p[0], (u8)((p[0] & 0x0f) | (fp << 4)));
+		WRITE_ONCE(p[1], (u8)(fp >> 4));
+	} else {
+		WRITE_ONCE(p[0], (u8)fp);
+		WRITE_ONCE(p[1], (u8)((p[1] & 0xf0) | (fp >> 8)));
+	}
+}
+
+/* Store @fp (0: empty) in slot @j of bucket @i, inside an open window. */
+static void mf_cuckoo_store(struct memfilter_cuckoo *c, u64 i, u32 j, u32 fp)
+{
 	switch (c->p.fp_bits) {
 	case 8:
-		WRITE_ONCE(*p, (u8)fp);
+		mf_cuckoo_store_f(c, i, j, fp, 8);
 		break;
 	case 16:
-		WRITE_ONCE(*(__le16 *)p, cpu_to_le16((u16)fp));
+		mf_cuckoo_store_f(c, i, j, fp, 16);
 		break;
 	default:
-		/* 12 bits: one whole byte and one nibble shared with a neighbour. */
-		if (bit & 7) {
-			WRITE_ONCE(p[0], (u8)((p[0] & 0x0f) | (fp << 4)));
-			WRITE_ONCE(p[1], (u8)(fp >> 4));
-		} else {
-			WRITE_ONCE(p[0], (u8)fp);
-			WRITE_ONCE(p[1], (u8)((p[1] & 0xf0) | (fp >> 8)));
-		}
+		mf_cuckoo_store_f(c, i, j, fp, 12);
 		break;
 	}
 }
@@ -628,6 +685,38 @@ static int mf_cuckoo_add(struct memfilter_cuckoo *c, u64 i1, u64 i2, u32 fp)
 	return 0;
 }
 
+/*
+ * The common insert for @f-bit fingerprints, @f a constant: a free slot in
+ * the key's first bucket, else in its second, stored in a window over
+ * that bucket's stripe alone, exactly as mf_cuckoo_place() would store it
+ * (same bucket, same slot); a full pair goes to mf_cuckoo_add()'s path
+ * search.
+ */
+static __always_inline int mf_cuckoo_add_f(struct memfilter_cuckoo *c, u64 hash,
+					   const u32 f)
+{
+	u64 i1, i2, i, z;
+	u32 fp, *v;
+
+	mf_cuckoo_locate_f(c, hash, &i1, &i2, &fp, f);
+	i = i1;
+	z = mf_cuckoo_zero_f(mf_cuckoo_load(c->table, i1, f), f);
+	if (!z) {
+		i = i2;
+		z = mf_cuckoo_zero_f(mf_cuckoo_load(c->table, i2, f), f);
+		if (!z)
+			return mf_cuckoo_add(c, i1, i2, fp);
+	}
+	v = &c->ver[i & c->stripe_mask];
+	WRITE_ONCE(*v, *v + 1);
+	smp_wmb();	/* odd version before the slot; pairs with readers' smp_rmb() */
+	mf_cuckoo_store_f(c, i, __ffs64(z) / f, fp, f);
+	smp_wmb();	/* the slot before the even version */
+	WRITE_ONCE(*v, *v + 1);
+	WRITE_ONCE(c->w->items, c->w->items + 1);
+	return 0;
+}
+
 /**
  * memfilter_cuckoo_add_hash() - add a key by its hash
  * @c: the filter
@@ -642,11 +731,14 @@ static int mf_cuckoo_add(struct memfilter_cuckoo *c, u64 i1, u64 i2, u32 fp)
  */
 int memfilter_cuckoo_add_hash(struct memfilter_cuckoo *c, u64 hash)
 {
-	u64 i1, i2;
-	u32 fp;
-
-	mf_cuckoo_locate(c, hash, &i1, &i2, &fp);
-	return mf_cuckoo_add(c, i1, i2, fp);
+	switch (c->p.fp_bits) {
+	case 12:
+		return mf_cuckoo_add_f(c, hash, 12);
+	case 8:
+		return mf_cuckoo_add_f(c, hash, 8);
+	default:
+		return mf_cuckoo_add_f(c, hash, 16);
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_add_hash);
 
@@ -876,15 +968,21 @@ static void mf_cuckoo_retried(const struct memfilter_cuckoo *c, u32 tries,
 		memfilter_atomic_add64(&c->w->read_busy, 1);
 }
 
-static __always_inline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
-					     u64 i1, u64 i2, u32 fp)
+/*
+ * The query's slow path, out of line: the first attempt (mf_cuckoo_query())
+ * saw a writer inside a window, so try again, up to
+ * MEMFILTER_CUCKOO_READ_TRIES attempts in all.
+ */
+static noinline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
+				      u64 i1, u64 i2, u32 fp)
 {
 	const u32 *v1p = &c->ver[i1 & c->stripe_mask];
 	const u32 *v2p = &c->ver[i2 & c->stripe_mask];
 	u64 pat = (u64)fp * c->lane_ones, b1, b2;
 	u32 v1, v2, tries;
 
-	for (tries = 0; tries < MEMFILTER_CUCKOO_READ_TRIES; tries++) {
+	for (tries = 1; tries < MEMFILTER_CUCKOO_READ_TRIES; tries++) {
+		cpu_relax();
 		v1 = READ_ONCE(*v1p);
 		v2 = READ_ONCE(*v2p);
 		if (mf_cuckoo_stash_has(READ_ONCE(c->stash), i1, i2, fp))
@@ -899,25 +997,63 @@ static __always_inline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
 		smp_rmb();	/* buckets before the versions' re-read */
 		if (!((v1 | v2) & 1) && v1 == READ_ONCE(*v1p) &&
 		    v2 == READ_ONCE(*v2p)) {
-			if (unlikely(tries))
-				mf_cuckoo_retried(c, tries, false);
+			mf_cuckoo_retried(c, tries, false);
 			return false;
 		}
-		cpu_relax();
 	}
 	/*
 	 * Found (consistent or not: at worst a false positive), or a writer
 	 * is stuck in a window: "maybe" is always a safe answer.
 	 */
-	if (unlikely(tries))
-		mf_cuckoo_retried(c, tries, tries == MEMFILTER_CUCKOO_READ_TRIES);
+	mf_cuckoo_retried(c, tries, tries == MEMFILTER_CUCKOO_READ_TRIES);
 	return true;
+}
+
+/*
+ * The lookup's fast path for fingerprints of @f bits, @f a constant so
+ * that the slot masks are immediates: both versions and the stash, then
+ * both buckets' loads issued before either is tested (two misses in
+ * flight), a SWAR test of each bucket (garbage above the 4 slots of a
+ * whole-word load of a 12-bit bucket cannot reach them: borrows only run
+ * upwards), and the versions' re-read only for a negative answer. Any
+ * sign of a writer goes to mf_cuckoo_lookup(). The same protocol and
+ * answers as that loop's first attempt.
+ */
+static __always_inline bool mf_cuckoo_query(const struct memfilter_cuckoo *c,
+					    u64 hash, const u32 f)
+{
+	const u64 ones = MF_CUCKOO_ONES(f);
+	const u32 *ver = c->ver;
+	u32 fp, v1, v2, sm = c->stripe_mask;
+	u64 i1, i2, x1, x2, s;
+
+	mf_cuckoo_locate_f(c, hash, &i1, &i2, &fp, f);
+	v1 = READ_ONCE(ver[i1 & sm]);
+	v2 = READ_ONCE(ver[i2 & sm]);
+	s = READ_ONCE(c->stash);
+	smp_rmb();	/* versions and stash before the buckets */
+	/* Racy bucket reads: the versions' re-read below validates them. */
+	x1 = data_race(mf_cuckoo_load(c->table, i1, f)) ^ (fp * ones);
+	/* Racy, as x1. */
+	x2 = data_race(mf_cuckoo_load(c->table, i2, f)) ^ (fp * ones);
+	if ((((x1 - ones) & ~x1) | ((x2 - ones) & ~x2)) & ones << (f - 1))
+		return true;
+	if (unlikely(s) && mf_cuckoo_stash_has(s, i1, i2, fp))
+		return true;
+	smp_rmb();	/* buckets before the versions' re-read */
+	if (likely(!((v1 | v2) & 1) && v1 == READ_ONCE(ver[i1 & sm]) &&
+		   v2 == READ_ONCE(ver[i2 & sm])))
+		return false;
+	return mf_cuckoo_lookup(c, i1, i2, fp);
 }
 
 /**
  * memfilter_cuckoo_contains_hash() - may a key be in the filter?
  * @c: the filter
  * @hash: the key's hash
+ *
+ * The fast single-key lookup: one switch on the fingerprint width, then
+ * straight-line code (mf_cuckoo_query()).
  *
  * Context: any, including hard interrupt and NMI: lockless, safe
  * concurrently with the writer, and bounded (MEMFILTER_CUCKOO_READ_TRIES).
@@ -926,11 +1062,14 @@ static __always_inline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
  */
 bool memfilter_cuckoo_contains_hash(const struct memfilter_cuckoo *c, u64 hash)
 {
-	u64 i1, i2;
-	u32 fp;
-
-	mf_cuckoo_locate(c, hash, &i1, &i2, &fp);
-	return mf_cuckoo_lookup(c, i1, i2, fp);
+	switch (c->p.fp_bits) {
+	case 12:
+		return mf_cuckoo_query(c, hash, 12);
+	case 8:
+		return mf_cuckoo_query(c, hash, 8);
+	default:
+		return mf_cuckoo_query(c, hash, 16);
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_contains_hash);
 
@@ -985,6 +1124,39 @@ u32 memfilter_cuckoo_count_hash(const struct memfilter_cuckoo *c, u64 hash)
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_hash);
 
+/*
+ * The batch lookup for @f-bit fingerprints: the buckets of the key
+ * MEMFILTER_CUCKOO_BATCH places ahead are prefetched while this one is
+ * tested, so that as many misses stay in flight all along the batch.
+ */
+static __always_inline void mf_cuckoo_query_batch(const struct memfilter_cuckoo *c,
+						  const u64 *hashes, size_t n,
+						  unsigned long *result,
+						  const u32 f)
+{
+	const size_t ahead = MEMFILTER_CUCKOO_BATCH;
+	unsigned long word = 0, mask;
+	size_t i;
+
+	for (i = 0; i < n && i < ahead; i++)
+		mf_cuckoo_prefetch_f(c, hashes[i], f);
+	for (i = 0; i < n; i++) {
+		if (i + ahead < n)
+			mf_cuckoo_prefetch_f(c, hashes[i + ahead], f);
+		word |= (unsigned long)mf_cuckoo_query(c, hashes[i], f) <<
+			(i % BITS_PER_LONG);
+		if (i % BITS_PER_LONG == BITS_PER_LONG - 1) {
+			result[i / BITS_PER_LONG] = word;
+			word = 0;
+		}
+	}
+	if (n % BITS_PER_LONG) {
+		mask = (1UL << (n % BITS_PER_LONG)) - 1;
+		result[n / BITS_PER_LONG] =
+			(result[n / BITS_PER_LONG] & ~mask) | word;
+	}
+}
+
 /**
  * memfilter_cuckoo_contains_hashes() - look up a batch of keys
  * @c: the filter
@@ -993,8 +1165,8 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_hash);
  * @result: bitmap of @n bits; bit i is set when key i may be present and
  *	cleared otherwise (bits past @n in the last word are left alone)
  *
- * Computes the buckets of MEMFILTER_CUCKOO_BATCH keys and prefetches them before
- * probing, so the cache misses of a batch overlap.
+ * Prefetches the buckets of the key MEMFILTER_CUCKOO_BATCH places ahead
+ * while probing each one, so the cache misses of a batch overlap.
  *
  * Context: any, including hard interrupt and NMI; lockless and bounded.
  */
@@ -1002,34 +1174,16 @@ void memfilter_cuckoo_contains_hashes(const struct memfilter_cuckoo *c,
 				      const u64 *hashes, size_t n,
 				      unsigned long *result)
 {
-	u64 i1[MEMFILTER_CUCKOO_BATCH], i2[MEMFILTER_CUCKOO_BATCH];
-	u32 fp[MEMFILTER_CUCKOO_BATCH];
-	unsigned long word = 0, mask;
-	size_t base, k, m, bit;
-
-	for (base = 0; base < n; base += m) {
-		m = n - base < MEMFILTER_CUCKOO_BATCH ? n - base : MEMFILTER_CUCKOO_BATCH;
-		for (k = 0; k < m; k++) {
-			mf_cuckoo_locate(c, hashes[base + k], &i1[k], &i2[k],
-					 &fp[k]);
-			memfilter_prefetch(c->table + i1[k] * c->bucket_bytes);
-			memfilter_prefetch(c->table + i2[k] * c->bucket_bytes);
-		}
-		for (k = 0; k < m; k++) {
-			bit = base + k;
-			word |= (unsigned long)mf_cuckoo_lookup(c, i1[k], i2[k],
-								fp[k]) <<
-				(bit % BITS_PER_LONG);
-			if (bit % BITS_PER_LONG == BITS_PER_LONG - 1) {
-				result[bit / BITS_PER_LONG] = word;
-				word = 0;
-			}
-		}
-	}
-	if (n % BITS_PER_LONG) {
-		mask = (1UL << (n % BITS_PER_LONG)) - 1;
-		result[n / BITS_PER_LONG] =
-			(result[n / BITS_PER_LONG] & ~mask) | word;
+	switch (c->p.fp_bits) {
+	case 12:
+		mf_cuckoo_query_batch(c, hashes, n, result, 12);
+		break;
+	case 8:
+		mf_cuckoo_query_batch(c, hashes, n, result, 8);
+		break;
+	default:
+		mf_cuckoo_query_batch(c, hashes, n, result, 16);
+		break;
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_contains_hashes);
@@ -1269,11 +1423,46 @@ static int mf_cuckoo_each(struct memfilter_cuckoo *c,
 	return ret;
 }
 
+/*
+ * Adds of @f-bit fingerprints until one fails, the buckets of the key
+ * MEMFILTER_CUCKOO_BATCH places ahead prefetched (as for lookups).
+ */
+static __always_inline int mf_cuckoo_add_many(struct memfilter_cuckoo *c,
+					      const u64 *hashes, u32 n,
+					      unsigned long *result, u32 *done,
+					      const u32 f)
+{
+	const u32 ahead = MEMFILTER_CUCKOO_BATCH;
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < n && i < ahead; i++)
+		mf_cuckoo_prefetch_f(c, hashes[i], f);
+	for (i = 0; i < n; i++) {
+		if (i + ahead < n)
+			mf_cuckoo_prefetch_f(c, hashes[i + ahead], f);
+		ret = mf_cuckoo_add_f(c, hashes[i], f);
+		if (ret)
+			break;
+		memfilter_result_set(result, i);
+	}
+	*done = i;
+	return ret;
+}
+
 static int mf_cuckoo_add_batch(union memfilter_state *s, const u64 *hashes, u32 n,
 			       unsigned long *result, u32 *done)
 {
-	return mf_cuckoo_each(&s->cuckoo, memfilter_cuckoo_add_hash, 0,
-			      hashes, n, result, done);
+	struct memfilter_cuckoo *c = &s->cuckoo;
+
+	switch (c->p.fp_bits) {
+	case 12:
+		return mf_cuckoo_add_many(c, hashes, n, result, done, 12);
+	case 8:
+		return mf_cuckoo_add_many(c, hashes, n, result, done, 8);
+	default:
+		return mf_cuckoo_add_many(c, hashes, n, result, done, 16);
+	}
 }
 
 static int mf_cuckoo_add_unique_batch(union memfilter_state *s, const u64 *hashes,
