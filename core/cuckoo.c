@@ -32,8 +32,8 @@
  * change fills or empties it (the stash's two buckets join the window). A
  * reader does
  *
- *	v1 = READ_ONCE(ver(i1)); v2 = READ_ONCE(ver(i2)); s = READ_ONCE(stash);
- *	smp_rmb(); read both buckets; smp_rmb();
+ *	v1 = READ_ONCE(ver(i1)); v2 = READ_ONCE(ver(i2));
+ *	smp_rmb(); read both buckets and s = READ_ONCE(stash); smp_rmb();
  *	retry unless v1, v2 are even and both counters still read v1, v2
  *
  * so a negative answer or a count is only returned from a snapshot of both
@@ -76,6 +76,8 @@
 #include "image.h"
 
 #define MF_CUCKOO_TAG_MUL	0x5bd1e995U
+/* MEMFILTER_CUCKOO_LAYOUT_MOD: the fingerprint's 64-bit multiplier. */
+#define MF_CUCKOO_FP_MUL64	0x9e3779b97f4a7c15ULL
 #define MF_CUCKOO_ROOT		0xffffffffU
 #define MF_CUCKOO_PPB		1000000000ULL
 /*
@@ -112,13 +114,14 @@ static bool mf_cuckoo_fp_bits_ok(u32 fp_bits)
 	return fp_bits == 8 || fp_bits == 12 || fp_bits == 16;
 }
 
+/* A power of two: bucket i is covered by counter i & (stripes - 1). */
 static u64 mf_cuckoo_stripes(u64 nbuckets)
 {
 	u64 n = nbuckets >> 6;
 
 	if (n > MEMFILTER_CUCKOO_MAX_STRIPES)
 		return MEMFILTER_CUCKOO_MAX_STRIPES;
-	return n ? n : 1;
+	return n ? 1ULL << (fls64(n) - 1) : 1;
 }
 
 static u64 mf_cuckoo_round64(u64 x)
@@ -139,7 +142,10 @@ static u64 mf_cuckoo_layout(const struct memfilter_cuckoo_params *p, u64 *ver_of
 	*ver_off = 0;
 	*w_off = 0;
 	if (!mf_cuckoo_fp_bits_ok(p->fp_bits) || !p->nbuckets ||
-	    (p->nbuckets & (p->nbuckets - 1)) || p->nbuckets > (1ULL << 40) ||
+	    p->layout > MEMFILTER_CUCKOO_LAYOUT_MOD ||
+	    (p->layout == MEMFILTER_CUCKOO_LAYOUT_POW2 &&
+	     (p->nbuckets & (p->nbuckets - 1))) ||
+	    p->nbuckets > (1ULL << 40) ||
 	    p->max_kicks > MEMFILTER_CUCKOO_MAX_KICKS)
 		return 0;
 	table = mf_cuckoo_round64(p->nbuckets * (p->fp_bits / 2) + 8);
@@ -174,9 +180,10 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_mem_bytes);
  * @capacity: keys it must hold
  * @fp_bits: fingerprint width, 8, 12 or 16
  *
- * Picks the smallest power-of-two bucket count that holds @capacity keys
- * at no more than MEMFILTER_CUCKOO_TARGET_LOAD percent load, max_kicks
- * MEMFILTER_CUCKOO_DEFAULT_KICKS and an XXH64 hasher with seed 0.
+ * Picks MEMFILTER_CUCKOO_LAYOUT_MOD and the smallest bucket count that
+ * holds @capacity keys at no more than MEMFILTER_CUCKOO_TARGET_LOAD percent
+ * load, max_kicks MEMFILTER_CUCKOO_DEFAULT_KICKS and an XXH64 hasher with
+ * seed 0.
  *
  * Context: any.
  * Return: 0; -EINVAL for a zero @capacity or a bad @fp_bits; -E2BIG when
@@ -192,12 +199,11 @@ int memfilter_cuckoo_params_init(struct memfilter_cuckoo_params *p, u64 capacity
 		return -EINVAL;
 	if (capacity > (1ULL << 42))
 		return -E2BIG;
-	nb = DIV_ROUND_UP(capacity, MEMFILTER_CUCKOO_SLOTS);
-	nb = nb > 1 ? 1ULL << fls64(nb - 1) : 1;
-	if (capacity * 100 > nb * MEMFILTER_CUCKOO_SLOTS * MEMFILTER_CUCKOO_TARGET_LOAD)
-		nb <<= 1;
+	nb = DIV_ROUND_UP(capacity * 100,
+			  MEMFILTER_CUCKOO_SLOTS * MEMFILTER_CUCKOO_TARGET_LOAD);
 	p->capacity = capacity;
 	p->nbuckets = nb;
+	p->layout = MEMFILTER_CUCKOO_LAYOUT_MOD;
 	p->fp_bits = fp_bits;
 	p->max_kicks = MEMFILTER_CUCKOO_DEFAULT_KICKS;
 	p->hasher.algo = MEMFILTER_HASH_XXH64;
@@ -299,10 +305,34 @@ static __always_inline u32 mf_cuckoo_fp(const struct memfilter_cuckoo *c, u64 ha
 	return (u32)(((hash >> 40) * c->fp_range) >> 24) + 1;
 }
 
+/* (@t - @i) mod @n, for @t, @i < @n: an involution of @i. */
+static __always_inline u64 mf_cuckoo_mod_sub(u64 t, u64 i, u64 n)
+{
+	return t >= i ? t - i : t - i + n;
+}
+
+/* The fingerprint's offset of MEMFILTER_CUCKOO_LAYOUT_MOD, in [0, @n). */
+static __always_inline u64 mf_cuckoo_mod_tag(u32 fp, u64 n)
+{
+	return mul_u64_u64_shr(fp * MF_CUCKOO_FP_MUL64, n, 64);
+}
+
 static __always_inline u64 mf_cuckoo_alt(const struct memfilter_cuckoo *c, u64 i,
 					 u32 fp)
 {
+	if (c->p.layout == MEMFILTER_CUCKOO_LAYOUT_MOD)
+		return mf_cuckoo_mod_sub(mf_cuckoo_mod_tag(fp, c->p.nbuckets), i,
+					 c->p.nbuckets);
 	return i ^ ((u32)(fp * MF_CUCKOO_TAG_MUL) & c->mask);
+}
+
+/* A key's first bucket. */
+static __always_inline u64 mf_cuckoo_first(const struct memfilter_cuckoo *c,
+					   u64 hash)
+{
+	if (c->p.layout == MEMFILTER_CUCKOO_LAYOUT_MOD)
+		return mul_u64_u64_shr(hash << 24, c->p.nbuckets, 64);
+	return hash & c->mask;
 }
 
 /* Non-zero iff some slot of @x is zero (exact as a yes/no answer). */
@@ -324,15 +354,18 @@ static __always_inline u64 mf_cuckoo_zero_slots(const struct memfilter_cuckoo *c
  * The same for @f-bit fingerprints, @f a constant (the fast paths switch
  * on the width once, so that masks and multipliers are immediates).
  */
-#define MF_CUCKOO_ONES(f)	(1ULL | 1ULL << (f) | 1ULL << (2 * (f)) | 1ULL << (3 * (f)))
+static __always_inline u64 mf_cuckoo_ones(const u32 f)
+{
+	return 1 | 1ULL << f | 1ULL << (2 * f) | 1ULL << (3 * f);
+}
 
 static __always_inline void mf_cuckoo_locate_f(const struct memfilter_cuckoo *c,
 					       u64 hash, u64 *i1, u64 *i2,
 					       u32 *fp, const u32 f)
 {
 	*fp = (u32)(((hash >> 40) * ((1U << f) - 1)) >> 24) + 1;
-	*i1 = hash & c->mask;
-	*i2 = *i1 ^ ((u32)(*fp * MF_CUCKOO_TAG_MUL) & c->mask);
+	*i1 = mf_cuckoo_first(c, hash);
+	*i2 = mf_cuckoo_alt(c, *i1, *fp);
 }
 
 /* Bucket @i of a table of @f-bit slots: its 4 slots in the low 4 @f bits. */
@@ -357,7 +390,7 @@ static __always_inline void mf_cuckoo_prefetch_f(const struct memfilter_cuckoo *
 /* The top bit of every zero slot of bucket word @x (as mf_cuckoo_zero_slots()). */
 static __always_inline u64 mf_cuckoo_zero_f(u64 x, const u32 f)
 {
-	const u64 high = MF_CUCKOO_ONES(f) << (f - 1);
+	const u64 high = mf_cuckoo_ones(f) << (f - 1);
 	const u64 low = (f == 16 ? ~0ULL : (1ULL << (4 * f)) - 1) & ~high;
 
 	return ~(((x & low) + low) | x) & high;
@@ -512,7 +545,7 @@ static void mf_cuckoo_set(struct memfilter_cuckoo *c, u64 i, u32 j, u32 fp)
 static void mf_cuckoo_set_stash(struct memfilter_cuckoo *c, u64 stash)
 {
 	u64 old = stash ? stash : c->stash;
-	u64 i1 = (old >> 16) & c->mask;
+	u64 i1 = old >> 16;
 	struct mf_cuckoo_window win = {};
 
 	mf_cuckoo_window_add(c, &win, i1);
@@ -652,9 +685,28 @@ static __always_inline void mf_cuckoo_locate(const struct memfilter_cuckoo *c,
 					     u32 *fp)
 {
 	*fp = mf_cuckoo_fp(c, hash);
-	*i1 = hash & c->mask;
+	*i1 = mf_cuckoo_first(c, hash);
 	*i2 = mf_cuckoo_alt(c, *i1, *fp);
 }
+
+/**
+ * memfilter_cuckoo_locate() - where a key's fingerprint may be stored
+ * @c: the filter
+ * @hash: the key's hash
+ * @i1: out: its first bucket
+ * @i2: out: its other bucket (may equal @i1)
+ * @fp: out: its fingerprint, 1 .. 2^fp_bits - 1
+ *
+ * The layout of cuckoo.h, for tests and tools that model the table.
+ *
+ * Context: any.
+ */
+void memfilter_cuckoo_locate(const struct memfilter_cuckoo *c, u64 hash,
+			     u64 *i1, u64 *i2, u32 *fp)
+{
+	mf_cuckoo_locate(c, hash, i1, i2, fp);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_locate);
 
 /* Copies of @fp in @i1, @i2 and the stash, as seen by the writer. */
 static u32 mf_cuckoo_count_locked(const struct memfilter_cuckoo *c, u64 i1, u64 i2,
@@ -1011,36 +1063,41 @@ static noinline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
 
 /*
  * The lookup's fast path for fingerprints of @f bits, @f a constant so
- * that the slot masks are immediates: both versions and the stash, then
- * both buckets' loads issued before either is tested (two misses in
- * flight), a SWAR test of each bucket (garbage above the 4 slots of a
- * whole-word load of a 12-bit bucket cannot reach them: borrows only run
- * upwards), and the versions' re-read only for a negative answer. Any
- * sign of a writer goes to mf_cuckoo_lookup(). The same protocol and
- * answers as that loop's first attempt.
+ * that the slot masks are immediates: both versions, then both buckets'
+ * loads issued before either is tested (two misses in flight), a SWAR
+ * test of each bucket (garbage above the 4 slots of a whole-word load of
+ * a 12-bit bucket cannot reach them: borrows only run upwards), and the
+ * stash and the versions' re-read only for a negative answer. Any sign
+ * of a writer goes to mf_cuckoo_lookup(). The same protocol and answers
+ * as that loop's first attempt.
  */
 static __always_inline bool mf_cuckoo_query(const struct memfilter_cuckoo *c,
 					    u64 hash, const u32 f)
 {
-	const u64 ones = MF_CUCKOO_ONES(f);
+	const u64 ones = mf_cuckoo_ones(f);
 	const u32 *ver = c->ver;
 	u32 fp, v1, v2, sm = c->stripe_mask;
-	u64 i1, i2, x1, x2, s;
+	u64 i1, i2, x1, x2, pat, s;
 
 	mf_cuckoo_locate_f(c, hash, &i1, &i2, &fp, f);
+	pat = fp * c->lane_ones;	/* one multiply, not shifts and adds */
 	v1 = READ_ONCE(ver[i1 & sm]);
 	v2 = READ_ONCE(ver[i2 & sm]);
-	s = READ_ONCE(c->stash);
-	smp_rmb();	/* versions and stash before the buckets */
+	smp_rmb();	/* versions before the buckets and the stash */
 	/* Racy bucket reads: the versions' re-read below validates them. */
-	x1 = data_race(mf_cuckoo_load(c->table, i1, f)) ^ (fp * ones);
+	x1 = data_race(mf_cuckoo_load(c->table, i1, f)) ^ pat;
 	/* Racy, as x1. */
-	x2 = data_race(mf_cuckoo_load(c->table, i2, f)) ^ (fp * ones);
+	x2 = data_race(mf_cuckoo_load(c->table, i2, f)) ^ pat;
 	if ((((x1 - ones) & ~x1) | ((x2 - ones) & ~x2)) & ones << (f - 1))
 		return true;
+	/*
+	 * The stash only for a negative answer: read, like the buckets,
+	 * between the versions and their re-read, which validate it too.
+	 */
+	s = READ_ONCE(c->stash);
 	if (unlikely(s) && mf_cuckoo_stash_has(s, i1, i2, fp))
 		return true;
-	smp_rmb();	/* buckets before the versions' re-read */
+	smp_rmb();	/* buckets and stash before the versions' re-read */
 	if (likely(!((v1 | v2) & 1) && v1 == READ_ONCE(ver[i1 & sm]) &&
 		   v2 == READ_ONCE(ver[i2 & sm])))
 		return false;
@@ -1531,6 +1588,8 @@ static void mf_cuckoo_image_encode(struct memfilter_image_header *h,
 	h->geometry = cpu_to_le64(d->params.cuckoo.nbuckets);
 	h->k = cpu_to_le32(d->params.cuckoo.fp_bits);
 	h->stash = cpu_to_le64(d->stash);
+	if (d->params.cuckoo.layout == MEMFILTER_CUCKOO_LAYOUT_MOD)
+		h->flags |= cpu_to_le32(MEMFILTER_IMAGE_CUCKOO_MOD);
 }
 
 static int mf_cuckoo_image_decode(const struct memfilter_image_header *h,
@@ -1539,10 +1598,11 @@ static int mf_cuckoo_image_decode(const struct memfilter_image_header *h,
 	struct memfilter_cuckoo_params *p = &d->params.cuckoo;
 	u64 nbuckets = le64_to_cpu(h->geometry), stash = le64_to_cpu(h->stash);
 	u32 fp_bits = le32_to_cpu(h->k);
+	bool mod = le32_to_cpu(h->flags) & MEMFILTER_IMAGE_CUCKOO_MOD;
 
 	if (fp_bits != 8 && fp_bits != 12 && fp_bits != 16)
 		return -EBADMSG;
-	if (!nbuckets || (nbuckets & (nbuckets - 1)) ||
+	if (!nbuckets || (!mod && (nbuckets & (nbuckets - 1))) ||
 	    nbuckets > MEMFILTER_CUCKOO_MAX_BYTES / (fp_bits / 2) ||
 	    h->bits_per_key_q4)
 		return -EBADMSG;
@@ -1554,6 +1614,7 @@ static int mf_cuckoo_image_decode(const struct memfilter_image_header *h,
 	p->nbuckets = nbuckets;
 	p->fp_bits = fp_bits;
 	p->max_kicks = MEMFILTER_CUCKOO_DEFAULT_KICKS;
+	p->layout = mod ? MEMFILTER_CUCKOO_LAYOUT_MOD : MEMFILTER_CUCKOO_LAYOUT_POW2;
 	if (!memfilter_cuckoo_mem_bytes(p))
 		return -EBADMSG;
 	d->stash = stash;
