@@ -359,13 +359,54 @@ static __always_inline u64 mf_cuckoo_ones(const u32 f)
 	return 1 | 1ULL << f | 1ULL << (2 * f) | 1ULL << (3 * f);
 }
 
-static __always_inline void mf_cuckoo_locate_f(const struct memfilter_cuckoo *c,
+/*
+ * What the fast paths read of the filter's shape, copied into a local
+ * once per call: the barriers of the lockless protocol would otherwise
+ * reload every field for every key of a batch.
+ */
+struct mf_cuckoo_geo {
+	const u8 *table;
+	const u32 *ver;
+	u64 nbuckets;
+	u64 mask;
+	u64 lane_ones;
+	u32 stripe_mask;
+	u32 layout;
+};
+
+static __always_inline struct mf_cuckoo_geo
+mf_cuckoo_geo_of(const struct memfilter_cuckoo *c)
+{
+	return (struct mf_cuckoo_geo){
+		.table = c->table, .ver = c->ver, .nbuckets = c->p.nbuckets,
+		.mask = c->mask, .lane_ones = c->lane_ones,
+		.stripe_mask = c->stripe_mask, .layout = c->p.layout,
+	};
+}
+
+/* mf_cuckoo_locate() for @f-bit fingerprints. */
+static __always_inline void mf_cuckoo_locate_g(const struct mf_cuckoo_geo *g,
 					       u64 hash, u64 *i1, u64 *i2,
 					       u32 *fp, const u32 f)
 {
 	*fp = (u32)(((hash >> 40) * ((1U << f) - 1)) >> 24) + 1;
-	*i1 = mf_cuckoo_first(c, hash);
-	*i2 = mf_cuckoo_alt(c, *i1, *fp);
+	if (g->layout == MEMFILTER_CUCKOO_LAYOUT_MOD) {
+		*i1 = mul_u64_u64_shr(hash << 24, g->nbuckets, 64);
+		*i2 = mf_cuckoo_mod_sub(mf_cuckoo_mod_tag(*fp, g->nbuckets), *i1,
+					g->nbuckets);
+	} else {
+		*i1 = hash & g->mask;
+		*i2 = *i1 ^ ((u32)(*fp * MF_CUCKOO_TAG_MUL) & g->mask);
+	}
+}
+
+static __always_inline void mf_cuckoo_locate_f(const struct memfilter_cuckoo *c,
+					       u64 hash, u64 *i1, u64 *i2,
+					       u32 *fp, const u32 f)
+{
+	struct mf_cuckoo_geo g = mf_cuckoo_geo_of(c);
+
+	mf_cuckoo_locate_g(&g, hash, i1, i2, fp, f);
 }
 
 /* Bucket @i of a table of @f-bit slots: its 4 slots in the low 4 @f bits. */
@@ -1071,23 +1112,23 @@ static noinline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
  * of a writer goes to mf_cuckoo_lookup(). The same protocol and answers
  * as that loop's first attempt.
  */
-static __always_inline bool mf_cuckoo_query(const struct memfilter_cuckoo *c,
-					    u64 hash, const u32 f)
+static __always_inline bool mf_cuckoo_probe(const struct memfilter_cuckoo *c,
+					    const struct mf_cuckoo_geo *g,
+					    u64 i1, u64 i2, u32 fp, const u32 f)
 {
 	const u64 ones = mf_cuckoo_ones(f);
-	const u32 *ver = c->ver;
-	u32 fp, v1, v2, sm = c->stripe_mask;
-	u64 i1, i2, x1, x2, pat, s;
+	const u32 *ver = g->ver;
+	u32 v1, v2, sm = g->stripe_mask;
+	u64 x1, x2, pat, s;
 
-	mf_cuckoo_locate_f(c, hash, &i1, &i2, &fp, f);
-	pat = fp * c->lane_ones;	/* one multiply, not shifts and adds */
+	pat = fp * g->lane_ones;	/* one multiply, not shifts and adds */
 	v1 = READ_ONCE(ver[i1 & sm]);
 	v2 = READ_ONCE(ver[i2 & sm]);
 	smp_rmb();	/* versions before the buckets and the stash */
 	/* Racy bucket reads: the versions' re-read below validates them. */
-	x1 = data_race(mf_cuckoo_load(c->table, i1, f)) ^ pat;
+	x1 = data_race(mf_cuckoo_load(g->table, i1, f)) ^ pat;
 	/* Racy, as x1. */
-	x2 = data_race(mf_cuckoo_load(c->table, i2, f)) ^ pat;
+	x2 = data_race(mf_cuckoo_load(g->table, i2, f)) ^ pat;
 	if ((((x1 - ones) & ~x1) | ((x2 - ones) & ~x2)) & ones << (f - 1))
 		return true;
 	/*
@@ -1102,6 +1143,17 @@ static __always_inline bool mf_cuckoo_query(const struct memfilter_cuckoo *c,
 		   v2 == READ_ONCE(ver[i2 & sm])))
 		return false;
 	return mf_cuckoo_lookup(c, i1, i2, fp);
+}
+
+static __always_inline bool mf_cuckoo_query(const struct memfilter_cuckoo *c,
+					    u64 hash, const u32 f)
+{
+	struct mf_cuckoo_geo g = mf_cuckoo_geo_of(c);
+	u64 i1, i2;
+	u32 fp;
+
+	mf_cuckoo_locate_g(&g, hash, &i1, &i2, &fp, f);
+	return mf_cuckoo_probe(c, &g, i1, i2, fp, f);
 }
 
 /**
@@ -1181,26 +1233,45 @@ u32 memfilter_cuckoo_count_hash(const struct memfilter_cuckoo *c, u64 hash)
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_hash);
 
+/* A key located ahead of its probe, its buckets prefetched. */
+struct mf_cuckoo_ahead {
+	u64 i1, i2;
+	u32 fp;
+};
+
+static __always_inline void mf_cuckoo_ahead_f(const struct mf_cuckoo_geo *g,
+					      struct mf_cuckoo_ahead *a,
+					      u64 hash, const u32 f)
+{
+	mf_cuckoo_locate_g(g, hash, &a->i1, &a->i2, &a->fp, f);
+	memfilter_prefetch(g->table + a->i1 * (f / 2));
+	memfilter_prefetch(g->table + a->i2 * (f / 2));
+}
+
 /*
- * The batch lookup for @f-bit fingerprints: the buckets of the key
- * MEMFILTER_CUCKOO_BATCH places ahead are prefetched while this one is
- * tested, so that as many misses stay in flight all along the batch.
+ * The batch lookup for @f-bit fingerprints: the key MEMFILTER_CUCKOO_BATCH
+ * places ahead is located and its buckets prefetched while this one is
+ * tested (a ring of located keys: each key is located once), so that as
+ * many misses stay in flight all along the batch.
  */
 static __always_inline void mf_cuckoo_query_batch(const struct memfilter_cuckoo *c,
 						  const u64 *hashes, size_t n,
 						  unsigned long *result,
 						  const u32 f)
 {
+	struct mf_cuckoo_ahead ring[MEMFILTER_CUCKOO_BATCH], k;
+	const struct mf_cuckoo_geo g = mf_cuckoo_geo_of(c);
 	const size_t ahead = MEMFILTER_CUCKOO_BATCH;
 	unsigned long word = 0, mask;
 	size_t i;
 
 	for (i = 0; i < n && i < ahead; i++)
-		mf_cuckoo_prefetch_f(c, hashes[i], f);
+		mf_cuckoo_ahead_f(&g, &ring[i], hashes[i], f);
 	for (i = 0; i < n; i++) {
+		k = ring[i % ahead];
 		if (i + ahead < n)
-			mf_cuckoo_prefetch_f(c, hashes[i + ahead], f);
-		word |= (unsigned long)mf_cuckoo_query(c, hashes[i], f) <<
+			mf_cuckoo_ahead_f(&g, &ring[i % ahead], hashes[i + ahead], f);
+		word |= (unsigned long)mf_cuckoo_probe(c, &g, k.i1, k.i2, k.fp, f) <<
 			(i % BITS_PER_LONG);
 		if (i % BITS_PER_LONG == BITS_PER_LONG - 1) {
 			result[i / BITS_PER_LONG] = word;
