@@ -156,11 +156,14 @@ static void mfc_reset(void *ctx)
 	memfilter_cuckoo_init(&m->c, &m->p, m->mem);
 }
 
-static void mfc_new(struct mfc *m, u64 n)
+/* Sized for @n keys; @nbuckets buckets instead when not 0. */
+static void mfc_new(struct mfc *m, u64 n, u64 nbuckets)
 {
 	memset(m, 0, sizeof(*m));
 	if (memfilter_cuckoo_params_init(&m->p, n, 12))
 		abort();
+	if (nbuckets)
+		m->p.nbuckets = nbuckets;
 	m->p.hasher.seed = 1;
 	m->bytes = memfilter_cuckoo_mem_bytes(&m->p);
 	m->mem = aligned_alloc(64, (m->bytes + 63) & ~63ULL);
@@ -372,7 +375,7 @@ static void bench_size(const char *label, u64 n)
 		out[i] = splitmix(i + (1ULL << 40));
 
 	/* memfilter cuckoo-12, key API (hashing included, as fastfilter's). */
-	mfc_new(&m, n);
+	mfc_new(&m, n, 0);
 	row_init(&rows[0], "memfilter cuckoo-12 (key API: XXH64 + lookup)");
 	rows[0].v[INS] = measure(mfc_reset, mfc_add, &m, in, n, &hits);
 	if (hits)
@@ -481,7 +484,7 @@ static void bench_size(const char *label, u64 n)
 /*
  * Inserts to 94% of the same number of slots: 2^@lg buckets of 4 slots
  * for both filters (fastfilter picks that bucket count for these keys;
- * memfilter as its sizing gives).
+ * memfilter is given it, in its any-count layout).
  */
 static void bench_fill(int lg)
 {
@@ -494,7 +497,7 @@ static void bench_fill(int lg)
 		abort();
 	for (u64 i = 0; i < n; i++)
 		in[i] = splitmix(i);
-	mfc_new(&m, n);
+	mfc_new(&m, n, 1ULL << lg);
 	t_mf = measure(mfc_reset, mfc_add, &m, in, n, &fail);
 	printf("| %llu | memfilter cuckoo-12 | %llu | %.1f%% | %.1f | %llu |\n",
 	       (unsigned long long)n, (unsigned long long)m.p.nbuckets,
