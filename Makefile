@@ -253,9 +253,19 @@ bench: bench/bloom_bench bench/bloom_bench_v3
 # --- the cuckoo filter's benchmark -------------------------------------------
 CUCKOO_BENCH_CORE := core/hash.c core/cuckoo.c core/bloom.c core/bloom_avx2.c
 
-bench/cuckoo_bench: bench/cuckoo_bench.c \
+# With FASTFILTER_DIR, fastfilter_cpp's Cuckoo12 as a peer (cuckoo_bench_ff.cc).
+# Rebuilt every time: FASTFILTER_DIR may change between calls.
+.PHONY: bench/cuckoo_bench
+bench/cuckoo_bench: bench/cuckoo_bench.c bench/cuckoo_bench_ff.h \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(CUCKOO_BENCH_CORE))
-	$(CC) $(BENCH_CFLAGS) -Wall -Werror -o $@ $^
+	$(CC) $(BENCH_CFLAGS) -Wall -Werror $(if $(FASTFILTER_DIR),-DFASTFILTER) \
+		-c -o $(BUILD)/bench/cuckoo_bench.o $<
+	$(if $(FASTFILTER_DIR),$(CXX) -O3 -march=native -g -std=c++17 -Wall \
+		-Werror $(BENCH_FF) -Ibench -c -o $(BUILD)/bench/cuckoo_bench_ff.o \
+		bench/cuckoo_bench_ff.cc)
+	$(if $(FASTFILTER_DIR),$(CXX),$(CC)) -o $@ $(BUILD)/bench/cuckoo_bench.o \
+		$(if $(FASTFILTER_DIR),$(BUILD)/bench/cuckoo_bench_ff.o) \
+		$(filter %.o,$^)
 
 .PHONY: bench-cuckoo
 bench-cuckoo: bench/cuckoo_bench

@@ -1,19 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Benchmark of the cuckoo filter (core/cuckoo.c) built from the module's
- * own source at -O3 -march=native, side by side with memfilter's blocked
- * Bloom filter (core/bloom.c) sized for the same keys and the cuckoo
- * filter's measured false-positive rate. Pinned to one CPU; ns per key,
- * medians of 3 runs; writes a markdown report to stdout.
+ * Benchmark of the cuckoo filter (core/cuckoo.c, the module's own source
+ * at -O3 -march=native) against fastfilter_cpp's Cuckoo12 (the cuckoo
+ * filter paper's reference code, bench/cuckoo_bench_ff.cc, built when
+ * FASTFILTER_DIR names a checkout; never vendored) and memfilter's blocked
+ * Bloom filter sized for the cuckoo filter's measured false-positive rate,
+ * in one process over the same splitmix64 8-byte keys as bloom_bench.
  *
- *   bench/cuckoo_bench [-q]	(-q: skip the >= 256 MiB size)
+ *   bench/cuckoo_bench [--big] [--sizes=1M,10M,...] [--wall]
+ *
+ * Each filter is sized by its own code for n keys (memfilter: MEMFILTER_
+ * CUCKOO_TARGET_LOAD; fastfilter: a power of two of buckets up to 96%
+ * load). A second table fills both to 94% of the same number of slots.
+ * ns per key, median of REPS runs, the thread's CPU time (--wall: the wall
+ * clock); FPR on absent keys; bits/key = bytes allocated * 8 / keys
+ * (memfilter: table, version counters and writer scratch; fastfilter: its
+ * table). Ratios: memfilter / fastfilter (insert, single queries) and
+ * cuckoo / Bloom (batch). Not a test: nothing here passes or fails.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,298 +31,531 @@
 
 #include "bloom.h"
 #include "cuckoo.h"
+#ifdef FASTFILTER
+#include "cuckoo_bench_ff.h"
+#endif
 
 #define REPS		3
-#define MAXQ		(8u << 20)
+#define MAXQ		(10u << 20)
 #define CHUNK		1024
 
-struct row {
-	const char *size;
-	u32 fbits;
-	u64 nbuckets, n, bytes;
-	double ins, ins90, qp, qa, qpb, qab, del, fpr, bpk;
-	double bl_ins, bl_qp, bl_qa, bl_qpb, bl_qab, bl_fpr, bl_bpk;
+enum { INS, QP, QA, BP, BA, FPR, BPK, LOAD, NCOL };
+static const char *col_name[NCOL] = {
+	"insert", "query present", "query absent", "batch query present",
+	"batch query absent", "FPR", "bits/key", "load",
 };
+
+struct row {
+	const char *name;
+	double v[NCOL];
+};
+
+static bool wall;
+static volatile u64 sink;
 
 static double now_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static u64 mix(u64 i)
+/* bloom_bench's keys: splitmix64 of 0, 1, ... (absent: of 2^40 + i). */
+static u64 splitmix(u64 x)
 {
-	u64 z = i * 0x9e3779b97f4a7c15ULL + 0x1234567ULL;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
 }
 
-static double median3(double *v)
+static int cmp_double(const void *a, const void *b)
 {
-	double a = v[0], b = v[1], c = v[2];
+	double x = *(const double *)a, y = *(const double *)b;
 
-	if (a > b) { double t = a; a = b; b = t; }
-	if (b > c) b = c;
-	return a > b ? a : b;
+	return x < y ? -1 : x > y;
 }
-
-static volatile u64 sink;
 
 /*
- * One timed loop per filter type and call, from one template: a call
- * through a function pointer would put an indirect call in the loop
- * being measured.
+ * One timed loop: @prep (untimed, may be NULL) then @run over @n keys,
+ * REPS times; the median ns per key, and @run's result of the last run.
  */
-#define DEFINE_TIMERS(single, batch, type, one_fn, many_fn)		\
-static double single(const struct type *f, const u64 *h, size_t n)	\
-{									\
-	double t = now_ns();						\
-	u64 hits = 0;							\
-									\
-	for (size_t i = 0; i < n; i++)					\
-		hits += one_fn(f, h[i]);				\
-	t = now_ns() - t;						\
-	sink += hits;							\
-	return t / n;							\
-}									\
-									\
-static double batch(const struct type *f, const u64 *h, size_t n,	\
-		    u64 *hits_out)					\
-{									\
-	unsigned long bits[CHUNK / 64];					\
-	double t = now_ns();						\
-	u64 hits = 0;							\
-									\
-	for (size_t i = 0; i < n; i += CHUNK) {				\
-		size_t m = n - i < CHUNK ? n - i : CHUNK;		\
-									\
-		many_fn(f, h + i, m, bits);				\
-		for (size_t k = 0; k < (m + 63) / 64; k++)		\
-			hits += __builtin_popcountl(k == m / 64 ?	\
-				bits[k] & ((1UL << (m % 64)) - 1) :	\
-				bits[k]);				\
-	}								\
-	t = now_ns() - t;						\
-	if (hits_out)							\
-		*hits_out = hits;					\
-	sink += hits;							\
-	return t / n;							\
+typedef u64 (*loop_fn)(void *ctx, const u64 *k, size_t n);
+
+static double measure(void (*prep)(void *ctx), loop_fn run, void *ctx,
+		      const u64 *k, size_t n, u64 *result)
+{
+	double t[REPS], t0;
+	u64 r = 0;
+
+	for (int i = 0; i < REPS; i++) {
+		if (prep)
+			prep(ctx);
+		t0 = now_ns();
+		r = run(ctx, k, n);
+		t[i] = (now_ns() - t0) / n;
+	}
+	sink += r;
+	if (result)
+		*result = r;
+	qsort(t, REPS, sizeof(t[0]), cmp_double);
+	return t[REPS / 2];
 }
 
-DEFINE_TIMERS(time_contains, time_contains_batch, memfilter_cuckoo,
-	      memfilter_cuckoo_contains_hash, memfilter_cuckoo_contains_hashes)
-DEFINE_TIMERS(bl_contains, bl_contains_batch, memfilter_bloom,
-	      memfilter_bloom_contains_hash, memfilter_bloom_contains_hashes)
-
-static void run(struct row *r, u64 target_bytes)
+static u64 popcount_bits(const unsigned long *bm, size_t n)
 {
-	double ins[REPS], ins90[REPS], qp[REPS], qa[REPS], qpb[REPS],
-	       qab[REPS], del[REPS];
-	double bins[REPS], bqp[REPS], bqa[REPS], bqpb[REPS], bqab[REPS];
-	struct memfilter_cuckoo_params p;
-	struct memfilter_bloom_params bp;
+	u64 c = 0;
+
+	for (size_t k = 0; k < n / 64; k++)
+		c += __builtin_popcountl(bm[k]);
+	if (n % 64)
+		c += __builtin_popcountl(bm[n / 64] & ((1UL << (n % 64)) - 1));
+	return c;
+}
+
+/*
+ * The module's batch path over @n keys: hash a chunk of them into an
+ * array, then one batch call (@many on @f) per chunk.
+ */
+typedef void (*many_fn)(const void *f, const u64 *h, size_t n,
+			unsigned long *bm);
+
+static u64 batch_keys(const struct memfilter_hasher *hs, many_fn many,
+		      const void *f, const u64 *k, size_t n)
+{
+	unsigned long bm[CHUNK / 64];
+	u64 h[CHUNK], hits = 0;
+
+	for (size_t i = 0; i < n; i += CHUNK) {
+		size_t cnt = n - i < CHUNK ? n - i : CHUNK;
+
+		for (size_t j = 0; j < cnt; j++)
+			h[j] = memfilter_hash(hs, &k[i + j], 8);
+		many(f, h, cnt, bm);
+		hits += popcount_bits(bm, cnt);
+	}
+	return hits;
+}
+
+/* ---- memfilter cuckoo ----------------------------------------------------- */
+
+struct mfc {
 	struct memfilter_cuckoo c;
-	struct memfilter_bloom b;
-	u64 *keys, *absent, nq, nd, lo, hi, fp_hits = 0, bl_hits = 0;
-	u64 bucket_bytes = r->fbits / 2, nb = 1, bbytes;
+	struct memfilter_cuckoo_params p;
 	void *mem;
+	u64 bytes;
+	const u64 *hashes;	/* the keys' hashes, for the hash-API rows */
+};
 
-	while (nb * bucket_bytes < target_bytes)
-		nb <<= 1;
-	memfilter_cuckoo_params_init(&p, 1, r->fbits);
-	p.nbuckets = nb;
-	p.capacity = nb * MEMFILTER_CUCKOO_SLOTS * 95 / 100;
-	r->nbuckets = nb;
-	r->n = p.capacity;
-	r->bytes = memfilter_cuckoo_mem_bytes(&p);
-	nq = r->n < MAXQ ? r->n : MAXQ;
-	nd = r->n / 10;
-	lo = nb * MEMFILTER_CUCKOO_SLOTS * 88 / 100;
-	hi = nb * MEMFILTER_CUCKOO_SLOTS * 92 / 100;
-	keys = malloc(r->n * sizeof(*keys));
-	absent = malloc(nq * sizeof(*absent));
-	mem = aligned_alloc(64, r->bytes);
-	if (!keys || !absent || !mem)
-		abort();
-	for (u64 i = 0; i < r->n; i++)
-		keys[i] = mix(i);
-	for (u64 i = 0; i < nq; i++)
-		absent[i] = mix((1ULL << 60) + i);
+static void mfc_reset(void *ctx)
+{
+	struct mfc *m = ctx;
 
-	for (int rep = 0; rep < REPS; rep++) {
-		double t0, t1, t2;
-
-		memset(mem, 0, r->bytes);
-		memfilter_cuckoo_init(&c, &p, mem);
-		t0 = now_ns();
-		for (u64 i = 0; i < lo; i++)
-			memfilter_cuckoo_add_hash(&c, keys[i]);
-		t1 = now_ns();
-		for (u64 i = lo; i < hi; i++)
-			memfilter_cuckoo_add_hash(&c, keys[i]);
-		t2 = now_ns();
-		for (u64 i = hi; i < r->n; i++)
-			if (memfilter_cuckoo_add_hash(&c, keys[i]))
-				abort();
-		ins[rep] = (now_ns() - t0) / r->n;
-		ins90[rep] = (t2 - t1) / (hi - lo);
-		(void)t0;
-		qp[rep] = time_contains(&c, keys, nq);
-		qa[rep] = time_contains(&c, absent, nq);
-		qpb[rep] = time_contains_batch(&c, keys, nq, NULL);
-		qab[rep] = time_contains_batch(&c, absent, nq, &fp_hits);
-		t0 = now_ns();
-		for (u64 i = 0; i < nd; i++)
-			memfilter_cuckoo_delete_hash(&c, keys[i]);
-		del[rep] = (now_ns() - t0) / nd;
-	}
-	r->ins = median3(ins);
-	r->ins90 = median3(ins90);
-	r->qp = median3(qp);
-	r->qa = median3(qa);
-	r->qpb = median3(qpb);
-	r->qab = median3(qab);
-	r->del = median3(del);
-	r->fpr = (double)fp_hits / nq;
-	r->bpk = 8.0 * r->bytes / r->n;
-	free(mem);
-
-	/* The blocked Bloom filter at the cuckoo filter's measured FPR. */
-	if (memfilter_bloom_params_from_fpr(&bp, r->n,
-					    (u64)(r->fpr * 1e9) + 1)) {
-		r->bl_ins = -1;
-		goto out;
-	}
-	bbytes = memfilter_bloom_bytes(&bp);
-	b.p = bp;
-	b.words = aligned_alloc(64, bbytes);
-	if (!b.words)
-		abort();
-	for (int rep = 0; rep < REPS; rep++) {
-		double t0;
-
-		memset(b.words, 0, bbytes);
-		t0 = now_ns();
-		for (u64 i = 0; i < r->n; i++)
-			memfilter_bloom_add_hash(&b, keys[i]);
-		bins[rep] = (now_ns() - t0) / r->n;
-		bqp[rep] = bl_contains(&b, keys, nq);
-		bqa[rep] = bl_contains(&b, absent, nq);
-		bqpb[rep] = bl_contains_batch(&b, keys, nq, NULL);
-		bqab[rep] = bl_contains_batch(&b, absent, nq, &bl_hits);
-	}
-	r->bl_ins = median3(bins);
-	r->bl_qp = median3(bqp);
-	r->bl_qa = median3(bqa);
-	r->bl_qpb = median3(bqpb);
-	r->bl_qab = median3(bqab);
-	r->bl_fpr = (double)bl_hits / nq;
-	r->bl_bpk = 8.0 * bbytes / r->n;
-	free(b.words);
-out:
-	free(keys);
-	free(absent);
+	memset(m->mem, 0, m->bytes);
+	memfilter_cuckoo_init(&m->c, &m->p, m->mem);
 }
 
-static void machine(char *buf, size_t len)
+/* Sized for @n keys; @nbuckets buckets instead when not 0. */
+static void mfc_new(struct mfc *m, u64 n, u64 nbuckets)
 {
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	char line[256];
+	memset(m, 0, sizeof(*m));
+	if (memfilter_cuckoo_params_init(&m->p, n, 12))
+		abort();
+	if (nbuckets)
+		m->p.nbuckets = nbuckets;
+	m->p.hasher.seed = 1;
+	m->bytes = memfilter_cuckoo_mem_bytes(&m->p);
+	m->mem = aligned_alloc(64, (m->bytes + 63) & ~63ULL);
+	if (!m->mem)
+		abort();
+	mfc_reset(m);
+}
 
-	snprintf(buf, len, "unknown CPU");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "model name", 10)) {
-			char *v = strchr(line, ':');
+static u64 mfc_add(void *ctx, const u64 *k, size_t n)
+{
+	struct mfc *m = ctx;
+	u64 fail = 0;
 
-			if (v) {
-				snprintf(buf, len, "%s", v + 2);
-				buf[strcspn(buf, "\n")] = 0;
-			}
-			break;
-		}
+	for (size_t i = 0; i < n; i++)
+		fail += memfilter_cuckoo_add_key(&m->c, &k[i], 8) != 0;
+	return fail;
+}
+
+static u64 mfc_query(void *ctx, const u64 *k, size_t n)
+{
+	struct mfc *m = ctx;
+	u64 hits = 0;
+
+	for (size_t i = 0; i < n; i++)
+		hits += memfilter_cuckoo_contains_key(&m->c, &k[i], 8);
+	return hits;
+}
+
+static void mfc_many(const void *f, const u64 *h, size_t n, unsigned long *bm)
+{
+	memfilter_cuckoo_contains_hashes(f, h, n, bm);
+}
+
+static u64 mfc_batch(void *ctx, const u64 *k, size_t n)
+{
+	struct mfc *m = ctx;
+
+	return batch_keys(&m->c.p.hasher, mfc_many, &m->c, k, n);
+}
+
+/* Hash API: @k are the keys' hashes, computed before timing. */
+static u64 mfc_hash_query(void *ctx, const u64 *k, size_t n)
+{
+	struct mfc *m = ctx;
+	u64 hits = 0;
+
+	for (size_t i = 0; i < n; i++)
+		hits += memfilter_cuckoo_contains_hash(&m->c, k[i]);
+	return hits;
+}
+
+static u64 mfc_hash_batch(void *ctx, const u64 *k, size_t n)
+{
+	struct mfc *m = ctx;
+	unsigned long bm[CHUNK / 64];
+	u64 hits = 0;
+
+	for (size_t i = 0; i < n; i += CHUNK) {
+		size_t cnt = n - i < CHUNK ? n - i : CHUNK;
+
+		memfilter_cuckoo_contains_hashes(&m->c, k + i, cnt, bm);
+		hits += popcount_bits(bm, cnt);
 	}
-	fclose(f);
+	return hits;
+}
+
+/* ---- memfilter Bloom ------------------------------------------------------- */
+
+struct mfb {
+	struct memfilter_bloom b;
+	u64 bytes;
+};
+
+static void mfb_reset(void *ctx)
+{
+	struct mfb *m = ctx;
+
+	memset(m->b.words, 0, m->bytes);
+}
+
+static u64 mfb_add(void *ctx, const u64 *k, size_t n)
+{
+	struct mfb *m = ctx;
+
+	for (size_t i = 0; i < n; i++)
+		memfilter_bloom_add_key(&m->b, &k[i], 8);
+	return 0;
+}
+
+static u64 mfb_query(void *ctx, const u64 *k, size_t n)
+{
+	struct mfb *m = ctx;
+	u64 hits = 0;
+
+	for (size_t i = 0; i < n; i++)
+		hits += memfilter_bloom_contains_key(&m->b, &k[i], 8);
+	return hits;
+}
+
+static void mfb_many(const void *f, const u64 *h, size_t n, unsigned long *bm)
+{
+	memfilter_bloom_contains_hashes(f, h, n, bm);
+}
+
+static u64 mfb_batch(void *ctx, const u64 *k, size_t n)
+{
+	struct mfb *m = ctx;
+
+	return batch_keys(&m->b.p.hasher, mfb_many, &m->b, k, n);
+}
+
+/* ---- fastfilter_cpp Cuckoo12 ----------------------------------------------- */
+
+#ifdef FASTFILTER
+struct ffw {
+	struct ffc *f;
+	size_t n;
+};
+
+static void ffw_reset(void *ctx)
+{
+	struct ffw *w = ctx;
+
+	ffc_free(w->f);
+	w->f = ffc_new(w->n);
+}
+
+static u64 ffw_add(void *ctx, const u64 *k, size_t n)
+{
+	return ffc_add(((struct ffw *)ctx)->f, k, n);
+}
+
+static u64 ffw_query(void *ctx, const u64 *k, size_t n)
+{
+	return ffc_query(((struct ffw *)ctx)->f, k, n);
+}
+#endif
+
+/* ---- report ------------------------------------------------------------------ */
+
+static void row_init(struct row *r, const char *name)
+{
+	r->name = name;
+	for (int c = 0; c < NCOL; c++)
+		r->v[c] = -1;
+}
+
+static void print_cell(double v, int c)
+{
+	if (v < 0)
+		printf(" - |");
+	else if (c == FPR)
+		printf(" %.3f%% |", v);
+	else if (c == BPK)
+		printf(" %.2f |", v);
+	else if (c == LOAD)
+		printf(" %.1f%% |", v);
+	else
+		printf(" %.1f |", v);
+}
+
+static void print_ratio(const char *name, const struct row *a,
+			const struct row *b, const int *cols, int ncols)
+{
+	printf("| %s |", name);
+	for (int c = 0; c < NCOL; c++) {
+		bool in = false;
+
+		for (int j = 0; j < ncols; j++)
+			in |= cols[j] == c;
+		if (in && a->v[c] > 0 && b->v[c] > 0)
+			printf(" %.2f |", a->v[c] / b->v[c]);
+		else
+			printf(" - |");
+	}
+	printf("\n");
+}
+
+static u64 parse_size(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (*end == 'M')
+		v *= 1e6;
+	else if (*end == 'K')
+		v *= 1e3;
+	return (u64)v;
+}
+
+static void bench_size(const char *label, u64 n)
+{
+	u64 nq = n < MAXQ ? n : MAXQ, hits, *in, *out, *hin, *hout;
+	struct row rows[5];
+	struct mfc m;
+	struct mfb bl;
+	struct memfilter_bloom_params bp;
+	int nrows = 0;
+
+	in = malloc(n * sizeof(*in));
+	out = malloc(nq * sizeof(*out));
+	hin = malloc(nq * sizeof(*hin));
+	hout = malloc(nq * sizeof(*hout));
+	if (!in || !out || !hin || !hout)
+		abort();
+	for (u64 i = 0; i < n; i++)
+		in[i] = splitmix(i);
+	for (u64 i = 0; i < nq; i++)
+		out[i] = splitmix(i + (1ULL << 40));
+
+	/* memfilter cuckoo-12, key API (hashing included, as fastfilter's). */
+	mfc_new(&m, n, 0);
+	row_init(&rows[0], "memfilter cuckoo-12 (key API: XXH64 + lookup)");
+	rows[0].v[INS] = measure(mfc_reset, mfc_add, &m, in, n, &hits);
+	if (hits)
+		fprintf(stderr, "memfilter cuckoo: %llu inserts failed\n",
+			(unsigned long long)hits);
+	rows[0].v[QP] = measure(NULL, mfc_query, &m, in, nq, &hits);
+	if (hits != nq)
+		fprintf(stderr, "memfilter cuckoo: FALSE NEGATIVES\n");
+	rows[0].v[QA] = measure(NULL, mfc_query, &m, out, nq, &hits);
+	rows[0].v[FPR] = 100.0 * hits / nq;
+	rows[0].v[BP] = measure(NULL, mfc_batch, &m, in, nq, &hits);
+	if (hits != nq)
+		fprintf(stderr, "memfilter cuckoo batch: FALSE NEGATIVES\n");
+	rows[0].v[BA] = measure(NULL, mfc_batch, &m, out, nq, NULL);
+	rows[0].v[BPK] = 8.0 * m.bytes / n;
+	rows[0].v[LOAD] = 100.0 * n / (m.p.nbuckets * MEMFILTER_CUCKOO_SLOTS);
+
+	/* The same filter through the hash API: hashes computed untimed. */
+	for (u64 i = 0; i < nq; i++) {
+		hin[i] = memfilter_hash(&m.c.p.hasher, &in[i], 8);
+		hout[i] = memfilter_hash(&m.c.p.hasher, &out[i], 8);
+	}
+	row_init(&rows[1], "memfilter cuckoo-12 (hash API: lookup only)");
+	rows[1].v[QP] = measure(NULL, mfc_hash_query, &m, hin, nq, NULL);
+	rows[1].v[QA] = measure(NULL, mfc_hash_query, &m, hout, nq, NULL);
+	rows[1].v[BP] = measure(NULL, mfc_hash_batch, &m, hin, nq, NULL);
+	rows[1].v[BA] = measure(NULL, mfc_hash_batch, &m, hout, nq, NULL);
+	free(m.mem);
+	nrows = 2;
+
+#ifdef FASTFILTER
+	{
+		struct ffw w = { ffc_new(n), n };
+
+		row_init(&rows[nrows], "fastfilter_cpp Cuckoo12");
+		rows[nrows].v[INS] = measure(ffw_reset, ffw_add, &w, in, n, &hits);
+		if (hits)
+			fprintf(stderr, "fastfilter Cuckoo12: %llu inserts failed\n",
+				(unsigned long long)hits);
+		rows[nrows].v[QP] = measure(NULL, ffw_query, &w, in, nq, NULL);
+		rows[nrows].v[QA] = measure(NULL, ffw_query, &w, out, nq, &hits);
+		rows[nrows].v[FPR] = 100.0 * hits / nq;
+		rows[nrows].v[BPK] = 8.0 * ffc_bytes(w.f) / n;
+		rows[nrows].v[LOAD] = 100.0 * n / (ffc_bytes(w.f) * 8 / 12);
+		ffc_free(w.f);
+		nrows++;
+	}
+#endif
+
+	/* memfilter's blocked Bloom filter at the cuckoo filter's FPR. */
+	row_init(&rows[nrows], "memfilter Bloom at the cuckoo-12 FPR");
+	if (!memfilter_bloom_params_from_fpr(&bp, n,
+					     (u64)(rows[0].v[FPR] * 1e7) + 1)) {
+		bp.hasher.seed = 1;
+		bl.b.p = bp;
+		bl.bytes = memfilter_bloom_bytes(&bp);
+		bl.b.words = aligned_alloc(64, (bl.bytes + 63) & ~63ULL);
+		if (!bl.b.words)
+			abort();
+		rows[nrows].v[INS] = measure(mfb_reset, mfb_add, &bl, in, n, NULL);
+		rows[nrows].v[QP] = measure(NULL, mfb_query, &bl, in, nq, NULL);
+		rows[nrows].v[QA] = measure(NULL, mfb_query, &bl, out, nq, &hits);
+		rows[nrows].v[FPR] = 100.0 * hits / nq;
+		rows[nrows].v[BP] = measure(NULL, mfb_batch, &bl, in, nq, NULL);
+		rows[nrows].v[BA] = measure(NULL, mfb_batch, &bl, out, nq, NULL);
+		rows[nrows].v[BPK] = 8.0 * bl.bytes / n;
+		free(bl.b.words);
+	}
+	nrows++;
+
+	printf("\n### Cuckoo, 12-bit fingerprints, %s keys, %llu queries (median of %d)\n\n",
+	       label, (unsigned long long)nq, REPS);
+	printf("| filter |");
+	for (int c = 0; c < NCOL; c++)
+		printf(" %s |", col_name[c]);
+	printf("\n|---|");
+	for (int c = 0; c < NCOL; c++)
+		printf("---|");
+	printf("\n");
+	for (int r = 0; r < nrows; r++) {
+		printf("| %s |", rows[r].name);
+		for (int c = 0; c < NCOL; c++)
+			print_cell(rows[r].v[c], c);
+		printf("\n");
+	}
+#ifdef FASTFILTER
+	{
+		static const int cols[] = { INS, QP, QA };
+
+		print_ratio("ratio: memfilter key API / fastfilter Cuckoo12 (goal: queries <= 1.2)",
+			    &rows[0], &rows[2], cols, 3);
+	}
+#endif
+	{
+		static const int cols[] = { BP, BA };
+
+		print_ratio("ratio: memfilter cuckoo / Bloom at its FPR (goal: batch <= 1.3)",
+			    &rows[0], &rows[nrows - 1], cols, 2);
+	}
+	free(in);
+	free(out);
+	free(hin);
+	free(hout);
+}
+
+/*
+ * Inserts to 94% of the same number of slots: 2^@lg buckets of 4 slots
+ * for both filters (fastfilter picks that bucket count for these keys;
+ * memfilter is given it, in its any-count layout).
+ */
+static void bench_fill(int lg)
+{
+	u64 n = (4ULL << lg) * 94 / 100, fail, *in;
+	double t_mf, t_ff = -1;
+	struct mfc m;
+
+	in = malloc(n * sizeof(*in));
+	if (!in)
+		abort();
+	for (u64 i = 0; i < n; i++)
+		in[i] = splitmix(i);
+	mfc_new(&m, n, 1ULL << lg);
+	t_mf = measure(mfc_reset, mfc_add, &m, in, n, &fail);
+	printf("| %llu | memfilter cuckoo-12 | %llu | %.1f%% | %.1f | %llu |\n",
+	       (unsigned long long)n, (unsigned long long)m.p.nbuckets,
+	       100.0 * n / (m.p.nbuckets * 4), t_mf, (unsigned long long)fail);
+	free(m.mem);
+#ifdef FASTFILTER
+	{
+		struct ffw w = { ffc_new(n), n };
+
+		t_ff = measure(ffw_reset, ffw_add, &w, in, n, &fail);
+		printf("| %llu | fastfilter_cpp Cuckoo12 | %llu | %.1f%% | %.1f | %llu |\n",
+		       (unsigned long long)n,
+		       (unsigned long long)(ffc_bytes(w.f) * 8 / 48),
+		       100.0 * n / (ffc_bytes(w.f) * 8 / 12), t_ff,
+		       (unsigned long long)fail);
+		ffc_free(w.f);
+		printf("| %llu | ratio memfilter / fastfilter (goal <= 1.0) | | | %.2f | |\n",
+		       (unsigned long long)n, t_mf / t_ff);
+	}
+#endif
+	free(in);
 }
 
 int main(int argc, char **argv)
 {
-	static const struct { const char *name; u64 bytes; u32 fbits; } cfg[] = {
-		{ "64 KiB", 64 << 10, 8 }, { "64 KiB", 64 << 10, 12 },
-		{ "64 KiB", 64 << 10, 16 },
-		{ "16 MiB", 16 << 20, 8 }, { "16 MiB", 16 << 20, 12 },
-		{ "16 MiB", 16 << 20, 16 },
-		{ "256 MiB", 256ULL << 20, 16 },
-	};
-	bool quick = argc > 1 && !strcmp(argv[1], "-q");
-	struct row rows[ARRAY_SIZE(cfg)];
-	char cpu[200], date[64];
-	size_t nrows = 0;
-	cpu_set_t set;
-	time_t t = time(NULL);
+	const char *sizes[8] = { "1M", "10M" };
+	int nsizes = 2;
+	char *list = NULL;
 
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-	machine(cpu, sizeof(cpu));
-	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&t));
-
-	for (size_t i = 0; i < ARRAY_SIZE(cfg); i++) {
-		if (quick && cfg[i].bytes > (64ULL << 20))
-			continue;
-		memset(&rows[nrows], 0, sizeof(rows[nrows]));
-		rows[nrows].size = cfg[i].name;
-		rows[nrows].fbits = cfg[i].fbits;
-		run(&rows[nrows], cfg[i].bytes);
-		fprintf(stderr, "done %s f=%u\n", cfg[i].name, cfg[i].fbits);
-		nrows++;
-	}
-
-	printf("# Cuckoo filter benchmark\n\n");
-	printf("Machine: %s, %ld online CPUs, pinned to CPU 0. Date: %s.\n",
-	       cpu, sysconf(_SC_NPROCESSORS_ONLN), date);
-	printf("Built from core/cuckoo.c and core/bloom.c with -O3 -march=native, "
-	       "no sanitizers (`make bench-cuckoo`). ns per key, median of %d runs; "
-	       "keys are pre-computed 64-bit hashes (hashing excluded). Each filter "
-	       "is filled to 95%% of its slots; *insert @90%%* is the cost of the "
-	       "inserts from 88%% to 92%% load; *delete* removes 10%% of the keys. "
-	       "Queries: up to %u keys present / absent, one call per key (single) "
-	       "or memfilter_cuckoo_contains_hashes() over %d keys (batch, SWAR "
-	       "compare, buckets prefetched %d keys ahead).\n\n",
-	       REPS, MAXQ, CHUNK, MEMFILTER_CUCKOO_BATCH);
-	printf("| table | f | keys | insert (to 95%%) | insert @90%% | query present | query absent | batch present | batch absent | delete | FPR | bits/key |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-	for (size_t i = 0; i < nrows; i++) {
-		struct row *r = &rows[i];
-
-		printf("| %s (%.1f MiB) | %u | %llu | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.4f%% | %.2f |\n",
-		       r->size, r->bytes / 1048576.0, r->fbits,
-		       (unsigned long long)r->n, r->ins, r->ins90, r->qp,
-		       r->qa, r->qpb, r->qab, r->del, 100 * r->fpr, r->bpk);
-	}
-	printf("\nBlocked Bloom filter (core/bloom.c) for the same keys, sized by "
-	       "memfilter_bloom_params_from_fpr() for the cuckoo row's measured FPR; "
-	       "ratio = cuckoo / Bloom (goal: query within 1.3x).\n\n");
-	printf("| table | f | Bloom insert | Bloom present | Bloom absent | Bloom batch present | Bloom batch absent | Bloom FPR | Bloom bits/key | ratio single present / absent | ratio batch present / absent |\n");
-	printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
-	for (size_t i = 0; i < nrows; i++) {
-		struct row *r = &rows[i];
-
-		if (r->bl_ins < 0) {
-			printf("| %s | %u | (FPR below the Bloom sizing range) |||||||||\n",
-			       r->size, r->fbits);
-			continue;
+	for (int a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--big")) {
+			sizes[nsizes++] = "100M";
+		} else if (!strcmp(argv[a], "--wall")) {
+			wall = true;
+		} else if (!strncmp(argv[a], "--sizes=", 8)) {
+			list = argv[a] + 8;
+			nsizes = 0;
+			for (char *t = strtok(list, ","); t && nsizes < 8;
+			     t = strtok(NULL, ","))
+				sizes[nsizes++] = t;
+		} else {
+			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--wall]\n",
+				argv[0]);
+			return 2;
 		}
-		printf("| %s | %u | %.1f | %.1f | %.1f | %.1f | %.1f | %.4f%% | %.2f | %.2f / %.2f | %.2f / %.2f |\n",
-		       r->size, r->fbits, r->bl_ins, r->bl_qp, r->bl_qa,
-		       r->bl_qpb, r->bl_qab, 100 * r->bl_fpr, r->bl_bpk,
-		       r->qp / r->bl_qp, r->qa / r->bl_qa,
-		       r->qpb / r->bl_qpb, r->qab / r->bl_qab);
 	}
+	printf("## Cuckoo filter benchmark (bench/cuckoo_bench)\n\n");
+#ifndef FASTFILTER
+	printf("fastfilter_cpp rows skipped: build with FASTFILTER_DIR=<a checkout of "
+	       "github.com/FastFilter/fastfilter_cpp>\n");
+#endif
+	for (int i = 0; i < nsizes; i++)
+		bench_size(sizes[i], parse_size(sizes[i]));
+
+	printf("\n### Insert to 94%% load of the same slots (median of %d)\n\n", REPS);
+	printf("| keys | filter | buckets | load | insert ns/key | failed |\n");
+	printf("|---|---|---|---|---|---|\n");
+	bench_fill(18);
+	bench_fill(22);
 	return 0;
 }

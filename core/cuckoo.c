@@ -32,8 +32,8 @@
  * change fills or empties it (the stash's two buckets join the window). A
  * reader does
  *
- *	v1 = READ_ONCE(ver(i1)); v2 = READ_ONCE(ver(i2)); s = READ_ONCE(stash);
- *	smp_rmb(); read both buckets; smp_rmb();
+ *	v1 = READ_ONCE(ver(i1)); v2 = READ_ONCE(ver(i2));
+ *	smp_rmb(); read both buckets and s = READ_ONCE(stash); smp_rmb();
  *	retry unless v1, v2 are even and both counters still read v1, v2
  *
  * so a negative answer or a count is only returned from a snapshot of both
@@ -76,6 +76,8 @@
 #include "image.h"
 
 #define MF_CUCKOO_TAG_MUL	0x5bd1e995U
+/* MEMFILTER_CUCKOO_LAYOUT_MOD: the fingerprint's 64-bit multiplier. */
+#define MF_CUCKOO_FP_MUL64	0x9e3779b97f4a7c15ULL
 #define MF_CUCKOO_ROOT		0xffffffffU
 #define MF_CUCKOO_PPB		1000000000ULL
 /*
@@ -112,13 +114,14 @@ static bool mf_cuckoo_fp_bits_ok(u32 fp_bits)
 	return fp_bits == 8 || fp_bits == 12 || fp_bits == 16;
 }
 
+/* A power of two: bucket i is covered by counter i & (stripes - 1). */
 static u64 mf_cuckoo_stripes(u64 nbuckets)
 {
 	u64 n = nbuckets >> 6;
 
 	if (n > MEMFILTER_CUCKOO_MAX_STRIPES)
 		return MEMFILTER_CUCKOO_MAX_STRIPES;
-	return n ? n : 1;
+	return n ? 1ULL << (fls64(n) - 1) : 1;
 }
 
 static u64 mf_cuckoo_round64(u64 x)
@@ -139,7 +142,10 @@ static u64 mf_cuckoo_layout(const struct memfilter_cuckoo_params *p, u64 *ver_of
 	*ver_off = 0;
 	*w_off = 0;
 	if (!mf_cuckoo_fp_bits_ok(p->fp_bits) || !p->nbuckets ||
-	    (p->nbuckets & (p->nbuckets - 1)) || p->nbuckets > (1ULL << 40) ||
+	    p->layout > MEMFILTER_CUCKOO_LAYOUT_MOD ||
+	    (p->layout == MEMFILTER_CUCKOO_LAYOUT_POW2 &&
+	     (p->nbuckets & (p->nbuckets - 1))) ||
+	    p->nbuckets > (1ULL << 40) ||
 	    p->max_kicks > MEMFILTER_CUCKOO_MAX_KICKS)
 		return 0;
 	table = mf_cuckoo_round64(p->nbuckets * (p->fp_bits / 2) + 8);
@@ -174,9 +180,10 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_mem_bytes);
  * @capacity: keys it must hold
  * @fp_bits: fingerprint width, 8, 12 or 16
  *
- * Picks the smallest power-of-two bucket count that holds @capacity keys
- * at no more than MEMFILTER_CUCKOO_TARGET_LOAD percent load, max_kicks
- * MEMFILTER_CUCKOO_DEFAULT_KICKS and an XXH64 hasher with seed 0.
+ * Picks MEMFILTER_CUCKOO_LAYOUT_MOD and the smallest bucket count that
+ * holds @capacity keys at no more than MEMFILTER_CUCKOO_TARGET_LOAD percent
+ * load, max_kicks MEMFILTER_CUCKOO_DEFAULT_KICKS and an XXH64 hasher with
+ * seed 0.
  *
  * Context: any.
  * Return: 0; -EINVAL for a zero @capacity or a bad @fp_bits; -E2BIG when
@@ -192,12 +199,11 @@ int memfilter_cuckoo_params_init(struct memfilter_cuckoo_params *p, u64 capacity
 		return -EINVAL;
 	if (capacity > (1ULL << 42))
 		return -E2BIG;
-	nb = DIV_ROUND_UP(capacity, MEMFILTER_CUCKOO_SLOTS);
-	nb = nb > 1 ? 1ULL << fls64(nb - 1) : 1;
-	if (capacity * 100 > nb * MEMFILTER_CUCKOO_SLOTS * MEMFILTER_CUCKOO_TARGET_LOAD)
-		nb <<= 1;
+	nb = DIV_ROUND_UP(capacity * 100,
+			  MEMFILTER_CUCKOO_SLOTS * MEMFILTER_CUCKOO_TARGET_LOAD);
 	p->capacity = capacity;
 	p->nbuckets = nb;
+	p->layout = MEMFILTER_CUCKOO_LAYOUT_MOD;
 	p->fp_bits = fp_bits;
 	p->max_kicks = MEMFILTER_CUCKOO_DEFAULT_KICKS;
 	p->hasher.algo = MEMFILTER_HASH_XXH64;
@@ -299,10 +305,34 @@ static __always_inline u32 mf_cuckoo_fp(const struct memfilter_cuckoo *c, u64 ha
 	return (u32)(((hash >> 40) * c->fp_range) >> 24) + 1;
 }
 
+/* (@t - @i) mod @n, for @t, @i < @n: an involution of @i. */
+static __always_inline u64 mf_cuckoo_mod_sub(u64 t, u64 i, u64 n)
+{
+	return t >= i ? t - i : t - i + n;
+}
+
+/* The fingerprint's offset of MEMFILTER_CUCKOO_LAYOUT_MOD, in [0, @n). */
+static __always_inline u64 mf_cuckoo_mod_tag(u32 fp, u64 n)
+{
+	return mul_u64_u64_shr(fp * MF_CUCKOO_FP_MUL64, n, 64);
+}
+
 static __always_inline u64 mf_cuckoo_alt(const struct memfilter_cuckoo *c, u64 i,
 					 u32 fp)
 {
+	if (c->p.layout == MEMFILTER_CUCKOO_LAYOUT_MOD)
+		return mf_cuckoo_mod_sub(mf_cuckoo_mod_tag(fp, c->p.nbuckets), i,
+					 c->p.nbuckets);
 	return i ^ ((u32)(fp * MF_CUCKOO_TAG_MUL) & c->mask);
+}
+
+/* A key's first bucket. */
+static __always_inline u64 mf_cuckoo_first(const struct memfilter_cuckoo *c,
+					   u64 hash)
+{
+	if (c->p.layout == MEMFILTER_CUCKOO_LAYOUT_MOD)
+		return mul_u64_u64_shr(hash << 24, c->p.nbuckets, 64);
+	return hash & c->mask;
 }
 
 /* Non-zero iff some slot of @x is zero (exact as a yes/no answer). */
@@ -318,6 +348,93 @@ static __always_inline u64 mf_cuckoo_zero_slots(const struct memfilter_cuckoo *c
 	u64 low = c->bucket_mask & ~c->lane_high;
 
 	return ~(((x & low) + low) | x) & c->lane_high;
+}
+
+/*
+ * The same for @f-bit fingerprints, @f a constant (the fast paths switch
+ * on the width once, so that masks and multipliers are immediates).
+ */
+static __always_inline u64 mf_cuckoo_ones(const u32 f)
+{
+	return 1 | 1ULL << f | 1ULL << (2 * f) | 1ULL << (3 * f);
+}
+
+/*
+ * What the fast paths read of the filter's shape, copied into a local
+ * once per call: the barriers of the lockless protocol would otherwise
+ * reload every field for every key of a batch.
+ */
+struct mf_cuckoo_geo {
+	const u8 *table;
+	const u32 *ver;
+	u64 nbuckets;
+	u64 mask;
+	u64 lane_ones;
+	u32 stripe_mask;
+	u32 layout;
+};
+
+static __always_inline struct mf_cuckoo_geo
+mf_cuckoo_geo_of(const struct memfilter_cuckoo *c)
+{
+	return (struct mf_cuckoo_geo){
+		.table = c->table, .ver = c->ver, .nbuckets = c->p.nbuckets,
+		.mask = c->mask, .lane_ones = c->lane_ones,
+		.stripe_mask = c->stripe_mask, .layout = c->p.layout,
+	};
+}
+
+/* mf_cuckoo_locate() for @f-bit fingerprints. */
+static __always_inline void mf_cuckoo_locate_g(const struct mf_cuckoo_geo *g,
+					       u64 hash, u64 *i1, u64 *i2,
+					       u32 *fp, const u32 f)
+{
+	*fp = (u32)(((hash >> 40) * ((1U << f) - 1)) >> 24) + 1;
+	if (g->layout == MEMFILTER_CUCKOO_LAYOUT_MOD) {
+		*i1 = mul_u64_u64_shr(hash << 24, g->nbuckets, 64);
+		*i2 = mf_cuckoo_mod_sub(mf_cuckoo_mod_tag(*fp, g->nbuckets), *i1,
+					g->nbuckets);
+	} else {
+		*i1 = hash & g->mask;
+		*i2 = *i1 ^ ((u32)(*fp * MF_CUCKOO_TAG_MUL) & g->mask);
+	}
+}
+
+static __always_inline void mf_cuckoo_locate_f(const struct memfilter_cuckoo *c,
+					       u64 hash, u64 *i1, u64 *i2,
+					       u32 *fp, const u32 f)
+{
+	struct mf_cuckoo_geo g = mf_cuckoo_geo_of(c);
+
+	mf_cuckoo_locate_g(&g, hash, i1, i2, fp, f);
+}
+
+/* Bucket @i of a table of @f-bit slots: its 4 slots in the low 4 @f bits. */
+static __always_inline u64 mf_cuckoo_load(const u8 *table, u64 i, const u32 f)
+{
+	if (f == 8)
+		return memfilter_load_le32(table + i * 4);
+	return memfilter_load_le64(table + i * (f / 2));
+}
+
+static __always_inline void mf_cuckoo_prefetch_f(const struct memfilter_cuckoo *c,
+						 u64 hash, const u32 f)
+{
+	u64 i1, i2;
+	u32 fp;
+
+	mf_cuckoo_locate_f(c, hash, &i1, &i2, &fp, f);
+	memfilter_prefetch(c->table + i1 * (f / 2));
+	memfilter_prefetch(c->table + i2 * (f / 2));
+}
+
+/* The top bit of every zero slot of bucket word @x (as mf_cuckoo_zero_slots()). */
+static __always_inline u64 mf_cuckoo_zero_f(u64 x, const u32 f)
+{
+	const u64 high = mf_cuckoo_ones(f) << (f - 1);
+	const u64 low = (f == 16 ? ~0ULL : (1ULL << (4 * f)) - 1) & ~high;
+
+	return ~(((x & low) + low) | x) & high;
 }
 
 /**
@@ -410,32 +527,46 @@ static void mf_cuckoo_window_close(struct mf_cuckoo_window *win)
 
 static void mf_cuckoo_dump_touch(struct memfilter_cuckoo *c, u64 off);
 
-/* Store @fp (0: empty) in slot @j of bucket @i, inside an open window. */
-static void mf_cuckoo_store(struct memfilter_cuckoo *c, u64 i, u32 j, u32 fp)
+/*
+ * Store @fp (0: empty) in slot @j of bucket @i of a table of @f-bit slots,
+ * inside an open window.
+ */
+static __always_inline void mf_cuckoo_store_f(struct memfilter_cuckoo *c, u64 i,
+					      u32 j, u32 fp, const u32 f)
 {
-	u64 bit = (i * MEMFILTER_CUCKOO_SLOTS + j) * c->p.fp_bits;
+	u64 bit = (i * MEMFILTER_CUCKOO_SLOTS + j) * f;
 	u8 *p = c->table + (bit >> 3);
 
 	if (unlikely(c->dump)) {
 		mf_cuckoo_dump_touch(c, bit >> 3);
 		mf_cuckoo_dump_touch(c, (bit >> 3) + 1);
 	}
+	if (f == 8) {
+		WRITE_ONCE(*p, (u8)fp);
+	} else if (f == 16) {
+		WRITE_ONCE(*(__le16 *)p, cpu_to_le16((u16)fp));
+	} else if (bit & 7) {
+		/* 12 bits: one whole byte and one nibble shared with a neighbour. */
+		WRITE_ONCE(p[0], (u8)((p[0] & 0x0f) | (fp << 4)));
+		WRITE_ONCE(p[1], (u8)(fp >> 4));
+	} else {
+		WRITE_ONCE(p[0], (u8)fp);
+		WRITE_ONCE(p[1], (u8)((p[1] & 0xf0) | (fp >> 8)));
+	}
+}
+
+/* Store @fp (0: empty) in slot @j of bucket @i, inside an open window. */
+static void mf_cuckoo_store(struct memfilter_cuckoo *c, u64 i, u32 j, u32 fp)
+{
 	switch (c->p.fp_bits) {
 	case 8:
-		WRITE_ONCE(*p, (u8)fp);
+		mf_cuckoo_store_f(c, i, j, fp, 8);
 		break;
 	case 16:
-		WRITE_ONCE(*(__le16 *)p, cpu_to_le16((u16)fp));
+		mf_cuckoo_store_f(c, i, j, fp, 16);
 		break;
 	default:
-		/* 12 bits: one whole byte and one nibble shared with a neighbour. */
-		if (bit & 7) {
-			WRITE_ONCE(p[0], (u8)((p[0] & 0x0f) | (fp << 4)));
-			WRITE_ONCE(p[1], (u8)(fp >> 4));
-		} else {
-			WRITE_ONCE(p[0], (u8)fp);
-			WRITE_ONCE(p[1], (u8)((p[1] & 0xf0) | (fp >> 8)));
-		}
+		mf_cuckoo_store_f(c, i, j, fp, 12);
 		break;
 	}
 }
@@ -455,7 +586,7 @@ static void mf_cuckoo_set(struct memfilter_cuckoo *c, u64 i, u32 j, u32 fp)
 static void mf_cuckoo_set_stash(struct memfilter_cuckoo *c, u64 stash)
 {
 	u64 old = stash ? stash : c->stash;
-	u64 i1 = (old >> 16) & c->mask;
+	u64 i1 = old >> 16;
 	struct mf_cuckoo_window win = {};
 
 	mf_cuckoo_window_add(c, &win, i1);
@@ -595,9 +726,28 @@ static __always_inline void mf_cuckoo_locate(const struct memfilter_cuckoo *c,
 					     u32 *fp)
 {
 	*fp = mf_cuckoo_fp(c, hash);
-	*i1 = hash & c->mask;
+	*i1 = mf_cuckoo_first(c, hash);
 	*i2 = mf_cuckoo_alt(c, *i1, *fp);
 }
+
+/**
+ * memfilter_cuckoo_locate() - where a key's fingerprint may be stored
+ * @c: the filter
+ * @hash: the key's hash
+ * @i1: out: its first bucket
+ * @i2: out: its other bucket (may equal @i1)
+ * @fp: out: its fingerprint, 1 .. 2^fp_bits - 1
+ *
+ * The layout of cuckoo.h, for tests and tools that model the table.
+ *
+ * Context: any.
+ */
+void memfilter_cuckoo_locate(const struct memfilter_cuckoo *c, u64 hash,
+			     u64 *i1, u64 *i2, u32 *fp)
+{
+	mf_cuckoo_locate(c, hash, i1, i2, fp);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_locate);
 
 /* Copies of @fp in @i1, @i2 and the stash, as seen by the writer. */
 static u32 mf_cuckoo_count_locked(const struct memfilter_cuckoo *c, u64 i1, u64 i2,
@@ -628,6 +778,38 @@ static int mf_cuckoo_add(struct memfilter_cuckoo *c, u64 i1, u64 i2, u32 fp)
 	return 0;
 }
 
+/*
+ * The common insert for @f-bit fingerprints, @f a constant: a free slot in
+ * the key's first bucket, else in its second, stored in a window over
+ * that bucket's stripe alone, exactly as mf_cuckoo_place() would store it
+ * (same bucket, same slot); a full pair goes to mf_cuckoo_add()'s path
+ * search.
+ */
+static __always_inline int mf_cuckoo_add_f(struct memfilter_cuckoo *c, u64 hash,
+					   const u32 f)
+{
+	u64 i1, i2, i, z;
+	u32 fp, *v;
+
+	mf_cuckoo_locate_f(c, hash, &i1, &i2, &fp, f);
+	i = i1;
+	z = mf_cuckoo_zero_f(mf_cuckoo_load(c->table, i1, f), f);
+	if (!z) {
+		i = i2;
+		z = mf_cuckoo_zero_f(mf_cuckoo_load(c->table, i2, f), f);
+		if (!z)
+			return mf_cuckoo_add(c, i1, i2, fp);
+	}
+	v = &c->ver[i & c->stripe_mask];
+	WRITE_ONCE(*v, *v + 1);
+	smp_wmb();	/* odd version before the slot; pairs with readers' smp_rmb() */
+	mf_cuckoo_store_f(c, i, __ffs64(z) / f, fp, f);
+	smp_wmb();	/* the slot before the even version */
+	WRITE_ONCE(*v, *v + 1);
+	WRITE_ONCE(c->w->items, c->w->items + 1);
+	return 0;
+}
+
 /**
  * memfilter_cuckoo_add_hash() - add a key by its hash
  * @c: the filter
@@ -642,11 +824,14 @@ static int mf_cuckoo_add(struct memfilter_cuckoo *c, u64 i1, u64 i2, u32 fp)
  */
 int memfilter_cuckoo_add_hash(struct memfilter_cuckoo *c, u64 hash)
 {
-	u64 i1, i2;
-	u32 fp;
-
-	mf_cuckoo_locate(c, hash, &i1, &i2, &fp);
-	return mf_cuckoo_add(c, i1, i2, fp);
+	switch (c->p.fp_bits) {
+	case 12:
+		return mf_cuckoo_add_f(c, hash, 12);
+	case 8:
+		return mf_cuckoo_add_f(c, hash, 8);
+	default:
+		return mf_cuckoo_add_f(c, hash, 16);
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_add_hash);
 
@@ -876,15 +1061,21 @@ static void mf_cuckoo_retried(const struct memfilter_cuckoo *c, u32 tries,
 		memfilter_atomic_add64(&c->w->read_busy, 1);
 }
 
-static __always_inline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
-					     u64 i1, u64 i2, u32 fp)
+/*
+ * The query's slow path, out of line: the first attempt (mf_cuckoo_query())
+ * saw a writer inside a window, so try again, up to
+ * MEMFILTER_CUCKOO_READ_TRIES attempts in all.
+ */
+static noinline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
+				      u64 i1, u64 i2, u32 fp)
 {
 	const u32 *v1p = &c->ver[i1 & c->stripe_mask];
 	const u32 *v2p = &c->ver[i2 & c->stripe_mask];
 	u64 pat = (u64)fp * c->lane_ones, b1, b2;
 	u32 v1, v2, tries;
 
-	for (tries = 0; tries < MEMFILTER_CUCKOO_READ_TRIES; tries++) {
+	for (tries = 1; tries < MEMFILTER_CUCKOO_READ_TRIES; tries++) {
+		cpu_relax();
 		v1 = READ_ONCE(*v1p);
 		v2 = READ_ONCE(*v2p);
 		if (mf_cuckoo_stash_has(READ_ONCE(c->stash), i1, i2, fp))
@@ -899,25 +1090,79 @@ static __always_inline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
 		smp_rmb();	/* buckets before the versions' re-read */
 		if (!((v1 | v2) & 1) && v1 == READ_ONCE(*v1p) &&
 		    v2 == READ_ONCE(*v2p)) {
-			if (unlikely(tries))
-				mf_cuckoo_retried(c, tries, false);
+			mf_cuckoo_retried(c, tries, false);
 			return false;
 		}
-		cpu_relax();
 	}
 	/*
 	 * Found (consistent or not: at worst a false positive), or a writer
 	 * is stuck in a window: "maybe" is always a safe answer.
 	 */
-	if (unlikely(tries))
-		mf_cuckoo_retried(c, tries, tries == MEMFILTER_CUCKOO_READ_TRIES);
+	mf_cuckoo_retried(c, tries, tries == MEMFILTER_CUCKOO_READ_TRIES);
 	return true;
+}
+
+/*
+ * The lookup's fast path for fingerprints of @f bits, @f a constant so
+ * that the slot masks are immediates: both versions, then both buckets'
+ * loads issued before either is tested (two misses in flight), a SWAR
+ * test of each bucket (garbage above the 4 slots of a whole-word load of
+ * a 12-bit bucket cannot reach them: borrows only run upwards), and the
+ * stash and the versions' re-read only for a negative answer. Any sign
+ * of a writer goes to mf_cuckoo_lookup(). The same protocol and answers
+ * as that loop's first attempt.
+ */
+static __always_inline bool mf_cuckoo_probe(const struct memfilter_cuckoo *c,
+					    const struct mf_cuckoo_geo *g,
+					    u64 i1, u64 i2, u32 fp, const u32 f)
+{
+	const u64 ones = mf_cuckoo_ones(f);
+	const u32 *ver = g->ver;
+	u32 v1, v2, sm = g->stripe_mask;
+	u64 x1, x2, pat, s;
+
+	pat = fp * g->lane_ones;	/* one multiply, not shifts and adds */
+	v1 = READ_ONCE(ver[i1 & sm]);
+	v2 = READ_ONCE(ver[i2 & sm]);
+	smp_rmb();	/* versions before the buckets and the stash */
+	/* Racy bucket reads: the versions' re-read below validates them. */
+	x1 = data_race(mf_cuckoo_load(g->table, i1, f)) ^ pat;
+	/* Racy, as x1. */
+	x2 = data_race(mf_cuckoo_load(g->table, i2, f)) ^ pat;
+	if ((((x1 - ones) & ~x1) | ((x2 - ones) & ~x2)) & ones << (f - 1))
+		return true;
+	/*
+	 * The stash only for a negative answer: read, like the buckets,
+	 * between the versions and their re-read, which validate it too.
+	 */
+	s = READ_ONCE(c->stash);
+	if (unlikely(s) && mf_cuckoo_stash_has(s, i1, i2, fp))
+		return true;
+	smp_rmb();	/* buckets and stash before the versions' re-read */
+	if (likely(!((v1 | v2) & 1) && v1 == READ_ONCE(ver[i1 & sm]) &&
+		   v2 == READ_ONCE(ver[i2 & sm])))
+		return false;
+	return mf_cuckoo_lookup(c, i1, i2, fp);
+}
+
+static __always_inline bool mf_cuckoo_query(const struct memfilter_cuckoo *c,
+					    u64 hash, const u32 f)
+{
+	struct mf_cuckoo_geo g = mf_cuckoo_geo_of(c);
+	u64 i1, i2;
+	u32 fp;
+
+	mf_cuckoo_locate_g(&g, hash, &i1, &i2, &fp, f);
+	return mf_cuckoo_probe(c, &g, i1, i2, fp, f);
 }
 
 /**
  * memfilter_cuckoo_contains_hash() - may a key be in the filter?
  * @c: the filter
  * @hash: the key's hash
+ *
+ * The fast single-key lookup: one switch on the fingerprint width, then
+ * straight-line code (mf_cuckoo_query()).
  *
  * Context: any, including hard interrupt and NMI: lockless, safe
  * concurrently with the writer, and bounded (MEMFILTER_CUCKOO_READ_TRIES).
@@ -926,11 +1171,14 @@ static __always_inline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
  */
 bool memfilter_cuckoo_contains_hash(const struct memfilter_cuckoo *c, u64 hash)
 {
-	u64 i1, i2;
-	u32 fp;
-
-	mf_cuckoo_locate(c, hash, &i1, &i2, &fp);
-	return mf_cuckoo_lookup(c, i1, i2, fp);
+	switch (c->p.fp_bits) {
+	case 12:
+		return mf_cuckoo_query(c, hash, 12);
+	case 8:
+		return mf_cuckoo_query(c, hash, 8);
+	default:
+		return mf_cuckoo_query(c, hash, 16);
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_contains_hash);
 
@@ -985,6 +1233,58 @@ u32 memfilter_cuckoo_count_hash(const struct memfilter_cuckoo *c, u64 hash)
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_hash);
 
+/* A key located ahead of its probe, its buckets prefetched. */
+struct mf_cuckoo_ahead {
+	u64 i1, i2;
+	u32 fp;
+};
+
+static __always_inline void mf_cuckoo_ahead_f(const struct mf_cuckoo_geo *g,
+					      struct mf_cuckoo_ahead *a,
+					      u64 hash, const u32 f)
+{
+	mf_cuckoo_locate_g(g, hash, &a->i1, &a->i2, &a->fp, f);
+	memfilter_prefetch(g->table + a->i1 * (f / 2));
+	memfilter_prefetch(g->table + a->i2 * (f / 2));
+}
+
+/*
+ * The batch lookup for @f-bit fingerprints: the key MEMFILTER_CUCKOO_BATCH
+ * places ahead is located and its buckets prefetched while this one is
+ * tested (a ring of located keys: each key is located once), so that as
+ * many misses stay in flight all along the batch.
+ */
+static __always_inline void mf_cuckoo_query_batch(const struct memfilter_cuckoo *c,
+						  const u64 *hashes, size_t n,
+						  unsigned long *result,
+						  const u32 f)
+{
+	struct mf_cuckoo_ahead ring[MEMFILTER_CUCKOO_BATCH], k;
+	const struct mf_cuckoo_geo g = mf_cuckoo_geo_of(c);
+	const size_t ahead = MEMFILTER_CUCKOO_BATCH;
+	unsigned long word = 0, mask;
+	size_t i;
+
+	for (i = 0; i < n && i < ahead; i++)
+		mf_cuckoo_ahead_f(&g, &ring[i], hashes[i], f);
+	for (i = 0; i < n; i++) {
+		k = ring[i % ahead];
+		if (i + ahead < n)
+			mf_cuckoo_ahead_f(&g, &ring[i % ahead], hashes[i + ahead], f);
+		word |= (unsigned long)mf_cuckoo_probe(c, &g, k.i1, k.i2, k.fp, f) <<
+			(i % BITS_PER_LONG);
+		if (i % BITS_PER_LONG == BITS_PER_LONG - 1) {
+			result[i / BITS_PER_LONG] = word;
+			word = 0;
+		}
+	}
+	if (n % BITS_PER_LONG) {
+		mask = (1UL << (n % BITS_PER_LONG)) - 1;
+		result[n / BITS_PER_LONG] =
+			(result[n / BITS_PER_LONG] & ~mask) | word;
+	}
+}
+
 /**
  * memfilter_cuckoo_contains_hashes() - look up a batch of keys
  * @c: the filter
@@ -993,8 +1293,8 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_hash);
  * @result: bitmap of @n bits; bit i is set when key i may be present and
  *	cleared otherwise (bits past @n in the last word are left alone)
  *
- * Computes the buckets of MEMFILTER_CUCKOO_BATCH keys and prefetches them before
- * probing, so the cache misses of a batch overlap.
+ * Prefetches the buckets of the key MEMFILTER_CUCKOO_BATCH places ahead
+ * while probing each one, so the cache misses of a batch overlap.
  *
  * Context: any, including hard interrupt and NMI; lockless and bounded.
  */
@@ -1002,34 +1302,16 @@ void memfilter_cuckoo_contains_hashes(const struct memfilter_cuckoo *c,
 				      const u64 *hashes, size_t n,
 				      unsigned long *result)
 {
-	u64 i1[MEMFILTER_CUCKOO_BATCH], i2[MEMFILTER_CUCKOO_BATCH];
-	u32 fp[MEMFILTER_CUCKOO_BATCH];
-	unsigned long word = 0, mask;
-	size_t base, k, m, bit;
-
-	for (base = 0; base < n; base += m) {
-		m = n - base < MEMFILTER_CUCKOO_BATCH ? n - base : MEMFILTER_CUCKOO_BATCH;
-		for (k = 0; k < m; k++) {
-			mf_cuckoo_locate(c, hashes[base + k], &i1[k], &i2[k],
-					 &fp[k]);
-			memfilter_prefetch(c->table + i1[k] * c->bucket_bytes);
-			memfilter_prefetch(c->table + i2[k] * c->bucket_bytes);
-		}
-		for (k = 0; k < m; k++) {
-			bit = base + k;
-			word |= (unsigned long)mf_cuckoo_lookup(c, i1[k], i2[k],
-								fp[k]) <<
-				(bit % BITS_PER_LONG);
-			if (bit % BITS_PER_LONG == BITS_PER_LONG - 1) {
-				result[bit / BITS_PER_LONG] = word;
-				word = 0;
-			}
-		}
-	}
-	if (n % BITS_PER_LONG) {
-		mask = (1UL << (n % BITS_PER_LONG)) - 1;
-		result[n / BITS_PER_LONG] =
-			(result[n / BITS_PER_LONG] & ~mask) | word;
+	switch (c->p.fp_bits) {
+	case 12:
+		mf_cuckoo_query_batch(c, hashes, n, result, 12);
+		break;
+	case 8:
+		mf_cuckoo_query_batch(c, hashes, n, result, 8);
+		break;
+	default:
+		mf_cuckoo_query_batch(c, hashes, n, result, 16);
+		break;
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_contains_hashes);
@@ -1275,11 +1557,46 @@ static int mf_cuckoo_each(struct memfilter_cuckoo *c,
 	return ret;
 }
 
+/*
+ * Adds of @f-bit fingerprints until one fails, the buckets of the key
+ * MEMFILTER_CUCKOO_BATCH places ahead prefetched (as for lookups).
+ */
+static __always_inline int mf_cuckoo_add_many(struct memfilter_cuckoo *c,
+					      const u64 *hashes, u32 n,
+					      unsigned long *result, u32 *done,
+					      const u32 f)
+{
+	const u32 ahead = MEMFILTER_CUCKOO_BATCH;
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < n && i < ahead; i++)
+		mf_cuckoo_prefetch_f(c, hashes[i], f);
+	for (i = 0; i < n; i++) {
+		if (i + ahead < n)
+			mf_cuckoo_prefetch_f(c, hashes[i + ahead], f);
+		ret = mf_cuckoo_add_f(c, hashes[i], f);
+		if (ret)
+			break;
+		memfilter_result_set(result, i);
+	}
+	*done = i;
+	return ret;
+}
+
 static int mf_cuckoo_add_batch(union memfilter_state *s, const u64 *hashes, u32 n,
 			       unsigned long *result, u32 *done)
 {
-	return mf_cuckoo_each(&s->cuckoo, memfilter_cuckoo_add_hash, 0,
-			      hashes, n, result, done);
+	struct memfilter_cuckoo *c = &s->cuckoo;
+
+	switch (c->p.fp_bits) {
+	case 12:
+		return mf_cuckoo_add_many(c, hashes, n, result, done, 12);
+	case 8:
+		return mf_cuckoo_add_many(c, hashes, n, result, done, 8);
+	default:
+		return mf_cuckoo_add_many(c, hashes, n, result, done, 16);
+	}
 }
 
 static int mf_cuckoo_add_unique_batch(union memfilter_state *s, const u64 *hashes,
@@ -1348,6 +1665,8 @@ static void mf_cuckoo_image_encode(struct memfilter_image_header *h,
 	h->geometry = cpu_to_le64(d->params.cuckoo.nbuckets);
 	h->k = cpu_to_le32(d->params.cuckoo.fp_bits);
 	h->stash = cpu_to_le64(d->stash);
+	if (d->params.cuckoo.layout == MEMFILTER_CUCKOO_LAYOUT_MOD)
+		h->flags |= cpu_to_le32(MEMFILTER_IMAGE_CUCKOO_MOD);
 }
 
 static int mf_cuckoo_image_decode(const struct memfilter_image_header *h,
@@ -1356,10 +1675,11 @@ static int mf_cuckoo_image_decode(const struct memfilter_image_header *h,
 	struct memfilter_cuckoo_params *p = &d->params.cuckoo;
 	u64 nbuckets = le64_to_cpu(h->geometry), stash = le64_to_cpu(h->stash);
 	u32 fp_bits = le32_to_cpu(h->k);
+	bool mod = le32_to_cpu(h->flags) & MEMFILTER_IMAGE_CUCKOO_MOD;
 
 	if (fp_bits != 8 && fp_bits != 12 && fp_bits != 16)
 		return -EBADMSG;
-	if (!nbuckets || (nbuckets & (nbuckets - 1)) ||
+	if (!nbuckets || (!mod && (nbuckets & (nbuckets - 1))) ||
 	    nbuckets > MEMFILTER_CUCKOO_MAX_BYTES / (fp_bits / 2) ||
 	    h->bits_per_key_q4)
 		return -EBADMSG;
@@ -1371,6 +1691,7 @@ static int mf_cuckoo_image_decode(const struct memfilter_image_header *h,
 	p->nbuckets = nbuckets;
 	p->fp_bits = fp_bits;
 	p->max_kicks = MEMFILTER_CUCKOO_DEFAULT_KICKS;
+	p->layout = mod ? MEMFILTER_CUCKOO_LAYOUT_MOD : MEMFILTER_CUCKOO_LAYOUT_POW2;
 	if (!memfilter_cuckoo_mem_bytes(p))
 		return -EBADMSG;
 	d->stash = stash;

@@ -6,15 +6,28 @@
  * anything, and lockless readers (MemC3-style striped version counters).
  * Shared by the module and userspace; see cuckoo.c for the protocol.
  *
- * Layout: nbuckets (a power of two) buckets of 4 slots of fp_bits bits,
- * packed little-endian, bucket i at byte i * fp_bits / 2 (4, 6 or 8 bytes
- * per bucket), slot j at bits [j * fp_bits, (j + 1) * fp_bits) of it; an
- * empty slot is 0. A key's 64-bit hash h gives its first bucket from the
- * low bits, i1 = h & (nbuckets - 1), and its fingerprint from the top 24
- * bits, fp = 1 + (((h >> 40) * (2^fp_bits - 1)) >> 24), never 0. The
- * other bucket is i2 = i1 ^ ((u32)(fp * 0x5bd1e995) & (nbuckets - 1)),
- * the reference implementation's tag hash. Bucket and fingerprint use
- * disjoint bits of h up to 2^40 buckets.
+ * Table: nbuckets buckets of 4 slots of fp_bits bits, packed
+ * little-endian, bucket i at byte i * fp_bits / 2 (4, 6 or 8 bytes per
+ * bucket), slot j at bits [j * fp_bits, (j + 1) * fp_bits) of it; an
+ * empty slot is 0. A key's 64-bit hash h gives its fingerprint from the
+ * top 24 bits, fp = 1 + (((h >> 40) * (2^fp_bits - 1)) >> 24), never 0,
+ * and its two buckets by one of two layouts (@layout, recorded in images):
+ *
+ * MEMFILTER_CUCKOO_LAYOUT_POW2 (the first; images without the
+ * MEMFILTER_IMAGE_CUCKOO_MOD flag): nbuckets a power of two, i1 = h &
+ * (nbuckets - 1), i2 = i1 ^ ((u32)(fp * 0x5bd1e995) & (nbuckets - 1)), the
+ * reference implementation's tag hash. Sizing rounds the bucket count up
+ * to a power of two: up to twice the memory.
+ *
+ * MEMFILTER_CUCKOO_LAYOUT_MOD (new filters): any nbuckets n; i1 =
+ * ((h mod 2^40) * n) >> 40 (computed as the high half of (h << 24) * n),
+ * t = ((fp * 0x9e3779b97f4a7c15 mod 2^64) * n) >> 64, and i2 = (t - i1)
+ * mod n. x -> (t - x) mod n is an involution for any n, so either bucket
+ * gives the other from the fingerprint alone (Lang et al., VLDB 2019, with
+ * the sign the other way). i1 == i2 happens, as in the first layout.
+ *
+ * In both, bucket and fingerprint use disjoint bits of h up to 2^40
+ * buckets.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -27,6 +40,9 @@
 #define MEMFILTER_CUCKOO_SLOTS		4
 #define MEMFILTER_CUCKOO_DEFAULT_KICKS	500
 #define MEMFILTER_CUCKOO_MAX_KICKS	65536
+/* struct memfilter_cuckoo_params @layout (see the top of this file). */
+#define MEMFILTER_CUCKOO_LAYOUT_POW2	0
+#define MEMFILTER_CUCKOO_LAYOUT_MOD	1
 /* Largest filter the sizing functions accept (table + stripes + scratch). */
 #define MEMFILTER_CUCKOO_MAX_BYTES	BIT_ULL(40)
 /* Sizing aims at most this load (percent) at @capacity keys. */
@@ -50,13 +66,16 @@
 /**
  * struct memfilter_cuckoo_params - the shape of a cuckoo filter
  * @capacity: keys it was sized for
- * @nbuckets: buckets, a power of two
+ * @nbuckets: buckets: any count up to 2^40 (a power of two with
+ *	MEMFILTER_CUCKOO_LAYOUT_POW2)
  * @fp_bits: fingerprint width: 8, 12 or 16
  * @max_kicks: bound on the cuckoo path search of one insert: how many
  *	buckets (besides the key's own two) it may visit before the insert
  *	falls back to the stash or fails; 0..MEMFILTER_CUCKOO_MAX_KICKS
  * @hasher: how keys are hashed; XXH64 with seed 0 after the params_init
  *	functions, which the caller may replace (memfilter_hasher_init())
+ * @layout: MEMFILTER_CUCKOO_LAYOUT_*: how a key's buckets follow from its
+ *	hash; LAYOUT_MOD after the params_init functions
  */
 struct memfilter_cuckoo_params {
 	u64 capacity;
@@ -64,6 +83,7 @@ struct memfilter_cuckoo_params {
 	u32 fp_bits;
 	u32 max_kicks;
 	struct memfilter_hasher hasher;
+	u32 layout;
 };
 
 struct memfilter_cuckoo_wstate;
@@ -72,9 +92,10 @@ struct memfilter_cuckoo_wstate;
  * struct memfilter_cuckoo - a cuckoo filter over caller-provided memory
  * @p: its parameters
  * @table: the buckets (plus 8 bytes of padding for whole-word loads)
- * @ver: the version counters; bucket i is covered by @ver[i & @stripe_mask]
+ * @ver: the version counters (a power of two of them); bucket i is
+ *	covered by @ver[i & @stripe_mask]
  * @w: writer-only state (counters, path search queue), in the same memory
- * @mask: nbuckets - 1
+ * @mask: nbuckets - 1 (used by MEMFILTER_CUCKOO_LAYOUT_POW2 only)
  * @lane_ones: 1 in the lowest bit of each of the 4 slots of a bucket word
  * @lane_high: 1 in the highest bit of each slot
  * @bucket_mask: the 4 * fp_bits bits of a bucket word
@@ -161,6 +182,8 @@ void memfilter_cuckoo_dump_step(struct memfilter_cuckoo *c, u64 k);
 void memfilter_cuckoo_dump_end(struct memfilter_cuckoo *c);
 int memfilter_cuckoo_restore(struct memfilter_cuckoo *c, u64 stash, u64 items);
 
+void memfilter_cuckoo_locate(const struct memfilter_cuckoo *c, u64 hash,
+			     u64 *i1, u64 *i2, u32 *fp);
 int memfilter_cuckoo_add_hash(struct memfilter_cuckoo *c, u64 hash);
 int memfilter_cuckoo_add_unique_hash(struct memfilter_cuckoo *c, u64 hash);
 int memfilter_cuckoo_delete_hash(struct memfilter_cuckoo *c, u64 hash);

@@ -17,7 +17,7 @@
  */
 #include "image.h"
 
-#define MF_IMAGE_FLAGS	MEMFILTER_IMAGE_SECRET
+#define MF_IMAGE_FLAGS	(MEMFILTER_IMAGE_SECRET | MEMFILTER_IMAGE_CUCKOO_MOD)
 
 /**
  * memfilter_image_payload_bytes() - size of a described filter's table
@@ -78,7 +78,7 @@ void memfilter_image_header(struct memfilter_image_header *h,
 	hs = ops->hasher((union memfilter_params *)&d->params);
 	h->hash_algo = cpu_to_le32(hs->algo);
 	if (hs->algo == MEMFILTER_HASH_SIPHASH24) {
-		h->flags = cpu_to_le32(MEMFILTER_IMAGE_SECRET);
+		h->flags |= cpu_to_le32(MEMFILTER_IMAGE_SECRET);
 		h->secret[0] = cpu_to_le64(hs->key[0]);
 		h->secret[1] = cpu_to_le64(hs->key[1]);
 	} else {
@@ -159,6 +159,9 @@ int memfilter_image_parse(const void *hdr, u64 image_len,
 	ops = memfilter_type_ops(le32_to_cpu(h->type));
 	if (!ops)
 		return -EOPNOTSUPP;
+	if ((le32_to_cpu(h->flags) & MEMFILTER_IMAGE_CUCKOO_MOD) &&
+	    ops->type != MEMFILTER_TYPE_CUCKOO)
+		return -EBADMSG;
 	ret = ops->image_decode(h, d);
 	if (!ret)
 		ret = mf_image_hasher(h, ops->hasher(&d->params));

@@ -101,11 +101,28 @@ static void mf_fp_desc(const u32 *f, char *desc)
 
 KUNIT_ARRAY_PARAM(mf_fp, mf_fp_widths, mf_fp_desc);
 
-/* Fill to the first failure: 95% load, and every inserted key still in. */
-static void mf_cuckoo_fill_to_failure(struct kunit *test)
+/*
+ * A filter in the first layout (a power of two of buckets, XOR), as
+ * images from before the second one load: memfilter_kunit_cuckoo()'s
+ * bucket count rounded up to a power of two.
+ */
+static struct memfilter_cuckoo *mf_cuckoo_pow2(struct kunit *test, u64 capacity,
+					       u32 fp_bits)
 {
-	const u32 fp = *(const u32 *)test->param_value;
-	struct memfilter_cuckoo *c = memfilter_kunit_cuckoo(test, 16384, fp);
+	struct memfilter_cuckoo *c = memfilter_kunit_cuckoo(test, capacity, fp_bits);
+	struct memfilter_cuckoo_params p = c->p;
+	void *mem;
+
+	p.layout = MEMFILTER_CUCKOO_LAYOUT_POW2;
+	p.nbuckets = roundup_pow_of_two(p.nbuckets);
+	mem = memfilter_kunit_alloc(test, 1, memfilter_cuckoo_mem_bytes(&p) + 64);
+	memfilter_cuckoo_init(c, &p, PTR_ALIGN(mem, 64));
+	return c;
+}
+
+/* Fill to the first failure: 95% load, and every inserted key still in. */
+static void mf_cuckoo_fill_one(struct kunit *test, struct memfilter_cuckoo *c)
+{
 	u64 slots = c->p.nbuckets * MEMFILTER_CUCKOO_SLOTS, i, n;
 	struct memfilter_cuckoo_snapshot s;
 	int ret = 0;
@@ -117,8 +134,9 @@ static void mf_cuckoo_fill_to_failure(struct kunit *test)
 	}
 	KUNIT_ASSERT_EQ(test, ret, -ENOSPC);
 	memfilter_cuckoo_stats(c, &s);
-	kunit_info(test, "first failure after %llu keys: load %llu/%llu slots, stash %u",
-		   n, s.slots_used, s.slots, s.stash_used);
+	kunit_info(test, "layout %u, %llu buckets: first failure after %llu keys: load %llu/%llu slots, stash %u",
+		   c->p.layout, c->p.nbuckets, n, s.slots_used, s.slots,
+		   s.stash_used);
 	KUNIT_EXPECT_GE(test, s.slots_used * 100, s.slots * 95);
 	KUNIT_EXPECT_EQ(test, s.items, n);
 	KUNIT_EXPECT_EQ(test, s.failed_inserts, 1ULL);
@@ -133,6 +151,15 @@ static void mf_cuckoo_fill_to_failure(struct kunit *test)
 		if (!memfilter_cuckoo_contains_hash(c, mf_h(i)))
 			break;
 	KUNIT_EXPECT_EQ(test, i, n);
+}
+
+/* Both layouts: 4312 buckets (any count), 8192 (a power of two). */
+static void mf_cuckoo_fill_to_failure(struct kunit *test)
+{
+	const u32 fp = *(const u32 *)test->param_value;
+
+	mf_cuckoo_fill_one(test, memfilter_kunit_cuckoo(test, 16384, fp));
+	mf_cuckoo_fill_one(test, mf_cuckoo_pow2(test, 16384, fp));
 }
 
 /* FPR at ~95% load against 2b/2^f (and the filter's own estimate). */
@@ -229,8 +256,21 @@ static int mf_race_reader(void *data)
 	return 0;
 }
 
+static const u32 mf_layouts[] = {
+	MEMFILTER_CUCKOO_LAYOUT_MOD, MEMFILTER_CUCKOO_LAYOUT_POW2
+};
+
+static void mf_layout_desc(const u32 *l, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s",
+		 *l == MEMFILTER_CUCKOO_LAYOUT_MOD ? "any-size" : "pow2");
+}
+
+KUNIT_ARRAY_PARAM(mf_layout, mf_layouts, mf_layout_desc);
+
 static void mf_cuckoo_readers_race_writer(struct kunit *test)
 {
+	const u32 layout = *(const u32 *)test->param_value;
 	struct mf_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	struct mf_race_reader_arg args[3];
 	struct memfilter_cuckoo_snapshot s;
@@ -239,7 +279,9 @@ static void mf_cuckoo_readers_race_writer(struct kunit *test)
 	u32 k;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	r->c = memfilter_kunit_cuckoo(test, 8192, 12);
+	r->c = layout == MEMFILTER_CUCKOO_LAYOUT_MOD ?
+	       memfilter_kunit_cuckoo(test, 8192, 12) :
+	       mf_cuckoo_pow2(test, 8192, 12);
 	spin_lock_init(&r->lock);
 	r->stable = r->c->p.nbuckets * MEMFILTER_CUCKOO_SLOTS / 2;
 	for (k = 0; k < r->stable; k++)
@@ -292,8 +334,12 @@ static void memfilter_cuckoo_params(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, memfilter_cuckoo_params_init(&p, 1, 8), 0);
 	KUNIT_EXPECT_GE(test, p.nbuckets, 1ULL);
 	KUNIT_ASSERT_EQ(test, memfilter_cuckoo_params_init(&p, 1000, 12), 0);
-	KUNIT_EXPECT_EQ(test, p.nbuckets & (p.nbuckets - 1), 0ULL);
+	/* Any bucket count: ceil(1000 / (4 * 0.95)). */
+	KUNIT_EXPECT_EQ(test, p.layout, (u32)MEMFILTER_CUCKOO_LAYOUT_MOD);
+	KUNIT_EXPECT_EQ(test, p.nbuckets, 264ULL);
 	KUNIT_EXPECT_GE(test, p.nbuckets * MEMFILTER_CUCKOO_SLOTS * 95, 1000ULL * 100);
+	p.layout = MEMFILTER_CUCKOO_LAYOUT_POW2;
+	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_mem_bytes(&p), 0ULL);
 	KUNIT_ASSERT_EQ(test, memfilter_cuckoo_params_from_fpr(&p, 1000, 32000000),
 			0);
 	KUNIT_EXPECT_EQ(test, p.fp_bits, 8U);
@@ -312,7 +358,8 @@ static struct kunit_case memfilter_cuckoo_cases[] = {
 	KUNIT_CASE_PARAM(mf_cuckoo_fill_to_failure, mf_fp_gen_params),
 	KUNIT_CASE_PARAM_ATTR(mf_cuckoo_fpr, mf_fp_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
-	KUNIT_CASE_SLOW(mf_cuckoo_readers_race_writer),
+	KUNIT_CASE_PARAM_ATTR(mf_cuckoo_readers_race_writer, mf_layout_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(memfilter_cuckoo_params),
 	{}
 };

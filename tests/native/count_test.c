@@ -93,11 +93,14 @@ TEST(nine_copies_at_most)
  */
 static uint64_t model_tag(uint64_t key, uint64_t nbuckets, unsigned int f)
 {
-	uint64_t h = XXH64(&key, sizeof(key), SEED), i1, i2;
+	uint64_t h = XXH64(&key, sizeof(key), SEED), i1, i2, t;
 	uint32_t fp = (uint32_t)(((h >> 40) * ((1ULL << f) - 1)) >> 24) + 1;
 
-	i1 = h & (nbuckets - 1);
-	i2 = i1 ^ ((uint32_t)(fp * 0x5bd1e995U) & (nbuckets - 1));
+	/* New filters' layout: any bucket count, i2 = (t - i1) mod n. */
+	i1 = (uint64_t)(((unsigned __int128)(h << 24) * nbuckets) >> 64);
+	t = (uint64_t)(((unsigned __int128)(fp * 0x9e3779b97f4a7c15ULL) *
+			nbuckets) >> 64);
+	i2 = t >= i1 ? t - i1 : t - i1 + nbuckets;
 	if (i2 < i1) {
 		uint64_t t = i1;
 
@@ -213,7 +216,8 @@ TEST(counts_match_model)
 /* An image answers every count as the filter it was taken from. */
 TEST(image_round_trip)
 {
-	struct mf_offline *f = cuckoo(5000, 12), *g;
+	/* Room for 4000 copies of 1500 keys at about half load. */
+	struct mf_offline *f = cuckoo(8000, 12), *g;
 	uint64_t keys[4000];
 	uint8_t a[4000], b[4000];
 	size_t len, i;

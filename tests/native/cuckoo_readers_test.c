@@ -310,13 +310,14 @@ TEST(odd_stripe_does_not_hang_readers)
 {
 	struct memfilter_cuckoo_snapshot s;
 	struct filter f;
-	u64 present = mix(1), absent = mix(2);
-	u32 *v;
+	u64 present = mix(1), absent = mix(2), i1, i2;
+	u32 *v, fp;
 
 	filter_new(&f, 1024, 12, MEMFILTER_CUCKOO_DEFAULT_KICKS);
 	ASSERT_EQ(0, memfilter_cuckoo_add_hash(&f.c, present));
 	ASSERT_FALSE(memfilter_cuckoo_contains_hash(&f.c, absent));
-	v = &f.c.ver[(absent & f.c.mask) & f.c.stripe_mask];
+	memfilter_cuckoo_locate(&f.c, absent, &i1, &i2, &fp);
+	v = &f.c.ver[i1 & f.c.stripe_mask];
 	(*v)++;
 	EXPECT_TRUE(memfilter_cuckoo_contains_hash(&f.c, absent));
 	EXPECT_EQ(MEMFILTER_CUCKOO_COUNT_BUSY,

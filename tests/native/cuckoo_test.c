@@ -14,6 +14,8 @@
 #include <stdlib.h>
 
 #include "cuckoo.h"
+#include "filter_type.h"
+#include "image.h"
 #include "kselftest_harness.h"
 
 static const u32 widths[] = { 8, 12, 16 };
@@ -37,6 +39,11 @@ struct filter {
 	u64 bytes;
 };
 
+/*
+ * A power of two of buckets gets the first layout (power of two, XOR),
+ * any other count the second (any count, (t - i) mod n): the tests that
+ * take a list of bucket counts cover both.
+ */
 static void filter_new(struct filter *f, u64 nbuckets, u32 fp_bits)
 {
 	struct memfilter_cuckoo_params p;
@@ -44,6 +51,8 @@ static void filter_new(struct filter *f, u64 nbuckets, u32 fp_bits)
 	if (memfilter_cuckoo_params_init(&p, 1, fp_bits))
 		abort();
 	p.nbuckets = nbuckets;
+	p.layout = nbuckets & (nbuckets - 1) ? MEMFILTER_CUCKOO_LAYOUT_MOD :
+		   MEMFILTER_CUCKOO_LAYOUT_POW2;
 	p.capacity = nbuckets * MEMFILTER_CUCKOO_SLOTS;
 	f->bytes = memfilter_cuckoo_mem_bytes(&p);
 	if (!f->bytes)
@@ -104,7 +113,14 @@ TEST(params_errors)
 	/* mem_bytes() refuses what init() cannot take. */
 	ASSERT_EQ(0, memfilter_cuckoo_params_init(&p, 1000, 12));
 	p.nbuckets = 1000;
+	EXPECT_NE(0, memfilter_cuckoo_mem_bytes(&p));
+	p.layout = MEMFILTER_CUCKOO_LAYOUT_POW2;
 	EXPECT_EQ(0, memfilter_cuckoo_mem_bytes(&p));
+	p.nbuckets = 1024;
+	EXPECT_NE(0, memfilter_cuckoo_mem_bytes(&p));
+	p.layout = MEMFILTER_CUCKOO_LAYOUT_MOD + 1;
+	EXPECT_EQ(0, memfilter_cuckoo_mem_bytes(&p));
+	p.layout = MEMFILTER_CUCKOO_LAYOUT_MOD;
 	p.nbuckets = 0;
 	EXPECT_EQ(0, memfilter_cuckoo_mem_bytes(&p));
 	p.nbuckets = 256;
@@ -128,16 +144,22 @@ TEST(params_sizing)
 			ASSERT_EQ(0, memfilter_cuckoo_params_init(&p, c,
 								  widths[w]));
 			nb = p.nbuckets;
-			EXPECT_EQ(0, nb & (nb - 1));
+			EXPECT_EQ(MEMFILTER_CUCKOO_LAYOUT_MOD, p.layout);
 			EXPECT_EQ(c, p.capacity);
 			EXPECT_EQ(widths[w], p.fp_bits);
 			EXPECT_EQ(MEMFILTER_CUCKOO_DEFAULT_KICKS, p.max_kicks);
 			EXPECT_EQ(MEMFILTER_HASH_XXH64, p.hasher.algo);
-			/* Load at capacity <= 95%, and half would not do. */
+			/*
+			 * Load at capacity <= 95%, and one bucket less would
+			 * not do: the table is f / 0.95 bits per key, rounded
+			 * up to a whole bucket (within 5% of that from 80 keys).
+			 */
 			EXPECT_LE(c * 100, nb * 4 * MEMFILTER_CUCKOO_TARGET_LOAD);
-			if (nb > 1)
-				EXPECT_GT(c * 100, nb / 2 * 4 *
-					  MEMFILTER_CUCKOO_TARGET_LOAD);
+			EXPECT_GT(c * 100, (nb - 1) * 4 *
+				  MEMFILTER_CUCKOO_TARGET_LOAD);
+			if (c >= 80)
+				EXPECT_LE(nb * 4 * widths[w] * 95 * 100,
+					  c * widths[w] * 100 * 105);
 			/* Table, stripes and scratch, and not much more. */
 			EXPECT_GE(memfilter_cuckoo_mem_bytes(&p),
 				  nb * widths[w] / 2);
@@ -213,6 +235,8 @@ TEST(no_false_negatives_1m)
  */
 TEST(fpr_1m)
 {
+	/* 95.4% load in 2^18 buckets, 95.0% in 263157 (the second layout). */
+	static const u64 nbs[] = { 1 << 18, 263157 };
 	const u64 n = 1000000;
 
 	for (unsigned int w = 0; w < ARRAY_SIZE(widths); w++) {
@@ -222,7 +246,7 @@ TEST(fpr_1m)
 		double load, model, bound, measured;
 		struct filter f;
 
-		filter_new(&f, 1 << 18, fbits);
+		filter_new(&f, nbs[w % 2], fbits);
 		for (u64 i = 0; i < n; i++)
 			ASSERT_EQ(0, memfilter_cuckoo_add_hash(&f.c, hash_of(i)));
 		for (u64 i = 0; i < queries; i++)
@@ -254,7 +278,8 @@ TEST(fpr_1m)
  */
 TEST(fill_to_failure_loses_nothing)
 {
-	static const u64 sizes[] = { 1 << 10, 1 << 14, 1 << 16 };
+	static const u64 sizes[] = { 1 << 10, 1000, 1 << 14, 16411, 1 << 16,
+				     65521 };
 
 	for (unsigned int w = 0; w < ARRAY_SIZE(widths); w++) {
 		for (unsigned int z = 0; z < ARRAY_SIZE(sizes); z++) {
@@ -343,10 +368,11 @@ TEST(fill_to_failure_loses_nothing)
 static u64 key_with_two_buckets(const struct filter *f, u64 from)
 {
 	for (;; from++) {
-		u64 h = hash_of(from);
-		u32 fp = (u32)((((h >> 40) * f->c.fp_range) >> 24) + 1);
+		u64 h = hash_of(from), i1, i2;
+		u32 fp;
 
-		if (((u32)(fp * 0x5bd1e995U) & f->c.mask) != 0)
+		memfilter_cuckoo_locate(&f->c, h, &i1, &i2, &fp);
+		if (i1 != i2)
 			return h;
 	}
 }
@@ -358,7 +384,7 @@ TEST(duplicates_up_to_2b_plus_stash)
 		u8 *copy;
 		u64 h;
 
-		filter_new(&f, 64, widths[w]);
+		filter_new(&f, w == 1 ? 61 : 64, widths[w]);
 		h = key_with_two_buckets(&f, 7);
 		/* 4 + 4 slots of its two buckets, then the stash. */
 		for (u32 k = 1; k <= 2 * MEMFILTER_CUCKOO_SLOTS + 1; k++) {
@@ -399,7 +425,7 @@ TEST(delete_semantics)
 		u64 i, absent_deleted = 0;
 		u8 *copy;
 
-		filter_new(&f, 8192, widths[w]);
+		filter_new(&f, w == 1 ? 8000 : 8192, widths[w]);
 		for (i = 0; i < n; i++)
 			ASSERT_EQ(0, memfilter_cuckoo_add_hash(&f.c, hash_of(i)));
 		/* Deleting keys never added: -ENOENT changes nothing. */
@@ -534,13 +560,13 @@ TEST(key_api_and_clear)
 }
 
 /* Batch lookups agree with single ones, for any length and offset. */
-TEST(batch_matches_single)
+static void check_batch_matches_single(struct __test_metadata *_metadata, u64 nb)
 {
 	static u64 hashes[3000];
 	unsigned long bits[3000 / 64 + 2];
 	struct filter f;
 
-	filter_new(&f, 512, 12);
+	filter_new(&f, nb, 12);
 	for (u64 i = 0; i < 1500; i++)
 		ASSERT_EQ(0, memfilter_cuckoo_add_hash(&f.c, hash_of(i)));
 	for (u64 i = 0; i < 3000; i++)
@@ -557,10 +583,15 @@ TEST(batch_matches_single)
 	filter_free(&f);
 }
 
+TEST(batch_matches_single)
+{
+	check_batch_matches_single(_metadata, 512);
+	check_batch_matches_single(_metadata, 500);
+}
+
 /* --- lockless readers against one writer ------------------------------ */
 
 #define STABLE		1500
-#define BUCKETS		1024
 
 struct race {
 	struct filter f;
@@ -601,15 +632,16 @@ static void *reader(void *arg)
  * it added (re-homing the stash), over and over. Readers check the stable
  * keys all the while: not one may be missing, ever.
  */
-TEST(readers_race_writer)
+static void race_readers_writer(struct __test_metadata *_metadata, u64 nb)
 {
-	static u64 churn[BUCKETS * 4];
+	static u64 churn[1024 * 4];
 	struct memfilter_cuckoo_snapshot s;
 	pthread_t th[2];
 	struct race r = { 0 };
 	u64 next = 1 << 20, nchurn;
 
-	filter_new(&r.f, BUCKETS, 12);
+	ASSERT_GE(1024, nb);
+	filter_new(&r.f, nb, 12);
 	for (u64 i = 0; i < STABLE; i++)
 		ASSERT_EQ(0, memfilter_cuckoo_add_hash(&r.f.c, hash_of(i)));
 	for (int t = 0; t < 2; t++)
@@ -652,6 +684,168 @@ TEST(readers_race_writer)
 	EXPECT_LT(10000, s.kicks);
 	EXPECT_EQ(STABLE, s.items);
 	filter_free(&r.f);
+}
+
+/* Both layouts: a power of two of buckets, and not. */
+TEST(readers_race_writer)
+{
+	race_readers_writer(_metadata, 1024);
+}
+
+TEST(readers_race_writer_any_size)
+{
+	race_readers_writer(_metadata, 1000);
+}
+
+/* --- images of both layouts ------------------------------------------- */
+
+/*
+ * An image written by the first layout's code (main at fdab15f, before the
+ * second layout existed): memfilter_cuckoo_params_init(40, 8), XXH64 seed
+ * 0, the 8-byte keys 0..39 added: 16 buckets, no layout flag.
+ */
+static const u8 old_image[] = {
+	0x4d, 0x46, 0x4c, 0x54, 0x49, 0x4d, 0x47, 0x31, 0x01, 0x00, 0x80, 0x00,
+	0x02, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x28, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x28, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x51, 0xb9, 0x5d, 0x08, 0xf7, 0x5c, 0x5c, 0xa2, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x92, 0xbd, 0xfd, 0xf4, 0x37, 0x53, 0x5f, 0x7a, 0xea, 0x00, 0x00, 0x00,
+	0x88, 0xfc, 0x00, 0x00, 0x19, 0x4d, 0x94, 0xa8, 0x9b, 0x05, 0x72, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x9f, 0x09, 0xd4, 0x00, 0x1f, 0x95, 0xca, 0x00,
+	0x18, 0x00, 0x00, 0x00, 0x92, 0xa6, 0xe6, 0x3b, 0xa8, 0x70, 0x00, 0x00,
+	0x31, 0x62, 0x00, 0x00, 0x35, 0x2c, 0xe7, 0xa7, 0xb1, 0x3d, 0x23, 0x00,
+	0x8a, 0x1f, 0x00, 0x00, 0xf2, 0x3b, 0x00, 0x00, 0x7f, 0xb9, 0xc0, 0x1e
+};
+
+/* Its answers for the absent keys 1000..1255 (bit k - 1000), from that code. */
+static const u64 old_answers[4] = { 0x0000004000000000ULL, 0, 0, 0 };
+
+static void image_of(const union memfilter_state *st, u8 *img, size_t *len)
+{
+	const struct memfilter_type_ops *ops = memfilter_type_ops(MEMFILTER_TYPE_CUCKOO);
+	struct memfilter_image_header h;
+	struct memfilter_image_desc d;
+
+	ops->image(st, 0, &d, img + MEMFILTER_IMAGE_HDR_SIZE);
+	memfilter_image_header(&h, &d, img + MEMFILTER_IMAGE_HDR_SIZE);
+	memcpy(img, &h, sizeof(h));
+	*len = MEMFILTER_IMAGE_HDR_SIZE + d.payload_size;
+}
+
+/* Load an image into @st (memory in @mem, freed by the caller). */
+static int image_load(const u8 *img, size_t len, union memfilter_state *st,
+		      void **mem)
+{
+	struct memfilter_image_desc d;
+	u64 bytes;
+	int ret;
+
+	ret = memfilter_image_parse(img, len, &d);
+	if (ret)
+		return ret;
+	ret = memfilter_image_check_payload(&d, img + MEMFILTER_IMAGE_HDR_SIZE);
+	if (ret)
+		return ret;
+	bytes = memfilter_cuckoo_mem_bytes(&d.params.cuckoo);
+	*mem = aligned_alloc(64, (bytes + 63) & ~63ULL);
+	if (!*mem)
+		return -ENOMEM;
+	memset(*mem, 0, bytes);
+	memfilter_cuckoo_init(&st->cuckoo, &d.params.cuckoo, *mem);
+	memcpy(st->cuckoo.table, img + MEMFILTER_IMAGE_HDR_SIZE, d.payload_size);
+	return memfilter_cuckoo_restore(&st->cuckoo, d.stash, d.keys);
+}
+
+TEST(old_layout_image_loads_and_answers_the_same)
+{
+	unsigned long bits[256 / 64];
+	union memfilter_state st;
+	u8 img[sizeof(old_image)];
+	u64 h[256], k;
+	size_t len;
+	void *mem;
+
+	ASSERT_EQ(0, image_load(old_image, sizeof(old_image), &st, &mem));
+	EXPECT_EQ(MEMFILTER_CUCKOO_LAYOUT_POW2, st.cuckoo.p.layout);
+	EXPECT_EQ(16, st.cuckoo.p.nbuckets);
+	EXPECT_EQ(8, st.cuckoo.p.fp_bits);
+	for (k = 0; k < 40; k++)
+		ASSERT_TRUE(memfilter_cuckoo_contains_key(&st.cuckoo, &k, 8));
+	for (k = 1000; k < 1256; k++) {
+		bool want = old_answers[(k - 1000) / 64] >> ((k - 1000) % 64) & 1;
+
+		ASSERT_EQ(want, memfilter_cuckoo_contains_key(&st.cuckoo, &k, 8));
+		h[k - 1000] = memfilter_hash(&st.cuckoo.p.hasher, &k, 8);
+	}
+	memfilter_cuckoo_contains_hashes(&st.cuckoo, h, 256, bits);
+	for (k = 0; k < 4; k++)
+		ASSERT_EQ(old_answers[k], (u64)bits[k]);
+	/* Imaged again: the same bytes, still the first layout. */
+	image_of(&st, img, &len);
+	ASSERT_EQ(sizeof(old_image), len);
+	EXPECT_EQ(0, memcmp(old_image, img, len));
+	/* It still takes inserts and deletes in its own layout. */
+	for (k = 0; k < 40; k++)
+		ASSERT_EQ(0, memfilter_cuckoo_delete_key(&st.cuckoo, &k, 8));
+	for (k = 0; k < (u64)st.cuckoo.p.nbuckets * 4; k++)
+		ASSERT_EQ(0, st.cuckoo.table[k]);
+	free(mem);
+}
+
+/*
+ * New filters take the second layout, any bucket count, recorded in the
+ * image; a round trip answers every key as before and keeps the bytes.
+ */
+TEST(new_layout_image_round_trip)
+{
+	static const u64 caps[] = { 40, 1000, 12345 };
+
+	for (unsigned int w = 0; w < ARRAY_SIZE(widths); w++) {
+		for (unsigned int i = 0; i < ARRAY_SIZE(caps); i++) {
+			struct memfilter_cuckoo_params p;
+			union memfilter_state a, b;
+			u64 cap = caps[i], bytes, k;
+			size_t len, len2;
+			u8 *img, *img2;
+			void *mem, *mem2;
+
+			ASSERT_EQ(0, memfilter_cuckoo_params_init(&p, cap, widths[w]));
+			ASSERT_EQ(MEMFILTER_CUCKOO_LAYOUT_MOD, p.layout);
+			bytes = memfilter_cuckoo_mem_bytes(&p);
+			mem = aligned_alloc(64, (bytes + 63) & ~63ULL);
+			ASSERT_NE(NULL, mem);
+			memset(mem, 0, bytes);
+			memfilter_cuckoo_init(&a.cuckoo, &p, mem);
+			for (k = 0; k < cap; k++)
+				ASSERT_EQ(0, memfilter_cuckoo_add_key(&a.cuckoo, &k, 8));
+			img = malloc(MEMFILTER_IMAGE_HDR_SIZE + bytes);
+			img2 = malloc(MEMFILTER_IMAGE_HDR_SIZE + bytes);
+			ASSERT_NE(NULL, img);
+			ASSERT_NE(NULL, img2);
+			image_of(&a, img, &len);
+			EXPECT_TRUE(le32toh(((struct memfilter_image_header *)img)->flags) &
+				    MEMFILTER_IMAGE_CUCKOO_MOD);
+			ASSERT_EQ(0, image_load(img, len, &b, &mem2));
+			EXPECT_EQ(MEMFILTER_CUCKOO_LAYOUT_MOD, b.cuckoo.p.layout);
+			EXPECT_EQ(p.nbuckets, b.cuckoo.p.nbuckets);
+			for (k = 0; k < cap + 5000; k++)
+				ASSERT_EQ(memfilter_cuckoo_contains_key(&a.cuckoo, &k, 8),
+					  memfilter_cuckoo_contains_key(&b.cuckoo, &k, 8));
+			image_of(&b, img2, &len2);
+			ASSERT_EQ(len, len2);
+			EXPECT_EQ(0, memcmp(img, img2, len));
+			free(img);
+			free(img2);
+			free(mem);
+			free(mem2);
+		}
+	}
 }
 
 TEST_HARNESS_MAIN

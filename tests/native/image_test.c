@@ -384,7 +384,14 @@ TEST_F(corrupt, fields)
 	EDIT(hash_algo, htole32(MEMFILTER_HASH_XXH3 + 1), -EOPNOTSUPP);
 	/* XXH3 takes a seed like XXH64: a secret with it is corrupt. */
 	EDIT(hash_algo, htole32(MEMFILTER_HASH_XXH3), variant->keyed ? -EBADMSG : 0);
-	EDIT(flags, o->flags | htole32(2), -EOPNOTSUPP);
+	EDIT(flags, o->flags | htole32(4), -EOPNOTSUPP);
+	/* The cuckoo layout flag: cuckoo images only, and it is the layout. */
+	if (variant->type != MF_TYPE_CUCKOO)
+		EDIT(flags, o->flags | htole32(MEMFILTER_IMAGE_CUCKOO_MOD),
+		     -EBADMSG);
+	else if (geo & (geo - 1))
+		EDIT(flags, o->flags & ~htole32(MEMFILTER_IMAGE_CUCKOO_MOD),
+		     -EBADMSG);
 	EDIT(flags, o->flags ^ htole32(MEMFILTER_IMAGE_SECRET), -EBADMSG);
 	EDIT(__reserved[5], 1, -EBADMSG);
 	EDIT(capacity, 0, -EBADMSG);
@@ -445,13 +452,21 @@ TEST_F(corrupt, cuckoo_key_count)
 	EXPECT_EQ(-EBADMSG, load(h, self->len));
 	free(h);
 
-	/* A fingerprint put into an empty slot, checksums made consistent. */
+	/*
+	 * A fingerprint put into an empty 12-bit slot (slots 2j and 2j + 1
+	 * share byte 3j + 1: a zero byte alone need not be an empty slot),
+	 * checksums made consistent.
+	 */
 	h = copy(self->img, self->len);
 	p = (uint8_t *)h + HDR;
-	for (i = 0; i < self->len - HDR && p[i]; i++)
-		;
-	ASSERT_LT(i, self->len - HDR);
-	p[i] = 0x11;
+	for (i = 0; i < (self->len - HDR) * 2 / 3; i++) {
+		uint8_t *b = p + i / 2 * 3;
+
+		if (i % 2 ? !(b[1] >> 4) && !b[2] : !b[0] && !(b[1] & 0x0f))
+			break;
+	}
+	ASSERT_LT(i, (self->len - HDR) * 2 / 3);
+	p[i / 2 * 3 + (i % 2 ? 2 : 0)] = 0x11;
 	rehash_all(h, self->len);
 	EXPECT_EQ(-EBADMSG, load(h, self->len));
 	/* With the key count raised to match, the image is valid again. */

@@ -567,6 +567,12 @@ struct memfilter_rotate {
 
 /* memfilter_image_header.flags */
 #define MEMFILTER_IMAGE_SECRET	_BITUL(0)	/* @secret holds the SipHash key */
+/*
+ * Cuckoo images only: the table uses the second bucket layout (any bucket
+ * count; a key's other bucket (t - i) mod buckets, core/cuckoo.h); without
+ * it, the first (a power of two of buckets, XOR).
+ */
+#define MEMFILTER_IMAGE_CUCKOO_MOD	_BITUL(1)
 
 /**
  * struct memfilter_image_header - the first 128 bytes of a filter image
@@ -583,7 +589,8 @@ struct memfilter_rotate {
  *	of the first sub-filter, whose shape @geometry, @k and
  *	@bits_per_key_q4 also give)
  * @keys: keys in the filter when the image was taken
- * @geometry: Bloom: 64-byte blocks; cuckoo: buckets (a power of two);
+ * @geometry: Bloom: 64-byte blocks; cuckoo: buckets (a power of two
+ *	unless @flags has MEMFILTER_IMAGE_CUCKOO_MOD);
  *	window: 64-byte blocks per generation
  * @k: Bloom, window: probes per key (1..8); cuckoo: fingerprint bits
  *	(8, 12, 16)
