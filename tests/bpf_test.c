@@ -572,6 +572,117 @@ TEST_F(bpf, borrow_id)
 	close(fd);
 }
 
+/*
+ * Run by_id_op: @kop (KFUNC_OP_CONTAINS or KFUNC_OP_TEST_AND_ADD) through
+ * bpf_memfilter_contains_id() or bpf_memfilter_test_and_add_id() on @key
+ * by @id. Returns the kfunc's value, or -1000 if the run failed.
+ */
+static int one_call(struct kfunc_ops_bpf *skel, int kop, uint32_t id,
+		    const void *key, size_t len)
+{
+	struct kfunc_op_args *a = &skel->bss->args;
+	uint8_t pkt[64] = { 0 };
+	__u32 retval;
+
+	a->op = kop;
+	a->id = id;
+	a->len = len;
+	memcpy(a->key, key, len);
+	a->ret = -1000;
+	if (run_xdp(bpf_program__fd(skel->progs.by_id_op), pkt, sizeof(pkt),
+		    &retval) || retval != XDP_PASS)
+		return -1000;
+	return a->ret;
+}
+
+/*
+ * bpf_memfilter_contains_id() answers as the ioctl query and as
+ * bpf_memfilter_borrow_id() + bpf_memfilter_contains() do, key by key,
+ * and is counted like them; an id that finds no filter is -ESRCH; and
+ * bpf_memfilter_test_and_add_id() is test-and-add by id.
+ */
+TEST_F(bpf, contains_id)
+{
+	struct kfunc_ops_bpf *skel;
+	struct mf_info before, after;
+	uint32_t k, id, id2, cid;
+	int fd, cfd, want, ret, hits = 0;
+
+	NEED_KFUNCS();
+	fd = create(self->dev, MF_TYPE_BLOOM, 1000, 0.05, "bpf.test.cid");
+	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
+	for (k = 0; k < 300; k += 3)
+		ASSERT_EQ(1, mf_add(fd, &k, 4, 1, NULL, NULL));
+	ASSERT_EQ(0, mf_pub_id(fd, &id));
+	skel = ops_load("bpf.test.cid");
+	ASSERT_NE(NULL, skel);
+
+	ASSERT_EQ(0, mf_info(fd, &before));
+	for (k = 0; k < 1000; k++) {
+		want = mf_query(fd, &k, 4, 1, NULL, NULL);
+		ASSERT_LE(0, want);
+		if (k < 300 && k % 3 == 0)
+			ASSERT_EQ(1, want) TH_LOG("key %u", k);
+		hits += want;
+		ASSERT_EQ(want ? 0 : -ENOENT,
+			  one_call(skel, KFUNC_OP_CONTAINS, id, &k, 4))
+			TH_LOG("key %u", k);
+		ASSERT_EQ(1, by_id(skel, id, &k, 4, &ret));
+		ASSERT_EQ(want ? 0 : -ENOENT, ret) TH_LOG("key %u", k);
+	}
+	TH_LOG("%d of 1000 keys may be present (100 added)", hits);
+	EXPECT_LT(100, hits);
+	EXPECT_GT(1000, hits);
+	/* The ioctl queries, the one-call kfunc's and the borrow's. */
+	ASSERT_EQ(0, mf_info(fd, &after));
+	EXPECT_EQ(before.queries + 3000, after.queries);
+	EXPECT_EQ(before.hits + 3 * hits, after.hits);
+
+	/* No filter: never issued, unpublished, republished under a new id. */
+	k = 0;
+	EXPECT_EQ(-ESRCH, one_call(skel, KFUNC_OP_CONTAINS, 0, &k, 4));
+	EXPECT_EQ(-ESRCH, one_call(skel, KFUNC_OP_CONTAINS, id + 1000000,
+				   &k, 4));
+	EXPECT_EQ(-ESRCH, one_call(skel, KFUNC_OP_CONTAINS, 0xffffffffu,
+				   &k, 4));
+	EXPECT_EQ(-ESRCH, one_call(skel, KFUNC_OP_TEST_AND_ADD, 0, &k, 4));
+	ASSERT_EQ(0, mf_unpublish(fd));
+	EXPECT_EQ(-ESRCH, one_call(skel, KFUNC_OP_CONTAINS, id, &k, 4));
+	EXPECT_EQ(-ESRCH, one_call(skel, KFUNC_OP_TEST_AND_ADD, id, &k, 4));
+	ASSERT_EQ(0, mf_publish(fd, "bpf.test.cid"));
+	ASSERT_EQ(0, mf_pub_id(fd, &id2));
+	EXPECT_NE(id, id2);
+	EXPECT_EQ(-ESRCH, one_call(skel, KFUNC_OP_CONTAINS, id, &k, 4));
+	EXPECT_EQ(0, one_call(skel, KFUNC_OP_CONTAINS, id2, &k, 4));
+
+	/* Test-and-add by id: a key answered absent, then present. */
+	for (k = 1000; k < 2000; k++)
+		if (mf_query(fd, &k, 4, 1, NULL, NULL) == 0)
+			break;
+	ASSERT_GT(2000, k);
+	EXPECT_EQ(0, one_call(skel, KFUNC_OP_TEST_AND_ADD, id2, &k, 4));
+	EXPECT_EQ(1, mf_query(fd, &k, 4, 1, NULL, NULL));
+	EXPECT_EQ(-EEXIST, one_call(skel, KFUNC_OP_TEST_AND_ADD, id2, &k, 4));
+	EXPECT_EQ(0, one_call(skel, KFUNC_OP_CONTAINS, id2, &k, 4));
+
+	/* A cuckoo filter: contains by id works, test-and-add does not. */
+	cfd = create(self->dev, MF_TYPE_CUCKOO, 64, 0.01, "bpf.test.cid.c");
+	ASSERT_LE(0, cfd) TH_LOG("create: %s", mf_strerror(cfd));
+	ASSERT_EQ(0, mf_pub_id(cfd, &cid));
+	k = 7;
+	EXPECT_EQ(-ENOENT, one_call(skel, KFUNC_OP_CONTAINS, cid, &k, 4));
+	ASSERT_EQ(1, mf_add(cfd, &k, 4, 1, NULL, NULL));
+	EXPECT_EQ(0, one_call(skel, KFUNC_OP_CONTAINS, cid, &k, 4));
+	EXPECT_EQ(-EOPNOTSUPP,
+		  one_call(skel, KFUNC_OP_TEST_AND_ADD, cid, &k, 4));
+
+	kfunc_ops_bpf__destroy(skel);
+	ASSERT_EQ(0, mf_unpublish(cfd));
+	ASSERT_EQ(0, mf_unpublish(fd));
+	close(cfd);
+	close(fd);
+}
+
 /* Bloom: delete is -EOPNOTSUPP; the batch agrees with the ioctl query. */
 TEST_F(bpf, bloom_batch)
 {
@@ -849,6 +960,42 @@ TEST_F(bpf, refused_borrow_id_syscall)
 	NEED_KFUNCS();
 	refused(_metadata, "neg_borrow_id_syscall",
 		"calling kernel function bpf_memfilter_borrow_id is not allowed");
+}
+
+/* The one-call lookups by id: not in sleepable programs either. */
+TEST_F(bpf, refused_contains_id_syscall)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_contains_id_syscall",
+		"calling kernel function bpf_memfilter_contains_id is not allowed");
+}
+
+TEST_F(bpf, refused_test_and_add_id_syscall)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_test_and_add_id_syscall",
+		"calling kernel function bpf_memfilter_test_and_add_id is not allowed");
+}
+
+TEST_F(bpf, refused_contains_id_past_end)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_contains_id_past_end",
+		"invalid access to packet");
+}
+
+TEST_F(bpf, refused_contains_id_rodata_key)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_contains_id_rodata_key",
+		"write into map forbidden");
+}
+
+TEST_F(bpf, refused_contains_id_socket)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_contains_id_socket",
+		"calling kernel function bpf_memfilter_contains_id is not allowed");
 }
 
 TEST_F(bpf, refused_socket_filter)
