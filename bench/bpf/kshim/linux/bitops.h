@@ -2,7 +2,8 @@
 /*
  * What the kernel's include/linux/jhash.h takes from linux/bitops.h and the
  * headers it pulls in, for bench/bpf_key_bench.c: rol32(), from
- * core/userspace.h (the kernel's definition), and fallthrough.
+ * core/userspace.h (the kernel's definition), and the kernel's keyword
+ * for a switch case that continues into the next.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
