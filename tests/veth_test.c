@@ -830,7 +830,8 @@ TEST_F_TIMEOUT(veth, nf_dedup_window, VETH_TIMEOUT)
 #define TC_LOADER	"/memfilter/bin/tc_dedup"
 
 /*
- * The example loader, run in A on va's tcx egress: it says when it is
+ * The example loader, run in A on va's tcx egress: it names the filter's
+ * published id (the program then finds it by id) and says when it is
  * attached, the test sends, SIGTERM makes it detach and print its counts,
  * which must be the predicted ones. On 6.1 it exits 2 naming the bit.
  */
@@ -839,8 +840,9 @@ TEST_F_TIMEOUT(veth, tc_dedup_loader_egress, VETH_TIMEOUT)
 	static struct pkt seq[MAXSEQ];
 	unsigned long long passed, dropped, not_udp, no_filter, errors;
 	unsigned int n, drops, received;
-	char sentinel[32], line[256];
+	char sentinel[32], line[256], want[64];
 	int fd, twin, pipefd[2], status;
+	uint32_t id = 0;
 	FILE *out;
 	pid_t pid;
 
@@ -848,6 +850,8 @@ TEST_F_TIMEOUT(veth, tc_dedup_loader_egress, VETH_TIMEOUT)
 		SKIP(return, "no " TC_LOADER);
 	fd = create(self->dev, "tc.loader", NSRC);
 	ASSERT_LE(0, fd);
+	if (have_kfuncs(self->dev))
+		ASSERT_EQ(0, mf_pub_id(fd, &id));
 	twin = create(self->dev, NULL, NSRC);
 	ASSERT_LE(0, twin);
 	ASSERT_EQ(0, pipe(pipefd));
@@ -873,6 +877,18 @@ TEST_F_TIMEOUT(veth, tc_dedup_loader_egress, VETH_TIMEOUT)
 		fclose(out);
 		goto out;
 	}
+	/*
+	 * The filter is published: the loader gives the program its id, so
+	 * every packet is one bpf_memfilter_test_and_add_id() call, here on
+	 * egress, where the program runs under rcu_read_lock_bh() only.
+	 */
+	snprintf(want, sizeof(want), "tc_dedup: tc.loader: published id %u\n",
+		 id);
+	ASSERT_STREQ(want, line) {
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+	}
+	ASSERT_NE(NULL, fgets(line, sizeof(line), out));
 	ASSERT_STREQ("attached to va tcx egress\n", line) {
 		kill(pid, SIGTERM);
 		waitpid(pid, NULL, 0);
