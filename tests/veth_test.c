@@ -880,7 +880,8 @@ TEST_F_TIMEOUT(veth, tc_dedup_loader_egress, VETH_TIMEOUT)
 	/*
 	 * The filter is published: the loader gives the program its id, so
 	 * every packet is one bpf_memfilter_test_and_add_id() call, here on
-	 * egress, where the program runs under rcu_read_lock_bh() only.
+	 * egress (__dev_queue_xmit(): rcu_read_lock_bh(), inside
+	 * ip_finish_output2()'s rcu_read_lock()).
 	 */
 	snprintf(want, sizeof(want), "tc_dedup: tc.loader: published id %u\n",
 		 id);
