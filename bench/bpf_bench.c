@@ -36,7 +36,8 @@
 
 /* The programs, in the order of the table; each run alternates them. */
 enum { EMPTY, GET_RELEASE, BORROW, BORROW_ID, CALL, KFUNC_REF, KFUNC,
-       KFUNC_ID, MAP_PEEK, BATCH, NPROG };
+       KFUNC_ID, CONTAINS_ID, MAP_PEEK, BATCH, BATCH_SCALAR, BATCH_1,
+       BATCH_31, BATCH_32, NPROG };
 
 static const char *const names[NPROG] = {
 	[EMPTY] = "empty",
@@ -47,8 +48,13 @@ static const char *const names[NPROG] = {
 	[KFUNC_REF] = "kfunc_ref: get + contains + release",
 	[KFUNC] = "kfunc: borrow + contains + unborrow",
 	[KFUNC_ID] = "kfunc_id: borrow_id + contains + unborrow",
+	[CONTAINS_ID] = "contains_id: one kfunc, lookup by id + contains",
 	[MAP_PEEK] = "map_peek",
-	[BATCH] = "batch: borrow + contains_batch + unborrow",
+	[BATCH] = "batch: borrow + contains_batch (64 keys, AVX2) + unborrow",
+	[BATCH_SCALAR] = "batch_scalar: the same 64 keys in 3 calls of 31 + 31 + 2 (scalar)",
+	[BATCH_1] = "batch_1: 1 key (scalar)",
+	[BATCH_31] = "batch_31: 31 keys (scalar)",
+	[BATCH_32] = "batch_32: 32 keys (AVX2)",
 };
 
 static void packet(uint8_t *p, uint32_t addr)
@@ -105,9 +111,9 @@ static int fpr(int prog, unsigned int *hits)
 
 /*
  * Packets per second through the veth pair: none, drop_all, kfunc,
- * map_peek, kfunc_id.
+ * map_peek, kfunc_id, contains_id.
  */
-#define PPS_CONF	5
+#define PPS_CONF	6
 #define PPS_PACKETS	20000
 #define PPS_ROUNDS	15
 
@@ -117,6 +123,7 @@ static const char *const pps_names[PPS_CONF] = {
 	"kfunc: borrow + contains + unborrow, drops",
 	"map_peek: Bloom map peek, drops",
 	"kfunc_id: borrow_id + contains + unborrow, drops",
+	"contains_id: one kfunc by id, drops",
 };
 
 static void print_pps(int ok, const struct pps_result *res)
@@ -135,10 +142,11 @@ static void print_pps(int ok, const struct pps_result *res)
 		printf("| %s | %.0f | %.0f .. %.0f | %.1f | %lu |\n",
 		       pps_names[c], res[c].median, res[c].min, res[c].max,
 		       1e6 / res[c].median, res[c].delivered);
-	printf("\nkfunc / map_peek (medians): %.3f; kfunc_id / map_peek: %.3f; over drop_all: kfunc %+.0f ns, kfunc_id %+.0f ns, map_peek %+.0f ns per packet.\n",
+	printf("\nkfunc / map_peek (medians): %.3f; kfunc_id / map_peek: %.3f; contains_id / map_peek: %.3f; over drop_all: kfunc %+.0f ns, kfunc_id %+.0f ns, contains_id %+.0f ns, map_peek %+.0f ns per packet.\n",
 	       res[2].median / res[3].median, res[4].median / res[3].median,
+	       res[5].median / res[3].median,
 	       res[2].median - res[1].median, res[4].median - res[1].median,
-	       res[3].median - res[1].median);
+	       res[5].median - res[1].median, res[3].median - res[1].median);
 }
 
 /* One line of the breakdown: med[k][a] - med[k][b] for both keys. */
@@ -146,6 +154,41 @@ static void part(const char *what, __u32 med[2][NPROG], int a, int b)
 {
 	printf("- %s: %d / %d\n", what, (int)med[0][a] - (int)med[0][b],
 	       (int)med[1][a] - (int)med[1][b]);
+}
+
+/* A batch program per key: its median over @n, as a table row. */
+static void per_key(__u32 med[2][NPROG], int p, int n, const char *what)
+{
+	printf("| %s, per key (/%d) | %.1f | %.1f |\n", what, n,
+	       (double)med[0][p] / n, (double)med[1][p] / n);
+}
+
+/* (med[k][a] - med[k][b]) / @n for both keys. */
+static void slope(const char *what, __u32 med[2][NPROG], int a, int b, int n)
+{
+	printf("- %s: %.1f / %.1f\n", what,
+	       ((double)med[0][a] - med[0][b]) / n,
+	       ((double)med[1][a] - med[1][b]) / n);
+}
+
+/*
+ * What the AVX2 path costs a call beyond the scalar path, apart from its
+ * keys: kernel_fpu_begin()/end() and the vector code's setup, from the
+ * two paths' per-key slopes (key @k).
+ */
+static double simd_fixed(__u32 med[2][NPROG], int k)
+{
+	double scalar = ((double)med[k][BATCH_31] - med[k][BATCH_1]) / 30;
+	double avx2 = ((double)med[k][BATCH] - med[k][BATCH_32]) / 32;
+
+	return (med[k][BATCH_32] - 32 * avx2) - (med[k][BATCH_31] - 31 * scalar);
+}
+
+/* Over the empty program: (a - empty) / @na over (b - empty) / @nb, key @k. */
+static double net(__u32 med[2][NPROG], int k, int a, int na, int b, int nb)
+{
+	return (((double)med[k][a] - med[k][EMPTY]) / na) /
+	       (((double)med[k][b] - med[k][EMPTY]) / nb);
 }
 
 int main(void)
@@ -158,7 +201,8 @@ int main(void)
 	struct pps_result pps[PPS_CONF];
 	__u32 t[2][NPROG][ROUNDS], ns, rv, med[2][NPROG];
 	struct bpf_bench_bpf *skel;
-	unsigned int fp_mf, fp_id, fp_map;
+	unsigned int fp_mf, fp_id, fp_one, fp_map;
+	__u64 bits[BATCH_32 - BATCH + 1];
 	struct mf_info info;
 	struct utsname u;
 	int dev, fd, i, r, p, k, progs[NPROG];
@@ -207,8 +251,13 @@ int main(void)
 	progs[KFUNC_REF] = bpf_program__fd(skel->progs.kfunc_ref);
 	progs[KFUNC] = bpf_program__fd(skel->progs.kfunc);
 	progs[KFUNC_ID] = bpf_program__fd(skel->progs.kfunc_id);
+	progs[CONTAINS_ID] = bpf_program__fd(skel->progs.contains_id);
 	progs[MAP_PEEK] = bpf_program__fd(skel->progs.map_peek);
 	progs[BATCH] = bpf_program__fd(skel->progs.batch);
+	progs[BATCH_SCALAR] = bpf_program__fd(skel->progs.batch_scalar);
+	progs[BATCH_1] = bpf_program__fd(skel->progs.batch_1);
+	progs[BATCH_31] = bpf_program__fd(skel->progs.batch_31);
+	progs[BATCH_32] = bpf_program__fd(skel->progs.batch_32);
 
 	/* Rounds alternate the programs; in each, present then absent. */
 	for (r = 0; r < ROUNDS; r++)
@@ -224,19 +273,35 @@ int main(void)
 			qsort(t[k][p], ROUNDS, sizeof(__u32), cmp_u32);
 			med[k][p] = t[k][p][ROUNDS / 2];
 		}
+	/* The AVX2 and scalar batches give one bitmap, as does one call each. */
+	for (p = BATCH; p <= BATCH_32; p++) {
+		if (run(progs[p], present(0), 1, &ns, &rv))
+			return 1;
+		bits[p - BATCH] = skel->bss->batch_hits;
+	}
+	if (bits[0] != bits[1] || bits[2] != (bits[0] & 1) ||
+	    bits[3] != (bits[0] & ((1ull << 31) - 1)) ||
+	    bits[4] != (bits[0] & ((1ull << 32) - 1))) {
+		fprintf(stderr, "bpf_bench: batch bitmaps differ: %#llx %#llx %#llx %#llx %#llx\n",
+			(unsigned long long)bits[0], (unsigned long long)bits[1],
+			(unsigned long long)bits[2], (unsigned long long)bits[3],
+			(unsigned long long)bits[4]);
+		return 1;
+	}
 	if (fpr(progs[KFUNC], &fp_mf) || fpr(progs[KFUNC_ID], &fp_id) ||
-	    fpr(progs[MAP_PEEK], &fp_map))
+	    fpr(progs[CONTAINS_ID], &fp_one) || fpr(progs[MAP_PEEK], &fp_map))
 		return 1;
 	/* The same filter by name and by id: the same answers. */
-	if (fp_id != fp_mf) {
-		fprintf(stderr, "bpf_bench: kfunc_id %u false positives, kfunc %u\n",
-			fp_id, fp_mf);
+	if (fp_id != fp_mf || fp_one != fp_mf) {
+		fprintf(stderr, "bpf_bench: false positives: kfunc_id %u, contains_id %u, kfunc %u\n",
+			fp_id, fp_one, fp_mf);
 		return 1;
 	}
 	pps_fds[1] = bpf_program__fd(skel->progs.drop_all);
 	pps_fds[2] = progs[KFUNC];
 	pps_fds[3] = progs[MAP_PEEK];
 	pps_fds[4] = progs[KFUNC_ID];
+	pps_fds[5] = progs[CONTAINS_ID];
 	pps_ok = !bench_pps(pps_fds, PPS_CONF, PPS_PACKETS, PPS_ROUNDS, pps);
 
 	uname(&u);
@@ -250,9 +315,10 @@ int main(void)
 	printf("| program | present key | absent key |\n|---|---|---|\n");
 	for (p = 0; p < NPROG; p++)
 		printf("| %s | %u | %u |\n", names[p], med[0][p], med[1][p]);
-	printf("| batch, per key (/%d) | %.1f | %.1f |\n", BENCH_BATCH,
-	       (double)med[0][BATCH] / BENCH_BATCH,
-	       (double)med[1][BATCH] / BENCH_BATCH);
+	per_key(med, BATCH, BENCH_BATCH, "batch");
+	per_key(med, BATCH_SCALAR, BENCH_BATCH, "batch_scalar");
+	per_key(med, BATCH_31, 31, "batch_31");
+	per_key(med, BATCH_32, 32, "batch_32");
 	printf("\nPer-packet parts (differences of medians, ns; present / absent key):\n\n");
 	part("by-name lookup (borrow - empty)", med, BORROW, EMPTY);
 	part("by-id lookup (borrow_id - empty)", med, BORROW_ID, EMPTY);
@@ -264,16 +330,41 @@ int main(void)
 	part("memfilter query, borrowed (kfunc - empty)", med, KFUNC, EMPTY);
 	part("memfilter query, borrowed by id (kfunc_id - empty)", med,
 	     KFUNC_ID, EMPTY);
+	part("memfilter query, one call by id (contains_id - empty)", med,
+	     CONTAINS_ID, EMPTY);
 	part("memfilter query, referenced (kfunc_ref - empty)", med, KFUNC_REF,
 	     EMPTY);
 	part("Bloom map peek (map_peek - empty)", med, MAP_PEEK, EMPTY);
-	printf("\nkfunc / map_peek, whole program: %.2f (present), %.2f (absent); kfunc_id / map_peek: %.2f, %.2f; kfunc_ref / map_peek: %.2f, %.2f.\n\n",
+	printf("\nThe batch kfunc per key (ns; present / absent packet, the same 64 keys either way):\n\n");
+	slope("scalar, each key past the first (batch_31 - batch_1) / 30", med,
+	      BATCH_31, BATCH_1, 30);
+	slope("AVX2, each key past the 32nd (batch - batch_32) / 32", med,
+	      BATCH, BATCH_32, 32);
+	printf("- the AVX2 path's fixed cost over the scalar one's (batch_32 - 32 x AVX2 per key) - (batch_31 - 31 x scalar per key): %.0f / %.0f\n",
+	       simd_fixed(med, 0), simd_fixed(med, 1));
+	slope("64 keys, AVX2 over scalar (batch - batch_scalar) / 64", med,
+	      BATCH, BATCH_SCALAR, 64);
+	printf("\nkfunc / map_peek, whole program: %.2f (present), %.2f (absent); kfunc_id / map_peek: %.2f, %.2f; kfunc_ref / map_peek: %.2f, %.2f; contains_id / map_peek: %.2f, %.2f.\n\n",
 	       (double)med[0][KFUNC] / med[0][MAP_PEEK],
 	       (double)med[1][KFUNC] / med[1][MAP_PEEK],
 	       (double)med[0][KFUNC_ID] / med[0][MAP_PEEK],
 	       (double)med[1][KFUNC_ID] / med[1][MAP_PEEK],
 	       (double)med[0][KFUNC_REF] / med[0][MAP_PEEK],
-	       (double)med[1][KFUNC_REF] / med[1][MAP_PEEK]);
+	       (double)med[1][KFUNC_REF] / med[1][MAP_PEEK],
+	       (double)med[0][CONTAINS_ID] / med[0][MAP_PEEK],
+	       (double)med[1][CONTAINS_ID] / med[1][MAP_PEEK]);
+	printf("Against the goals (net: minus empty, the packet parse both share; present / absent):\n\n");
+	printf("- contains_id over map_peek, net: %.2f / %.2f (goal: below 1)\n",
+	       net(med, 0, CONTAINS_ID, 1, MAP_PEEK, 1),
+	       net(med, 1, CONTAINS_ID, 1, MAP_PEEK, 1));
+	printf("- kfunc (borrow by name + contains) over map_peek, net: %.2f / %.2f\n",
+	       net(med, 0, KFUNC, 1, MAP_PEEK, 1),
+	       net(med, 1, KFUNC, 1, MAP_PEEK, 1));
+	printf("- batch per key over map_peek, net: %.2f / %.2f (goal: below 0.5); batch_scalar: %.2f / %.2f\n\n",
+	       net(med, 0, BATCH, BENCH_BATCH, MAP_PEEK, 1),
+	       net(med, 1, BATCH, BENCH_BATCH, MAP_PEEK, 1),
+	       net(med, 0, BATCH_SCALAR, BENCH_BATCH, MAP_PEEK, 1),
+	       net(med, 1, BATCH_SCALAR, BENCH_BATCH, MAP_PEEK, 1));
 	printf("False positives over %d absent keys: memfilter %u (%.4f), Bloom map %u (%.4f).\n",
 	       NKEYS, fp_mf, (double)fp_mf / NKEYS, fp_map,
 	       (double)fp_map / NKEYS);

@@ -85,9 +85,27 @@ $(BUILD)/bench/bpf/bpf_bench: bench/bpf_bench.c bench/bpf_pps.c \
 		$(WARN) -o $@ bench/bpf_bench.c bench/bpf_pps.c \
 		$(GUEST_LIB_OBJS) $(BPF_LIBS)
 
+# The same per-key hashing and probing natively: the Bloom map's code with
+# the kernel's own jhash.h (Debian's 6.12 headers; KERNEL_JHASH_H
+# overrides), memfilter's from core/.
+KERNEL_JHASH_H ?= $(firstword $(wildcard \
+	/usr/src/linux-headers-6.12*-common/include/linux/jhash.h))
+BPF_KEY_BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c
+
+bench/bpf_key_bench: bench/bpf_key_bench.c bench/bench_util.h \
+		bench/bpf/kshim/linux/bitops.h \
+		bench/bpf/kshim/linux/unaligned/packed_struct.h \
+		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(BPF_KEY_BENCH_CORE))
+	@test -n "$(KERNEL_JHASH_H)" || \
+		{ echo "no linux/jhash.h: set KERNEL_JHASH_H" >&2; exit 1; }
+	$(CC) $(BENCH_CFLAGS) -Ibench/bpf/kshim \
+		-DKERNEL_JHASH_H='"$(KERNEL_JHASH_H)"' -Wall -Werror -o $@ \
+		$(filter %.c %.o,$^)
+
 .PHONY: bench-bpf
-bench-bpf: $(BUILD)/bench/bpf/bpf_bench
-	scripts/bpf-bench.sh $(BUILD)/bench/bpf bench/results/bpf.md
+bench-bpf: $(BUILD)/bench/bpf/bpf_bench bench/bpf_key_bench
+	scripts/bpf-bench.sh $(BUILD)/bench/bpf bench/results/bpf.md \
+		bench/bpf_key_bench
 
 # --- make bench-nf: the netfilter hook against nftables -----------------------
 $(BUILD)/bench/nf/nf_pps: bench/nf_pps.c bench/bpf_pps.c bench/bpf/bpf_bench.h

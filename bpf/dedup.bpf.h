@@ -8,6 +8,7 @@
 #ifndef _DEDUP_BPF_H_
 #define _DEDUP_BPF_H_
 
+#define ESRCH		3
 #define EEXIST		17
 
 /*
@@ -29,23 +30,30 @@ static __always_inline __u32 dedup_key_len(__u32 udp_len)
 }
 
 /*
- * Test-and-add @key on the filter named @name (a constant string in
- * .rodata), borrowed, not referenced: no atomic operation per packet.
- * Counts into @c. Return: true to drop (the key may have been seen).
+ * Test-and-add @key on the filter with published id @id
+ * (bpf_memfilter_test_and_add_id(): one kfunc call), or, when @id is 0, on
+ * the filter named @name (a constant string in .rodata), borrowed; never
+ * referenced: no atomic operation per packet. Counts into @c. Return:
+ * true to drop (the key may have been seen).
  */
-static __always_inline bool dedup_seen(const char *name,
+static __always_inline bool dedup_seen(const char *name, __u32 id,
 				       struct tc_dedup_counts *c,
 				       void *key, __u32 len)
 {
-	struct memfilter_borrowed *b = bpf_memfilter_borrow(name);
+	struct memfilter_borrowed *b;
 	int ret;
 
-	if (!b) {
-		__sync_fetch_and_add(&c->no_filter, 1);
-		return false;
+	if (id) {
+		ret = bpf_memfilter_test_and_add_id(id, key, len);
+		if (ret == -ESRCH)
+			goto no_filter;
+	} else {
+		b = bpf_memfilter_borrow(name);
+		if (!b)
+			goto no_filter;
+		ret = bpf_memfilter_test_and_add(&b->f, key, len);
+		bpf_memfilter_unborrow(b);
 	}
-	ret = bpf_memfilter_test_and_add(&b->f, key, len);
-	bpf_memfilter_unborrow(b);
 	if (ret == -EEXIST) {
 		__sync_fetch_and_add(&c->dropped, 1);
 		return true;
@@ -54,6 +62,10 @@ static __always_inline bool dedup_seen(const char *name,
 		__sync_fetch_and_add(&c->errors, 1);
 	else
 		__sync_fetch_and_add(&c->passed, 1);
+	return false;
+
+no_filter:
+	__sync_fetch_and_add(&c->no_filter, 1);
 	return false;
 }
 

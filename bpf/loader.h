@@ -2,7 +2,8 @@
 /*
  * What the example loaders of bpf/ share: whether the running module has
  * its BPF kfuncs (MEMFILTER_FEAT_BPF_KFUNCS), which a loader checks before
- * loading a program that calls them; and a netfilter BPF link, which
+ * loading a program that calls them; the filter's published id, which it
+ * gives the program; and a netfilter BPF link, which
  * Debian 12's libbpf (1.1) and uapi headers (6.1) cannot make.
  *
  * Copyright (C) 2026 The memfilter authors.
@@ -51,6 +52,31 @@ static inline int loader_kfuncs(const char *prog)
 		"(MEMFILTER_FEAT_BPF_KFUNCS clear: no module BTF, as on Debian's 6.1);\n"
 		"see Documentation/bpf.rst\n", prog);
 	return 0;
+}
+
+/*
+ * The published id of filter @name (mf_pub_id()), or 0 when it is not
+ * published now: the program then finds it by name. Says which on stderr.
+ */
+static inline __u32 loader_filter_id(const char *prog, const char *name)
+{
+	int dev = mf_open_device();
+	int fd = dev < 0 ? dev : mf_open(dev, name);
+	uint32_t id = 0;
+
+	if (fd >= 0) {
+		if (mf_pub_id(fd, &id))
+			id = 0;
+		close(fd);
+	}
+	if (dev >= 0)
+		close(dev);
+	if (id)
+		fprintf(stderr, "%s: %s: published id %u\n", prog, name, id);
+	else
+		fprintf(stderr, "%s: %s: not published now: by name\n", prog,
+			name);
+	return id;
 }
 
 static volatile sig_atomic_t loader_stop;

@@ -72,6 +72,20 @@ extern int bpf_memfilter_delete(struct memfilter *f, const void *key,
 extern int bpf_memfilter_test_and_add(struct memfilter *f, const void *key,
 				      __u32 key__sz) __weak __ksym;
 /*
+ * The hot path in one call, by the filter's published id: the lookup of
+ * bpf_memfilter_borrow_id() and the query, no handle to check or end.
+ * 0: may be present; -ENOENT: definitely absent; -ESRCH: no published
+ * filter has that id. XDP, TC and netfilter programs only.
+ */
+extern int bpf_memfilter_contains_id(__u32 id, const void *key,
+				     __u32 key__sz) __weak __ksym;
+/*
+ * bpf_memfilter_test_and_add() by id, likewise: its return values, or
+ * -ESRCH.
+ */
+extern int bpf_memfilter_test_and_add_id(__u32 id, const void *key,
+					 __u32 key__sz) __weak __ksym;
+/*
  * How many of keys__sz / key_size keys (at most 64) may be present, their
  * bits set in *bitmap; or -EINVAL.
  */

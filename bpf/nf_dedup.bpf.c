@@ -10,7 +10,9 @@
  * The packet is read through an skb dynptr into stack buffers: the kfuncs
  * take writable memory only, so a read-only dynptr slice cannot be the key.
  * At the IP layer's hooks skb->data is the network header. The filter's
- * name in .rodata, set by the loader before the program loads.
+ * name and, if published, its id in .rodata, set by the loader before the
+ * program loads (by id: one bpf_memfilter_test_and_add_id() per packet;
+ * by name: a borrow, as tc_dedup.bpf.c).
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -32,6 +34,8 @@ extern int bpf_dynptr_from_skb(struct sk_buff *skb, __u64 flags,
 			       struct bpf_dynptr *ptr__uninit) __ksym;
 
 const volatile char filter_name[64] = "nf.dedup";
+/* Its published id, or 0: find it by name (set by the loader). */
+const volatile __u32 filter_id;
 
 struct tc_dedup_counts counts;
 
@@ -74,8 +78,9 @@ int nf_dedup(struct bpf_nf_ctx *ctx)
 	if (bpf_dynptr_read(key, len, &pkt, off + sizeof(udp), 0))
 		goto not_udp;
 
-	return dedup_seen((const char *)filter_name, &counts, key, len) ?
-	       NF_DROP : NF_ACCEPT;
+	if (dedup_seen((const char *)filter_name, filter_id, &counts, key, len))
+		return NF_DROP;
+	return NF_ACCEPT;
 
 not_udp:
 	__sync_fetch_and_add(&counts.not_udp, 1);

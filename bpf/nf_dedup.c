@@ -57,6 +57,7 @@ int main(int argc, char **argv)
 	}
 	snprintf((char *)skel->rodata->filter_name,
 		 sizeof(skel->rodata->filter_name), "%s", argv[1]);
+	skel->rodata->filter_id = loader_filter_id("nf_dedup", argv[1]);
 	loader_nf_prog(skel->progs.nf_dedup);
 	ret = nf_dedup_bpf__load(skel);
 	if (ret) {

@@ -5,7 +5,10 @@
  * filter may have seen already, with one bpf_memfilter_test_and_add() per
  * packet. With a window filter a repeat is dropped within the window and
  * passes again after it: redundant-feed suppression (A/B feeds, replays).
- * The filter's name in .rodata, set by the loader before the program loads.
+ * The filter's name and, if it is published, its id in .rodata, set by
+ * the loader before the program loads: by id, one
+ * bpf_memfilter_test_and_add_id() per packet, bound to that publish of the
+ * filter; by name (filter_id 0), a borrow per packet, following the name.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -27,6 +30,8 @@
 #define TC_ACT_SHOT	2
 
 const volatile char filter_name[64] = "tc.dedup";
+/* Its published id, or 0: find it by name (set by the loader). */
+const volatile __u32 filter_id;
 
 struct tc_dedup_counts counts;
 
@@ -69,8 +74,9 @@ int tc_dedup(struct __sk_buff *skb)
 	if (bpf_skb_load_bytes(skb, off + sizeof(udp), key, len))
 		goto not_udp;
 
-	return dedup_seen((const char *)filter_name, &counts, key, len) ?
-	       TC_ACT_SHOT : TC_ACT_OK;
+	if (dedup_seen((const char *)filter_name, filter_id, &counts, key, len))
+		return TC_ACT_SHOT;
+	return TC_ACT_OK;
 
 not_udp:
 	__sync_fetch_and_add(&counts.not_udp, 1);

@@ -64,6 +64,7 @@ int main(int argc, char **argv)
 	}
 	snprintf((char *)skel->rodata->filter_name,
 		 sizeof(skel->rodata->filter_name), "%s", argv[2]);
+	skel->rodata->filter_id = loader_filter_id("tc_dedup", argv[2]);
 	ret = tc_dedup_bpf__load(skel);
 	if (ret) {
 		fprintf(stderr, "tc_dedup: load: %s\n", strerror(-ret));

@@ -6,13 +6,14 @@
  * published id in .rodata, set by the loader before the program loads.
  *
  * With filter_id set (the loader reads it with mf_pub_id()), the filter is
- * found by id, one array load per packet (bpf_memfilter_borrow_id()); the
- * program then follows that publish of the filter only: once it is
- * unpublished, even if republished under the same name (a new id), packets
- * pass and count as no_filter until the program is reloaded. With
- * filter_id 0 (no published filter when the loader ran, or the object
- * attached by `ip link ... xdp obj`) it is found by name on each packet
- * (bpf_memfilter_borrow()), and follows the name.
+ * found by id, one array load per packet, inside the one kfunc call that
+ * also queries it (bpf_memfilter_contains_id()); the program then follows
+ * that publish of the filter only: once it is unpublished, even if
+ * republished under the same name (a new id), packets pass and count as
+ * no_filter until the program is reloaded. With filter_id 0 (no published
+ * filter when the loader ran, or the object attached by `ip link ... xdp
+ * obj`) it is found by name on each packet (bpf_memfilter_borrow()), and
+ * follows the name.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -25,16 +26,17 @@
 
 #define ETH_P_IP	0x0800
 #define ETH_P_IPV6	0x86DD
+#define ESRCH		3
 
 const volatile char filter_name[64] = "xdp.blocklist";
 const volatile __u32 filter_id;
 
 struct xdp_blocklist_counts counts;
 
-static __always_inline int verdict(struct memfilter *f, const void *key,
-				   __u32 len)
+/* @ret: the contains kfunc's value, 0 when the key may be present. */
+static __always_inline int verdict(int ret)
 {
-	if (bpf_memfilter_contains(f, key, len) == 0) {
+	if (ret == 0) {
 		__sync_fetch_and_add(&counts.dropped, 1);
 		return XDP_DROP;
 	}
@@ -74,16 +76,20 @@ int xdp_blocklist(struct xdp_md *ctx)
 	}
 
 	/*
-	 * Borrowed, not referenced: no atomic operation per packet. filter_id
-	 * is constant at load: the verifier keeps one branch.
+	 * No reference, so no atomic operation per packet: by id, one kfunc
+	 * call; by name, a borrow. filter_id is constant at load: the
+	 * verifier keeps one branch.
 	 */
-	if (filter_id)
-		b = bpf_memfilter_borrow_id(filter_id);
-	else
-		b = bpf_memfilter_borrow((const char *)filter_name);
+	if (filter_id) {
+		ret = bpf_memfilter_contains_id(filter_id, key, len);
+		if (ret == -ESRCH)
+			goto no_filter;
+		return verdict(ret);
+	}
+	b = bpf_memfilter_borrow((const char *)filter_name);
 	if (!b)
 		goto no_filter;
-	ret = verdict(&b->f, key, len);
+	ret = verdict(bpf_memfilter_contains(&b->f, key, len));
 	bpf_memfilter_unborrow(b);
 	return ret;
 

@@ -28,29 +28,6 @@
 #include "xdp_blocklist.h"
 #include "xdp_blocklist.skel.h"
 
-/* The published id of filter @name, or 0 (not published now: by name). */
-static __u32 filter_id(const char *name)
-{
-	int dev = mf_open_device();
-	int fd = dev < 0 ? dev : mf_open(dev, name);
-	uint32_t id = 0;
-
-	if (fd >= 0) {
-		if (mf_pub_id(fd, &id))
-			id = 0;
-		close(fd);
-	}
-	if (dev >= 0)
-		close(dev);
-	if (id)
-		fprintf(stderr, "xdp_blocklist: %s: published id %u\n", name,
-			id);
-	else
-		fprintf(stderr, "xdp_blocklist: %s: not published now: by name\n",
-			name);
-	return id;
-}
-
 int main(int argc, char **argv)
 {
 	struct xdp_blocklist_bpf *skel;
@@ -81,7 +58,7 @@ int main(int argc, char **argv)
 	}
 	snprintf((char *)skel->rodata->filter_name,
 		 sizeof(skel->rodata->filter_name), "%s", argv[2]);
-	skel->rodata->filter_id = filter_id(argv[2]);
+	skel->rodata->filter_id = loader_filter_id("xdp_blocklist", argv[2]);
 	ret = xdp_blocklist_bpf__load(skel);
 	if (!ret)
 		ret = bpf_xdp_attach(ifindex,

@@ -206,6 +206,57 @@ __bpf_kfunc int bpf_memfilter_test_and_add(struct memfilter *f,
 }
 
 /**
+ * bpf_memfilter_contains_id() - may a key be in the filter with this id?
+ * @id: the filter's published id (MEMFILTER_IOC_INFO's pub_id)
+ * @key: the key
+ * @key__sz: its length in bytes
+ *
+ * The per-packet path in one call: the lookup of bpf_memfilter_borrow_id()
+ * (memfilter_lookup_id_rcu(): an xas_load() under the program run's own
+ * RCU read-side section) and bpf_memfilter_contains(), with no handle for
+ * the verifier to track, so no borrow or unborrow call and no reference
+ * count. The filter found is valid until the run ends, for the reasons
+ * given at bpf_memfilter_borrow_id().
+ *
+ * Context: as bpf_memfilter_borrow() (refused to sleepable programs);
+ * lockless.
+ * Return: 0 if the key may be present, -ENOENT if it is definitely absent,
+ * -ESRCH if no published filter has that id.
+ */
+__bpf_kfunc int bpf_memfilter_contains_id(u32 id, const void *key,
+					  u32 key__sz)
+{
+	struct memfilter *f = memfilter_lookup_id_rcu(id);
+
+	if (unlikely(!f))
+		return -ESRCH;
+	return memfilter_contains(f, key, key__sz) ? 0 : -ENOENT;
+}
+
+/**
+ * bpf_memfilter_test_and_add_id() - bpf_memfilter_test_and_add() by id
+ * @id: the filter's published id (MEMFILTER_IOC_INFO's pub_id)
+ * @key: the key
+ * @key__sz: its length in bytes
+ *
+ * The dedup path in one call, as bpf_memfilter_contains_id() is the
+ * query's.
+ *
+ * Context: as bpf_memfilter_contains_id().
+ * Return: as bpf_memfilter_test_and_add(), or -ESRCH if no published
+ * filter has that id.
+ */
+__bpf_kfunc int bpf_memfilter_test_and_add_id(u32 id, const void *key,
+					      u32 key__sz)
+{
+	struct memfilter *f = memfilter_lookup_id_rcu(id);
+
+	if (unlikely(!f))
+		return -ESRCH;
+	return bpf_memfilter_test_and_add(f, key, key__sz);
+}
+
+/**
  * bpf_memfilter_contains_batch() - query up to 64 fixed-size keys at once
  * @f: a filter from bpf_memfilter_get()
  * @keys: keys__sz / @key_size keys of @key_size bytes, back to back
@@ -271,24 +322,34 @@ BTF_ID_FLAGS(func, bpf_memfilter_add, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_memfilter_delete, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_memfilter_test_and_add, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_memfilter_contains_batch, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_memfilter_contains_id)
+BTF_ID_FLAGS(func, bpf_memfilter_test_and_add_id)
 BTF_KFUNCS_END(mf_kfunc_ids)
 
-BTF_ID_LIST(mf_borrow_ids)
+/* The kfuncs valid only within one RCU read-side section. */
+#define MF_RCU_ONLY_KFUNCS	5
+BTF_ID_LIST(mf_rcu_only_ids)
 BTF_ID(func, bpf_memfilter_borrow)
 BTF_ID(func, bpf_memfilter_borrow_id)
 BTF_ID(func, bpf_memfilter_unborrow)
+BTF_ID(func, bpf_memfilter_contains_id)
+BTF_ID(func, bpf_memfilter_test_and_add_id)
 
 /*
- * A borrowed filter is valid only while the program runs in one RCU
- * read-side section: never in a sleepable program (SYSCALL programs
- * always are; XDP, TC and netfilter programs never are).
+ * A filter found without a reference (borrowed, or looked up by id inside
+ * the kfunc) is valid only while the program runs in one RCU read-side
+ * section: never in a sleepable program (SYSCALL programs always are; XDP,
+ * TC and netfilter programs never are).
  */
 static int mf_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
 {
-	if (prog->sleepable &&
-	    (kfunc_id == mf_borrow_ids[0] || kfunc_id == mf_borrow_ids[1] ||
-	     kfunc_id == mf_borrow_ids[2]))
-		return -EACCES;
+	int i;
+
+	if (!prog->sleepable)
+		return 0;
+	for (i = 0; i < MF_RCU_ONLY_KFUNCS; i++)
+		if (kfunc_id == mf_rcu_only_ids[i])
+			return -EACCES;
 	return 0;
 }
 

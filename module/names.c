@@ -13,7 +13,7 @@
  * until rcu_read_unlock().
  *
  * Published ids: an xarray from id to filter, changed together with the
- * hash table under memfilter_names_lock, read under RCU by xa_load(). The
+ * hash table under memfilter_names_lock, read under RCU by xas_load(). The
  * id is erased before the entry's reference to the filter is dropped, so
  * the same rule holds: the last put frees the filter only after a grace
  * period that started after the erase. Ids are allocated cyclically in
@@ -107,16 +107,36 @@ EXPORT_SYMBOL_GPL(memfilter_lookup_rcu);
  * memfilter_lookup_id_rcu() - find a published filter by id, no reference
  * @id: its id (MEMFILTER_IOC_INFO's pub_id)
  *
- * memfilter_lookup_rcu() by number: one xa_load(), no string hash or
- * compare. An id is not issued again until about 2^31 later publishes
- * (see the top of this file), so a stale one finds nothing until then.
+ * memfilter_lookup_rcu() by number: one xas_load() under the caller's
+ * read-side section, no string hash or compare. An id is not issued
+ * again until about 2^31 later publishes (see the top of this file), so
+ * a stale one finds nothing until then.
  *
  * Context: as memfilter_lookup_rcu().
  * Return: the filter, or NULL if no published filter has that id.
  */
 struct memfilter *memfilter_lookup_id_rcu(u32 id)
 {
-	return xa_load(&mf_ids, id);
+	XA_STATE(xas, &mf_ids, id);
+	void *entry;
+
+	/*
+	 * xa_load() less its own rcu_read_lock() and rcu_read_unlock()
+	 * (out-of-line calls with CONFIG_PREEMPT_RCU): the caller is in a
+	 * read-side section. Lockdep's check in xas_load() knows only
+	 * rcu_read_lock(), not a section made by disabling bottom halves
+	 * (rcu_read_lock_bh() around TC egress programs, for one), so such
+	 * a caller takes xa_load()'s way. Without lockdep,
+	 * rcu_read_lock_held() is constant true.
+	 */
+	if (!rcu_read_lock_held())
+		return xa_load(&mf_ids, id);
+	do {
+		entry = xas_load(&xas);
+		if (xa_is_zero(entry))
+			entry = NULL;
+	} while (xas_retry(&xas, entry));
+	return entry;
 }
 EXPORT_SYMBOL_GPL(memfilter_lookup_id_rcu);
 

@@ -4,14 +4,16 @@
 # make bench-bpf: boot Debian's stock 6.12 kernel (no KASAN to distort the
 # timing) with the module, its veth module and Debian's ip (for the packets
 # per second through a veth pair), run bench/bpf_bench.c there and write
-# its report.
-#   bpf-bench.sh BINDIR OUT.md
+# its report; with NATIVE (bench/bpf_key_bench), its native per-key cost of
+# the same hashing and probing on this host is appended.
+#   bpf-bench.sh BINDIR OUT.md [NATIVE]
 
 set -eu
 . "$(dirname "$0")/common.sh"
 
 bindir=$1
 out=$2
+native=${3:-}
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 read -r kdir vmlinuz <<EOF2
 $("$TOP/scripts/stock-kernel.sh" 6.12)
@@ -38,8 +40,20 @@ GUEST
 sed -n '/^### BEGIN report/,/^### END report/p' "$work/log" |
 	sed '1d;$d' >"$work/report.md"
 [ -s "$work/report.md" ] || die "no report in the guest log"
+if [ -n "$native" ]; then
+	nload=$(cut -d' ' -f1-3 /proc/loadavg)
+	"$native" >"$work/native.md" || die "$native failed"
+fi
 {
 	cat "$work/report.md"
+	if [ -n "$native" ]; then
+		echo
+		echo "## Native cost of the same hashing and probing"
+		echo
+		cat "$work/native.md"
+		echo
+		echo "Host load average before the native run: $nload."
+	fi
 	echo
 	echo "Host load average at the start: $load ($(date -u +%Y-%m-%d), a shared 2-core machine)."
 } >"$out"

@@ -259,7 +259,13 @@ static void tc_check(struct __test_metadata *_metadata,
  * The example program against a Bloom filter with false positives: every
  * packet's verdict is the offline filter's answer for its source.
  */
-TEST_F(bpf, xdp_blocklist_exact)
+/*
+ * The example's verdicts, packet by packet, against the offline query of
+ * the same filter; the filter found by name (bpf_memfilter_borrow()) or,
+ * with @by_id, by its published id (bpf_memfilter_contains_id()).
+ */
+static void blocklist_exact(struct __test_metadata *_metadata, int dev,
+			    bool by_id)
 {
 	struct xdp_blocklist_bpf *skel;
 	struct mf_info before, after;
@@ -268,15 +274,18 @@ TEST_F(bpf, xdp_blocklist_exact)
 	unsigned int drop = 0, fp = 0, v6;
 	size_t klen, len;
 	int fd, prog, i;
+	uint32_t id = 0;
 	__u32 rv;
 
-	NEED_KFUNCS();
-	fd = blocklist(self->dev, XDP_NAME, true, &off);
+	fd = blocklist(dev, XDP_NAME, true, &off);
 	ASSERT_LE(0, fd) TH_LOG("blocklist: %s", mf_strerror(fd));
+	if (by_id)
+		ASSERT_EQ(0, mf_pub_id(fd, &id));
 
 	skel = xdp_blocklist_bpf__open();
 	ASSERT_NE(NULL, skel);
 	strcpy((char *)skel->rodata->filter_name, XDP_NAME);
+	skel->rodata->filter_id = id;
 	ASSERT_EQ(0, xdp_blocklist_bpf__load(skel));
 	prog = bpf_program__fd(skel->progs.xdp_blocklist);
 
@@ -319,7 +328,10 @@ TEST_F(bpf, xdp_blocklist_exact)
 	EXPECT_EQ(XDP_PASS, rv);
 	EXPECT_EQ(1, skel->bss->counts.not_ip);
 
-	/* Unpublished: bpf_memfilter_borrow() finds nothing, the packet passes. */
+	/*
+	 * Unpublished: the name or the id finds nothing (-ESRCH from
+	 * bpf_memfilter_contains_id()), the packet passes.
+	 */
 	ASSERT_EQ(0, mf_unpublish(fd));
 	len = packet(pkt, 0, false, key, &klen);
 	ASSERT_EQ(0, run_xdp(prog, pkt, len, &rv));
@@ -329,6 +341,18 @@ TEST_F(bpf, xdp_blocklist_exact)
 	xdp_blocklist_bpf__destroy(skel);
 	mf_offline_free(off);
 	close(fd);
+}
+
+TEST_F(bpf, xdp_blocklist_exact)
+{
+	NEED_KFUNCS();
+	blocklist_exact(_metadata, self->dev, false);
+}
+
+TEST_F(bpf, xdp_blocklist_exact_by_id)
+{
+	NEED_KFUNCS();
+	blocklist_exact(_metadata, self->dev, true);
 }
 
 /* Run one kfunc on @key; returns its return value (or -1000 on failure). */
@@ -569,6 +593,118 @@ TEST_F(bpf, borrow_id)
 
 	kfunc_ops_bpf__destroy(skel);
 	ASSERT_EQ(0, mf_unpublish(fd));
+	close(fd);
+}
+
+/*
+ * Run by_id_op: @kop (KFUNC_OP_CONTAINS or KFUNC_OP_TEST_AND_ADD) through
+ * bpf_memfilter_contains_id() or bpf_memfilter_test_and_add_id() on @key
+ * by @id. Returns the kfunc's value, or -1000 if the run failed.
+ */
+static int one_call(struct kfunc_ops_bpf *skel, int kop, uint32_t id,
+		    const void *key, size_t len)
+{
+	struct kfunc_op_args *a = &skel->bss->args;
+	uint8_t pkt[64] = { 0 };
+	__u32 retval;
+
+	a->op = kop;
+	a->id = id;
+	a->len = len;
+	memcpy(a->key, key, len);
+	a->ret = -1000;
+	if (run_xdp(bpf_program__fd(skel->progs.by_id_op), pkt, sizeof(pkt),
+		    &retval) || retval != XDP_PASS)
+		return -1000;
+	return a->ret;
+}
+
+/*
+ * bpf_memfilter_contains_id() answers as the ioctl query and as
+ * bpf_memfilter_borrow_id() + bpf_memfilter_contains() do, key by key,
+ * and is counted like them; an id that finds no filter is -ESRCH; and
+ * bpf_memfilter_test_and_add_id() is test-and-add by id.
+ */
+TEST_F(bpf, contains_id)
+{
+	struct kfunc_ops_bpf *skel;
+	struct mf_info before, after;
+	uint32_t k, id, id2, cid;
+	int fd, cfd, want, ret, hits = 0;
+
+	NEED_KFUNCS();
+	fd = create(self->dev, MF_TYPE_BLOOM, 1000, 0.05, "bpf.test.cid");
+	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
+	/* Full (1000 keys): some of the absent keys answer present. */
+	for (k = 0; k < 3000; k += 3)
+		ASSERT_EQ(1, mf_add(fd, &k, 4, 1, NULL, NULL));
+	ASSERT_EQ(0, mf_pub_id(fd, &id));
+	skel = ops_load("bpf.test.cid");
+	ASSERT_NE(NULL, skel);
+
+	ASSERT_EQ(0, mf_info(fd, &before));
+	for (k = 0; k < 1000; k++) {
+		want = mf_query(fd, &k, 4, 1, NULL, NULL);
+		ASSERT_LE(0, want);
+		if (k % 3 == 0)
+			ASSERT_EQ(1, want) TH_LOG("key %u", k);
+		hits += want;
+		ASSERT_EQ(want ? 0 : -ENOENT,
+			  one_call(skel, KFUNC_OP_CONTAINS, id, &k, 4))
+			TH_LOG("key %u", k);
+		ASSERT_EQ(1, by_id(skel, id, &k, 4, &ret));
+		ASSERT_EQ(want ? 0 : -ENOENT, ret) TH_LOG("key %u", k);
+	}
+	TH_LOG("%d of 1000 keys may be present (334 added)", hits);
+	EXPECT_LT(334, hits);
+	EXPECT_GT(1000, hits);
+	/* The ioctl queries, the one-call kfunc's and the borrow's. */
+	ASSERT_EQ(0, mf_info(fd, &after));
+	EXPECT_EQ(before.queries + 3000, after.queries);
+	EXPECT_EQ(before.hits + 3 * hits, after.hits);
+
+	/* No filter: never issued, unpublished, republished under a new id. */
+	k = 0;
+	EXPECT_EQ(-ESRCH, one_call(skel, KFUNC_OP_CONTAINS, 0, &k, 4));
+	EXPECT_EQ(-ESRCH, one_call(skel, KFUNC_OP_CONTAINS, id + 1000000,
+				   &k, 4));
+	EXPECT_EQ(-ESRCH, one_call(skel, KFUNC_OP_CONTAINS, 0xffffffffu,
+				   &k, 4));
+	EXPECT_EQ(-ESRCH, one_call(skel, KFUNC_OP_TEST_AND_ADD, 0, &k, 4));
+	ASSERT_EQ(0, mf_unpublish(fd));
+	EXPECT_EQ(-ESRCH, one_call(skel, KFUNC_OP_CONTAINS, id, &k, 4));
+	EXPECT_EQ(-ESRCH, one_call(skel, KFUNC_OP_TEST_AND_ADD, id, &k, 4));
+	ASSERT_EQ(0, mf_publish(fd, "bpf.test.cid"));
+	ASSERT_EQ(0, mf_pub_id(fd, &id2));
+	EXPECT_NE(id, id2);
+	EXPECT_EQ(-ESRCH, one_call(skel, KFUNC_OP_CONTAINS, id, &k, 4));
+	EXPECT_EQ(0, one_call(skel, KFUNC_OP_CONTAINS, id2, &k, 4));
+
+	/* Test-and-add by id: a key answered absent, then present. */
+	for (k = 3001; k < 4000; k++)
+		if (mf_query(fd, &k, 4, 1, NULL, NULL) == 0)
+			break;
+	ASSERT_GT(4000, k);
+	EXPECT_EQ(0, one_call(skel, KFUNC_OP_TEST_AND_ADD, id2, &k, 4));
+	EXPECT_EQ(1, mf_query(fd, &k, 4, 1, NULL, NULL));
+	EXPECT_EQ(-EEXIST, one_call(skel, KFUNC_OP_TEST_AND_ADD, id2, &k, 4));
+	EXPECT_EQ(0, one_call(skel, KFUNC_OP_CONTAINS, id2, &k, 4));
+
+	/* A cuckoo filter: contains by id works, test-and-add does not. */
+	cfd = create(self->dev, MF_TYPE_CUCKOO, 64, 0.01, "bpf.test.cid.c");
+	ASSERT_LE(0, cfd) TH_LOG("create: %s", mf_strerror(cfd));
+	ASSERT_EQ(0, mf_pub_id(cfd, &cid));
+	k = 7;
+	EXPECT_EQ(-ENOENT, one_call(skel, KFUNC_OP_CONTAINS, cid, &k, 4));
+	ASSERT_EQ(1, mf_add(cfd, &k, 4, 1, NULL, NULL));
+	EXPECT_EQ(0, one_call(skel, KFUNC_OP_CONTAINS, cid, &k, 4));
+	EXPECT_EQ(-EOPNOTSUPP,
+		  one_call(skel, KFUNC_OP_TEST_AND_ADD, cid, &k, 4));
+
+	kfunc_ops_bpf__destroy(skel);
+	ASSERT_EQ(0, mf_unpublish(cfd));
+	ASSERT_EQ(0, mf_unpublish(fd));
+	close(cfd);
 	close(fd);
 }
 
@@ -849,6 +985,42 @@ TEST_F(bpf, refused_borrow_id_syscall)
 	NEED_KFUNCS();
 	refused(_metadata, "neg_borrow_id_syscall",
 		"calling kernel function bpf_memfilter_borrow_id is not allowed");
+}
+
+/* The one-call lookups by id: not in sleepable programs either. */
+TEST_F(bpf, refused_contains_id_syscall)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_contains_id_syscall",
+		"calling kernel function bpf_memfilter_contains_id is not allowed");
+}
+
+TEST_F(bpf, refused_test_and_add_id_syscall)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_test_and_add_id_syscall",
+		"calling kernel function bpf_memfilter_test_and_add_id is not allowed");
+}
+
+TEST_F(bpf, refused_contains_id_past_end)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_contains_id_past_end",
+		"invalid access to packet");
+}
+
+TEST_F(bpf, refused_contains_id_rodata_key)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_contains_id_rodata_key",
+		"write into map forbidden");
+}
+
+TEST_F(bpf, refused_contains_id_socket)
+{
+	NEED_KFUNCS();
+	refused(_metadata, "neg_contains_id_socket",
+		"calling kernel function bpf_memfilter_contains_id is not allowed");
 }
 
 TEST_F(bpf, refused_socket_filter)

@@ -31,6 +31,9 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/udp.h>
+#include <netpacket/packet.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -828,19 +831,87 @@ TEST_F_TIMEOUT(veth, nf_dedup_window, VETH_TIMEOUT)
 }
 
 #define TC_LOADER	"/memfilter/bin/tc_dedup"
+#define RAW_N		8	/* payloads sent twice each through AF_PACKET */
 
 /*
- * The example loader, run in A on va's tcx egress: it says when it is
- * attached, the test sends, SIGTERM makes it detach and print its counts,
- * which must be the predicted ones. On 6.1 it exits 2 naming the bit.
+ * Send one UDP datagram with @payload from A (10.0.0.1) to 10.0.0.2
+ * through an AF_PACKET socket on va: packet_snd() calls dev_queue_xmit()
+ * outside any rcu_read_lock(), so an egress program runs in
+ * __dev_queue_xmit()'s rcu_read_lock_bh() section alone, where lockdep
+ * does not see an RCU reader (the xa_load() branch of the id lookup). To
+ * a MAC address that is not vb's: B drops it as another host's and sends
+ * nothing back (an ICMP error would need an ARP reply from A, one more
+ * packet on va's egress). A frame the egress program drops fails the
+ * send with ENOBUFS (NET_XMIT_DROP): @pass says which is expected.
+ */
+static void raw_send(struct __test_metadata *_metadata, const char *payload,
+		     bool pass)
+{
+	static const uint8_t mac_a[6] = { 2, 0, 0, 0, 0, 0x0a };
+	static const uint8_t mac_b[6] = { 2, 0, 0, 0, 0, 0x0c };
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+				   .sll_protocol = htons(0x0800),
+				   .sll_halen = 6 };
+	uint8_t f[128] = { 0 };
+	struct iphdr *ip = (void *)(f + 14);
+	struct udphdr *udp = (void *)(ip + 1);
+	size_t plen = strlen(payload);
+	size_t len = 14 + sizeof(*ip) + sizeof(*udp) + plen;
+	uint16_t w[10];
+	uint32_t sum = 0;
+	int s, i;
+
+	ASSERT_GE(sizeof(f), len);
+	memcpy(f, mac_b, 6);
+	memcpy(f + 6, mac_a, 6);
+	f[12] = 0x08;					/* ETH_P_IP */
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->ttl = 64;
+	ip->protocol = IPPROTO_UDP;
+	ip->tot_len = htons(len - 14);
+	ip->saddr = htonl(0x0a000001);
+	ip->daddr = htonl(0x0a000002);
+	memcpy(w, ip, sizeof(w));
+	for (i = 0; i < 10; i++)
+		sum += w[i];
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	ip->check = ~sum;
+	udp->source = htons(PORT + 1);
+	udp->dest = htons(PORT);
+	udp->len = htons(sizeof(*udp) + plen);	/* checksum 0: none */
+	memcpy(udp + 1, payload, plen);
+	sll.sll_ifindex = if_nametoindex("va");
+	ASSERT_NE(0, sll.sll_ifindex);
+	memcpy(sll.sll_addr, mac_b, 6);
+	s = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, s) TH_LOG("AF_PACKET: %s", strerror(errno));
+	errno = 0;
+	EXPECT_EQ(pass ? (ssize_t)len : -1,
+		  sendto(s, f, len, 0, (struct sockaddr *)&sll, sizeof(sll)))
+		TH_LOG("%s: sendto: %s", payload, strerror(errno));
+	if (!pass)
+		EXPECT_EQ(ENOBUFS, errno);
+	close(s);
+}
+
+/*
+ * The example loader, run in A on va's tcx egress: it names the filter's
+ * published id (the program then finds it by id) and says when it is
+ * attached, the test sends (UDP sockets, then AF_PACKET), SIGTERM makes it
+ * detach and print its counts, which must be the predicted ones. On 6.1
+ * it exits 2 naming the bit.
  */
 TEST_F_TIMEOUT(veth, tc_dedup_loader_egress, VETH_TIMEOUT)
 {
 	static struct pkt seq[MAXSEQ];
 	unsigned long long passed, dropped, not_udp, no_filter, errors;
-	unsigned int n, drops, received;
-	char sentinel[32], line[256];
+	unsigned int n, drops, received, i, raw_drops = 0;
+	char sentinel[32], line[256], want[64];
+	uint64_t was;
 	int fd, twin, pipefd[2], status;
+	uint32_t id = 0;
 	FILE *out;
 	pid_t pid;
 
@@ -848,6 +919,8 @@ TEST_F_TIMEOUT(veth, tc_dedup_loader_egress, VETH_TIMEOUT)
 		SKIP(return, "no " TC_LOADER);
 	fd = create(self->dev, "tc.loader", NSRC);
 	ASSERT_LE(0, fd);
+	if (have_kfuncs(self->dev))
+		ASSERT_EQ(0, mf_pub_id(fd, &id));
 	twin = create(self->dev, NULL, NSRC);
 	ASSERT_LE(0, twin);
 	ASSERT_EQ(0, pipe(pipefd));
@@ -873,6 +946,19 @@ TEST_F_TIMEOUT(veth, tc_dedup_loader_egress, VETH_TIMEOUT)
 		fclose(out);
 		goto out;
 	}
+	/*
+	 * The filter is published: the loader gives the program its id, so
+	 * every packet is one bpf_memfilter_test_and_add_id() call, here on
+	 * egress (__dev_queue_xmit(): rcu_read_lock_bh(), inside
+	 * ip_finish_output2()'s rcu_read_lock()).
+	 */
+	snprintf(want, sizeof(want), "tc_dedup: tc.loader: published id %u\n",
+		 id);
+	ASSERT_STREQ(want, line) {
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+	}
+	ASSERT_NE(NULL, fgets(line, sizeof(line), out));
 	ASSERT_STREQ("attached to va tcx egress\n", line) {
 		kill(pid, SIGTERM);
 		waitpid(pid, NULL, 0);
@@ -882,6 +968,23 @@ TEST_F_TIMEOUT(veth, tc_dedup_loader_egress, VETH_TIMEOUT)
 	drops = predict_dedup(_metadata, twin, seq, n, sentinel, sizeof(sentinel));
 	run_traffic(_metadata, seq, n, sentinel, &received);
 	EXPECT_EQ(n - drops, received);
+	/*
+	 * Then RAW_N payloads twice each through AF_PACKET (raw_send()): the
+	 * program's verdicts, each one sendto()'s result (the egress hook
+	 * runs inside it) and together its counts, predicted by the twin as
+	 * before.
+	 */
+	enter(_metadata, NS_A);
+	for (i = 0; i < 2 * RAW_N; i++) {
+		snprintf(line, sizeof(line), "raw-%u", i / 2);
+		was = 0;
+		EXPECT_LE(0, mf_test_and_add(twin, line, strlen(line), 1, &was,
+					     NULL));
+		raw_drops += was & 1;
+		raw_send(_metadata, line, !(was & 1));
+	}
+	enter(_metadata, NS_ROOT);
+	EXPECT_LE(RAW_N, raw_drops);		/* every second copy at least */
 	kill(pid, SIGTERM);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_EQ(0, WEXITSTATUS(status));
@@ -890,8 +993,8 @@ TEST_F_TIMEOUT(veth, tc_dedup_loader_egress, VETH_TIMEOUT)
 	ASSERT_EQ(5, sscanf(line, "passed %llu dropped %llu not_udp %llu no_filter %llu errors %llu",
 			    &passed, &dropped, &not_udp, &no_filter, &errors))
 		TH_LOG("%s", line);
-	EXPECT_EQ(n - drops + 1, passed);
-	EXPECT_EQ(drops, dropped);
+	EXPECT_EQ(n - drops + 1 + 2 * RAW_N - raw_drops, passed);
+	EXPECT_EQ(drops + raw_drops, dropped);
 	EXPECT_EQ(0, not_udp);
 	EXPECT_EQ(0, no_filter);
 	EXPECT_EQ(0, errors);

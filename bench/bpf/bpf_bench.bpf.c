@@ -6,8 +6,9 @@
  * (a reference taken and dropped, a filter borrowed by name or by id, one
  * more kfunc call); memfilter's contains kfunc with a referenced filter and
  * with a filter borrowed by name and by id;
+ * memfilter's contains by id in one kfunc (bpf_memfilter_contains_id());
  * the kernel's BPF_MAP_TYPE_BLOOM_FILTER; and memfilter's batch kfunc on
- * BENCH_BATCH keys.
+ * BENCH_BATCH keys and on fewer, scalar and AVX2.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -188,6 +189,18 @@ int kfunc_id(struct xdp_md *ctx)
 	return ret == 0 ? XDP_DROP : XDP_PASS;
 }
 
+/* The one-call hot path: lookup by id and contains in one kfunc. */
+SEC("xdp")
+int contains_id(struct xdp_md *ctx)
+{
+	__u32 key;
+
+	if (saddr(ctx, &key))
+		return XDP_ABORTED;
+	return bpf_memfilter_contains_id(filter_id, &key, sizeof(key)) == 0 ?
+	       XDP_DROP : XDP_PASS;
+}
+
 SEC("xdp")
 int map_peek(struct xdp_md *ctx)
 {
@@ -198,11 +211,25 @@ int map_peek(struct xdp_md *ctx)
 	return bpf_map_peek_elem(&bloom, &key) == 0 ? XDP_DROP : XDP_PASS;
 }
 
-SEC("xdp")
-int batch(struct xdp_md *ctx)
+/*
+ * contains_batch on @n of batch_keys from @off, once per packet. The
+ * kernel's batch path stays scalar below MEMFILTER_SIMD_MIN_KEYS (32) keys
+ * and enters an AVX2 section from 32 on, so batch_31 and batch_32 time the
+ * two paths on nearly the same work, and batch_scalar the 64 keys of
+ * batch in three scalar calls (31 + 31 + 2).
+ */
+static __always_inline int batch_part(struct memfilter *f, int off, int n,
+				      __u64 *bits)
+{
+	return bpf_memfilter_contains_batch(f, batch_keys + off,
+					    n * sizeof(__u32), sizeof(__u32),
+					    bits);
+}
+
+static __always_inline int batch_run(struct xdp_md *ctx, int n)
 {
 	struct memfilter_borrowed *b;
-	__u64 bits;
+	__u64 bits, b2 = 0, b3 = 0;
 	__u32 key;
 	int ret;
 
@@ -211,12 +238,31 @@ int batch(struct xdp_md *ctx)
 	b = bpf_memfilter_borrow((const char *)filter_name);
 	if (!b)
 		return XDP_ABORTED;
-	ret = bpf_memfilter_contains_batch(&b->f, batch_keys,
-					   sizeof(batch_keys), sizeof(__u32),
-					   &bits);
+	if (n) {
+		ret = batch_part(&b->f, 0, n, &bits);
+	} else {
+		ret = batch_part(&b->f, 0, 31, &bits);
+		ret += batch_part(&b->f, 31, 31, &b2);
+		ret += batch_part(&b->f, 62, 2, &b3);
+		bits |= b2 << 31 | b3 << 62;
+	}
 	bpf_memfilter_unborrow(b);
 	batch_hits = bits;
 	return ret > 0 ? XDP_DROP : XDP_PASS;
 }
+
+#define BATCH_PROG(name, n)				\
+	SEC("xdp")					\
+	int name(struct xdp_md *ctx)			\
+	{						\
+		return batch_run(ctx, n);		\
+	}
+
+BATCH_PROG(batch, BENCH_BATCH)
+BATCH_PROG(batch_1, 1)
+BATCH_PROG(batch_31, 31)
+BATCH_PROG(batch_32, 32)
+/* The 64 keys of batch in three calls under 32 keys: all scalar. */
+BATCH_PROG(batch_scalar, 0)
 
 char LICENSE[] SEC("license") = "GPL";

@@ -100,6 +100,28 @@ int borrow_id_op(struct xdp_md *ctx)
 	return XDP_PASS;
 }
 
+/*
+ * bpf_memfilter_contains_id(args.id, args.key) (args.op
+ * KFUNC_OP_CONTAINS) or bpf_memfilter_test_and_add_id() (args.op
+ * KFUNC_OP_TEST_AND_ADD); ret is its value.
+ */
+SEC("xdp")
+int by_id_op(struct xdp_md *ctx)
+{
+	struct kfunc_op_args *a = &args;
+	__u32 len = a->len;
+
+	if (len > KFUNC_OP_KEY_MAX)
+		return XDP_ABORTED;
+	if (a->op == KFUNC_OP_CONTAINS)
+		a->ret = bpf_memfilter_contains_id(a->id, a->key, len);
+	else if (a->op == KFUNC_OP_TEST_AND_ADD)
+		a->ret = bpf_memfilter_test_and_add_id(a->id, a->key, len);
+	else
+		return XDP_ABORTED;
+	return XDP_PASS;
+}
+
 /* A filter reference held by a map (its destructor drops it). */
 struct stash_value {
 	struct memfilter __kptr *f;
@@ -335,6 +357,54 @@ int neg_borrow_id_syscall(void *ctx)
 	if (b)
 		bpf_memfilter_unborrow(b);
 	return 0;
+}
+
+/* Nor the lookups by id inside the kfunc. */
+SEC("?syscall")
+int neg_contains_id_syscall(void *ctx)
+{
+	__u32 key = 1;
+
+	return bpf_memfilter_contains_id(args.id, &key, sizeof(key));
+}
+
+SEC("?syscall")
+int neg_test_and_add_id_syscall(void *ctx)
+{
+	__u32 key = 1;
+
+	return bpf_memfilter_test_and_add_id(args.id, &key, sizeof(key));
+}
+
+/* A key past the packet's checked end. */
+SEC("?xdp")
+int neg_contains_id_past_end(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *end = (void *)(long)ctx->data_end;
+
+	if (data + 14 > end)
+		return XDP_PASS;
+	return bpf_memfilter_contains_id(args.id, data, 64) ? XDP_PASS :
+							     XDP_DROP;
+}
+
+/* A key in .rodata: kfunc memory arguments must be writable. */
+SEC("?xdp")
+int neg_contains_id_rodata_key(struct xdp_md *ctx)
+{
+	return bpf_memfilter_contains_id(args.id, rodata_key,
+					 sizeof(rodata_key)) ? XDP_PASS :
+							      XDP_DROP;
+}
+
+/* Not registered for socket filters. */
+SEC("?socket")
+int neg_contains_id_socket(struct __sk_buff *skb)
+{
+	__u32 key = 1;
+
+	return bpf_memfilter_contains_id(args.id, &key, sizeof(key));
 }
 
 SEC("?socket")
