@@ -50,5 +50,6 @@ __m256i _mm256_srli_epi32(__m256i a, int i);
 void _mm256_store_si256(void *p, __m256i a);
 __m256i _mm256_sub_epi32(__m256i a, __m256i b);
 int _mm256_testc_si256(__m256i a, __m256i b);
+__m256i _mm256_xor_si256(__m256i a, __m256i b);
 
 #endif /* _MEMFILTER_BLOOM_AVX2_SPARSE_H */
