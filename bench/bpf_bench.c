@@ -5,10 +5,10 @@
  * BPF_MAP_TYPE_BLOOM_FILTER, same keys and the same number of bits, plus
  * programs that stop after each part of a memfilter query (lookup,
  * reference, kfunc call; the lookup by name and by published id) so that
- * the differences break its cost down, the
- * batch kfunc per key, and an empty baseline. BPF_PROG_TEST_RUN with repeat gives the
- * mean ns per run; programs alternate over ROUNDS rounds and the median is
- * reported. Both filters' false-positive rates are measured too.
+ * the differences break its cost down, the batch kfunc per key, an empty
+ * baseline, and the query ioctl per key against the in-kernel per-key cost
+ * in the same boot. BPF_PROG_TEST_RUN with repeat gives the mean ns per
+ * run; programs alternate over ROUNDS rounds and the median is reported. Both filters' false-positive rates are measured too.
  * Prints markdown.
  *
  * Copyright (C) 2026 The memfilter authors.
@@ -18,11 +18,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+
+#include <linux/memfilter.h>
 
 #include "libmemfilter.h"
 #include "bpf_bench.h"
@@ -191,6 +195,93 @@ static double net(__u32 med[2][NPROG], int k, int a, int na, int b, int nb)
 	       (((double)med[k][b] - med[k][EMPTY]) / nb);
 }
 
+/*
+ * The query ioctl on the same filter in the same boot (issue 15 item 6):
+ * ns per call of IO_SIZES[i] 4-byte keys (half present), CALLS calls per
+ * measurement, sizes alternating over ROUNDS rounds, medians in @ns.
+ */
+#define IO_NSIZES	4
+#define IO_CALLS	2000
+static const unsigned int io_sizes[IO_NSIZES] = { 0, 64, 256, 1024 };
+
+static int ioctl_bench(int fd, double ns[IO_NSIZES])
+{
+	static uint32_t keys[1024];
+	static uint64_t res[1024 / 64];
+	double t[IO_NSIZES][ROUNDS], d;
+	struct memfilter_keys q;
+	struct timespec a, b;
+	int i, r, c;
+
+	for (i = 0; i < 1024; i++)
+		keys[i] = i % 2 ? present(i) : absent(i);
+	for (r = 0; r < ROUNDS; r++)
+		for (i = 0; i < IO_NSIZES; i++) {
+			memset(&q, 0, sizeof(q));
+			q.size = sizeof(q);
+			q.count = io_sizes[i];
+			q.key_size = 4;
+			q.keys = (uintptr_t)keys;
+			q.results = (uintptr_t)res;
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			for (c = 0; c < IO_CALLS; c++)
+				if (ioctl(fd, MEMFILTER_IOC_QUERY, &q) < 0) {
+					fprintf(stderr, "bpf_bench: query of %u keys: %s\n",
+						io_sizes[i], strerror(errno));
+					return -1;
+				}
+			clock_gettime(CLOCK_MONOTONIC, &b);
+			d = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
+			t[i][r] = d / IO_CALLS;
+		}
+	for (i = 0; i < IO_NSIZES; i++) {
+		/* median by insertion sort: ROUNDS is small */
+		for (r = 1; r < ROUNDS; r++)
+			for (c = r; c > 0 && t[i][c - 1] > t[i][c]; c--) {
+				d = t[i][c];
+				t[i][c] = t[i][c - 1];
+				t[i][c - 1] = d;
+			}
+		ns[i] = t[i][ROUNDS / 2];
+	}
+	return 0;
+}
+
+static void print_ioctl(const double ns[IO_NSIZES], __u32 med[2][NPROG])
+{
+	double avx2 = (((double)med[0][BATCH] - med[0][BATCH_32]) +
+		       ((double)med[1][BATCH] - med[1][BATCH_32])) / 64;
+	double scalar = (((double)med[0][BATCH_31] - med[0][BATCH_1]) +
+			 ((double)med[1][BATCH_31] - med[1][BATCH_1])) / 60;
+	double one = (((double)med[0][KFUNC] - med[0][CALL]) +
+		      ((double)med[1][KFUNC] - med[1][CALL])) / 2;
+	double slope = (ns[3] - ns[2]) / (io_sizes[3] - io_sizes[2]);
+	int i;
+
+	printf("\n## The query ioctl against the in-kernel cost (same boot)\n\n");
+	printf("MEMFILTER_IOC_QUERY on the same filter from userspace, 4-byte keys (half present), %d calls per measurement, median of %d alternating rounds; clock_gettime() around the calls, so the syscall, the key copy-in, the hashing and probing of the windows, the bitmap copy-out and the loop are all in.\n\n",
+	       IO_CALLS, ROUNDS);
+	printf("| keys per call | ns per call | ns per key |\n|---|---|---|\n");
+	for (i = 0; i < IO_NSIZES; i++)
+		if (io_sizes[i])
+			printf("| %u | %.0f | %.1f |\n", io_sizes[i], ns[i],
+			       ns[i] / io_sizes[i]);
+		else
+			printf("| 0 | %.0f | - |\n", ns[i]);
+	printf("\n- the system call and its fixed work (0 keys): %.0f ns per call\n",
+	       ns[0]);
+	printf("- each key past 256 ((1024 keys - 256 keys) / 768): %.1f ns\n",
+	       slope);
+	printf("- overhead per 256-key window (256 keys - 256 x that slope): %.0f ns\n",
+	       ns[2] - 256 * slope);
+	printf("- in-kernel per key, same boot (from the XDP programs above, mean of present and absent packets): AVX2 batch %.1f, scalar batch %.1f, one contains call (kfunc - call) %.1f ns\n",
+	       avx2, scalar, one);
+	printf("- ioctl per key at 256 keys over the in-kernel AVX2 batch per key: %.2f (goal: at most 1.5); over the scalar batch per key: %.2f; over one in-kernel contains: %.2f\n",
+	       ns[2] / 256 / avx2, ns[2] / 256 / scalar, ns[2] / 256 / one);
+	printf("- the same at 1024 keys: %.2f / %.2f / %.2f\n",
+	       ns[3] / 1024 / avx2, ns[3] / 1024 / scalar, ns[3] / 1024 / one);
+}
+
 int main(void)
 {
 	struct mf_create_opts o = {
@@ -200,6 +291,7 @@ int main(void)
 	int pps_fds[PPS_CONF] = { -1 }, pps_ok;
 	struct pps_result pps[PPS_CONF];
 	__u32 t[2][NPROG][ROUNDS], ns, rv, med[2][NPROG];
+	double io_ns[IO_NSIZES];
 	struct bpf_bench_bpf *skel;
 	unsigned int fp_mf, fp_id, fp_one, fp_map;
 	__u64 bits[BATCH_32 - BATCH + 1];
@@ -297,6 +389,8 @@ int main(void)
 			fp_id, fp_one, fp_mf);
 		return 1;
 	}
+	if (ioctl_bench(fd, io_ns))
+		return 1;
 	pps_fds[1] = bpf_program__fd(skel->progs.drop_all);
 	pps_fds[2] = progs[KFUNC];
 	pps_fds[3] = progs[MAP_PEEK];
@@ -368,6 +462,7 @@ int main(void)
 	printf("False positives over %d absent keys: memfilter %u (%.4f), Bloom map %u (%.4f).\n",
 	       NKEYS, fp_mf, (double)fp_mf / NKEYS, fp_map,
 	       (double)fp_map / NKEYS);
+	print_ioctl(io_ns, med);
 	print_pps(pps_ok, pps);
 	bpf_bench_bpf__destroy(skel);
 	mf_unpublish(fd);
