@@ -60,13 +60,46 @@ struct mf_batch {
  * @lock: serializes dumps through this fd
  * @image: the image being read out, from a read() at offset 0
  * @image_len: its length (kept after the snapshot is dropped at its end)
+ * @batch_lock: held by the batch command using @batch
+ * @batch: the batch commands' buffer, made by the first one and kept until
+ *	release, so that a command does not allocate (and, with
+ *	init_on_alloc, zero) 20 KiB each time; a command that finds it busy
+ *	(threads sharing the fd) allocates its own
  */
 struct mf_file {
 	struct memfilter *f;
 	struct mutex lock;	/* dumps through this fd */
 	void *image;
 	size_t image_len;
+	struct mutex batch_lock;	/* @batch in use */
+	struct mf_batch *batch;
 };
+
+/*
+ * The batch buffer for one command on @mfile: the fd's own if it is free,
+ * else a new one. Not zeroed: every command writes what it reads back.
+ */
+static struct mf_batch *mf_batch_get(struct mf_file *mfile)
+{
+	if (mutex_trylock(&mfile->batch_lock)) {
+		if (!mfile->batch)
+			mfile->batch = kvmalloc(sizeof(*mfile->batch),
+						GFP_KERNEL_ACCOUNT);
+		if (mfile->batch)
+			return mfile->batch;
+		mutex_unlock(&mfile->batch_lock);
+	}
+	/* Not a kmalloc(): an order-3 page would fail on fragmented memory. */
+	return kvmalloc(sizeof(struct mf_batch), GFP_KERNEL_ACCOUNT);
+}
+
+static void mf_batch_put(struct mf_file *mfile, struct mf_batch *b)
+{
+	if (b == mfile->batch)
+		mutex_unlock(&mfile->batch_lock);
+	else
+		kvfree(b);
+}
 
 /* Copy the lengths of keys [i, i + n) into b->lens and check them. */
 static int mf_copy_lens(const struct memfilter_keys *k, struct mf_batch *b,
@@ -195,6 +228,7 @@ static int mf_count_window(struct memfilter *f, const struct memfilter_keys *k,
 static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op, bool has_op)
 {
 	struct memfilter_keys *k = ucmd->cmd;
+	struct mf_file *mfile = ucmd->file->private_data;
 	struct memfilter *f = ucmd->f;
 	u64 __user *ures = u64_to_user_ptr(k->results);
 	struct mf_batch *b;
@@ -213,8 +247,7 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op, bool has_op)
 	if (k->count && !k->keys && (k->key_size || k->lens))
 		return -EFAULT;
 
-	/* Not a kmalloc(): an order-3 page would fail on fragmented memory. */
-	b = kvmalloc(sizeof(*b), GFP_KERNEL);
+	b = mf_batch_get(mfile);
 	if (!b)
 		return -ENOMEM;
 	if (!k->key_size)
@@ -243,7 +276,7 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op, bool has_op)
 		}
 		cond_resched();
 	}
-	kvfree(b);
+	mf_batch_put(mfile, b);
 	k->out_count = count;
 	k->out_done = i;
 	ret2 = memfilter_respond(ucmd, sizeof(*k));
@@ -455,6 +488,8 @@ static int mf_filter_release(struct inode *inode, struct file *file)
 
 	memfilter_filter_image_free(mfile->image, mfile->image_len);
 	memfilter_put(mfile->f);
+	kvfree(mfile->batch);
+	mutex_destroy(&mfile->batch_lock);
 	mutex_destroy(&mfile->lock);
 	kfree(mfile);
 	return 0;
@@ -494,6 +529,7 @@ int memfilter_filter_install_fd(struct memfilter *f, bool writable,
 	if (!mfile)
 		return -ENOMEM;
 	mutex_init(&mfile->lock);
+	mutex_init(&mfile->batch_lock);
 	mfile->f = f;
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0)
@@ -511,6 +547,7 @@ int memfilter_filter_install_fd(struct memfilter *f, bool writable,
 	return fd;
 
 out_free:
+	mutex_destroy(&mfile->batch_lock);
 	mutex_destroy(&mfile->lock);
 	kfree(mfile);
 	return fd;
