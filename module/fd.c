@@ -76,26 +76,29 @@ struct mf_file {
 };
 
 /*
- * The batch buffer for one command on @mfile: the fd's own if it is free,
- * else a new one. Not zeroed: every command writes what it reads back.
+ * The batch buffer for one command on @mfile: the fd's own if it is free
+ * (*@own: @batch_lock is held), else a new one. Not zeroed: every command
+ * writes what it reads back. @batch is only touched under @batch_lock.
  */
-static struct mf_batch *mf_batch_get(struct mf_file *mfile)
+static struct mf_batch *mf_batch_get(struct mf_file *mfile, bool *own)
 {
-	if (mutex_trylock(&mfile->batch_lock)) {
+	*own = mutex_trylock(&mfile->batch_lock);
+	if (*own) {
 		if (!mfile->batch)
 			mfile->batch = kvmalloc(sizeof(*mfile->batch),
 						GFP_KERNEL_ACCOUNT);
 		if (mfile->batch)
 			return mfile->batch;
 		mutex_unlock(&mfile->batch_lock);
+		*own = false;
 	}
 	/* Not a kmalloc(): an order-3 page would fail on fragmented memory. */
 	return kvmalloc(sizeof(struct mf_batch), GFP_KERNEL_ACCOUNT);
 }
 
-static void mf_batch_put(struct mf_file *mfile, struct mf_batch *b)
+static void mf_batch_put(struct mf_file *mfile, struct mf_batch *b, bool own)
 {
-	if (b == mfile->batch)
+	if (own)
 		mutex_unlock(&mfile->batch_lock);
 	else
 		kvfree(b);
@@ -235,6 +238,7 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op, bool has_op)
 	u32 i = 0, n, done, count = 0;
 	u64 off = 0;
 	int ret = 0, ret2;
+	bool own;
 
 	if (!has_op)
 		return -EOPNOTSUPP;
@@ -247,7 +251,7 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op, bool has_op)
 	if (k->count && !k->keys && (k->key_size || k->lens))
 		return -EFAULT;
 
-	b = mf_batch_get(mfile);
+	b = mf_batch_get(mfile, &own);
 	if (!b)
 		return -ENOMEM;
 	if (!k->key_size)
@@ -276,7 +280,7 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op, bool has_op)
 		}
 		cond_resched();
 	}
-	mf_batch_put(mfile, b);
+	mf_batch_put(mfile, b, own);
 	k->out_count = count;
 	k->out_done = i;
 	ret2 = memfilter_respond(ucmd, sizeof(*k));
