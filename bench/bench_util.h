@@ -2,8 +2,9 @@
 /*
  * Helpers the small native benchmarks share: a monotonic clock in
  * nanoseconds, the splitmix64 generator their keys and data come from,
- * zeroed cache-line-aligned tables and arrays of distinct hashes.
- * Include after the core header that defines u64.
+ * zeroed cache-line-aligned tables, arrays of distinct hashes and the
+ * --sizes parser. Include after the core header that defines u64 (C or
+ * C++: bench/bloom_bench.cc includes it too).
  */
 #ifndef _MEMFILTER_BENCH_UTIL_H
 #define _MEMFILTER_BENCH_UTIL_H
@@ -43,13 +44,26 @@ static inline void *bench_zalloc(u64 bytes)
 /* @n hashes of distinct keys, as the filters' XXH64 hasher would give. */
 static inline u64 *bench_hashes(size_t n, u64 seed)
 {
-	u64 *h = malloc(n * sizeof(*h));
+	u64 *h = (u64 *)malloc(n * sizeof(*h));
 
 	if (!h)
 		abort();
 	for (size_t i = 0; i < n; i++)
 		h[i] = bench_splitmix64(&seed);
 	return h;
+}
+
+/* A --sizes element: "1M", "250K", "1.5M" or a plain count. */
+static inline u64 bench_parse_size(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (*end == 'M')
+		v *= 1e6;
+	else if (*end == 'K' || *end == 'k')
+		v *= 1e3;
+	return (u64)v;
 }
 
 #endif /* _MEMFILTER_BENCH_UTIL_H */

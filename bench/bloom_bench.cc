@@ -73,6 +73,8 @@ using namespace std;
 
 typedef uint64_t u64;
 
+#include "bench_util.h"
+
 /*
  * The thread's CPU time by default: on a shared machine the wall clock
  * also counts the time other jobs hold the CPU, which swings 2x from run
@@ -521,17 +523,6 @@ static void table(const char *title, const Keys &k, std::vector<Row> &rows)
 	fflush(stdout);
 }
 
-static size_t parse_size(const std::string &s)
-{
-	size_t v = strtoull(s.c_str(), nullptr, 10);
-
-	if (s.back() == 'M')
-		v *= 1000000;
-	else if (s.back() == 'K' || s.back() == 'k')
-		v *= 1000;
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	std::vector<std::string> sizes = { "1M", "10M" };
@@ -571,7 +562,7 @@ int main(int argc, char **argv)
 	for (auto &sz : sizes) {
 		Keys k;
 		size_label = sz;
-		k.n = parse_size(sz);
+		k.n = bench_parse_size(sz.c_str());
 		k.nq = std::min(k.n, (size_t)(instr ? 200000 : 10000000));
 		k.reps_ins = instr || k.n > 20000000 ? 1 : reps;
 		k.in.resize(k.n);

@@ -31,6 +31,7 @@
 
 #include "bloom.h"
 #include "cuckoo.h"
+#include "bench_util.h"
 #ifdef FASTFILTER
 #include "cuckoo_bench_ff.h"
 #endif
@@ -342,18 +343,6 @@ static void print_ratio(const char *name, const struct row *a,
 	printf("\n");
 }
 
-static u64 parse_size(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (*end == 'M')
-		v *= 1e6;
-	else if (*end == 'K')
-		v *= 1e3;
-	return (u64)v;
-}
-
 static void bench_size(const char *label, u64 n)
 {
 	u64 nq = n < MAXQ ? n : MAXQ, hits, *in, *out, *hin, *hout;
@@ -550,7 +539,7 @@ int main(int argc, char **argv)
 	       "github.com/FastFilter/fastfilter_cpp>\n");
 #endif
 	for (int i = 0; i < nsizes; i++)
-		bench_size(sizes[i], parse_size(sizes[i]));
+		bench_size(sizes[i], bench_parse_size(sizes[i]));
 
 	printf("\n### Insert to 94%% load of the same slots (median of %d)\n\n", REPS);
 	printf("| keys | filter | buckets | load | insert ns/key | failed |\n");
