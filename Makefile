@@ -231,13 +231,13 @@ BENCH_FF := $(if $(FASTFILTER_DIR),-DFASTFILTER -fno-strict-aliasing \
 # C++ for RocksDB and fastfilter_cpp; core/ stays C (bloom_bench_mf.c).
 # Rebuilt every time: FASTFILTER_DIR may change between calls.
 .PHONY: bench/bloom_bench bench/bloom_bench_v3
-bench/bloom_bench: bench/bloom_bench.cc bench/bloom_bench.h \
+bench/bloom_bench: bench/bloom_bench.cc bench/bloom_bench.h bench/bench_util.h \
 		$(BUILD)/bench/bloom_bench_mf.o \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(BENCH_CORE))
 	$(CXX) -O3 -march=native -g -std=c++17 -Wall -Werror $(BENCH_FF) \
 		-o $@ $(filter-out %.h,$^) -lrocksdb -lpthread
 
-bench/bloom_bench_v3: bench/bloom_bench.cc bench/bloom_bench.h \
+bench/bloom_bench_v3: bench/bloom_bench.cc bench/bloom_bench.h bench/bench_util.h \
 		$(BUILD)/bench-v3/bloom_bench_mf.o \
 		$(patsubst core/%.c,$(BUILD)/bench-v3/core-%.o,$(BENCH_CORE))
 	$(CXX) $(BENCH_V3) -std=c++17 -Wall -Werror $(BENCH_FF) \
@@ -256,7 +256,7 @@ CUCKOO_BENCH_CORE := core/hash.c core/cuckoo.c core/bloom.c core/bloom_avx2.c
 # With FASTFILTER_DIR, fastfilter_cpp's Cuckoo12 as a peer (cuckoo_bench_ff.cc).
 # Rebuilt every time: FASTFILTER_DIR may change between calls.
 .PHONY: bench/cuckoo_bench
-bench/cuckoo_bench: bench/cuckoo_bench.c bench/cuckoo_bench_ff.h \
+bench/cuckoo_bench: bench/cuckoo_bench.c bench/cuckoo_bench_ff.h bench/bench_util.h \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(CUCKOO_BENCH_CORE))
 	$(CC) $(BENCH_CFLAGS) -Wall -Werror $(if $(FASTFILTER_DIR),-DFASTFILTER) \
 		-c -o $(BUILD)/bench/cuckoo_bench.o $<
