@@ -171,18 +171,25 @@ int libmf_encode_create(struct memfilter_create *c,
 	return mf_copy_name(c->name, o->name);
 }
 
+/*
+ * CREATE with @c, which mf_create*() encoded from their options: the new
+ * filter's fd, or @ret if encoding failed, or the ioctl's negative errno.
+ */
+static int mf_create_req(int devfd, struct memfilter_create *c, int ret)
+{
+	if (ret)
+		return ret;
+	ret = mf_ioctl(devfd, MEMFILTER_IOC_CREATE, c);
+	return ret ? ret : c->out_fd;
+}
+
 int mf_create(int devfd, const struct mf_create_opts *opts)
 {
 	struct memfilter_create c = { .size = sizeof(c) };
-	int ret;
 
 	if (!opts)
 		return -EINVAL;
-	ret = libmf_encode_create(&c, opts);
-	if (ret)
-		return ret;
-	ret = mf_ioctl(devfd, MEMFILTER_IOC_CREATE, &c);
-	return ret ? ret : c.out_fd;
+	return mf_create_req(devfd, &c, libmf_encode_create(&c, opts));
 }
 
 int mf_open(int devfd, const char *name)
@@ -497,10 +504,7 @@ int mf_create_window(int devfd, const struct mf_create_opts *opts,
 	ret = libmf_encode_create(&c, opts);
 	if (!ret)
 		ret = libmf_encode_window(&c, w);
-	if (ret)
-		return ret;
-	ret = mf_ioctl(devfd, MEMFILTER_IOC_CREATE, &c);
-	return ret ? ret : c.out_fd;
+	return mf_create_req(devfd, &c, ret);
 }
 
 int libmf_encode_window(struct memfilter_create *c,
@@ -555,10 +559,7 @@ int mf_create_grow(int devfd, const struct mf_create_opts *opts,
 	ret = libmf_encode_create(&c, opts);
 	if (!ret)
 		ret = libmf_encode_grow(&c, g);
-	if (ret)
-		return ret;
-	ret = mf_ioctl(devfd, MEMFILTER_IOC_CREATE, &c);
-	return ret ? ret : c.out_fd;
+	return mf_create_req(devfd, &c, ret);
 }
 
 int libmf_decode_grow_info(const struct memfilter_info *i,
