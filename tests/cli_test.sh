@@ -623,6 +623,22 @@ t_window_offline() {
 	expect_rc 0 memfilterctl rotate --image "$T/w0.img" -o "$T/w1.img" &&
 		[ ! -s "$T/out" ] && [ ! -s "$T/err" ] ||
 		fail "rotate --image -o" || return 1
+	# inspect lists the generations: the keys went into generation 0,
+	# the rotation made generation 1 current.
+	expect_rc 0 memfilterctl inspect "$T/w1.img" &&
+	grep -qx 'generations: *3 (current 1)' "$T/out" &&
+	grep -qx 'period: *1000 ms' "$T/out" &&
+	grep -qx 'rotate by count: *no' "$T/out" &&
+	grep -qx '  generation 0 *age 0 ms, 1000 keys, [1-9][0-9]* bits set' \
+		"$T/out" &&
+	grep -qx '  generation 1 *age 0 ms, 0 keys, 0 bits set (current)' \
+		"$T/out" ||
+		fail "inspect: a window image's generations" || return 1
+	fill=$(sed -n 's/^fill: *\([0-9]*\) .*/\1/p' "$T/out")
+	expect_rc 0 memfilterctl inspect --json "$T/w1.img" &&
+	grep -q '"generations":3,"current_gen":1,"period_ms":1000,"rotate_by_count":false,"gens":\[{"age_ms":0,"keys":1000,"fill":'"$fill"'},{"age_ms":0,"keys":0,"fill":0},{"age_ms":0,"keys":0,"fill":0}\]' \
+		"$T/out" || fail "inspect --json: a window image's gens" ||
+		return 1
 	expect_rc 0 memfilterctl rotate --image "$T/w1.img" -o "$T/w2.img" &&
 	expect_rc 0 memfilterctl query --image "$T/w2.img" --count "$T/w" &&
 		expect_out 1000 || return 1

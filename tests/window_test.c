@@ -416,6 +416,8 @@ TEST(memfilterctl)
 	ASSERT_EQ(0, ctl("rotate selftest.win"));
 	EXPECT_EQ(1, ctl("query selftest.win --key alpha --key beta --key gamma"));
 	EXPECT_EQ(0, system("PATH=/memfilter/bin:$PATH memfilterctl info selftest.win | grep -q '^generations: *3 (current 0)'"));
+	/* info --json: the generations, all cleared by the three rotations. */
+	EXPECT_EQ(0, system("PATH=/memfilter/bin:$PATH memfilterctl info --json selftest.win | grep -q '\"generations\":3,\"current_gen\":0,\"period_ms\":1800000,\"rotate_by_count\":false,\"gens\":\\[{\"age_ms\":[0-9]*,\"keys\":0,\"fill\":0},{'"));
 	EXPECT_EQ(0, ctl("rm selftest.win"));
 }
 

@@ -570,6 +570,46 @@ void overfill_report(const char *what, const struct mf_info *i, bool strict)
 	    strict ? " (--strict)" : "");
 }
 
+/* A window filter's generations, after info_text(). */
+void window_text(const struct mf_window_info *w)
+{
+	unsigned int j;
+
+	printf("%-18s%u (current %u)\n", "generations:", w->generations,
+	       w->current_gen);
+	if (w->period_ms)
+		printf("%-18s%" PRIu64 " ms\n", "period:", w->period_ms);
+	else
+		printf("%-18s%s\n", "period:", "none (explicit rotation)");
+	printf("%-18s%s\n", "rotate by count:", w->rotate_by_count ? "yes" : "no");
+	for (j = 0; j < w->generations; j++)
+		printf("  generation %-2u   age %" PRIu64 " ms, %" PRIu64
+		       " keys, %" PRIu64 " bits set%s\n", j, w->age_ms[j],
+		       w->keys[j], w->fill[j], j == w->current_gen ?
+		       " (current)" : "");
+}
+
+/* A window filter's generations as fields and a "gens" array. */
+void json_window(struct json_writer *jw, const struct mf_window_info *w)
+{
+	unsigned int j;
+
+	jsonw_uint_field(jw, "generations", w->generations);
+	jsonw_uint_field(jw, "current_gen", w->current_gen);
+	jsonw_uint_field(jw, "period_ms", w->period_ms);
+	jsonw_bool_field(jw, "rotate_by_count", w->rotate_by_count);
+	jsonw_name(jw, "gens");
+	jsonw_start_array(jw);
+	for (j = 0; j < w->generations; j++) {
+		jsonw_start_object(jw);
+		jsonw_uint_field(jw, "age_ms", w->age_ms[j]);
+		jsonw_uint_field(jw, "keys", w->keys[j]);
+		jsonw_uint_field(jw, "fill", w->fill[j]);
+		jsonw_end_object(jw);
+	}
+	jsonw_end_array(jw);
+}
+
 /* A growing filter's sub-filters, after info_text(). */
 void grow_text(const struct mf_grow_info *g)
 {
@@ -667,11 +707,12 @@ int pub_id_of(int fd, const struct mf_info *i, uint32_t *pub_id)
 }
 
 /*
- * A filter in the kernel as one object (info, list); @gi: a growing
- * filter's sub-filters, or NULL.
+ * A filter in the kernel as one object (info, list); @wi: a window
+ * filter's generations, @gi: a growing filter's sub-filters, or NULL.
  */
 void json_info(struct json_writer *jw, const struct mf_info *i,
-	       uint32_t pub_id, const struct mf_grow_info *gi)
+	       uint32_t pub_id, const struct mf_window_info *wi,
+	       const struct mf_grow_info *gi)
 {
 	jsonw_start_object(jw);
 	jsonw_string_field(jw, "name", i->name);
@@ -686,6 +727,8 @@ void json_info(struct json_writer *jw, const struct mf_info *i,
 	jsonw_uint_field(jw, "deletes", i->deletes);
 	jsonw_uint_field(jw, "failed", i->failed);
 	jsonw_uint_field(jw, "stash_used", i->stash_used);
+	if (wi)
+		json_window(jw, wi);
 	if (gi)
 		json_grow(jw, gi);
 	jsonw_end_object(jw);

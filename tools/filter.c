@@ -440,25 +440,6 @@ static void info_text(const struct mf_info *i, uint32_t pub_id)
 #undef ROW
 }
 
-/* A window filter's generations, after info_text(). */
-static void window_text(const struct mf_window_info *w)
-{
-	unsigned int j;
-
-	printf("%-18s%u (current %u)\n", "generations:", w->generations,
-	       w->current_gen);
-	if (w->period_ms)
-		printf("%-18s%" PRIu64 " ms\n", "period:", w->period_ms);
-	else
-		printf("%-18s%s\n", "period:", "none (explicit rotation)");
-	printf("%-18s%s\n", "rotate by count:", w->rotate_by_count ? "yes" : "no");
-	for (j = 0; j < w->generations; j++)
-		printf("  generation %-2u   age %" PRIu64 " ms, %" PRIu64
-		       " keys, %" PRIu64 " bits set%s\n", j, w->age_ms[j],
-		       w->keys[j], w->fill[j], j == w->current_gen ?
-		       " (current)" : "");
-}
-
 static int cmd_info(int argc, char **argv)
 {
 	MF_OPTS(mf_window_info, wi);
@@ -499,6 +480,7 @@ static int cmd_info(int argc, char **argv)
 	if (!jw)
 		return EXIT_ERR;
 	json_info(jw, &info, pub_id,
+		  info.type == MF_TYPE_WINDOW ? &wi : NULL,
 		  info.type == MF_TYPE_GROW ? &gi : NULL);
 	return json_end(jw);
 }
@@ -533,7 +515,7 @@ static int list_json(int dev, char **names, ssize_t n)
 		if (ret)
 			ret = fail(names[i], ret);
 		else
-			json_info(jw, &info, pub_id, NULL);
+			json_info(jw, &info, pub_id, NULL, NULL);
 	}
 	jsonw_end_array(jw);
 	return json_end(jw) ? EXIT_ERR : ret;

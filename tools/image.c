@@ -543,6 +543,7 @@ static void inspect_text(const char *path, const struct mf_info *i,
 
 static int inspect_json(const char *path, const struct mf_info *i,
 			const struct memfilter_image_header *h,
+			const struct mf_window_info *wi,
 			const struct mf_grow_info *gi)
 {
 	struct json_writer *jw = json_begin();
@@ -557,6 +558,8 @@ static int inspect_json(const char *path, const struct mf_info *i,
 	jsonw_uint_field(jw, "payload_bytes", le64toh(h->payload_size));
 	json_fill(jw, i);
 	jsonw_uint_field(jw, "stash_used", i->stash_used);
+	if (wi)
+		json_window(jw, wi);
 	if (gi)
 		json_grow(jw, gi);
 	jsonw_hex_u64_field(jw, "header_xxh64", le64toh(h->header_xxh64));
@@ -568,6 +571,7 @@ static int inspect_json(const char *path, const struct mf_info *i,
 
 static int cmd_inspect(int argc, char **argv)
 {
+	MF_OPTS(mf_window_info, wi);
 	MF_OPTS(mf_grow_info, gi);
 	struct memfilter_image_header h;
 	struct mf_offline *f;
@@ -597,6 +601,8 @@ static int cmd_inspect(int argc, char **argv)
 	}
 	memcpy(&h, img, sizeof(h));
 	mf_offline_info(f, &info);
+	if (info.type == MF_TYPE_WINDOW)
+		mf_offline_window_info(f, &wi);
 	if (info.type == MF_TYPE_GROW)
 		mf_offline_grow_info(f, &gi);
 	mf_offline_free(f);
@@ -604,9 +610,12 @@ static int cmd_inspect(int argc, char **argv)
 		overfill_report(image_path(path), &info, false);
 	if (json_output) {
 		ret = inspect_json(image_path(path), &info, &h,
+				   info.type == MF_TYPE_WINDOW ? &wi : NULL,
 				   info.type == MF_TYPE_GROW ? &gi : NULL);
 	} else {
 		inspect_text(image_path(path), &info, &h);
+		if (info.type == MF_TYPE_WINDOW)
+			window_text(&wi);
 		if (info.type == MF_TYPE_GROW)
 			grow_text(&gi);
 		ret = stdout_flush();

@@ -99,7 +99,8 @@ int json_end(struct json_writer *jw);
 void json_params(struct json_writer *jw, const struct mf_info *i);
 void json_fill(struct json_writer *jw, const struct mf_info *i);
 void json_info(struct json_writer *jw, const struct mf_info *i,
-	       uint32_t pub_id, const struct mf_grow_info *gi);
+	       uint32_t pub_id, const struct mf_window_info *wi,
+	       const struct mf_grow_info *gi);
 int pub_id_of(int fd, const struct mf_info *i, uint32_t *pub_id);
 int stdout_flush(void);
 
@@ -130,6 +131,8 @@ enum { OPT_GROW_FACTOR = 0x100, OPT_GROW_RATIO, OPT_GROW_MAX };
 	"      --grow-max M          at most M sub-filters (1 to 16, default 16)\n"
 int grow_opt(int c, struct mf_grow_opts *g);
 int grow_opts_check(struct mf_create_opts *o, bool window);
+void window_text(const struct mf_window_info *w);
+void json_window(struct json_writer *jw, const struct mf_window_info *w);
 void grow_text(const struct mf_grow_info *g);
 void json_grow(struct json_writer *jw, const struct mf_grow_info *g);
 /* A window filter's options (create, build): 'w', 'g', 'R'. */
