@@ -270,6 +270,61 @@ static void mf_grow_filter_limit(struct kunit *test)
 	memfilter_put(f);
 }
 
+/*
+ * The module's max_total_mb stops growth until other filters give memory
+ * back: adds with bottom halves off get -ENOSPC (no work item queued per
+ * add) until the retry time, then queue another try, and once that made
+ * the next sub-filter, adds go on. Nothing is lost meanwhile.
+ */
+static void mf_grow_total_limit(struct kunit *test)
+{
+	unsigned long saved = memfilter_max_total_mb;
+	struct memfilter *f = mf_gk_filter(test, 64, 0);
+	struct memfilter_info info = {};
+	u64 i;
+	int ret;
+
+	/* Growth fails at the module's limit; the 64 keys still fit. */
+	memfilter_max_total_mb = 0;
+	for (i = 0; i < 64; i++) {
+		local_bh_disable();
+		ret = memfilter_add(f, &i, sizeof(i));
+		local_bh_enable();
+		KUNIT_EXPECT_EQ(test, ret, 0);
+	}
+	flush_work(&f->grow.work);
+	KUNIT_EXPECT_EQ(test, f->s.grow.p.nsubs, 1);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(f->grow.mem_full));
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(f->grow.full));
+	memfilter_max_total_mb = saved;
+	/* Memory is back, but before the retry time: still refused. */
+	WRITE_ONCE(f->grow.retry, jiffies + 1000 * HZ);
+	local_bh_disable();
+	ret = memfilter_add(f, &i, sizeof(i));
+	local_bh_enable();
+	KUNIT_EXPECT_EQ(test, ret, -ENOSPC);
+	KUNIT_EXPECT_FALSE(test, work_pending(&f->grow.work));
+	/* Past it: the add queues a try and is told to retry. */
+	WRITE_ONCE(f->grow.retry, jiffies - 1);
+	local_bh_disable();
+	ret = memfilter_add(f, &i, sizeof(i));
+	local_bh_enable();
+	KUNIT_EXPECT_EQ(test, ret, -EAGAIN);
+	flush_work(&f->grow.work);
+	KUNIT_EXPECT_EQ(test, f->s.grow.p.nsubs, 2);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(f->grow.mem_full));
+	local_bh_disable();
+	ret = memfilter_add(f, &i, sizeof(i));
+	local_bh_enable();
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	memfilter_filter_info(f, &info);
+	KUNIT_EXPECT_EQ(test, info.subfilters, 2);
+	KUNIT_EXPECT_EQ(test, info.keys, 65);
+	for (i = 0; i < 65; i++)
+		KUNIT_EXPECT_TRUE(test, memfilter_contains(f, &i, sizeof(i)));
+	memfilter_put(f);
+}
+
 /* An image of a grown filter: every sub-filter, a header that parses. */
 static void mf_grow_image(struct kunit *test)
 {
@@ -461,6 +516,7 @@ static struct kunit_case mf_grow_cases[] = {
 	KUNIT_CASE(mf_grow_sleepable),
 	KUNIT_CASE(mf_grow_atomic),
 	KUNIT_CASE_SLOW(mf_grow_filter_limit),
+	KUNIT_CASE(mf_grow_total_limit),
 	KUNIT_CASE(mf_grow_image),
 	KUNIT_CASE(mf_grow_test_and_add),
 	KUNIT_CASE_SLOW(mf_grow_concurrent),

@@ -40,6 +40,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_max_filter_mb);
 unsigned long memfilter_max_total_mb = 4096;
 module_param_named(max_total_mb, memfilter_max_total_mb, ulong, 0644);
 MODULE_PARM_DESC(max_total_mb, "Most memory of all filters together, MiB (default 4096)");
+EXPORT_SYMBOL_IF_KUNIT(memfilter_max_total_mb);
 
 static atomic64_t mf_total_bytes = ATOMIC64_INIT(0);
 static atomic64_t mf_next_id = ATOMIC64_INIT(0);

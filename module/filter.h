@@ -49,12 +49,18 @@ struct memfilter_rotation {
  *	(NULL for those in the filter's own table memory)
  * @full: the last try to grow hit the filter's limits: atomic-context
  *	adds get -ENOSPC, not -EAGAIN
+ * @mem_full: the last try to grow hit the module's max_total_mb, which
+ *	other filters' deletion can lift: like @full until @retry (jiffies),
+ *	then an atomic-context add queues another try
+ * @retry: see @mem_full
  */
 struct memfilter_growth {
 	struct work_struct work;
 	struct mutex lock;	/* growth; dumps */
 	void *raw[MEMFILTER_GROW_MAX_SUBS];
 	bool full;
+	bool mem_full;
+	unsigned long retry;
 };
 
 struct memfilter;

@@ -19,12 +19,30 @@
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <kunit/visibility.h>
+#include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
 #include <linux/workqueue.h>
 
 #include "filter.h"
+
+/*
+ * How long atomic-context adds take a growing filter that hit the
+ * module's max_total_mb as full before they queue another try.
+ */
+#define MF_GROW_RETRY	HZ
+
+/*
+ * Whether adds should give up on growing: the filter's own limits, or
+ * the module's memory limit until its retry time.
+ */
+static bool mf_grow_stuck(const struct memfilter *f)
+{
+	return READ_ONCE(f->grow.full) ||
+	       (READ_ONCE(f->grow.mem_full) &&
+		time_before(jiffies, READ_ONCE(f->grow.retry)));
+}
 
 /* Make the next sub-filter, with f->grow.lock held. */
 static int mf_grow_locked(struct memfilter *f)
@@ -37,9 +55,14 @@ static int mf_grow_locked(struct memfilter *f)
 	lockdep_assert_held(&f->grow.lock);
 	if (check_shl_overflow((u64)memfilter_max_filter_mb, 20, &max))
 		max = U64_MAX;
-	if (!bytes || f->bytes + bytes > max ||
-	    memfilter_charge(bytes)) {
+	if (!bytes || f->bytes + bytes > max) {
 		WRITE_ONCE(f->grow.full, true);
+		return -ENOSPC;
+	}
+	if (memfilter_charge(bytes)) {
+		/* Until other filters give memory back: try again later. */
+		WRITE_ONCE(f->grow.retry, jiffies + MF_GROW_RETRY);
+		WRITE_ONCE(f->grow.mem_full, true);
 		return -ENOSPC;
 	}
 	raw = memfilter_table_alloc(bytes + MEMFILTER_BLOOM_BLOCK_BYTES - 1);
@@ -50,6 +73,7 @@ static int mf_grow_locked(struct memfilter *f)
 	f->grow.raw[n] = raw;
 	WRITE_ONCE(f->bytes, f->bytes + bytes);
 	WRITE_ONCE(f->grow.full, false);
+	WRITE_ONCE(f->grow.mem_full, false);
 	ops->attach(&f->s, PTR_ALIGN(raw, MEMFILTER_BLOOM_BLOCK_BYTES));
 	return 0;
 }
@@ -72,10 +96,12 @@ int memfilter_grow_prepare(struct memfilter *f)
 	mutex_lock(&f->grow.lock);
 	/* Pairs with memfilter_grow_attach() (ours: only we make them). */
 	if (smp_load_acquire(&f->s.grow.p.nsubs) ==
-	    memfilter_grow_active(&f->s.grow))
+	    memfilter_grow_active(&f->s.grow)) {
 		ret = mf_grow_locked(f);
-	else
+	} else {	/* made meanwhile */
 		WRITE_ONCE(f->grow.full, false);
+		WRITE_ONCE(f->grow.mem_full, false);
+	}
 	mutex_unlock(&f->grow.lock);
 	return ret;
 }
@@ -118,14 +144,14 @@ static int mf_grow_added(struct memfilter *f, int ret)
 {
 	struct memfilter_grow *g = &f->s.grow;
 
-	if (f->ops->wants_next(&f->s) && !READ_ONCE(f->grow.full))
+	if (f->ops->wants_next(&f->s) && !mf_grow_stuck(f))
 		queue_work(system_unbound_wq, &f->grow.work);
 	if (ret != -ENOSPC)
 		return ret;
 	/* Pairs with memfilter_grow_attach(). */
 	if (smp_load_acquire(&g->p.nsubs) > memfilter_grow_active(g))
 		return -EAGAIN;
-	if (READ_ONCE(f->grow.full) || !f->ops->next_bytes(&f->s))
+	if (mf_grow_stuck(f) || !f->ops->next_bytes(&f->s))
 		return ret;
 	queue_work(system_unbound_wq, &f->grow.work);
 	return -EAGAIN;
