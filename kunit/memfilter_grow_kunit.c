@@ -174,6 +174,31 @@ static void mf_grow_sleepable(struct kunit *test)
 	memfilter_put(f);
 }
 
+/* memfilter_add() of the u64 @i with bottom halves off, as softirqs add. */
+static int mf_gk_add_bh(struct memfilter *f, u64 i)
+{
+	int ret;
+
+	local_bh_disable();
+	ret = memfilter_add(f, &i, sizeof(i));
+	local_bh_enable();
+	return ret;
+}
+
+/* Keys 0..@n-1 in @f's @subs sub-filters, and only they. */
+static void mf_gk_expect_keys(struct kunit *test, struct memfilter *f,
+			      u64 n, u32 subs)
+{
+	struct memfilter_info info = {};
+	u64 i;
+
+	memfilter_filter_info(f, &info);
+	KUNIT_EXPECT_EQ(test, info.subfilters, subs);
+	KUNIT_EXPECT_EQ(test, info.keys, n);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_TRUE(test, memfilter_contains(f, &i, sizeof(i)));
+}
+
 /*
  * Adds with bottom halves off never allocate. While the work item cannot
  * run (the test holds the growth lock), a full newest sub-filter is
@@ -184,33 +209,19 @@ static void mf_grow_atomic(struct kunit *test)
 	struct memfilter *f = mf_gk_filter(test, 64, 0);
 	struct memfilter_info info = {};
 	u64 i;
-	int ret;
 
 	mutex_lock(&f->grow.lock);
-	for (i = 0; i < 64; i++) {
-		local_bh_disable();
-		ret = memfilter_add(f, &i, sizeof(i));
-		local_bh_enable();
-		KUNIT_EXPECT_EQ(test, ret, 0);
-	}
-	local_bh_disable();
-	ret = memfilter_add(f, &i, sizeof(i));
-	local_bh_enable();
-	KUNIT_EXPECT_EQ(test, ret, -EAGAIN);
+	for (i = 0; i < 64; i++)
+		KUNIT_EXPECT_EQ(test, mf_gk_add_bh(f, i), 0);
+	KUNIT_EXPECT_EQ(test, mf_gk_add_bh(f, i), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, f->s.grow.p.nsubs, 1);
 	mutex_unlock(&f->grow.lock);
 	flush_work(&f->grow.work);
 	KUNIT_EXPECT_EQ(test, f->s.grow.p.nsubs, 2);
-	local_bh_disable();
-	ret = memfilter_add(f, &i, sizeof(i));
-	local_bh_enable();
-	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, mf_gk_add_bh(f, i), 0);
 	memfilter_filter_info(f, &info);
-	KUNIT_EXPECT_EQ(test, info.subfilters, 2);
-	KUNIT_EXPECT_EQ(test, info.keys, 65);
 	KUNIT_EXPECT_EQ(test, info.failed, 0);
-	for (i = 0; i < 65; i++)
-		KUNIT_EXPECT_TRUE(test, memfilter_contains(f, &i, sizeof(i)));
+	mf_gk_expect_keys(test, f, 65, 2);
 	memfilter_put(f);
 }
 
@@ -280,18 +291,12 @@ static void mf_grow_total_limit(struct kunit *test)
 {
 	unsigned long saved = memfilter_max_total_mb;
 	struct memfilter *f = mf_gk_filter(test, 64, 0);
-	struct memfilter_info info = {};
 	u64 i;
-	int ret;
 
 	/* Growth fails at the module's limit; the 64 keys still fit. */
 	memfilter_max_total_mb = 0;
-	for (i = 0; i < 64; i++) {
-		local_bh_disable();
-		ret = memfilter_add(f, &i, sizeof(i));
-		local_bh_enable();
-		KUNIT_EXPECT_EQ(test, ret, 0);
-	}
+	for (i = 0; i < 64; i++)
+		KUNIT_EXPECT_EQ(test, mf_gk_add_bh(f, i), 0);
 	flush_work(&f->grow.work);
 	KUNIT_EXPECT_EQ(test, f->s.grow.p.nsubs, 1);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(f->grow.mem_full));
@@ -299,29 +304,16 @@ static void mf_grow_total_limit(struct kunit *test)
 	memfilter_max_total_mb = saved;
 	/* Memory is back, but before the retry time: still refused. */
 	WRITE_ONCE(f->grow.retry, jiffies + 1000 * HZ);
-	local_bh_disable();
-	ret = memfilter_add(f, &i, sizeof(i));
-	local_bh_enable();
-	KUNIT_EXPECT_EQ(test, ret, -ENOSPC);
+	KUNIT_EXPECT_EQ(test, mf_gk_add_bh(f, i), -ENOSPC);
 	KUNIT_EXPECT_FALSE(test, work_pending(&f->grow.work));
 	/* Past it: the add queues a try and is told to retry. */
 	WRITE_ONCE(f->grow.retry, jiffies - 1);
-	local_bh_disable();
-	ret = memfilter_add(f, &i, sizeof(i));
-	local_bh_enable();
-	KUNIT_EXPECT_EQ(test, ret, -EAGAIN);
+	KUNIT_EXPECT_EQ(test, mf_gk_add_bh(f, i), -EAGAIN);
 	flush_work(&f->grow.work);
 	KUNIT_EXPECT_EQ(test, f->s.grow.p.nsubs, 2);
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(f->grow.mem_full));
-	local_bh_disable();
-	ret = memfilter_add(f, &i, sizeof(i));
-	local_bh_enable();
-	KUNIT_EXPECT_EQ(test, ret, 0);
-	memfilter_filter_info(f, &info);
-	KUNIT_EXPECT_EQ(test, info.subfilters, 2);
-	KUNIT_EXPECT_EQ(test, info.keys, 65);
-	for (i = 0; i < 65; i++)
-		KUNIT_EXPECT_TRUE(test, memfilter_contains(f, &i, sizeof(i)));
+	KUNIT_EXPECT_EQ(test, mf_gk_add_bh(f, i), 0);
+	mf_gk_expect_keys(test, f, 65, 2);
 	memfilter_put(f);
 }
 
