@@ -18,5 +18,6 @@ make -s guest
 echo "demo: booting Debian's stock kernel in QEMU (TCG)"
 tests/qemu/vm.sh --kernel "$vmlinuz" --ko build/kbuild/stock-6.12 \
 	--bin build/guest/bin --script tests/qemu/demo.sh --smp 1 \
+	--tools "ip bpftool dmsetup losetup" \
 	--kmods "$(dirname "$vmlinuz")/kmods" \
 	--out build/results/demo.log --timeout 300
