@@ -758,37 +758,6 @@ static void *mf_conc_insert(void *p)
 	return NULL;
 }
 
-TEST(concurrent_inserters_lose_nothing)
-{
-	for (int round = 0; round < 50; round++) {
-		struct memfilter_bloom *b = mf_test_new(64, 6);
-		struct memfilter_bloom *ref = mf_test_new(64, 6);
-		struct mf_conc_arg a[MF_CONC_THREADS];
-		pthread_t t[MF_CONC_THREADS];
-		u64 *keys = mf_test_keys(MF_CONC_THREADS * MF_CONC_KEYS,
-					 (u64)round << 32);
-
-		for (int i = 0; i < MF_CONC_THREADS; i++) {
-			a[i].b = b;
-			a[i].keys = keys + i * MF_CONC_KEYS;
-			a[i].path = (i + round) % MF_CONC_THREADS;
-			ASSERT_EQ(0, pthread_create(&t[i], NULL, mf_conc_insert,
-						    &a[i]));
-		}
-		for (int i = 0; i < MF_CONC_THREADS; i++)
-			ASSERT_EQ(0, pthread_join(t[i], NULL));
-		memfilter_bloom_add_keys_exclusive(ref, keys, 8,
-						   MF_CONC_THREADS * MF_CONC_KEYS);
-		ASSERT_EQ(0, memcmp(ref->words, b->words, 64 * 64))
-			TH_LOG("round %d", round);
-		/* Not saturated: the comparison can fail. */
-		ASSERT_LT(memfilter_bloom_popcount(ref), 64 * 512 * 99 / 100);
-		free(keys);
-		mf_test_free(b);
-		mf_test_free(ref);
-	}
-}
-
 /* Attach stripe locks to @b (freed by mf_test_free_locked()). */
 static void mf_test_attach(struct memfilter_bloom *b)
 {
@@ -801,6 +770,51 @@ static void mf_test_free_locked(struct memfilter_bloom *b)
 {
 	free(b->stripes);
 	mf_test_free(b);
+}
+
+/*
+ * 50 rounds of MF_CONC_THREADS threads running @fn on their paths into one
+ * 64-block filter (stripe-locked if @locked), against the filter one
+ * thread builds from the same keys.
+ */
+static void mf_conc_run(struct __test_metadata *_metadata, void *(*fn)(void *),
+			bool locked)
+{
+	for (int round = 0; round < 50; round++) {
+		struct memfilter_bloom *b = mf_test_new(64, 6);
+		struct memfilter_bloom *ref = mf_test_new(64, 6);
+		struct mf_conc_arg a[MF_CONC_THREADS];
+		pthread_t t[MF_CONC_THREADS];
+		u64 *keys = mf_test_keys(MF_CONC_THREADS * MF_CONC_KEYS,
+					 (u64)round << 32);
+
+		if (locked)
+			mf_test_attach(b);
+		for (int i = 0; i < MF_CONC_THREADS; i++) {
+			a[i].b = b;
+			a[i].keys = keys + i * MF_CONC_KEYS;
+			a[i].path = (i + round) % MF_CONC_THREADS;
+			ASSERT_EQ(0, pthread_create(&t[i], NULL, fn, &a[i]));
+		}
+		for (int i = 0; i < MF_CONC_THREADS; i++)
+			ASSERT_EQ(0, pthread_join(t[i], NULL));
+		memfilter_bloom_add_keys_exclusive(ref, keys, 8,
+						   MF_CONC_THREADS * MF_CONC_KEYS);
+		ASSERT_EQ(0, memcmp(ref->words, b->words, 64 * 64))
+			TH_LOG("round %d", round);
+		/* Not saturated: the comparison can fail. */
+		ASSERT_LT(memfilter_bloom_popcount(ref), 64 * 512 * 99 / 100);
+		free(keys);
+		if (locked)
+			free(b->stripes);
+		mf_test_free(b);
+		mf_test_free(ref);
+	}
+}
+
+TEST(concurrent_inserters_lose_nothing)
+{
+	mf_conc_run(_metadata, mf_conc_insert, false);
 }
 
 /*
@@ -871,15 +885,9 @@ TEST(locked_matches_atomic)
  * filter one thread builds: a plain read-modify-write outside its lock
  * would lose bits here (it does with memfilter_lock() made a no-op).
  */
-struct mf_locked_arg {
-	struct memfilter_bloom *b;
-	const u64 *keys;
-	int path;
-};
-
 static void *mf_locked_insert(void *p)
 {
-	struct mf_locked_arg *a = p;
+	struct mf_conc_arg *a = p;
 	u64 h[MF_CONC_KEYS], rng = a->path + 1;
 	unsigned long res[DIV_ROUND_UP(300, BITS_PER_LONG)];
 	size_t i, m;
@@ -914,33 +922,7 @@ static void *mf_locked_insert(void *p)
 
 TEST(locked_writers_lose_nothing)
 {
-	for (int round = 0; round < 50; round++) {
-		struct memfilter_bloom *b = mf_test_new(64, 6);
-		struct memfilter_bloom *ref = mf_test_new(64, 6);
-		struct mf_locked_arg a[MF_CONC_THREADS];
-		pthread_t t[MF_CONC_THREADS];
-		u64 *keys = mf_test_keys(MF_CONC_THREADS * MF_CONC_KEYS,
-					 (u64)round << 32);
-
-		mf_test_attach(b);
-		for (int i = 0; i < MF_CONC_THREADS; i++) {
-			a[i].b = b;
-			a[i].keys = keys + i * MF_CONC_KEYS;
-			a[i].path = (i + round) % MF_CONC_THREADS;
-			ASSERT_EQ(0, pthread_create(&t[i], NULL, mf_locked_insert,
-						    &a[i]));
-		}
-		for (int i = 0; i < MF_CONC_THREADS; i++)
-			ASSERT_EQ(0, pthread_join(t[i], NULL));
-		memfilter_bloom_add_keys_exclusive(ref, keys, 8,
-						   MF_CONC_THREADS * MF_CONC_KEYS);
-		ASSERT_EQ(0, memcmp(ref->words, b->words, 64 * 64))
-			TH_LOG("round %d", round);
-		ASSERT_LT(memfilter_bloom_popcount(ref), 64 * 512 * 99 / 100);
-		free(keys);
-		mf_test_free_locked(b);
-		mf_test_free(ref);
-	}
+	mf_conc_run(_metadata, mf_locked_insert, true);
 }
 
 /*
