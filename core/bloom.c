@@ -7,28 +7,59 @@
  * at run time and fall back to the scalar loops here.
  *
  * Conventions in this file:
- * - Bits are only ever set, never cleared, while a filter is shared. An
- *   insert sets each word of its pattern with one relaxed atomic OR, and
- *   skips a word whose bits a READ_ONCE() load already shows set. A query
- *   reads each word once with READ_ONCE() and takes no lock.
- * - Why relaxed is enough: a query tests every word on its own, so no
- *   ordering between different words is needed; only per-word coherence.
- *   If an insert returned before a query started (the insert happens
- *   before the query, e.g. through the caller's syscall return and the
- *   next syscall), then for every word of the key's pattern the insert
- *   either performed its OR or read a value with those bits set; either
- *   way that value precedes, in the word's coherence order, anything the
- *   query can read (coherence of read-after-write and read-after-read
- *   under happens-before), and bits never go away. So a completed insert
- *   is never missed. Concurrent inserts never lose each other's bits
- *   because each OR is an atomic read-modify-write.
+ * - Bits are only ever set, never cleared, while a filter is shared. A
+ *   query reads each word once with READ_ONCE() and takes no lock.
+ * - Writers follow one of two disciplines, fixed per filter when it is
+ *   made, and never mixed on one filter:
+ *   - lock-free (no stripes attached: libmemfilter, offline images,
+ *     growing filters' sub-filters): an insert sets each word of its
+ *     pattern with one relaxed atomic OR, and skips a word whose bits a
+ *     READ_ONCE() load already shows set;
+ *   - stripe-locked (memfilter_bloom_attach_stripes(): the module's Bloom
+ *     filters): block i belongs to stripe i % MEMFILTER_BLOOM_STRIPES, and
+ *     every writer of a block holds its stripe's lock, with bottom halves
+ *     disabled (process and softirq writers meet; no writer runs in hard
+ *     interrupt or NMI context), around plain READ_ONCE() / WRITE_ONCE()
+ *     read-modify-writes of the words missing their bit. A single key
+ *     takes its lock once; a batch sorts each MEMFILTER_SIMD_CHUNK keys by
+ *     stripe (memfilter_bloom_sort()) and takes each stripe's lock once,
+ *     for at most MEMFILTER_BLOOM_LOCK_KEYS keys per hold. A test-and-add
+ *     of one key that a lockless test finds present takes no lock. Why
+ *     not mixed: a plain read-modify-write (read w, another writer's
+ *     atomic OR lands, write w | a) would undo the OR's bit.
+ * - No lost bits: atomic ORs are atomic; under the stripe discipline the
+ *   only writers of a word are the holders of its block's stripe lock, so
+ *   the read-modify-writes of one word are serialised, each reads the
+ *   value the previous holder wrote (the lock's release/acquire), and
+ *   ORs commute: the final word is the OR of every pattern, in any order.
+ *   A lock holder may rewrite words it does not change (the AVX2 path
+ *   stores half a block back) with the values it read, which no one else
+ *   could change meanwhile.
+ * - No false negatives: a query tests every word on its own, so only
+ *   per-word coherence is needed. If an insert returned before a query
+ *   started (the insert happens before the query, e.g. through the
+ *   caller's syscall return and the next syscall), then for every word of
+ *   the key's pattern the insert either wrote it (OR or WRITE_ONCE() of a
+ *   value with the bit) or read a value with the bit set; either way that
+ *   value precedes, in the word's coherence order, anything the query can
+ *   read (coherence of read-after-write and read-after-read under
+ *   happens-before), and every later value has the bit too (bits are only
+ *   added). Every store is a whole aligned word (WRITE_ONCE(), or a
+ *   32-byte aligned vector store that writes each word whole), so readers
+ *   never see a torn word. So a completed insert is never missed.
+ * - A clear (memfilter_filter_clear()) takes no lock: a locked writer
+ *   racing it can store back bits it read before the clear zeroed its
+ *   word: false positives only, which the clear's contract allows for
+ *   keys added concurrently.
  * - The _exclusive inserts are for a caller that guarantees no other
  *   insert runs at the same time (a filter filled before it is published,
  *   an image built offline): the same bits, set with plain READ_ONCE() /
- *   WRITE_ONCE() read-modify-writes of whole words instead of atomic ORs.
- *   Queries running meanwhile stay correct: see
+ *   WRITE_ONCE() read-modify-writes of whole words and no lock. Queries
+ *   running meanwhile stay correct: see
  *   memfilter_bloom_add_hash_exclusive().
- * - add and query neither sleep nor allocate: any context.
+ * - Queries and lock-free inserts neither sleep nor allocate: any context.
+ *   Locked inserts spin on a stripe lock: any context but hard interrupt
+ *   and NMI.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -1064,8 +1095,8 @@ void memfilter_bloom_attach_stripes(struct memfilter_bloom *b, void *mem)
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_attach_stripes);
 
 /* The lock of the stripe of a hash's block. */
-static __always_inline memfilter_lock_t *mf_bloom_lock_of(const struct memfilter_bloom *b,
-							  u64 hash)
+static __always_inline struct memfilter_lock *
+mf_bloom_lock_of(const struct memfilter_bloom *b, u64 hash)
 {
 	return &b->stripes[memfilter_bloom_block(b, hash) %
 			   MEMFILTER_BLOOM_STRIPES].lock;
@@ -1087,7 +1118,7 @@ static bool mf_bloom_one_locked(struct memfilter_bloom *b, u64 hash,
 				bool test_first)
 {
 	u64 *blk = memfilter_bloom_block_ptr(b, hash);
-	memfilter_lock_t *l = mf_bloom_lock_of(b, hash);
+	struct memfilter_lock *l = mf_bloom_lock_of(b, hash);
 	bool had;
 
 	if (test_first && mf_bloom_with_k(blk, hash, b->p.k, MF_BLOOM_TEST))

@@ -84,7 +84,7 @@ struct memfilter_bloom_params {
  * @lock: held around the plain read-modify-writes of its blocks
  */
 struct memfilter_bloom_stripe {
-	memfilter_lock_t lock;
+	struct memfilter_lock lock;
 } __aligned(MEMFILTER_BLOOM_BLOCK_BYTES);
 
 /* Bytes memfilter_bloom_attach_stripes() takes, a multiple of 64. */
@@ -112,12 +112,11 @@ struct memfilter_bloom {
  * A chunk of at most MEMFILTER_SIMD_CHUNK keys sorted by stripe: @ord
  * lists the keys' positions stripe after stripe (keys of one stripe in
  * their order in the chunk), stripe t's at @ord[@end[t - 1]] to
- * @ord[@end[t] - 1] (from @ord[0] for t = 0). @st is scratch.
+ * @ord[@end[t] - 1] (from @ord[0] for t = 0). 386 bytes of stack.
  */
 struct memfilter_bloom_sort {
 	u16 end[MEMFILTER_BLOOM_STRIPES + 1];
 	u8 ord[MEMFILTER_SIMD_CHUNK];
-	u8 st[MEMFILTER_SIMD_CHUNK];
 };
 
 /* Odd multipliers, one per word: the bit a key sets in word w. */
@@ -212,14 +211,15 @@ static __always_inline void memfilter_bloom_sort(const struct memfilter_bloom *b
 	for (j = 0; j < m; j++) {
 		blk = memfilter_bloom_block(b, hashes[j]);
 		memfilter_prefetch(b->words + blk * MEMFILTER_BLOOM_BLOCK_WORDS);
-		s->st[j] = blk % MEMFILTER_BLOOM_STRIPES;
-		s->end[s->st[j] + 1]++;
+		s->end[blk % MEMFILTER_BLOOM_STRIPES + 1]++;
 	}
 	for (t = 0; t < MEMFILTER_BLOOM_STRIPES; t++)
 		s->end[t + 1] += s->end[t];
 	/* end[t] starts as stripe t's start and ends as its end. */
-	for (j = 0; j < m; j++)
-		s->ord[s->end[s->st[j]]++] = j;
+	for (j = 0; j < m; j++) {
+		t = memfilter_bloom_block(b, hashes[j]) % MEMFILTER_BLOOM_STRIPES;
+		s->ord[s->end[t]++] = j;
+	}
 }
 
 /*
@@ -237,7 +237,7 @@ memfilter_bloom_walk(struct memfilter_bloom *b, const u64 *hashes,
 		     const void *ctx)
 {
 	unsigned int t, held;
-	memfilter_lock_t *l;
+	struct memfilter_lock *l;
 	size_t pos = 0;
 	u64 h;
 	u8 j;

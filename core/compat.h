@@ -60,10 +60,27 @@ static __always_inline void memfilter_atomic_add64(u64 *p, u64 v)
  * a batch's sections, then memfilter_lock() per stripe; never from a hard
  * interrupt or NMI (the kfuncs are not registered for tracing programs).
  */
-typedef spinlock_t memfilter_lock_t;
-#define memfilter_lock_init(l)	spin_lock_init(l)
-#define memfilter_lock(l)	spin_lock(l)
-#define memfilter_unlock(l)	spin_unlock(l)
+struct memfilter_lock {
+	spinlock_t lock;	/* a stripe of a Bloom filter's blocks */
+};
+
+static inline void memfilter_lock_init(struct memfilter_lock *l)
+{
+	spin_lock_init(&l->lock);
+}
+
+static __always_inline void memfilter_lock(struct memfilter_lock *l)
+	__acquires(&l->lock)
+{
+	spin_lock(&l->lock);
+}
+
+static __always_inline void memfilter_unlock(struct memfilter_lock *l)
+	__releases(&l->lock)
+{
+	spin_unlock(&l->lock);
+}
+
 #define memfilter_bh_disable()	local_bh_disable()
 #define memfilter_bh_enable()	local_bh_enable()
 

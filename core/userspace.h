@@ -111,16 +111,16 @@ static inline void memfilter_atomic_add64(u64 *p, u64 v)
  * A holder can be preempted here, so a waiter yields now and then rather
  * than spin out its time slice. No bottom halves in userspace.
  */
-typedef struct {
+struct memfilter_lock {
 	int locked;
-} memfilter_lock_t;
+};
 
-static inline void memfilter_lock_init(memfilter_lock_t *l)
+static inline void memfilter_lock_init(struct memfilter_lock *l)
 {
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELAXED);
 }
 
-static inline void memfilter_lock(memfilter_lock_t *l)
+static inline void memfilter_lock(struct memfilter_lock *l)
 {
 	unsigned int spins = 0;
 
@@ -136,7 +136,7 @@ static inline void memfilter_lock(memfilter_lock_t *l)
 	}
 }
 
-static inline void memfilter_unlock(memfilter_lock_t *l)
+static inline void memfilter_unlock(struct memfilter_lock *l)
 {
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 }

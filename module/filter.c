@@ -352,7 +352,8 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_info);
  *
  * Keys added concurrently with a clear may or may not survive it; so may
  * (as false positives) keys that a concurrent writer moves out of a part
- * of the table not yet cleared. Types with a writer lock are cleared one
+ * of the table not yet cleared, and (Bloom) bits of a word that a
+ * stripe-locked writer read before the clear zeroed it. Types with a writer lock are cleared one
  * step (16 KiB of table) per locked section.
  *
  * Context: process context, may sleep.
