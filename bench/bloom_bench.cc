@@ -559,13 +559,14 @@ static void bench_locks(const Keys &k)
 	Row d("locks", false);
 	double ff_one = -1, ff_batch = -1;
 
-	rows.push_back({ "atomic OR per changed word (memfilter_bloom_add_key / _add_keys)",
+	rows.push_back({ "atomic OR per changed word (libmemfilter: memfilter_bloom_add_key, AVX2 / _add_keys)",
 			 measure(d, INS, n, k.reps_ins, clr, [&] { mfb_bloom_add(b, k.in.data(), n); }),
 			 measure(d, INS_B, n, k.reps_ins, clr, [&] { mfb_bloom_add_batch(b, k.in.data(), n); }) });
-	rows.push_back({ "atomic OR per changed word, hashed chunks (module path: ops->add before)", -1,
+	rows.push_back({ "atomic OR per changed word, scalar single key / hashed chunks (the module's paths before)",
+			 measure(d, INS, n, k.reps_ins, clr, [&] { mfb_bloom_add_scalar1(b, k.in.data(), n); }),
 			 measure(d, INS_B, n, k.reps_ins, clr, [&] { mfb_bloom_add_hashed(b, k.in.data(), n, 0); }) });
 	mfb_bloom_stripes(b, 1);
-	rows.push_back({ "core stripe locks, S = 64 (memfilter_bloom_add_hash_locked / _add_hashes_locked on hashed chunks: module path now)",
+	rows.push_back({ "stripe locks, S = 64 (memfilter_bloom_add_hash_locked / _add_hashes_locked on hashed chunks: the module's paths now)",
 			 measure(d, INS, n, k.reps_ins, clr, [&] { mfb_bloom_add_locked(b, k.in.data(), n); }),
 			 measure(d, INS_B, n, k.reps_ins, clr, [&] { mfb_bloom_add_hashed(b, k.in.data(), n, 1); }) });
 	if (mfb_bloom_query(b, k.in.data(), k.nq) != k.nq)

@@ -81,6 +81,7 @@ extern int mfb_proto_avx2;
 /* The core's stripe-locked inserts; stripes attached (1) or not (0). */
 void mfb_bloom_stripes(struct mfb_bloom *b, int on);
 void mfb_bloom_add_locked(struct mfb_bloom *b, const uint64_t *k, size_t n);
+void mfb_bloom_add_scalar1(struct mfb_bloom *b, const uint64_t *k, size_t n);
 /* Chunks hashed first, then memfilter_bloom_add_hashes[_locked](). */
 void mfb_bloom_add_hashed(struct mfb_bloom *b, const uint64_t *k, size_t n,
 			  int locked);

@@ -575,6 +575,14 @@ void mfb_bloom_add_locked(struct mfb_bloom *m, const u64 *k, size_t n)
 						memfilter_hash(&m->s.bloom.p.hasher, &k[i], 8));
 }
 
+/* The kernel's single-key path before: scalar, one atomic OR per word. */
+void mfb_bloom_add_scalar1(struct mfb_bloom *m, const u64 *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		memfilter_bloom_add_hash_scalar(&m->s.bloom,
+						memfilter_hash(&m->s.bloom.p.hasher, &k[i], 8));
+}
+
 void mfb_bloom_add_hashed(struct mfb_bloom *m, const u64 *k, size_t n, int locked)
 {
 	u64 h[MFB_CHUNK];
