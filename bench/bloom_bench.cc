@@ -601,7 +601,7 @@ static void bench_locks(const Keys &k)
 
 	printf("\n### Concurrent-safe insert designs, %s keys, ns/key (median of %d)\n\n",
 	       size_label.c_str(), k.reps_ins);
-	printf("| design | insert (single) | batch insert | single / ff Add | batch / ff AddAll |\n");
+	printf("| filter / design | insert (single) | batch insert | single / ff Add | batch / ff AddAll |\n");
 	printf("|---|---|---|---|---|\n");
 	for (auto &r : rows) {
 		printf("| %s | %s | %s |", r.name.c_str(), fmt(r.one, INS).c_str(),
