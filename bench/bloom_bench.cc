@@ -21,10 +21,11 @@
  * bits per key, and "memfilter / best peer" ratios. Not a test: nothing
  * here passes or fails.
  *
- *   bloom_bench [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--xxh3]
+ *   bloom_bench [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--xxh3] [--locks]
  * Sizes default to 1M and 10M keys; --big adds 100M; --xxh3: memfilter's
  * Bloom filters hash with XXH3 instead of XXH64; --bloom leaves the
- * cuckoo tables out. --huge: memfilter's
+ * cuckoo tables out; --locks runs only the concurrent-safe insert designs
+ * (issue 15 item 3) against fastfilter's inserts. --huge: memfilter's
  * and the probe's tables on huge pages. Times are the thread's CPU time
  * unless --wall. --instr: one small run for
  * callgrind (scripts/bloom-bench.sh), each timed loop dumped as its own
@@ -123,6 +124,7 @@ struct Row {
 static int reps = 3;
 static bool instr;
 static bool bloom_only;
+static bool locks_only;
 static std::string size_label;
 static volatile u64 sink;
 
@@ -454,7 +456,25 @@ static Row bench_ff_cuckoo(const Keys &k)
 }
 #endif
 
-/* ---- report ----------------------------------------------------------------- */
+#ifdef FASTFILTER
+static void ff_insert_rows(const Keys &k, std::vector<Row> &rows)
+{
+	Row r("fastfilter_cpp SIMD blocked Bloom", true);
+	std::unique_ptr<FFBloom> f;
+	auto fresh = [&] { f.reset(); f.reset(new FFBloom((int)k.n)); };
+
+	r.v[INS] = measure(r, INS, k.n, k.reps_ins, fresh, [&] {
+		for (size_t i = 0; i < k.n; i++)
+			f->Add(k.in[i]);
+	});
+	r.v[INS_B] = measure(r, INS_B, k.n, k.reps_ins, fresh,
+			     [&] { f->AddAll(k.in.data(), 0, k.n); });
+	r.v[BPK] = 8.0 * f->SizeInBytes() / k.n;
+	rows.push_back(r);
+}
+#endif
+
+/* ---- report -------------------------------------------------------------- */
 
 static std::string fmt(double v, int col)
 {
@@ -523,6 +543,81 @@ static void table(const char *title, const Keys &k, std::vector<Row> &rows)
 	fflush(stdout);
 }
 
+/*
+ * --locks: concurrent-safe insert designs (issue 15 item 3), one writer,
+ * single keys and batches, against fastfilter's Add and AddAll and the
+ * lock probe (one random line per key: a lock-prefixed OR on it, a plain
+ * read-modify-write of it, or a hot lock line taken around the plain one).
+ */
+static void bench_locks(const Keys &k)
+{
+	struct L { std::string name; double one, batch; };
+	std::vector<L> rows;
+	size_t bytes, n = k.n;
+	mfb_bloom *b = mfb_bloom_new(n, &bytes);
+	auto clr = [&] { mfb_bloom_clear(b); };
+	Row d("locks", false);
+	double ff_one = -1, ff_batch = -1;
+
+	rows.push_back({ "atomic OR per changed word (libmemfilter: memfilter_bloom_add_key, AVX2 / _add_keys)",
+			 measure(d, INS, n, k.reps_ins, clr, [&] { mfb_bloom_add(b, k.in.data(), n); }),
+			 measure(d, INS_B, n, k.reps_ins, clr, [&] { mfb_bloom_add_batch(b, k.in.data(), n); }) });
+	rows.push_back({ "atomic OR per changed word, scalar single key / hashed chunks (the module's paths before)",
+			 measure(d, INS, n, k.reps_ins, clr, [&] { mfb_bloom_add_scalar1(b, k.in.data(), n); }),
+			 measure(d, INS_B, n, k.reps_ins, clr, [&] { mfb_bloom_add_hashed(b, k.in.data(), n, 0); }) });
+	mfb_bloom_stripes(b, 1);
+	rows.push_back({ "stripe locks, S = 64 (memfilter_bloom_add_hash_locked / _add_hashes_locked on hashed chunks: the module's paths now)",
+			 measure(d, INS, n, k.reps_ins, clr, [&] { mfb_bloom_add_locked(b, k.in.data(), n); }),
+			 measure(d, INS_B, n, k.reps_ins, clr, [&] { mfb_bloom_add_hashed(b, k.in.data(), n, 1); }) });
+	if (mfb_bloom_query(b, k.in.data(), k.nq) != k.nq)
+		fprintf(stderr, "locks: FALSE NEGATIVES\n");
+	mfb_bloom_stripes(b, 0);
+	for (unsigned int s : { 16u, 64u, 256u, 1016u, 1064u })
+		rows.push_back({ "prototype stripe lock, S = " + std::to_string(s % 1000) + (s > 1000 ? ", AVX2 set" : "") +
+				 " (single: lock per key; batch: per stripe per 256 keys)",
+				 measure(d, INS, n, k.reps_ins, clr, [&] { mfb_proto_add_stripe(b, k.in.data(), n, s % 1000); }),
+				 measure(d, INS_B, n, k.reps_ins, clr, [&] { mfb_proto_avx2 = s > 1000; mfb_proto_add_batch_stripe(b, k.in.data(), n, s % 1000); mfb_proto_avx2 = 0; }) });
+	rows.push_back({ "exclusive (plain stores, one writer)",
+			 measure(d, INS, n, k.reps_ins, clr, [&] { mfb_bloom_add_x(b, k.in.data(), n); }),
+			 measure(d, INS_B, n, k.reps_ins, clr, [&] { mfb_bloom_add_x_batch(b, k.in.data(), n); }) });
+	if (mfb_bloom_query(b, k.in.data(), k.nq) != k.nq)
+		fprintf(stderr, "locks: FALSE NEGATIVES\n");
+	mfb_bloom_free(b);
+#ifdef FASTFILTER
+	std::vector<Row> ff;
+	ff_insert_rows(k, ff);
+	ff_one = ff[0].v[INS];
+	ff_batch = ff[0].v[INS_B];
+	rows.push_back({ "fastfilter_cpp SIMD blocked Bloom (Add / AddAll)", ff_one, ff_batch });
+#endif
+	mfb_probe *p = mfb_probe_new(bytes);
+	const char *how[] = { "probe: lock-prefixed OR on the line",
+			      "probe: plain load-OR-store of the line",
+			      "probe: hot lock line + plain RMW of the line" };
+	for (int h = 0; h < 3; h++)
+		rows.push_back({ how[h], measure(d, INS, n, k.reps_ins, nop,
+						 [&] { mfb_probe_store(p, k.in.data(), n, h); }), -1 });
+	mfb_probe_free(p);
+
+	printf("\n### Concurrent-safe insert designs, %s keys, ns/key (median of %d)\n\n",
+	       size_label.c_str(), k.reps_ins);
+	printf("| filter / design | insert (single) | batch insert | single / ff Add | batch / ff AddAll |\n");
+	printf("|---|---|---|---|---|\n");
+	for (auto &r : rows) {
+		printf("| %s | %s | %s |", r.name.c_str(), fmt(r.one, INS).c_str(),
+		       fmt(r.batch, INS_B).c_str());
+		if (ff_one > 0 && r.one > 0)
+			printf(" %.2f |", r.one / ff_one);
+		else
+			printf(" - |");
+		if (ff_batch > 0 && r.batch > 0)
+			printf(" %.2f |\n", r.batch / ff_batch);
+		else
+			printf(" - |\n");
+	}
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	std::vector<std::string> sizes = { "1M", "10M" };
@@ -533,6 +628,8 @@ int main(int argc, char **argv)
 			sizes.push_back("100M");
 		} else if (s == "--wall") {
 			wall = true;
+		} else if (s == "--locks") {
+			locks_only = true;
 		} else if (s == "--bloom") {
 			bloom_only = true;
 		} else if (s == "--huge") {
@@ -550,7 +647,7 @@ int main(int argc, char **argv)
 			while (std::getline(ss, t, ','))
 				sizes.push_back(t);
 		} else {
-			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--xxh3]\n",
+			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--xxh3] [--locks]\n",
 				argv[0]);
 			return 2;
 		}
@@ -572,6 +669,10 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < k.nq; i++)
 			k.out[i] = splitmix(i + (1ULL << 40));
 
+		if (locks_only) {
+			bench_locks(k);
+			continue;
+		}
 		std::vector<Row> bloom;
 		bloom.push_back(bench_mf_bloom(k));
 		bloom.push_back(bench_mf_bloom_path(k, MF_OPS));

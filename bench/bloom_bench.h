@@ -72,4 +72,21 @@ uint64_t mfb_probe_batch(const struct mfb_probe *p, const uint64_t *k,
 uint64_t mfb_probe_single(const struct mfb_probe *p, const uint64_t *k,
 			  size_t n);
 
+/* Writer-lock designs for concurrent inserts (issue 15 item 3). */
+void mfb_proto_add_stripe(struct mfb_bloom *b, const uint64_t *k, size_t n,
+			  unsigned int stripes);
+void mfb_proto_add_batch_stripe(struct mfb_bloom *b, const uint64_t *k,
+				size_t n, unsigned int stripes);
+extern int mfb_proto_avx2;
+/* The core's stripe-locked inserts; stripes attached (1) or not (0). */
+void mfb_bloom_stripes(struct mfb_bloom *b, int on);
+void mfb_bloom_add_locked(struct mfb_bloom *b, const uint64_t *k, size_t n);
+void mfb_bloom_add_scalar1(struct mfb_bloom *b, const uint64_t *k, size_t n);
+/* Chunks hashed first, then memfilter_bloom_add_hashes[_locked](). */
+void mfb_bloom_add_hashed(struct mfb_bloom *b, const uint64_t *k, size_t n,
+			  int locked);
+/* The probe storing: 0 lock-prefixed OR, 1 plain RMW, 2 hot lock + RMW. */
+void mfb_probe_store(struct mfb_probe *p, const uint64_t *k, size_t n,
+		     int how);
+
 #endif /* _MEMFILTER_BLOOM_BENCH_H */

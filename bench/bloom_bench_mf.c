@@ -429,3 +429,194 @@ u64 mfb_probe_single(const struct mfb_probe *p, const u64 *k, size_t n)
 		c += *mfb_line(p, k[i]) & 1;
 	return c;
 }
+
+/* ---- issue 15 item 3: writer-lock prototypes and the lock probe --------- */
+
+/*
+ * A cacheline-padded test-and-test-and-set spinlock per stripe of blocks
+ * (stripe = block index mod S), the shape the core would use: one locked
+ * exchange to take it, a release store to drop it.
+ */
+struct mfb_stripe {
+	int v;
+} __attribute__((aligned(64)));
+
+static struct mfb_stripe mfb_stripes[256];
+
+static __always_inline void mfb_stripe_lock(struct mfb_stripe *l)
+{
+	while (__atomic_exchange_n(&l->v, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&l->v, __ATOMIC_RELAXED))
+			__builtin_ia32_pause();
+}
+
+static __always_inline void mfb_stripe_unlock(struct mfb_stripe *l)
+{
+	__atomic_store_n(&l->v, 0, __ATOMIC_RELEASE);
+}
+
+/* Plain read-modify-write of a key's k = 6 words (10 bits/key) (as mf_bloom_set_exclusive). */
+static __always_inline void mfb_set6(u64 *blk, u64 h)
+{
+	unsigned int s = memfilter_bloom_start(h), i, w;
+
+	for (i = 0; i < 6; i++) {
+		w = (s + i) & 7;
+		WRITE_ONCE(blk[w], READ_ONCE(blk[w]) | 1ULL << memfilter_bloom_bit(h, w));
+	}
+}
+
+/* One key: hash, take its stripe's lock, plain RMW, drop it. */
+void mfb_proto_add_stripe(struct mfb_bloom *m, const u64 *k, size_t n,
+			  unsigned int stripes)
+{
+	struct memfilter_bloom *b = &m->s.bloom;
+
+	if (b->p.k != 6)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		u64 h = memfilter_hash(&b->p.hasher, &k[i], 8);
+		u64 blk = memfilter_bloom_block(b, h);
+		struct mfb_stripe *l = &mfb_stripes[blk & (stripes - 1)];
+
+		mfb_stripe_lock(l);
+		mfb_set6(b->words + blk * 8, h);
+		mfb_stripe_unlock(l);
+	}
+}
+
+#define MFB_PCHUNK	256
+int mfb_proto_avx2;
+
+static MF_AVX2 void mfb_set_avx2(const struct memfilter_bloom_avx2 *c,
+				 struct memfilter_bloom *b, const u64 *blk,
+				 const u64 *h, const u16 *ord, size_t pos,
+				 size_t end)
+{
+	for (; pos < end; pos++)
+		memfilter_bloom_avx2_set_exclusive(c, b->words + blk[ord[pos]] * 8,
+						   h[ord[pos]]);
+}
+
+static MF_AVX2 void mfb_avx2_init(struct memfilter_bloom_avx2 *c, u32 k)
+{
+	memfilter_bloom_avx2_init(c, k);
+}
+
+/*
+ * Chunks of MFB_PCHUNK keys: hash each and prefetch its block, counting-
+ * sort the chunk by stripe, then per stripe one lock around plain RMWs.
+ */
+void mfb_proto_add_batch_stripe(struct mfb_bloom *m, const u64 *k, size_t n,
+				unsigned int stripes)
+{
+	struct memfilter_bloom *b = &m->s.bloom;
+	u64 h[MFB_PCHUNK], blk[MFB_PCHUNK];
+	u16 ord[MFB_PCHUNK], cnt[257];
+	u8 st[MFB_PCHUNK];
+	struct memfilter_bloom_avx2 vc;
+
+	if (b->p.k != 6)
+		abort();
+	mfb_avx2_init(&vc, 6);
+	for (size_t i = 0; i < n; i += MFB_PCHUNK) {
+		size_t c = n - i < MFB_PCHUNK ? n - i : MFB_PCHUNK, j, pos;
+		unsigned int s;
+
+		memset(cnt, 0, sizeof(cnt[0]) * (stripes + 1));
+		for (j = 0; j < c; j++) {
+			h[j] = memfilter_xxh64(&k[i + j], 8, b->p.hasher.seed);
+			blk[j] = memfilter_bloom_block(b, h[j]);
+			memfilter_prefetch(b->words + blk[j] * 8);
+			st[j] = blk[j] & (stripes - 1);
+			cnt[st[j] + 1]++;
+		}
+		for (s = 0; s < stripes; s++)
+			cnt[s + 1] += cnt[s];
+		for (j = 0; j < c; j++)
+			ord[cnt[st[j]]++] = j;
+		/* cnt[s] is now the end of stripe s in ord[]. */
+		for (s = 0, pos = 0; s < stripes; s++) {
+			if (pos == cnt[s])
+				continue;
+			mfb_stripe_lock(&mfb_stripes[s]);
+			if (mfb_proto_avx2)
+				mfb_set_avx2(&vc, b, blk, h, ord, pos, cnt[s]);
+			else
+				for (; pos < cnt[s]; pos++)
+					mfb_set6(b->words + blk[ord[pos]] * 8, h[ord[pos]]);
+			pos = cnt[s];
+			mfb_stripe_unlock(&mfb_stripes[s]);
+		}
+	}
+}
+
+/*
+ * The core's stripe-locked inserts (memfilter_bloom_*_locked(), what the
+ * module's Bloom writers run), and for comparison the atomic ones on the
+ * same pre-hashed chunks, the module's shape (hashes, then ops->add).
+ */
+void mfb_bloom_stripes(struct mfb_bloom *m, int on)
+{
+	static void *mem;
+
+	if (!mem && !(mem = aligned_alloc(64, MEMFILTER_BLOOM_STRIPES_BYTES)))
+		abort();
+	if (on)
+		memfilter_bloom_attach_stripes(&m->s.bloom, mem);
+	else
+		m->s.bloom.stripes = NULL;
+}
+
+void mfb_bloom_add_locked(struct mfb_bloom *m, const u64 *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		memfilter_bloom_add_hash_locked(&m->s.bloom,
+						memfilter_hash(&m->s.bloom.p.hasher, &k[i], 8));
+}
+
+/* The kernel's single-key path before: scalar, one atomic OR per word. */
+void mfb_bloom_add_scalar1(struct mfb_bloom *m, const u64 *k, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		memfilter_bloom_add_hash_scalar(&m->s.bloom,
+						memfilter_hash(&m->s.bloom.p.hasher, &k[i], 8));
+}
+
+void mfb_bloom_add_hashed(struct mfb_bloom *m, const u64 *k, size_t n, int locked)
+{
+	u64 h[MFB_CHUNK];
+
+	for (size_t i = 0; i < n; i += MFB_CHUNK) {
+		size_t c = n - i < MFB_CHUNK ? n - i : MFB_CHUNK;
+
+		mfb_hash_chunk(&m->s.bloom.p.hasher, k + i, c, h);
+		if (locked)
+			memfilter_bloom_add_hashes_locked(&m->s.bloom, h, c);
+		else
+			memfilter_bloom_add_hashes(&m->s.bloom, h, c);
+	}
+}
+
+/*
+ * The physical limit of a concurrent single insert: per key the probe's
+ * cheap hash, one random 64-byte line, and either one lock-prefixed OR
+ * on it or one plain load-OR-store; and a locked op on a hot lock line
+ * plus a plain RMW (the stripe lock's shape).
+ */
+void mfb_probe_store(struct mfb_probe *p, const u64 *k, size_t n, int how)
+{
+	for (size_t i = 0; i < n; i++) {
+		u64 *l = (u64 *)mfb_line(p, k[i]);
+
+		if (how == 0) {
+			__atomic_fetch_or(l, k[i] & 2, __ATOMIC_RELAXED);
+		} else if (how == 1) {
+			WRITE_ONCE(*l, READ_ONCE(*l) | (k[i] & 2));
+		} else {
+			mfb_stripe_lock(&mfb_stripes[0]);
+			WRITE_ONCE(*l, READ_ONCE(*l) | (k[i] & 2));
+			mfb_stripe_unlock(&mfb_stripes[0]);
+		}
+	}
+}

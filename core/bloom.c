@@ -7,28 +7,59 @@
  * at run time and fall back to the scalar loops here.
  *
  * Conventions in this file:
- * - Bits are only ever set, never cleared, while a filter is shared. An
- *   insert sets each word of its pattern with one relaxed atomic OR, and
- *   skips a word whose bits a READ_ONCE() load already shows set. A query
- *   reads each word once with READ_ONCE() and takes no lock.
- * - Why relaxed is enough: a query tests every word on its own, so no
- *   ordering between different words is needed; only per-word coherence.
- *   If an insert returned before a query started (the insert happens
- *   before the query, e.g. through the caller's syscall return and the
- *   next syscall), then for every word of the key's pattern the insert
- *   either performed its OR or read a value with those bits set; either
- *   way that value precedes, in the word's coherence order, anything the
- *   query can read (coherence of read-after-write and read-after-read
- *   under happens-before), and bits never go away. So a completed insert
- *   is never missed. Concurrent inserts never lose each other's bits
- *   because each OR is an atomic read-modify-write.
+ * - Bits are only ever set, never cleared, while a filter is shared. A
+ *   query reads each word once with READ_ONCE() and takes no lock.
+ * - Writers follow one of two disciplines, fixed per filter when it is
+ *   made, and never mixed on one filter:
+ *   - lock-free (no stripes attached: libmemfilter, offline images,
+ *     growing filters' sub-filters): an insert sets each word of its
+ *     pattern with one relaxed atomic OR, and skips a word whose bits a
+ *     READ_ONCE() load already shows set;
+ *   - stripe-locked (memfilter_bloom_attach_stripes(): the module's Bloom
+ *     filters): block i belongs to stripe i % MEMFILTER_BLOOM_STRIPES, and
+ *     every writer of a block holds its stripe's lock, with bottom halves
+ *     disabled (process and softirq writers meet; no writer runs in hard
+ *     interrupt or NMI context), around plain READ_ONCE() / WRITE_ONCE()
+ *     read-modify-writes of the words missing their bit. A single key
+ *     takes its lock once; a batch sorts each MEMFILTER_SIMD_CHUNK keys by
+ *     stripe (memfilter_bloom_sort()) and takes each stripe's lock once,
+ *     for at most MEMFILTER_BLOOM_LOCK_KEYS keys per hold. A test-and-add
+ *     of one key that a lockless test finds present takes no lock. Why
+ *     not mixed: a plain read-modify-write (read w, another writer's
+ *     atomic OR lands, write w | a) would undo the OR's bit.
+ * - No lost bits: atomic ORs are atomic; under the stripe discipline the
+ *   only writers of a word are the holders of its block's stripe lock, so
+ *   the read-modify-writes of one word are serialised, each reads the
+ *   value the previous holder wrote (the lock's release/acquire), and
+ *   ORs commute: the final word is the OR of every pattern, in any order.
+ *   A lock holder may rewrite words it does not change (the AVX2 path
+ *   stores half a block back) with the values it read, which no one else
+ *   could change meanwhile.
+ * - No false negatives: a query tests every word on its own, so only
+ *   per-word coherence is needed. If an insert returned before a query
+ *   started (the insert happens before the query, e.g. through the
+ *   caller's syscall return and the next syscall), then for every word of
+ *   the key's pattern the insert either wrote it (OR or WRITE_ONCE() of a
+ *   value with the bit) or read a value with the bit set; either way that
+ *   value precedes, in the word's coherence order, anything the query can
+ *   read (coherence of read-after-write and read-after-read under
+ *   happens-before), and every later value has the bit too (bits are only
+ *   added). Every store is a whole aligned word (WRITE_ONCE(), or a
+ *   32-byte aligned vector store that writes each word whole), so readers
+ *   never see a torn word. So a completed insert is never missed.
+ * - A clear (memfilter_filter_clear()) takes no lock: a locked writer
+ *   racing it can store back bits it read before the clear zeroed its
+ *   word: false positives only, which the clear's contract allows for
+ *   keys added concurrently.
  * - The _exclusive inserts are for a caller that guarantees no other
  *   insert runs at the same time (a filter filled before it is published,
  *   an image built offline): the same bits, set with plain READ_ONCE() /
- *   WRITE_ONCE() read-modify-writes of whole words instead of atomic ORs.
- *   Queries running meanwhile stay correct: see
+ *   WRITE_ONCE() read-modify-writes of whole words and no lock. Queries
+ *   running meanwhile stay correct: see
  *   memfilter_bloom_add_hash_exclusive().
- * - add and query neither sleep nor allocate: any context.
+ * - Queries and lock-free inserts neither sleep nor allocate: any context.
+ *   Locked inserts spin on a stripe lock: any context but hard interrupt
+ *   and NMI.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -141,11 +172,35 @@ static __always_inline bool mf_bloom_test_and_set(u64 *blk, u64 hash, u32 k)
 	return had;
 }
 
+/*
+ * Test-and-insert under the key's stripe lock (memfilter_bloom_add_hash_locked()):
+ * plain READ_ONCE() / WRITE_ONCE() read-modify-writes of the window's
+ * words; whether every bit was set before. No branch on the words read:
+ * a branch on a missing line resolves only when the line arrives, and a
+ * mispredicted one throws away the next keys' work begun meanwhile
+ * (measured 2-3x slower per key, bench/results/bloom.md).
+ */
+static __always_inline bool mf_bloom_test_and_set_locked(u64 *blk, u64 hash, u32 k)
+{
+	unsigned int s = memfilter_bloom_start(hash), i, w;
+	u64 bit, old, miss = 0;
+
+	for (i = 0; i < k; i++) {
+		w = (s + i) & 7;
+		bit = 1ULL << memfilter_bloom_bit(hash, w);
+		old = READ_ONCE(blk[w]);
+		miss |= bit & ~old;
+		WRITE_ONCE(blk[w], old | bit);
+	}
+	return !miss;
+}
+
 enum mf_bloom_scalar_op {
 	MF_BLOOM_SET,
 	MF_BLOOM_SET_EXCLUSIVE,
 	MF_BLOOM_TEST,
 	MF_BLOOM_TEST_AND_SET,
+	MF_BLOOM_TEST_AND_SET_LOCKED,
 };
 
 static __always_inline bool mf_bloom_do(u64 *blk, u64 hash, u32 k,
@@ -156,6 +211,8 @@ static __always_inline bool mf_bloom_do(u64 *blk, u64 hash, u32 k,
 		return mf_bloom_test(blk, hash, k);
 	case MF_BLOOM_TEST_AND_SET:
 		return mf_bloom_test_and_set(blk, hash, k);
+	case MF_BLOOM_TEST_AND_SET_LOCKED:
+		return mf_bloom_test_and_set_locked(blk, hash, k);
 	case MF_BLOOM_SET:
 		mf_bloom_set(blk, hash, k);
 		return true;
@@ -1013,6 +1070,209 @@ u64 memfilter_bloom_model_fpr_ppb(const struct memfilter_bloom_params *p, u64 nk
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_model_fpr_ppb);
 
 /**
+ * memfilter_bloom_attach_stripes() - give a filter its writers' locks
+ * @b: the filter, not yet shared
+ * @mem: MEMFILTER_BLOOM_STRIPES_BYTES bytes, 64-byte aligned, that outlive
+ *	@b (the module keeps them after the table, in the same allocation)
+ *
+ * From then on every insert into @b must be a _locked call (the type's
+ * ops make them): a plain read-modify-write under a stripe lock can undo
+ * another writer's atomic OR, so the two disciplines must never mix on
+ * one filter. The _exclusive calls stay for a caller that is the only
+ * writer.
+ *
+ * Context: any; does not sleep.
+ */
+void memfilter_bloom_attach_stripes(struct memfilter_bloom *b, void *mem)
+{
+	struct memfilter_bloom_stripe *st = mem;
+	unsigned int t;
+
+	for (t = 0; t < MEMFILTER_BLOOM_STRIPES; t++)
+		memfilter_lock_init(&st[t].lock);
+	b->stripes = st;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_attach_stripes);
+
+/* The lock of the stripe of a hash's block. */
+static __always_inline struct memfilter_lock *
+mf_bloom_lock_of(const struct memfilter_bloom *b, u64 hash)
+{
+	return &b->stripes[memfilter_bloom_block(b, hash) %
+			   MEMFILTER_BLOOM_STRIPES].lock;
+}
+
+/*
+ * One key under its stripe's lock; whether it was present before. With
+ * @test_first (test-and-add: deduplication, where most keys are usually
+ * present), a key whose bits a lockless test already finds set takes no
+ * lock and writes nothing (bits are only ever set while a filter is
+ * shared), so CPUs testing the same keys share the lines instead of
+ * passing a lock between them. A plain add takes the lock first: the
+ * block's loads then overlap the lock's locked exchange, where a test
+ * before it has to finish its miss first (measured 1.5x slower per new
+ * key, bench/results/bloom.md).
+ */
+static bool mf_bloom_one_locked(struct memfilter_bloom *b, u64 hash,
+				bool test_first)
+{
+	u64 *blk = memfilter_bloom_block_ptr(b, hash);
+	struct memfilter_lock *l = mf_bloom_lock_of(b, hash);
+	bool had;
+
+	if (test_first && mf_bloom_with_k(blk, hash, b->p.k, MF_BLOOM_TEST))
+		return true;
+	memfilter_bh_disable();
+	memfilter_lock(l);
+	had = mf_bloom_with_k(blk, hash, b->p.k, MF_BLOOM_TEST_AND_SET_LOCKED);
+	memfilter_unlock(l);
+	memfilter_bh_enable();
+	return had;
+}
+
+/**
+ * memfilter_bloom_add_hash_locked() - insert a key, stripe-locked
+ * @b: the filter, with stripes attached
+ * @hash: the key's hash under @b->p.hasher
+ *
+ * memfilter_bloom_add_hash() for a filter with stripes attached: one lock
+ * (the stripe of the key's block) around plain read-modify-writes of the
+ * words missing their bit, instead of one atomic OR per such word. Once
+ * it has returned, every query that starts afterwards finds the key.
+ *
+ * Context: any but hard interrupt or NMI; takes the stripe lock with
+ * bottom halves disabled for one key.
+ */
+void memfilter_bloom_add_hash_locked(struct memfilter_bloom *b, u64 hash)
+{
+	mf_bloom_one_locked(b, hash, false);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hash_locked);
+
+/*
+ * Set bit @j of @out if @had (the key was present); @out's words were
+ * cleared by the caller.
+ */
+static __always_inline void mf_bloom_had(unsigned long *out, size_t j, bool had)
+{
+	if (out && had)
+		out[j / BITS_PER_LONG] |= 1UL << (j % BITS_PER_LONG);
+}
+
+/* The scalar walk's key (memfilter_bloom_walk()); @ctx is the filter. */
+static __always_inline bool mf_bloom_walk_one(const void *ctx, u64 *blk, u64 hash)
+{
+	const struct memfilter_bloom *b = ctx;
+
+	return mf_bloom_with_k(blk, hash, b->p.k, MF_BLOOM_TEST_AND_SET_LOCKED);
+}
+
+/*
+ * The batch inserts of a filter with stripes: chunks of MEMFILTER_SIMD_CHUNK
+ * keys sorted by stripe, each stripe's keys under one hold of its lock
+ * (AVX2 where the CPU has it and the context allows); short chunks key by
+ * key. @result_bitmap (NULL for a plain add): as
+ * memfilter_bloom_test_and_add_hashes(). A key repeated in a chunk lands in
+ * one stripe, where the sort keeps the chunk's order, so it is present the
+ * second time, as when the keys go one by one; keys of different stripes
+ * touch different blocks and cannot see each other.
+ */
+static void mf_bloom_locked(struct memfilter_bloom *b, const u64 *hashes,
+			    size_t n, unsigned long *result_bitmap, bool simd)
+{
+	struct memfilter_bloom_sort s;
+	unsigned long *out;
+	size_t i, j, m;
+	bool vec;
+
+	for (i = 0; i < n; i += m) {
+		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
+		out = result_bitmap ? result_bitmap + i / BITS_PER_LONG : NULL;
+		if (out)
+			for (j = 0; j < DIV_ROUND_UP(m, BITS_PER_LONG); j++)
+				out[j] = 0;
+		if (m < MEMFILTER_BLOOM_SORT_MIN) {
+			for (j = 0; j < m; j++)
+				mf_bloom_had(out, j, mf_bloom_one_locked(b, hashes[i + j],
+									 out));
+			continue;
+		}
+		memfilter_bloom_sort(b, hashes + i, m, &s);
+		/* Bottom halves off inside the SIMD section (see compat.h). */
+		vec = MEMFILTER_HAVE_AVX2 && simd && memfilter_simd_begin();
+		memfilter_bh_disable();
+		if (vec)
+			memfilter_bloom_walk_avx2(b, hashes + i, &s, out);
+		else
+			memfilter_bloom_walk(b, hashes + i, &s, out,
+					     mf_bloom_walk_one, b);
+		memfilter_bh_enable();
+		if (vec)
+			memfilter_simd_end();
+	}
+}
+
+/**
+ * memfilter_bloom_add_hashes_locked() - insert many keys, stripe-locked
+ * @b: the filter, with stripes attached
+ * @hashes: the keys' hashes under @b->p.hasher
+ * @n: how many
+ *
+ * memfilter_bloom_add_hashes() for a filter with stripes attached: per
+ * chunk of MEMFILTER_SIMD_CHUNK keys, one hold of each stripe's lock
+ * that has keys in it (at most MEMFILTER_BLOOM_LOCK_KEYS keys per hold)
+ * around plain read-modify-writes. The filter is bit for bit the same.
+ *
+ * Context: any but hard interrupt or NMI; bottom halves off for one chunk
+ * at a time.
+ */
+void memfilter_bloom_add_hashes_locked(struct memfilter_bloom *b,
+				       const u64 *hashes, size_t n)
+{
+	mf_bloom_locked(b, hashes, n, NULL, true);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_locked);
+
+/**
+ * memfilter_bloom_test_and_add_hashes_locked() - test-and-add, stripe-locked
+ * @b: the filter, with stripes attached
+ * @hashes: the keys' hashes under @b->p.hasher
+ * @n: how many
+ * @result_bitmap: as memfilter_bloom_test_and_add_hashes()
+ *
+ * memfilter_bloom_test_and_add_hashes() for a filter with stripes
+ * attached, under its locks as memfilter_bloom_add_hashes_locked(); the
+ * same answers and bits as key by key.
+ *
+ * Context: as memfilter_bloom_add_hashes_locked().
+ */
+void memfilter_bloom_test_and_add_hashes_locked(struct memfilter_bloom *b,
+						const u64 *hashes, size_t n,
+						unsigned long *result_bitmap)
+{
+	mf_bloom_locked(b, hashes, n, result_bitmap, true);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_test_and_add_hashes_locked);
+
+/**
+ * memfilter_bloom_locked_scalar() - the stripe-locked batch, scalar code
+ * @b: the filter, with stripes attached
+ * @hashes: the keys' hashes
+ * @n: how many
+ * @result_bitmap: as memfilter_bloom_test_and_add_hashes(), or NULL (add)
+ *
+ * The portable path of the _locked batch calls, exposed for tests.
+ *
+ * Context: as memfilter_bloom_add_hashes_locked().
+ */
+void memfilter_bloom_locked_scalar(struct memfilter_bloom *b, const u64 *hashes,
+				   size_t n, unsigned long *result_bitmap)
+{
+	mf_bloom_locked(b, hashes, n, result_bitmap, false);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_locked_scalar);
+
+/**
  * memfilter_bloom_test_and_add_hashes_scalar() - test-and-add, scalar code
  * @b: the filter
  * @hashes: the keys' hashes
@@ -1108,6 +1368,7 @@ static void mf_bloom_init(union memfilter_state *s,
 {
 	s->bloom.p = p->bloom;
 	s->bloom.words = mem;
+	s->bloom.stripes = NULL;
 }
 
 static void mf_bloom_contains(const union memfilter_state *s,
@@ -1134,7 +1395,10 @@ static void mf_bloom_all_done(u32 n, unsigned long *result, u32 *done)
 static int mf_bloom_add(union memfilter_state *s, const u64 *hashes, u32 n,
 			unsigned long *result, u32 *done)
 {
-	memfilter_bloom_add_hashes(&s->bloom, hashes, n);
+	if (s->bloom.stripes)
+		memfilter_bloom_add_hashes_locked(&s->bloom, hashes, n);
+	else
+		memfilter_bloom_add_hashes(&s->bloom, hashes, n);
 	mf_bloom_all_done(n, result, done);
 	return 0;
 }
@@ -1150,7 +1414,11 @@ static int mf_bloom_add_exclusive(union memfilter_state *s, const u64 *hashes,
 static int mf_bloom_test_and_add(union memfilter_state *s, const u64 *hashes,
 				 u32 n, unsigned long *result, u32 *done)
 {
-	memfilter_bloom_test_and_add_hashes(&s->bloom, hashes, n, result);
+	if (s->bloom.stripes)
+		memfilter_bloom_test_and_add_hashes_locked(&s->bloom, hashes, n,
+							   result);
+	else
+		memfilter_bloom_test_and_add_hashes(&s->bloom, hashes, n, result);
 	*done = n;
 	return 0;
 }

@@ -68,15 +68,55 @@ struct memfilter_bloom_params {
 	struct memfilter_hasher hasher;
 };
 
+/*
+ * Writers' stripe locks (the top of core/bloom.c): block i belongs to
+ * stripe i % MEMFILTER_BLOOM_STRIPES, each stripe's lock on its own cache
+ * line. A batch writer sorts each MEMFILTER_SIMD_CHUNK keys by stripe and
+ * holds a lock for at most MEMFILTER_BLOOM_LOCK_KEYS keys at a time;
+ * batches of fewer than MEMFILTER_BLOOM_SORT_MIN keys lock key by key.
+ */
+#define MEMFILTER_BLOOM_STRIPES		64
+#define MEMFILTER_BLOOM_LOCK_KEYS	64
+#define MEMFILTER_BLOOM_SORT_MIN	32
+
+/**
+ * struct memfilter_bloom_stripe - one stripe's writer lock
+ * @lock: held around the plain read-modify-writes of its blocks
+ */
+struct memfilter_bloom_stripe {
+	struct memfilter_lock lock;
+} __aligned(MEMFILTER_BLOOM_BLOCK_BYTES);
+
+/* Bytes memfilter_bloom_attach_stripes() takes, a multiple of 64. */
+#define MEMFILTER_BLOOM_STRIPES_BYTES \
+	(MEMFILTER_BLOOM_STRIPES * sizeof(struct memfilter_bloom_stripe))
+
 /**
  * struct memfilter_bloom - a Bloom filter
  * @p: its shape
  * @words: nblocks * 8 words, 64-byte aligned, zeroed, allocated and freed
  *	by the caller (kernel: kvzalloc(); userspace: aligned_alloc())
+ * @stripes: MEMFILTER_BLOOM_STRIPES writer locks, attached by the owner
+ *	(memfilter_bloom_attach_stripes()) and used by the _locked inserts;
+ *	NULL (after the type's init) for a filter written with atomic ORs.
+ *	Read only by the _locked calls and the type's ops, so callers of
+ *	the others may leave it unset.
  */
 struct memfilter_bloom {
 	struct memfilter_bloom_params p;
 	u64 *words;
+	struct memfilter_bloom_stripe *stripes;
+};
+
+/*
+ * A chunk of at most MEMFILTER_SIMD_CHUNK keys sorted by stripe: @ord
+ * lists the keys' positions stripe after stripe (keys of one stripe in
+ * their order in the chunk), stripe t's at @ord[@end[t - 1]] to
+ * @ord[@end[t] - 1] (from @ord[0] for t = 0). 386 bytes of stack.
+ */
+struct memfilter_bloom_sort {
+	u16 end[MEMFILTER_BLOOM_STRIPES + 1];
+	u8 ord[MEMFILTER_SIMD_CHUNK];
 };
 
 /* Odd multipliers, one per word: the bit a key sets in word w. */
@@ -152,6 +192,73 @@ static __always_inline void memfilter_bloom_ring_fill(const struct memfilter_blo
 		h = memfilter_bloom_hash_key(b, keys + i * key_len, key_len, fixed8);
 		r->h[i % MEMFILTER_BLOOM_RING] = h;
 		memfilter_prefetch(memfilter_bloom_block_ptr(b, h));
+	}
+}
+
+/*
+ * Sort the @m (1..MEMFILTER_SIMD_CHUNK) keys of @hashes by stripe into
+ * @s (a counting sort, stable), prefetching each key's block meanwhile.
+ */
+static __always_inline void memfilter_bloom_sort(const struct memfilter_bloom *b,
+						 const u64 *hashes, size_t m,
+						 struct memfilter_bloom_sort *s)
+{
+	unsigned int t;
+	size_t j;
+	u64 blk;
+
+	memset(s->end, 0, sizeof(s->end));
+	for (j = 0; j < m; j++) {
+		blk = memfilter_bloom_block(b, hashes[j]);
+		memfilter_prefetch(b->words + blk * MEMFILTER_BLOOM_BLOCK_WORDS);
+		s->end[blk % MEMFILTER_BLOOM_STRIPES + 1]++;
+	}
+	for (t = 0; t < MEMFILTER_BLOOM_STRIPES; t++)
+		s->end[t + 1] += s->end[t];
+	/* end[t] starts as stripe t's start and ends as its end. */
+	for (j = 0; j < m; j++) {
+		t = memfilter_bloom_block(b, hashes[j]) % MEMFILTER_BLOOM_STRIPES;
+		s->ord[s->end[t]++] = j;
+	}
+}
+
+/*
+ * Walk a sorted chunk (memfilter_bloom_sort()) of @hashes: stripe after
+ * stripe, its keys in order under its lock, retaken every
+ * MEMFILTER_BLOOM_LOCK_KEYS keys; @one(@ctx, block, hash) test-and-sets a
+ * key and says whether it was present, which sets its bit of @out (words
+ * cleared by the caller; NULL: not wanted). Inlined into the scalar and
+ * the AVX2 walks, each with its own @one. The caller has bottom halves off.
+ */
+static __always_inline void
+memfilter_bloom_walk(struct memfilter_bloom *b, const u64 *hashes,
+		     const struct memfilter_bloom_sort *s, unsigned long *out,
+		     bool (*one)(const void *ctx, u64 *blk, u64 hash),
+		     const void *ctx)
+{
+	unsigned int t, held;
+	struct memfilter_lock *l;
+	size_t pos = 0;
+	u64 h;
+	u8 j;
+
+	for (t = 0; t < MEMFILTER_BLOOM_STRIPES; t++) {
+		if (pos == s->end[t])
+			continue;
+		l = &b->stripes[t].lock;
+		memfilter_lock(l);
+		for (held = 0; pos < s->end[t]; pos++, held++) {
+			if (held == MEMFILTER_BLOOM_LOCK_KEYS) {
+				memfilter_unlock(l);
+				memfilter_lock(l);
+				held = 0;
+			}
+			j = s->ord[pos];
+			h = hashes[j];
+			if (one(ctx, memfilter_bloom_block_ptr(b, h), h) && out)
+				out[j / BITS_PER_LONG] |= 1UL << (j % BITS_PER_LONG);
+		}
+		memfilter_unlock(l);
 	}
 }
 
@@ -233,6 +340,21 @@ void memfilter_bloom_test_and_add_hashes_scalar(struct memfilter_bloom *b,
 void memfilter_bloom_test_and_add_hashes_avx2(struct memfilter_bloom *b,
 					      const u64 *hashes, size_t n,
 					      unsigned long *result_bitmap);
+
+void memfilter_bloom_attach_stripes(struct memfilter_bloom *b, void *mem);
+void memfilter_bloom_add_hash_locked(struct memfilter_bloom *b, u64 hash);
+void memfilter_bloom_add_hashes_locked(struct memfilter_bloom *b,
+				       const u64 *hashes, size_t n);
+void memfilter_bloom_test_and_add_hashes_locked(struct memfilter_bloom *b,
+						const u64 *hashes, size_t n,
+						unsigned long *result_bitmap);
+/* The two walks behind the batch calls: tests only, and bloom_avx2.c's. */
+void memfilter_bloom_locked_scalar(struct memfilter_bloom *b, const u64 *hashes,
+				   size_t n, unsigned long *result_bitmap);
+/* x86-64 only; callers hold memfilter_simd_begin() and bottom halves off. */
+void memfilter_bloom_walk_avx2(struct memfilter_bloom *b, const u64 *hashes,
+			       const struct memfilter_bloom_sort *s,
+			       unsigned long *result_bitmap);
 
 u64 memfilter_bloom_popcount(const struct memfilter_bloom *b);
 u64 memfilter_bloom_est_fpr_ppb(const struct memfilter_bloom *b);

@@ -291,3 +291,37 @@ memfilter_bloom_keys_avx2(struct memfilter_bloom *b, struct memfilter_bloom_ring
 		memfilter_bloom_avx2_keys(b, r, keys, key_len, start, m, n,
 					  result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS, false);
 }
+
+/* The AVX2 walk's key (memfilter_bloom_walk()); @ctx its constants. */
+static __always_inline MF_AVX2 bool mf_bloom_avx2_walk_one(const void *ctx, u64 *blk,
+							   u64 hash)
+{
+	__m256i lo, hi;
+
+	memfilter_bloom_avx2_pattern(ctx, hash, &lo, &hi);
+	return memfilter_bloom_avx2_set_locked(blk, lo, hi);
+}
+
+/**
+ * memfilter_bloom_walk_avx2() - one sorted chunk under its stripe locks, AVX2
+ * @b: the filter, with stripes attached
+ * @hashes: the chunk's hashes
+ * @s: them sorted by stripe (memfilter_bloom_sort())
+ * @result_bitmap: cleared words for the chunk's keys, or NULL (add)
+ *
+ * memfilter_bloom_walk() with the key's pattern in two YMM registers: the
+ * same bits and answers as the scalar walk.
+ *
+ * Context: between memfilter_simd_begin() (true) and memfilter_simd_end(),
+ * bottom halves disabled; otherwise as memfilter_bloom_add_hashes_locked().
+ */
+MF_AVX2 void memfilter_bloom_walk_avx2(struct memfilter_bloom *b, const u64 *hashes,
+				       const struct memfilter_bloom_sort *s,
+				       unsigned long *result_bitmap)
+{
+	struct memfilter_bloom_avx2 c;
+
+	memfilter_bloom_avx2_init(&c, b->p.k);
+	memfilter_bloom_walk(b, hashes, s, result_bitmap, mf_bloom_avx2_walk_one, &c);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_walk_avx2);

@@ -141,6 +141,26 @@ memfilter_bloom_avx2_set_exclusive(const struct memfilter_bloom_avx2 *c, u64 *bl
 	_mm256_store_si256((void *)(blk + 4), hi);
 }
 
+/*
+ * Test-and-insert pattern @lo, @hi into block @blk under its stripe lock
+ * (as mf_bloom_test_and_set_locked(), and like it without a branch on the
+ * block): plain loads and stores of both halves; whether every bit was
+ * set before. Only lock holders write the block, so words without new
+ * bits are stored back unchanged; each 8-byte word is written whole, as
+ * WRITE_ONCE() would.
+ */
+static __always_inline MF_AVX2 bool
+memfilter_bloom_avx2_set_locked(u64 *blk, __m256i lo, __m256i hi)
+{
+	__m256i old_lo = memfilter_bloom_avx2_load(blk);
+	__m256i old_hi = memfilter_bloom_avx2_load(blk + 4);
+	bool had = _mm256_testc_si256(old_lo, lo) & _mm256_testc_si256(old_hi, hi);
+
+	_mm256_store_si256((void *)blk, _mm256_or_si256(old_lo, lo));
+	_mm256_store_si256((void *)(blk + 4), _mm256_or_si256(old_hi, hi));
+	return had;
+}
+
 /* Does block @blk hold every bit of pattern @lo, @hi? */
 static __always_inline MF_AVX2 bool
 memfilter_bloom_avx2_has_pattern(const u64 *blk, __m256i lo, __m256i hi)

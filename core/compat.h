@@ -37,6 +37,8 @@
 #include <linux/prefetch.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/bottom_half.h>
 #include <kunit/visibility.h>
 
 /* Relaxed atomic OR of a 64-bit word (filters only ever set bits). */
@@ -50,6 +52,37 @@ static __always_inline void memfilter_atomic_add64(u64 *p, u64 v)
 {
 	atomic64_add(v, (atomic64_t *)p);
 }
+
+/*
+ * The Bloom filter's stripe locks (core/bloom.c): spinlocks, so lockdep
+ * and KCSAN see them. Writers run in process and softirq context, so
+ * every holder has bottom halves disabled: memfilter_bh_disable() around
+ * a batch's sections, then memfilter_lock() per stripe; never from a hard
+ * interrupt or NMI (the kfuncs are not registered for tracing programs).
+ */
+struct memfilter_lock {
+	spinlock_t lock;	/* a stripe of a Bloom filter's blocks */
+};
+
+static inline void memfilter_lock_init(struct memfilter_lock *l)
+{
+	spin_lock_init(&l->lock);
+}
+
+static __always_inline void memfilter_lock(struct memfilter_lock *l)
+	__acquires(&l->lock)
+{
+	spin_lock(&l->lock);
+}
+
+static __always_inline void memfilter_unlock(struct memfilter_lock *l)
+	__releases(&l->lock)
+{
+	spin_unlock(&l->lock);
+}
+
+#define memfilter_bh_disable()	local_bh_disable()
+#define memfilter_bh_enable()	local_bh_enable()
 
 /* Milliseconds of boot time: window filters' generation ages. */
 static inline u64 memfilter_now_ms(void)

@@ -14,6 +14,7 @@
 #include <linux/types.h>	/* __le16/32/64, as the uapi header uses them */
 #include <endian.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -103,6 +104,45 @@ static inline void memfilter_atomic_add64(u64 *p, u64 v)
 {
 	__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
+
+/*
+ * The Bloom filter's stripe locks (core/bloom.c), as the kernel's
+ * spinlock_t: a locked exchange to take one, a release store to drop it.
+ * A holder can be preempted here, so a waiter yields now and then rather
+ * than spin out its time slice. No bottom halves in userspace.
+ */
+struct memfilter_lock {
+	int locked;
+};
+
+static inline void memfilter_lock_init(struct memfilter_lock *l)
+{
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELAXED);
+}
+
+static inline void memfilter_lock(struct memfilter_lock *l)
+{
+	unsigned int spins = 0;
+
+	while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED)) {
+			if (++spins % 1024 == 0)
+				sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+			else
+				__builtin_ia32_pause();
+#endif
+		}
+	}
+}
+
+static inline void memfilter_unlock(struct memfilter_lock *l)
+{
+	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
+#define memfilter_bh_disable()	do { } while (0)
+#define memfilter_bh_enable()	do { } while (0)
 
 /*
  * Offline filters have no clock: a window filter's generations keep the

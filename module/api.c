@@ -79,7 +79,9 @@ EXPORT_SYMBOL_GPL(memfilter_add);
  * calls racing on one new key may both report it absent, and it is
  * present after both.
  *
- * Context: any but hard interrupt; lockless, does not sleep.
+ * Context: any but hard interrupt; does not sleep; a Bloom filter takes
+ * the stripe lock of a new key's block (bottom halves off), none for a
+ * present key.
  * Return: 1 if the key may have been present, 0 if it certainly was not
  * (it is now), -EOPNOTSUPP for a cuckoo filter, -ENOSPC or -EAGAIN as
  * memfilter_add() for a growing filter (growing filters: the sub-filters

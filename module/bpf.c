@@ -191,7 +191,8 @@ __bpf_kfunc int bpf_memfilter_delete(struct memfilter *f, const void *key,
  * given, and the key added, in one pass. Two programs racing on one new
  * key may both be told it was absent.
  *
- * Context: as bpf_memfilter_contains(); lockless.
+ * Context: as bpf_memfilter_contains(); a Bloom filter takes the stripe
+ * lock of a new key's block, none for a present key.
  * Return: 0 if the key was certainly absent (it is present now), -EEXIST
  * if it may have been present (the value of a map update with BPF_NOEXIST),
  * -EOPNOTSUPP for a cuckoo filter, -EAGAIN or -ENOSPC as for

@@ -11,8 +11,10 @@
  * that found it through the name table (memfilter_lookup_rcu()) may use it
  * until rcu_read_unlock() without a reference. Writers of a type with
  * locked_writers (cuckoo) take f->lock with bottom halves disabled,
- * because packet paths (softirq) add and delete too; other types (Bloom)
- * take no lock at all; readers never lock.
+ * because packet paths (softirq) add and delete too; Bloom writers take
+ * the stripe lock of each block they write (core/bloom.c), likewise with
+ * bottom halves disabled; windows and growing filters take no lock;
+ * readers never lock.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -181,13 +183,18 @@ struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
 					 u32 flags,
 					 const union memfilter_params *p)
 {
+	/* Bloom writers' stripe locks, after the table (core/bloom.c). */
+	u64 stripes = ops->type == MEMFILTER_TYPE_BLOOM ?
+		      MEMFILTER_BLOOM_STRIPES_BYTES : 0;
 	struct memfilter *f;
 	u64 bytes, alloc;
+	void *table;
 	int ret;
 
 	bytes = ops->mem_bytes(p);
 	if (!bytes ||
-	    check_add_overflow(bytes, (u64)MEMFILTER_BLOOM_BLOCK_BYTES - 1, &alloc) ||
+	    check_add_overflow(bytes, (u64)MEMFILTER_BLOOM_BLOCK_BYTES - 1 + stripes,
+			       &alloc) ||
 	    alloc > SIZE_MAX)
 		return ERR_PTR(-E2BIG);
 
@@ -216,7 +223,11 @@ struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
 	f->ops = ops;
 	f->kops = mf_kops_of(ops->type);
 	f->flags = flags;
-	ops->init(&f->s, p, PTR_ALIGN(f->mem, MEMFILTER_BLOOM_BLOCK_BYTES));
+	table = PTR_ALIGN(f->mem, MEMFILTER_BLOOM_BLOCK_BYTES);
+	ops->init(&f->s, p, table);
+	/* A Bloom table is whole blocks, so its stripes start 64-byte aligned. */
+	if (stripes)
+		memfilter_bloom_attach_stripes(&f->s.bloom, table + bytes);
 	refcount_set(&f->ref, 1);
 	spin_lock_init(&f->lock);
 	mutex_init(&f->dump_lock);
@@ -342,7 +353,8 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_info);
  *
  * Keys added concurrently with a clear may or may not survive it; so may
  * (as false positives) keys that a concurrent writer moves out of a part
- * of the table not yet cleared. Types with a writer lock are cleared one
+ * of the table not yet cleared, and (Bloom) bits of a word that a
+ * stripe-locked writer read before the clear zeroed it. Types with a writer lock are cleared one
  * step (16 KiB of table) per locked section.
  *
  * Context: process context, may sleep.
@@ -666,7 +678,8 @@ int memfilter_filter_delete(struct memfilter *f, const u64 *hashes, u32 n,
  *
  * Counts as @n queries (hits: the keys that were present) and @n adds.
  *
- * Context: any but hard interrupt; lockless, does not sleep.
+ * Context: any but hard interrupt; does not sleep (Bloom: stripe locks,
+ * bottom halves off).
  * Return: 0, -EAGAIN or -ENOSPC (growing filters, as memfilter_filter_add()),
  * or -EOPNOTSUPP for a type without it (cuckoo).
  */
