@@ -1417,7 +1417,7 @@ static __always_inline u64 mf_cuckoo_hash_key(const struct memfilter_cuckoo *c,
  */
 int memfilter_cuckoo_add_key(struct memfilter_cuckoo *c, const void *key, size_t len)
 {
-	return memfilter_cuckoo_add_hash(c, memfilter_hash(&c->p.hasher, key, len));
+	return memfilter_cuckoo_add_hash(c, mf_cuckoo_hash_key(c, key, len));
 }
 
 /**
@@ -1432,8 +1432,7 @@ int memfilter_cuckoo_add_key(struct memfilter_cuckoo *c, const void *key, size_t
 int memfilter_cuckoo_add_unique_key(struct memfilter_cuckoo *c, const void *key,
 				    size_t len)
 {
-	return memfilter_cuckoo_add_unique_hash(c, memfilter_hash(&c->p.hasher, key,
-							   len));
+	return memfilter_cuckoo_add_unique_hash(c, mf_cuckoo_hash_key(c, key, len));
 }
 
 /**
@@ -1448,7 +1447,7 @@ int memfilter_cuckoo_add_unique_key(struct memfilter_cuckoo *c, const void *key,
 int memfilter_cuckoo_delete_key(struct memfilter_cuckoo *c, const void *key,
 				size_t len)
 {
-	return memfilter_cuckoo_delete_hash(c, memfilter_hash(&c->p.hasher, key, len));
+	return memfilter_cuckoo_delete_hash(c, mf_cuckoo_hash_key(c, key, len));
 }
 
 /**
@@ -1478,7 +1477,7 @@ bool memfilter_cuckoo_contains_key(const struct memfilter_cuckoo *c, const void 
 u32 memfilter_cuckoo_count_key(const struct memfilter_cuckoo *c, const void *key,
 			       size_t len)
 {
-	return memfilter_cuckoo_count_hash(c, memfilter_hash(&c->p.hasher, key, len));
+	return memfilter_cuckoo_count_hash(c, mf_cuckoo_hash_key(c, key, len));
 }
 
 /*
