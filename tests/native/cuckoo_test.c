@@ -565,6 +565,16 @@ TEST(key_api_and_clear)
  * value, so it answers as the hash API, key for key, under every hasher,
  * width and layout.
  */
+/* Key @i as 8 bytes (@k8) and as 2..23 bytes (@key); returns the latter's length. */
+static size_t key_of(u64 v, u64 i, u64 *k8, u8 key[24])
+{
+	*k8 = v;
+	memcpy(key, &v, 8);
+	memcpy(key + 8, &v, 8);
+	memcpy(key + 16, &v, 8);
+	return 2 + i % 22;
+}
+
 static void check_key_api(struct __test_metadata *_metadata, u32 algo,
 			  u32 fp_bits, u64 nb)
 {
@@ -578,20 +588,12 @@ static void check_key_api(struct __test_metadata *_metadata, u32 algo,
 	filter_new(&f, nb, fp_bits);
 	ASSERT_EQ(0, memfilter_hasher_init(&f.c.p.hasher, algo, 5, sipkey));
 	for (u64 i = 0; i < 3000; i++) {
-		k8 = hash_of(i);
-		len = 2 + i % 22;
-		memcpy(key, &k8, 8);
-		memcpy(key + 8, &k8, 8);
-		memcpy(key + 16, &k8, 8);
+		len = key_of(hash_of(i), i, &k8, key);
 		ASSERT_EQ(0, i % 2 ? memfilter_cuckoo_add_key(&f.c, &k8, 8) :
 			  memfilter_cuckoo_add_key(&f.c, key, len));
 	}
 	for (u64 i = 0; i < 3000; i++) {
-		k8 = hash_of(i);
-		len = 2 + i % 22;
-		memcpy(key, &k8, 8);
-		memcpy(key + 8, &k8, 8);
-		memcpy(key + 16, &k8, 8);
+		len = key_of(hash_of(i), i, &k8, key);
 		ASSERT_TRUE(i % 2 ? memfilter_cuckoo_contains_key(&f.c, &k8, 8) :
 			    memfilter_cuckoo_contains_key(&f.c, key, len));
 		ASSERT_TRUE(memfilter_cuckoo_contains_hash(&f.c,
@@ -599,11 +601,7 @@ static void check_key_api(struct __test_metadata *_metadata, u32 algo,
 				memfilter_hash(&f.c.p.hasher, key, len)));
 	}
 	for (u64 i = 0; i < 20000; i++) {
-		k8 = hash_of(ABSENT + i);
-		len = 2 + i % 22;
-		memcpy(key, &k8, 8);
-		memcpy(key + 8, &k8, 8);
-		memcpy(key + 16, &k8, 8);
+		len = key_of(hash_of(ABSENT + i), i, &k8, key);
 		ASSERT_EQ(memfilter_cuckoo_contains_hash(&f.c,
 				memfilter_hash(&f.c.p.hasher, &k8, 8)),
 			  memfilter_cuckoo_contains_key(&f.c, &k8, 8));
