@@ -1419,6 +1419,7 @@ int memfilter_cuckoo_add_key(struct memfilter_cuckoo *c, const void *key, size_t
 {
 	return memfilter_cuckoo_add_hash(c, mf_cuckoo_hash_key(c, key, len));
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_add_key);
 
 /**
  * memfilter_cuckoo_add_unique_key() - add a key unless it may be present
@@ -1464,6 +1465,7 @@ bool memfilter_cuckoo_contains_key(const struct memfilter_cuckoo *c, const void 
 {
 	return mf_cuckoo_contains(c, mf_cuckoo_hash_key(c, key, len));
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_contains_key);
 
 /**
  * memfilter_cuckoo_count_key() - copies of a key's fingerprint
@@ -1479,6 +1481,7 @@ u32 memfilter_cuckoo_count_key(const struct memfilter_cuckoo *c, const void *key
 {
 	return memfilter_cuckoo_count_hash(c, mf_cuckoo_hash_key(c, key, len));
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_key);
 
 /*
  * 1 - (1 - 1/r)^n ~= n/r - n(n-1)/(2r^2), n = 8 * used / slots occupied
