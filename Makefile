@@ -267,6 +267,20 @@ bench/cuckoo_bench: bench/cuckoo_bench.c bench/cuckoo_bench_ff.h bench/bench_uti
 		$(if $(FASTFILTER_DIR),$(BUILD)/bench/cuckoo_bench_ff.o) \
 		$(filter %.o,$^)
 
+# The same at -march=x86-64-v3 for callgrind (instructions per key):
+#   valgrind --tool=callgrind bench/cuckoo_bench_v3 --instr --sizes=1M
+.PHONY: bench/cuckoo_bench_v3
+bench/cuckoo_bench_v3: bench/cuckoo_bench.c bench/cuckoo_bench_ff.h bench/bench_util.h \
+		$(patsubst core/%.c,$(BUILD)/bench-v3/core-%.o,$(CUCKOO_BENCH_CORE))
+	$(CC) $(CPPFLAGS_MF) $(BENCH_V3) -Wall -Werror $(if $(FASTFILTER_DIR),-DFASTFILTER) \
+		-c -o $(BUILD)/bench-v3/cuckoo_bench.o $<
+	$(if $(FASTFILTER_DIR),$(CXX) $(BENCH_V3) -std=c++17 -Wall \
+		-Werror $(BENCH_FF) -Ibench -c -o $(BUILD)/bench-v3/cuckoo_bench_ff.o \
+		bench/cuckoo_bench_ff.cc)
+	$(if $(FASTFILTER_DIR),$(CXX),$(CC)) -o $@ $(BUILD)/bench-v3/cuckoo_bench.o \
+		$(if $(FASTFILTER_DIR),$(BUILD)/bench-v3/cuckoo_bench_ff.o) \
+		$(filter %.o,$^)
+
 .PHONY: bench-cuckoo
 bench-cuckoo: bench/cuckoo_bench
 	@mkdir -p bench/results

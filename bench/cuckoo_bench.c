@@ -7,7 +7,7 @@
  * Bloom filter sized for the cuckoo filter's measured false-positive rate,
  * in one process over the same splitmix64 8-byte keys as bloom_bench.
  *
- *   bench/cuckoo_bench [--big] [--sizes=1M,10M,...] [--wall]
+ *   bench/cuckoo_bench [--big] [--sizes=1M,10M,...] [--wall] [--instr]
  *
  * Each filter is sized by its own code for n keys (memfilter: MEMFILTER_
  * CUCKOO_TARGET_LOAD; fastfilter: a power of two of buckets up to 96%
@@ -16,7 +16,14 @@
  * clock); FPR on absent keys; bits/key = bytes allocated * 8 / keys
  * (memfilter: table, version counters and writer scratch; fastfilter: its
  * table). Ratios: memfilter / fastfilter (insert, single queries) and
- * cuckoo / Bloom (batch). Not a test: nothing here passes or fails.
+ * cuckoo / Bloom (batch). A second memfilter row hashes with the opt-in
+ * XXH3 (MEMFILTER_HASH_XXH3) instead of the default XXH64. --instr: one
+ * repetition per loop, each dumped as its own callgrind profile named
+ * "size|filter|column|keys", no fill table, for
+ *   valgrind --tool=callgrind bench/cuckoo_bench_v3 --instr --sizes=1M
+ *   bench/instr.py callgrind.out.*
+ * (instructions per key; cuckoo_bench_v3 is this file at -march=x86-64-v3,
+ * which valgrind decodes). Not a test: nothing here passes or fails.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -28,6 +35,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <valgrind/callgrind.h>
 
 #include "bloom.h"
 #include "cuckoo.h"
@@ -51,7 +59,9 @@ struct row {
 	double v[NCOL];
 };
 
-static bool wall;
+static bool wall, instr;
+/* The loop measure() times next, as "size|filter|column" (--instr). */
+static char loop_label[192];
 static volatile u64 sink;
 
 static double now_ns(void)
@@ -87,21 +97,44 @@ typedef u64 (*loop_fn)(void *ctx, const u64 *k, size_t n);
 static double measure(void (*prep)(void *ctx), loop_fn run, void *ctx,
 		      const u64 *k, size_t n, u64 *result)
 {
+	int reps = instr ? 1 : REPS;
 	double t[REPS], t0;
+	char dump[256];
 	u64 r = 0;
 
-	for (int i = 0; i < REPS; i++) {
+	for (int i = 0; i < reps; i++) {
 		if (prep)
 			prep(ctx);
+		CALLGRIND_ZERO_STATS;
 		t0 = now_ns();
 		r = run(ctx, k, n);
 		t[i] = (now_ns() - t0) / n;
+		snprintf(dump, sizeof(dump), "%s|%zu", loop_label, n);
+		CALLGRIND_DUMP_STATS_AT(dump);
 	}
 	sink += r;
 	if (result)
 		*result = r;
-	qsort(t, REPS, sizeof(t[0]), cmp_double);
-	return t[REPS / 2];
+	qsort(t, reps, sizeof(t[0]), cmp_double);
+	return t[reps / 2];
+}
+
+static void row_init(struct row *r, const char *name)
+{
+	r->name = name;
+	for (int c = 0; c < NCOL; c++)
+		r->v[c] = -1;
+}
+
+/* measure() for cell @col of row @r at size @size; the result goes in the cell. */
+static double cell(struct row *r, int col, const char *size,
+		   void (*prep)(void *ctx), loop_fn run, void *ctx, const u64 *k,
+		   size_t n, u64 *result)
+{
+	snprintf(loop_label, sizeof(loop_label), "%s|%s|%s", size, r->name,
+		 col_name[col]);
+	r->v[col] = measure(prep, run, ctx, k, n, result);
+	return r->v[col];
 }
 
 static u64 popcount_bits(const unsigned long *bm, size_t n)
@@ -157,15 +190,18 @@ static void mfc_reset(void *ctx)
 	memfilter_cuckoo_init(&m->c, &m->p, m->mem);
 }
 
-/* Sized for @n keys; @nbuckets buckets instead when not 0. */
-static void mfc_new(struct mfc *m, u64 n, u64 nbuckets)
+/*
+ * Sized for @n keys; @nbuckets buckets instead when not 0; keys hashed by
+ * @algo (MEMFILTER_HASH_XXH64 or _XXH3) with seed 1.
+ */
+static void mfc_new(struct mfc *m, u64 n, u64 nbuckets, u32 algo)
 {
 	memset(m, 0, sizeof(*m));
-	if (memfilter_cuckoo_params_init(&m->p, n, 12))
+	if (memfilter_cuckoo_params_init(&m->p, n, 12) ||
+	    memfilter_hasher_init(&m->p.hasher, algo, 1, NULL))
 		abort();
 	if (nbuckets)
 		m->p.nbuckets = nbuckets;
-	m->p.hasher.seed = 1;
 	m->bytes = memfilter_cuckoo_mem_bytes(&m->p);
 	m->mem = aligned_alloc(64, (m->bytes + 63) & ~63ULL);
 	if (!m->mem)
@@ -229,6 +265,34 @@ static u64 mfc_hash_batch(void *ctx, const u64 *k, size_t n)
 		hits += popcount_bits(bm, cnt);
 	}
 	return hits;
+}
+
+/*
+ * Row @r, @name, of filter @m through the key API: insert @in (@n keys),
+ * query @in and @out (@nq keys each) one by one and in batches.
+ */
+static void mfc_key_row(struct row *r, const char *name, struct mfc *m,
+			const char *size, const u64 *in, u64 n, const u64 *out,
+			u64 nq)
+{
+	u64 hits;
+
+	row_init(r, name);
+	cell(r, INS, size, mfc_reset, mfc_add, m, in, n, &hits);
+	if (hits)
+		fprintf(stderr, "%s: %llu inserts failed\n", name,
+			(unsigned long long)hits);
+	cell(r, QP, size, NULL, mfc_query, m, in, nq, &hits);
+	if (hits != nq)
+		fprintf(stderr, "%s: FALSE NEGATIVES\n", name);
+	cell(r, QA, size, NULL, mfc_query, m, out, nq, &hits);
+	r->v[FPR] = 100.0 * hits / nq;
+	cell(r, BP, size, NULL, mfc_batch, m, in, nq, &hits);
+	if (hits != nq)
+		fprintf(stderr, "%s batch: FALSE NEGATIVES\n", name);
+	cell(r, BA, size, NULL, mfc_batch, m, out, nq, NULL);
+	r->v[BPK] = 8.0 * m->bytes / n;
+	r->v[LOAD] = 100.0 * n / (m->p.nbuckets * MEMFILTER_CUCKOO_SLOTS);
 }
 
 /* ---- memfilter Bloom ------------------------------------------------------- */
@@ -305,13 +369,6 @@ static u64 ffw_query(void *ctx, const u64 *k, size_t n)
 
 /* ---- report ------------------------------------------------------------------ */
 
-static void row_init(struct row *r, const char *name)
-{
-	r->name = name;
-	for (int c = 0; c < NCOL; c++)
-		r->v[c] = -1;
-}
-
 static void print_cell(double v, int c)
 {
 	if (v < 0)
@@ -346,7 +403,7 @@ static void print_ratio(const char *name, const struct row *a,
 static void bench_size(const char *label, u64 n)
 {
 	u64 nq = n < MAXQ ? n : MAXQ, hits, *in, *out, *hin, *hout;
-	struct row rows[5];
+	struct row rows[6];
 	struct mfc m;
 	struct mfb bl;
 	struct memfilter_bloom_params bp;
@@ -364,23 +421,9 @@ static void bench_size(const char *label, u64 n)
 		out[i] = splitmix(i + (1ULL << 40));
 
 	/* memfilter cuckoo-12, key API (hashing included, as fastfilter's). */
-	mfc_new(&m, n, 0);
-	row_init(&rows[0], "memfilter cuckoo-12 (key API: XXH64 + lookup)");
-	rows[0].v[INS] = measure(mfc_reset, mfc_add, &m, in, n, &hits);
-	if (hits)
-		fprintf(stderr, "memfilter cuckoo: %llu inserts failed\n",
-			(unsigned long long)hits);
-	rows[0].v[QP] = measure(NULL, mfc_query, &m, in, nq, &hits);
-	if (hits != nq)
-		fprintf(stderr, "memfilter cuckoo: FALSE NEGATIVES\n");
-	rows[0].v[QA] = measure(NULL, mfc_query, &m, out, nq, &hits);
-	rows[0].v[FPR] = 100.0 * hits / nq;
-	rows[0].v[BP] = measure(NULL, mfc_batch, &m, in, nq, &hits);
-	if (hits != nq)
-		fprintf(stderr, "memfilter cuckoo batch: FALSE NEGATIVES\n");
-	rows[0].v[BA] = measure(NULL, mfc_batch, &m, out, nq, NULL);
-	rows[0].v[BPK] = 8.0 * m.bytes / n;
-	rows[0].v[LOAD] = 100.0 * n / (m.p.nbuckets * MEMFILTER_CUCKOO_SLOTS);
+	mfc_new(&m, n, 0, MEMFILTER_HASH_XXH64);
+	mfc_key_row(&rows[0], "memfilter cuckoo-12 (key API: XXH64 + lookup)", &m,
+		    label, in, n, out, nq);
 
 	/* The same filter through the hash API: hashes computed untimed. */
 	for (u64 i = 0; i < nq; i++) {
@@ -388,24 +431,30 @@ static void bench_size(const char *label, u64 n)
 		hout[i] = memfilter_hash(&m.c.p.hasher, &out[i], 8);
 	}
 	row_init(&rows[1], "memfilter cuckoo-12 (hash API: lookup only)");
-	rows[1].v[QP] = measure(NULL, mfc_hash_query, &m, hin, nq, NULL);
-	rows[1].v[QA] = measure(NULL, mfc_hash_query, &m, hout, nq, NULL);
-	rows[1].v[BP] = measure(NULL, mfc_hash_batch, &m, hin, nq, NULL);
-	rows[1].v[BA] = measure(NULL, mfc_hash_batch, &m, hout, nq, NULL);
+	cell(&rows[1], QP, label, NULL, mfc_hash_query, &m, hin, nq, NULL);
+	cell(&rows[1], QA, label, NULL, mfc_hash_query, &m, hout, nq, NULL);
+	cell(&rows[1], BP, label, NULL, mfc_hash_batch, &m, hin, nq, NULL);
+	cell(&rows[1], BA, label, NULL, mfc_hash_batch, &m, hout, nq, NULL);
 	free(m.mem);
-	nrows = 2;
+
+	/* The same filter shape and loops, keys hashed by the opt-in XXH3. */
+	mfc_new(&m, n, 0, MEMFILTER_HASH_XXH3);
+	mfc_key_row(&rows[2], "memfilter cuckoo-12 (key API: XXH3 + lookup)", &m,
+		    label, in, n, out, nq);
+	free(m.mem);
+	nrows = 3;
 
 #ifdef FASTFILTER
 	{
 		struct ffw w = { ffc_new(n), n };
 
 		row_init(&rows[nrows], "fastfilter_cpp Cuckoo12");
-		rows[nrows].v[INS] = measure(ffw_reset, ffw_add, &w, in, n, &hits);
+		cell(&rows[nrows], INS, label, ffw_reset, ffw_add, &w, in, n, &hits);
 		if (hits)
 			fprintf(stderr, "fastfilter Cuckoo12: %llu inserts failed\n",
 				(unsigned long long)hits);
-		rows[nrows].v[QP] = measure(NULL, ffw_query, &w, in, nq, NULL);
-		rows[nrows].v[QA] = measure(NULL, ffw_query, &w, out, nq, &hits);
+		cell(&rows[nrows], QP, label, NULL, ffw_query, &w, in, nq, NULL);
+		cell(&rows[nrows], QA, label, NULL, ffw_query, &w, out, nq, &hits);
 		rows[nrows].v[FPR] = 100.0 * hits / nq;
 		rows[nrows].v[BPK] = 8.0 * ffc_bytes(w.f) / n;
 		rows[nrows].v[LOAD] = 100.0 * n / (ffc_bytes(w.f) * 8 / 12);
@@ -416,20 +465,21 @@ static void bench_size(const char *label, u64 n)
 
 	/* memfilter's blocked Bloom filter at the cuckoo filter's FPR. */
 	row_init(&rows[nrows], "memfilter Bloom at the cuckoo-12 FPR");
+	/* params_from_fpr() leaves the hasher alone: XXH64, seed 1, as the cuckoo's. */
 	if (!memfilter_bloom_params_from_fpr(&bp, n,
-					     (u64)(rows[0].v[FPR] * 1e7) + 1)) {
-		bp.hasher.seed = 1;
+					     (u64)(rows[0].v[FPR] * 1e7) + 1) &&
+	    !memfilter_hasher_init(&bp.hasher, MEMFILTER_HASH_XXH64, 1, NULL)) {
 		bl.b.p = bp;
 		bl.bytes = memfilter_bloom_bytes(&bp);
 		bl.b.words = aligned_alloc(64, (bl.bytes + 63) & ~63ULL);
 		if (!bl.b.words)
 			abort();
-		rows[nrows].v[INS] = measure(mfb_reset, mfb_add, &bl, in, n, NULL);
-		rows[nrows].v[QP] = measure(NULL, mfb_query, &bl, in, nq, NULL);
-		rows[nrows].v[QA] = measure(NULL, mfb_query, &bl, out, nq, &hits);
+		cell(&rows[nrows], INS, label, mfb_reset, mfb_add, &bl, in, n, NULL);
+		cell(&rows[nrows], QP, label, NULL, mfb_query, &bl, in, nq, NULL);
+		cell(&rows[nrows], QA, label, NULL, mfb_query, &bl, out, nq, &hits);
 		rows[nrows].v[FPR] = 100.0 * hits / nq;
-		rows[nrows].v[BP] = measure(NULL, mfb_batch, &bl, in, nq, NULL);
-		rows[nrows].v[BA] = measure(NULL, mfb_batch, &bl, out, nq, NULL);
+		cell(&rows[nrows], BP, label, NULL, mfb_batch, &bl, in, nq, NULL);
+		cell(&rows[nrows], BA, label, NULL, mfb_batch, &bl, out, nq, NULL);
 		rows[nrows].v[BPK] = 8.0 * bl.bytes / n;
 		free(bl.b.words);
 	}
@@ -455,7 +505,9 @@ static void bench_size(const char *label, u64 n)
 		static const int cols[] = { INS, QP, QA };
 
 		print_ratio("ratio: memfilter key API / fastfilter Cuckoo12 (goal: queries <= 1.2)",
-			    &rows[0], &rows[2], cols, 3);
+			    &rows[0], &rows[3], cols, 3);
+		print_ratio("ratio: memfilter XXH3 key API / fastfilter Cuckoo12",
+			    &rows[2], &rows[3], cols, 3);
 	}
 #endif
 	{
@@ -463,6 +515,8 @@ static void bench_size(const char *label, u64 n)
 
 		print_ratio("ratio: memfilter cuckoo / Bloom at its FPR (goal: batch <= 1.3)",
 			    &rows[0], &rows[nrows - 1], cols, 2);
+		print_ratio("ratio: memfilter cuckoo XXH3 / Bloom (XXH64) at its FPR",
+			    &rows[2], &rows[nrows - 1], cols, 2);
 	}
 	free(in);
 	free(out);
@@ -486,7 +540,8 @@ static void bench_fill(int lg)
 		abort();
 	for (u64 i = 0; i < n; i++)
 		in[i] = splitmix(i);
-	mfc_new(&m, n, 1ULL << lg);
+	mfc_new(&m, n, 1ULL << lg, MEMFILTER_HASH_XXH64);
+	snprintf(loop_label, sizeof(loop_label), "fill|memfilter|insert");
 	t_mf = measure(mfc_reset, mfc_add, &m, in, n, &fail);
 	printf("| %llu | memfilter cuckoo-12 | %llu | %.1f%% | %.1f | %llu |\n",
 	       (unsigned long long)n, (unsigned long long)m.p.nbuckets,
@@ -496,6 +551,7 @@ static void bench_fill(int lg)
 	{
 		struct ffw w = { ffc_new(n), n };
 
+		snprintf(loop_label, sizeof(loop_label), "fill|fastfilter|insert");
 		t_ff = measure(ffw_reset, ffw_add, &w, in, n, &fail);
 		printf("| %llu | fastfilter_cpp Cuckoo12 | %llu | %.1f%% | %.1f | %llu |\n",
 		       (unsigned long long)n,
@@ -519,6 +575,8 @@ int main(int argc, char **argv)
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--big")) {
 			sizes[nsizes++] = "100M";
+		} else if (!strcmp(argv[a], "--instr")) {
+			instr = true;
 		} else if (!strcmp(argv[a], "--wall")) {
 			wall = true;
 		} else if (!strncmp(argv[a], "--sizes=", 8)) {
@@ -528,7 +586,7 @@ int main(int argc, char **argv)
 			     t = strtok(NULL, ","))
 				sizes[nsizes++] = t;
 		} else {
-			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--wall]\n",
+			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--wall] [--instr]\n",
 				argv[0]);
 			return 2;
 		}
@@ -541,6 +599,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nsizes; i++)
 		bench_size(sizes[i], bench_parse_size(sizes[i]));
 
+	if (instr)
+		return 0;
 	printf("\n### Insert to 94%% load of the same slots (median of %d)\n\n", REPS);
 	printf("| keys | filter | buckets | load | insert ns/key | failed |\n");
 	printf("|---|---|---|---|---|---|\n");

@@ -1145,15 +1145,49 @@ static __always_inline bool mf_cuckoo_probe(const struct memfilter_cuckoo *c,
 	return mf_cuckoo_lookup(c, i1, i2, fp);
 }
 
+/*
+ * A single-key lookup: the layout's branch first, so that only the
+ * fields this lookup uses are loaded (the layout's own, the table, the
+ * versions and their mask, the stash): few enough for the scratch
+ * registers, no stack frame.
+ */
 static __always_inline bool mf_cuckoo_query(const struct memfilter_cuckoo *c,
 					    u64 hash, const u32 f)
 {
-	struct mf_cuckoo_geo g = mf_cuckoo_geo_of(c);
+	struct mf_cuckoo_geo g;
 	u64 i1, i2;
 	u32 fp;
 
-	mf_cuckoo_locate_g(&g, hash, &i1, &i2, &fp, f);
+	g.table = c->table;
+	g.ver = c->ver;
+	g.stripe_mask = c->stripe_mask;
+	g.lane_ones = c->lane_ones;
+	fp = (u32)(((hash >> 40) * ((1U << f) - 1)) >> 24) + 1;
+	if (likely(c->p.layout == MEMFILTER_CUCKOO_LAYOUT_MOD)) {
+		g.nbuckets = c->p.nbuckets;
+		i1 = mul_u64_u64_shr(hash << 24, g.nbuckets, 64);
+		i2 = mf_cuckoo_mod_sub(mf_cuckoo_mod_tag(fp, g.nbuckets), i1,
+				       g.nbuckets);
+	} else {
+		g.mask = c->mask;
+		i1 = hash & g.mask;
+		i2 = i1 ^ ((u32)(fp * MF_CUCKOO_TAG_MUL) & g.mask);
+	}
 	return mf_cuckoo_probe(c, &g, i1, i2, fp, f);
+}
+
+/* The single-key lookup: one switch on the width, then straight-line code. */
+static __always_inline bool mf_cuckoo_contains(const struct memfilter_cuckoo *c,
+					       u64 hash)
+{
+	switch (c->p.fp_bits) {
+	case 12:
+		return mf_cuckoo_query(c, hash, 12);
+	case 8:
+		return mf_cuckoo_query(c, hash, 8);
+	default:
+		return mf_cuckoo_query(c, hash, 16);
+	}
 }
 
 /**
@@ -1171,14 +1205,7 @@ static __always_inline bool mf_cuckoo_query(const struct memfilter_cuckoo *c,
  */
 bool memfilter_cuckoo_contains_hash(const struct memfilter_cuckoo *c, u64 hash)
 {
-	switch (c->p.fp_bits) {
-	case 12:
-		return mf_cuckoo_query(c, hash, 12);
-	case 8:
-		return mf_cuckoo_query(c, hash, 8);
-	default:
-		return mf_cuckoo_query(c, hash, 16);
-	}
+	return mf_cuckoo_contains(c, hash);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_contains_hash);
 
@@ -1353,6 +1380,32 @@ void memfilter_cuckoo_count_hashes(const struct memfilter_cuckoo *c,
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_hashes);
 
+/* Keys the fast paths below do not hash inline: out of line, not bloating them. */
+static noinline u64 mf_cuckoo_hash_any(const struct memfilter_hasher *h,
+				       const void *key, size_t len)
+{
+	return memfilter_hash(h, key, len);
+}
+
+/*
+ * memfilter_hash() of a key, the 8-byte XXH64 and XXH3 cases (straight
+ * lines of register arithmetic) inline and the rest out of line, so that
+ * the lookups that call this need no stack frame for SipHash's state.
+ */
+static __always_inline u64 mf_cuckoo_hash_key(const struct memfilter_cuckoo *c,
+					      const void *key, size_t len)
+{
+	const struct memfilter_hasher *h = &c->p.hasher;
+
+	if (likely(len == 8)) {
+		if (likely(h->algo == MEMFILTER_HASH_XXH64))
+			return memfilter_xxh64(key, 8, h->seed);
+		if (h->algo == MEMFILTER_HASH_XXH3)
+			return memfilter_xxh3_4to8_flip(key, 8, h->xxh3_flip);
+	}
+	return mf_cuckoo_hash_any(h, key, len);
+}
+
 /**
  * memfilter_cuckoo_add_key() - add a key
  * @c: the filter
@@ -1364,8 +1417,9 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_hashes);
  */
 int memfilter_cuckoo_add_key(struct memfilter_cuckoo *c, const void *key, size_t len)
 {
-	return memfilter_cuckoo_add_hash(c, memfilter_hash(&c->p.hasher, key, len));
+	return memfilter_cuckoo_add_hash(c, mf_cuckoo_hash_key(c, key, len));
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_add_key);
 
 /**
  * memfilter_cuckoo_add_unique_key() - add a key unless it may be present
@@ -1379,8 +1433,7 @@ int memfilter_cuckoo_add_key(struct memfilter_cuckoo *c, const void *key, size_t
 int memfilter_cuckoo_add_unique_key(struct memfilter_cuckoo *c, const void *key,
 				    size_t len)
 {
-	return memfilter_cuckoo_add_unique_hash(c, memfilter_hash(&c->p.hasher, key,
-							   len));
+	return memfilter_cuckoo_add_unique_hash(c, mf_cuckoo_hash_key(c, key, len));
 }
 
 /**
@@ -1395,7 +1448,7 @@ int memfilter_cuckoo_add_unique_key(struct memfilter_cuckoo *c, const void *key,
 int memfilter_cuckoo_delete_key(struct memfilter_cuckoo *c, const void *key,
 				size_t len)
 {
-	return memfilter_cuckoo_delete_hash(c, memfilter_hash(&c->p.hasher, key, len));
+	return memfilter_cuckoo_delete_hash(c, mf_cuckoo_hash_key(c, key, len));
 }
 
 /**
@@ -1410,9 +1463,9 @@ int memfilter_cuckoo_delete_key(struct memfilter_cuckoo *c, const void *key,
 bool memfilter_cuckoo_contains_key(const struct memfilter_cuckoo *c, const void *key,
 				   size_t len)
 {
-	return memfilter_cuckoo_contains_hash(c, memfilter_hash(&c->p.hasher, key,
-							 len));
+	return mf_cuckoo_contains(c, mf_cuckoo_hash_key(c, key, len));
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_contains_key);
 
 /**
  * memfilter_cuckoo_count_key() - copies of a key's fingerprint
@@ -1426,8 +1479,9 @@ bool memfilter_cuckoo_contains_key(const struct memfilter_cuckoo *c, const void 
 u32 memfilter_cuckoo_count_key(const struct memfilter_cuckoo *c, const void *key,
 			       size_t len)
 {
-	return memfilter_cuckoo_count_hash(c, memfilter_hash(&c->p.hasher, key, len));
+	return memfilter_cuckoo_count_hash(c, mf_cuckoo_hash_key(c, key, len));
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_key);
 
 /*
  * 1 - (1 - 1/r)^n ~= n/r - n(n-1)/(2r^2), n = 8 * used / slots occupied

@@ -6,7 +6,8 @@
  * two-bucket limit; a failed insert loses nothing; the 95% load target; the
  * FPR against 2b/2^f for each fingerprint width; and lockless readers in
  * kthreads racing a writer that inserts (with long kick chains near full
- * load) and deletes, with zero false negatives.
+ * load) and deletes, with zero false negatives; the key API under every
+ * hasher answers as the hash API.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -352,7 +353,66 @@ static void memfilter_cuckoo_params(struct kunit *test)
 			-EINVAL);
 }
 
+/*
+ * The key API hashes 8-byte keys under XXH64 and XXH3 inline, other keys
+ * and SipHash out of line: under every hasher and width it answers as
+ * the hash API with memfilter_hash(), key for key, and the batch lookup
+ * of the same hashes gives the same answers.
+ */
+static void mf_cuckoo_key_api(struct kunit *test)
+{
+	static const u32 algos[] = { MEMFILTER_HASH_XXH64, MEMFILTER_HASH_XXH3,
+				     MEMFILTER_HASH_SIPHASH24 };
+	static const u64 key2[2] = { 0x0706050403020100ULL, 0x0f0e0d0c0b0a0908ULL };
+	const u32 n = 4096;
+	struct memfilter_cuckoo *c;
+	u64 k[2], *h, single, batch;
+	unsigned long *res;
+	u32 a, w, i;
+	size_t len;
+
+	h = memfilter_kunit_alloc(test, n, sizeof(u64));
+	res = memfilter_kunit_alloc(test, BITS_TO_LONGS(n), sizeof(long));
+	for (a = 0; a < ARRAY_SIZE(algos); a++) {
+		for (w = 8; w <= 16; w += 4) {
+			c = memfilter_kunit_cuckoo(test, 2000, w);
+			KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&c->p.hasher,
+								    algos[a], 3,
+								    key2), 0);
+			for (i = 0; i < 2000; i++) {
+				k[0] = mf_h(i);
+				k[1] = i;
+				len = i % 2 ? 8 : 13;
+				KUNIT_ASSERT_EQ(test, memfilter_cuckoo_add_key(c, k, len),
+						0);
+			}
+			single = 0;
+			for (i = 0; i < n; i++) {
+				k[0] = mf_h(i < 2000 ? i : (1ULL << 40) + i);
+				k[1] = i;
+				len = i % 2 ? 8 : 13;
+				h[i] = memfilter_hash(&c->p.hasher, k, len);
+				KUNIT_ASSERT_EQ(test,
+						memfilter_cuckoo_contains_key(c, k, len),
+						memfilter_cuckoo_contains_hash(c, h[i]));
+				KUNIT_ASSERT_EQ(test,
+						memfilter_cuckoo_count_key(c, k, len),
+						memfilter_cuckoo_count_hash(c, h[i]));
+				if (i < 2000)
+					KUNIT_ASSERT_TRUE(test,
+							  memfilter_cuckoo_contains_hash(c, h[i]));
+				single += memfilter_cuckoo_contains_hash(c, h[i]);
+			}
+			memfilter_cuckoo_contains_hashes(c, h, n, res);
+			batch = bitmap_weight(res, n);
+			KUNIT_EXPECT_EQ(test, batch, single);
+			KUNIT_EXPECT_LE(test, 2000ULL, single);
+		}
+	}
+}
+
 static struct kunit_case memfilter_cuckoo_cases[] = {
+	KUNIT_CASE(mf_cuckoo_key_api),
 	KUNIT_CASE_SLOW(mf_cuckoo_no_false_negatives),
 	KUNIT_CASE(mf_cuckoo_delete),
 	KUNIT_CASE_PARAM(mf_cuckoo_fill_to_failure, mf_fp_gen_params),

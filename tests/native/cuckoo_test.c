@@ -559,6 +559,75 @@ TEST(key_api_and_clear)
 	free(mem);
 }
 
+/*
+ * The key API hashes 8-byte keys under XXH64 and XXH3 inline and the rest
+ * (SipHash, other lengths) out of line: each gives memfilter_hash()'s
+ * value, so it answers as the hash API, key for key, under every hasher,
+ * width and layout.
+ */
+/* Key @i as 8 bytes (@k8) and as 2..23 bytes (@key); returns the latter's length. */
+static size_t key_of(u64 v, u64 i, u64 *k8, u8 key[24])
+{
+	*k8 = v;
+	memcpy(key, &v, 8);
+	memcpy(key + 8, &v, 8);
+	memcpy(key + 16, &v, 8);
+	return 2 + i % 22;
+}
+
+static void check_key_api(struct __test_metadata *_metadata, u32 algo,
+			  u32 fp_bits, u64 nb)
+{
+	static const u64 sipkey[2] = { 0x0706050403020100ULL,
+				       0x0f0e0d0c0b0a0908ULL };
+	u64 k8, positives_key = 0, positives_hash = 0;
+	struct filter f;
+	u8 key[24];
+	size_t len;
+
+	filter_new(&f, nb, fp_bits);
+	ASSERT_EQ(0, memfilter_hasher_init(&f.c.p.hasher, algo, 5, sipkey));
+	for (u64 i = 0; i < 3000; i++) {
+		len = key_of(hash_of(i), i, &k8, key);
+		ASSERT_EQ(0, i % 2 ? memfilter_cuckoo_add_key(&f.c, &k8, 8) :
+			  memfilter_cuckoo_add_key(&f.c, key, len));
+	}
+	for (u64 i = 0; i < 3000; i++) {
+		len = key_of(hash_of(i), i, &k8, key);
+		ASSERT_TRUE(i % 2 ? memfilter_cuckoo_contains_key(&f.c, &k8, 8) :
+			    memfilter_cuckoo_contains_key(&f.c, key, len));
+		ASSERT_TRUE(memfilter_cuckoo_contains_hash(&f.c,
+				i % 2 ? memfilter_hash(&f.c.p.hasher, &k8, 8) :
+				memfilter_hash(&f.c.p.hasher, key, len)));
+	}
+	for (u64 i = 0; i < 20000; i++) {
+		len = key_of(hash_of(ABSENT + i), i, &k8, key);
+		ASSERT_EQ(memfilter_cuckoo_contains_hash(&f.c,
+				memfilter_hash(&f.c.p.hasher, &k8, 8)),
+			  memfilter_cuckoo_contains_key(&f.c, &k8, 8));
+		ASSERT_EQ(memfilter_cuckoo_count_hash(&f.c,
+				memfilter_hash(&f.c.p.hasher, key, len)),
+			  memfilter_cuckoo_count_key(&f.c, key, len));
+		positives_key += memfilter_cuckoo_contains_key(&f.c, key, len);
+		positives_hash += memfilter_cuckoo_contains_hash(&f.c,
+				memfilter_hash(&f.c.p.hasher, key, len));
+	}
+	EXPECT_EQ(positives_hash, positives_key);
+	filter_free(&f);
+}
+
+TEST(key_api_matches_hash_api_every_hasher)
+{
+	static const u32 algos[] = { MEMFILTER_HASH_XXH64, MEMFILTER_HASH_XXH3,
+				     MEMFILTER_HASH_SIPHASH24 };
+
+	for (int a = 0; a < 3; a++)
+		for (int w = 0; w < 3; w++) {
+			check_key_api(_metadata, algos[a], widths[w], 1024);
+			check_key_api(_metadata, algos[a], widths[w], 1000);
+		}
+}
+
 /* Batch lookups agree with single ones, for any length and offset. */
 static void check_batch_matches_single(struct __test_metadata *_metadata, u64 nb)
 {
