@@ -242,11 +242,16 @@ kconfig_parses() {
 # The real tools the guest tests drive the kernel with (Debian's binaries).
 GUEST_TOOLS="ip bpftool dmsetup losetup"
 
+# debug_guest 1|2: the debug kernel's two guests, each with its part of
+# the tests (tests/qemu/debug.sh's MF_DEBUG_PART).
 debug_guest() {
+	local log=$R/vm-debug.log
+	[ "$1" = 1 ] || log=$R/vm-debug-$1.log
 	tests/qemu/vm.sh --kernel "$K/arch/x86/boot/bzImage" \
 		--ko build/kbuild/test --bin build/guest/bin \
-		--script tests/qemu/debug.sh --tools "$GUEST_TOOLS" \
-		--out $R/vm-debug.log --timeout 2700 || echo "vm: debug run failed"
+		--script tests/qemu/debug.sh --env MF_DEBUG_PART="$1" \
+		--tools "$GUEST_TOOLS" \
+		--out "$log" --timeout 2700 || echo "vm: debug $1 run failed"
 }
 kcsan_guest() {
 	tests/qemu/vm.sh --kernel "$KK/arch/x86/boot/bzImage" \
@@ -276,10 +281,11 @@ make -s -j"$JOBS" guest >$R/guest-build.log 2>&1
 echo $? >$R/guest-build.rc
 wait
 
-# Two lanes: the debug guest in one, the host stages in the other; then
-# each lane takes the next of the other guests from a queue when it is
-# free.
-echo "kcsan-guest kcsan_guest
+# Two lanes: the debug guest's first part in one, the host stages in the
+# other; then each lane takes the next of the other guests from a queue
+# when it is free: the debug guest's second part first, the shortest last.
+echo "debug-guest-2 debug_guest 2
+kcsan-guest kcsan_guest
 stock-6.12 stock_guest 6.12
 stock-6.1 stock_guest 6.1" >$R/.queue
 # next_stage: print the first stage of the queue and remove it.
@@ -298,7 +304,7 @@ queued_stages() {
 	done
 }
 lane_debug() {
-	run_stage debug-guest debug_guest
+	run_stage debug-guest debug_guest 1
 	queued_stages
 }
 lane_host() {
@@ -324,7 +330,7 @@ echo "stage         start   end  secs"
 cat $R/stage-times.txt
 scripts/results.py --kunit-py "$K/tools/testing/kunit/kunit.py" \
 	$R/static.log $R/native.log $R/build.log $R/packaging.log $R/vm-debug.log \
-	$R/vm-kcsan.log \
+	$R/vm-debug-2.log $R/vm-kcsan.log \
 	$R/vm-stock-6.12.log $R/vm-stock-6.1.log
 rc=$?
 echo "make check: $(($(date +%s) - t0)) s"

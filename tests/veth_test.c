@@ -133,6 +133,78 @@ static int sh_out(char *out, size_t len, const char *fmt, ...)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/*
+ * Start "ip [-force] [-n NS] -batch -" and return the pipe to write its
+ * commands to, for ip_batch_end(): a whole configuration in one process,
+ * since every exec of ip costs about a second in the debug guest (its
+ * shared libraries under KASAN). @quiet: -force (go on after a failed
+ * line) and no stderr.
+ */
+static FILE *ip_batch(const char *ns, bool quiet, pid_t *pid)
+{
+	const char *argv[8];
+	int p[2], i = 0, null;
+
+	argv[i++] = "ip";
+	if (quiet)
+		argv[i++] = "-force";
+	if (ns) {
+		argv[i++] = "-n";
+		argv[i++] = ns;
+	}
+	argv[i++] = "-batch";
+	argv[i++] = "-";
+	argv[i] = NULL;
+	if (pipe2(p, O_CLOEXEC))
+		return NULL;
+	fflush(NULL);
+	*pid = fork();
+	if (*pid == 0) {
+		dup2(p[0], STDIN_FILENO);
+		null = quiet ? open("/dev/null", O_WRONLY) : -1;
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+		execv(IP, (char **)argv);
+		_exit(127);
+	}
+	close(p[0]);
+	if (*pid < 0) {
+		close(p[1]);
+		return NULL;
+	}
+	return fdopen(p[1], "w");
+}
+
+/* End the commands of ip_batch(); ip's exit status, -1 if it did not exit. */
+static int ip_batch_end(FILE *f, pid_t pid)
+{
+	int status;
+
+	fclose(f);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* ip_batch() with commands @cmds; ip's exit status. */
+static int ip_cmds(const char *ns, bool quiet, const char *cmds)
+{
+	pid_t pid;
+	FILE *f = ip_batch(ns, quiet, &pid);
+
+	if (!f)
+		return -1;
+	fputs(cmds, f);
+	return ip_batch_end(f, pid);
+}
+
+/* Delete mfA and mfB, if there. */
+static void del_netns(void)
+{
+	if (!access("/run/netns/mfA", F_OK) || !access("/run/netns/mfB", F_OK))
+		ip_cmds(NULL, true, "netns del mfA\nnetns del mfB\n");
+}
+
 static __be32 src_addr(unsigned int src)
 {
 	return htonl(0x0a010001 + src);		/* 10.1.0.1 + src */
@@ -163,15 +235,14 @@ static void make_netns(struct __test_metadata *_metadata)
 {
 	char buf[64];
 	unsigned int i;
+	pid_t pid;
 	FILE *p;
 
 	/* ip netns keeps its namespaces in /run/netns (a bare initramfs has no /run). */
 	if (mkdir("/run", 0755))
 		ASSERT_EQ(EEXIST, errno);
-	sh(IP " netns del mfA 2>/dev/null");
-	sh(IP " netns del mfB 2>/dev/null");
-	ASSERT_EQ(0, sh(IP " netns add mfA"));
-	ASSERT_EQ(0, sh(IP " netns add mfB"));
+	del_netns();
+	ASSERT_EQ(0, ip_cmds(NULL, false, "netns add mfA\nnetns add mfB\n"));
 	nsfd[NS_A] = open("/run/netns/mfA", O_RDONLY | O_CLOEXEC);
 	nsfd[NS_B] = open("/run/netns/mfB", O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, nsfd[NS_A]);
@@ -182,10 +253,11 @@ static void make_netns(struct __test_metadata *_metadata)
 		write_file("/proc/sys/net/ipv6/conf/all/disable_ipv6", "1");
 	}
 	enter(_metadata, NS_ROOT);
-	ASSERT_EQ(0, sh(IP " link add va address 02:00:00:00:00:0a netns mfA type veth peer name vb address 02:00:00:00:00:0b netns mfB"));
-	ASSERT_EQ(0, sh(IP " -n mfB addr add 10.0.0.2/24 dev vb && "
-			IP " -n mfB link set lo up && " IP " -n mfB link set vb up"));
-	p = popen(IP " -n mfA -batch -", "w");
+	/* The pair made from B: vb there, its peer va in A. */
+	ASSERT_EQ(0, ip_cmds("mfB", false,
+			     "link add vb address 02:00:00:00:00:0b type veth peer name va address 02:00:00:00:00:0a netns mfA\n"
+			     "addr add 10.0.0.2/24 dev vb\nlink set lo up\nlink set vb up\n"));
+	p = ip_batch("mfA", false, &pid);
 	ASSERT_NE(NULL, p);
 	fprintf(p, "addr add 10.0.0.1/24 dev va\nlink set lo up\nlink set va up\n");
 	fprintf(p, "neigh add 10.0.0.2 lladdr 02:00:00:00:00:0b dev va nud permanent\n");
@@ -195,7 +267,7 @@ static void make_netns(struct __test_metadata *_metadata)
 		fprintf(p, "addr add %s/32 dev va\n",
 			inet_ntop(AF_INET, &a, buf, sizeof(buf)));
 	}
-	ASSERT_EQ(0, pclose(p));
+	ASSERT_EQ(0, ip_batch_end(p, pid));
 }
 
 /* The traffic's family: IPv4 unless a test enabled IPv6 on the pair. */
@@ -392,8 +464,7 @@ FIXTURE_TEARDOWN(veth)
 		nsfd[i] = -1;
 	}
 	/* The namespaces go, and the veth pair and attachments with them. */
-	sh(IP " netns del mfA 2>/dev/null");
-	sh(IP " netns del mfB 2>/dev/null");
+	del_netns();
 	if (self->dev >= 0)
 		close(self->dev);
 	v6 = false;
@@ -429,15 +500,21 @@ static unsigned int predict_saddr(struct __test_metadata *_metadata, int fd,
 	return hits;
 }
 
-/* The .bss counters of a program loaded by a tool, read with bpftool. */
-static long long bss_counter(const char *map, const char *field)
+/*
+ * The .bss of a program loaded by a tool, dumped with bpftool once into
+ * @out (-1 if bpftool failed), for bss_counter() to read every counter of.
+ */
+static int bss_dump(char *out, size_t len, const char *map)
 {
-	static char out[8192];
+	return sh_out(out, len, BPFTOOL " -j map dump name %s", map) ? -1 : 0;
+}
+
+/* One counter of a bss_dump() (-2 if it is not there). */
+static long long bss_counter(const char *out, const char *field)
+{
 	char pat[64];
 	const char *p;
 
-	if (sh_out(out, sizeof(out), BPFTOOL " -j map dump name %s", map))
-		return -1;
 	snprintf(pat, sizeof(pat), "\"%s\":", field);
 	p = strstr(out, pat);
 	return p ? strtoll(p + strlen(pat), NULL, 10) : -2;
@@ -500,9 +577,10 @@ TEST_F_TIMEOUT(veth, xdp_blocklist_ip_bpftool, VETH_TIMEOUT)
 
 	run_traffic(_metadata, seq, n, "sentinel", &received);
 	EXPECT_EQ(n - hits, received);
-	EXPECT_EQ(hits, bss_counter("xdp_bloc.bss", "dropped"));
-	EXPECT_EQ(n - hits + 1, bss_counter("xdp_bloc.bss", "passed"));
-	EXPECT_EQ(0, bss_counter("xdp_bloc.bss", "not_ip"));
+	ASSERT_EQ(0, bss_dump(out, sizeof(out), "xdp_bloc.bss")) TH_LOG("%s", out);
+	EXPECT_EQ(hits, bss_counter(out, "dropped")) TH_LOG("%s", out);
+	EXPECT_EQ(n - hits + 1, bss_counter(out, "passed"));
+	EXPECT_EQ(0, bss_counter(out, "not_ip"));
 
 	ASSERT_EQ(0, sh(IP " -n mfB link set dev vb xdp off"));
 	EXPECT_EQ(0, mf_unpublish(fd));
@@ -1017,17 +1095,18 @@ static void enable_v6(struct __test_metadata *_metadata)
 	struct in6_addr a;
 	char buf[64];
 	unsigned int i;
+	pid_t pid;
 	FILE *p;
 
-	ASSERT_EQ(0, sh(IP " -n mfA link set va addrgenmode none && "
-			IP " -n mfB link set vb addrgenmode none"));
+	ASSERT_EQ(0, ip_cmds("mfA", false, "link set va addrgenmode none\n"));
+	ASSERT_EQ(0, ip_cmds("mfB", false, "link set vb addrgenmode none\n"));
 	enter(_metadata, NS_A);
 	write_file("/proc/sys/net/ipv6/conf/va/disable_ipv6", "0");
 	enter(_metadata, NS_B);
 	write_file("/proc/sys/net/ipv6/conf/vb/disable_ipv6", "0");
 	enter(_metadata, NS_ROOT);
-	ASSERT_EQ(0, sh(IP " -n mfB addr add fd00::2/64 dev vb nodad"));
-	p = popen(IP " -n mfA -batch -", "w");
+	ASSERT_EQ(0, ip_cmds("mfB", false, "addr add fd00::2/64 dev vb nodad\n"));
+	p = ip_batch("mfA", false, &pid);
 	ASSERT_NE(NULL, p);
 	fprintf(p, "addr add fd00::1/64 dev va nodad\n");
 	fprintf(p, "neigh add fd00::2 lladdr 02:00:00:00:00:0b dev va nud permanent\n");
@@ -1036,7 +1115,7 @@ static void enable_v6(struct __test_metadata *_metadata)
 		fprintf(p, "addr add %s/128 dev va nodad\n",
 			inet_ntop(AF_INET6, &a, buf, sizeof(buf)));
 	}
-	ASSERT_EQ(0, pclose(p));
+	ASSERT_EQ(0, ip_batch_end(p, pid));
 	v6 = true;
 	wait_link(_metadata);
 }

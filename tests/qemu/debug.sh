@@ -2,8 +2,22 @@
 #
 # Guest script for the debug test kernel (KASAN, lockdep, kmemleak, KUnit):
 # KUnit suites, every selftest, then unload and a kmemleak scan.
+#
+# scripts/check.sh boots this kernel twice, each guest in one of its two
+# lanes (Documentation/testing.rst, "Two lanes"): MF_DEBUG_PART=1 runs
+# KUnit and every selftest not in PART2, MF_DEBUG_PART=2 the selftests in
+# PART2; both load, unload and scan for leaks. Unset, one guest runs
+# everything. A selftest is in exactly one part, whatever its name.
+PART2="dm_test nf_test window_test"
+part=${MF_DEBUG_PART:-all}
 
 . /memfilter/lib.sh
+
+case $part in
+1|2|all) ;;
+*) section tap guest.part tap_check "MF_DEBUG_PART=1|2, not '$part'" false
+	exit 1 ;;
+esac
 
 # Everything runs under KASAN here, so user-space repetition is left to
 # the stock guests and every kernel path runs once
@@ -29,8 +43,12 @@ kml=/sys/kernel/debug/kmemleak
 
 section tap guest.cpus tap_check "kernel brought up $MF_CPUS CPUs" cpus_online
 section tap module.load tap_check "insmod memfilter.ko" load_memfilter
-run_kunit $MF/memfilter_kunit.ko
+[ $part = 2 ] || run_kunit $MF/memfilter_kunit.ko
 for t in $MF/bin/*_test; do
+	case " $PART2 " in
+	*" ${t##*/} "*) [ $part != 1 ] || continue ;;
+	*) [ $part != 2 ] || continue ;;
+	esac
 	section tap "selftest.${t##*/}" "$t"
 done
 section tap module.unload tap_check "rmmod memfilter" unload_memfilter

@@ -7,7 +7,7 @@
 #   vm.sh --kernel BZIMAGE [--ko DIR] [--bin DIR] [--script FILE]
 #         [--out FILE] [--timeout SEC] [--mem SIZE] [--smp N]
 #         [--tcg multi|single] [--tools "ip bpftool ..."] [--kmods DIR]
-#         [--shell]
+#         [--env NAME=VALUE]... [--shell]
 #
 # This directory holds the runner and the scripts it runs in guests
 # (lib.sh, debug.sh, kcsan.sh, stock.sh, demo.sh), as WireGuard's
@@ -36,6 +36,9 @@
 # --kmods DIR: kernel modules (*.ko) the guest loads before its script,
 # such as a stock kernel's loop, dm-mod and veth (scripts/stock-kernel.sh).
 #
+# --env NAME=VALUE (repeatable) is exported to the guest script, such as
+# check.sh's MF_DEBUG_PART for the two debug guests (debug.sh).
+#
 # --tcg single runs all vCPUs on one host thread (round robin) instead
 # of one thread each: no vCPU then runs code another is patching (under
 # multi-threaded TCG a loaded host may see "Oops: int3" where a static key
@@ -47,7 +50,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../scripts/common.sh"
 
 kernel= ko= bin= script= out= timeout=600 mem=2G shell=0 smp=2 tcg=multi
-tools= kmods=
+tools= kmods= envs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift ;;
@@ -61,6 +64,10 @@ while [ $# -gt 0 ]; do
 	--tcg) tcg=$2; shift ;;
 	--tools) tools="$tools $2"; shift ;;
 	--kmods) kmods=$2; shift ;;
+	--env)
+		[[ "$2" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] ||
+			die "--env NAME=VALUE, not '$2'"
+		envs+=("$2"); shift ;;
 	--shell) shell=1 ;;
 	*) die "unknown option $1" ;;
 	esac
@@ -87,6 +94,11 @@ cp /bin/busybox "$root/bin/busybox"
 mkdir -p "$root/memfilter/kmods"
 [ -n "$kmods" ] && cp "$kmods"/*.ko "$root/memfilter/kmods/"
 cp "$here/lib.sh" "$root/memfilter/lib.sh"
+# --env: one quoted export per variable, sourced by init.
+: >"$root/memfilter/env.sh"
+for e in "${envs[@]}"; do
+	printf 'export %q\n' "$e" >>"$root/memfilter/env.sh"
+done
 for t in $tools; do
 	path=$(PATH=/usr/sbin:/sbin:/usr/bin:/bin command -v "$t") ||
 		die "--tools: '$t' is not installed on the host (scripts/deps.sh)"
@@ -111,6 +123,7 @@ mount -t devtmpfs dev /dev
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tmpfs tmp /tmp
 export PATH=/memfilter/bin:/sbin:/bin HOME=/root MF_CPUS=$smp
+. /memfilter/env.sh
 cd /memfilter
 for m in /memfilter/kmods/*.ko; do
 	[ -f "\$m" ] && insmod "\$m"
