@@ -36,6 +36,8 @@
 #define MF_DOC_READ_TRIES	128	/* a lockless cuckoo lookup */
 #define MF_DOC_WINDOW_CLEAR	(256 * 1024)	/* a rotation's step */
 #define MF_DOC_SIMD_KEYS	256	/* an AVX2 section */
+#define MF_DOC_BLOOM_STRIPES	64	/* Bloom writer locks per filter */
+#define MF_DOC_BLOOM_LOCK_KEYS	64	/* keys per Bloom stripe lock hold */
 
 struct mf_bounds {
 	struct memfilter_type_ops ops;
@@ -296,6 +298,11 @@ static void mf_bound_constants(struct kunit *test)
 			MEMFILTER_WINDOW_CLEAR_CHUNK * MEMFILTER_BLOOM_BLOCK_BYTES,
 			MF_DOC_WINDOW_CLEAR);
 	KUNIT_EXPECT_EQ(test, MEMFILTER_SIMD_CHUNK, MF_DOC_SIMD_KEYS);
+	/* A Bloom batch: bottom halves off per MEMFILTER_SIMD_CHUNK keys. */
+	KUNIT_EXPECT_EQ(test, MEMFILTER_BLOOM_STRIPES, MF_DOC_BLOOM_STRIPES);
+	KUNIT_EXPECT_EQ(test, MEMFILTER_BLOOM_LOCK_KEYS, MF_DOC_BLOOM_LOCK_KEYS);
+	KUNIT_EXPECT_LE(test, MEMFILTER_BLOOM_LOCK_KEYS * MEMFILTER_BLOOM_BLOCK_WORDS,
+			512);
 }
 
 static struct kunit_case memfilter_bounds_cases[] = {
