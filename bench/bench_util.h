@@ -9,6 +9,7 @@
 #ifndef _MEMFILTER_BENCH_UTIL_H
 #define _MEMFILTER_BENCH_UTIL_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -64,6 +65,20 @@ static inline u64 bench_parse_size(const char *s)
 	else if (*end == 'K' || *end == 'k')
 		v *= 1e3;
 	return (u64)v;
+}
+
+/* A markdown table's header: "| filter |" and the @n column names. */
+static inline void bench_table_header(const char *const *cols, int n)
+{
+	int c;
+
+	printf("| filter |");
+	for (c = 0; c < n; c++)
+		printf(" %s |", cols[c]);
+	printf("\n|---|");
+	for (c = 0; c < n; c++)
+		printf("---|");
+	printf("\n");
 }
 
 #endif /* _MEMFILTER_BENCH_UTIL_H */

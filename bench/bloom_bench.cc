@@ -517,13 +517,7 @@ static void table(const char *title, const Keys &k, std::vector<Row> &rows)
 	printf("\n### %s, %s keys, %zu queries%s%s\n\n", title, size_label.c_str(),
 	       k.nq, mfb_huge ? ", huge pages (memfilter, probe)" : "",
 	       mfb_xxh3 ? ", memfilter Bloom with XXH3" : "");
-	printf("| filter |");
-	for (int c = 0; c < NCOL; c++)
-		printf(" %s |", col_name[c]);
-	printf("\n|---|");
-	for (int c = 0; c < NCOL; c++)
-		printf("---|");
-	printf("\n");
+	bench_table_header(col_name, NCOL);
 	for (auto &r : rows) {
 		printf("| %s |", r.name.c_str());
 		for (int c = 0; c < NCOL; c++)

@@ -487,13 +487,7 @@ static void bench_size(const char *label, u64 n)
 
 	printf("\n### Cuckoo, 12-bit fingerprints, %s keys, %llu queries (median of %d)\n\n",
 	       label, (unsigned long long)nq, REPS);
-	printf("| filter |");
-	for (int c = 0; c < NCOL; c++)
-		printf(" %s |", col_name[c]);
-	printf("\n|---|");
-	for (int c = 0; c < NCOL; c++)
-		printf("---|");
-	printf("\n");
+	bench_table_header(col_name, NCOL);
 	for (int r = 0; r < nrows; r++) {
 		printf("| %s |", rows[r].name);
 		for (int c = 0; c < NCOL; c++)
