@@ -300,9 +300,15 @@ static __always_inline u64 mf_cuckoo_bucket(const struct memfilter_cuckoo *c, u6
 	return memfilter_load_le64(c->table + i * c->bucket_bytes) & c->bucket_mask;
 }
 
+/* A hash's fingerprint in [1, @range]: never 0, the empty slot. */
+static __always_inline u32 mf_cuckoo_fp_in(u64 hash, u32 range)
+{
+	return (u32)(((hash >> 40) * range) >> 24) + 1;
+}
+
 static __always_inline u32 mf_cuckoo_fp(const struct memfilter_cuckoo *c, u64 hash)
 {
-	return (u32)(((hash >> 40) * c->fp_range) >> 24) + 1;
+	return mf_cuckoo_fp_in(hash, c->fp_range);
 }
 
 /* (@t - @i) mod @n, for @t, @i < @n: an involution of @i. */
@@ -317,13 +323,37 @@ static __always_inline u64 mf_cuckoo_mod_tag(u32 fp, u64 n)
 	return mul_u64_u64_shr(fp * MF_CUCKOO_FP_MUL64, n, 64);
 }
 
+/*
+ * The two layouts' bucket functions: a key's first bucket and, from either
+ * of its buckets, the other. LAYOUT_MOD: any @n buckets; the power-of-two
+ * layout: @mask + 1 buckets.
+ */
+static __always_inline u64 mf_cuckoo_first_mod(u64 hash, u64 n)
+{
+	return mul_u64_u64_shr(hash << 24, n, 64);
+}
+
+static __always_inline u64 mf_cuckoo_alt_mod(u64 i, u32 fp, u64 n)
+{
+	return mf_cuckoo_mod_sub(mf_cuckoo_mod_tag(fp, n), i, n);
+}
+
+static __always_inline u64 mf_cuckoo_first_pow2(u64 hash, u64 mask)
+{
+	return hash & mask;
+}
+
+static __always_inline u64 mf_cuckoo_alt_pow2(u64 i, u32 fp, u64 mask)
+{
+	return i ^ ((u32)(fp * MF_CUCKOO_TAG_MUL) & mask);
+}
+
 static __always_inline u64 mf_cuckoo_alt(const struct memfilter_cuckoo *c, u64 i,
 					 u32 fp)
 {
 	if (c->p.layout == MEMFILTER_CUCKOO_LAYOUT_MOD)
-		return mf_cuckoo_mod_sub(mf_cuckoo_mod_tag(fp, c->p.nbuckets), i,
-					 c->p.nbuckets);
-	return i ^ ((u32)(fp * MF_CUCKOO_TAG_MUL) & c->mask);
+		return mf_cuckoo_alt_mod(i, fp, c->p.nbuckets);
+	return mf_cuckoo_alt_pow2(i, fp, c->mask);
 }
 
 /* A key's first bucket. */
@@ -331,8 +361,8 @@ static __always_inline u64 mf_cuckoo_first(const struct memfilter_cuckoo *c,
 					   u64 hash)
 {
 	if (c->p.layout == MEMFILTER_CUCKOO_LAYOUT_MOD)
-		return mul_u64_u64_shr(hash << 24, c->p.nbuckets, 64);
-	return hash & c->mask;
+		return mf_cuckoo_first_mod(hash, c->p.nbuckets);
+	return mf_cuckoo_first_pow2(hash, c->mask);
 }
 
 /* Non-zero iff some slot of @x is zero (exact as a yes/no answer). */
@@ -384,19 +414,24 @@ mf_cuckoo_geo_of(const struct memfilter_cuckoo *c)
 	};
 }
 
+/* mf_cuckoo_fp() for @f-bit fingerprints (fp_range is (1 << @f) - 1). */
+static __always_inline u32 mf_cuckoo_fp_f(u64 hash, const u32 f)
+{
+	return mf_cuckoo_fp_in(hash, (1U << f) - 1);
+}
+
 /* mf_cuckoo_locate() for @f-bit fingerprints. */
 static __always_inline void mf_cuckoo_locate_g(const struct mf_cuckoo_geo *g,
 					       u64 hash, u64 *i1, u64 *i2,
 					       u32 *fp, const u32 f)
 {
-	*fp = (u32)(((hash >> 40) * ((1U << f) - 1)) >> 24) + 1;
+	*fp = mf_cuckoo_fp_f(hash, f);
 	if (g->layout == MEMFILTER_CUCKOO_LAYOUT_MOD) {
-		*i1 = mul_u64_u64_shr(hash << 24, g->nbuckets, 64);
-		*i2 = mf_cuckoo_mod_sub(mf_cuckoo_mod_tag(*fp, g->nbuckets), *i1,
-					g->nbuckets);
+		*i1 = mf_cuckoo_first_mod(hash, g->nbuckets);
+		*i2 = mf_cuckoo_alt_mod(*i1, *fp, g->nbuckets);
 	} else {
-		*i1 = hash & g->mask;
-		*i2 = *i1 ^ ((u32)(*fp * MF_CUCKOO_TAG_MUL) & g->mask);
+		*i1 = mf_cuckoo_first_pow2(hash, g->mask);
+		*i2 = mf_cuckoo_alt_pow2(*i1, *fp, g->mask);
 	}
 }
 
@@ -1162,16 +1197,15 @@ static __always_inline bool mf_cuckoo_query(const struct memfilter_cuckoo *c,
 	g.ver = c->ver;
 	g.stripe_mask = c->stripe_mask;
 	g.lane_ones = c->lane_ones;
-	fp = (u32)(((hash >> 40) * ((1U << f) - 1)) >> 24) + 1;
+	fp = mf_cuckoo_fp_f(hash, f);
 	if (likely(c->p.layout == MEMFILTER_CUCKOO_LAYOUT_MOD)) {
 		g.nbuckets = c->p.nbuckets;
-		i1 = mul_u64_u64_shr(hash << 24, g.nbuckets, 64);
-		i2 = mf_cuckoo_mod_sub(mf_cuckoo_mod_tag(fp, g.nbuckets), i1,
-				       g.nbuckets);
+		i1 = mf_cuckoo_first_mod(hash, g.nbuckets);
+		i2 = mf_cuckoo_alt_mod(i1, fp, g.nbuckets);
 	} else {
 		g.mask = c->mask;
-		i1 = hash & g.mask;
-		i2 = i1 ^ ((u32)(fp * MF_CUCKOO_TAG_MUL) & g.mask);
+		i1 = mf_cuckoo_first_pow2(hash, g.mask);
+		i2 = mf_cuckoo_alt_pow2(i1, fp, g.mask);
 	}
 	return mf_cuckoo_probe(c, &g, i1, i2, fp, f);
 }
@@ -1380,32 +1414,6 @@ void memfilter_cuckoo_count_hashes(const struct memfilter_cuckoo *c,
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_hashes);
 
-/* Keys the fast paths below do not hash inline: out of line, not bloating them. */
-static noinline u64 mf_cuckoo_hash_any(const struct memfilter_hasher *h,
-				       const void *key, size_t len)
-{
-	return memfilter_hash(h, key, len);
-}
-
-/*
- * memfilter_hash() of a key, the 8-byte XXH64 and XXH3 cases (straight
- * lines of register arithmetic) inline and the rest out of line, so that
- * the lookups that call this need no stack frame for SipHash's state.
- */
-static __always_inline u64 mf_cuckoo_hash_key(const struct memfilter_cuckoo *c,
-					      const void *key, size_t len)
-{
-	const struct memfilter_hasher *h = &c->p.hasher;
-
-	if (likely(len == 8)) {
-		if (likely(h->algo == MEMFILTER_HASH_XXH64))
-			return memfilter_xxh64(key, 8, h->seed);
-		if (h->algo == MEMFILTER_HASH_XXH3)
-			return memfilter_xxh3_4to8_flip(key, 8, h->xxh3_flip);
-	}
-	return mf_cuckoo_hash_any(h, key, len);
-}
-
 /**
  * memfilter_cuckoo_add_key() - add a key
  * @c: the filter
@@ -1417,7 +1425,7 @@ static __always_inline u64 mf_cuckoo_hash_key(const struct memfilter_cuckoo *c,
  */
 int memfilter_cuckoo_add_key(struct memfilter_cuckoo *c, const void *key, size_t len)
 {
-	return memfilter_cuckoo_add_hash(c, mf_cuckoo_hash_key(c, key, len));
+	return memfilter_cuckoo_add_hash(c, memfilter_hash_lean(&c->p.hasher, key, len));
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_add_key);
 
@@ -1433,7 +1441,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_add_key);
 int memfilter_cuckoo_add_unique_key(struct memfilter_cuckoo *c, const void *key,
 				    size_t len)
 {
-	return memfilter_cuckoo_add_unique_hash(c, mf_cuckoo_hash_key(c, key, len));
+	return memfilter_cuckoo_add_unique_hash(c, memfilter_hash_lean(&c->p.hasher, key, len));
 }
 
 /**
@@ -1448,7 +1456,7 @@ int memfilter_cuckoo_add_unique_key(struct memfilter_cuckoo *c, const void *key,
 int memfilter_cuckoo_delete_key(struct memfilter_cuckoo *c, const void *key,
 				size_t len)
 {
-	return memfilter_cuckoo_delete_hash(c, mf_cuckoo_hash_key(c, key, len));
+	return memfilter_cuckoo_delete_hash(c, memfilter_hash_lean(&c->p.hasher, key, len));
 }
 
 /**
@@ -1463,7 +1471,7 @@ int memfilter_cuckoo_delete_key(struct memfilter_cuckoo *c, const void *key,
 bool memfilter_cuckoo_contains_key(const struct memfilter_cuckoo *c, const void *key,
 				   size_t len)
 {
-	return mf_cuckoo_contains(c, mf_cuckoo_hash_key(c, key, len));
+	return mf_cuckoo_contains(c, memfilter_hash_lean(&c->p.hasher, key, len));
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_contains_key);
 
@@ -1479,7 +1487,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_contains_key);
 u32 memfilter_cuckoo_count_key(const struct memfilter_cuckoo *c, const void *key,
 			       size_t len)
 {
-	return memfilter_cuckoo_count_hash(c, mf_cuckoo_hash_key(c, key, len));
+	return memfilter_cuckoo_count_hash(c, memfilter_hash_lean(&c->p.hasher, key, len));
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_key);
 

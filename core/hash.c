@@ -198,6 +198,23 @@ u64 memfilter_xxh3_17plus(const void *data, size_t len, u64 seed)
 EXPORT_SYMBOL_IF_KUNIT(memfilter_xxh3_17plus);
 
 /**
+ * memfilter_hash_outline() - memfilter_hash(), out of line
+ * @h: the filter's hasher
+ * @data: the key
+ * @len: its length in bytes
+ *
+ * The slow half of memfilter_hash_lean().
+ *
+ * Context: any.
+ * Return: the key's hash.
+ */
+noinline u64 memfilter_hash_outline(const struct memfilter_hasher *h,
+				    const void *data, size_t len)
+{
+	return memfilter_hash(h, data, len);
+}
+
+/**
  * memfilter_hasher_init() - set up a filter's hasher
  * @h: the hasher to fill in
  * @algo: MEMFILTER_HASH_XXH64, MEMFILTER_HASH_XXH3 or MEMFILTER_HASH_SIPHASH24

@@ -352,6 +352,24 @@ static __always_inline u64 memfilter_siphash24(const void *data, size_t len,
 	return (v[0] ^ v[1]) ^ (v[2] ^ v[3]);
 }
 
+/*
+ * An 8-byte key's hash under XXH64 or XXH3 (straight lines of register
+ * arithmetic) into @out; false, @out untouched, under SipHash.
+ */
+static __always_inline bool memfilter_hash_fixed8(const struct memfilter_hasher *h,
+						  const void *data, u64 *out)
+{
+	if (h->algo == MEMFILTER_HASH_XXH64) {
+		*out = memfilter_xxh64(data, 8, h->seed);
+		return true;
+	}
+	if (h->algo == MEMFILTER_HASH_XXH3) {
+		*out = memfilter_xxh3_4to8_flip(data, 8, h->xxh3_flip);
+		return true;
+	}
+	return false;
+}
+
 /**
  * memfilter_hash() - a key's 64-bit hash under a filter's hasher
  * @h: the filter's hasher
@@ -370,11 +388,11 @@ static __always_inline u64 memfilter_hash(const struct memfilter_hasher *h,
 	 * straight-line code: the same functions with the length a
 	 * constant, so the same values.
 	 */
+	u64 v;
+
 	if (len == 8) {
-		if (h->algo == MEMFILTER_HASH_XXH64)
-			return memfilter_xxh64(data, 8, h->seed);
-		if (h->algo == MEMFILTER_HASH_XXH3)
-			return memfilter_xxh3_4to8_flip(data, 8, h->xxh3_flip);
+		if (memfilter_hash_fixed8(h, data, &v))
+			return v;
 		return memfilter_siphash24(data, 8, h->key);
 	}
 	if (h->algo == MEMFILTER_HASH_XXH64)
@@ -385,6 +403,24 @@ static __always_inline u64 memfilter_hash(const struct memfilter_hasher *h,
 		return memfilter_xxh3(data, len, h->seed);
 	}
 	return memfilter_siphash24(data, len, h->key);
+}
+
+u64 memfilter_hash_outline(const struct memfilter_hasher *h, const void *data,
+			   size_t len);
+
+/*
+ * memfilter_hash() with only the 8-byte XXH64 and XXH3 cases inline and
+ * the rest out of line (memfilter_hash_outline()): for single-key paths
+ * that should keep no stack frame for SipHash's state. The same values.
+ */
+static __always_inline u64 memfilter_hash_lean(const struct memfilter_hasher *h,
+					       const void *data, size_t len)
+{
+	u64 v;
+
+	if (likely(len == 8) && memfilter_hash_fixed8(h, data, &v))
+		return v;
+	return memfilter_hash_outline(h, data, len);
 }
 
 int memfilter_hasher_init(struct memfilter_hasher *h, u32 algo, u64 seed,
