@@ -359,7 +359,7 @@ static __always_inline u64 memfilter_siphash24(const void *data, size_t len,
 static __always_inline bool memfilter_hash_fixed8(const struct memfilter_hasher *h,
 						  const void *data, u64 *out)
 {
-	if (h->algo == MEMFILTER_HASH_XXH64) {
+	if (likely(h->algo == MEMFILTER_HASH_XXH64)) {	/* the default */
 		*out = memfilter_xxh64(data, 8, h->seed);
 		return true;
 	}
