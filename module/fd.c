@@ -104,17 +104,31 @@ static void mf_batch_put(struct mf_file *mfile, struct mf_batch *b, bool own)
 		kvfree(b);
 }
 
-/* Copy the lengths of keys [i, i + n) into b->lens and check them. */
+/*
+ * Copy the @count key lengths of a variable-size batch from userspace once
+ * and check them all, before any key takes effect: EINVAL never leaves a
+ * batch half done, and the lengths checked are the lengths used, however
+ * the caller's memory changes during the call. One window's worth lives in
+ * @b; more are a kvmalloc'd array the caller frees with kvfree() when it is
+ * not @b->lens.
+ */
 static int mf_copy_lens(const struct memfilter_keys *k, struct mf_batch *b,
-			u32 i, u32 n)
+			u32 **lensp)
 {
+	u32 *lens = b->lens;
 	u32 x;
 
-	if (copy_from_user(b->lens, u64_to_user_ptr(k->lens) +
-			   (u64)i * sizeof(u32), (size_t)n * sizeof(u32)))
+	if (k->count > MF_WINDOW) {
+		lens = kvmalloc_array(k->count, sizeof(u32), GFP_KERNEL_ACCOUNT);
+		if (!lens)
+			return -ENOMEM;
+	}
+	*lensp = lens;
+	if (copy_from_user(lens, u64_to_user_ptr(k->lens),
+			   (size_t)k->count * sizeof(u32)))
 		return -EFAULT;
-	for (x = 0; x < n; x++)
-		if (b->lens[x] > MEMFILTER_KEY_MAX)
+	for (x = 0; x < k->count; x++)
+		if (lens[x] > MEMFILTER_KEY_MAX)
 			return -EINVAL;
 	return 0;
 }
@@ -125,11 +139,11 @@ static int mf_copy_lens(const struct memfilter_keys *k, struct mf_batch *b,
  * the user's key array (variable-size keys) and advances.
  */
 static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
-			  struct mf_batch *b, u32 i, u32 n, u64 *off)
+			  struct mf_batch *b, const u32 *lens, u32 i, u32 n,
+			  u64 *off)
 {
 	const u8 __user *ukeys = u64_to_user_ptr(k->keys);
 	u32 j = 0, x;
-	int ret;
 
 	if (k->key_size) {
 		u32 per = MF_KEYBUF / k->key_size;
@@ -152,16 +166,14 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 		return 0;
 	}
 
-	/* Every length first: each piece below then holds at least one key. */
-	ret = mf_copy_lens(k, b, i, n);
-	if (ret)
-		return ret;
+	/* Each piece holds at least one key: every length is checked. */
+	lens += i;
 	while (j < n) {
 		size_t bytes = 0;
 		u32 m = 0;
 
-		while (j + m < n && bytes + b->lens[j + m] <= MF_KEYBUF) {
-			bytes += b->lens[j + m];
+		while (j + m < n && bytes + lens[j + m] <= MF_KEYBUF) {
+			bytes += lens[j + m];
 			m++;
 		}
 		if (copy_from_user(b->keys, ukeys + *off, bytes))
@@ -169,30 +181,11 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 		bytes = 0;
 		for (x = 0; x < m; x++) {
 			b->hashes[j + x] = memfilter_filter_hash(f, b->keys + bytes,
-								 b->lens[j + x]);
-			bytes += b->lens[j + x];
+								 lens[j + x]);
+			bytes += lens[j + x];
 		}
 		*off += bytes;
 		j += m;
-	}
-	return 0;
-}
-
-/*
- * Check every length of a variable-size batch before any key takes effect,
- * so that EINVAL never leaves a batch half done. (A caller that changes
- * its lengths during the call gets EINVAL from the window that sees it.)
- */
-static int mf_check_lens(const struct memfilter_keys *k, struct mf_batch *b)
-{
-	u32 i, n;
-	int ret;
-
-	for (i = 0; i < k->count; i += n) {
-		n = min_t(u32, k->count - i, MF_WINDOW);
-		ret = mf_copy_lens(k, b, i, n);
-		if (ret)
-			return ret;
 	}
 	return 0;
 }
@@ -235,6 +228,7 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op, bool has_op)
 	struct memfilter *f = ucmd->f;
 	u64 __user *ures = u64_to_user_ptr(k->results);
 	struct mf_batch *b;
+	u32 *lens = NULL;
 	u32 i = 0, n, done, count = 0;
 	u64 off = 0;
 	int ret = 0, ret2;
@@ -255,10 +249,10 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op, bool has_op)
 	if (!b)
 		return -ENOMEM;
 	if (!k->key_size)
-		ret = mf_check_lens(k, b);
+		ret = mf_copy_lens(k, b, &lens);
 	while (!ret && i < k->count) {
 		n = min_t(u32, k->count - i, MF_WINDOW);
-		ret = mf_hash_window(f, k, b, i, n, &off);
+		ret = mf_hash_window(f, k, b, lens, i, n, &off);
 		if (ret)
 			break;
 		if (!op) {
@@ -280,6 +274,8 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op, bool has_op)
 		}
 		cond_resched();
 	}
+	if (lens != b->lens)
+		kvfree(lens);
 	mf_batch_put(mfile, b, own);
 	k->out_count = count;
 	k->out_done = i;

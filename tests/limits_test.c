@@ -3,7 +3,8 @@
  * Selftest of memfilter's memory limits and of the places where the
  * module once contradicted its documentation: dump snapshots counted
  * against max_total_mb, tables over 2 GiB, ASCII-only names, the cuckoo
- * fpr_ppb range, whole-batch validation of variable key lengths, the
+ * fpr_ppb range, whole-batch validation of variable key lengths (also
+ * against a caller that rewrites them during the call), the
  * cuckoo-only commands on Bloom filters with no keys, and INFO's reserved
  * field. Runs inside the guest as root against the real module.
  *
@@ -11,14 +12,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include <linux/memfilter.h>
+#include <linux/userfaultfd.h>
 
 #include "kselftest_harness.h"
 
@@ -263,6 +268,102 @@ TEST_F(lim, variable_batch_validated_first)
 	EXPECT_EQ(n, k.out_count);
 	free(keys);
 	close(fd);
+}
+
+/* The userfaultfd handler of lengths_rewritten_during_call. */
+struct lens_race {
+	int uffd;
+	__u32 *lens;
+	void *page;		/* where the keys are to appear */
+	const void *src;	/* what they are */
+	long page_size;
+	int faults;
+};
+
+static void *lens_race_handler(void *arg)
+{
+	struct lens_race *r = arg;
+	struct uffd_msg msg;
+	struct uffdio_copy copy = {
+		.dst = (__u64)(uintptr_t)r->page, .src = (__u64)(uintptr_t)r->src,
+		.len = r->page_size,
+	};
+
+	if (read(r->uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+	    msg.event != UFFD_EVENT_PAGEFAULT)
+		return NULL;
+	r->faults++;
+	/* The kernel has checked every length and is copying keys in. */
+	r->lens[300] = MEMFILTER_KEY_MAX + 1;
+	ioctl(r->uffd, UFFDIO_COPY, &copy);
+	return NULL;
+}
+
+/*
+ * A caller that rewrites its lengths while the call runs cannot make a
+ * later window fail after earlier ones took effect: the kernel copies the
+ * lengths once, checks them, and uses that copy. Deterministic: the keys
+ * sit on a page that is missing until a userfaultfd handler supplies it,
+ * and the handler makes length 300 invalid first, while the kernel is
+ * copying the first window's keys. The kernel that re-read each window's
+ * lengths failed here with EINVAL and out_done 256.
+ */
+TEST_F(lim, lengths_rewritten_during_call)
+{
+	const __u32 n = 364;
+	long page_size = sysconf(_SC_PAGESIZE);
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+	struct lens_race r = { .page_size = page_size };
+	__u32 lens[364];
+	__u64 src[512];
+	struct memfilter_keys k = {
+		.size = sizeof(k), .count = n,
+		.lens = (__u64)(uintptr_t)lens,
+	};
+	struct memfilter_info i;
+	pthread_t thread;
+	int fd, ret;
+
+	ASSERT_LE(n * 8, page_size);
+	r.uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (r.uffd < 0)
+		SKIP(return, "no userfaultfd in this kernel (errno %d)", errno);
+	ASSERT_EQ(0, ioctl(r.uffd, UFFDIO_API, &api));
+	r.page = mmap(NULL, page_size, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, r.page);
+	reg.range.start = (__u64)(uintptr_t)r.page;
+	reg.range.len = page_size;
+	ASSERT_EQ(0, ioctl(r.uffd, UFFDIO_REGISTER, &reg));
+	memset(src, 0, sizeof(src));
+	for (__u32 j = 0; j < n; j++) {
+		lens[j] = 8;
+		src[j] = 0x9e3779b97f4a7c15ull * (j + 1);
+	}
+	r.lens = lens;
+	r.src = src;
+	k.keys = (__u64)(uintptr_t)r.page;
+	fd = create(self->dev, MEMFILTER_TYPE_CUCKOO, 10000, 0, 0, 12, NULL);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pthread_create(&thread, NULL, lens_race_handler, &r));
+	ret = xioctl(fd, MEMFILTER_IOC_ADD, &k);
+	pthread_join(thread, NULL);
+	EXPECT_EQ(1, r.faults);
+	EXPECT_EQ(MEMFILTER_KEY_MAX + 1, lens[300]);
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(n, k.out_done);
+	EXPECT_EQ(n, k.out_count);
+	ASSERT_EQ(0, info(fd, &i));
+	EXPECT_EQ(n, i.keys);
+	/* Every key went in as the 8 bytes the checked lengths said. */
+	lens[300] = 8;
+	k.out_count = 0;
+	ASSERT_EQ(0, xioctl(fd, MEMFILTER_IOC_QUERY, &k));
+	EXPECT_EQ(n, k.out_count);
+	close(fd);
+	munmap(r.page, page_size);
+	close(r.uffd);
 }
 
 /* DELETE and ADD_UNIQUE are cuckoo commands, with or without keys. */
