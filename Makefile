@@ -234,13 +234,13 @@ BENCH_FF := $(if $(FASTFILTER_DIR),-DFASTFILTER -fno-strict-aliasing \
 bench/bloom_bench: bench/bloom_bench.cc bench/bloom_bench.h bench/bench_util.h \
 		$(BUILD)/bench/bloom_bench_mf.o \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(BENCH_CORE))
-	$(CXX) -O3 -march=native -g -std=c++17 -Wall -Werror $(BENCH_FF) \
+	$(CXX) -O3 -march=native -g -std=c++17 -Wall -Werror $(CPPFLAGS_MF) $(BENCH_FF) \
 		-o $@ $(filter-out %.h,$^) -lrocksdb -lpthread
 
 bench/bloom_bench_v3: bench/bloom_bench.cc bench/bloom_bench.h bench/bench_util.h \
 		$(BUILD)/bench-v3/bloom_bench_mf.o \
 		$(patsubst core/%.c,$(BUILD)/bench-v3/core-%.o,$(BENCH_CORE))
-	$(CXX) $(BENCH_V3) -std=c++17 -Wall -Werror $(BENCH_FF) \
+	$(CXX) $(BENCH_V3) -std=c++17 -Wall -Werror $(CPPFLAGS_MF) $(BENCH_FF) \
 		-o $@ $(filter-out %.h,$^) -lrocksdb -lpthread
 
 # Timed runs (RUNS, default 3, medians) and a callgrind run for the

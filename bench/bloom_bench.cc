@@ -72,7 +72,12 @@ using namespace std;
 #undef private
 #endif
 
-typedef uint64_t u64;
+/* memfilter's key hash, inline (after the C++ headers: it defines min/max). */
+extern "C" {
+#include "hash.h"
+}
+#undef min
+#undef max
 
 #include "bench_util.h"
 
@@ -363,15 +368,39 @@ static Row bench_rocksdb(const Keys &k)
 /* ---- fastfilter_cpp ------------------------------------------------------- */
 
 #ifdef FASTFILTER
+/*
+ * memfilter's pinned key hash (XXH64, XXH3 with --xxh3; seed 1, as the
+ * memfilter rows) as a fastfilter_cpp hash family, inlined as in
+ * memfilter's own loops: fastfilter's tables fed with it show how much of
+ * the gap to fastfilter is the hash alone (issue 15).
+ */
+struct MfHash {
+	struct memfilter_hasher h;
+
+	MfHash()
+	{
+		if (memfilter_hasher_init(&h, mfb_xxh3 ? MEMFILTER_HASH_XXH3 :
+					  MEMFILTER_HASH_XXH64, 1, NULL))
+			abort();
+	}
+	u64 operator()(u64 key) const { return memfilter_hash(&h, &key, 8); }
+};
+
 typedef SimdBlockFilterFixed<hashing::SimpleMixSplit> FFBloom;
+typedef SimdBlockFilterFixed<MfHash> FFBloomMf;
 typedef cuckoofilter::CuckooFilter<uint64_t, 12, cuckoofilter::SingleTable,
 				   hashing::SimpleMixSplit> FFCuckoo;
+typedef cuckoofilter::CuckooFilter<uint64_t, 12, cuckoofilter::SingleTable,
+				   MfHash> FFCuckooMf;
+
+static const char *mf_hash_name() { return mfb_xxh3 ? "XXH3" : "XXH64"; }
 
 /*
  * A plain batch query over fastfilter's table: its hash, bucket and mask,
  * each bucket prefetched mfb_ahead keys before it is tested.
  */
-static u64 ff_bloom_batch(const FFBloom &f, const u64 *k, size_t n)
+template <class F>
+static u64 ff_bloom_batch(const F &f, const u64 *k, size_t n)
 {
 	struct { u64 h; const __m256i *b; } ring[64];
 	const size_t a = mfb_ahead;
@@ -391,17 +420,21 @@ static u64 ff_bloom_batch(const FFBloom &f, const u64 *k, size_t n)
 		if (i + a < n)
 			fill(i + a);
 		c += _mm256_testc_si256(*ring[i % 64].b,
-					FFBloom::MakeMask(ring[i % 64].h));
+					F::MakeMask(ring[i % 64].h));
 	}
 	return c;
 }
 
-static Row bench_ff_bloom(const Keys &k)
+/* @peer: fastfilter as published; else fed memfilter's hash (MfHash). */
+template <class F>
+static Row bench_ff_bloom(const Keys &k, bool peer)
 {
-	Row r("fastfilter_cpp SIMD blocked Bloom", true);
+	Row r(peer ? "fastfilter_cpp SIMD blocked Bloom" :
+	      std::string("fastfilter_cpp SIMD blocked Bloom, hashing with memfilter's ") +
+	      mf_hash_name() + " (reference, not a peer)", peer);
 	size_t n = k.n, nq = k.nq;
-	std::unique_ptr<FFBloom> f;
-	auto fresh = [&] { f.reset(); f.reset(new FFBloom((int)n)); };
+	std::unique_ptr<F> f;
+	auto fresh = [&] { f.reset(); f.reset(new F((int)n)); };
 	u64 hits = 0;
 
 	r.v[INS] = measure(r, INS, n, k.reps_ins, fresh, [&] {
@@ -427,12 +460,15 @@ static Row bench_ff_bloom(const Keys &k)
 	return r;
 }
 
-static Row bench_ff_cuckoo(const Keys &k)
+template <class F>
+static Row bench_ff_cuckoo(const Keys &k, bool peer)
 {
-	Row r("fastfilter_cpp Cuckoo12", true);
+	Row r(peer ? "fastfilter_cpp Cuckoo12" :
+	      std::string("fastfilter_cpp Cuckoo12, hashing with memfilter's ") +
+	      mf_hash_name() + " (reference, not a peer)", peer);
 	size_t n = k.n, nq = k.nq, fail = 0;
-	std::unique_ptr<FFCuckoo> f;
-	auto fresh = [&] { f.reset(); f.reset(new FFCuckoo(n)); };
+	std::unique_ptr<F> f;
+	auto fresh = [&] { f.reset(); f.reset(new F(n)); };
 	u64 hits = 0;
 
 	r.v[INS] = measure(r, INS, n, k.reps_ins, fresh, [&] {
@@ -441,7 +477,7 @@ static Row bench_ff_cuckoo(const Keys &k)
 			fail += f->Add(k.in[i]) != cuckoofilter::Ok;
 	});
 	if (fail)
-		fprintf(stderr, "fastfilter Cuckoo12: %zu inserts failed\n", fail);
+		fprintf(stderr, "%s: %zu inserts failed\n", r.name.c_str(), fail);
 	auto one = [&](const std::vector<u64> &v) {
 		u64 c = 0;
 		for (size_t i = 0; i < nq; i++)
@@ -673,7 +709,8 @@ int main(int argc, char **argv)
 		bloom.push_back(bench_mf_bloom_path(k, MF_SCALAR));
 		bloom.push_back(bench_mf_bloom_path(k, MF_INLINE));
 #ifdef FASTFILTER
-		bloom.push_back(bench_ff_bloom(k));
+		bloom.push_back(bench_ff_bloom<FFBloom>(k, true));
+		bloom.push_back(bench_ff_bloom<FFBloomMf>(k, false));
 #endif
 		bloom.push_back(bench_rocksdb(k));
 		bloom.push_back(bench_probe(k, (size_t)(bloom[0].v[BPK] * k.n / 8)));
@@ -684,7 +721,8 @@ int main(int argc, char **argv)
 		std::vector<Row> cuckoo;
 		cuckoo.push_back(bench_mf_cuckoo(k));
 #ifdef FASTFILTER
-		cuckoo.push_back(bench_ff_cuckoo(k));
+		cuckoo.push_back(bench_ff_cuckoo<FFCuckoo>(k, true));
+		cuckoo.push_back(bench_ff_cuckoo<FFCuckooMf>(k, false));
 #endif
 		table("Cuckoo, 12-bit fingerprints", k, cuckoo);
 	}

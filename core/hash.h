@@ -150,7 +150,7 @@ static __always_inline u64 memfilter_xxh64_finish(u64 h, u64 len, const u8 *p,
  */
 static __always_inline u64 memfilter_xxh64(const void *data, size_t len, u64 seed)
 {
-	const u8 *p = data;
+	const u8 *p = (const u8 *)data;
 	u64 v[4], h;
 
 	if (len >= 32) {
@@ -289,7 +289,7 @@ u64 memfilter_xxh3_17plus(const void *data, size_t len, u64 seed);
  */
 static __always_inline u64 memfilter_xxh3(const void *data, size_t len, u64 seed)
 {
-	const u8 *p = data;
+	const u8 *p = (const u8 *)data;
 
 	if (len > 16)
 		return memfilter_xxh3_17plus(data, len, seed);
@@ -323,7 +323,7 @@ static __always_inline void memfilter_sipround(u64 v[4])
 static __always_inline u64 memfilter_siphash24(const void *data, size_t len,
 					       const u64 key[2])
 {
-	const u8 *p = data;
+	const u8 *p = (const u8 *)data;
 	const u8 *end = p + (len & ~(size_t)7);
 	u64 v[4] = {
 		0x736f6d6570736575ULL ^ key[0], 0x646f72616e646f6dULL ^ key[1],
@@ -364,7 +364,7 @@ static __always_inline bool memfilter_hash_fixed8(const struct memfilter_hasher 
 		return true;
 	}
 	if (h->algo == MEMFILTER_HASH_XXH3) {
-		*out = memfilter_xxh3_4to8_flip(data, 8, h->xxh3_flip);
+		*out = memfilter_xxh3_4to8_flip((const u8 *)data, 8, h->xxh3_flip);
 		return true;
 	}
 	return false;

@@ -160,7 +160,7 @@ static inline u64 memfilter_now_ms(void)
 /* Fill @buf from the kernel's random source: 0 or -errno. */
 static inline int memfilter_random(void *buf, size_t len)
 {
-	u8 *p = buf;
+	u8 *p = (u8 *)buf;
 
 	while (len) {
 		ssize_t n = getrandom(p, len, 0);
@@ -179,7 +179,7 @@ static inline int memfilter_random(void *buf, size_t len)
 
 static inline void *memchr_inv(const void *start, int c, size_t bytes)
 {
-	const unsigned char *p = start;
+	const unsigned char *p = (const unsigned char *)start;
 
 	for (size_t i = 0; i < bytes; i++)
 		if (p[i] != (unsigned char)c)
