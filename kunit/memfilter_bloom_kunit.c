@@ -583,6 +583,38 @@ static void mf_bloom_stats(struct kunit *test)
 	KUNIT_EXPECT_LE(test, memfilter_bloom_est_fpr_ppb(b), 20000000ULL);
 }
 
+/*
+ * max_total_mb counts what a filter really holds: a module Bloom filter's
+ * table and its writers' stripe locks (4 KiB, more with lockdep), a cuckoo
+ * filter's table alone (its version counters are in it); each is given
+ * back in full when the filter is freed.
+ */
+static void mf_bloom_charged_with_locks(struct kunit *test)
+{
+	struct memfilter_create cr = {
+		.type = MEMFILTER_TYPE_BLOOM, .capacity = 3000,
+		.bits_per_key_q4 = 40,
+	};
+	struct memfilter *f;
+	u64 before = memfilter_total_settled();
+
+	f = memfilter_filter_create(&cr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	KUNIT_EXPECT_EQ(test, memfilter_total_settled() - before,
+			f->bytes + MEMFILTER_BLOOM_STRIPES_BYTES);
+	memfilter_put(f);
+	KUNIT_EXPECT_EQ(test, memfilter_total_settled(), before);
+
+	cr.type = MEMFILTER_TYPE_CUCKOO;
+	cr.bits_per_key_q4 = 0;
+	cr.fingerprint_bits = 12;
+	f = memfilter_filter_create(&cr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	KUNIT_EXPECT_EQ(test, memfilter_total_settled() - before, f->bytes);
+	memfilter_put(f);
+	KUNIT_EXPECT_EQ(test, memfilter_total_settled(), before);
+}
+
 static struct kunit_case memfilter_bloom_cases[] = {
 	KUNIT_CASE_SLOW(mf_bloom_no_false_negatives),
 	KUNIT_CASE_PARAM_ATTR(mf_bloom_fpr_targets, mf_fpr_gen_params,
@@ -594,6 +626,7 @@ static struct kunit_case memfilter_bloom_cases[] = {
 	KUNIT_CASE(mf_bloom_keyed),
 	KUNIT_CASE(mf_bloom_sizes),
 	KUNIT_CASE(mf_bloom_stats),
+	KUNIT_CASE(mf_bloom_charged_with_locks),
 	{}
 };
 

@@ -68,6 +68,13 @@ static const struct memfilter_kops *mf_kops_of(u32 type)
 	return &mf_no_kops;
 }
 
+/* Bloom writers' stripe locks, after the table (core/bloom.c). */
+static u64 mf_lock_bytes(const struct memfilter_type_ops *ops)
+{
+	return ops->type == MEMFILTER_TYPE_BLOOM ?
+	       MEMFILTER_BLOOM_STRIPES_BYTES : 0;
+}
+
 static void mf_filter_free_work(struct work_struct *work)
 {
 	struct memfilter *f = container_of(to_rcu_work(work), struct memfilter,
@@ -80,7 +87,7 @@ static void mf_filter_free_work(struct work_struct *work)
 		f->kops->free(f);
 	kvfree(f->mem);
 	free_percpu(f->stats);
-	atomic64_sub(f->bytes, &mf_total_bytes);
+	atomic64_sub(f->bytes + mf_lock_bytes(f->ops), &mf_total_bytes);
 	mutex_destroy(&f->dump_lock);
 	kfree(f);
 }
@@ -116,12 +123,30 @@ void memfilter_uncharge(u64 bytes)
 	atomic64_sub(bytes, &mf_total_bytes);
 }
 
-static int mf_charge(u64 bytes)
+/* A table of @bytes against max_filter_mb, and with @extra against the total. */
+static int mf_charge(u64 bytes, u64 extra)
 {
 	if (bytes > (u64)memfilter_max_filter_mb << 20)
 		return -E2BIG;
-	return memfilter_charge(bytes);
+	return memfilter_charge(bytes + extra);
 }
+
+/**
+ * memfilter_total_settled() - the memory counted against max_total_mb,
+ *	once every filter already put has been freed
+ *
+ * For tests: waits for the RCU grace periods and frees in flight.
+ *
+ * Context: process context, may sleep.
+ * Return: the bytes counted.
+ */
+u64 memfilter_total_settled(void)
+{
+	rcu_barrier();
+	flush_workqueue(mf_wq);
+	return atomic64_read(&mf_total_bytes);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_total_settled);
 
 /**
  * memfilter_table_alloc() - zeroed memory for a table or a copy of one
@@ -183,9 +208,7 @@ struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
 					 u32 flags,
 					 const union memfilter_params *p)
 {
-	/* Bloom writers' stripe locks, after the table (core/bloom.c). */
-	u64 stripes = ops->type == MEMFILTER_TYPE_BLOOM ?
-		      MEMFILTER_BLOOM_STRIPES_BYTES : 0;
+	u64 stripes = mf_lock_bytes(ops);
 	struct memfilter *f;
 	u64 bytes, alloc;
 	void *table;
@@ -198,7 +221,7 @@ struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
 	    alloc > SIZE_MAX)
 		return ERR_PTR(-E2BIG);
 
-	ret = mf_charge(bytes);
+	ret = mf_charge(bytes, stripes);
 	if (ret)
 		return ERR_PTR(ret);
 
@@ -246,7 +269,7 @@ out_free_mem:
 out_free_f:
 	kfree(f);
 out_uncharge:
-	atomic64_sub(bytes, &mf_total_bytes);
+	atomic64_sub(bytes + stripes, &mf_total_bytes);
 	return ERR_PTR(ret);
 }
 

@@ -248,6 +248,7 @@ void *memfilter_filter_image(struct memfilter *f, size_t *len);
 void memfilter_filter_image_free(void *image, size_t len);
 int memfilter_charge(u64 bytes);
 void memfilter_uncharge(u64 bytes);
+u64 memfilter_total_settled(void);
 void *memfilter_table_alloc(u64 bytes);
 
 int memfilter_name_valid(const char *name);
