@@ -207,7 +207,7 @@ BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c core/cuckoo.c
 BENCH_V3 := -O3 -march=x86-64-v3 -g
 
 $(BUILD)/bench/bloom_bench_mf.o: bench/bloom_bench_mf.c bench/bloom_bench.h \
-		$(CORE_HDRS)
+		bench/line_probe.h $(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -Wall -Werror -c -o $@ $<
 
@@ -216,7 +216,7 @@ $(BUILD)/bench-v3/core-%.o: core/%.c $(CORE_HDRS)
 	$(CC) $(CPPFLAGS_MF) $(BENCH_V3) $(WARN) -c -o $@ $<
 
 $(BUILD)/bench-v3/bloom_bench_mf.o: bench/bloom_bench_mf.c \
-		bench/bloom_bench.h $(CORE_HDRS)
+		bench/bloom_bench.h bench/line_probe.h $(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) $(BENCH_V3) -Wall -Werror -c -o $@ $<
 
@@ -232,13 +232,13 @@ BENCH_FF := $(if $(FASTFILTER_DIR),-DFASTFILTER -fno-strict-aliasing \
 # Rebuilt every time: FASTFILTER_DIR may change between calls.
 .PHONY: bench/bloom_bench bench/bloom_bench_v3
 bench/bloom_bench: bench/bloom_bench.cc bench/bloom_bench.h bench/bench_util.h \
-		$(BUILD)/bench/bloom_bench_mf.o \
+		bench/ff_mfhash.h $(BUILD)/bench/bloom_bench_mf.o \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(BENCH_CORE))
 	$(CXX) -O3 -march=native -g -std=c++17 -Wall -Werror $(CPPFLAGS_MF) $(BENCH_FF) \
 		-o $@ $(filter-out %.h,$^) -lrocksdb -lpthread
 
 bench/bloom_bench_v3: bench/bloom_bench.cc bench/bloom_bench.h bench/bench_util.h \
-		$(BUILD)/bench-v3/bloom_bench_mf.o \
+		bench/ff_mfhash.h $(BUILD)/bench-v3/bloom_bench_mf.o \
 		$(patsubst core/%.c,$(BUILD)/bench-v3/core-%.o,$(BENCH_CORE))
 	$(CXX) $(BENCH_V3) -std=c++17 -Wall -Werror $(CPPFLAGS_MF) $(BENCH_FF) \
 		-o $@ $(filter-out %.h,$^) -lrocksdb -lpthread
@@ -253,15 +253,17 @@ bench: bench/bloom_bench bench/bloom_bench_v3
 # --- the cuckoo filter's benchmark -------------------------------------------
 CUCKOO_BENCH_CORE := core/hash.c core/cuckoo.c core/bloom.c core/bloom_avx2.c
 
-# With FASTFILTER_DIR, fastfilter_cpp's Cuckoo12 as a peer (cuckoo_bench_ff.cc).
+# With FASTFILTER_DIR, fastfilter_cpp's Cuckoo12 as a peer and, fed memfilter's
+# hash, as a reference row (cuckoo_bench_ff.cc, bench/ff_mfhash.h).
 # Rebuilt every time: FASTFILTER_DIR may change between calls.
 .PHONY: bench/cuckoo_bench
 bench/cuckoo_bench: bench/cuckoo_bench.c bench/cuckoo_bench_ff.h bench/bench_util.h \
+		bench/cuckoo_bench_ff.cc bench/ff_mfhash.h bench/line_probe.h \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(CUCKOO_BENCH_CORE))
 	$(CC) $(BENCH_CFLAGS) -Wall -Werror $(if $(FASTFILTER_DIR),-DFASTFILTER) \
 		-c -o $(BUILD)/bench/cuckoo_bench.o $<
 	$(if $(FASTFILTER_DIR),$(CXX) -O3 -march=native -g -std=c++17 -Wall \
-		-Werror $(BENCH_FF) -Ibench -c -o $(BUILD)/bench/cuckoo_bench_ff.o \
+		-Werror $(CPPFLAGS_MF) $(BENCH_FF) -Ibench -c -o $(BUILD)/bench/cuckoo_bench_ff.o \
 		bench/cuckoo_bench_ff.cc)
 	$(if $(FASTFILTER_DIR),$(CXX),$(CC)) -o $@ $(BUILD)/bench/cuckoo_bench.o \
 		$(if $(FASTFILTER_DIR),$(BUILD)/bench/cuckoo_bench_ff.o) \
@@ -271,11 +273,12 @@ bench/cuckoo_bench: bench/cuckoo_bench.c bench/cuckoo_bench_ff.h bench/bench_uti
 #   valgrind --tool=callgrind bench/cuckoo_bench_v3 --instr --sizes=1M
 .PHONY: bench/cuckoo_bench_v3
 bench/cuckoo_bench_v3: bench/cuckoo_bench.c bench/cuckoo_bench_ff.h bench/bench_util.h \
+		bench/cuckoo_bench_ff.cc bench/ff_mfhash.h bench/line_probe.h \
 		$(patsubst core/%.c,$(BUILD)/bench-v3/core-%.o,$(CUCKOO_BENCH_CORE))
 	$(CC) $(CPPFLAGS_MF) $(BENCH_V3) -Wall -Werror $(if $(FASTFILTER_DIR),-DFASTFILTER) \
 		-c -o $(BUILD)/bench-v3/cuckoo_bench.o $<
 	$(if $(FASTFILTER_DIR),$(CXX) $(BENCH_V3) -std=c++17 -Wall \
-		-Werror $(BENCH_FF) -Ibench -c -o $(BUILD)/bench-v3/cuckoo_bench_ff.o \
+		-Werror $(CPPFLAGS_MF) $(BENCH_FF) -Ibench -c -o $(BUILD)/bench-v3/cuckoo_bench_ff.o \
 		bench/cuckoo_bench_ff.cc)
 	$(if $(FASTFILTER_DIR),$(CXX),$(CC)) -o $@ $(BUILD)/bench-v3/cuckoo_bench.o \
 		$(if $(FASTFILTER_DIR),$(BUILD)/bench-v3/cuckoo_bench_ff.o) \

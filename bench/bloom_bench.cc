@@ -72,12 +72,8 @@ using namespace std;
 #undef private
 #endif
 
-/* memfilter's key hash, inline (after the C++ headers: it defines min/max). */
-extern "C" {
-#include "hash.h"
-}
-#undef min
-#undef max
+/* memfilter's key hash, inline, and MfHash (after the C++ headers). */
+#include "ff_mfhash.h"
 
 #include "bench_util.h"
 
@@ -368,32 +364,12 @@ static Row bench_rocksdb(const Keys &k)
 /* ---- fastfilter_cpp ------------------------------------------------------- */
 
 #ifdef FASTFILTER
-/*
- * memfilter's pinned key hash (XXH64, XXH3 with --xxh3; seed 1, as the
- * memfilter rows) as a fastfilter_cpp hash family, inlined as in
- * memfilter's own loops: fastfilter's tables fed with it show how much of
- * the gap to fastfilter is the hash alone (issue 15).
- */
-struct MfHash {
-	struct memfilter_hasher h;
-
-	MfHash()
-	{
-		if (memfilter_hasher_init(&h, mfb_xxh3 ? MEMFILTER_HASH_XXH3 :
-					  MEMFILTER_HASH_XXH64, 1, NULL))
-			abort();
-	}
-	u64 operator()(u64 key) const { return memfilter_hash(&h, &key, 8); }
-};
-
 typedef SimdBlockFilterFixed<hashing::SimpleMixSplit> FFBloom;
 typedef SimdBlockFilterFixed<MfHash> FFBloomMf;
 typedef cuckoofilter::CuckooFilter<uint64_t, 12, cuckoofilter::SingleTable,
 				   hashing::SimpleMixSplit> FFCuckoo;
 typedef cuckoofilter::CuckooFilter<uint64_t, 12, cuckoofilter::SingleTable,
 				   MfHash> FFCuckooMf;
-
-static const char *mf_hash_name() { return mfb_xxh3 ? "XXH3" : "XXH64"; }
 
 /*
  * A plain batch query over fastfilter's table: its hash, bucket and mask,
@@ -431,7 +407,7 @@ static Row bench_ff_bloom(const Keys &k, bool peer)
 {
 	Row r(peer ? "fastfilter_cpp SIMD blocked Bloom" :
 	      std::string("fastfilter_cpp SIMD blocked Bloom, hashing with memfilter's ") +
-	      mf_hash_name() + " (reference, not a peer)", peer);
+	      MfHash::name() + " (reference, not a peer)", peer);
 	size_t n = k.n, nq = k.nq;
 	std::unique_ptr<F> f;
 	auto fresh = [&] { f.reset(); f.reset(new F((int)n)); };
@@ -465,7 +441,7 @@ static Row bench_ff_cuckoo(const Keys &k, bool peer)
 {
 	Row r(peer ? "fastfilter_cpp Cuckoo12" :
 	      std::string("fastfilter_cpp Cuckoo12, hashing with memfilter's ") +
-	      mf_hash_name() + " (reference, not a peer)", peer);
+	      MfHash::name() + " (reference, not a peer)", peer);
 	size_t n = k.n, nq = k.nq, fail = 0;
 	std::unique_ptr<F> f;
 	auto fresh = [&] { f.reset(); f.reset(new F(n)); };
@@ -666,6 +642,7 @@ int main(int argc, char **argv)
 			mfb_huge = 1;
 		} else if (s == "--xxh3") {
 			mfb_xxh3 = 1;
+			MfHash::algo = MEMFILTER_HASH_XXH3;
 		} else if (s == "--instr") {
 			instr = true;
 			reps = 1;

@@ -16,6 +16,7 @@
 #include "cuckoo.h"
 #include "filter_type.h"
 #include "bloom_bench.h"
+#include "line_probe.h"
 
 #define MFB_HUGE_BYTES	(2UL << 20)
 #define MFB_CHUNK	1024
@@ -349,34 +350,16 @@ u64 mfb_cuckoo_query_batch(const struct mfb_cuckoo *m, const u64 *k, size_t n)
 
 /* ---- the memory-limit probe -------------------------------------------- */
 
-/*
- * The least any filter that touches one random 64-byte line per key can
- * do: the cheapest hash any row uses (the murmur64 finaliser of
- * fastfilter_cpp's SimpleMixSplit, one add and two multiplies), a
- * multiply-shift line index, one 8-byte load from the line, and, batched,
- * the line prefetched mfb_ahead keys early (memfilter's distance). Not a
- * filter: it answers nothing, it only sets the floor.
- */
+/* One random 64-byte line per key: line_probe.h. */
 struct mfb_probe {
 	u64 *lines;
 	u64 nlines;
 	size_t bytes;
 };
 
-static __always_inline u64 mfb_mix(u64 h)
-{
-	h += 0x9e3779b97f4a7c15ULL;
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
-
 static __always_inline const u64 *mfb_line(const struct mfb_probe *p, u64 key)
 {
-	return p->lines + mul_u64_u64_shr(mfb_mix(key), p->nlines, 64) * 8;
+	return line_probe_line(p->lines, p->nlines, key, 0);
 }
 
 struct mfb_probe *mfb_probe_new(size_t bytes)
@@ -400,34 +383,12 @@ void mfb_probe_free(struct mfb_probe *p)
 
 u64 mfb_probe_batch(const struct mfb_probe *p, const u64 *k, size_t n)
 {
-	const u64 *ring[MEMFILTER_BLOOM_RING];
-	u64 c = 0;
-	size_t i;
-
-	for (i = 0; i < MEMFILTER_BLOOM_AHEAD && i < n; i++) {
-		ring[i] = mfb_line(p, k[i]);
-		__builtin_prefetch(ring[i]);
-	}
-	for (i = 0; i < n; i++) {
-		if (i + MEMFILTER_BLOOM_AHEAD < n) {
-			const u64 *l = mfb_line(p, k[i + MEMFILTER_BLOOM_AHEAD]);
-
-			__builtin_prefetch(l);
-			ring[(i + MEMFILTER_BLOOM_AHEAD) % MEMFILTER_BLOOM_RING] = l;
-		}
-		c += *ring[i % MEMFILTER_BLOOM_RING] & 1;
-	}
-	return c;
+	return line_probe_batch(p->lines, p->nlines, k, n, 1);
 }
 
-/* No prefetch: as many misses overlap as the core finds on its own. */
 u64 mfb_probe_single(const struct mfb_probe *p, const u64 *k, size_t n)
 {
-	u64 c = 0;
-
-	for (size_t i = 0; i < n; i++)
-		c += *mfb_line(p, k[i]) & 1;
-	return c;
+	return line_probe_single(p->lines, p->nlines, k, n, 1);
 }
 
 /* ---- issue 15 item 3: writer-lock prototypes and the lock probe --------- */

@@ -17,7 +17,13 @@
  * (memfilter: table, version counters and writer scratch; fastfilter: its
  * table). Ratios: memfilter / fastfilter (insert, single queries) and
  * cuckoo / Bloom (batch). A second memfilter row hashes with the opt-in
- * XXH3 (MEMFILTER_HASH_XXH3) instead of the default XXH64. --instr: one
+ * XXH3 (MEMFILTER_HASH_XXH3) instead of the default XXH64. A reference row
+ * (not a peer) runs fastfilter's Cuckoo12 fed memfilter's XXH64 (seed 1,
+ * bench/ff_mfhash.h): how much of the gap is the pinned hash. The
+ * memory-limit probe (bench/line_probe.h: cheapest hash, 1 or 2 random
+ * 64-byte lines per key over a table of the cuckoo table's bytes, single
+ * in the query columns, prefetched in the batch columns) gives the floor
+ * of cuckoo batch / Bloom batch: its 2-line / 1-line ratio. --instr: one
  * repetition per loop, each dumped as its own callgrind profile named
  * "size|filter|column|keys", no fill table, for
  *   valgrind --tool=callgrind bench/cuckoo_bench_v3 --instr --sizes=1M
@@ -40,6 +46,7 @@
 #include "bloom.h"
 #include "cuckoo.h"
 #include "bench_util.h"
+#include "line_probe.h"
 #ifdef FASTFILTER
 #include "cuckoo_bench_ff.h"
 #endif
@@ -346,6 +353,7 @@ static u64 mfb_batch(void *ctx, const u64 *k, size_t n)
 struct ffw {
 	struct ffc *f;
 	size_t n;
+	int hash;	/* FFC_OWN_HASH or memfilter's MEMFILTER_HASH_XXH64 */
 };
 
 static void ffw_reset(void *ctx)
@@ -353,7 +361,7 @@ static void ffw_reset(void *ctx)
 	struct ffw *w = ctx;
 
 	ffc_free(w->f);
-	w->f = ffc_new(w->n);
+	w->f = ffc_new(w->n, w->hash);
 }
 
 static u64 ffw_add(void *ctx, const u64 *k, size_t n)
@@ -365,7 +373,92 @@ static u64 ffw_query(void *ctx, const u64 *k, size_t n)
 {
 	return ffc_query(((struct ffw *)ctx)->f, k, n);
 }
+
+/* The two Cuckoo12 rows: as published (the peer) and fed memfilter's XXH64. */
+static const int ffc_hash[2] = { FFC_OWN_HASH, MEMFILTER_HASH_XXH64 };
+static const char *const ffc_name[2] = {
+	"fastfilter_cpp Cuckoo12",
+	"fastfilter_cpp Cuckoo12, hashing with memfilter's XXH64 (reference, not a peer)",
+};
+
+/*
+ * Row @r: Cuckoo12 #@which of ffc_hash[], sized by its own constructor
+ * for @n keys; insert @in, query @in and @out (@nq keys each) one by one.
+ */
+static void ffc_row(struct row *r, int which, const char *size, const u64 *in,
+		    u64 n, const u64 *out, u64 nq)
+{
+	struct ffw w = { ffc_new(n, ffc_hash[which]), n, ffc_hash[which] };
+	u64 hits;
+
+	row_init(r, ffc_name[which]);
+	cell(r, INS, size, ffw_reset, ffw_add, &w, in, n, &hits);
+	if (hits)
+		fprintf(stderr, "%s: %llu inserts failed\n", r->name,
+			(unsigned long long)hits);
+	cell(r, QP, size, NULL, ffw_query, &w, in, nq, &hits);
+	if (hits != nq)
+		fprintf(stderr, "%s: FALSE NEGATIVES\n", r->name);
+	cell(r, QA, size, NULL, ffw_query, &w, out, nq, &hits);
+	r->v[FPR] = 100.0 * hits / nq;
+	r->v[BPK] = 8.0 * ffc_bytes(w.f) / n;
+	r->v[LOAD] = 100.0 * n / (ffc_bytes(w.f) * 8 / 12);
+	ffc_free(w.f);
+}
 #endif
+
+/* ---- memory-limit probe (line_probe.h) ----------------------------------- */
+
+struct probe {
+	u64 *t;
+	u64 nlines;
+	int lines;	/* per key: 1 or 2 */
+};
+
+static u64 probe_single(void *ctx, const u64 *k, size_t n)
+{
+	struct probe *p = ctx;
+
+	return p->lines == 2 ? line_probe_single(p->t, p->nlines, k, n, 2) :
+			       line_probe_single(p->t, p->nlines, k, n, 1);
+}
+
+static u64 probe_batch(void *ctx, const u64 *k, size_t n)
+{
+	struct probe *p = ctx;
+
+	return p->lines == 2 ? line_probe_batch(p->t, p->nlines, k, n, 2) :
+			       line_probe_batch(p->t, p->nlines, k, n, 1);
+}
+
+/*
+ * Rows @r[0] and @r[1]: the probe with 1 and 2 random lines per key over
+ * a table of @bytes, single (the query columns) and batched (the batch
+ * columns), over @in and @out (@nq keys each); bits/key for @n keys.
+ */
+static void probe_rows(struct row *r, u64 bytes, const char *size,
+		       const u64 *in, const u64 *out, u64 n, u64 nq)
+{
+	static const char *const name[2] = {
+		"memory-limit probe: 1 random 64 B line/key (a Bloom lookup), cuckoo table size",
+		"memory-limit probe: 2 random 64 B lines/key (a cuckoo lookup), cuckoo table size",
+	};
+	struct probe p;
+
+	p.nlines = bytes / 64 ? bytes / 64 : 1;
+	p.t = bench_zalloc(p.nlines * 64);
+	memset(p.t, 1, p.nlines * 64);
+	for (int w = 0; w < 2; w++) {
+		p.lines = w + 1;
+		row_init(&r[w], name[w]);
+		cell(&r[w], QP, size, NULL, probe_single, &p, in, nq, NULL);
+		cell(&r[w], QA, size, NULL, probe_single, &p, out, nq, NULL);
+		cell(&r[w], BP, size, NULL, probe_batch, &p, in, nq, NULL);
+		cell(&r[w], BA, size, NULL, probe_batch, &p, out, nq, NULL);
+		r[w].v[BPK] = 8.0 * p.nlines * 64 / n;
+	}
+	free(p.t);
+}
 
 /* ---- report ------------------------------------------------------------------ */
 
@@ -402,12 +495,12 @@ static void print_ratio(const char *name, const struct row *a,
 
 static void bench_size(const char *label, u64 n)
 {
-	u64 nq = n < MAXQ ? n : MAXQ, hits, *in, *out, *hin, *hout;
-	struct row rows[6];
+	u64 nq = n < MAXQ ? n : MAXQ, hits, *in, *out, *hin, *hout, table;
+	struct row rows[9];
 	struct mfc m;
 	struct mfb bl;
 	struct memfilter_bloom_params bp;
-	int nrows = 0;
+	int nrows = 0, ff = -1, bloom, probe;
 
 	in = malloc(n * sizeof(*in));
 	out = malloc(nq * sizeof(*out));
@@ -424,6 +517,8 @@ static void bench_size(const char *label, u64 n)
 	mfc_new(&m, n, 0, MEMFILTER_HASH_XXH64);
 	mfc_key_row(&rows[0], "memfilter cuckoo-12 (key API: XXH64 + lookup)", &m,
 		    label, in, n, out, nq);
+	/* The probe's table: the cuckoo table's bytes (12-bit slots). */
+	table = m.p.nbuckets * MEMFILTER_CUCKOO_SLOTS * 12 / 8;
 
 	/* The same filter through the hash API: hashes computed untimed. */
 	for (u64 i = 0; i < nq; i++) {
@@ -445,26 +540,15 @@ static void bench_size(const char *label, u64 n)
 	nrows = 3;
 
 #ifdef FASTFILTER
-	{
-		struct ffw w = { ffc_new(n), n };
-
-		row_init(&rows[nrows], "fastfilter_cpp Cuckoo12");
-		cell(&rows[nrows], INS, label, ffw_reset, ffw_add, &w, in, n, &hits);
-		if (hits)
-			fprintf(stderr, "fastfilter Cuckoo12: %llu inserts failed\n",
-				(unsigned long long)hits);
-		cell(&rows[nrows], QP, label, NULL, ffw_query, &w, in, nq, NULL);
-		cell(&rows[nrows], QA, label, NULL, ffw_query, &w, out, nq, &hits);
-		rows[nrows].v[FPR] = 100.0 * hits / nq;
-		rows[nrows].v[BPK] = 8.0 * ffc_bytes(w.f) / n;
-		rows[nrows].v[LOAD] = 100.0 * n / (ffc_bytes(w.f) * 8 / 12);
-		ffc_free(w.f);
-		nrows++;
-	}
+	/* fastfilter's Cuckoo12 (the peer), then fed memfilter's XXH64. */
+	ff = nrows;
+	for (int w = 0; w < 2; w++)
+		ffc_row(&rows[nrows++], w, label, in, n, out, nq);
 #endif
 
 	/* memfilter's blocked Bloom filter at the cuckoo filter's FPR. */
-	row_init(&rows[nrows], "memfilter Bloom at the cuckoo-12 FPR");
+	bloom = nrows++;
+	row_init(&rows[bloom], "memfilter Bloom at the cuckoo-12 FPR");
 	/* params_from_fpr() leaves the hasher alone: XXH64, seed 1, as the cuckoo's. */
 	if (!memfilter_bloom_params_from_fpr(&bp, n,
 					     (u64)(rows[0].v[FPR] * 1e7) + 1) &&
@@ -474,16 +558,20 @@ static void bench_size(const char *label, u64 n)
 		bl.b.words = aligned_alloc(64, (bl.bytes + 63) & ~63ULL);
 		if (!bl.b.words)
 			abort();
-		cell(&rows[nrows], INS, label, mfb_reset, mfb_add, &bl, in, n, NULL);
-		cell(&rows[nrows], QP, label, NULL, mfb_query, &bl, in, nq, NULL);
-		cell(&rows[nrows], QA, label, NULL, mfb_query, &bl, out, nq, &hits);
-		rows[nrows].v[FPR] = 100.0 * hits / nq;
-		cell(&rows[nrows], BP, label, NULL, mfb_batch, &bl, in, nq, NULL);
-		cell(&rows[nrows], BA, label, NULL, mfb_batch, &bl, out, nq, NULL);
-		rows[nrows].v[BPK] = 8.0 * bl.bytes / n;
+		cell(&rows[bloom], INS, label, mfb_reset, mfb_add, &bl, in, n, NULL);
+		cell(&rows[bloom], QP, label, NULL, mfb_query, &bl, in, nq, NULL);
+		cell(&rows[bloom], QA, label, NULL, mfb_query, &bl, out, nq, &hits);
+		rows[bloom].v[FPR] = 100.0 * hits / nq;
+		cell(&rows[bloom], BP, label, NULL, mfb_batch, &bl, in, nq, NULL);
+		cell(&rows[bloom], BA, label, NULL, mfb_batch, &bl, out, nq, NULL);
+		rows[bloom].v[BPK] = 8.0 * bl.bytes / n;
 		free(bl.b.words);
 	}
-	nrows++;
+
+	/* The floor of a one-line and of a two-line lookup, same table size. */
+	probe = nrows;
+	probe_rows(&rows[probe], table, label, in, out, n, nq);
+	nrows += 2;
 
 	printf("\n### Cuckoo, 12-bit fingerprints, %s keys, %llu queries (median of %d)\n\n",
 	       label, (unsigned long long)nq, REPS);
@@ -494,23 +582,26 @@ static void bench_size(const char *label, u64 n)
 			print_cell(rows[r].v[c], c);
 		printf("\n");
 	}
-#ifdef FASTFILTER
-	{
+	if (ff >= 0) {
 		static const int cols[] = { INS, QP, QA };
 
 		print_ratio("ratio: memfilter key API / fastfilter Cuckoo12 (goal: queries <= 1.2)",
-			    &rows[0], &rows[3], cols, 3);
+			    &rows[0], &rows[ff], cols, 3);
 		print_ratio("ratio: memfilter XXH3 key API / fastfilter Cuckoo12",
-			    &rows[2], &rows[3], cols, 3);
+			    &rows[2], &rows[ff], cols, 3);
+		print_ratio("ratio: memfilter key API / Cuckoo12 with memfilter's hash",
+			    &rows[0], &rows[ff + 1], cols, 3);
 	}
-#endif
 	{
 		static const int cols[] = { BP, BA };
+		static const int pcols[] = { QP, QA, BP, BA };
 
 		print_ratio("ratio: memfilter cuckoo / Bloom at its FPR (goal: batch <= 1.3)",
-			    &rows[0], &rows[nrows - 1], cols, 2);
+			    &rows[0], &rows[bloom], cols, 2);
 		print_ratio("ratio: memfilter cuckoo XXH3 / Bloom (XXH64) at its FPR",
-			    &rows[2], &rows[nrows - 1], cols, 2);
+			    &rows[2], &rows[bloom], cols, 2);
+		print_ratio("ratio: probe 2 lines / 1 line (the floor of cuckoo / Bloom)",
+			    &rows[probe + 1], &rows[probe], pcols, 4);
 	}
 	free(in);
 	free(out);
@@ -526,7 +617,7 @@ static void bench_size(const char *label, u64 n)
 static void bench_fill(int lg)
 {
 	u64 n = (4ULL << lg) * 94 / 100, fail, *in;
-	double t_mf, t_ff = -1;
+	double t_mf;
 	struct mfc m;
 
 	in = malloc(n * sizeof(*in));
@@ -542,19 +633,23 @@ static void bench_fill(int lg)
 	       100.0 * n / (m.p.nbuckets * 4), t_mf, (unsigned long long)fail);
 	free(m.mem);
 #ifdef FASTFILTER
-	{
-		struct ffw w = { ffc_new(n), n };
+	for (int which = 0; which < 2; which++) {
+		struct ffw w = { ffc_new(n, ffc_hash[which]), n, ffc_hash[which] };
+		double t;
 
-		snprintf(loop_label, sizeof(loop_label), "fill|fastfilter|insert");
-		t_ff = measure(ffw_reset, ffw_add, &w, in, n, &fail);
-		printf("| %llu | fastfilter_cpp Cuckoo12 | %llu | %.1f%% | %.1f | %llu |\n",
-		       (unsigned long long)n,
+		snprintf(loop_label, sizeof(loop_label), "fill|%s|insert",
+			 ffc_name[which]);
+		t = measure(ffw_reset, ffw_add, &w, in, n, &fail);
+		printf("| %llu | %s | %llu | %.1f%% | %.1f | %llu |\n",
+		       (unsigned long long)n, ffc_name[which],
 		       (unsigned long long)(ffc_bytes(w.f) * 8 / 48),
-		       100.0 * n / (ffc_bytes(w.f) * 8 / 12), t_ff,
+		       100.0 * n / (ffc_bytes(w.f) * 8 / 12), t,
 		       (unsigned long long)fail);
 		ffc_free(w.f);
-		printf("| %llu | ratio memfilter / fastfilter (goal <= 1.0) | | | %.2f | |\n",
-		       (unsigned long long)n, t_mf / t_ff);
+		printf("| %llu | ratio memfilter / %s | | | %.2f | |\n",
+		       (unsigned long long)n, which ?
+		       "Cuckoo12 with memfilter's hash" :
+		       "fastfilter (goal <= 1.0)", t_mf / t);
 	}
 #endif
 	free(in);

@@ -2,9 +2,10 @@
 /*
  * fastfilter_cpp's Cuckoo12 (github.com/FastFilter/fastfilter_cpp, the
  * cuckoo filter paper's reference code), behind a C interface for
- * bench/cuckoo_bench.c. Built only with FASTFILTER_DIR=<a checkout>
- * (never vendored): without it the benchmark prints that its rows are
- * skipped.
+ * bench/cuckoo_bench.c: as published, or fed memfilter's key hash
+ * (MfHash, a reference row, not a peer). Built only with
+ * FASTFILTER_DIR=<a checkout> (never vendored): without it the benchmark
+ * prints that its rows are skipped.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -13,21 +14,53 @@
 
 #include "cuckoofilter.h"
 
+#include "ff_mfhash.h"
+
 extern "C" {
 #include "cuckoo_bench_ff.h"
 }
 
-typedef cuckoofilter::CuckooFilter<uint64_t, 12, cuckoofilter::SingleTable,
-				   hashing::SimpleMixSplit> FFCuckoo;
-
+/* One loop per call; the filter's Add and Contain inline into it. */
 struct ffc {
-	FFCuckoo f;
-	explicit ffc(size_t n) : f(n) {}
+	virtual ~ffc() {}
+	virtual size_t add(const uint64_t *k, size_t n) = 0;
+	virtual uint64_t query(const uint64_t *k, size_t n) const = 0;
+	virtual size_t bytes() const = 0;
 };
 
-struct ffc *ffc_new(size_t n)
+template <class H>
+struct ffc_of : ffc {
+	cuckoofilter::CuckooFilter<uint64_t, 12, cuckoofilter::SingleTable, H> f;
+
+	explicit ffc_of(size_t n) : f(n) {}
+
+	size_t add(const uint64_t *k, size_t n) override
+	{
+		size_t fail = 0;
+
+		for (size_t i = 0; i < n; i++)
+			fail += f.Add(k[i]) != cuckoofilter::Ok;
+		return fail;
+	}
+
+	uint64_t query(const uint64_t *k, size_t n) const override
+	{
+		uint64_t hits = 0;
+
+		for (size_t i = 0; i < n; i++)
+			hits += f.Contain(k[i]) == cuckoofilter::Ok;
+		return hits;
+	}
+
+	size_t bytes() const override { return f.SizeInBytes(); }
+};
+
+struct ffc *ffc_new(size_t n, int hash)
 {
-	return new ffc(n);
+	if (hash == FFC_OWN_HASH)
+		return new ffc_of<hashing::SimpleMixSplit>(n);
+	MfHash::algo = hash;
+	return new ffc_of<MfHash>(n);
 }
 
 void ffc_free(struct ffc *c)
@@ -37,23 +70,15 @@ void ffc_free(struct ffc *c)
 
 size_t ffc_add(struct ffc *c, const uint64_t *k, size_t n)
 {
-	size_t fail = 0;
-
-	for (size_t i = 0; i < n; i++)
-		fail += c->f.Add(k[i]) != cuckoofilter::Ok;
-	return fail;
+	return c->add(k, n);
 }
 
 uint64_t ffc_query(const struct ffc *c, const uint64_t *k, size_t n)
 {
-	uint64_t hits = 0;
-
-	for (size_t i = 0; i < n; i++)
-		hits += c->f.Contain(k[i]) == cuckoofilter::Ok;
-	return hits;
+	return c->query(k, n);
 }
 
 size_t ffc_bytes(const struct ffc *c)
 {
-	return c->f.SizeInBytes();
+	return c->bytes();
 }
