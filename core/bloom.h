@@ -127,7 +127,7 @@ struct memfilter_bloom_sort {
 /* The block a hash lives in. */
 static __always_inline u64 memfilter_bloom_block(const struct memfilter_bloom *b, u64 hash)
 {
-	return mul_u64_u64_shr(hash, b->p.nblocks, 64);
+	return memfilter_mulhi64(hash, b->p.nblocks);
 }
 
 /* The first of the 8 words of the block a hash lives in. */

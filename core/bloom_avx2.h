@@ -92,7 +92,8 @@ static __always_inline MF_AVX2 __m256i memfilter_bloom_avx2_load(const u64 *p)
 static __always_inline MF_AVX2 bool
 memfilter_bloom_avx2_set_pattern(u64 *blk, __m256i lo, __m256i hi)
 {
-	u64 pat[MEMFILTER_BLOOM_BLOCK_WORDS] __aligned(32);
+	/* Stored whole below before any read: no auto-var-init zeroing. */
+	u64 pat[MEMFILTER_BLOOM_BLOCK_WORDS] __aligned(32) __uninitialized;
 	__m256i got_lo, got_hi;
 	unsigned int miss;
 

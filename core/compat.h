@@ -207,4 +207,35 @@ static __always_inline u32 memfilter_load_le32(const void *p)
 	return le32_to_cpu((__force __le32)v);
 }
 
+/*
+ * @a * @b as 128 bits: the low half returned, the high half in *@hi. The
+ * kernel is built with -pg (ftrace's call at every function entry) and an
+ * 8-byte stack boundary, and GCC then gives every function holding an
+ * __int128 a realigned stack frame (push, and, leave), even when the value
+ * never leaves registers: one MUL in inline assembly keeps the single-key
+ * paths frameless. Built the same in both homes, so that the native tests
+ * run the kernel's code.
+ */
+static __always_inline u64 memfilter_mul128(u64 a, u64 b, u64 *hi)
+{
+#ifdef __x86_64__
+	u64 lo;
+
+	asm("mulq %3" : "=a" (lo), "=d" (*hi) : "0" (a), "r" (b) : "cc");
+	return lo;
+#else
+	*hi = mul_u64_u64_shr(a, b, 64);
+	return a * b;
+#endif
+}
+
+/* The high 64 bits of @a * @b: multiply-shift range reduction. */
+static __always_inline u64 memfilter_mulhi64(u64 a, u64 b)
+{
+	u64 hi;
+
+	memfilter_mul128(a, b, &hi);
+	return hi;
+}
+
 #endif /* _MEMFILTER_COMPAT_H */

@@ -320,7 +320,7 @@ static __always_inline u64 mf_cuckoo_mod_sub(u64 t, u64 i, u64 n)
 /* The fingerprint's offset of MEMFILTER_CUCKOO_LAYOUT_MOD, in [0, @n). */
 static __always_inline u64 mf_cuckoo_mod_tag(u32 fp, u64 n)
 {
-	return mul_u64_u64_shr(fp * MF_CUCKOO_FP_MUL64, n, 64);
+	return memfilter_mulhi64(fp * MF_CUCKOO_FP_MUL64, n);
 }
 
 /*
@@ -330,7 +330,7 @@ static __always_inline u64 mf_cuckoo_mod_tag(u32 fp, u64 n)
  */
 static __always_inline u64 mf_cuckoo_first_mod(u64 hash, u64 n)
 {
-	return mul_u64_u64_shr(hash << 24, n, 64);
+	return memfilter_mulhi64(hash << 24, n);
 }
 
 static __always_inline u64 mf_cuckoo_alt_mod(u64 i, u32 fp, u64 n)
@@ -1189,14 +1189,18 @@ static __always_inline bool mf_cuckoo_probe(const struct memfilter_cuckoo *c,
 static __always_inline bool mf_cuckoo_query(const struct memfilter_cuckoo *c,
 					    u64 hash, const u32 f)
 {
-	struct mf_cuckoo_geo g;
+	/*
+	 * Initialized whole: a struct left partly unset is zeroed in memory
+	 * at every call by the kernel's -ftrivial-auto-var-init=zero (a
+	 * rep stos and a stack frame), where this one stays in registers.
+	 */
+	struct mf_cuckoo_geo g = {
+		.table = c->table, .ver = c->ver,
+		.stripe_mask = c->stripe_mask, .lane_ones = c->lane_ones,
+	};
 	u64 i1, i2;
 	u32 fp;
 
-	g.table = c->table;
-	g.ver = c->ver;
-	g.stripe_mask = c->stripe_mask;
-	g.lane_ones = c->lane_ones;
 	fp = mf_cuckoo_fp_f(hash, f);
 	if (likely(c->p.layout == MEMFILTER_CUCKOO_LAYOUT_MOD)) {
 		g.nbuckets = c->p.nbuckets;

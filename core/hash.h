@@ -202,16 +202,12 @@ static __always_inline u64 memfilter_mul128_fold64_generic(u64 a, u64 b)
 	return lower ^ upper;
 }
 
-/* The same with the compiler's 128-bit type (one MUL on x86-64). */
+/* The same with one MUL (memfilter_mul128()). */
 static __always_inline u64 memfilter_mul128_fold64(u64 a, u64 b)
 {
-#ifdef __SIZEOF_INT128__
-	__uint128_t p = (__uint128_t)a * b;
+	u64 hi, lo = memfilter_mul128(a, b, &hi);
 
-	return (u64)p ^ (u64)(p >> 64);
-#else
-	return memfilter_mul128_fold64_generic(a, b);
-#endif
+	return lo ^ hi;
 }
 
 static __always_inline u64 memfilter_xxh3_avalanche(u64 h)

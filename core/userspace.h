@@ -34,6 +34,12 @@ typedef int64_t s64;
 #define __always_inline	inline __attribute__((__always_inline__))
 #endif
 #define __aligned(x)	__attribute__((__aligned__(x)))
+/* Exempt from -ftrivial-auto-var-init: written whole before any read. */
+#if __has_attribute(__uninitialized__)
+#define __uninitialized	__attribute__((__uninitialized__))
+#else
+#define __uninitialized
+#endif
 #define noinline	__attribute__((__noinline__))
 #define __packed	__attribute__((__packed__))
 #define __force

@@ -96,7 +96,11 @@ static __always_inline bool mf_window_block_set(u64 *blk,
 static __always_inline bool mf_window_do(u64 *grp, u64 hash, u32 k, u32 gens,
 					 u32 cur, enum memfilter_window_op op)
 {
-	u64 pat[MEMFILTER_BLOOM_BLOCK_WORDS];
+	/*
+	 * Written whole by memfilter_bloom_pattern() first: not zeroed at
+	 * every call by the kernel's -ftrivial-auto-var-init=zero.
+	 */
+	u64 pat[MEMFILTER_BLOOM_BLOCK_WORDS] __uninitialized;
 	bool hit = false;
 	u32 j;
 

@@ -72,7 +72,7 @@ struct memfilter_window {
 static __always_inline u64 *memfilter_window_group_ptr(const struct memfilter_window *w,
 						       u64 hash)
 {
-	return w->words + mul_u64_u64_shr(hash, w->p.gen.nblocks, 64) *
+	return w->words + memfilter_mulhi64(hash, w->p.gen.nblocks) *
 			  w->p.generations * MEMFILTER_BLOOM_BLOCK_WORDS;
 }
 

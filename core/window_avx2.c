@@ -87,7 +87,7 @@ mf_window_avx2(struct memfilter_window *w, const u64 *hashes, size_t n,
 		run = min(n - i, (size_t)BITS_PER_LONG);
 		for (j = 0; j < run; j++) {
 			u64 h = hashes[i + j];
-			u64 *grp = words + mul_u64_u64_shr(h, ngroups, 64) *
+			u64 *grp = words + memfilter_mulhi64(h, ngroups) *
 				   gens * MEMFILTER_BLOOM_BLOCK_WORDS;
 
 			memfilter_window_prefetch(w, hashes, i + j + MEMFILTER_BLOOM_AHEAD,

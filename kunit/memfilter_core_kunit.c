@@ -117,7 +117,10 @@ static void mf_xxh3_vectors(struct kunit *test)
 	}
 }
 
-/* The kernel may build either 128-bit fold: they must agree. */
+/*
+ * The one-MUL 128-bit product (memfilter_mul128(), inline assembly on
+ * x86-64) against the portable fold and the kernel's mul_u64_u64_shr().
+ */
 static void mf_xxh3_fold(struct kunit *test)
 {
 	unsigned int i;
@@ -127,7 +130,10 @@ static void mf_xxh3_fold(struct kunit *test)
 
 		KUNIT_EXPECT_EQ(test, memfilter_mul128_fold64(a, b),
 				memfilter_mul128_fold64_generic(a, b));
+		KUNIT_EXPECT_EQ(test, memfilter_mulhi64(a, b),
+				mul_u64_u64_shr(a, b, 64));
 	}
+	KUNIT_EXPECT_EQ(test, memfilter_mulhi64(~0ULL, ~0ULL), ~0ULL - 1);
 	KUNIT_EXPECT_EQ(test, memfilter_mul128_fold64(~0ULL, ~0ULL),
 			memfilter_mul128_fold64_generic(~0ULL, ~0ULL));
 	/* (2^64 - 1)^2 = 2^128 - 2^65 + 1: halves 0xff..fe and 1. */

@@ -158,6 +158,8 @@ TEST(xxh3_parts)
 		ASSERT_EQ(XXH3_mul128_fold64(a, b), memfilter_mul128_fold64(a, b));
 		ASSERT_EQ(memfilter_mul128_fold64(a, b),
 			  memfilter_mul128_fold64_generic(a, b));
+		ASSERT_EQ((u64)(((unsigned __int128)a * b) >> 64),
+			  memfilter_mulhi64(a, b));
 	}
 	EXPECT_EQ(0, memcmp(XXH3_kSecret, s, MEMFILTER_XXH3_SECRET_SIZE));
 	EXPECT_EQ(MEMFILTER_XXH3_FLIP_1TO3,
