@@ -10,7 +10,8 @@
 # codegen.config makes both compile like Debian's stock kernel (-O2,
 # mitigations, X86_DEBUG_FPU). Each tree is cached outside the checkout as
 # kernel-<variant>-<key>, the key a hash of the source package version, the
-# variant's fragments and this script, so a warm run costs nothing. A new
+# variant's fragments, its patches (scripts/kernel-patches/<variant>/) and
+# this script, so a warm run costs nothing. A new
 # build deletes the finished older trees of its own variant only, so the
 # variants coexist. Prints the path of the built tree on stdout.
 
@@ -24,12 +25,18 @@ for f in $frags; do
 		die "no fragment scripts/kconfig/$f.config (variant '$variant')"
 done
 frag_files=$(for f in $frags; do echo "$TOP/scripts/kconfig/$f.config"; done)
+# Patches to the kernel's own source, per variant, applied in name order:
+# only annotations of the kernel's own benign races that a sanitizer
+# reports (each patch says why, with the report), never a change to what
+# the kernel does.
+patches=$(find "$TOP/scripts/kernel-patches/$variant" -name '*.patch' \
+	2>/dev/null | LC_ALL=C sort)
 
 srcver=$(pkg_version linux-source-6.12)
 [ -n "$srcver" ] || die "linux-source-6.12 is not installed (scripts/deps.sh)"
 tarball=/usr/src/linux-source-6.12.tar.xz
 # shellcheck disable=SC2086 # one path per word
-key=$( (echo "$srcver $variant"; cat $frag_files "$0") |
+key=$( (echo "$srcver $variant"; cat $frag_files $patches "$0") |
 	sha256sum | cut -c1-16)
 tree="$CACHE/kernel-$variant-$key"
 
@@ -60,6 +67,11 @@ rm -rf "$tree" "$tree.tmp"
 mkdir -p "$tree.tmp"
 tar -C "$tree.tmp" --strip-components=1 -xJf "$tarball"
 cd "$tree.tmp"
+for p in $patches; do
+	patch -p1 --forward --quiet <"$p" >>build.log 2>&1 ||
+		{ tail -20 build.log >&2; die "patch $p did not apply"; }
+	echo "build-kernel: applied $(basename "$p")" >&2
+done
 {
 	make tinyconfig
 	# shellcheck disable=SC2086
