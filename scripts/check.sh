@@ -39,9 +39,14 @@ export WERROR=1 MEMFILTER_WERROR=1
 # Every C compile goes through ccache (scripts/deps.sh), its cache beside
 # the test kernels: a warm run recompiles only what changed, wherever the
 # checkout is (paths under it are hashed relative to it). A compile that
-# fails (-Werror) is never cached.
+# fails (-Werror) is never cached. Depend mode: a miss does not run the
+# preprocessor once more just to hash its output (the result is keyed by
+# the source and the headers the compiler's -MD/-MMD list names, as a
+# direct-mode hit is); a kernel file's miss costs 2-3% more than plain
+# gcc instead of about 10%, which is most of a cold run's time.
 export PATH=/usr/lib/ccache:$PATH CCACHE_DIR=$CACHE/ccache \
-	CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=2G
+	CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=2G \
+	CCACHE_DEPEND=1
 
 R=build/results
 rm -rf "$R"
