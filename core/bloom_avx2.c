@@ -21,8 +21,8 @@
  *
  * The vector loads of a block are not READ_ONCE(), but each aligned 8-byte
  * lane is read whole, which is all the scalar code relies on; likewise the
- * exclusive insert's 32-byte stores write each 8-byte word whole, as
- * WRITE_ONCE() would.
+ * 32-byte stores (memfilter_bloom_avx2_store()) write each 8-byte word
+ * whole, as WRITE_ONCE() would.
  *
  * Copyright (C) 2026 The memfilter authors.
  */

@@ -86,6 +86,22 @@ static __always_inline MF_AVX2 __m256i memfilter_bloom_avx2_load(const u64 *p)
 }
 
 /*
+ * Store half a block that lockless readers may be loading at the same time
+ * (memfilter_bloom_avx2_load(), the scalar READ_ONCE()s). Its writer is the
+ * block's only one (the stripe lock's holder, or the exclusive inserter),
+ * each aligned 8-byte lane is written whole, as WRITE_ONCE() would, and a
+ * reader sees each word old or new, both holding every bit set before.
+ * Marked for KCSAN like the scalar writers' WRITE_ONCE()s: a plain 32-byte
+ * store is wider than the word it assumes atomic, so a lockless
+ * test-and-add racing a locked batch add was reported as a data race.
+ */
+static __always_inline MF_AVX2 void memfilter_bloom_avx2_store(u64 *p, __m256i v)
+{
+	/* Lockless readers' loads race with this store by design. */
+	data_race(*(__m256i *)p = v);
+}
+
+/*
  * Insert pattern @lo, @hi into block @blk, safe against concurrent
  * inserters (as mf_bloom_set()); returns whether every bit was set before.
  */
@@ -138,8 +154,8 @@ memfilter_bloom_avx2_set_exclusive(const struct memfilter_bloom_avx2 *c, u64 *bl
 	memfilter_bloom_avx2_pattern(c, hash, &lo, &hi);
 	lo = _mm256_or_si256(lo, _mm256_load_si256((void *)blk));
 	hi = _mm256_or_si256(hi, _mm256_load_si256((void *)(blk + 4)));
-	_mm256_store_si256((void *)blk, lo);
-	_mm256_store_si256((void *)(blk + 4), hi);
+	memfilter_bloom_avx2_store(blk, lo);
+	memfilter_bloom_avx2_store(blk + 4, hi);
 }
 
 /*
@@ -157,8 +173,8 @@ memfilter_bloom_avx2_set_locked(u64 *blk, __m256i lo, __m256i hi)
 	__m256i old_hi = memfilter_bloom_avx2_load(blk + 4);
 	bool had = _mm256_testc_si256(old_lo, lo) & _mm256_testc_si256(old_hi, hi);
 
-	_mm256_store_si256((void *)blk, _mm256_or_si256(old_lo, lo));
-	_mm256_store_si256((void *)(blk + 4), _mm256_or_si256(old_hi, hi));
+	memfilter_bloom_avx2_store(blk, _mm256_or_si256(old_lo, lo));
+	memfilter_bloom_avx2_store(blk + 4, _mm256_or_si256(old_hi, hi));
 	return had;
 }
 
