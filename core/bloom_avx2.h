@@ -87,13 +87,11 @@ static __always_inline MF_AVX2 __m256i memfilter_bloom_avx2_load(const u64 *p)
 
 /*
  * Store half a block that lockless readers may be loading at the same time
- * (memfilter_bloom_avx2_load(), the scalar READ_ONCE()s). Its writer is the
- * block's only one (the stripe lock's holder, or the exclusive inserter),
- * each aligned 8-byte lane is written whole, as WRITE_ONCE() would, and a
- * reader sees each word old or new, both holding every bit set before.
- * Marked for KCSAN like the scalar writers' WRITE_ONCE()s: a plain 32-byte
- * store is wider than the word it assumes atomic, so a lockless
- * test-and-add racing a locked batch add was reported as a data race.
+ * (memfilter_bloom_avx2_load(), the scalar READ_ONCE()s), by the block's
+ * only writer (the stripe lock's holder, or the exclusive inserter). Each
+ * aligned 8-byte lane is written whole, as WRITE_ONCE() would, so a reader
+ * sees each word old or new. Marked like the scalar writers' WRITE_ONCE():
+ * KCSAN assumes no plain store wider than a word atomic.
  */
 static __always_inline MF_AVX2 void memfilter_bloom_avx2_store(u64 *p, __m256i v)
 {
@@ -163,8 +161,7 @@ memfilter_bloom_avx2_set_exclusive(const struct memfilter_bloom_avx2 *c, u64 *bl
  * (as mf_bloom_test_and_set_locked(), and like it without a branch on the
  * block): plain loads and stores of both halves; whether every bit was
  * set before. Only lock holders write the block, so words without new
- * bits are stored back unchanged; each 8-byte word is written whole, as
- * WRITE_ONCE() would.
+ * bits are stored back unchanged (memfilter_bloom_avx2_store()).
  */
 static __always_inline MF_AVX2 bool
 memfilter_bloom_avx2_set_locked(u64 *blk, __m256i lo, __m256i hi)
