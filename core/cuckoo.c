@@ -24,8 +24,8 @@
  * by version counter ver[i & stripe_mask]. Every change is a window over
  * the stripes of all the buckets it touches (each counted once):
  *
- *	ver++ for each (now odd); smp_wmb(); WRITE_ONCE() the slots and the
- *	stash; smp_wmb(); ver++ for each
+ *	gen++, ver++ for each (now odd); smp_wmb(); WRITE_ONCE() the slots
+ *	and the stash; smp_wmb(); ver++ for each, gen++
  *
  * A window holds one slot update, or a whole cuckoo path (at most
  * MF_CUCKOO_PATH_MAX buckets), together with the stash word when the
@@ -46,6 +46,15 @@
  * and the stash empties only after its fingerprint is in a bucket.
  * Together: a reader never misses a key whose add returned before the read
  * began and which was not deleted.
+ *
+ * Batch lookups validate 64 keys at once instead, with gen, the table's
+ * own counter, which every window moves too (first when it opens, last
+ * when it closes): a batch reads gen, smp_rmb(), the buckets of up to 64
+ * keys and, only if some key was in neither bucket, the stash, smp_rmb()
+ * and gen again. If gen was even and unchanged, no window overlapped the
+ * chunk and its negative answers stand (the stash tested for them);
+ * otherwise those keys take the single-key protocol above. A batch key
+ * thus costs its two bucket loads, no version counter.
  *
  * Readers never wait unboundedly. A writer may be stopped inside a window
  * by the very reader that interrupted it (hard interrupt, NMI) or be
@@ -150,8 +159,9 @@ static u64 mf_cuckoo_layout(const struct memfilter_cuckoo_params *p, u64 *ver_of
 		return 0;
 	table = mf_cuckoo_round64(p->nbuckets * (p->fp_bits / 2) + 8);
 	*ver_off = table;
+	/* The stripes' counters, then @gen on a line of its own. */
 	*w_off = table + mf_cuckoo_round64(mf_cuckoo_stripes(p->nbuckets) *
-					   sizeof(u32));
+					   sizeof(u32)) + 64;
 	w = sizeof(struct memfilter_cuckoo_wstate) +
 	    ((u64)p->max_kicks + 2) * sizeof(struct mf_cuckoo_node);
 	return *w_off + mf_cuckoo_round64(w);
@@ -268,6 +278,7 @@ void memfilter_cuckoo_init(struct memfilter_cuckoo *c,
 	c->table = mem;
 	c->ver = (u32 *)((u8 *)mem + ver_off);
 	c->w = (struct memfilter_cuckoo_wstate *)((u8 *)mem + w_off);
+	c->gen = (u32 *)((u8 *)c->w - 64);
 	c->w->nodes = (u64)p->max_kicks + 2;
 	c->mask = p->nbuckets - 1;
 	c->lane_ones = 1 | 1ULL << f | 1ULL << (2 * f) | 1ULL << (3 * f);
@@ -542,22 +553,26 @@ static void mf_cuckoo_window_add(const struct memfilter_cuckoo *c,
 		win->ver[win->n++] = v;
 }
 
-static void mf_cuckoo_window_open(struct mf_cuckoo_window *win)
+static void mf_cuckoo_window_open(const struct memfilter_cuckoo *c,
+				  struct mf_cuckoo_window *win)
 {
 	u32 i;
 
+	WRITE_ONCE(*c->gen, *c->gen + 1);
 	for (i = 0; i < win->n; i++)
 		WRITE_ONCE(*win->ver[i], *win->ver[i] + 1);
 	smp_wmb();	/* odd versions before the slots; pairs with readers' smp_rmb() */
 }
 
-static void mf_cuckoo_window_close(struct mf_cuckoo_window *win)
+static void mf_cuckoo_window_close(const struct memfilter_cuckoo *c,
+				   struct mf_cuckoo_window *win)
 {
 	u32 i;
 
 	smp_wmb();	/* the slots before the even versions and any later update */
 	for (i = 0; i < win->n; i++)
 		WRITE_ONCE(*win->ver[i], *win->ver[i] + 1);
+	WRITE_ONCE(*c->gen, *c->gen + 1);
 }
 
 static void mf_cuckoo_dump_touch(struct memfilter_cuckoo *c, u64 off);
@@ -612,9 +627,9 @@ static void mf_cuckoo_set(struct memfilter_cuckoo *c, u64 i, u32 j, u32 fp)
 	struct mf_cuckoo_window win = {};
 
 	mf_cuckoo_window_add(c, &win, i);
-	mf_cuckoo_window_open(&win);
+	mf_cuckoo_window_open(c, &win);
 	mf_cuckoo_store(c, i, j, fp);
-	mf_cuckoo_window_close(&win);
+	mf_cuckoo_window_close(c, &win);
 }
 
 /* Set the stash word inside a window over the stash's two buckets. */
@@ -626,9 +641,9 @@ static void mf_cuckoo_set_stash(struct memfilter_cuckoo *c, u64 stash)
 
 	mf_cuckoo_window_add(c, &win, i1);
 	mf_cuckoo_window_add(c, &win, mf_cuckoo_alt(c, i1, old & 0xffff));
-	mf_cuckoo_window_open(&win);
+	mf_cuckoo_window_open(c, &win);
 	WRITE_ONCE(c->stash, stash);
-	mf_cuckoo_window_close(&win);
+	mf_cuckoo_window_close(c, &win);
 }
 
 /*
@@ -653,7 +668,7 @@ static void mf_cuckoo_move_path(struct memfilter_cuckoo *c,
 		if (q[i].parent == MF_CUCKOO_ROOT)
 			break;
 	}
-	mf_cuckoo_window_open(win);
+	mf_cuckoo_window_open(c, win);
 	for (;;) {
 		u64 src = q[idx].bucket;
 
@@ -672,7 +687,7 @@ static void mf_cuckoo_move_path(struct memfilter_cuckoo *c,
 		smp_wmb();	/* bucket copy before the stash empties */
 		WRITE_ONCE(c->stash, 0);
 	}
-	mf_cuckoo_window_close(win);
+	mf_cuckoo_window_close(c, win);
 	WRITE_ONCE(c->w->kicks, kicks);
 }
 
@@ -682,13 +697,13 @@ static void mf_cuckoo_fill(struct memfilter_cuckoo *c,
 			   bool unstash)
 {
 	mf_cuckoo_window_add(c, win, i);
-	mf_cuckoo_window_open(win);
+	mf_cuckoo_window_open(c, win);
 	mf_cuckoo_store(c, i, mf_cuckoo_slot_of(c, z), fp);
 	if (unstash) {
 		smp_wmb();	/* bucket copy before the stash empties */
 		WRITE_ONCE(c->stash, 0);
 	}
-	mf_cuckoo_window_close(win);
+	mf_cuckoo_window_close(c, win);
 }
 
 /*
@@ -824,7 +839,7 @@ static __always_inline int mf_cuckoo_add_f(struct memfilter_cuckoo *c, u64 hash,
 					   const u32 f)
 {
 	u64 i1, i2, i, z;
-	u32 fp, *v;
+	u32 fp, *v, *gen, vv, gv;
 
 	mf_cuckoo_locate_f(c, hash, &i1, &i2, &fp, f);
 	i = i1;
@@ -836,11 +851,17 @@ static __always_inline int mf_cuckoo_add_f(struct memfilter_cuckoo *c, u64 hash,
 			return mf_cuckoo_add(c, i1, i2, fp);
 	}
 	v = &c->ver[i & c->stripe_mask];
-	WRITE_ONCE(*v, *v + 1);
-	smp_wmb();	/* odd version before the slot; pairs with readers' smp_rmb() */
+	gen = c->gen;
+	/* Only this writer changes them: no need to read them back. */
+	vv = *v;
+	gv = *gen;
+	WRITE_ONCE(*gen, gv + 1);
+	WRITE_ONCE(*v, vv + 1);
+	smp_wmb();	/* odd versions before the slot; pairs with readers' smp_rmb() */
 	mf_cuckoo_store_f(c, i, __ffs64(z) / f, fp, f);
-	smp_wmb();	/* the slot before the even version */
-	WRITE_ONCE(*v, *v + 1);
+	smp_wmb();	/* the slot before the even versions */
+	WRITE_ONCE(*v, vv + 2);
+	WRITE_ONCE(*gen, gv + 2);
 	WRITE_ONCE(c->w->items, c->w->items + 1);
 	return 0;
 }
@@ -1298,55 +1319,128 @@ u32 memfilter_cuckoo_count_hash(const struct memfilter_cuckoo *c, u64 hash)
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_hash);
 
-/* A key located ahead of its probe, its buckets prefetched. */
-struct mf_cuckoo_ahead {
+/*
+ * The keys of @miss (bit k: @hashes[k]) that a batch chunk found in
+ * neither bucket, looked at again: with @valid (no writer window overlapped
+ * the chunk's reads) only the stash word @s read with them is left to
+ * test; otherwise each goes through the single-key protocol. Returns the
+ * keys found.
+ */
+static noinline unsigned long mf_cuckoo_batch_recheck(const struct memfilter_cuckoo *c,
+						      const u64 *hashes,
+						      unsigned long miss,
+						      bool valid, u64 s)
+{
+	unsigned long hit = 0;
+	unsigned int k;
 	u64 i1, i2;
 	u32 fp;
-};
 
-static __always_inline void mf_cuckoo_ahead_f(const struct mf_cuckoo_geo *g,
-					      struct mf_cuckoo_ahead *a,
-					      u64 hash, const u32 f)
-{
-	mf_cuckoo_locate_g(g, hash, &a->i1, &a->i2, &a->fp, f);
-	memfilter_prefetch(g->table + a->i1 * (f / 2));
-	memfilter_prefetch(g->table + a->i2 * (f / 2));
+	for (; miss; miss &= miss - 1) {
+		k = __ffs64(miss);
+		if (valid) {
+			mf_cuckoo_locate(c, hashes[k], &i1, &i2, &fp);
+			if (!mf_cuckoo_stash_has(s, i1, i2, fp))
+				continue;
+		} else if (!mf_cuckoo_contains(c, hashes[k])) {
+			continue;
+		}
+		hit |= 1UL << k;
+	}
+	return hit;
 }
 
 /*
- * The batch lookup for @f-bit fingerprints: the key MEMFILTER_CUCKOO_BATCH
- * places ahead is located and its buckets prefetched while this one is
- * tested (a ring of located keys: each key is located once), so that as
- * many misses stay in flight all along the batch.
+ * Locate @hash, prefetch its buckets and keep them in slot @j of the
+ * batch's ring (@r1, @r2, @rf).
+ */
+static __always_inline void mf_cuckoo_ahead_f(const struct mf_cuckoo_geo *g, u64 *r1,
+					      u64 *r2, u32 *rf, size_t j, u64 hash,
+					      const u32 f, const u32 lay)
+{
+	u64 i1, i2;
+	u32 fp = mf_cuckoo_fp_f(hash, f);
+
+	if (lay == MEMFILTER_CUCKOO_LAYOUT_MOD) {
+		i1 = mf_cuckoo_first_mod(hash, g->nbuckets);
+		i2 = mf_cuckoo_alt_mod(i1, fp, g->nbuckets);
+	} else {
+		i1 = mf_cuckoo_first_pow2(hash, g->mask);
+		i2 = mf_cuckoo_alt_pow2(i1, fp, g->mask);
+	}
+	memfilter_prefetch(g->table + i1 * (f / 2));
+	memfilter_prefetch(g->table + i2 * (f / 2));
+	r1[j] = i1;
+	r2[j] = i2;
+	rf[j] = fp;
+}
+
+/*
+ * The batch lookup for @f-bit fingerprints and layout @lay, both
+ * constants. Each key MEMFILTER_CUCKOO_BATCH places ahead is located and
+ * its buckets prefetched while this one is tested (a ring of located keys,
+ * each key located once), so as many misses stay in flight all along the
+ * batch. Keys go 64 at a time (a result word) under the table's version
+ * @gen, as for a seqcount: read before the chunk's buckets and stash, and
+ * again after them only when a key was found in neither bucket. If no
+ * writer window overlapped the chunk (@gen even and unchanged), its
+ * answers stand (the stash tested for the keys not found); otherwise those
+ * keys take the single-key protocol (mf_cuckoo_batch_recheck()). Per key
+ * that leaves two bucket loads and their test: no version counters.
  */
 static __always_inline void mf_cuckoo_query_batch(const struct memfilter_cuckoo *c,
 						  const u64 *hashes, size_t n,
 						  unsigned long *result,
-						  const u32 f)
+						  const u32 f, const u32 lay)
 {
-	struct mf_cuckoo_ahead ring[MEMFILTER_CUCKOO_BATCH], k;
+	/* Written before they are read: no auto-var-init zeroing. */
+	u64 r1[MEMFILTER_CUCKOO_BATCH] __uninitialized;
+	u64 r2[MEMFILTER_CUCKOO_BATCH] __uninitialized;
+	u32 rf[MEMFILTER_CUCKOO_BATCH] __uninitialized;
 	const struct mf_cuckoo_geo g = mf_cuckoo_geo_of(c);
 	const size_t ahead = MEMFILTER_CUCKOO_BATCH;
-	unsigned long word = 0, mask;
-	size_t i;
+	const u64 ones = mf_cuckoo_ones(f), high = ones << (f - 1);
+	const u32 *gen = c->gen;
+	unsigned long word, miss, live;
+	size_t base, i, j, k, m;
+	bool ok;
+	u64 x1, x2, pat, s;
+	u32 v;
 
 	for (i = 0; i < n && i < ahead; i++)
-		mf_cuckoo_ahead_f(&g, &ring[i], hashes[i], f);
-	for (i = 0; i < n; i++) {
-		k = ring[i % ahead];
-		if (i + ahead < n)
-			mf_cuckoo_ahead_f(&g, &ring[i % ahead], hashes[i + ahead], f);
-		word |= (unsigned long)mf_cuckoo_probe(c, &g, k.i1, k.i2, k.fp, f) <<
-			(i % BITS_PER_LONG);
-		if (i % BITS_PER_LONG == BITS_PER_LONG - 1) {
-			result[i / BITS_PER_LONG] = word;
-			word = 0;
+		mf_cuckoo_ahead_f(&g, r1, r2, rf, i, hashes[i], f, lay);
+	for (base = 0; base < n; base += m) {
+		m = n - base < BITS_PER_LONG ? n - base : BITS_PER_LONG;
+		live = m == BITS_PER_LONG ? ~0UL : (1UL << m) - 1;
+		word = 0;
+		v = READ_ONCE(*gen);
+		smp_rmb();	/* the version before the buckets and the stash */
+		for (k = 0; k < m; k++) {
+			i = base + k;
+			j = i % ahead;
+			pat = rf[j] * ones;
+			/* Racy bucket reads: the version's re-read validates them. */
+			x1 = data_race(mf_cuckoo_load(g.table, r1[j], f)) ^ pat;
+			/* Racy, as x1. */
+			x2 = data_race(mf_cuckoo_load(g.table, r2[j], f)) ^ pat;
+			if (i + ahead < n)
+				mf_cuckoo_ahead_f(&g, r1, r2, rf, j, hashes[i + ahead],
+						  f, lay);
+			word |= (unsigned long)!!((((x1 - ones) & ~x1) |
+						   ((x2 - ones) & ~x2)) & high) << k;
 		}
-	}
-	if (n % BITS_PER_LONG) {
-		mask = (1UL << (n % BITS_PER_LONG)) - 1;
-		result[n / BITS_PER_LONG] =
-			(result[n / BITS_PER_LONG] & ~mask) | word;
+		miss = ~word & live;
+		if (miss) {
+			s = READ_ONCE(c->stash);
+			smp_rmb();	/* buckets and stash before the re-read */
+			ok = !(v & 1) && READ_ONCE(*gen) == v;
+			if (unlikely(s || !ok))
+				word |= mf_cuckoo_batch_recheck(c, hashes + base, miss,
+								ok, s);
+		}
+		if (m < BITS_PER_LONG)
+			word |= result[base / BITS_PER_LONG] & ~live;
+		result[base / BITS_PER_LONG] = word;
 	}
 }
 
@@ -1367,15 +1461,21 @@ void memfilter_cuckoo_contains_hashes(const struct memfilter_cuckoo *c,
 				      const u64 *hashes, size_t n,
 				      unsigned long *result)
 {
+	const u32 mod = MEMFILTER_CUCKOO_LAYOUT_MOD, pow2 = MEMFILTER_CUCKOO_LAYOUT_POW2;
+
+	if (c->p.layout != MEMFILTER_CUCKOO_LAYOUT_MOD) {
+		mf_cuckoo_query_batch(c, hashes, n, result, c->p.fp_bits, pow2);
+		return;
+	}
 	switch (c->p.fp_bits) {
 	case 12:
-		mf_cuckoo_query_batch(c, hashes, n, result, 12);
+		mf_cuckoo_query_batch(c, hashes, n, result, 12, mod);
 		break;
 	case 8:
-		mf_cuckoo_query_batch(c, hashes, n, result, 8);
+		mf_cuckoo_query_batch(c, hashes, n, result, 8, mod);
 		break;
 	default:
-		mf_cuckoo_query_batch(c, hashes, n, result, 16);
+		mf_cuckoo_query_batch(c, hashes, n, result, 16, mod);
 		break;
 	}
 }

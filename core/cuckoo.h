@@ -94,6 +94,9 @@ struct memfilter_cuckoo_wstate;
  * @table: the buckets (plus 8 bytes of padding for whole-word loads)
  * @ver: the version counters (a power of two of them); bucket i is
  *	covered by @ver[i & @stripe_mask]
+ * @gen: the version counter of the whole table (on a line of its own):
+ *	every writer window moves it with its stripes, so that batch
+ *	lookups validate 64 keys at once (see the top of cuckoo.c)
  * @w: writer-only state (counters, path search queue), in the same memory
  * @mask: nbuckets - 1 (used by MEMFILTER_CUCKOO_LAYOUT_POW2 only)
  * @lane_ones: 1 in the lowest bit of each of the 4 slots of a bucket word
@@ -110,6 +113,7 @@ struct memfilter_cuckoo {
 	struct memfilter_cuckoo_params p;
 	u8 *table;
 	u32 *ver;
+	u32 *gen;
 	struct memfilter_cuckoo_wstate *w;
 	u64 mask;
 	u64 lane_ones;

@@ -43,7 +43,9 @@ static void mf_odd_stripe_does_not_hang(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, memfilter_cuckoo_contains_hash(c, absent));
 	memfilter_cuckoo_locate(c, absent, &i1, &i2, &fp);
 	v = &c->ver[i1 & c->stripe_mask];
+	/* An open window: its stripe and the table's version both odd. */
 	WRITE_ONCE(*v, *v + 1);
+	WRITE_ONCE(*c->gen, *c->gen + 1);
 	KUNIT_EXPECT_TRUE(test, memfilter_cuckoo_contains_hash(c, absent));
 	memfilter_cuckoo_contains_hashes(c, &absent, 1, &res);
 	KUNIT_EXPECT_EQ(test, res & 1, 1UL);
@@ -55,7 +57,10 @@ static void mf_odd_stripe_does_not_hang(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.read_busy, 3ULL);
 	KUNIT_EXPECT_EQ(test, s.read_retries, 3ULL * MEMFILTER_CUCKOO_READ_TRIES);
 	WRITE_ONCE(*v, *v + 1);
+	WRITE_ONCE(*c->gen, *c->gen + 1);
 	KUNIT_EXPECT_FALSE(test, memfilter_cuckoo_contains_hash(c, absent));
+	memfilter_cuckoo_contains_hashes(c, &absent, 1, &res);
+	KUNIT_EXPECT_EQ(test, res & 1, 0UL);
 	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_count_hash(c, absent), 0U);
 	memfilter_cuckoo_stats(c, &s);
 	KUNIT_EXPECT_EQ(test, s.read_busy, 3ULL);

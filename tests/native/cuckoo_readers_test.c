@@ -311,6 +311,8 @@ TEST(odd_stripe_does_not_hang_readers)
 	struct memfilter_cuckoo_snapshot s;
 	struct filter f;
 	u64 present = mix(1), absent = mix(2), i1, i2;
+	u64 both[2] = { absent, present };
+	unsigned long bits;
 	u32 *v, fp;
 
 	filter_new(&f, 1024, 12, MEMFILTER_CUCKOO_DEFAULT_KICKS);
@@ -318,21 +320,30 @@ TEST(odd_stripe_does_not_hang_readers)
 	ASSERT_FALSE(memfilter_cuckoo_contains_hash(&f.c, absent));
 	memfilter_cuckoo_locate(&f.c, absent, &i1, &i2, &fp);
 	v = &f.c.ver[i1 & f.c.stripe_mask];
+	/* An open window: its stripe and the table's version both odd. */
 	(*v)++;
+	(*f.c.gen)++;
 	EXPECT_TRUE(memfilter_cuckoo_contains_hash(&f.c, absent));
 	EXPECT_EQ(MEMFILTER_CUCKOO_COUNT_BUSY,
 		  memfilter_cuckoo_count_hash(&f.c, absent));
 	EXPECT_TRUE(memfilter_cuckoo_contains_hash(&f.c, present));
-	/* Both reads of @absent gave up, after every one of their attempts. */
+	/* A batch sees the odd version and asks the single-key protocol. */
+	bits = 0;
+	memfilter_cuckoo_contains_hashes(&f.c, both, 2, &bits);
+	EXPECT_EQ(3, bits);
+	/* Every read of @absent gave up, after every one of its attempts. */
 	memfilter_cuckoo_stats(&f.c, &s);
-	EXPECT_EQ(2, s.read_busy);
-	EXPECT_EQ(2 * MEMFILTER_CUCKOO_READ_TRIES, s.read_retries);
+	EXPECT_EQ(3, s.read_busy);
+	EXPECT_EQ(3 * MEMFILTER_CUCKOO_READ_TRIES, s.read_retries);
 	(*v)++;
+	(*f.c.gen)++;
 	EXPECT_FALSE(memfilter_cuckoo_contains_hash(&f.c, absent));
 	EXPECT_EQ(0, memfilter_cuckoo_count_hash(&f.c, absent));
+	memfilter_cuckoo_contains_hashes(&f.c, both, 2, &bits);
+	EXPECT_EQ(2, bits);
 	memfilter_cuckoo_stats(&f.c, &s);
-	EXPECT_EQ(2, s.read_busy);
-	EXPECT_EQ(2 * MEMFILTER_CUCKOO_READ_TRIES, s.read_retries);
+	EXPECT_EQ(3, s.read_busy);
+	EXPECT_EQ(3 * MEMFILTER_CUCKOO_READ_TRIES, s.read_retries);
 	free(f.mem);
 }
 

@@ -64,6 +64,21 @@ static void filter_new(struct filter *f, u64 nbuckets, u32 fp_bits)
 	memfilter_cuckoo_init(&f->c, &p, f->mem);
 }
 
+/* Keys of @hashes a batch lookup says are absent. */
+static u64 batch_misses(struct filter *f, const u64 *hashes, u64 n)
+{
+	unsigned long *bits = calloc(n / 64 + 1, sizeof(*bits));
+	u64 misses = 0;
+
+	if (!bits)
+		abort();
+	memfilter_cuckoo_contains_hashes(&f->c, hashes, n, bits);
+	for (u64 i = 0; i < n; i++)
+		misses += !(bits[i / 64] >> (i % 64) & 1);
+	free(bits);
+	return misses;
+}
+
 static void filter_free(struct filter *f)
 {
 	free(f->mem);
@@ -330,6 +345,8 @@ TEST(fill_to_failure_loses_nothing)
 			for (u64 k = 0; k < added; k++)
 				ASSERT_TRUE(memfilter_cuckoo_contains_hash(&f.c,
 									   keys[k]));
+			/* A batch finds them all too, the stashed key included. */
+			ASSERT_EQ(0, batch_misses(&f, keys, added));
 			/* Keep hammering the full filter. */
 			for (u64 k = 0; k < 2000; k++) {
 				ret = memfilter_cuckoo_add_hash(&f.c,
@@ -664,6 +681,7 @@ TEST(batch_matches_single)
 
 struct race {
 	struct filter f;
+	bool batch_only;	/* readers run batch lookups alone */
 	atomic_bool done;
 	atomic_ulong misses;
 	atomic_ulong reads;
@@ -679,7 +697,7 @@ static void *reader(void *arg)
 	for (u64 i = 0; i < STABLE; i++)
 		hashes[i] = hash_of(i);
 	while (!atomic_load(&r->done)) {
-		for (u64 i = 0; i < STABLE; i++) {
+		for (u64 i = 0; i < STABLE && !r->batch_only; i++) {
 			misses += !memfilter_cuckoo_contains_hash(&r->f.c,
 								  hashes[i]);
 			misses += !memfilter_cuckoo_count_hash(&r->f.c,
@@ -688,7 +706,7 @@ static void *reader(void *arg)
 		memfilter_cuckoo_contains_hashes(&r->f.c, hashes, STABLE, bits);
 		for (u64 i = 0; i < STABLE; i++)
 			misses += !(bits[i / 64] >> (i % 64) & 1);
-		reads += 3 * STABLE;
+		reads += (r->batch_only ? 1 : 3) * STABLE;
 	}
 	atomic_fetch_add(&r->misses, misses);
 	atomic_fetch_add(&r->reads, reads);
@@ -701,12 +719,13 @@ static void *reader(void *arg)
  * it added (re-homing the stash), over and over. Readers check the stable
  * keys all the while: not one may be missing, ever.
  */
-static void race_readers_writer(struct __test_metadata *_metadata, u64 nb)
+static void race_readers_writer(struct __test_metadata *_metadata, u64 nb,
+				bool batch_only)
 {
 	static u64 churn[1024 * 4];
 	struct memfilter_cuckoo_snapshot s;
 	pthread_t th[2];
-	struct race r = { 0 };
+	struct race r = { .batch_only = batch_only };
 	u64 next = 1 << 20, nchurn;
 
 	ASSERT_GE(1024, nb);
@@ -758,12 +777,22 @@ static void race_readers_writer(struct __test_metadata *_metadata, u64 nb)
 /* Both layouts: a power of two of buckets, and not. */
 TEST(readers_race_writer)
 {
-	race_readers_writer(_metadata, 1024);
+	race_readers_writer(_metadata, 1024, false);
 }
 
 TEST(readers_race_writer_any_size)
 {
-	race_readers_writer(_metadata, 1000);
+	race_readers_writer(_metadata, 1000, false);
+}
+
+/*
+ * Batch lookups alone, whose chunks of 64 keys are validated by the
+ * table's version rather than per key.
+ */
+TEST(batch_readers_race_writer)
+{
+	race_readers_writer(_metadata, 1024, true);
+	race_readers_writer(_metadata, 1000, true);
 }
 
 /* --- images of both layouts ------------------------------------------- */
