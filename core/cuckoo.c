@@ -1370,6 +1370,15 @@ static __always_inline void mf_cuckoo_ahead_f(const struct mf_cuckoo_geo *g, u64
 	}
 	memfilter_prefetch(g->table + i1 * (f / 2));
 	memfilter_prefetch(g->table + i2 * (f / 2));
+	if (f == 12) {
+		/*
+		 * The last byte of each 8-byte load: 3 of every 32 six-byte
+		 * buckets reach into the next line, which would otherwise
+		 * miss when the bucket is tested.
+		 */
+		memfilter_prefetch(g->table + i1 * 6 + 7);
+		memfilter_prefetch(g->table + i2 * 6 + 7);
+	}
 	r1[j] = i1;
 	r2[j] = i2;
 	rf[j] = fp;
@@ -1377,7 +1386,7 @@ static __always_inline void mf_cuckoo_ahead_f(const struct mf_cuckoo_geo *g, u64
 
 /*
  * The batch lookup for @f-bit fingerprints and layout @lay, both
- * constants. Each key MEMFILTER_CUCKOO_BATCH places ahead is located and
+ * constants. Each key MEMFILTER_CUCKOO_AHEAD places ahead is located and
  * its buckets prefetched while this one is tested (a ring of located keys,
  * each key located once), so as many misses stay in flight all along the
  * batch. Keys go 64 at a time (a result word) under the table's version
@@ -1394,11 +1403,11 @@ static __always_inline void mf_cuckoo_query_batch(const struct memfilter_cuckoo 
 						  const u32 f, const u32 lay)
 {
 	/* Written before they are read: no auto-var-init zeroing. */
-	u64 r1[MEMFILTER_CUCKOO_BATCH] __uninitialized;
-	u64 r2[MEMFILTER_CUCKOO_BATCH] __uninitialized;
-	u32 rf[MEMFILTER_CUCKOO_BATCH] __uninitialized;
+	u64 r1[MEMFILTER_CUCKOO_AHEAD] __uninitialized;
+	u64 r2[MEMFILTER_CUCKOO_AHEAD] __uninitialized;
+	u32 rf[MEMFILTER_CUCKOO_AHEAD] __uninitialized;
 	const struct mf_cuckoo_geo g = mf_cuckoo_geo_of(c);
-	const size_t ahead = MEMFILTER_CUCKOO_BATCH;
+	const size_t ahead = MEMFILTER_CUCKOO_AHEAD;
 	const u64 ones = mf_cuckoo_ones(f), high = ones << (f - 1);
 	const u32 *gen = c->gen;
 	unsigned long word, miss, live;
@@ -1407,6 +1416,7 @@ static __always_inline void mf_cuckoo_query_batch(const struct memfilter_cuckoo 
 	u64 x1, x2, pat, s;
 	u32 v;
 
+	BUILD_BUG_ON(MEMFILTER_CUCKOO_AHEAD & (MEMFILTER_CUCKOO_AHEAD - 1));
 	for (i = 0; i < n && i < ahead; i++)
 		mf_cuckoo_ahead_f(&g, r1, r2, rf, i, hashes[i], f, lay);
 	for (base = 0; base < n; base += m) {
@@ -1452,7 +1462,7 @@ static __always_inline void mf_cuckoo_query_batch(const struct memfilter_cuckoo 
  * @result: bitmap of @n bits; bit i is set when key i may be present and
  *	cleared otherwise (bits past @n in the last word are left alone)
  *
- * Prefetches the buckets of the key MEMFILTER_CUCKOO_BATCH places ahead
+ * Prefetches the buckets of the key MEMFILTER_CUCKOO_AHEAD places ahead
  * while probing each one, so the cache misses of a batch overlap.
  *
  * Context: any, including hard interrupt and NMI; lockless and bounded.

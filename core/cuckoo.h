@@ -49,8 +49,17 @@
 #define MEMFILTER_CUCKOO_TARGET_LOAD	95
 /* Version counters: one per 64 buckets, at most this many. */
 #define MEMFILTER_CUCKOO_MAX_STRIPES	8192
-/* Keys whose buckets are prefetched ahead of probing in batch lookups. */
+/* Keys per step of a batch insert (and of a batch count's prefetch). */
 #define MEMFILTER_CUCKOO_BATCH		16
+/*
+ * Batch lookups locate the key this many places ahead and prefetch its two
+ * buckets while testing the current one; a power of two (the ring's index
+ * is a mask). 32 and 64 measured no better at 16M keys, within the noise
+ * (bench/results/cuckoo.md); -DMEMFILTER_CUCKOO_AHEAD=N to try others.
+ */
+#ifndef MEMFILTER_CUCKOO_AHEAD
+#define MEMFILTER_CUCKOO_AHEAD		16
+#endif
 /*
  * Attempts of a lockless read before it stops waiting for a writer that
  * stays inside an update: a lookup then answers "may be present", a count
