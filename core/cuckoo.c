@@ -431,19 +431,30 @@ static __always_inline u32 mf_cuckoo_fp_f(u64 hash, const u32 f)
 	return mf_cuckoo_fp_in(hash, (1U << f) - 1);
 }
 
-/* mf_cuckoo_locate() for @f-bit fingerprints. */
-static __always_inline void mf_cuckoo_locate_g(const struct mf_cuckoo_geo *g,
+/*
+ * mf_cuckoo_locate() for @f-bit fingerprints in layout @lay: the batch
+ * loops pass a constant, so that the layout's branch folds away.
+ */
+static __always_inline void mf_cuckoo_locate_l(const struct mf_cuckoo_geo *g,
 					       u64 hash, u64 *i1, u64 *i2,
-					       u32 *fp, const u32 f)
+					       u32 *fp, const u32 f, u32 lay)
 {
 	*fp = mf_cuckoo_fp_f(hash, f);
-	if (g->layout == MEMFILTER_CUCKOO_LAYOUT_MOD) {
+	if (lay == MEMFILTER_CUCKOO_LAYOUT_MOD) {
 		*i1 = mf_cuckoo_first_mod(hash, g->nbuckets);
 		*i2 = mf_cuckoo_alt_mod(*i1, *fp, g->nbuckets);
 	} else {
 		*i1 = mf_cuckoo_first_pow2(hash, g->mask);
 		*i2 = mf_cuckoo_alt_pow2(*i1, *fp, g->mask);
 	}
+}
+
+/* mf_cuckoo_locate() for @f-bit fingerprints. */
+static __always_inline void mf_cuckoo_locate_g(const struct mf_cuckoo_geo *g,
+					       u64 hash, u64 *i1, u64 *i2,
+					       u32 *fp, const u32 f)
+{
+	mf_cuckoo_locate_l(g, hash, i1, i2, fp, f, g->layout);
 }
 
 static __always_inline void mf_cuckoo_locate_f(const struct memfilter_cuckoo *c,
@@ -463,15 +474,17 @@ static __always_inline u64 mf_cuckoo_load(const u8 *table, u64 i, const u32 f)
 	return memfilter_load_le64(table + i * (f / 2));
 }
 
-static __always_inline void mf_cuckoo_prefetch_f(const struct memfilter_cuckoo *c,
-						 u64 hash, const u32 f)
+/*
+ * Prefetch every line that mf_cuckoo_load() of bucket @i reads: a 12-bit
+ * bucket is 6 bytes read with an 8-byte load, and 3 of every 32 such
+ * loads reach into the next line (8- and 16-bit buckets never do).
+ */
+static __always_inline void mf_cuckoo_prefetch_bucket(const u8 *table, u64 i,
+						      const u32 f)
 {
-	u64 i1, i2;
-	u32 fp;
-
-	mf_cuckoo_locate_f(c, hash, &i1, &i2, &fp, f);
-	memfilter_prefetch(c->table + i1 * (f / 2));
-	memfilter_prefetch(c->table + i2 * (f / 2));
+	memfilter_prefetch(table + i * (f / 2));
+	if (f == 12)
+		memfilter_prefetch(table + i * 6 + 7);
 }
 
 /* The top bit of every zero slot of bucket word @x (as mf_cuckoo_zero_slots()). */
@@ -578,19 +591,14 @@ static void mf_cuckoo_window_close(const struct memfilter_cuckoo *c,
 static void mf_cuckoo_dump_touch(struct memfilter_cuckoo *c, u64 off);
 
 /*
- * Store @fp (0: empty) in slot @j of bucket @i of a table of @f-bit slots,
- * inside an open window.
+ * Store @fp (0: empty) in the @f-bit slot at bit @bit of the table,
+ * inside an open window, with no dump in progress (see mf_cuckoo_store_f()).
  */
-static __always_inline void mf_cuckoo_store_f(struct memfilter_cuckoo *c, u64 i,
-					      u32 j, u32 fp, const u32 f)
+static __always_inline void mf_cuckoo_store_bit(struct memfilter_cuckoo *c, u64 bit,
+						u32 fp, const u32 f)
 {
-	u64 bit = (i * MEMFILTER_CUCKOO_SLOTS + j) * f;
 	u8 *p = c->table + (bit >> 3);
 
-	if (unlikely(c->dump)) {
-		mf_cuckoo_dump_touch(c, bit >> 3);
-		mf_cuckoo_dump_touch(c, (bit >> 3) + 1);
-	}
 	if (f == 8) {
 		WRITE_ONCE(*p, (u8)fp);
 	} else if (f == 16) {
@@ -603,6 +611,22 @@ static __always_inline void mf_cuckoo_store_f(struct memfilter_cuckoo *c, u64 i,
 		WRITE_ONCE(p[0], (u8)fp);
 		WRITE_ONCE(p[1], (u8)((p[1] & 0xf0) | (fp >> 8)));
 	}
+}
+
+/*
+ * Store @fp (0: empty) in slot @j of bucket @i of a table of @f-bit slots,
+ * inside an open window.
+ */
+static __always_inline void mf_cuckoo_store_f(struct memfilter_cuckoo *c, u64 i,
+					      u32 j, u32 fp, const u32 f)
+{
+	u64 bit = (i * MEMFILTER_CUCKOO_SLOTS + j) * f;
+
+	if (unlikely(c->dump)) {
+		mf_cuckoo_dump_touch(c, bit >> 3);
+		mf_cuckoo_dump_touch(c, (bit >> 3) + 1);
+	}
+	mf_cuckoo_store_bit(c, bit, fp, f);
 }
 
 /* Store @fp (0: empty) in slot @j of bucket @i, inside an open window. */
@@ -654,9 +678,11 @@ static void mf_cuckoo_set_stash(struct memfilter_cuckoo *c, u64 stash)
  * root, whose slot finally receives @fp. Each copy lands before its source
  * is overwritten. With @unstash, the stash empties last, in the window.
  */
-static void mf_cuckoo_move_path(struct memfilter_cuckoo *c,
-				struct mf_cuckoo_window *win, u32 idx, u32 s,
-				u64 dst, u32 dst_slot, u32 fp, bool unstash)
+static __always_inline void mf_cuckoo_move_path(struct memfilter_cuckoo *c,
+						struct mf_cuckoo_window *win,
+						u32 idx, u32 s, u64 dst,
+						u32 dst_slot, u32 fp, bool unstash,
+						const u32 f)
 {
 	const struct mf_cuckoo_node *q = c->w->q;
 	u64 kicks = c->w->kicks;
@@ -672,8 +698,9 @@ static void mf_cuckoo_move_path(struct memfilter_cuckoo *c,
 	for (;;) {
 		u64 src = q[idx].bucket;
 
-		mf_cuckoo_store(c, dst, dst_slot,
-				mf_cuckoo_get(c, mf_cuckoo_bucket(c, src), s));
+		mf_cuckoo_store_f(c, dst, dst_slot,
+				  (mf_cuckoo_load(c->table, src, f) >> (s * f)) &
+				  ((1U << f) - 1), f);
 		kicks++;
 		dst = src;
 		dst_slot = s;
@@ -682,7 +709,7 @@ static void mf_cuckoo_move_path(struct memfilter_cuckoo *c,
 		s = q[idx].slot;
 		idx = q[idx].parent;
 	}
-	mf_cuckoo_store(c, dst, dst_slot, fp);
+	mf_cuckoo_store_f(c, dst, dst_slot, fp, f);
 	if (unstash) {
 		smp_wmb();	/* bucket copy before the stash empties */
 		WRITE_ONCE(c->stash, 0);
@@ -692,13 +719,13 @@ static void mf_cuckoo_move_path(struct memfilter_cuckoo *c,
 }
 
 /* Store @fp in a free slot of bucket @i (zero slots @z), as mf_cuckoo_place(). */
-static void mf_cuckoo_fill(struct memfilter_cuckoo *c,
-			   struct mf_cuckoo_window *win, u64 i, u64 z, u32 fp,
-			   bool unstash)
+static __always_inline void mf_cuckoo_fill(struct memfilter_cuckoo *c,
+					   struct mf_cuckoo_window *win, u64 i,
+					   u64 z, u32 fp, bool unstash, const u32 f)
 {
 	mf_cuckoo_window_add(c, win, i);
 	mf_cuckoo_window_open(c, win);
-	mf_cuckoo_store(c, i, mf_cuckoo_slot_of(c, z), fp);
+	mf_cuckoo_store_f(c, i, __ffs64(z) / f, fp, f);
 	if (unstash) {
 		smp_wmb();	/* bucket copy before the stash empties */
 		WRITE_ONCE(c->stash, 0);
@@ -707,30 +734,32 @@ static void mf_cuckoo_fill(struct memfilter_cuckoo *c,
 }
 
 /*
- * Store @fp in bucket @i1 or @i2, moving others if needed (only with
- * @search); false if there is no room. With @unstash, @fp is the stash's
- * fingerprint and the stash empties in the same window.
+ * mf_cuckoo_place() for @f-bit fingerprints, @f a constant: the search
+ * tests and expands every queued bucket with immediate masks and shifts.
  */
-static bool mf_cuckoo_place(struct memfilter_cuckoo *c, u64 i1, u64 i2, u32 fp,
-			    bool unstash, bool search)
+static __always_inline bool mf_cuckoo_place_f(struct memfilter_cuckoo *c, u64 i1,
+					      u64 i2, u32 fp, bool unstash,
+					      bool search, const u32 f)
 {
 	struct mf_cuckoo_node *q = c->w->q;
 	u32 head, tail, s, nodes = c->w->nodes;
 	u64 z, b, child, children[MEMFILTER_CUCKOO_SLOTS];
-	struct mf_cuckoo_window win = {};
+	/* Only win.ver[0 .. win.n) is ever read: no zeroing of the rest. */
+	struct mf_cuckoo_window win __uninitialized;
 
+	win.n = 0;
 	if (unstash) {
 		mf_cuckoo_window_add(c, &win, i1);
 		mf_cuckoo_window_add(c, &win, i2);
 	}
-	z = mf_cuckoo_zero_slots(c, mf_cuckoo_bucket(c, i1));
+	z = mf_cuckoo_zero_f(mf_cuckoo_load(c->table, i1, f), f);
 	if (z) {
-		mf_cuckoo_fill(c, &win, i1, z, fp, unstash);
+		mf_cuckoo_fill(c, &win, i1, z, fp, unstash, f);
 		return true;
 	}
-	z = mf_cuckoo_zero_slots(c, mf_cuckoo_bucket(c, i2));
+	z = mf_cuckoo_zero_f(mf_cuckoo_load(c->table, i2, f), f);
 	if (z) {
-		mf_cuckoo_fill(c, &win, i2, z, fp, unstash);
+		mf_cuckoo_fill(c, &win, i2, z, fp, unstash, f);
 		return true;
 	}
 	if (!search)
@@ -745,19 +774,18 @@ static bool mf_cuckoo_place(struct memfilter_cuckoo *c, u64 i1, u64 i2, u32 fp,
 		tail = 2;
 	}
 	for (head = 0; head < tail; head++) {
-		b = mf_cuckoo_bucket(c, q[head].bucket);
+		b = mf_cuckoo_load(c->table, q[head].bucket, f);
 		for (s = 0; s < MEMFILTER_CUCKOO_SLOTS; s++) {
 			children[s] = mf_cuckoo_alt(c, q[head].bucket,
-						    mf_cuckoo_get(c, b, s));
-			memfilter_prefetch(c->table + children[s] * c->bucket_bytes);
+						    (b >> (s * f)) & ((1U << f) - 1));
+			mf_cuckoo_prefetch_bucket(c->table, children[s], f);
 		}
 		for (s = 0; s < MEMFILTER_CUCKOO_SLOTS; s++) {
 			child = children[s];
-			z = mf_cuckoo_zero_slots(c, mf_cuckoo_bucket(c, child));
+			z = mf_cuckoo_zero_f(mf_cuckoo_load(c->table, child, f), f);
 			if (z) {
 				mf_cuckoo_move_path(c, &win, head, s, child,
-						    mf_cuckoo_slot_of(c, z), fp,
-						    unstash);
+						    __ffs64(z) / f, fp, unstash, f);
 				return true;
 			}
 			if (tail < nodes) {
@@ -769,6 +797,24 @@ static bool mf_cuckoo_place(struct memfilter_cuckoo *c, u64 i1, u64 i2, u32 fp,
 		}
 	}
 	return false;
+}
+
+/*
+ * Store @fp in bucket @i1 or @i2, moving others if needed (only with
+ * @search); false if there is no room. With @unstash, @fp is the stash's
+ * fingerprint and the stash empties in the same window.
+ */
+static bool mf_cuckoo_place(struct memfilter_cuckoo *c, u64 i1, u64 i2, u32 fp,
+			    bool unstash, bool search)
+{
+	switch (c->p.fp_bits) {
+	case 12:
+		return mf_cuckoo_place_f(c, i1, i2, fp, unstash, search, 12);
+	case 8:
+		return mf_cuckoo_place_f(c, i1, i2, fp, unstash, search, 8);
+	default:
+		return mf_cuckoo_place_f(c, i1, i2, fp, unstash, search, 16);
+	}
 }
 
 static __always_inline void mf_cuckoo_locate(const struct memfilter_cuckoo *c,
@@ -813,7 +859,13 @@ static u32 mf_cuckoo_count_locked(const struct memfilter_cuckoo *c, u64 i1, u64 
 	return n + mf_cuckoo_stash_has(c->stash, i1, i2, fp);
 }
 
-static int mf_cuckoo_add(struct memfilter_cuckoo *c, u64 i1, u64 i2, u32 fp)
+/*
+ * The insert's slow path, out of line: both buckets are full, or a dump is
+ * in progress (the chunk must be copied out first). Kept apart so that the
+ * fast path (mf_cuckoo_add_f()) makes no call and needs no stack frame.
+ */
+static noinline int mf_cuckoo_add(struct memfilter_cuckoo *c, u64 i1, u64 i2,
+				  u32 fp)
 {
 	struct memfilter_cuckoo_wstate *w = c->w;
 
@@ -829,27 +881,27 @@ static int mf_cuckoo_add(struct memfilter_cuckoo *c, u64 i1, u64 i2, u32 fp)
 }
 
 /*
- * The common insert for @f-bit fingerprints, @f a constant: a free slot in
+ * The common insert for @f-bit fingerprints, @f a constant, of a key
+ * located in buckets @i1, @i2 with fingerprint @fp: a free slot in
  * the key's first bucket, else in its second, stored in a window over
  * that bucket's stripe alone, exactly as mf_cuckoo_place() would store it
  * (same bucket, same slot); a full pair goes to mf_cuckoo_add()'s path
- * search.
+ * search, and so does every insert while a dump copies the table.
  */
-static __always_inline int mf_cuckoo_add_f(struct memfilter_cuckoo *c, u64 hash,
-					   const u32 f)
+static __always_inline int mf_cuckoo_add_at_f(struct memfilter_cuckoo *c, u64 i1,
+					      u64 i2, u32 fp, const u32 f)
 {
-	u64 i1, i2, i, z;
-	u32 fp, *v, *gen, vv, gv;
+	u64 i, z;
+	u32 *v, *gen, vv, gv;
 
-	mf_cuckoo_locate_f(c, hash, &i1, &i2, &fp, f);
 	i = i1;
 	z = mf_cuckoo_zero_f(mf_cuckoo_load(c->table, i1, f), f);
 	if (!z) {
 		i = i2;
 		z = mf_cuckoo_zero_f(mf_cuckoo_load(c->table, i2, f), f);
-		if (!z)
-			return mf_cuckoo_add(c, i1, i2, fp);
 	}
+	if (unlikely(!z || c->dump))
+		return mf_cuckoo_add(c, i1, i2, fp);
 	v = &c->ver[i & c->stripe_mask];
 	gen = c->gen;
 	/* Only this writer changes them: no need to read them back. */
@@ -858,12 +910,25 @@ static __always_inline int mf_cuckoo_add_f(struct memfilter_cuckoo *c, u64 hash,
 	WRITE_ONCE(*gen, gv + 1);
 	WRITE_ONCE(*v, vv + 1);
 	smp_wmb();	/* odd versions before the slot; pairs with readers' smp_rmb() */
-	mf_cuckoo_store_f(c, i, __ffs64(z) / f, fp, f);
+	/* The lowest zero slot's top bit is bit f - 1 of its slot. */
+	mf_cuckoo_store_bit(c, i * (MEMFILTER_CUCKOO_SLOTS * f) + __ffs64(z) - (f - 1),
+			    fp, f);
 	smp_wmb();	/* the slot before the even versions */
 	WRITE_ONCE(*v, vv + 2);
 	WRITE_ONCE(*gen, gv + 2);
 	WRITE_ONCE(c->w->items, c->w->items + 1);
 	return 0;
+}
+
+/* mf_cuckoo_add_at_f() of a key's hash. */
+static __always_inline int mf_cuckoo_add_f(struct memfilter_cuckoo *c, u64 hash,
+					   const u32 f)
+{
+	u64 i1, i2;
+	u32 fp;
+
+	mf_cuckoo_locate_f(c, hash, &i1, &i2, &fp, f);
+	return mf_cuckoo_add_at_f(c, i1, i2, fp, f);
 }
 
 /**
@@ -1359,26 +1424,11 @@ static __always_inline void mf_cuckoo_ahead_f(const struct mf_cuckoo_geo *g, u64
 					      const u32 f, const u32 lay)
 {
 	u64 i1, i2;
-	u32 fp = mf_cuckoo_fp_f(hash, f);
+	u32 fp;
 
-	if (lay == MEMFILTER_CUCKOO_LAYOUT_MOD) {
-		i1 = mf_cuckoo_first_mod(hash, g->nbuckets);
-		i2 = mf_cuckoo_alt_mod(i1, fp, g->nbuckets);
-	} else {
-		i1 = mf_cuckoo_first_pow2(hash, g->mask);
-		i2 = mf_cuckoo_alt_pow2(i1, fp, g->mask);
-	}
-	memfilter_prefetch(g->table + i1 * (f / 2));
-	memfilter_prefetch(g->table + i2 * (f / 2));
-	if (f == 12) {
-		/*
-		 * The last byte of each 8-byte load: 3 of every 32 six-byte
-		 * buckets reach into the next line, which would otherwise
-		 * miss when the bucket is tested.
-		 */
-		memfilter_prefetch(g->table + i1 * 6 + 7);
-		memfilter_prefetch(g->table + i2 * 6 + 7);
-	}
+	mf_cuckoo_locate_l(g, hash, &i1, &i2, &fp, f, lay);
+	mf_cuckoo_prefetch_bucket(g->table, i1, f);
+	mf_cuckoo_prefetch_bucket(g->table, i2, f);
 	r1[j] = i1;
 	r2[j] = i2;
 	rf[j] = fp;
@@ -1508,6 +1558,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_contains_hashes);
 void memfilter_cuckoo_count_hashes(const struct memfilter_cuckoo *c,
 				   const u64 *hashes, size_t n, u8 *counts)
 {
+	const u32 f = c->p.fp_bits;
 	size_t base, k, m;
 	u64 i1, i2;
 	u32 fp, cnt;
@@ -1516,8 +1567,8 @@ void memfilter_cuckoo_count_hashes(const struct memfilter_cuckoo *c,
 		m = n - base < MEMFILTER_CUCKOO_BATCH ? n - base : MEMFILTER_CUCKOO_BATCH;
 		for (k = 0; k < m; k++) {
 			mf_cuckoo_locate(c, hashes[base + k], &i1, &i2, &fp);
-			memfilter_prefetch(c->table + i1 * c->bucket_bytes);
-			memfilter_prefetch(c->table + i2 * c->bucket_bytes);
+			mf_cuckoo_prefetch_bucket(c->table, i1, f);
+			mf_cuckoo_prefetch_bucket(c->table, i2, f);
 		}
 		for (k = 0; k < m; k++) {
 			cnt = memfilter_cuckoo_count_hash(c, hashes[base + k]);
@@ -1734,24 +1785,38 @@ static int mf_cuckoo_each(struct memfilter_cuckoo *c,
 }
 
 /*
- * Adds of @f-bit fingerprints until one fails, the buckets of the key
- * MEMFILTER_CUCKOO_BATCH places ahead prefetched (as for lookups).
+ * Adds of @f-bit fingerprints until one fails. As for lookups, the key
+ * MEMFILTER_CUCKOO_BATCH places ahead is located and its buckets
+ * prefetched while this one is added, in a ring of located keys, so each
+ * key is located once. The writer holds the lock: the geometry is fixed.
  */
 static __always_inline int mf_cuckoo_add_many(struct memfilter_cuckoo *c,
 					      const u64 *hashes, u32 n,
 					      unsigned long *result, u32 *done,
 					      const u32 f)
 {
+	/* Written before they are read: no auto-var-init zeroing. */
+	u64 r1[MEMFILTER_CUCKOO_BATCH] __uninitialized;
+	u64 r2[MEMFILTER_CUCKOO_BATCH] __uninitialized;
+	u32 rf[MEMFILTER_CUCKOO_BATCH] __uninitialized;
+	const struct mf_cuckoo_geo g = mf_cuckoo_geo_of(c);
 	const u32 ahead = MEMFILTER_CUCKOO_BATCH;
+	u64 i1, i2;
 	int ret = 0;
-	u32 i;
+	u32 i, j, fp;
 
+	BUILD_BUG_ON(MEMFILTER_CUCKOO_BATCH & (MEMFILTER_CUCKOO_BATCH - 1));
 	for (i = 0; i < n && i < ahead; i++)
-		mf_cuckoo_prefetch_f(c, hashes[i], f);
+		mf_cuckoo_ahead_f(&g, r1, r2, rf, i, hashes[i], f, g.layout);
 	for (i = 0; i < n; i++) {
+		j = i % ahead;
+		i1 = r1[j];
+		i2 = r2[j];
+		fp = rf[j];
 		if (i + ahead < n)
-			mf_cuckoo_prefetch_f(c, hashes[i + ahead], f);
-		ret = mf_cuckoo_add_f(c, hashes[i], f);
+			mf_cuckoo_ahead_f(&g, r1, r2, rf, j, hashes[i + ahead], f,
+					  g.layout);
+		ret = mf_cuckoo_add_at_f(c, i1, i2, fp, f);
 		if (ret)
 			break;
 		memfilter_result_set(result, i);

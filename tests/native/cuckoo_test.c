@@ -824,6 +824,126 @@ static const u8 old_image[] = {
 /* Its answers for the absent keys 1000..1255 (bit k - 1000), from that code. */
 static const u64 old_answers[4] = { 0x0000004000000000ULL, 0, 0, 0 };
 
+/*
+ * The batch insert (the type's add operation: the ADD ioctl, kfuncs, dm)
+ * stores exactly what one add_hash() per key stores, window after window,
+ * up to and including the failure that stops it: same table bytes, stash
+ * and count, the added keys' result bits set and no others, and done at
+ * the failing key. Windows of 1, 17 (not a multiple of the ring) and 256
+ * keys, every width, both layouts.
+ */
+TEST(batch_add_is_single_adds)
+{
+	static const u64 nbs[2] = { 1024, 1000 };
+	static const u32 wins[3] = { 1, 17, 256 };
+
+	/* Every (width, layout, window): t = (w * 2 + l) * 3 + x. */
+	for (size_t t = 0; t < ARRAY_SIZE(widths) * 2 * 3; t++) {
+		size_t w = t / 6, l = t / 3 % 2, x = t % 3;
+		u64 slots = nbs[l] * MEMFILTER_CUCKOO_SLOTS, i = 0, n, h[256];
+		struct memfilter_cuckoo_snapshot sa, sb;
+		unsigned long bm[256 / 64];
+		struct filter a, b;
+		int ra = 0, rb = 0;
+		u32 done, k;
+
+		filter_new(&a, nbs[l], widths[w]);
+		filter_new(&b, nbs[l], widths[w]);
+		while (!rb) {
+			n = wins[x];
+			for (k = 0; k < n; k++)
+				h[k] = hash_of(i + k);
+			memset(bm, 0xa5, sizeof(bm));
+			rb = memfilter_cuckoo_ops.add((union memfilter_state *)&b.c, h,
+						      n, bm, &done);
+			for (k = 0; k < n && !ra; k++) {
+				ra = memfilter_cuckoo_add_hash(&a.c, h[k]);
+				if (ra)
+					break;
+				ASSERT_TRUE(bm[k / 64] >> (k % 64) & 1);
+			}
+			ASSERT_EQ(ra, rb);
+			ASSERT_EQ(k, done);
+			/* Result bits of keys not added are left alone. */
+			for (; k < n; k++)
+				ASSERT_EQ(0xa5a5a5a5a5a5a5a5UL >> (k % 64) & 1,
+					  bm[k / 64] >> (k % 64) & 1);
+			i += n;
+			ASSERT_LT(i, 2 * slots);
+		}
+		EXPECT_EQ(-ENOSPC, rb);
+		EXPECT_EQ(0, memcmp(a.c.table, b.c.table, table_bytes(&a)));
+		EXPECT_EQ(a.c.stash, b.c.stash);
+		memfilter_cuckoo_stats(&a.c, &sa);
+		memfilter_cuckoo_stats(&b.c, &sb);
+		EXPECT_EQ(sa.items, sb.items);
+		/* The failure came late: the table was nearly full. */
+		EXPECT_GT(sb.items * 100, slots * 95);
+		filter_free(&a);
+		filter_free(&b);
+	}
+}
+
+/*
+ * A stepwise copy (dump_begin, steps, dump_end) is the table of the instant
+ * it began, byte for byte, whatever the writer did meanwhile: adds that
+ * find a free slot in a key's own buckets (the fast path), adds that kick
+ * (path moves), deletes, and steps taken between them. Both layouts, every
+ * width.
+ */
+TEST(dump_is_the_table_when_it_began)
+{
+	static const u64 nbs[] = { 1024, 1000 };
+
+	for (size_t w = 0; w < ARRAY_SIZE(widths); w++) {
+		for (size_t l = 0; l < ARRAY_SIZE(nbs); l++) {
+			struct memfilter_table_copy d = {};
+			struct filter f;
+			u64 chunks, bytes, added, i, k = 0, stash;
+			u8 *before;
+
+			filter_new(&f, nbs[l], widths[w]);
+			bytes = table_bytes(&f);
+			chunks = memfilter_cuckoo_dump_chunks(&f.c);
+			d.dst = calloc(chunks, MEMFILTER_CUCKOO_DUMP_CHUNK);
+			d.copied = calloc(chunks / 64 + 1, sizeof(u64));
+			before = malloc(bytes);
+			ASSERT_TRUE(d.dst && d.copied && before);
+			/* Half full: later adds mostly take the fast path. */
+			added = nbs[l] * MEMFILTER_CUCKOO_SLOTS / 2;
+			for (i = 0; i < added; i++)
+				ASSERT_EQ(0, memfilter_cuckoo_add_hash(&f.c, hash_of(i)));
+			memcpy(before, f.c.table, bytes);
+			stash = f.c.stash;
+			memfilter_cuckoo_dump_begin(&f.c, &d);
+			/* To 90%: the last adds kick; deletes in between; steps too. */
+			for (; i < nbs[l] * MEMFILTER_CUCKOO_SLOTS * 9 / 10; i++) {
+				ASSERT_EQ(0, memfilter_cuckoo_add_hash(&f.c, hash_of(i)));
+				if (!(i % 7))
+					ASSERT_EQ(0, memfilter_cuckoo_delete_hash(&f.c,
+										  hash_of(i / 2)));
+				if (!(i % 97) && k < chunks)
+					memfilter_cuckoo_dump_step(&f.c, k++);
+			}
+			for (k = 0; k < chunks; k++)
+				memfilter_cuckoo_dump_step(&f.c, k);
+			memfilter_cuckoo_dump_end(&f.c);
+			EXPECT_EQ(0, memcmp(before, d.dst, bytes)) {
+				TH_LOG("width %u, %llu buckets: the copy saw later writes",
+				       widths[w], (unsigned long long)nbs[l]);
+			}
+			EXPECT_EQ(stash, d.stash);
+			EXPECT_EQ(added, d.items);
+			/* The writes did happen: the live table moved on. */
+			EXPECT_NE(0, memcmp(before, f.c.table, bytes));
+			free(before);
+			free(d.dst);
+			free(d.copied);
+			filter_free(&f);
+		}
+	}
+}
+
 static void image_of(const union memfilter_state *st, u8 *img, size_t *len)
 {
 	const struct memfilter_type_ops *ops = memfilter_type_ops(MEMFILTER_TYPE_CUCKOO);
