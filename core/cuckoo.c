@@ -541,12 +541,6 @@ static __always_inline u32 mf_cuckoo_slot_of(const struct memfilter_cuckoo *c,
 	return __ffs64(zero_slots) / c->p.fp_bits;
 }
 
-static __always_inline u32 mf_cuckoo_get(const struct memfilter_cuckoo *c, u64 b,
-					 u32 j)
-{
-	return (b >> (j * c->p.fp_bits)) & c->fp_range;
-}
-
 /* The stripes of one writer window (see the top of this file). */
 struct mf_cuckoo_window {
 	u32 n;
