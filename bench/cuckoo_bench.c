@@ -7,7 +7,7 @@
  * Bloom filter sized for the cuckoo filter's measured false-positive rate,
  * in one process over the same splitmix64 8-byte keys as bloom_bench.
  *
- *   bench/cuckoo_bench [--big] [--sizes=1M,10M,...] [--wall] [--instr]
+ *   bench/cuckoo_bench [--big] [--sizes=1M,10M,...] [--fill=18,22] [--wall] [--instr]
  *
  * Each filter is sized by its own code for n keys (memfilter: MEMFILTER_
  * CUCKOO_TARGET_LOAD; fastfilter: a power of two of buckets up to 96%
@@ -53,6 +53,7 @@
 #endif
 
 #define REPS		3
+#define FILL_REPS	9	/* rounds of the fill table (and measure_n()'s most) */
 #define MAXQ		(10u << 20)
 #define CHUNK		1024
 
@@ -102,11 +103,10 @@ static int cmp_double(const void *a, const void *b)
  */
 typedef u64 (*loop_fn)(void *ctx, const u64 *k, size_t n);
 
-static double measure(void (*prep)(void *ctx), loop_fn run, void *ctx,
-		      const u64 *k, size_t n, u64 *result)
+static double measure_n(void (*prep)(void *ctx), loop_fn run, void *ctx,
+			const u64 *k, size_t n, u64 *result, int reps)
 {
-	int reps = instr ? 1 : REPS;
-	double t[REPS], t0;
+	double t[FILL_REPS], t0;
 	char dump[256];
 	u64 r = 0;
 
@@ -125,6 +125,12 @@ static double measure(void (*prep)(void *ctx), loop_fn run, void *ctx,
 		*result = r;
 	qsort(t, reps, sizeof(t[0]), cmp_double);
 	return t[reps / 2];
+}
+
+static double measure(void (*prep)(void *ctx), loop_fn run, void *ctx,
+		      const u64 *k, size_t n, u64 *result)
+{
+	return measure_n(prep, run, ctx, k, n, result, instr ? 1 : REPS);
 }
 
 static void row_init(struct row *r, const char *name)
@@ -644,16 +650,32 @@ static void bench_size(const char *label, u64 n)
 	free(hout);
 }
 
+/* The median of @n values (reordered). */
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	return v[n / 2];
+}
+
 /*
  * Inserts to 94% of the same number of slots: 2^@lg buckets of 4 slots
  * for both filters (fastfilter picks that bucket count for these keys;
- * memfilter is given it, in its any-count layout).
+ * memfilter is given it, in its any-count layout). The filters take
+ * turns, one fill each per round, FILL_REPS rounds, so that the host's
+ * slow and fast phases fall on all of them alike; each ratio is the
+ * median of the rounds' own ratios, each time the median of its fills.
  */
 static void bench_fill(int lg)
 {
-	u64 n = (4ULL << lg) * 94 / 100, fail, *in;
-	double t_mf;
+	u64 n = (4ULL << lg) * 94 / 100, fail = 0, *in;
+	int reps = instr ? 1 : FILL_REPS, nf = 1;
+	double t[3][FILL_REPS], r[3][FILL_REPS];
+	const char *name[3] = { "memfilter cuckoo-12" };
+	u64 failed[3] = { 0 }, buckets[3], slots[3];
 	struct mfc m;
+#ifdef FASTFILTER
+	struct ffw w[2];
+#endif
 
 	in = malloc(n * sizeof(*in));
 	if (!in)
@@ -661,31 +683,48 @@ static void bench_fill(int lg)
 	for (u64 i = 0; i < n; i++)
 		in[i] = splitmix(i);
 	mfc_new(&m, n, 1ULL << lg, MEMFILTER_HASH_XXH64);
-	snprintf(loop_label, sizeof(loop_label), "fill|memfilter|insert");
-	t_mf = measure(mfc_reset, mfc_add, &m, in, n, &fail);
-	printf("| %llu | memfilter cuckoo-12 | %llu | %.1f%% | %.1f | %llu |\n",
-	       (unsigned long long)n, (unsigned long long)m.p.nbuckets,
-	       100.0 * n / (m.p.nbuckets * 4), t_mf, (unsigned long long)fail);
-	free(m.mem);
+	buckets[0] = m.p.nbuckets;
+	slots[0] = m.p.nbuckets * 4;
 #ifdef FASTFILTER
 	for (int which = 0; which < 2; which++) {
-		struct ffw w = { ffc_new(n, ffc_hash[which]), n, ffc_hash[which] };
-		double t;
-
-		snprintf(loop_label, sizeof(loop_label), "fill|%s|insert",
-			 ffc_name[which]);
-		t = measure(ffw_reset, ffw_add, &w, in, n, &fail);
-		printf("| %llu | %s | %llu | %.1f%% | %.1f | %llu |\n",
-		       (unsigned long long)n, ffc_name[which],
-		       (unsigned long long)(ffc_bytes(w.f) * 8 / 48),
-		       100.0 * n / (ffc_bytes(w.f) * 8 / 12), t,
-		       (unsigned long long)fail);
-		ffc_free(w.f);
-		printf("| %llu | ratio memfilter / %s | | | %.2f | |\n",
-		       (unsigned long long)n, which ?
-		       "Cuckoo12 with memfilter's hash" :
-		       "fastfilter (goal <= 1.0)", t_mf / t);
+		w[which] = (struct ffw){ ffc_new(n, ffc_hash[which]), n, ffc_hash[which] };
+		name[1 + which] = ffc_name[which];
+		buckets[1 + which] = ffc_bytes(w[which].f) * 8 / 48;
+		slots[1 + which] = ffc_bytes(w[which].f) * 8 / 12;
 	}
+	nf = 3;
+#endif
+	for (int i = 0; i < reps; i++) {
+		for (int f = 0; f < nf; f++) {
+			snprintf(loop_label, sizeof(loop_label), "fill|%s|insert", name[f]);
+			if (!f)
+				t[f][i] = measure_n(mfc_reset, mfc_add, &m, in, n, &fail, 1);
+#ifdef FASTFILTER
+			else
+				t[f][i] = measure_n(ffw_reset, ffw_add, &w[f - 1], in, n,
+						    &fail, 1);
+#endif
+			failed[f] += fail;
+		}
+		for (int f = 1; f < nf; f++)
+			r[f][i] = t[0][i] / t[f][i];
+	}
+	for (int f = 0; f < nf; f++)
+		printf("| %llu | %s | %llu | %.1f%% | %.1f | %llu |\n",
+		       (unsigned long long)n, name[f], (unsigned long long)buckets[f],
+		       100.0 * n / slots[f], median(t[f], reps),
+		       (unsigned long long)failed[f]);
+	for (int f = 1; f < nf; f++) {
+		double mid = median(r[f], reps);	/* sorts: min and max after */
+
+		printf("| %llu | ratio memfilter / %s, median of %d rounds' (min-max) | | | %.2f (%.2f-%.2f) | |\n",
+		       (unsigned long long)n, f == 2 ? "Cuckoo12 with memfilter's hash" :
+		       "fastfilter (goal <= 1.0)", reps, mid, r[f][0], r[f][reps - 1]);
+	}
+	free(m.mem);
+#ifdef FASTFILTER
+	for (int which = 0; which < 2; which++)
+		ffc_free(w[which].f);
 #endif
 	free(in);
 }
@@ -694,13 +733,15 @@ int main(int argc, char **argv)
 {
 	const char *sizes[8] = { "1M", "10M" };
 	int nsizes = 2;
-	char *list = NULL;
+	char *list = NULL, *fills = NULL, fillbuf[64];
 
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "--big")) {
 			sizes[nsizes++] = "100M";
 		} else if (!strcmp(argv[a], "--instr")) {
 			instr = true;
+		} else if (!strncmp(argv[a], "--fill=", 7)) {
+			fills = argv[a] + 7;
 		} else if (!strcmp(argv[a], "--wall")) {
 			wall = true;
 		} else if (!strncmp(argv[a], "--sizes=", 8)) {
@@ -710,7 +751,7 @@ int main(int argc, char **argv)
 			     t = strtok(NULL, ","))
 				sizes[nsizes++] = t;
 		} else {
-			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--wall] [--instr]\n",
+			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--fill=18,22] [--wall] [--instr]\n",
 				argv[0]);
 			return 2;
 		}
@@ -723,12 +764,20 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nsizes; i++)
 		bench_size(sizes[i], bench_parse_size(sizes[i]));
 
-	printf("\n### Insert to 94%% load of the same slots (median of %d)\n\n", REPS);
+	printf("\n### Insert to 94%% load of the same slots (median of %d rounds)\n\n",
+	       instr ? 1 : FILL_REPS);
 	printf("| keys | filter | buckets | load | insert ns/key | failed |\n");
 	printf("|---|---|---|---|---|---|\n");
-	bench_fill(18);
-	/* Under callgrind the 2^18 fill alone: 2^22 costs minutes there. */
-	if (!instr)
-		bench_fill(22);
+	/* Under callgrind the 2^18 fill alone by default: 2^22 costs minutes there. */
+	snprintf(fillbuf, sizeof(fillbuf), "%s", fills ? fills : instr ? "18" : "18,22");
+	for (char *t = strtok(fillbuf, ","); t; t = strtok(NULL, ",")) {
+		int lg = atoi(t);
+
+		if (lg < 4 || lg > 30) {
+			fprintf(stderr, "--fill: log2 bucket counts from 4 to 30\n");
+			return 2;
+		}
+		bench_fill(lg);
+	}
 	return 0;
 }

@@ -437,7 +437,7 @@ static __always_inline u32 mf_cuckoo_fp_f(u64 hash, const u32 f)
  */
 static __always_inline void mf_cuckoo_locate_l(const struct mf_cuckoo_geo *g,
 					       u64 hash, u64 *i1, u64 *i2,
-					       u32 *fp, const u32 f, u32 lay)
+					       u32 *fp, const u32 f, const u32 lay)
 {
 	*fp = mf_cuckoo_fp_f(hash, f);
 	if (lay == MEMFILTER_CUCKOO_LAYOUT_MOD) {
@@ -485,6 +485,12 @@ static __always_inline void mf_cuckoo_prefetch_bucket(const u8 *table, u64 i,
 	memfilter_prefetch(table + i * (f / 2));
 	if (f == 12)
 		memfilter_prefetch(table + i * 6 + 7);
+}
+
+/* Slot @s of bucket word @b of @f-bit slots. */
+static __always_inline u32 mf_cuckoo_slot_f(u64 b, u32 s, const u32 f)
+{
+	return (b >> (s * f)) & ((1U << f) - 1);
 }
 
 /* The top bit of every zero slot of bucket word @x (as mf_cuckoo_zero_slots()). */
@@ -693,8 +699,8 @@ static __always_inline void mf_cuckoo_move_path(struct memfilter_cuckoo *c,
 		u64 src = q[idx].bucket;
 
 		mf_cuckoo_store_f(c, dst, dst_slot,
-				  (mf_cuckoo_load(c->table, src, f) >> (s * f)) &
-				  ((1U << f) - 1), f);
+				  mf_cuckoo_slot_f(mf_cuckoo_load(c->table, src, f), s, f),
+				  f);
 		kicks++;
 		dst = src;
 		dst_slot = s;
@@ -771,7 +777,7 @@ static __always_inline bool mf_cuckoo_place_f(struct memfilter_cuckoo *c, u64 i1
 		b = mf_cuckoo_load(c->table, q[head].bucket, f);
 		for (s = 0; s < MEMFILTER_CUCKOO_SLOTS; s++) {
 			children[s] = mf_cuckoo_alt(c, q[head].bucket,
-						    (b >> (s * f)) & ((1U << f) - 1));
+						    mf_cuckoo_slot_f(b, s, f));
 			mf_cuckoo_prefetch_bucket(c->table, children[s], f);
 		}
 		for (s = 0; s < MEMFILTER_CUCKOO_SLOTS; s++) {
