@@ -244,11 +244,15 @@ bench/bloom_bench_v3: bench/bloom_bench.cc bench/bloom_bench.h bench/bench_util.
 		-o $@ $(filter-out %.h,$^) -lrocksdb -lpthread
 
 # Timed runs (RUNS, default 3, medians) and a callgrind run for the
-# instructions per key; BENCH_ARGS=--big adds 100M keys.
+# instructions per key; BENCH_ARGS=--big adds 100M keys. The reports go to
+# $(BUILD)/bench-results/: bench/results/ holds the project's own runs with
+# their analysis, which a run on another machine must not overwrite.
+BENCH_OUT := $(BUILD)/bench-results
 .PHONY: bench
 bench: bench/bloom_bench bench/bloom_bench_v3
-	@mkdir -p bench/results
-	scripts/bloom-bench.sh bench/bloom_bench bench/results/bloom.md $(BENCH_ARGS)
+	@mkdir -p $(BENCH_OUT)
+	scripts/bloom-bench.sh bench/bloom_bench $(BENCH_OUT)/bloom.md $(BENCH_ARGS)
+	@echo "report: $(BENCH_OUT)/bloom.md"
 
 # --- the cuckoo filter's benchmark -------------------------------------------
 CUCKOO_BENCH_CORE := core/hash.c core/cuckoo.c core/bloom.c core/bloom_avx2.c
@@ -286,11 +290,11 @@ bench/cuckoo_bench_v3: bench/cuckoo_bench.c bench/cuckoo_bench_ff.h bench/bench_
 
 .PHONY: bench-cuckoo
 bench-cuckoo: bench/cuckoo_bench
-	@mkdir -p bench/results
-	@mkdir -p $(BUILD)
-	bench/cuckoo_bench > $(BUILD)/cuckoo.md.tmp
-	cp $(BUILD)/cuckoo.md.tmp bench/results/cuckoo.md
-	cat bench/results/cuckoo.md
+	@mkdir -p $(BENCH_OUT)
+	bench/cuckoo_bench > $(BENCH_OUT)/cuckoo.md.tmp
+	mv $(BENCH_OUT)/cuckoo.md.tmp $(BENCH_OUT)/cuckoo.md
+	cat $(BENCH_OUT)/cuckoo.md
+	@echo "report: $(BENCH_OUT)/cuckoo.md"
 
 bench: bench-cuckoo
 
