@@ -1416,12 +1416,15 @@ static noinline unsigned long mf_cuckoo_batch_recheck(const struct memfilter_cuc
 }
 
 /*
- * Locate @hash, prefetch its buckets and keep them in slot @j of the
- * batch's ring (@r1, @r2, @rf).
+ * Locate @hash, prefetch its buckets and keep them in slot @j of a ring
+ * (@r1, @r2); return its fingerprint. The lookup ring keeps no
+ * fingerprint: the lookup derives it again from the hash, at hand in the
+ * caller's array, which leaves that ring 16 bytes a key (the frame stays
+ * under 1 KiB with KASAN).
  */
-static __always_inline void mf_cuckoo_ahead_f(const struct mf_cuckoo_geo *g, u64 *r1,
-					      u64 *r2, u32 *rf, size_t j, u64 hash,
-					      const u32 f, const u32 lay)
+static __always_inline u32 mf_cuckoo_ring_f(const struct mf_cuckoo_geo *g,
+					    u64 *r1, u64 *r2, size_t j, u64 hash,
+					    const u32 f, const u32 lay)
 {
 	u64 i1, i2;
 	u32 fp;
@@ -1431,7 +1434,15 @@ static __always_inline void mf_cuckoo_ahead_f(const struct mf_cuckoo_geo *g, u64
 	mf_cuckoo_prefetch_bucket(g->table, i2, f);
 	r1[j] = i1;
 	r2[j] = i2;
-	rf[j] = fp;
+	return fp;
+}
+
+/* mf_cuckoo_ring_f() for the batch insert's ring, which keeps it (@rf). */
+static __always_inline void mf_cuckoo_ahead_f(const struct mf_cuckoo_geo *g, u64 *r1,
+					      u64 *r2, u32 *rf, size_t j, u64 hash,
+					      const u32 f, const u32 lay)
+{
+	rf[j] = mf_cuckoo_ring_f(g, r1, r2, j, hash, f, lay);
 }
 
 /*
@@ -1455,7 +1466,6 @@ static __always_inline void mf_cuckoo_query_batch(const struct memfilter_cuckoo 
 	/* Written before they are read: no auto-var-init zeroing. */
 	u64 r1[MEMFILTER_CUCKOO_AHEAD] __uninitialized;
 	u64 r2[MEMFILTER_CUCKOO_AHEAD] __uninitialized;
-	u32 rf[MEMFILTER_CUCKOO_AHEAD] __uninitialized;
 	const struct mf_cuckoo_geo g = mf_cuckoo_geo_of(c);
 	const size_t ahead = MEMFILTER_CUCKOO_AHEAD;
 	const u64 ones = mf_cuckoo_ones(f), high = ones << (f - 1);
@@ -1468,7 +1478,7 @@ static __always_inline void mf_cuckoo_query_batch(const struct memfilter_cuckoo 
 
 	BUILD_BUG_ON(MEMFILTER_CUCKOO_AHEAD & (MEMFILTER_CUCKOO_AHEAD - 1));
 	for (i = 0; i < n && i < ahead; i++)
-		mf_cuckoo_ahead_f(&g, r1, r2, rf, i, hashes[i], f, lay);
+		mf_cuckoo_ring_f(&g, r1, r2, i, hashes[i], f, lay);
 	for (base = 0; base < n; base += m) {
 		m = n - base < BITS_PER_LONG ? n - base : BITS_PER_LONG;
 		live = m == BITS_PER_LONG ? ~0UL : (1UL << m) - 1;
@@ -1478,14 +1488,13 @@ static __always_inline void mf_cuckoo_query_batch(const struct memfilter_cuckoo 
 		for (k = 0; k < m; k++) {
 			i = base + k;
 			j = i % ahead;
-			pat = rf[j] * ones;
+			pat = mf_cuckoo_fp_f(hashes[i], f) * ones;
 			/* Racy bucket reads: the version's re-read validates them. */
 			x1 = data_race(mf_cuckoo_load(g.table, r1[j], f)) ^ pat;
 			/* Racy, as x1. */
 			x2 = data_race(mf_cuckoo_load(g.table, r2[j], f)) ^ pat;
 			if (i + ahead < n)
-				mf_cuckoo_ahead_f(&g, r1, r2, rf, j, hashes[i + ahead],
-						  f, lay);
+				mf_cuckoo_ring_f(&g, r1, r2, j, hashes[i + ahead], f, lay);
 			word |= (unsigned long)!!((((x1 - ones) & ~x1) |
 						   ((x2 - ones) & ~x2)) & high) << k;
 		}

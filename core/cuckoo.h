@@ -54,12 +54,14 @@
 /*
  * Batch lookups locate the key this many places ahead and prefetch its two
  * buckets while testing the current one; a power of two (the ring's index
- * is a mask). At 16M keys 32 ran 1.5x faster than 16 on a quiet host, at
- * 1M keys as fast (bench/results/cuckoo.md). The ring takes 20 bytes a
- * key of stack: 640 bytes, a frame of about 760 in the stock 6.12 build,
- * near the Bloom batch's. 64 was 1.2x faster again at 16M, but its frame
- * of 1400 bytes is too much for a call from XDP or a netfilter hook.
- * -DMEMFILTER_CUCKOO_AHEAD=N to try others.
+ * is a mask). At 16M keys 32 ran 1.4x faster than 16 on a quiet host, at
+ * 1M keys 8-15% slower (bench/results/cuckoo.md). The ring keeps the two
+ * buckets of each key, 16 bytes, and the lookup derives the fingerprint
+ * again from the hash: a frame of 616 bytes in the stock 6.12 build, 968
+ * with KASAN (the test kernels warn at 1024). 64 keys ahead was 1.2x
+ * faster again at 16M, but takes twice that ring: too much stack for a
+ * call from XDP or a netfilter hook. -DMEMFILTER_CUCKOO_AHEAD=N to try
+ * others.
  */
 #ifndef MEMFILTER_CUCKOO_AHEAD
 #define MEMFILTER_CUCKOO_AHEAD		32
