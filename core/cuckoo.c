@@ -1415,34 +1415,49 @@ static noinline unsigned long mf_cuckoo_batch_recheck(const struct memfilter_cuc
 	return hit;
 }
 
-/*
- * Locate @hash, prefetch its buckets and keep them in slot @j of a ring
- * (@r1, @r2); return its fingerprint. The lookup ring keeps no
- * fingerprint: the lookup derives it again from the hash, at hand in the
- * caller's array, which leaves that ring 16 bytes a key (the frame stays
- * under 1 KiB with KASAN).
- */
-static __always_inline u32 mf_cuckoo_ring_f(const struct mf_cuckoo_geo *g,
-					    u64 *r1, u64 *r2, size_t j, u64 hash,
-					    const u32 f, const u32 lay)
+/* Locate @hash in @i1, @i2 and prefetch those buckets; return its fingerprint. */
+static __always_inline u32 mf_cuckoo_fetch_f(const struct mf_cuckoo_geo *g, u64 hash,
+					     u64 *i1, u64 *i2, const u32 f,
+					     const u32 lay)
 {
-	u64 i1, i2;
 	u32 fp;
 
-	mf_cuckoo_locate_l(g, hash, &i1, &i2, &fp, f, lay);
-	mf_cuckoo_prefetch_bucket(g->table, i1, f);
-	mf_cuckoo_prefetch_bucket(g->table, i2, f);
-	r1[j] = i1;
-	r2[j] = i2;
+	mf_cuckoo_locate_l(g, hash, i1, i2, &fp, f, lay);
+	mf_cuckoo_prefetch_bucket(g->table, *i1, f);
+	mf_cuckoo_prefetch_bucket(g->table, *i2, f);
 	return fp;
 }
 
-/* mf_cuckoo_ring_f() for the batch insert's ring, which keeps it (@rf). */
+/*
+ * Locate @hash, prefetch its buckets and keep them in slot @j of the
+ * batch insert's ring (@r1, @r2, @rf).
+ */
 static __always_inline void mf_cuckoo_ahead_f(const struct mf_cuckoo_geo *g, u64 *r1,
 					      u64 *r2, u32 *rf, size_t j, u64 hash,
 					      const u32 f, const u32 lay)
 {
-	rf[j] = mf_cuckoo_ring_f(g, r1, r2, j, hash, f, lay);
+	u64 i1, i2;
+	u32 fp = mf_cuckoo_fetch_f(g, hash, &i1, &i2, f, lay);
+
+	r1[j] = i1;
+	r2[j] = i2;
+	rf[j] = fp;
+}
+
+/*
+ * The same for the lookup ring, which keeps no fingerprint: the lookup
+ * derives it again from the hash, at hand in the caller's array, which
+ * leaves the ring 16 bytes a key (the frame stays under 1 KiB with KASAN).
+ */
+static __always_inline void mf_cuckoo_ring_f(const struct mf_cuckoo_geo *g,
+					     u64 *r1, u64 *r2, size_t j, u64 hash,
+					     const u32 f, const u32 lay)
+{
+	u64 i1, i2;
+
+	mf_cuckoo_fetch_f(g, hash, &i1, &i2, f, lay);
+	r1[j] = i1;
+	r2[j] = i2;
 }
 
 /*
