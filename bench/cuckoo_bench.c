@@ -671,7 +671,7 @@ static void bench_fill(int lg)
 	int reps = instr ? 1 : FILL_REPS, nf = 1;
 	double t[3][FILL_REPS], r[3][FILL_REPS];
 	const char *name[3] = { "memfilter cuckoo-12" };
-	u64 failed[3] = { 0 }, buckets[3], slots[3];
+	u64 failed[3] = { 0 }, buckets[3];
 	struct mfc m;
 #ifdef FASTFILTER
 	struct ffw w[2];
@@ -684,13 +684,11 @@ static void bench_fill(int lg)
 		in[i] = splitmix(i);
 	mfc_new(&m, n, 1ULL << lg, MEMFILTER_HASH_XXH64);
 	buckets[0] = m.p.nbuckets;
-	slots[0] = m.p.nbuckets * 4;
 #ifdef FASTFILTER
 	for (int which = 0; which < 2; which++) {
 		w[which] = (struct ffw){ ffc_new(n, ffc_hash[which]), n, ffc_hash[which] };
 		name[1 + which] = ffc_name[which];
 		buckets[1 + which] = ffc_bytes(w[which].f) * 8 / 48;
-		slots[1 + which] = ffc_bytes(w[which].f) * 8 / 12;
 	}
 	nf = 3;
 #endif
@@ -712,7 +710,7 @@ static void bench_fill(int lg)
 	for (int f = 0; f < nf; f++)
 		printf("| %llu | %s | %llu | %.1f%% | %.1f | %llu |\n",
 		       (unsigned long long)n, name[f], (unsigned long long)buckets[f],
-		       100.0 * n / slots[f], median(t[f], reps),
+		       100.0 * n / (buckets[f] * 4), median(t[f], reps),
 		       (unsigned long long)failed[f]);
 	for (int f = 1; f < nf; f++) {
 		double mid = median(r[f], reps);	/* sorts: min and max after */

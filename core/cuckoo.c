@@ -541,10 +541,16 @@ static __always_inline bool mf_cuckoo_stash_has(u64 stash, u64 i1, u64 i2,
 	       ((stash >> 16) == i1 || (stash >> 16) == i2);
 }
 
+/* The lowest slot of @zero_slots (mf_cuckoo_zero_f()'s top bits), @f-bit slots. */
+static __always_inline u32 mf_cuckoo_slot_of_f(u64 zero_slots, const u32 f)
+{
+	return __ffs64(zero_slots) / f;
+}
+
 static __always_inline u32 mf_cuckoo_slot_of(const struct memfilter_cuckoo *c,
 					     u64 zero_slots)
 {
-	return __ffs64(zero_slots) / c->p.fp_bits;
+	return mf_cuckoo_slot_of_f(zero_slots, c->p.fp_bits);
 }
 
 /* The stripes of one writer window (see the top of this file). */
@@ -725,7 +731,7 @@ static __always_inline void mf_cuckoo_fill(struct memfilter_cuckoo *c,
 {
 	mf_cuckoo_window_add(c, win, i);
 	mf_cuckoo_window_open(c, win);
-	mf_cuckoo_store_f(c, i, __ffs64(z) / f, fp, f);
+	mf_cuckoo_store_f(c, i, mf_cuckoo_slot_of_f(z, f), fp, f);
 	if (unstash) {
 		smp_wmb();	/* bucket copy before the stash empties */
 		WRITE_ONCE(c->stash, 0);
@@ -785,7 +791,8 @@ static __always_inline bool mf_cuckoo_place_f(struct memfilter_cuckoo *c, u64 i1
 			z = mf_cuckoo_zero_f(mf_cuckoo_load(c->table, child, f), f);
 			if (z) {
 				mf_cuckoo_move_path(c, &win, head, s, child,
-						    __ffs64(z) / f, fp, unstash, f);
+						    mf_cuckoo_slot_of_f(z, f), fp,
+						    unstash, f);
 				return true;
 			}
 			if (tail < nodes) {
@@ -1942,7 +1949,7 @@ static int mf_cuckoo_image_decode(const struct memfilter_image_header *h,
 	u32 fp_bits = le32_to_cpu(h->k);
 	bool mod = le32_to_cpu(h->flags) & MEMFILTER_IMAGE_CUCKOO_MOD;
 
-	if (fp_bits != 8 && fp_bits != 12 && fp_bits != 16)
+	if (!mf_cuckoo_fp_bits_ok(fp_bits))
 		return -EBADMSG;
 	if (!nbuckets || (!mod && (nbuckets & (nbuckets - 1))) ||
 	    nbuckets > MEMFILTER_CUCKOO_MAX_BYTES / (fp_bits / 2) ||
