@@ -161,6 +161,20 @@ $(BUILD)/native/image_test $(BUILD)/native/count_test $(BUILD)/native/grow_test 
 	$(BUILD)/native/offline_window_test: \
 	$(patsubst lib/%.c,$(BUILD)/native/lib-%.o,$(LIB_SRCS))
 
+# cuckoo_test again with every table's batch lookups on the ring of 64-bit
+# bucket indexes, which only tables of over 2^32 buckets (16 GiB) take.
+NATIVE_TESTS += $(BUILD)/native/cuckoo_ring64_test
+$(BUILD)/native/ring64/core-cuckoo.o: core/cuckoo.c $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(NATIVE_FLAGS) -DMEMFILTER_CUCKOO_RING32_BUCKETS=0 -c -o $@ $<
+
+$(BUILD)/native/cuckoo_ring64_test: tests/native/cuckoo_test.c \
+		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(filter-out core/cuckoo.c,$(CORE_SRCS))) \
+		$(BUILD)/native/ring64/core-cuckoo.o | $(VERSION_H)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -O1 -g $(TEST_WARN) $(SAN) \
+		-o $@ $^ -lxxhash
+
 native-test: $(NATIVE_TESTS)
 	@rc=0; for t in $^; do $$t || rc=1; done; exit $$rc
 

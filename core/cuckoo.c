@@ -1452,44 +1452,71 @@ static __always_inline void mf_cuckoo_ahead_f(const struct mf_cuckoo_geo *g, u64
 }
 
 /*
- * The same for the lookup ring, which keeps no fingerprint: the lookup
- * derives it again from the hash, at hand in the caller's array, which
- * leaves the ring 16 bytes a key (the frame stays under 1 KiB with KASAN).
+ * The batch lookup's ring: the two buckets of each key located ahead, as
+ * 32-bit indexes for MEMFILTER_CUCKOO_AHEAD keys when the table has at
+ * most MEMFILTER_CUCKOO_RING32_BUCKETS buckets (any table under 16 GiB),
+ * as 64-bit ones for half as many keys otherwise: 8 bytes a key ahead
+ * either way, and no fingerprint (the lookup derives it again from the
+ * hash, at hand in the caller's array).
  */
-static __always_inline void mf_cuckoo_ring_f(const struct mf_cuckoo_geo *g,
-					     u64 *r1, u64 *r2, size_t j, u64 hash,
-					     const u32 f, const u32 lay)
+union mf_cuckoo_ring {
+	u32 narrow[2][MEMFILTER_CUCKOO_AHEAD];
+	u64 wide[2][MEMFILTER_CUCKOO_AHEAD / 2];
+};
+
+#ifndef MEMFILTER_CUCKOO_RING32_BUCKETS	/* a test build may lower it */
+#define MEMFILTER_CUCKOO_RING32_BUCKETS	BIT_ULL(32)
+#endif
+
+/* Locate @hash, prefetch its buckets and keep them in slot @j of @r. */
+static __always_inline void mf_cuckoo_ring_put(const struct mf_cuckoo_geo *g,
+					       union mf_cuckoo_ring *r, size_t j,
+					       u64 hash, const u32 f, const u32 lay,
+					       const bool wide)
 {
 	u64 i1, i2;
 
 	mf_cuckoo_fetch_f(g, hash, &i1, &i2, f, lay);
-	r1[j] = i1;
-	r2[j] = i2;
+	if (wide) {
+		r->wide[0][j] = i1;
+		r->wide[1][j] = i2;
+	} else {
+		r->narrow[0][j] = (u32)i1;	/* < MEMFILTER_CUCKOO_RING32_BUCKETS */
+		r->narrow[1][j] = (u32)i2;
+	}
+}
+
+/* Bucket @k (0 or 1) of the key in slot @j of @r. */
+static __always_inline u64 mf_cuckoo_ring_get(const union mf_cuckoo_ring *r,
+					      u32 k, size_t j, const bool wide)
+{
+	return wide ? r->wide[k][j] : r->narrow[k][j];
 }
 
 /*
- * The batch lookup for @f-bit fingerprints and layout @lay, both
- * constants. Each key MEMFILTER_CUCKOO_AHEAD places ahead is located and
- * its buckets prefetched while this one is tested (a ring of located keys,
- * each key located once), so as many misses stay in flight all along the
- * batch. Keys go 64 at a time (a result word) under the table's version
- * @gen, as for a seqcount: read before the chunk's buckets and stash, and
- * again after them only when a key was found in neither bucket. If no
- * writer window overlapped the chunk (@gen even and unchanged), its
- * answers stand (the stash tested for the keys not found); otherwise those
- * keys take the single-key protocol (mf_cuckoo_batch_recheck()). Per key
- * that leaves two bucket loads and their test: no version counters.
+ * The batch lookup for @f-bit fingerprints, layout @lay and ring width
+ * @wide, all constants. Each key MEMFILTER_CUCKOO_AHEAD places ahead (half
+ * as many for a @wide ring) is located and its buckets prefetched while
+ * this one is tested (a ring of located keys, each key located once), so
+ * as many misses stay in flight all along the batch. Keys go 64 at a time
+ * (a result word) under the table's version @gen, as for a seqcount: read
+ * before the chunk's buckets and stash, and again after them only when a
+ * key was found in neither bucket. If no writer window overlapped the
+ * chunk (@gen even and unchanged), its answers stand (the stash tested for
+ * the keys not found); otherwise those keys take the single-key protocol
+ * (mf_cuckoo_batch_recheck()). Per key that leaves two bucket loads and
+ * their test: no version counters.
  */
 static __always_inline void mf_cuckoo_query_batch(const struct memfilter_cuckoo *c,
 						  const u64 *hashes, size_t n,
 						  unsigned long *result,
-						  const u32 f, const u32 lay)
+						  const u32 f, const u32 lay,
+						  const bool wide)
 {
-	/* Written before they are read: no auto-var-init zeroing. */
-	u64 r1[MEMFILTER_CUCKOO_AHEAD] __uninitialized;
-	u64 r2[MEMFILTER_CUCKOO_AHEAD] __uninitialized;
+	/* Written before it is read: no auto-var-init zeroing. */
+	union mf_cuckoo_ring ring __uninitialized;
 	const struct mf_cuckoo_geo g = mf_cuckoo_geo_of(c);
-	const size_t ahead = MEMFILTER_CUCKOO_AHEAD;
+	const size_t ahead = wide ? MEMFILTER_CUCKOO_AHEAD / 2 : MEMFILTER_CUCKOO_AHEAD;
 	const u64 ones = mf_cuckoo_ones(f), high = ones << (f - 1);
 	const u32 *gen = c->gen;
 	unsigned long word, miss, live;
@@ -1498,9 +1525,10 @@ static __always_inline void mf_cuckoo_query_batch(const struct memfilter_cuckoo 
 	u64 x1, x2, pat, s;
 	u32 v;
 
-	BUILD_BUG_ON(MEMFILTER_CUCKOO_AHEAD & (MEMFILTER_CUCKOO_AHEAD - 1));
+	BUILD_BUG_ON(MEMFILTER_CUCKOO_AHEAD < 2 ||
+		     (MEMFILTER_CUCKOO_AHEAD & (MEMFILTER_CUCKOO_AHEAD - 1)));
 	for (i = 0; i < n && i < ahead; i++)
-		mf_cuckoo_ring_f(&g, r1, r2, i, hashes[i], f, lay);
+		mf_cuckoo_ring_put(&g, &ring, i, hashes[i], f, lay, wide);
 	for (base = 0; base < n; base += m) {
 		m = n - base < BITS_PER_LONG ? n - base : BITS_PER_LONG;
 		live = m == BITS_PER_LONG ? ~0UL : (1UL << m) - 1;
@@ -1512,11 +1540,16 @@ static __always_inline void mf_cuckoo_query_batch(const struct memfilter_cuckoo 
 			j = i % ahead;
 			pat = mf_cuckoo_fp_f(hashes[i], f) * ones;
 			/* Racy bucket reads: the version's re-read validates them. */
-			x1 = data_race(mf_cuckoo_load(g.table, r1[j], f)) ^ pat;
+			x1 = data_race(mf_cuckoo_load(g.table,
+						      mf_cuckoo_ring_get(&ring, 0, j, wide),
+						      f)) ^ pat;
 			/* Racy, as x1. */
-			x2 = data_race(mf_cuckoo_load(g.table, r2[j], f)) ^ pat;
+			x2 = data_race(mf_cuckoo_load(g.table,
+						      mf_cuckoo_ring_get(&ring, 1, j, wide),
+						      f)) ^ pat;
 			if (i + ahead < n)
-				mf_cuckoo_ring_f(&g, r1, r2, j, hashes[i + ahead], f, lay);
+				mf_cuckoo_ring_put(&g, &ring, j, hashes[i + ahead], f, lay,
+						   wide);
 			word |= (unsigned long)!!((((x1 - ones) & ~x1) |
 						   ((x2 - ones) & ~x2)) & high) << k;
 		}
@@ -1535,6 +1568,18 @@ static __always_inline void mf_cuckoo_query_batch(const struct memfilter_cuckoo 
 	}
 }
 
+/* The batch lookup for @f-bit fingerprints in layout @lay: the ring's width. */
+static __always_inline void mf_cuckoo_query_batch_l(const struct memfilter_cuckoo *c,
+						    const u64 *hashes, size_t n,
+						    unsigned long *result,
+						    const u32 f, const u32 lay)
+{
+	if (likely(c->p.nbuckets <= MEMFILTER_CUCKOO_RING32_BUCKETS))
+		mf_cuckoo_query_batch(c, hashes, n, result, f, lay, false);
+	else
+		mf_cuckoo_query_batch(c, hashes, n, result, f, lay, true);
+}
+
 /**
  * memfilter_cuckoo_contains_hashes() - look up a batch of keys
  * @c: the filter
@@ -1544,7 +1589,8 @@ static __always_inline void mf_cuckoo_query_batch(const struct memfilter_cuckoo 
  *	cleared otherwise (bits past @n in the last word are left alone)
  *
  * Prefetches the buckets of the key MEMFILTER_CUCKOO_AHEAD places ahead
- * while probing each one, so the cache misses of a batch overlap.
+ * (half as far in tables of over 2^32 buckets) while probing each one, so
+ * the cache misses of a batch overlap.
  *
  * Context: any, including hard interrupt and NMI; lockless and bounded.
  */
@@ -1555,18 +1601,18 @@ void memfilter_cuckoo_contains_hashes(const struct memfilter_cuckoo *c,
 	const u32 mod = MEMFILTER_CUCKOO_LAYOUT_MOD, pow2 = MEMFILTER_CUCKOO_LAYOUT_POW2;
 
 	if (c->p.layout != MEMFILTER_CUCKOO_LAYOUT_MOD) {
-		mf_cuckoo_query_batch(c, hashes, n, result, c->p.fp_bits, pow2);
+		mf_cuckoo_query_batch_l(c, hashes, n, result, c->p.fp_bits, pow2);
 		return;
 	}
 	switch (c->p.fp_bits) {
 	case 12:
-		mf_cuckoo_query_batch(c, hashes, n, result, 12, mod);
+		mf_cuckoo_query_batch_l(c, hashes, n, result, 12, mod);
 		break;
 	case 8:
-		mf_cuckoo_query_batch(c, hashes, n, result, 8, mod);
+		mf_cuckoo_query_batch_l(c, hashes, n, result, 8, mod);
 		break;
 	default:
-		mf_cuckoo_query_batch(c, hashes, n, result, 16, mod);
+		mf_cuckoo_query_batch_l(c, hashes, n, result, 16, mod);
 		break;
 	}
 }
