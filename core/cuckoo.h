@@ -58,10 +58,11 @@
  * keys, 512 bytes) in tables of up to 2^32 buckets, which is any table
  * under 16 GiB, and as 64-bit ones, half as many keys in the same bytes,
  * in larger ones. The lookup derives the fingerprint again from the hash.
- * On a quiet host, at 16M keys, 64 ahead ran 1.2x faster than 32 and 1.7x
- * faster than 16; at 1M keys it ran as fast as 32 and 8-15% slower than 16
- * (bench/results/cuckoo.md). The frame stays under 1 KiB with KASAN (the
- * test kernels warn at 1024). -DMEMFILTER_CUCKOO_AHEAD=N to try others.
+ * At 16M keys 64 ahead ran about 1.1x faster than 32 and 1.6-1.8x faster
+ * than 16; at 1M keys within a few percent of 32 and 10-15% slower than
+ * 16; at 100M the same as 32 (bench/results/cuckoo.md). Frame: 624 bytes
+ * in the stock 6.12 build, 904 with KASAN (the test kernels warn at
+ * 1024). -DMEMFILTER_CUCKOO_AHEAD=N to try others.
  */
 #ifndef MEMFILTER_CUCKOO_AHEAD
 #define MEMFILTER_CUCKOO_AHEAD		64
