@@ -150,11 +150,15 @@ $(eval $(call lib_rules,$(BUILD)/fuzz,,$(FUZZ_CC),$(FUZZ_FLAGS)))
 $(eval $(call core_rules,$(BUILD)/bench,$(CC),$(BENCH_CFLAGS) $(WARN),))
 
 # --- native tests -------------------------------------------------------------
-$(BUILD)/native/%_test: tests/native/%_test.c \
-		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(CORE_SRCS)) | $(VERSION_H)
+define native_test_link
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -O1 -g $(TEST_WARN) $(SAN) \
 		-o $@ $^ -lxxhash
+endef
+
+$(BUILD)/native/%_test: tests/native/%_test.c \
+		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(CORE_SRCS)) | $(VERSION_H)
+	$(native_test_link)
 
 # image_test, count_test, grow_test and offline_window_test also test libmemfilter's offline filters.
 $(BUILD)/native/image_test $(BUILD)/native/count_test $(BUILD)/native/grow_test \
@@ -171,12 +175,14 @@ $(BUILD)/native/ring64/core-cuckoo.o: core/cuckoo.c $(CORE_HDRS)
 $(BUILD)/native/cuckoo_ring64_test: tests/native/cuckoo_test.c \
 		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(filter-out core/cuckoo.c,$(CORE_SRCS))) \
 		$(BUILD)/native/ring64/core-cuckoo.o | $(VERSION_H)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -O1 -g $(TEST_WARN) $(SAN) \
-		-o $@ $^ -lxxhash
+	$(native_test_link)
 
 native-test: $(NATIVE_TESTS)
 	@rc=0; for t in $^; do $$t || rc=1; done; exit $$rc
+
+# The native tests' names, one list for native-test and make check.
+native-test-list:
+	@echo $(notdir $(NATIVE_TESTS))
 
 # --- static binaries for the guests -----------------------------------------
 $(BUILD)/guest/bin/%_test: tests/%_test.c $(GUEST_LIB_OBJS) $(LIB_HDRS)

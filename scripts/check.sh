@@ -157,12 +157,9 @@ sparse_clean() {
 }
 
 native_tests() {
-	local t n
+	local n
 	: >$R/native.log
-	# cuckoo_ring64_test: cuckoo_test.c again, every table on the batch
-	# lookup's 64-bit ring (Makefile)
-	for t in tests/native/*_test.c cuckoo_ring64_test; do
-		n=$(basename "$t" .c)
+	for n in $(make -s native-test-list); do
 		if make -s "build/native/$n" >$R/native-build.log 2>&1; then
 			section $R/native.log tap "native.$n" "build/native/$n"
 		else
