@@ -834,6 +834,32 @@ LIBMEMFILTER_API int mf_offline_from_image(const void *image, size_t len,
 					   struct mf_offline **out, const char **why);
 
 /**
+ * mf_image_read() - read one image from a file descriptor, in bounded memory
+ * @fd: a file, pipe or socket, read from where it stands
+ * @image: out: the image, one allocation; free() it (a keyed filter's
+ *	image holds its secret)
+ * @len: out: its length in bytes
+ * @why: optional: on -EBADMSG or -EOPNOTSUPP, a static one-line reason
+ *	(as mf_offline_from_image() gives); NULL otherwise
+ *
+ * Reads the 128-byte header and checks it (magic, checksum, every field,
+ * as the kernel's loader does) before it reads any payload, then exactly
+ * the payload size the header declares, and then one byte more to make
+ * sure the input ends there. Until the header is checked it holds 128
+ * bytes; after that, at most the declared size, which the header's own
+ * fields bound, and never more than twice what arrived (64 KiB at least),
+ * so an endless or short input (/dev/zero, a truncated pipe) costs
+ * little. The payload's checksum is left to mf_offline_from_image() or
+ * mf_load().
+ *
+ * Return: 0 or -errno: -EBADMSG for a bad magic, a corrupt or
+ * inconsistent header, an input that ends before the payload does or
+ * goes on after it; -EOPNOTSUPP for an unknown version, type, hash or
+ * flag; -ENOMEM; read()'s errno (-EISDIR for a directory).
+ */
+LIBMEMFILTER_API int mf_image_read(int fd, void **image, size_t *len, const char **why);
+
+/**
  * mf_offline_free() - release an offline filter
  * @f: the filter, or NULL
  *

@@ -17,6 +17,7 @@
  */
 #include <stdlib.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "filter_type.h"
 #include "image.h"
@@ -333,6 +334,131 @@ int mf_offline_from_image(const void *image, size_t len,
 	*out = f;
 out:
 	explicit_bzero(&d, sizeof(d));
+	if (why)
+		*why = w;
+	return ret;
+}
+
+/* read() until @len bytes or the end of input. Return: bytes or -errno. */
+static ssize_t mf_read_full(int fd, void *buf, size_t len)
+{
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < len) {
+		n = read(fd, (u8 *)buf + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		off += n;
+	}
+	return off;
+}
+
+/*
+ * The image length the header @hdr (@n bytes read: all of it unless the
+ * input ended) declares, once memfilter_image_parse() has checked it.
+ */
+static int mf_image_declared(const u8 *hdr, size_t n, size_t *total,
+			     const char **why)
+{
+	const struct memfilter_image_header *h = (const void *)hdr;
+	struct memfilter_image_desc d;
+	u64 len;
+	int ret;
+
+	if (n < MEMFILTER_IMAGE_HDR_SIZE) {
+		*why = mf_image_why(hdr, n, -EBADMSG);
+		return -EBADMSG;
+	}
+	/* No image is that long: parse refuses a header with no payload. */
+	if (check_add_overflow((u64)MEMFILTER_IMAGE_HDR_SIZE,
+			       (u64)le64_to_cpu(h->payload_size), &len))
+		len = MEMFILTER_IMAGE_HDR_SIZE;
+	ret = memfilter_image_parse(hdr, len, &d);
+	explicit_bzero(&d, sizeof(d));
+	if (ret) {
+		*why = mf_image_why(hdr, len, ret);
+		return ret;
+	}
+	if (len > SIZE_MAX)
+		return -ENOMEM;
+	*total = len;
+	return 0;
+}
+
+/* The image buffer's next size: doubled from 64 KiB, at most @total. */
+static size_t mf_image_grow(size_t cap, size_t total)
+{
+	const size_t first = 64 * 1024;
+
+	if (cap >= total / 2)
+		return total;
+	return cap < first ? min(first, total) : 2 * cap;
+}
+
+int mf_image_read(int fd, void **image, size_t *len, const char **why)
+{
+	size_t total, cap = MEMFILTER_IMAGE_HDR_SIZE, off;
+	const char *w = NULL;
+	u8 *buf, *p, extra;
+	ssize_t n;
+	int ret;
+
+	*image = NULL;
+	*len = 0;
+	buf = malloc(cap);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	n = mf_read_full(fd, buf, cap);
+	if (n < 0) {
+		ret = n;
+		goto out_free;
+	}
+	ret = mf_image_declared(buf, n, &total, &w);
+	if (ret)
+		goto out_free;
+	for (off = n; off < total; off += n) {
+		if (off == cap) {
+			p = realloc(buf, mf_image_grow(cap, total));
+			if (!p) {
+				ret = -ENOMEM;
+				goto out_free;
+			}
+			buf = p;
+			cap = mf_image_grow(cap, total);
+		}
+		n = mf_read_full(fd, buf + off, cap - off);
+		if (n < 0) {
+			ret = n;
+			goto out_free;
+		}
+		if (!n)
+			break;
+	}
+	if (off < total) {
+		ret = -EBADMSG;
+		w = "truncated: shorter than header + payload";
+		goto out_free;
+	}
+	n = mf_read_full(fd, &extra, 1);
+	if (n) {
+		ret = n < 0 ? n : -EBADMSG;
+		w = n < 0 ? NULL : "trailing bytes after the payload";
+		goto out_free;
+	}
+	*image = buf;
+	*len = total;
+	goto out;
+out_free:
+	explicit_bzero(buf, cap);
+	free(buf);
+out:
 	if (why)
 		*why = w;
 	return ret;

@@ -47,6 +47,29 @@ expect_error() {
 	grep -q -- "$sub" "$T/err" || fail "'$*': error lacks '$sub'"
 }
 
+# limited CMD...: CMD with at most MEM_LIMIT_MB MiB of memory (ulimit -v).
+# An ASan build (MF_CLI_ASAN=1, set by tests/native/cli_test) cannot start
+# under ulimit -v (its shadow memory takes terabytes of address space): no
+# allocation above the limit succeeds instead, which is what stops a
+# reader that grows one buffer.
+MEM_LIMIT_MB=64
+limited() {
+	if [ "${MF_CLI_ASAN:-0}" = 1 ]; then
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}max_allocation_size_mb=$MEM_LIMIT_MB:allocator_may_return_null=1" \
+			"$@"
+	else
+		(ulimit -v $((MEM_LIMIT_MB * 1024)) && exec "$@")
+	fi
+}
+
+# from GEN CMD...: CMD reading the output of the shell function GEN on
+# stdin (GEN's own errors, a broken pipe when CMD stops reading, dropped).
+from() {
+	g=$1
+	shift
+	"$g" 2>/dev/null | "$@"
+}
+
 # expect_out TEXT: stdout is exactly TEXT (one line).
 expect_out() {
 	[ "$(cat "$T/out")" = "$1" ] || fail "stdout is not '$1'"
@@ -1049,6 +1072,96 @@ t_hash_offline() {
 		fail "--hash siphash24 is not keyed"
 }
 
+zeros() {
+	cat /dev/zero
+}
+
+# big.hdr: the header of a valid image that declares a 16 MiB payload.
+big_header() {
+	[ -f "$T/big.hdr" ] && return 0
+	memfilterctl build --type bloom --capacity 16777216 --bits-per-key 8 \
+		-o "$T/big.img" /dev/null &&
+	head -c 128 "$T/big.img" >"$T/big.hdr" && rm -f "$T/big.img"
+}
+
+big_header_zeros() {
+	cat "$T/big.hdr" /dev/zero
+}
+
+big_header_short() {
+	cat "$T/big.hdr"
+	head -c 1000 /dev/zero
+}
+
+# huge.hdr: big.hdr declaring 2^56 bytes more (byte 95 is payload_size's
+# top byte): its checksum fails before any payload is read.
+huge_header_zeros() {
+	cat "$T/huge.hdr" /dev/zero
+}
+
+# Every image reader (inspect, query --image, merge, rotate --image, load)
+# reads the 128-byte header, checks it, then exactly the payload it
+# declares: an endless input is refused in bounded memory, never read
+# whole. load reads and checks its image before it opens /dev/memfilter.
+t_image_input_bounded() {
+	offline_images && big_header || return 1
+	magic="corrupt filter image: not a memfilter filter image (bad magic)"
+	expect_error "/dev/zero: $magic" limited memfilterctl inspect /dev/zero &&
+	expect_error "/dev/zero: $magic" limited memfilterctl query \
+		--image /dev/zero --key k &&
+	expect_error "/dev/zero: $magic" limited memfilterctl merge \
+		"$T/o1.img" /dev/zero &&
+	expect_error "/dev/zero: $magic" limited memfilterctl rotate \
+		--image /dev/zero -o "$T/z.img" && [ ! -e "$T/z.img" ] ||
+		fail "rotate of /dev/zero" || return 1
+	expect_error "<stdin>: $magic" from zeros limited memfilterctl load \
+		cli-zero || return 1
+	expect_error "<stdin>: $magic" from zeros limited memfilterctl \
+		inspect - || return 1
+	cp "$T/big.hdr" "$T/huge.hdr" && flip_byte "$T/huge.hdr" 95 &&
+	expect_error "<stdin>: corrupt filter image: header checksum" \
+		from huge_header_zeros limited memfilterctl inspect - || return 1
+	expect_error "<stdin>: corrupt filter image: trailing bytes after the payload" \
+		from big_header_zeros limited memfilterctl inspect - || return 1
+	expect_error "<stdin>: corrupt filter image: truncated: shorter than header + payload" \
+		from big_header_short limited memfilterctl inspect - || return 1
+	printf 'abc' >"$T/3.img"
+	expect_error "3.img: corrupt filter image: truncated: shorter than the 128-byte header" \
+		memfilterctl inspect "$T/3.img"
+}
+
+long_line() {
+	seq 1000
+	head -c 1500000000 /dev/zero
+}
+
+# A line is read only up to the key limit (4096 bytes, 8192 hex digits,
+# a CR before the newline not counted): a longer one is an error naming
+# its line, as is a read error; no image is written.
+t_keys_bounded() {
+	expect_error "<stdin>:1001: key longer than 4096 bytes" from long_line \
+		limited memfilterctl build --type bloom --capacity 2000 \
+		-o "$T/long.img" - && [ ! -e "$T/long.img" ] ||
+		fail "build wrote an image of a partial input" || return 1
+	awk 'BEGIN { s = "k"; for (i = 0; i < 12; i++) s = s s;
+		print "a"; print s "\r"; print substr(s, 1, 4095) "xy" }' \
+		>"$T/edge"
+	expect_error "edge:3: key longer than 4096 bytes" memfilterctl build \
+		--type cuckoo --capacity 10 -o "$T/edge.img" "$T/edge" || return 1
+	head -n 2 "$T/edge" >"$T/edge2"
+	expect_rc 0 memfilterctl build --type cuckoo --capacity 10 \
+		-o "$T/edge.img" "$T/edge2" &&
+	expect_rc 0 memfilterctl query --image "$T/edge.img" --count \
+		"$T/edge2" && expect_out 2 || return 1
+	awk 'BEGIN { s = "6b"; for (i = 0; i < 12; i++) s = s s;
+		print s; print s "6b" }' >"$T/hexedge"
+	expect_error "hexedge:2: key longer than 4096 bytes" memfilterctl \
+		query --hex --image "$T/edge.img" "$T/hexedge" &&
+	expect_error "<stdin>:1: Is a directory" memfilterctl build \
+		--type bloom --capacity 10 -o "$T/dir.img" - <"$T" &&
+		[ ! -e "$T/dir.img" ] || fail "build from a directory on stdin"
+}
+
 t_cleanup() {
 	for n in $(memfilterctl list | grep '^cli-'); do
 		memfilterctl rm "$n" || fail "rm $n" || return 1
@@ -1060,7 +1173,8 @@ t_cleanup() {
 
 OFFLINE_TESTS="version_flag merge_bad_args output_atomic overfill_warning
 unsupported_combinations range_errors json_offline keys_offline count_offline
-help_new window_offline hash_offline grow_offline"
+help_new window_offline hash_offline grow_offline image_input_bounded
+keys_bounded"
 
 TESTS="version create_bloom create_cuckoo create_defaults_and_params create_xxh3
 create_existing_name add_file add_stdin query_present query_absent

@@ -27,64 +27,6 @@ static const char *image_path(const char *path)
 	return !path || !strcmp(path, "-") ? "<stdin>" : path;
 }
 
-/* All of @path ("-" or NULL: stdin) into one allocation. */
-static int read_all(const char *path, unsigned char **buf, size_t *len)
-{
-	size_t cap = 65536, n = 0, got;
-	unsigned char *b, *nb;
-	FILE *f = stdin;
-	struct stat st;
-
-	*buf = NULL;
-	if (path && strcmp(path, "-")) {
-		f = fopen(path, "rb");
-		if (!f) {
-			cli_error("%s: %s", path, strerror(errno));
-			return -1;
-		}
-	}
-	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
-		cli_error("%s: %s", image_path(path), strerror(EISDIR));
-		goto out_close;
-	}
-	b = malloc(cap);
-	if (!b)
-		goto out_nomem;
-	for (;;) {
-		if (n == cap) {
-			nb = realloc(b, cap * 2);
-			if (!nb)
-				goto out_free_nomem;
-			b = nb;
-			cap *= 2;
-		}
-		errno = 0;
-		got = fread(b + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		cli_error("%s: %s", image_path(path),
-			  strerror(errno ? errno : EIO));
-		free(b);
-		goto out_close;
-	}
-	if (f != stdin)
-		fclose(f);
-	*buf = b;
-	*len = n;
-	return 0;
-out_free_nomem:
-	free(b);
-out_nomem:
-	cli_error("%s", strerror(ENOMEM));
-out_close:
-	if (f != stdin)
-		fclose(f);
-	return -1;
-}
-
 /* "memfilterctl: PATH: corrupt filter image: WHY" for a refused image. */
 static int image_error(const char *path, int err, const char *why)
 {
@@ -99,6 +41,35 @@ static int image_error(const char *path, int err, const char *why)
 	return EXIT_ERR;
 }
 
+/*
+ * The image in @path ("-" or NULL: stdin), its header checked before its
+ * payload is read (mf_image_read()): memory stays bounded by what the
+ * header declares, whatever the input.
+ */
+static int read_image(const char *path, unsigned char **img, size_t *len)
+{
+	int fd = STDIN_FILENO, ret;
+	const char *why;
+	void *buf;
+
+	if (path && strcmp(path, "-")) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			cli_error("%s: %s", path, strerror(errno));
+			return -1;
+		}
+	}
+	ret = mf_image_read(fd, &buf, len, &why);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (ret == -EBADMSG || ret == -EOPNOTSUPP)
+		image_error(path, ret, why);
+	else if (ret)
+		cli_error("%s: %s", image_path(path), strerror(-ret));
+	*img = buf;
+	return ret ? -1 : 0;
+}
+
 /* Parse the image in file @path (checked) into an offline filter. */
 struct mf_offline *open_image(const char *path)
 {
@@ -108,7 +79,7 @@ struct mf_offline *open_image(const char *path)
 	size_t len;
 	int ret;
 
-	if (read_all(path, &img, &len))
+	if (read_image(path, &img, &len))
 		return NULL;
 	ret = mf_offline_from_image(img, len, &f, &why);
 	explicit_bzero(img, len);
@@ -465,7 +436,7 @@ static int cmd_load(int argc, char **argv)
 		usage_error("the image is read from stdin: redirect it from a file");
 		return EXIT_ERR;
 	}
-	if (read_all(NULL, &img, &len))
+	if (read_image(NULL, &img, &len))
 		return EXIT_ERR;
 	dev = open_device();
 	if (dev < 0) {
@@ -592,7 +563,7 @@ static int cmd_inspect(int argc, char **argv)
 		return EXIT_ERR;
 	}
 	path = argv[optind];
-	if (read_all(path, &img, &len))
+	if (read_image(path, &img, &len))
 		return EXIT_ERR;
 	ret = mf_offline_from_image(img, len, &f, &why);
 	if (ret) {
@@ -635,7 +606,7 @@ static int merge_inputs(char **paths, unsigned char **img, size_t *len)
 	int i, ret;
 
 	for (i = 0; i < 2; i++) {
-		if (read_all(paths[i], &img[i], &len[i]))
+		if (read_image(paths[i], &img[i], &len[i]))
 			return -1;
 		ret = mf_offline_from_image(img[i], len[i], &f, &why);
 		if (ret) {

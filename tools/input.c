@@ -7,6 +7,13 @@
  * without its newline; a CR before the newline (a CRLF file) is stripped
  * too. With --hex a line is the key's bytes as hex digits.
  *
+ * Lines are read through one 64 KiB buffer and never further than the
+ * key limit (MF_KEY_MAX bytes, twice that in hex digits, and the CR): a
+ * longer line is an error as soon as that much of it has been read,
+ * whatever its length. So is every read error and failed allocation:
+ * each stops the command with exit status 2 and names the line, never
+ * ends the input early.
+ *
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <errno.h>
@@ -18,6 +25,9 @@
 
 #include "memfilterctl.h"
 
+/* The read buffer: larger than the longest line taken (reader_line()). */
+#define READ_BYTES 65536
+
 /* Progress bar: regular files above this size, pipes after this many keys. */
 #define PROGRESS_FILE_BYTES (1024 * 1024)
 #define PROGRESS_PIPE_KEYS 100000
@@ -27,7 +37,7 @@ void reader_free(struct reader *r)
 {
 	if (r->f && r->f != stdin)
 		fclose(r->f);
-	free(r->line);
+	free(r->buf);
 	free(r->text);
 	free(r->text_lens);
 	if (r->hex) {
@@ -43,7 +53,9 @@ static int reader_alloc(struct reader *r, bool hex)
 	r->text_lens = malloc(BATCH_LINES * sizeof(*r->text_lens));
 	r->key_lens = hex ? malloc(BATCH_LINES * sizeof(*r->key_lens)) :
 			    r->text_lens;
-	if (r->text_lens && r->key_lens)
+	if (r->f)
+		r->buf = malloc(READ_BYTES);
+	if (r->text_lens && r->key_lens && (r->buf || !r->f))
 		return 0;
 	cli_error("%s", strerror(ENOMEM));
 	reader_free(r);
@@ -120,10 +132,17 @@ static int hexval(int c)
 	return -1;
 }
 
+/* "PATH:LINE: MSG" for line (or --key argument) @line. */
+static int reader_error_at(struct reader *r, uint64_t line, const char *msg)
+{
+	progress_done(r);
+	cli_error("%s:%" PRIu64 ": %s", r->path, line, msg);
+	return -1;
+}
+
 static int reader_error(struct reader *r, const char *msg)
 {
-	cli_error("%s:%" PRIu64 ": %s", r->path, r->lineno, msg);
-	return -1;
+	return reader_error_at(r, r->lineno, msg);
 }
 
 /* Append one line (without its line end) to the batch. */
@@ -198,21 +217,58 @@ void progress_done(struct reader *r)
 	r->prog.shown = false;
 }
 
-/* The next line of the stream into the batch. Return: 1, 0 at EOF, -1. */
+/*
+ * More input after the unread bytes, moved to the buffer's start.
+ * Return: bytes read, 0 at the end of input, -1 on a read error.
+ */
+static ssize_t reader_fill(struct reader *r)
+{
+	size_t left = r->end - r->pos, got;
+
+	memmove(r->buf, r->buf + r->pos, left);
+	r->pos = 0;
+	r->end = left;
+	errno = 0;
+	got = fread(r->buf + left, 1, READ_BYTES - left, r->f);
+	r->end += got;
+	if (!got && ferror(r->f))
+		return -1;
+	return got;
+}
+
+/*
+ * The next line of the stream into the batch, read no further than a key
+ * can be long (the buffer holds more than that).
+ * Return: 1, 0 at EOF, -1.
+ */
 static int reader_line(struct reader *r)
 {
-	ssize_t len;
+	size_t max = (r->hex ? 2 * MF_KEY_MAX : MF_KEY_MAX) + 1;
+	char *line, *nl;
+	size_t len;
+	ssize_t got;
 
-	errno = 0;
-	len = getline(&r->line, &r->line_cap, r->f);
-	if (len < 0)
+	while (!(nl = memchr(r->buf + r->pos, '\n', r->end - r->pos))) {
+		if (r->end - r->pos > max)
+			return reader_error_at(r, r->lineno + 1,
+					       "key longer than 4096 bytes");
+		if (r->eof)
+			break;
+		got = reader_fill(r);
+		if (got < 0)
+			return reader_error_at(r, r->lineno + 1,
+					       strerror(errno ? errno : EIO));
+		r->eof = !got;
+	}
+	if (!nl && r->pos == r->end)
 		return 0;
 	r->lineno++;
-	if (len && r->line[len - 1] == '\n')
+	line = r->buf + r->pos;
+	len = nl ? (size_t)(nl - line) : r->end - r->pos;
+	r->pos += len + !!nl;
+	if (len && line[len - 1] == '\r')
 		len--;
-	if (len && r->line[len - 1] == '\r')
-		len--;
-	return reader_push(r, r->line, len) ? -1 : 1;
+	return reader_push(r, line, len) ? -1 : 1;
 }
 
 /* The next --key argument into the batch. Return: 1, 0 at the end, -1. */
@@ -241,10 +297,6 @@ ssize_t reader_next(struct reader *r)
 	}
 	if (ret < 0)
 		return -1;
-	if (r->f && ferror(r->f)) {
-		cli_error("%s: %s", r->path, strerror(errno ? errno : EIO));
-		return -1;
-	}
 	if (!r->hex)
 		r->keys = (unsigned char *)r->text;
 	r->keys_read += r->n;

@@ -203,6 +203,8 @@ struct progress {
  * @hex: keys are hex digits
  * @lineno: lines (or arguments) read so far
  * @keys_read: keys read so far
+ * @buf: the stream's bytes as read (READ_BYTES), unread from @pos to @end
+ * @eof: the stream has ended (what is left in @buf is its last line)
  * @n: keys in this batch
  * @text: the batch's lines as read, without line ends (query prints them)
  * @text_lens: their lengths
@@ -217,8 +219,9 @@ struct reader {
 	bool hex;
 	uint64_t lineno;
 	uint64_t keys_read;
-	char *line;
-	size_t line_cap;
+	char *buf;
+	size_t pos, end;
+	bool eof;
 
 	size_t n;
 	char *text;

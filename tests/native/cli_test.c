@@ -3,7 +3,8 @@
  * memfilterctl's offline commands (build, inspect, merge, query --image and
  * the option checks that need no device) on the host, built with ASan and
  * UBSan: runs the offline half of tests/cli_test.sh (MF_CLI_OFFLINE=1)
- * with build/native/memfilterctl first on PATH. The script prints TAP;
+ * with build/native/memfilterctl first on PATH and MF_CLI_ASAN=1 (its
+ * memory limits are ASan's, not ulimit -v). The script prints TAP;
  * its exit status is this test's. Run from the top of the tree, as
  * make native-test and scripts/check.sh do.
  *
@@ -36,7 +37,8 @@ int main(void)
 	}
 	if (asprintf(&path, "%s:%s", dirname(exe), old ? old : "/usr/bin:/bin") < 0)
 		return 1;
-	if (setenv("PATH", path, 1) || setenv("MF_CLI_OFFLINE", "1", 1))
+	if (setenv("PATH", path, 1) || setenv("MF_CLI_OFFLINE", "1", 1) ||
+	    setenv("MF_CLI_ASAN", "1", 1))
 		return 1;
 	free(path);
 	execl("/bin/sh", "sh", SCRIPT, (char *)NULL);

@@ -6,13 +6,18 @@
  * before and re-serialize to the same bytes; corrupt images refused with
  * the errno the uapi header promises (every header bit flip, payload bit
  * flips, every truncation, wrong version, magic, type, hash, flag,
- * geometry, sizes, trailing bytes, cuckoo key counts); Bloom merges of
+ * geometry, sizes, trailing bytes, cuckoo key counts); images read from
+ * a pipe no further than their header until it is checked
+ * (mf_image_read()); Bloom merges of
  * matching images and refusal of mismatched ones.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "image.h"
 #include "kselftest_harness.h"
@@ -358,6 +363,100 @@ TEST_F(corrupt, trailing_bytes)
 	for (extra = 1; extra <= 64; extra++)
 		EXPECT_EQ(-EBADMSG, load(c, self->len + extra));
 	free(c);
+}
+
+/*
+ * mf_image_read() of @len bytes of @data from a pipe whose write end stays
+ * open unless @eof: a read past what was written would block (and the
+ * harness's timeout fail the test). @left: bytes it left unread.
+ */
+static int read_pipe(const void *data, size_t len, bool eof, size_t *left,
+		     void **img, size_t *img_len, const char **why)
+{
+	int p[2], ret, n;
+
+	if (pipe(p))
+		return -errno;
+	if (write(p[1], data, len) != (ssize_t)len)
+		return -EIO;
+	if (eof)
+		close(p[1]);
+	ret = mf_image_read(p[0], img, img_len, why);
+	n = -1;
+	ioctl(p[0], FIONREAD, &n);
+	*left = n;
+	close(p[0]);
+	if (!eof)
+		close(p[1]);
+	return ret;
+}
+
+#define READ_EXTRA	60000	/* bytes after the header: less than a pipe */
+
+/*
+ * mf_image_read() reads the header, checks it, then exactly the payload
+ * it declares and one byte more: a header declaring more than the format
+ * allows, or a bad magic, costs the header only, whatever follows.
+ */
+TEST_F(corrupt, read_bounded)
+{
+	uint8_t *buf = calloc(1, self->len + READ_EXTRA);
+	struct memfilter_image_header *h = (void *)buf;
+	const char *why;
+	size_t left, len;
+	void *img;
+	int fd;
+
+	memcpy(buf, self->img, self->len);
+	ASSERT_EQ(0, read_pipe(buf, self->len, true, &left, &img, &len, &why));
+	EXPECT_EQ(NULL, why);
+	ASSERT_EQ(self->len, len);
+	EXPECT_EQ(0, memcmp(img, self->img, len));
+	EXPECT_EQ(0, left);
+	free(img);
+
+	EXPECT_EQ(-EBADMSG, read_pipe(buf, self->len + 1000, false, &left,
+				      &img, &len, &why));
+	EXPECT_STREQ("trailing bytes after the payload", why);
+	EXPECT_EQ(NULL, img);
+	EXPECT_EQ(999, left);
+
+	EXPECT_EQ(-EBADMSG, read_pipe(buf, self->len - 1, true, &left, &img,
+				      &len, &why));
+	EXPECT_STREQ("truncated: shorter than header + payload", why);
+	EXPECT_EQ(-EBADMSG, read_pipe(buf, HDR - 1, true, &left, &img, &len,
+				      &why));
+	EXPECT_STREQ("truncated: shorter than the 128-byte header", why);
+
+	/* Payload sizes the header cannot declare, checksum and all. */
+	h->payload_size = htole64(1ULL << 62);
+	rehash(h);
+	memset(buf + HDR, 0, READ_EXTRA);
+	EXPECT_EQ(-EBADMSG, read_pipe(buf, HDR + READ_EXTRA, false, &left,
+				      &img, &len, &why));
+	EXPECT_STREQ("inconsistent header fields (geometry, sizes or hash parameters)",
+		     why);
+	EXPECT_EQ(READ_EXTRA, left);
+	h->payload_size = htole64(UINT64_MAX - 64);
+	rehash(h);
+	EXPECT_EQ(-EBADMSG, read_pipe(buf, HDR + READ_EXTRA, false, &left,
+				      &img, &len, &why));
+	EXPECT_STREQ("inconsistent header fields (geometry, sizes or hash parameters)",
+		     why);
+	EXPECT_EQ(READ_EXTRA, left);
+
+	memset(buf, 0, HDR);
+	EXPECT_EQ(-EBADMSG, read_pipe(buf, HDR + READ_EXTRA, false, &left,
+				      &img, &len, &why));
+	EXPECT_STREQ("not a memfilter filter image (bad magic)", why);
+	EXPECT_EQ(READ_EXTRA, left);
+
+	fd = open(".", O_RDONLY);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EISDIR, mf_image_read(fd, &img, &len, &why));
+	EXPECT_EQ(NULL, why);
+	close(fd);
+	free(buf);
 }
 
 /* Edit a header field, recompute the checksum, expect @err. */
