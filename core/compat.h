@@ -54,6 +54,17 @@ static __always_inline void memfilter_atomic_add64(u64 *p, u64 v)
 }
 
 /*
+ * Relaxed compare-and-exchange of a 64-bit counter: true if *@p held
+ * *@old and now holds @new, else *@old is what it held (window
+ * generations' keys, claimed up to the capacity).
+ */
+static __always_inline bool memfilter_atomic_try_cmpxchg64(u64 *p, u64 *old,
+							   u64 new)
+{
+	return atomic64_try_cmpxchg_relaxed((atomic64_t *)p, (s64 *)old, new);
+}
+
+/*
  * The Bloom filter's stripe locks (core/bloom.c): spinlocks, so lockdep
  * and KCSAN see them. Writers run in process and softirq context, so
  * every holder has bottom halves disabled: memfilter_bh_disable() around

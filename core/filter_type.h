@@ -70,8 +70,9 @@ struct memfilter_image_desc;
  *	The single-key case of the BPF kfuncs, netfilter and dm. NULL:
  *	memfilter_state_contains_key() hashes the key and asks @contains.
  * @add: add @n hashes; set bit i of @result when key i was added. Stops
- *	at the first that does not fit. Return: 0 or -ENOSPC; *@done is how
- *	many hashes were processed.
+ *	at the first that does not fit (a full cuckoo filter or sub-filter,
+ *	a full current generation of a window that rotates by count).
+ *	Return: 0 or -ENOSPC; *@done is how many hashes were processed.
  * @add_exclusive: @add for a filter with one owner and no concurrent
  *	readers (offline builds): the same bits, no atomics. NULL: use @add.
  * @add_unique: @add, but a key that may already be in sets no bit and
@@ -80,7 +81,7 @@ struct memfilter_image_desc;
  *	removed. NULL if the type cannot delete.
  * @test_and_add: for each of @n hashes in order, set bit i when key i may
  *	have been present, then add it; lockless. NULL if the type cannot.
- *	Return: 0; *@done is @n.
+ *	Return: 0 or -ENOSPC, where @add would stop; *@done as for @add.
  * @count: for each of @n hashes, how many copies of its key the filter
  *	holds (0: certainly absent) into @counts[i], at most
  *	MEMFILTER_COUNT_MAX; lockless, as @contains. NULL if the type cannot

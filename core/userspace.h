@@ -111,6 +111,12 @@ static inline void memfilter_atomic_add64(u64 *p, u64 v)
 	__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
 
+static inline bool memfilter_atomic_try_cmpxchg64(u64 *p, u64 *old, u64 new)
+{
+	return __atomic_compare_exchange_n(p, old, new, false, __ATOMIC_RELAXED,
+					   __ATOMIC_RELAXED);
+}
+
 /*
  * The Bloom filter's stripe locks (core/bloom.c), as the kernel's
  * spinlock_t: a locked exchange to take one, a release store to drop it.

@@ -53,6 +53,19 @@
  *   other may both report it absent (each may test before the other sets
  *   its bits); the key is present after both. Plain Bloom filters give the
  *   same contract (memfilter_bloom_test_and_add_hashes()).
+ * - A window that rotates by count (MEMFILTER_WINDOW_ROTATE_BY_COUNT)
+ *   holds at most its capacity of keys in a generation. The type's add
+ *   and test-and-add (memfilter_window_ops) claim room in the current
+ *   generation with a compare-and-exchange on its key count before they
+ *   set any bit, and stop with -ENOSPC at the first key that finds none:
+ *   the owner rotates and goes on with the rest. So however many adds
+ *   race, no generation's count passes the capacity, and the count is
+ *   exactly the keys written into it: a claim on a generation that is no
+ *   longer current (its claimant read @cur before a publish) is an insert
+ *   into it, and step 1 waits for it before that generation is cleared
+ *   and its count reset. (The direct memfilter_window_add_hashes() and
+ *   friends count without a bound: for owners that rotate by period or
+ *   by hand, and tests.)
  * - Nothing here sleeps or allocates: any context. Waiting (step 1) and
  *   rescheduling between chunks are the caller's.
  *
@@ -304,13 +317,38 @@ u32 memfilter_window_current(const struct memfilter_window *w)
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_window_current);
 
+/*
+ * Claim room for up to @n keys in generation @gen: all @n unless @w
+ * rotates by count, then what is left of the capacity (top of this file).
+ * Return: how many keys the caller may now write into @gen.
+ */
+static u32 mf_window_claim(struct memfilter_window *w, u32 gen, u32 n)
+{
+	u64 cap = w->p.gen.capacity, k, take;
+
+	if (!(w->p.flags & MEMFILTER_WINDOW_ROTATE_BY_COUNT)) {
+		memfilter_atomic_add64(&w->gen_keys[gen], n);
+		return n;
+	}
+	k = READ_ONCE(w->gen_keys[gen]);
+	do {
+		if (k >= cap)
+			return 0;
+		take = min((u64)n, cap - k);
+	} while (!memfilter_atomic_try_cmpxchg64(&w->gen_keys[gen], &k,
+						 k + take));
+	return take;
+}
+
 /**
  * memfilter_window_add_hashes() - insert many keys by their hashes
  * @w: the filter
  * @hashes: the keys' hashes under @w->p.gen.hasher
  * @n: how many
  *
- * Reads the current generation once and inserts every key into it.
+ * Reads the current generation once and inserts every key into it, and
+ * counts them, even past the capacity of a window that rotates by count
+ * (the type's add stops there instead: memfilter_window_ops).
  *
  * Context: any; safe against concurrent inserts, queries and rotations,
  * provided the rotator waits for this call as the top of this file says
@@ -643,24 +681,42 @@ static void mf_window_contains(const union memfilter_state *s,
 	memfilter_window_contains_hashes(&s->window, hashes, n, result);
 }
 
+/*
+ * The type's add and test-and-add: the keys that fit in the current
+ * generation (all, unless the window rotates by count and it fills up),
+ * then -ENOSPC if some did not: the owner rotates and retries the rest.
+ */
+static int mf_window_write(union memfilter_state *s, const u64 *hashes,
+			   u32 n, unsigned long *result, u32 *done,
+			   enum memfilter_window_op op)
+{
+	struct memfilter_window *w = &s->window;
+	u32 cur = memfilter_window_current(w);
+	u32 m = mf_window_claim(w, cur, n), i;
+
+	if (op == MEMFILTER_WINDOW_OP_ADD) {
+		mf_window_hashes(w, hashes, m, NULL, cur, op);
+		for (i = 0; i < m; i++)
+			memfilter_result_set(result, i);
+	} else {
+		mf_window_hashes(w, hashes, m, result, cur, op);
+	}
+	*done = m;
+	return m < n ? -ENOSPC : 0;
+}
+
 static int mf_window_add(union memfilter_state *s, const u64 *hashes, u32 n,
 			 unsigned long *result, u32 *done)
 {
-	u32 i;
-
-	memfilter_window_add_hashes(&s->window, hashes, n);
-	for (i = 0; i < n; i++)
-		memfilter_result_set(result, i);
-	*done = n;
-	return 0;
+	return mf_window_write(s, hashes, n, result, done,
+			       MEMFILTER_WINDOW_OP_ADD);
 }
 
 static int mf_window_test_and_add(union memfilter_state *s, const u64 *hashes,
 				  u32 n, unsigned long *result, u32 *done)
 {
-	memfilter_window_test_and_add_hashes(&s->window, hashes, n, result);
-	*done = n;
-	return 0;
+	return mf_window_write(s, hashes, n, result, done,
+			       MEMFILTER_WINDOW_OP_TEST_AND_ADD);
 }
 
 static void mf_window_clear(union memfilter_state *s)

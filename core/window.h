@@ -58,7 +58,8 @@ struct memfilter_window_params {
  *	generation loaded from an image may predate the clock: compare with
  *	signed differences); written by the rotator
  * @gen_keys: keys added to each generation since it was last cleared,
- *	counted by the table's add operations
+ *	counted by the table's add operations; never above the capacity
+ *	when the window rotates by count (claimed before the bits are set)
  */
 struct memfilter_window {
 	struct memfilter_window_params p;

@@ -54,7 +54,10 @@ EXPORT_SYMBOL_GPL(memfilter_contains);
  * Return: 0, or -ENOSPC when a cuckoo filter, or a growing filter at its
  * limits, is full (nothing in it lost), or -EAGAIN when a growing
  * filter's newest sub-filter is full and its work item is making the
- * next (it is usually made ahead, at half fill): retry later.
+ * next (it is usually made ahead, at half fill), or when the current
+ * generation of a window filter that rotates by count holds its capacity
+ * and the work item the add that filled it queued has not rotated yet:
+ * the key was not added, retry later.
  */
 int memfilter_add(struct memfilter *f, const void *key, u32 len)
 {
@@ -85,7 +88,9 @@ EXPORT_SYMBOL_GPL(memfilter_add);
  * Return: 1 if the key may have been present, 0 if it certainly was not
  * (it is now), -EOPNOTSUPP for a cuckoo filter, -ENOSPC or -EAGAIN as
  * memfilter_add() for a growing filter (growing filters: the sub-filters
- * are asked newest first, and a key none holds is added to the newest).
+ * are asked newest first, and a key none holds is added to the newest),
+ * -EAGAIN as memfilter_add() for a window filter that rotates by count
+ * (the key neither tested nor added).
  */
 int memfilter_test_and_add(struct memfilter *f, const void *key, u32 len)
 {

@@ -5,6 +5,18 @@
  * on request (MEMFILTER_IOC_ROTATE). The algorithm and its memory-ordering
  * argument are in core/window.c; the type's table does the rest.
  *
+ * By count, the type's add stops where the current generation reaches its
+ * capacity (core/window.c claims room before it writes), so no generation
+ * ever holds more. The add that fills it queues the rotation at once; an
+ * add that found it full is -EAGAIN (mf_window_added()), and the ioctls,
+ * in process context, rotate then and there and go on with the rest of
+ * the batch (mf_window_make_room(), through
+ * memfilter_filter_add_sleepable()), so a batch is split exactly where
+ * each generation fills. The in-kernel API, kfuncs and netfilter (any
+ * context but hard interrupt) cannot wait for a rotation: they get
+ * -EAGAIN, the key not added, until the work item has rotated, as they do
+ * from a growing filter whose next sub-filter is not made yet.
+ *
  * Conventions in this file: rotations of one filter are serialized by
  * f->rot.lock and run in process context (the work runs on
  * system_unbound_wq): wait for the inserters of the previous publish
@@ -159,16 +171,32 @@ static void mf_window_kfree(struct memfilter *f)
 	mutex_destroy(&f->rot.lock);
 }
 
-/* A batch was added: rotate if it filled the current generation. */
+/*
+ * A batch was added: rotate now if it filled the current generation; an
+ * add the full generation stopped (-ENOSPC, by count only) is -EAGAIN,
+ * "retry once the rotation is done".
+ */
 static int mf_window_added(struct memfilter *f, int ret)
 {
 	const struct memfilter_window *w = &f->s.window;
 
-	if ((w->p.flags & MEMFILTER_WINDOW_ROTATE_BY_COUNT) &&
+	if (!(w->p.flags & MEMFILTER_WINDOW_ROTATE_BY_COUNT))
+		return ret;
+	if (ret == -ENOSPC ||
 	    READ_ONCE(w->gen_keys[memfilter_window_current(w)]) >=
 	    w->p.gen.capacity)
 		mod_delayed_work(system_unbound_wq, &f->rot.work, 0);
-	return ret;
+	return ret == -ENOSPC ? -EAGAIN : ret;
+}
+
+/*
+ * An ioctl's add found the current generation full: rotate now, unless
+ * the work item (or another adder) already has; then the add goes on.
+ */
+static int mf_window_make_room(struct memfilter *f)
+{
+	memfilter_rotate_tick(f, memfilter_now_ms());
+	return 0;
 }
 
 /* Dumps keep rotations out. */
@@ -194,6 +222,7 @@ const struct memfilter_kops memfilter_window_kops = {
 	.init = mf_window_kinit,
 	.start = mf_rotation_arm,
 	.added = mf_window_added,
+	.make_room = mf_window_make_room,
 	.rotate = memfilter_rotate,
 	.image_begin = mf_window_image_begin,
 	.image_end = mf_window_image_end,

@@ -597,6 +597,170 @@ TEST(image_roundtrip_and_checks)
 }
 
 /*
+ * A window that rotates by count, through its type's table as the module
+ * and libmemfilter add: an add stops where the current generation reaches
+ * its capacity (ENOSPC, *done the keys that fit), so no generation is
+ * ever counted past it; the owner rotates and goes on. 2,500 keys in one
+ * batch into capacity 1,000 fill generations 0, 1 and 2 with 1,000, 1,000
+ * and 500; two adds of 600 with 1,000 and 200. test-and-add alike.
+ */
+static void mf_test_by_count(struct __test_metadata *_metadata, bool tadd,
+			     const u32 *batches, u32 nbatches,
+			     const u64 *want, u32 want_cur)
+{
+	struct memfilter_create c = {
+		.type = MEMFILTER_TYPE_WINDOW, .capacity = 1000,
+		.bits_per_key_q4 = 40, .generations = 4,
+		.window_flags = MEMFILTER_WINDOW_ROTATE_BY_COUNT,
+	};
+	const struct memfilter_type_ops *ops;
+	union memfilter_params p;
+	struct mf_test_wf f;
+	struct memfilter_window *w = &f.s.window;
+	unsigned long *res = calloc(DIV_ROUND_UP(2500, BITS_PER_LONG), sizeof(long));
+	u64 *h, base = 0;
+	u32 b, d, done;
+	int ret;
+
+	ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p));
+	mf_test_wf_init(&f, &p);
+	h = mf_test_hashes(w, 2500, 0);
+	for (b = 0; b < nbatches; b++) {
+		for (d = 0; d < batches[b]; d += done) {
+			if (tadd)
+				ret = ops->test_and_add(&f.s, h + base + d,
+							batches[b] - d, res,
+							&done);
+			else
+				ret = ops->add(&f.s, h + base + d,
+					       batches[b] - d, res, &done);
+			if (!ret) {
+				ASSERT_EQ(batches[b] - d, done);
+				continue;
+			}
+			/* Stopped exactly at the capacity. */
+			ASSERT_EQ(-ENOSPC, ret);
+			ASSERT_LT(done, batches[b] - d);
+			ASSERT_EQ(1000, w->gen_keys[memfilter_window_current(w)]);
+			memfilter_window_rotate_exclusive(w, 0);
+		}
+		base += batches[b];
+	}
+	for (u32 j = 0; j < 4; j++)
+		EXPECT_EQ(want[j], w->gen_keys[j]);
+	EXPECT_EQ(want_cur, memfilter_window_current(w));
+	free(h);
+	free(res);
+	free(f.mem);
+}
+
+TEST(rotate_by_count_exact)
+{
+	static const u32 one[] = { 2500 }, two[] = { 600, 600 };
+	static const u64 want_one[] = { 1000, 1000, 500, 0 };
+	static const u64 want_two[] = { 1000, 200, 0, 0 };
+
+	mf_test_by_count(_metadata, false, one, 1, want_one, 2);
+	mf_test_by_count(_metadata, false, two, 2, want_two, 1);
+	mf_test_by_count(_metadata, true, one, 1, want_one, 2);
+	mf_test_by_count(_metadata, true, two, 2, want_two, 1);
+}
+
+/*
+ * Four threads add 300 keys each, one or a few at a time, into a window
+ * of capacity 100 that rotates by count; whoever is refused (ENOSPC)
+ * rotates, under a lock, if the current generation is still full. Fewer
+ * than G rotations: none clears a generation anyone writes. Each
+ * generation's count is claimed before its bits are set, so however the
+ * adds race, generations 0..11 end with exactly 100 keys each and the
+ * filter rotated exactly 11 times.
+ */
+#define MF_BC_THREADS	4
+#define MF_BC_KEYS	300
+
+struct mf_bc {
+	struct mf_test_wf f;
+	pthread_mutex_t rot;
+	u64 *h;
+	u32 done[MF_BC_THREADS];
+	u32 rotations;
+};
+
+struct mf_bc_arg {
+	struct mf_bc *c;
+	int id;
+};
+
+static void *mf_bc_adder(void *data)
+{
+	struct mf_bc_arg *a = data;
+	struct mf_bc *c = a->c;
+	struct memfilter_window *w = &c->f.s.window;
+	const u64 *h = c->h + a->id * MF_BC_KEYS;
+	unsigned long res;
+	u32 i = 0, m, got;
+
+	while (i < MF_BC_KEYS) {
+		m = min(MF_BC_KEYS - i, 1 + (i + a->id) % 5);
+		if (!memfilter_window_ops.add(&c->f.s, h + i, m, &res, &got)) {
+			i += m;
+			continue;
+		}
+		i += got;
+		pthread_mutex_lock(&c->rot);
+		if (w->gen_keys[memfilter_window_current(w)] >= w->p.gen.capacity) {
+			memfilter_window_rotate_exclusive(w, 0);
+			c->rotations++;
+		}
+		pthread_mutex_unlock(&c->rot);
+	}
+	c->done[a->id] = i;
+	return NULL;
+}
+
+TEST(rotate_by_count_under_threads)
+{
+	struct memfilter_create cr = {
+		.type = MEMFILTER_TYPE_WINDOW, .capacity = 100,
+		.bits_per_key_q4 = 40, .generations = 16,
+		.window_flags = MEMFILTER_WINDOW_ROTATE_BY_COUNT,
+	};
+	const struct memfilter_type_ops *ops;
+	struct mf_bc *c = calloc(1, sizeof(*c));
+	struct mf_bc_arg args[MF_BC_THREADS];
+	pthread_t t[MF_BC_THREADS];
+	union memfilter_params p;
+	struct memfilter_window *w = &c->f.s.window;
+	unsigned long bm[DIV_ROUND_UP(MF_BC_THREADS * MF_BC_KEYS, BITS_PER_LONG)];
+
+	ASSERT_EQ(0, memfilter_create_params(&cr, &ops, &p));
+	mf_test_wf_init(&c->f, &p);
+	pthread_mutex_init(&c->rot, NULL);
+	c->h = mf_test_hashes(w, MF_BC_THREADS * MF_BC_KEYS, 0);
+	for (int i = 0; i < MF_BC_THREADS; i++) {
+		args[i].c = c;
+		args[i].id = i;
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, mf_bc_adder, &args[i]));
+	}
+	for (int i = 0; i < MF_BC_THREADS; i++) {
+		pthread_join(t[i], NULL);
+		EXPECT_EQ(MF_BC_KEYS, c->done[i]);
+	}
+	EXPECT_EQ(11, c->rotations);
+	EXPECT_EQ(11, memfilter_window_current(w));
+	for (u32 j = 0; j < 16; j++)
+		EXPECT_EQ(j < 12 ? 100 : 0, w->gen_keys[j]);
+	/* Every key went in somewhere. */
+	memfilter_window_contains_hashes(w, c->h, MF_BC_THREADS * MF_BC_KEYS, bm);
+	EXPECT_EQ(MF_BC_THREADS * MF_BC_KEYS,
+		  mf_test_popcount(bm, MF_BC_THREADS * MF_BC_KEYS));
+	pthread_mutex_destroy(&c->rot);
+	free(c->h);
+	free(c->f.mem);
+	free(c);
+}
+
+/*
  * The rotation protocol of core/window.c under threads. Userspace has no
  * RCU: each inserter bumps its own counter around every insert (odd
  * inside, seq_cst), and the rotator's "grace period" waits until every
