@@ -76,11 +76,13 @@ int memfilter_name_valid(const char *name)
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_name_valid);
 
+/* Under RCU (lookups) or memfilter_names_lock (publish). */
 static struct memfilter_name_entry *mf_find(const char *name)
 {
 	struct memfilter_name_entry *n;
 
-	hash_for_each_possible_rcu(mf_names, n, node, mf_name_hash(name))
+	hash_for_each_possible_rcu(mf_names, n, node, mf_name_hash(name),
+				   lockdep_is_held(&memfilter_names_lock))
 		if (!strcmp(n->name, name))
 			return n;
 	return NULL;
