@@ -16,9 +16,12 @@
  * Permissions live in the file, as for any file: a filter fd opened
  * read-only (MEMFILTER_IOC_OPEN without MEMFILTER_OPEN_WRITE) queries,
  * reads the info and dumps unkeyed filters; every command that changes the
- * filter needs FMODE_WRITE (the dispatcher's EBADF), and a keyed dump also
- * needs the credentials the fd was opened with (file->f_cred) to hold
- * CAP_SYS_ADMIN, whoever reads it.
+ * filter needs FMODE_WRITE (the dispatcher's EBADF). Publishing,
+ * unpublishing and a keyed dump also need the credentials the fd was
+ * opened with (file->f_cred: the caller of the CREATE, LOAD or OPEN that
+ * made it) to hold CAP_SYS_ADMIN, whoever uses it: a privileged process
+ * handed an fd does not lend its privilege, and an fd handed on keeps its
+ * opener's.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -382,7 +385,7 @@ static int mf_cmd_publish(struct memfilter_ucmd *ucmd)
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	if (!capable(CAP_SYS_ADMIN))
+	if (!file_ns_capable(ucmd->file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
 	ret = memfilter_name_valid(cmd->name);
 	if (ret)
@@ -398,7 +401,7 @@ static int mf_cmd_unpublish(struct memfilter_ucmd *ucmd)
 		return -EOPNOTSUPP;
 	if (memchr_inv(cmd->name, 0, sizeof(cmd->name)))
 		return -EINVAL;
-	if (!capable(CAP_SYS_ADMIN))
+	if (!file_ns_capable(ucmd->file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
 	return memfilter_unpublish(ucmd->f);
 }

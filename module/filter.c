@@ -258,6 +258,7 @@ struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
 	if (f->kops->init)
 		f->kops->init(f);
 	f->id = atomic64_inc_return(&mf_next_id);
+	f->owner = INVALID_UID;
 
 	mutex_lock(&memfilter_names_lock);
 	list_add_tail(&f->all, &memfilter_all_filters);

@@ -131,7 +131,11 @@ extern const struct memfilter_kops memfilter_grow_kops;
  * @rot: rotation state (window filters)
  * @grow: growth state (growing filters)
  * @id: unique number, for debugfs and logs
- * @owner: effective uid of its creator, who may open it for writing by name
+ * @owner: effective uid of its creator (the credentials of its first fd:
+ *	MEMFILTER_IOC_CREATE's or LOAD's caller); INVALID_UID for filters
+ *	made in the kernel
+ * @owner_caps: MEMFILTER_OWNER_* capabilities its creator held: whoever
+ *	opens it for writing as its owner must hold them too
  * @dump_lock: one stepwise table copy at a time (dumps of locked types)
  */
 struct memfilter {
@@ -153,6 +157,7 @@ struct memfilter {
 	};
 	u64 id;
 	kuid_t owner;
+	u8 owner_caps;
 	struct mutex dump_lock;	/* stepwise table copies */
 };
 
@@ -171,6 +176,10 @@ struct memfilter_name_entry {
 	u32 id;
 	char name[MEMFILTER_NAME_MAX];
 };
+
+/* struct memfilter's owner_caps: its creator's, in the initial user namespace. */
+#define MEMFILTER_OWNER_SYS_ADMIN	BIT(0)	/* CAP_SYS_ADMIN */
+#define MEMFILTER_OWNER_NET_ADMIN	BIT(1)	/* CAP_NET_ADMIN */
 
 /* Published ids are 1 .. MEMFILTER_PUB_ID_MAX (names.c); 0 is none. */
 #define MEMFILTER_PUB_ID_MAX	INT_MAX

@@ -130,13 +130,42 @@ static int mf_cmd_api(struct memfilter_ucmd *ucmd)
 }
 
 /*
+ * Privileges are those of the credentials a file was opened with
+ * (file->f_cred), never of whoever uses it, as for a socket: a fd passed
+ * to another process carries its opener's rights, no more and no less.
+ * Capabilities count in the initial user namespace: names and filters
+ * are global.
+ */
+static bool mf_file_capable(const struct file *file, int cap)
+{
+	return file_ns_capable(file, &init_user_ns, cap);
+}
+
+/*
+ * Record the creator of @f, new and not yet shared: the credentials of
+ * its first fd @file, which are the caller's (anon_inode_getfile() took
+ * current_cred()), and which of the capabilities that guard published
+ * filters they hold. Asked without audit: nothing is denied here.
+ */
+static void mf_set_owner(struct memfilter *f, const struct file *file)
+{
+	f->owner = file->f_cred->euid;
+	f->owner_caps = 0;
+	if (ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN))
+		f->owner_caps |= MEMFILTER_OWNER_SYS_ADMIN;
+	if (ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN))
+		f->owner_caps |= MEMFILTER_OWNER_NET_ADMIN;
+}
+
+/*
  * Hand a new fd for @f (whose reference passes to the file) to the caller,
  * publishing @f under @name first if one is given: write the fd number into
- * the reply, install it last, and undo everything if any step fails.
+ * the reply, install it last, and undo everything if any step fails. A new
+ * filter (@owned) gets the new fd's opener as its owner.
  */
 static int mf_reply_fd(struct memfilter_ucmd *ucmd, struct memfilter *f,
-		       bool writable, const char *name, s32 *out_fd,
-		       size_t kernel_size)
+		       bool writable, bool owned, const char *name,
+		       s32 *out_fd, size_t kernel_size)
 {
 	struct file *file;
 	int fd, ret;
@@ -146,6 +175,8 @@ static int mf_reply_fd(struct memfilter_ucmd *ucmd, struct memfilter *f,
 		memfilter_put(f);
 		return fd;
 	}
+	if (owned)
+		mf_set_owner(f, file);
 	if (name) {
 		ret = memfilter_publish(f, name);
 		if (ret)
@@ -168,15 +199,16 @@ out_put_fd:
 }
 
 /*
- * An optional name in a create or load request: none (all zero), or one
- * the caller may publish. *@out is the name to publish, or NULL.
+ * An optional name in a create or load request on @file: none (all zero),
+ * or one its opener may publish. *@out is the name to publish, or NULL.
  */
-static int mf_optional_name(const char *name, const char **out)
+static int mf_optional_name(const struct file *file, const char *name,
+			    const char **out)
 {
 	*out = NULL;
 	if (!memchr_inv(name, 0, MEMFILTER_NAME_MAX))
 		return 0;
-	if (!capable(CAP_SYS_ADMIN))
+	if (!mf_file_capable(file, CAP_SYS_ADMIN))
 		return -EPERM;
 	*out = name;
 	return memfilter_name_valid(name);
@@ -191,24 +223,34 @@ static int mf_cmd_create(struct memfilter_ucmd *ucmd)
 
 	if (cmd->out_fd)
 		return -EINVAL;
-	ret = mf_optional_name(cmd->name, &name);
+	ret = mf_optional_name(ucmd->file, cmd->name, &name);
 	if (ret)
 		return ret;
 	f = memfilter_filter_create(cmd);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	f->owner = current_euid();
-	return mf_reply_fd(ucmd, f, true, name, &cmd->out_fd, sizeof(*cmd));
+	return mf_reply_fd(ucmd, f, true, true, name, &cmd->out_fd,
+			   sizeof(*cmd));
 }
 
 /*
- * May the caller open @f for writing? Its creator may (by effective uid),
- * and so may CAP_SYS_ADMIN; the resulting fd then carries the right (its
- * FMODE_WRITE), so later commands check the fd, not whoever uses it.
+ * May the opener of /dev/memfilter @file open @f for writing? CAP_SYS_ADMIN
+ * may. Its owner may too: the same effective uid as its creator, holding
+ * every capability of MEMFILTER_OWNER_* the creator held, so that a uid 0
+ * without them (a container without a user namespace, a service that
+ * dropped them) is not the owner of what full root made. The new fd then
+ * carries the right (its FMODE_WRITE), so later commands check the fd.
  */
-static bool mf_may_write(const struct memfilter *f)
+static bool mf_may_write(const struct file *file, const struct memfilter *f)
 {
-	return uid_eq(current_euid(), f->owner) || capable(CAP_SYS_ADMIN);
+	if (mf_file_capable(file, CAP_SYS_ADMIN))
+		return true;
+	if (!uid_eq(file->f_cred->euid, f->owner))
+		return false;
+	if (f->owner_caps & MEMFILTER_OWNER_SYS_ADMIN)
+		return false;
+	return !(f->owner_caps & MEMFILTER_OWNER_NET_ADMIN) ||
+	       mf_file_capable(file, CAP_NET_ADMIN);
 }
 
 static int mf_cmd_open(struct memfilter_ucmd *ucmd)
@@ -231,11 +273,12 @@ static int mf_cmd_open(struct memfilter_ucmd *ucmd)
 	f = memfilter_get_by_name(cmd->name);
 	if (!f)
 		return -ENOENT;
-	if (write && !mf_may_write(f)) {
+	if (write && !mf_may_write(ucmd->file, f)) {
 		memfilter_put(f);
 		return -EPERM;
 	}
-	return mf_reply_fd(ucmd, f, write, NULL, &cmd->out_fd, sizeof(*cmd));
+	return mf_reply_fd(ucmd, f, write, false, NULL, &cmd->out_fd,
+			   sizeof(*cmd));
 }
 
 static int mf_cmd_load(struct memfilter_ucmd *ucmd)
@@ -249,14 +292,14 @@ static int mf_cmd_load(struct memfilter_ucmd *ucmd)
 		return -EOPNOTSUPP;
 	if (cmd->out_fd)
 		return -EINVAL;
-	ret = mf_optional_name(cmd->name, &name);
+	ret = mf_optional_name(ucmd->file, cmd->name, &name);
 	if (ret)
 		return ret;
 	f = memfilter_filter_load(u64_to_user_ptr(cmd->image), cmd->image_len);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
-	f->owner = current_euid();
-	return mf_reply_fd(ucmd, f, true, name, &cmd->out_fd, sizeof(*cmd));
+	return mf_reply_fd(ucmd, f, true, true, name, &cmd->out_fd,
+			   sizeof(*cmd));
 }
 
 static int mf_cmd_list(struct memfilter_ucmd *ucmd)

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Selftest of who may change a filter: read-only and read-write filter
- * fds (MEMFILTER_OPEN_WRITE), a read-only /dev/memfilter, the keyed dump
- * checked against the opener's credentials, and the bound on argument
- * sizes. The unprivileged cases run as a member of the device's group, as
- * the admin guide's udev rule sets it up. Runs inside the guest as root.
+ * fds (MEMFILTER_OPEN_WRITE), a read-only /dev/memfilter, privileges
+ * checked against the credentials an fd was opened with (not whoever uses
+ * it, both ways), uid 0 without capabilities, the owner's capabilities,
+ * and the bound on argument sizes. The unprivileged cases run as a member
+ * of the device's group, as the admin guide's udev rule sets it up; the
+ * uid 0 cases drop capabilities with capset() and no user namespace. Runs
+ * inside the guest as root.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -14,11 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
 #include <linux/memfilter.h>
 
 #include "kselftest_harness.h"
@@ -99,6 +105,57 @@ static int drop_to(uid_t uid)
 	gid_t g = GROUP;
 
 	return setgroups(1, &g) || setgid(USER) || setuid(uid) ? -1 : 0;
+}
+
+/*
+ * Stay uid 0 but keep only the capabilities in @keep (bits CAP_*), in the
+ * initial user namespace: the bounding set loses the others, and the
+ * effective and permitted sets are @keep alone.
+ */
+static int caps_only(__u64 keep)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2] = { { 0 } };
+	int cap;
+
+	for (cap = 0; cap < 64; cap++)
+		if (!(keep >> cap & 1) && prctl(PR_CAPBSET_DROP, cap) &&
+		    errno != EINVAL)
+			return -1;
+	d[0].effective = d[0].permitted = (__u32)keep;
+	d[1].effective = d[1].permitted = (__u32)(keep >> 32);
+	if (syscall(SYS_capset, &h, d))
+		return -1;
+	memset(d, 0xff, sizeof(d));
+	if (syscall(SYS_capget, &h, d) || d[0].effective != (__u32)keep ||
+	    d[1].effective != (__u32)(keep >> 32))
+		return -1;
+	return geteuid() == 0 ? 0 : -1;
+}
+
+#define CAP(c)	(1ULL << (c))
+
+static int load_named(int dev, const char *name)
+{
+	char img[64] = { 0 };
+	struct memfilter_load l = {
+		.size = sizeof(l), .image = (__u64)(uintptr_t)img,
+		.image_len = sizeof(img),
+	};
+	int ret;
+
+	strncpy(l.name, name, sizeof(l.name) - 1);
+	ret = xioctl(dev, MEMFILTER_IOC_LOAD, &l);
+	return ret ? ret : l.out_fd;
+}
+
+static int clear(int fd)
+{
+	struct memfilter_clear c = { .size = sizeof(c) };
+
+	return xioctl(fd, MEMFILTER_IOC_CLEAR, &c);
 }
 
 static int send_fd(int sock, int fd)
@@ -336,25 +393,289 @@ static int owner_writes(void *arg)
 	return publish(fd, NULL) == -EPERM ? 0 : 15;
 }
 
+/* Remove a published filter as root: a writable fd of root's, unpublished. */
+static int root_unpublish(int dev, const char *name)
+{
+	int fd = open_name(dev, name, MEMFILTER_OPEN_WRITE), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = publish(fd, NULL);
+	close(fd);
+	return ret;
+}
+
 TEST_F(perm, owner_may_write)
 {
 	uid_t user = USER, other = OTHER_USER;
 	__u32 cnt;
 	int fd;
 
-	/* Create as the user (euid USER), publish as root. */
+	/*
+	 * Create as the user (euid USER, no capabilities) through root's
+	 * /dev/memfilter fd, whose opener may name it: the user owns it.
+	 */
 	ASSERT_EQ(0, seteuid(USER));
-	fd = create(self->dev, MEMFILTER_TYPE_BLOOM, 0, NULL);
+	fd = create(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.owned");
 	ASSERT_EQ(0, seteuid(0));
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, publish(fd, "perm.owned"));
 
 	EXPECT_EQ(0, in_child(owner_writes, &user));
 	EXPECT_EQ(0, in_child(owner_writes, &other));
 	EXPECT_EQ(0, keys_op(fd, MEMFILTER_IOC_QUERY, 9, &cnt));
 	EXPECT_EQ(1, cnt);
-	EXPECT_EQ(0, publish(fd, NULL));
+	/* The fd is the user's, whoever holds it: root cannot unpublish by it. */
+	EXPECT_EQ(-EPERM, publish(fd, NULL));
+	EXPECT_EQ(0, root_unpublish(self->dev, "perm.owned"));
 	close(fd);
+}
+
+/*
+ * uid 0 without capabilities (a container without a user namespace, a
+ * service that dropped them) is not root: it reads root's published
+ * filters but opens none for writing, names nothing, and every change
+ * through a read-only fd fails.
+ */
+static int capless_root(void *arg)
+{
+	char img[256];
+	__u32 cnt = 0;
+	int dev, fd, own;
+
+	if (caps_only(0))
+		return 10;
+	dev = open(DEV, O_RDWR);
+	if (dev < 0)
+		return 11;
+	if (open_name(dev, "perm.croot", MEMFILTER_OPEN_WRITE) != -EPERM)
+		return 12;
+	if (open_name(dev, "perm.croot.c", MEMFILTER_OPEN_WRITE) != -EPERM)
+		return 13;
+	fd = open_name(dev, "perm.croot", 0);
+	if (fd < 0)
+		return 14;
+	if (keys_op(fd, MEMFILTER_IOC_QUERY, 42, &cnt) || cnt != 1)
+		return 15;
+	if (pread(fd, img, sizeof(img), 0) != sizeof(img))
+		return 16;
+	if (keys_op(fd, MEMFILTER_IOC_ADD, 7, NULL) != -EBADF)
+		return 17;
+	if (clear(fd) != -EBADF)
+		return 18;
+	if (publish(fd, NULL) != -EBADF)
+		return 19;
+	close(fd);
+	fd = open_name(dev, "perm.croot.c", 0);
+	if (fd < 0)
+		return 20;
+	if (keys_op(fd, MEMFILTER_IOC_DELETE, 42, NULL) != -EBADF)
+		return 21;
+	close(fd);
+	/* Names are root's: not by create, not by load, not by publish. */
+	if (load_named(dev, "perm.croot") != -EPERM)
+		return 22;
+	if (create(dev, MEMFILTER_TYPE_BLOOM, 0, "perm.croot.2") != -EPERM)
+		return 23;
+	own = create(dev, MEMFILTER_TYPE_BLOOM, 0, NULL);
+	if (own < 0)
+		return 24;
+	if (publish(own, "perm.croot.3") != -EPERM)
+		return 25;
+	return 0;
+}
+
+TEST_F(perm, uid0_without_capabilities)
+{
+	struct memfilter_info before, after;
+	__u32 cnt;
+	int bloom, cuckoo;
+
+	bloom = create(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.croot");
+	ASSERT_LE(0, bloom);
+	cuckoo = create(self->dev, MEMFILTER_TYPE_CUCKOO, 0, "perm.croot.c");
+	ASSERT_LE(0, cuckoo);
+	ASSERT_EQ(0, keys_op(bloom, MEMFILTER_IOC_ADD, 42, NULL));
+	ASSERT_EQ(0, keys_op(cuckoo, MEMFILTER_IOC_ADD, 42, NULL));
+	ASSERT_EQ(0, info(bloom, &before));
+
+	EXPECT_EQ(0, in_child(capless_root, NULL));
+
+	ASSERT_EQ(0, info(bloom, &after));
+	EXPECT_EQ(before.keys, after.keys);
+	EXPECT_EQ(before.fill, after.fill);
+	EXPECT_TRUE(after.status & MEMFILTER_STATUS_PUBLISHED);
+	EXPECT_EQ(0, keys_op(cuckoo, MEMFILTER_IOC_QUERY, 42, &cnt));
+	EXPECT_EQ(1, cnt);
+	EXPECT_EQ(-ENOENT, open_name(self->dev, "perm.croot.2", 0));
+	EXPECT_EQ(0, publish(bloom, NULL));
+	EXPECT_EQ(0, publish(cuckoo, NULL));
+	close(bloom);
+	close(cuckoo);
+}
+
+/* uid 0 with only @caps, acting on filter @name (through @dev if set). */
+struct as_root {
+	const char *name;
+	__u64 caps;
+	int dev;
+};
+
+/* Create @name through root's /dev/memfilter fd, which may name it. */
+static int create_as(void *arg)
+{
+	const struct as_root *a = arg;
+
+	if (caps_only(a->caps))
+		return 10;
+	return create(a->dev, MEMFILTER_TYPE_BLOOM, 0, a->name) < 0 ? 11 : 0;
+}
+
+/* 0: opened @name for writing through its own fd and added; 1: EPERM. */
+static int write_open_as(void *arg)
+{
+	const struct as_root *a = arg;
+	int dev, fd;
+
+	if (caps_only(a->caps))
+		return 10;
+	dev = open(DEV, O_RDWR);
+	if (dev < 0)
+		return 11;
+	fd = open_name(dev, a->name, MEMFILTER_OPEN_WRITE);
+	if (fd < 0)
+		return fd == -EPERM ? 1 : 12;
+	return keys_op(fd, MEMFILTER_IOC_ADD, 3, NULL) ? 13 : 0;
+}
+
+/*
+ * The owner's rule with capabilities: the same euid is not enough, the
+ * opener must also hold the CAP_NET_ADMIN its creator held.
+ */
+TEST_F(perm, owner_needs_creator_capabilities)
+{
+	const __u64 net = CAP(CAP_NET_ADMIN);
+	struct as_root a;
+
+	a = (struct as_root){ "perm.cap.net", net, self->dev };
+	ASSERT_EQ(0, in_child(create_as, &a));
+	a = (struct as_root){ "perm.cap.none", 0, self->dev };
+	ASSERT_EQ(0, in_child(create_as, &a));
+
+	a = (struct as_root){ "perm.cap.net", 0 };
+	EXPECT_EQ(1, in_child(write_open_as, &a));
+	a = (struct as_root){ "perm.cap.net", net };
+	EXPECT_EQ(0, in_child(write_open_as, &a));
+	a = (struct as_root){ "perm.cap.none", 0 };
+	EXPECT_EQ(0, in_child(write_open_as, &a));
+	a = (struct as_root){ "perm.cap.none", net };
+	EXPECT_EQ(0, in_child(write_open_as, &a));
+
+	EXPECT_EQ(0, root_unpublish(self->dev, "perm.cap.net"));
+	EXPECT_EQ(0, root_unpublish(self->dev, "perm.cap.none"));
+}
+
+/*
+ * Fds keep their opener's rights in any hands: root's /dev/memfilter fd
+ * and filter fd, inherited by a process that dropped to an unprivileged
+ * user, still open root's filters for writing, name filters and unpublish;
+ * the user's own /dev/memfilter fd does not.
+ */
+static int use_roots_fds(void *arg)
+{
+	int rootdev = ((int *)arg)[0], rootf = ((int *)arg)[1], dev, fd;
+
+	if (drop_to(USER))
+		return 10;
+	fd = open_name(rootdev, "perm.pass", MEMFILTER_OPEN_WRITE);
+	if (fd < 0)
+		return 11;
+	if (keys_op(fd, MEMFILTER_IOC_ADD, 7, NULL))
+		return 12;
+	close(fd);
+	fd = create(rootdev, MEMFILTER_TYPE_BLOOM, 0, "perm.pass.2");
+	if (fd < 0)
+		return 13;
+	if (publish(rootf, NULL) || publish(rootf, "perm.pass"))
+		return 14;
+	dev = open(DEV, O_RDWR);
+	if (dev < 0)
+		return 15;
+	if (open_name(dev, "perm.pass", MEMFILTER_OPEN_WRITE) != -EPERM)
+		return 16;
+	if (create(dev, MEMFILTER_TYPE_BLOOM, 0, "perm.pass.3") != -EPERM)
+		return 17;
+	return 0;
+}
+
+TEST_F(perm, passed_fds_keep_opener_rights)
+{
+	int fds[2];
+	__u32 cnt;
+
+	fds[0] = self->dev;
+	fds[1] = create(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.pass");
+	ASSERT_LE(0, fds[1]);
+
+	EXPECT_EQ(0, in_child(use_roots_fds, fds));
+
+	EXPECT_EQ(0, keys_op(fds[1], MEMFILTER_IOC_QUERY, 7, &cnt));
+	EXPECT_EQ(1, cnt);
+	EXPECT_EQ(0, publish(fds[1], NULL));
+	EXPECT_EQ(0, root_unpublish(self->dev, "perm.pass.2"));
+	EXPECT_EQ(-ENOENT, open_name(self->dev, "perm.pass.3", 0));
+	close(fds[1]);
+}
+
+/*
+ * The reverse: root using fds an unprivileged user opened (handed over a
+ * socket) gets the user's rights, not its own: no writable open of
+ * root's filter, no name, no publish, through them.
+ */
+static int hand_over_fds(void *arg)
+{
+	int sock = *(int *)arg, dev, fd;
+
+	if (drop_to(USER))
+		return 10;
+	dev = open(DEV, O_RDWR);
+	if (dev < 0)
+		return 11;
+	fd = create(dev, MEMFILTER_TYPE_BLOOM, 0, NULL);
+	if (fd < 0)
+		return 12;
+	return send_fd(sock, dev) || send_fd(sock, fd) ? 13 : 0;
+}
+
+TEST_F(perm, handed_fds_do_not_escalate)
+{
+	int sv[2], dev, fd, pub, ro;
+
+	pub = create(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.esc");
+	ASSERT_LE(0, pub);
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	ASSERT_EQ(0, in_child(hand_over_fds, &sv[1]));
+	dev = recv_fd(sv[0]);
+	ASSERT_LE(0, dev);
+	fd = recv_fd(sv[0]);
+	ASSERT_LE(0, fd);
+
+	EXPECT_EQ(-EPERM, open_name(dev, "perm.esc", MEMFILTER_OPEN_WRITE));
+	EXPECT_EQ(-EPERM, create(dev, MEMFILTER_TYPE_BLOOM, 0, "perm.esc.2"));
+	EXPECT_EQ(-EPERM, load_named(dev, "perm.esc.2"));
+	EXPECT_EQ(-EPERM, publish(fd, "perm.esc.3"));
+	/* What the user may do, root may do through them. */
+	ro = open_name(dev, "perm.esc", 0);
+	EXPECT_LE(0, ro);
+	EXPECT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, 1, NULL));
+	EXPECT_EQ(-ENOENT, open_name(self->dev, "perm.esc.2", 0));
+	EXPECT_EQ(-ENOENT, open_name(self->dev, "perm.esc.3", 0));
+	EXPECT_EQ(0, publish(pub, NULL));
+	close(ro);
+	close(fd);
+	close(dev);
+	close(pub);
+	close(sv[0]);
+	close(sv[1]);
 }
 
 /*
