@@ -41,6 +41,8 @@ struct memfilter_rotation {
 	unsigned long cookie;
 };
 
+struct mem_cgroup;
+
 /**
  * struct memfilter_growth - a growing filter's sub-filter allocations (grow.c)
  * @work: prepares the next sub-filter when the newest fills up
@@ -53,11 +55,15 @@ struct memfilter_rotation {
  *	other filters' deletion can lift: like @full until @retry (jiffies),
  *	then an atomic-context add queues another try
  * @retry: see @mem_full
+ * @memcg: the memory cgroup of the filter's creator (a reference, or
+ *	NULL without memcg), charged for every sub-filter whoever's add
+ *	makes it: the work item runs in a kernel thread, which has none
  */
 struct memfilter_growth {
 	struct work_struct work;
 	struct mutex lock;	/* growth; dumps */
 	void *raw[MEMFILTER_GROW_MAX_SUBS];
+	struct mem_cgroup *memcg;
 	bool full;
 	bool mem_full;
 	unsigned long retry;

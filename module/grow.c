@@ -15,14 +15,19 @@
  * the newest full and no next one made gets -EAGAIN while the work item
  * can still make it, -ENOSPC once the filter is at its limits. Dumps hold
  * f->grow.lock, so the sub-filters an image lists hold still.
+ * Every sub-filter is charged to the memory cgroup the filter was
+ * created in, as its first table was, whichever add makes it: the work
+ * item runs in a kernel thread, which no cgroup would pay for.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <kunit/visibility.h>
 #include <linux/jiffies.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/overflow.h>
+#include <linux/sched/mm.h>
 #include <linux/workqueue.h>
 
 #include "filter.h"
@@ -50,6 +55,7 @@ static int mf_grow_locked(struct memfilter *f)
 	const struct memfilter_type_ops *ops = f->ops;
 	u64 bytes = ops->next_bytes(&f->s), max;
 	u32 n = f->s.grow.p.nsubs;
+	struct mem_cgroup *old;
 	void *raw;
 
 	lockdep_assert_held(&f->grow.lock);
@@ -65,7 +71,9 @@ static int mf_grow_locked(struct memfilter *f)
 		WRITE_ONCE(f->grow.mem_full, true);
 		return -ENOSPC;
 	}
+	old = set_active_memcg(f->grow.memcg);
 	raw = memfilter_table_alloc(bytes + MEMFILTER_BLOOM_BLOCK_BYTES - 1);
+	set_active_memcg(old);
 	if (!raw) {
 		memfilter_uncharge(bytes);
 		return -ENOMEM;
@@ -121,6 +129,8 @@ static void mf_grow_kinit(struct memfilter *f)
 {
 	mutex_init(&f->grow.lock);
 	INIT_WORK(&f->grow.work, mf_grow_work);
+	/* The creator's: the active one if set, else its task's (or root). */
+	f->grow.memcg = get_mem_cgroup_from_mm(NULL);
 }
 
 static void mf_grow_kfree(struct memfilter *f)
@@ -130,6 +140,7 @@ static void mf_grow_kfree(struct memfilter *f)
 	cancel_work_sync(&f->grow.work);
 	for (i = 0; i < MEMFILTER_GROW_MAX_SUBS; i++)
 		kvfree(f->grow.raw[i]);
+	mem_cgroup_put(f->grow.memcg);
 	mutex_destroy(&f->grow.lock);
 }
 
