@@ -4,8 +4,9 @@
  * and/or IPv6 hook of a network namespace decides, from one key taken out
  * of each packet, whether the packet passes (drop-hit, drop-miss, and
  * dedup, which drops a key the filter may have seen and adds it with
- * memfilter_test_and_add()) or is only counted (count). Served through /dev/memfilter (NF_ATTACH,
- * NF_DETACH, NF_LIST) and shown in debugfs (memfilter/netfilter).
+ * memfilter_test_and_add()) or is only counted (count). Served through
+ * /dev/memfilter (NF_ATTACH, NF_DETACH, NF_LIST) and shown in debugfs
+ * (memfilter/netfilter).
  *
  * Conventions in this file: attachments live on one list under mf_nf_lock
  * (a mutex: registering a hook sleeps); each belongs to the namespace it
@@ -14,7 +15,12 @@
  * headers and payload with skb_header_pointer() into a per-CPU scratch
  * buffer (bottom halves disabled while it is in use), asks the filter
  * through the in-kernel API only (include/linux/memfilter.h), and answers
- * NF_ACCEPT or NF_DROP. An attachment, with its filter reference, is freed
+ * NF_ACCEPT or NF_DROP. Address keys come from the fixed IP header alone,
+ * so every packet has one; only port and payload keys parse further, and
+ * a packet without such a key is "skipped": dropped by drop-miss (an
+ * allowlist never lets through what it could not check), accepted by the
+ * other actions. Each packet lands in exactly one of the skipped, hits
+ * and misses counters. An attachment, with its filter reference, is freed
  * an RCU grace period after its hooks were unregistered, so a packet still
  * inside the hook finishes with it.
  *
@@ -62,6 +68,8 @@ struct mf_nf_stats {
 	u64_stats_t drops;
 	u64_stats_t added;
 	u64_stats_t skipped;
+	u64_stats_t misses;
+	u64_stats_t add_failed;
 	struct u64_stats_sync syncp;
 };
 
@@ -152,57 +160,87 @@ static const void *mf_nf_payload(struct sk_buff *skb, unsigned int thoff,
 	return skb_header_pointer(skb, off, *len, buf);
 }
 
-/* Append the ports (or zeros) of a first fragment or whole packet. */
-static bool mf_nf_ports(struct sk_buff *skb, unsigned int thoff, u8 proto,
+/*
+ * Where a packet's transport header is, for the 5-tuple and payload keys:
+ * @thoff: its offset (unset for a later fragment)
+ * @proto: the protocol
+ * @fragment: the packet is a fragment, the first one included
+ * @later: a fragment but the first (it has no transport header)
+ */
+struct mf_nf_l4 {
+	unsigned int thoff;
+	u8 proto;
+	bool fragment;
+	bool later;
+};
+
+/*
+ * Append the ports of a whole packet or first fragment, or zeros for a
+ * protocol without ports (later fragments too: they have none either).
+ * False when they cannot be read: a later fragment of a protocol with
+ * ports, a truncated header.
+ */
+static bool mf_nf_ports(struct sk_buff *skb, const struct mf_nf_l4 *l4,
 			u8 *out)
 {
 	const __be16 *ports;
 	__be16 _ports[2];
 
-	if (!mf_nf_has_ports(proto)) {
+	if (!mf_nf_has_ports(l4->proto)) {
 		memset(out, 0, sizeof(_ports));
 		return true;
 	}
-	ports = skb_header_pointer(skb, thoff, sizeof(_ports), _ports);
+	if (l4->later)
+		return false;
+	ports = skb_header_pointer(skb, l4->thoff, sizeof(_ports), _ports);
 	if (!ports)
 		return false;
 	memcpy(out, ports, sizeof(_ports));
 	return true;
 }
 
+static bool mf_nf_address_key(const struct mf_nf_attachment *a)
+{
+	return a->key == MEMFILTER_NF_KEY_SADDR ||
+	       a->key == MEMFILTER_NF_KEY_DADDR;
+}
+
 /*
- * The key of an IPv4 or IPv6 packet: NULL to skip it. @saddr and @daddr
- * point to the addresses of @alen bytes in the (copied) network header.
+ * An address key, from the fixed header alone: every packet has one,
+ * fragments and packets with any extension header chain included.
  */
-static const void *mf_nf_key(const struct mf_nf_attachment *a,
-			     struct sk_buff *skb, const void *saddr,
-			     const void *daddr, unsigned int alen,
-			     unsigned int thoff, u8 proto, bool fragment,
-			     void *buf, u32 *len)
+static const void *mf_nf_key_address(const struct mf_nf_attachment *a,
+				     const void *saddr, const void *daddr,
+				     unsigned int alen, u32 *len)
+{
+	*len = alen;
+	return a->key == MEMFILTER_NF_KEY_SADDR ? saddr : daddr;
+}
+
+/*
+ * The 5-tuple or payload key of a packet whose transport header is at
+ * @l4: NULL to skip it. @saddr and @daddr point to the addresses of @alen
+ * bytes in the (copied) network header.
+ */
+static const void *mf_nf_key_l4(const struct mf_nf_attachment *a,
+				struct sk_buff *skb, const void *saddr,
+				const void *daddr, unsigned int alen,
+				const struct mf_nf_l4 *l4, void *buf, u32 *len)
 {
 	u8 *k = buf;
 
-	switch (a->key) {
-	case MEMFILTER_NF_KEY_SADDR:
-		*len = alen;
-		return saddr;
-	case MEMFILTER_NF_KEY_DADDR:
-		*len = alen;
-		return daddr;
-	case MEMFILTER_NF_KEY_TUPLE:
-		memcpy(k, saddr, alen);
-		memcpy(k + alen, daddr, alen);
-		if (!mf_nf_ports(skb, thoff, proto, k + 2 * alen))
+	if (a->key == MEMFILTER_NF_KEY_L4_PAYLOAD) {
+		if (l4->fragment)
 			return NULL;
-		k[2 * alen + 4] = proto;
-		*len = 2 * alen + 5;
-		return k;
-	case MEMFILTER_NF_KEY_L4_PAYLOAD:
-		if (fragment)
-			return NULL;
-		return mf_nf_payload(skb, thoff, proto, buf, len);
+		return mf_nf_payload(skb, l4->thoff, l4->proto, buf, len);
 	}
-	return NULL;
+	memcpy(k, saddr, alen);
+	memcpy(k + alen, daddr, alen);
+	if (!mf_nf_ports(skb, l4, k + 2 * alen))
+		return NULL;
+	k[2 * alen + 4] = l4->proto;
+	*len = 2 * alen + 5;
+	return k;
 }
 
 static const void *mf_nf_key_ipv4(const struct mf_nf_attachment *a,
@@ -211,26 +249,33 @@ static const void *mf_nf_key_ipv4(const struct mf_nf_attachment *a,
 {
 	unsigned int nhoff = skb_network_offset(skb);
 	const struct iphdr *h;
+	struct mf_nf_l4 l4;
 	u16 frag;
 
 	h = skb_header_pointer(skb, nhoff, sizeof(*iph), iph);
-	if (!h || h->version != 4 || h->ihl < 5)
+	if (!h || h->version != 4)
+		return NULL;
+	if (mf_nf_address_key(a))
+		return mf_nf_key_address(a, &h->saddr, &h->daddr,
+					 sizeof(h->saddr), len);
+	if (h->ihl < 5)
 		return NULL;
 	frag = ntohs(h->frag_off);
-	if (frag & IP_OFFSET)
-		return NULL;
-	return mf_nf_key(a, skb, &h->saddr, &h->daddr, sizeof(h->saddr),
-			 nhoff + h->ihl * 4, h->protocol, frag & IP_MF, buf,
-			 len);
+	l4.thoff = nhoff + h->ihl * 4;
+	l4.proto = h->protocol;
+	l4.fragment = frag & (IP_OFFSET | IP_MF);
+	l4.later = frag & IP_OFFSET;
+	return mf_nf_key_l4(a, skb, &h->saddr, &h->daddr, sizeof(h->saddr),
+			    &l4, buf, len);
 }
 
 static const void *mf_nf_key_ipv6(const struct mf_nf_attachment *a,
 				  struct sk_buff *skb, struct ipv6hdr *ip6h,
 				  void *buf, u32 *len)
 {
-	unsigned int thoff = 0;
 	const struct ipv6hdr *h;
 	unsigned short fragoff;
+	struct mf_nf_l4 l4 = {};
 	int proto, flags = 0;
 
 	if (!IS_ENABLED(CONFIG_IPV6))
@@ -239,11 +284,18 @@ static const void *mf_nf_key_ipv6(const struct mf_nf_attachment *a,
 			       ip6h);
 	if (!h || h->version != 6)
 		return NULL;
-	proto = ipv6_find_hdr(skb, &thoff, -1, &fragoff, &flags);
-	if (proto < 0 || fragoff)
+	if (mf_nf_address_key(a))
+		return mf_nf_key_address(a, &h->saddr, &h->daddr,
+					 sizeof(h->saddr), len);
+	/* A later fragment's protocol, when no header follows its own. */
+	proto = ipv6_find_hdr(skb, &l4.thoff, -1, &fragoff, &flags);
+	if (proto < 0)
 		return NULL;
-	return mf_nf_key(a, skb, &h->saddr, &h->daddr, sizeof(h->saddr),
-			 thoff, proto, flags & IP6_FH_F_FRAG, buf, len);
+	l4.proto = proto;
+	l4.fragment = flags & IP6_FH_F_FRAG;
+	l4.later = fragoff;
+	return mf_nf_key_l4(a, skb, &h->saddr, &h->daddr, sizeof(h->saddr),
+			    &l4, buf, len);
 }
 
 static unsigned int mf_nf_hook(void *priv, struct sk_buff *skb,
@@ -255,7 +307,7 @@ static unsigned int mf_nf_hook(void *priv, struct sk_buff *skb,
 		struct iphdr v4;
 		struct ipv6hdr v6;
 	} hdr;
-	bool hit = false, drop = false, added = false;
+	bool hit = false, drop, added = false, failed = false;
 	const void *key;
 	u32 len;
 	int ret;
@@ -269,13 +321,21 @@ static unsigned int mf_nf_hook(void *priv, struct sk_buff *skb,
 	else
 		key = mf_nf_key_ipv6(a, skb, &hdr.v6,
 				     this_cpu_ptr(&mf_nf_scratch)->buf, &len);
-	if (key && a->action == MEMFILTER_NF_DEDUP) {
-		/* 1: may have been seen; 0: new, now added (never < 0 here). */
+	if (!key) {
+		/* An allowlist lets nothing through that it cannot check. */
+		drop = a->action == MEMFILTER_NF_DROP_MISS;
+	} else if (a->action == MEMFILTER_NF_DEDUP) {
+		/*
+		 * 1: may have been seen; 0: new, now added; < 0: new, not
+		 * added (a growing filter's newest sub-filter was full:
+		 * -EAGAIN, or -ENOSPC at its limits), accepted.
+		 */
 		ret = memfilter_test_and_add(a->f, key, len);
 		hit = ret == 1;
 		added = ret == 0;
+		failed = ret < 0;
 		drop = hit;
-	} else if (key) {
+	} else {
 		hit = memfilter_contains(a->f, key, len);
 		drop = a->action == MEMFILTER_NF_DROP_HIT ? hit :
 		       a->action == MEMFILTER_NF_DROP_MISS ? !hit : false;
@@ -284,12 +344,16 @@ static unsigned int mf_nf_hook(void *priv, struct sk_buff *skb,
 	u64_stats_inc(&st->packets);
 	if (!key)
 		u64_stats_inc(&st->skipped);
-	if (hit)
+	else if (hit)
 		u64_stats_inc(&st->hits);
+	else
+		u64_stats_inc(&st->misses);
 	if (drop)
 		u64_stats_inc(&st->drops);
 	if (added)
 		u64_stats_inc(&st->added);
+	if (failed)
+		u64_stats_inc(&st->add_failed);
 	u64_stats_update_end(&st->syncp);
 	local_bh_enable();
 	return drop ? NF_DROP : NF_ACCEPT;
@@ -320,7 +384,7 @@ static void mf_nf_read_stats(const struct mf_nf_attachment *a,
 
 	for_each_possible_cpu(cpu) {
 		const struct mf_nf_stats *st = per_cpu_ptr(a->stats, cpu);
-		u64 packets, hits, drops, added, skipped;
+		u64 packets, hits, drops, added, skipped, misses, failed;
 		unsigned int start;
 
 		do {
@@ -330,12 +394,16 @@ static void mf_nf_read_stats(const struct mf_nf_attachment *a,
 			drops = u64_stats_read(&st->drops);
 			added = u64_stats_read(&st->added);
 			skipped = u64_stats_read(&st->skipped);
+			misses = u64_stats_read(&st->misses);
+			failed = u64_stats_read(&st->add_failed);
 		} while (u64_stats_fetch_retry(&st->syncp, start));
 		e->packets += packets;
 		e->hits += hits;
 		e->drops += drops;
 		e->added += added;
 		e->skipped += skipped;
+		e->misses += misses;
+		e->add_failed += failed;
 	}
 }
 
@@ -471,7 +539,7 @@ int memfilter_nf_cmd_attach(struct memfilter_ucmd *ucmd)
 		ret = -ENOENT;
 		goto out_free;
 	}
-	/* Dedup adds keys: a type with test-and-add (Bloom, window). */
+	/* Dedup adds keys: a type with test-and-add (Bloom, window, grow). */
 	if (cmd->action == MEMFILTER_NF_DEDUP && !a->f->ops->test_and_add) {
 		ret = -EOPNOTSUPP;
 		goto out_put;
@@ -537,11 +605,15 @@ int memfilter_nf_cmd_detach(struct memfilter_ucmd *ucmd)
  * memfilter_nf_cmd_list() - MEMFILTER_IOC_NF_LIST
  * @ucmd: the call
  *
+ * Entries are @entry_size bytes apart, each truncated to it (a caller
+ * built before a counter was added gets the entry it knows), the tail
+ * past the kernel's entry zeroed.
+ *
  * Context: process context, may sleep.
- * Return: 0, -EINVAL for a too small entry_size, -E2BIG for one above
- * PAGE_SIZE (as for the argument's own size: a huge stride times
- * MEMFILTER_NF_MAX entries would make it clear gigabytes of the caller's
- * memory), -EFAULT, -ENOMEM.
+ * Return: 0, -EINVAL for an entry_size below MEMFILTER_NF_ENTRY_SIZE_VER0,
+ * -E2BIG for one above PAGE_SIZE (as for the argument's own size: a huge
+ * stride times MEMFILTER_NF_MAX entries would make it clear gigabytes of
+ * the caller's memory), -EFAULT, -ENOMEM.
  */
 int memfilter_nf_cmd_list(struct memfilter_ucmd *ucmd)
 {
@@ -550,12 +622,14 @@ int memfilter_nf_cmd_list(struct memfilter_ucmd *ucmd)
 	struct memfilter_nf_entry *e __free(kfree) = NULL;
 	u8 __user *out = u64_to_user_ptr(cmd->entries);
 	u32 max = min_t(u32, cmd->count, MEMFILTER_NF_MAX), count = 0, i;
-	size_t stride = cmd->entry_size;
+	size_t stride = cmd->entry_size, esz = min(stride, sizeof(*e));
 	struct mf_nf_attachment *a;
 
+	static_assert(MEMFILTER_NF_ENTRY_SIZE_VER0 ==
+		      offsetofend(struct memfilter_nf_entry, skipped));
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	if (stride < sizeof(*e))
+	if (stride < MEMFILTER_NF_ENTRY_SIZE_VER0)
 		return -EINVAL;
 	if (stride > PAGE_SIZE)
 		return -E2BIG;
@@ -574,9 +648,8 @@ int memfilter_nf_cmd_list(struct memfilter_ucmd *ucmd)
 		}
 	}
 	for (i = 0; i < min(max, count); i++) {
-		if (copy_to_user(out + i * stride, &e[i], sizeof(*e)) ||
-		    clear_user(out + i * stride + sizeof(*e),
-			       stride - sizeof(*e)))
+		if (copy_to_user(out + i * stride, &e[i], esz) ||
+		    clear_user(out + i * stride + esz, stride - esz))
 			return -EFAULT;
 	}
 	cmd->count = count;
@@ -600,17 +673,18 @@ static int mf_nf_show(struct seq_file *m, void *v)
 	struct memfilter_nf_entry e;
 	struct mf_nf_attachment *a;
 
-	seq_puts(m, "netns id filter family hook priority key action packets hits drops added skipped\n");
+	seq_puts(m, "netns id filter family hook priority key action packets hits drops added skipped misses add_failed\n");
 	guard(mutex)(&mf_nf_lock);
 	list_for_each_entry(a, &mf_nf_list, node) {
 		mf_nf_entry(a, &e);
-		seq_printf(m, "%u %u %s %s %s %d %s %s %llu %llu %llu %llu %llu\n",
+		seq_printf(m, "%u %u %s %s %s %d %s %s %llu %llu %llu %llu %llu %llu %llu\n",
 			   a->net->ns.inum, e.id, e.name,
 			   e.family == MEMFILTER_NF_IPV4 ? "ipv4" :
 			   e.family == MEMFILTER_NF_IPV6 ? "ipv6" : "both",
 			   mf_nf_hook_names[e.hook], e.priority,
 			   mf_nf_key_names[e.key], mf_nf_action_names[e.action],
-			   e.packets, e.hits, e.drops, e.added, e.skipped);
+			   e.packets, e.hits, e.drops, e.added, e.skipped,
+			   e.misses, e.add_failed);
 	}
 	return 0;
 }

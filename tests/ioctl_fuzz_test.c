@@ -1678,7 +1678,8 @@ static bool nf_entry_ok(const struct memfilter_nf_entry *e)
 	       e->priority != INT_MIN && e->priority != INT_MAX &&
 	       name_ok(e->name) && e->hits <= e->packets &&
 	       e->drops <= e->packets && e->added <= e->packets &&
-	       e->skipped <= e->packets;
+	       e->skipped <= e->packets && e->misses <= e->packets &&
+	       e->add_failed <= e->misses;
 }
 
 /* LIST: random capacities, entry sizes and pointers; entries must be sane. */
@@ -1695,7 +1696,8 @@ static void fz_nf_list(struct ctx *c)
 	l->count = below(&c->r, MEMFILTER_NF_MAX + 16);
 	switch (below(&c->r, 20)) {
 	case 0:
-		l->entry_size = below(&c->r, esz);
+		/* below the first version's entry (a shorter newer one is fine) */
+		l->entry_size = below(&c->r, MEMFILTER_NF_ENTRY_SIZE_VER0);
 		violate(&x, "entry_size below the entry", B(EINVAL), R_ACCEPTED);
 		break;
 	case 1:

@@ -64,11 +64,10 @@
  *    UNPUBLISH need a filter fd opened for writing (every CREATE and LOAD
  *    fd is; an OPEN fd only with MEMFILTER_OPEN_WRITE). Also: the fd is
  *    not a memfilter fd.
- *  - EPERM: the command needs a privilege the fd's opener lacked (the
- *    credentials an fd was opened with count, not the caller's): naming a
- *    filter, or opening for writing a filter one does not own (see
- *    struct memfilter_open), needs CAP_SYS_ADMIN; dumping a keyed filter
- *    needs a writable fd opened by a process with CAP_SYS_ADMIN.
+ *  - EPERM: the command needs a privilege the caller lacks: naming a
+ *    filter, or opening someone else's filter for writing, needs
+ *    CAP_SYS_ADMIN; dumping a keyed filter needs a writable fd opened by
+ *    a process with CAP_SYS_ADMIN.
  *  - ENOENT: no filter by that name.
  *  - EEXIST: the name is taken.
  *  - ENOSPC: a cuckoo filter is full; nothing already in it was lost.
@@ -275,11 +274,9 @@ struct memfilter_create {
  * Without flags the new fd is read-only, like an O_RDONLY file: it may
  * QUERY, INFO and read() the image of an unkeyed filter; commands that
  * change the filter fail on it with EBADF. MEMFILTER_OPEN_WRITE asks for a
- * read-write fd, through a /dev/memfilter fd opened for writing (EBADF
- * otherwise) by a process with CAP_SYS_ADMIN or by the filter's owner
- * (EPERM otherwise): the same effective uid as its creator, holding every
- * one of CAP_SYS_ADMIN and CAP_NET_ADMIN the creator held (so uid 0
- * without capabilities does not own what root made). The right is
+ * read-write fd, which the filter's creator (same effective uid) or a
+ * process with CAP_SYS_ADMIN gets (EPERM otherwise), through a
+ * /dev/memfilter fd opened for writing (EBADF otherwise). The right is
  * checked once, here, and then carried by the fd. ENOENT when no filter
  * has that name, EINVAL for an invalid name.
  */
@@ -509,8 +506,8 @@ struct memfilter_generation {
  *
  * Publishing makes the filter reachable by name from other processes and
  * from kernel hooks, and keeps it alive without any fd. Both need
- * CAP_SYS_ADMIN, held by the process that opened the filter fd (EPERM
- * otherwise): a name is a system-wide resource that kernel hooks trust.
+ * CAP_SYS_ADMIN (EPERM otherwise): a name is a system-wide resource that
+ * kernel hooks trust.
  */
 struct memfilter_name {
 	__u32 size;
@@ -742,17 +739,30 @@ struct memfilter_load {
  * name; for DETACH, no attachment has the id in this namespace. ENOSPC:
  * the namespace already has MEMFILTER_NF_MAX attachments. EOPNOTSUPP: a
  * known action the filter cannot do (MEMFILTER_NF_DEDUP on a cuckoo
- * filter: no test-and-add), or IPv6 without IPv6 support. EINVAL: an unknown
+ * filter: no test-and-add; Bloom, window and growing filters have it), or
+ * IPv6 without IPv6 support. EINVAL: an unknown
  * family, hook, key or action number, a priority of INT_MIN or INT_MAX, a
  * priority without MEMFILTER_NF_ATTACH_PRIORITY, an invalid name.
  *
  * Key bytes, as the filter sees them (network byte order throughout):
- * SADDR / DADDR: the 4- or 16-byte address. TUPLE: source address,
+ * SADDR / DADDR: the 4- or 16-byte address, from the fixed IPv4 or IPv6
+ * header, of every packet (fragments and any extension header chain
+ * included). TUPLE: source address,
  * destination address, source port, destination port (2 bytes each; 0 for
  * protocols other than TCP, UDP, UDP-Lite, SCTP and DCCP), protocol
  * (1 byte): 13 bytes for IPv4, 37 for IPv6. L4_PAYLOAD: the bytes after
- * the TCP or UDP header, at most MEMFILTER_KEY_MAX of them; other
- * protocols, longer payloads and fragments are skipped.
+ * the TCP or UDP header, at most MEMFILTER_KEY_MAX of them.
+ *
+ * A packet without a key of the attachment's kind is "skipped": a TUPLE
+ * key of a non-first fragment of a protocol with ports, or of an IPv6
+ * packet whose extension headers cannot be followed; an L4_PAYLOAD key of
+ * any fragment, of other protocols, of a payload over MEMFILTER_KEY_MAX
+ * bytes or of a GSO packet. DROP_MISS (an allowlist) drops skipped
+ * packets: nothing it cannot check passes. The other actions accept them.
+ *
+ * The counters of struct memfilter_nf_entry add up: every packet the hook
+ * saw (@packets) is in exactly one of @skipped, @hits and @misses; DEDUP's
+ * @misses are @added plus @add_failed.
  */
 #define MEMFILTER_CMD_NF_ATTACH	(MEMFILTER_CMD_BASE + 5)
 #define MEMFILTER_CMD_NF_DETACH	(MEMFILTER_CMD_BASE + 6)
@@ -851,12 +861,19 @@ struct memfilter_nf_detach {
  * @key: as attached
  * @action: as attached
  * @name: the filter's published name when attached (kept after unpublish)
- * @packets: packets the hook saw
+ * @packets: packets the hook saw: @skipped + @hits + @misses
  * @hits: packets whose key the filter may hold
  * @drops: packets dropped
  * @added: keys added (dedup)
- * @skipped: packets accepted without a key: unparseable, non-first
- *	fragments, other protocols or too long payloads for the key
+ * @skipped: packets without a key of the attachment's kind (see above);
+ *	dropped by DROP_MISS, accepted otherwise
+ * @misses: packets whose key the filter certainly does not hold
+ *	(added in the first version: entry_size MEMFILTER_NF_ENTRY_SIZE_VER0
+ *	ends before it)
+ * @add_failed: DEDUP: keys the filter certainly did not hold and could
+ *	not take (a growing filter whose newest sub-filter was full:
+ *	EAGAIN until its next one is made, ENOSPC at its limits); their
+ *	packets were accepted (part of @misses, not of @added)
  */
 struct memfilter_nf_entry {
 	__u32 id;
@@ -871,7 +888,12 @@ struct memfilter_nf_entry {
 	__aligned_u64 drops;
 	__aligned_u64 added;
 	__aligned_u64 skipped;
+	__aligned_u64 misses;
+	__aligned_u64 add_failed;
 };
+
+/* The first struct memfilter_nf_entry, up to @skipped. */
+#define MEMFILTER_NF_ENTRY_SIZE_VER0	128
 
 /**
  * struct memfilter_nf_list - ioctl(MEMFILTER_IOC_NF_LIST): attachments
@@ -881,8 +903,9 @@ struct memfilter_nf_entry {
  * @count: in: capacity of @entries; out: number of attachments (may
  *	exceed the input: then only the first fit)
  * @entry_size: in: sizeof(struct memfilter_nf_entry) as the caller knows
- *	it (at least offsetofend(..., skipped)); entries are written with
- *	that stride, truncated to it
+ *	it, at least MEMFILTER_NF_ENTRY_SIZE_VER0 (EINVAL below), at most a
+ *	page (E2BIG above); entries are written with that stride, truncated
+ *	to it, a tail past the kernel's entry zeroed
  * @entries: user pointer to @count entries of @entry_size bytes
  *
  * Needs no privilege (like reading /proc/net/netfilter).
