@@ -64,10 +64,11 @@
  *    UNPUBLISH need a filter fd opened for writing (every CREATE and LOAD
  *    fd is; an OPEN fd only with MEMFILTER_OPEN_WRITE). Also: the fd is
  *    not a memfilter fd.
- *  - EPERM: the command needs a privilege the caller lacks: naming a
- *    filter, or opening someone else's filter for writing, needs
- *    CAP_SYS_ADMIN; dumping a keyed filter needs a writable fd opened by
- *    a process with CAP_SYS_ADMIN.
+ *  - EPERM: the command needs a privilege the fd's opener lacked (the
+ *    credentials an fd was opened with count, not the caller's): naming a
+ *    filter, or opening for writing a filter one does not own (see
+ *    struct memfilter_open), needs CAP_SYS_ADMIN; dumping a keyed filter
+ *    needs a writable fd opened by a process with CAP_SYS_ADMIN.
  *  - ENOENT: no filter by that name.
  *  - EEXIST: the name is taken.
  *  - ENOSPC: a cuckoo filter is full; nothing already in it was lost.
@@ -274,9 +275,11 @@ struct memfilter_create {
  * Without flags the new fd is read-only, like an O_RDONLY file: it may
  * QUERY, INFO and read() the image of an unkeyed filter; commands that
  * change the filter fail on it with EBADF. MEMFILTER_OPEN_WRITE asks for a
- * read-write fd, which the filter's creator (same effective uid) or a
- * process with CAP_SYS_ADMIN gets (EPERM otherwise), through a
- * /dev/memfilter fd opened for writing (EBADF otherwise). The right is
+ * read-write fd, through a /dev/memfilter fd opened for writing (EBADF
+ * otherwise) by a process with CAP_SYS_ADMIN or by the filter's owner
+ * (EPERM otherwise): the same effective uid as its creator, holding every
+ * one of CAP_SYS_ADMIN and CAP_NET_ADMIN the creator held (so uid 0
+ * without capabilities does not own what root made). The right is
  * checked once, here, and then carried by the fd. ENOENT when no filter
  * has that name, EINVAL for an invalid name.
  */
@@ -506,8 +509,8 @@ struct memfilter_generation {
  *
  * Publishing makes the filter reachable by name from other processes and
  * from kernel hooks, and keeps it alive without any fd. Both need
- * CAP_SYS_ADMIN (EPERM otherwise): a name is a system-wide resource that
- * kernel hooks trust.
+ * CAP_SYS_ADMIN, held by the process that opened the filter fd (EPERM
+ * otherwise): a name is a system-wide resource that kernel hooks trust.
  */
 struct memfilter_name {
 	__u32 size;
