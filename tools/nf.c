@@ -142,7 +142,7 @@ static int nf_attach(int argc, char **argv)
 	id = mf_nf_attach(dev, name, &o);
 	close(dev);
 	if (id == -EOPNOTSUPP && o.action == MF_NF_DEDUP) {
-		cli_error("%s: dedup needs a Bloom or window filter (test-and-add)",
+		cli_error("%s: dedup needs a Bloom, window or growing filter (test-and-add)",
 			  name);
 		return EXIT_ERR;
 	}
