@@ -1121,8 +1121,11 @@ struct mf_nf_attach_opts {
  * @hits: packets whose key the filter may hold
  * @drops: packets dropped
  * @added: keys added (dedup)
- * @skipped: packets passed without a key (unparseable, non-first
- *	fragments, no payload of the kind asked for)
+ * @skipped: packets without a key of the attachment's kind (a 5-tuple of
+ *	a non-first fragment, no payload of the kind asked for, unparseable):
+ *	dropped by MF_NF_DROP_MISS, passed otherwise. packets - hits -
+ *	skipped is the misses (the kernel's struct memfilter_nf_entry also
+ *	has them, and dedup's add_failed)
  */
 struct mf_nf_entry {
 	uint32_t id;
