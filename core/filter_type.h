@@ -71,8 +71,8 @@ struct memfilter_image_desc;
  *	memfilter_state_contains_key() hashes the key and asks @contains.
  * @add: add @n hashes; set bit i of @result when key i was added. Stops
  *	at the first that does not fit (a full cuckoo filter or sub-filter,
- *	a full current generation of a window that rotates by count).
- *	Return: 0 or -ENOSPC; *@done is how many hashes were processed.
+ *	a full current generation of a window that rotates by count). Return:
+ *	0 or -ENOSPC; *@done is how many hashes were processed.
  * @add_exclusive: @add for a filter with one owner and no concurrent
  *	readers (offline builds): the same bits, no atomics. NULL: use @add.
  * @add_unique: @add, but a key that may already be in sets no bit and
