@@ -172,17 +172,28 @@ static void mf_dm_kunit_busy(struct kunit *test)
 	for (next = block + 1; hash_64(next, MF_DM_SLOT_BITS) == slot; next++)
 		;
 
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0, true),
 			MF_DM_ELIDED);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, -EIO),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, -EIO, true),
 			MF_DM_VERIFY_ERRORS);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, other, 0),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, other, 0, true),
 			MF_DM_MISMATCHES);
+	/*
+	 * Equal, but the block's contents are not this target's own write
+	 * (never written since the table was loaded, or discarded since):
+	 * never elided.
+	 */
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0, false),
+			MF_DM_BUSY);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, other, 0, false),
+			MF_DM_MISMATCHES);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, -EIO, false),
+			MF_DM_VERIFY_ERRORS);
 
 	/* A write to another block, in another slot: still elided. */
 	mf_dm_kunit_write(&b, &bv, po, next, other);
 	atomic_inc(&inflight[memfilter_dm_slot(&b)]);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0, true),
 			MF_DM_ELIDED);
 	atomic_dec(&inflight[memfilter_dm_slot(&b)]);
 	bio_uninit(&b);
@@ -191,21 +202,21 @@ static void mf_dm_kunit_busy(struct kunit *test)
 	mf_dm_kunit_write(&b, &bv, po, block, other);
 	KUNIT_EXPECT_EQ(test, memfilter_dm_slot(&b), slot);
 	atomic_inc(&inflight[memfilter_dm_slot(&b)]);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0, true),
 			MF_DM_BUSY);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, other, 0),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, other, 0, true),
 			MF_DM_MISMATCHES);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, -EIO),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, -EIO, true),
 			MF_DM_VERIFY_ERRORS);
 	atomic_dec(&inflight[memfilter_dm_slot(&b)]);
 	bio_uninit(&b);
 	mf_dm_kunit_write(&b, &bv, po, twin, other);
 	atomic_inc(&inflight[memfilter_dm_slot(&b)]);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0, true),
 			MF_DM_BUSY);
 	atomic_dec(&inflight[memfilter_dm_slot(&b)]);
 	bio_uninit(&b);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0, true),
 			MF_DM_ELIDED);
 
 	/* 8 KiB not aligned to a block, elsewhere: the wide slot, busy. */
@@ -215,10 +226,10 @@ static void mf_dm_kunit_busy(struct kunit *test)
 	__bio_add_page(&wide, po, 4096, 0);
 	KUNIT_EXPECT_EQ(test, memfilter_dm_slot(&wide), MF_DM_SLOT_WIDE);
 	atomic_inc(&inflight[MF_DM_SLOT_WIDE]);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0, true),
 			MF_DM_BUSY);
 	atomic_dec(&inflight[MF_DM_SLOT_WIDE]);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0, true),
 			MF_DM_ELIDED);
 	bio_uninit(&wide);
 	bio_uninit(&cand);

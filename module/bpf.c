@@ -13,6 +13,18 @@
  * PERF_EVENT programs, which run in NMI, where the in-kernel API may not
  * be called.
  *
+ * Conventions in this file: every kfunc that takes a pointer is
+ * registered with KF_TRUSTED_ARGS, so the verifier refuses a
+ * possibly-NULL pointer for any pointer argument (a key from an unchecked
+ * bpf_map_lookup_elem(), for one) as well as an untrusted filter. Keys
+ * longer than MEMFILTER_KEY_MAX, which no ioctl could query, are refused
+ * with -E2BIG; an empty key (key__sz 0) is a key, as it is for the
+ * ioctls. Lookups without a reference take rcu_read_lock() themselves:
+ * the program context calling them may hold only rcu_read_lock_trace() (a
+ * bpf_wq callback, a freplace program), and a filter found so stays valid
+ * until that context ends because its free waits for both grace periods
+ * (filter.c, mf_filter_free_tt()).
+ *
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <linux/bitmap.h>
@@ -20,6 +32,7 @@
 #include <linux/btf.h>
 #include <linux/cfi.h>
 #include <linux/module.h>
+#include <linux/rcupdate_trace.h>
 #include <linux/string.h>
 
 #include "bpf.h"
@@ -42,6 +55,12 @@ struct memfilter_borrowed {
 	struct memfilter f;
 };
 
+/* A key no ioctl could query or delete: refused (-E2BIG). */
+static bool mf_bpf_key_too_long(u32 len)
+{
+	return unlikely(len > MEMFILTER_KEY_MAX);
+}
+
 __bpf_kfunc_start_defs();
 
 /**
@@ -61,8 +80,9 @@ __bpf_kfunc struct memfilter *bpf_memfilter_get(const char *name__str)
  * bpf_memfilter_release() - drop a reference from bpf_memfilter_get()
  * @f: the filter
  *
- * Context: as bpf_memfilter_get(). The filter is freed (after an RCU grace
- * period) when its last reference, fd, name or BPF, is gone.
+ * Context: as bpf_memfilter_get(). The filter is freed (after an RCU Tasks
+ * Trace and an RCU grace period) when its last reference, fd, name or BPF,
+ * is gone.
  */
 __bpf_kfunc void bpf_memfilter_release(struct memfilter *f)
 {
@@ -76,11 +96,12 @@ __bpf_kfunc void bpf_memfilter_release(struct memfilter *f)
  * bpf_memfilter_get() without the reference: no atomic operation on the
  * filter, for the per-packet path. Refused to sleepable programs
  * (mf_kfunc_filter()); the others (XDP, TC and netfilter programs cannot
- * be sleepable) run each time in one RCU read-side section, as the
- * verifier itself assumes for them. The name table's own reference keeps
- * a filter found there alive (memfilter_lookup_rcu()) and the last put
- * frees it only after a grace period, so the filter stays valid until the
- * run ends even if it is unpublished meanwhile. The verifier tracks the result as an
+ * be sleepable) run each time in one RCU read-side section. Their bpf_wq
+ * callbacks and freplace programs may run under rcu_read_lock_trace()
+ * only: the lookup takes rcu_read_lock() itself, and the last put frees
+ * a filter only after an RCU Tasks Trace and an RCU grace period, so the
+ * filter stays valid until the run (or callback) ends even if it is
+ * unpublished and closed meanwhile. The verifier tracks the result as an
  * acquired reference of its own type, so the program must end it with
  * bpf_memfilter_unborrow() and cannot store it in a map (no destructor
  * exists for that type) or pass it to bpf_memfilter_release().
@@ -92,8 +113,11 @@ __bpf_kfunc void bpf_memfilter_release(struct memfilter *f)
  */
 __bpf_kfunc struct memfilter_borrowed *bpf_memfilter_borrow(const char *name__str)
 {
-	struct memfilter *f = memfilter_lookup_rcu(name__str);
+	struct memfilter *f;
 
+	rcu_read_lock();
+	f = memfilter_lookup_rcu(name__str);
+	rcu_read_unlock();
 	return f ? container_of(f, struct memfilter_borrowed, f) : NULL;
 }
 
@@ -113,8 +137,11 @@ __bpf_kfunc struct memfilter_borrowed *bpf_memfilter_borrow(const char *name__st
  */
 __bpf_kfunc struct memfilter_borrowed *bpf_memfilter_borrow_id(u32 id)
 {
-	struct memfilter *f = memfilter_lookup_id_rcu(id);
+	struct memfilter *f;
 
+	rcu_read_lock();
+	f = memfilter_lookup_id_rcu(id);
+	rcu_read_unlock();
 	return f ? container_of(f, struct memfilter_borrowed, f) : NULL;
 }
 
@@ -139,11 +166,14 @@ __bpf_kfunc void bpf_memfilter_unborrow(struct memfilter_borrowed *b)
  *
  * Context: as bpf_memfilter_get(); lockless.
  * Return: 0 if the key may be present, -ENOENT if it is definitely absent
- * (the values of bpf_map_peek_elem() on a Bloom filter map).
+ * (the values of bpf_map_peek_elem() on a Bloom filter map), -E2BIG if
+ * @key__sz is over MEMFILTER_KEY_MAX.
  */
 __bpf_kfunc int bpf_memfilter_contains(struct memfilter *f, const void *key,
 				       u32 key__sz)
 {
+	if (mf_bpf_key_too_long(key__sz))
+		return -E2BIG;
 	return memfilter_contains(f, key, key__sz) ? 0 : -ENOENT;
 }
 
@@ -158,11 +188,14 @@ __bpf_kfunc int bpf_memfilter_contains(struct memfilter *f, const void *key,
  * Return: 0, or -ENOSPC when a cuckoo filter is full or a growing filter
  * is at its limits (nothing in it lost), -EAGAIN when a growing filter's
  * newest sub-filter is full and its work item is making the next (the key
- * was not added; programs never wait for memory).
+ * was not added; programs never wait for memory), -E2BIG if @key__sz is
+ * over MEMFILTER_KEY_MAX.
  */
 __bpf_kfunc int bpf_memfilter_add(struct memfilter *f, const void *key,
 				  u32 key__sz)
 {
+	if (mf_bpf_key_too_long(key__sz))
+		return -E2BIG;
 	return memfilter_add(f, key, key__sz);
 }
 
@@ -173,11 +206,14 @@ __bpf_kfunc int bpf_memfilter_add(struct memfilter *f, const void *key,
  * @key__sz: its length in bytes
  *
  * Context: as bpf_memfilter_add().
- * Return: 0, -ENOENT if not present, -EOPNOTSUPP for a Bloom filter.
+ * Return: 0, -ENOENT if not present, -EOPNOTSUPP for a Bloom filter,
+ * -E2BIG if @key__sz is over MEMFILTER_KEY_MAX.
  */
 __bpf_kfunc int bpf_memfilter_delete(struct memfilter *f, const void *key,
 				     u32 key__sz)
 {
+	if (mf_bpf_key_too_long(key__sz))
+		return -E2BIG;
 	return memfilter_delete(f, key, key__sz);
 }
 
@@ -196,13 +232,17 @@ __bpf_kfunc int bpf_memfilter_delete(struct memfilter *f, const void *key,
  * Return: 0 if the key was certainly absent (it is present now), -EEXIST
  * if it may have been present (the value of a map update with BPF_NOEXIST),
  * -EOPNOTSUPP for a cuckoo filter, -EAGAIN or -ENOSPC as for
- * bpf_memfilter_add() on a growing filter.
+ * bpf_memfilter_add() on a growing filter, -E2BIG if @key__sz is over
+ * MEMFILTER_KEY_MAX.
  */
 __bpf_kfunc int bpf_memfilter_test_and_add(struct memfilter *f,
 					   const void *key, u32 key__sz)
 {
-	int ret = memfilter_test_and_add(f, key, key__sz);
+	int ret;
 
+	if (mf_bpf_key_too_long(key__sz))
+		return -E2BIG;
+	ret = memfilter_test_and_add(f, key, key__sz);
 	return ret == 1 ? -EEXIST : ret;
 }
 
@@ -213,25 +253,31 @@ __bpf_kfunc int bpf_memfilter_test_and_add(struct memfilter *f,
  * @key__sz: its length in bytes
  *
  * The per-packet path in one call: the lookup of bpf_memfilter_borrow_id()
- * (memfilter_lookup_id_rcu(): an xas_load() under the program run's own
- * RCU read-side section) and bpf_memfilter_contains(), with no handle for
- * the verifier to track, so no borrow or unborrow call and no reference
- * count. The filter found is valid until the run ends, for the reasons
- * given at bpf_memfilter_borrow_id().
+ * (memfilter_lookup_id_rcu(): an xas_load()) and bpf_memfilter_contains(),
+ * both inside one rcu_read_lock() of its own, with no handle for the
+ * verifier to track, so no borrow or unborrow call and no reference
+ * count.
  *
  * Context: as bpf_memfilter_borrow() (refused to sleepable programs);
  * lockless.
  * Return: 0 if the key may be present, -ENOENT if it is definitely absent,
- * -ESRCH if no published filter has that id.
+ * -ESRCH if no published filter has that id, -E2BIG if @key__sz is over
+ * MEMFILTER_KEY_MAX.
  */
 __bpf_kfunc int bpf_memfilter_contains_id(u32 id, const void *key,
 					  u32 key__sz)
 {
-	struct memfilter *f = memfilter_lookup_id_rcu(id);
+	struct memfilter *f;
+	int ret = -ESRCH;
 
-	if (unlikely(!f))
-		return -ESRCH;
-	return memfilter_contains(f, key, key__sz) ? 0 : -ENOENT;
+	if (mf_bpf_key_too_long(key__sz))
+		return -E2BIG;
+	rcu_read_lock();
+	f = memfilter_lookup_id_rcu(id);
+	if (likely(f))
+		ret = memfilter_contains(f, key, key__sz) ? 0 : -ENOENT;
+	rcu_read_unlock();
+	return ret;
 }
 
 /**
@@ -250,11 +296,17 @@ __bpf_kfunc int bpf_memfilter_contains_id(u32 id, const void *key,
 __bpf_kfunc int bpf_memfilter_test_and_add_id(u32 id, const void *key,
 					      u32 key__sz)
 {
-	struct memfilter *f = memfilter_lookup_id_rcu(id);
+	struct memfilter *f;
+	int ret = -ESRCH;
 
-	if (unlikely(!f))
-		return -ESRCH;
-	return bpf_memfilter_test_and_add(f, key, key__sz);
+	if (mf_bpf_key_too_long(key__sz))
+		return -E2BIG;
+	rcu_read_lock();
+	f = memfilter_lookup_id_rcu(id);
+	if (likely(f))
+		ret = bpf_memfilter_test_and_add(f, key, key__sz);
+	rcu_read_unlock();
+	return ret;
 }
 
 /**
@@ -270,8 +322,8 @@ __bpf_kfunc int bpf_memfilter_test_and_add_id(u32 id, const void *key,
  *
  * Context: as bpf_memfilter_contains().
  * Return: how many keys may be present, or -EINVAL when @key_size is 0 or
- * does not divide @keys__sz, or there are more than 64 keys (@bitmap is
- * then 0).
+ * does not divide @keys__sz, or there are more than 64 keys, -E2BIG when
+ * @key_size is over MEMFILTER_KEY_MAX (@bitmap is then 0).
  */
 __bpf_kfunc int bpf_memfilter_contains_batch(struct memfilter *f,
 					     const void *keys, u32 keys__sz,
@@ -282,6 +334,8 @@ __bpf_kfunc int bpf_memfilter_contains_batch(struct memfilter *f,
 	int hits;
 
 	*bitmap = 0;
+	if (mf_bpf_key_too_long(key_size))
+		return -E2BIG;
 	if (!key_size || keys__sz % key_size || keys__sz / key_size > 64)
 		return -EINVAL;
 	n = keys__sz / key_size;
@@ -300,8 +354,9 @@ __bpf_kfunc int bpf_memfilter_contains_batch(struct memfilter *f,
  * filter is freed: a filter stays alive while a map holds it.
  *
  * Context: wherever the kernel frees a map value's kptr: map teardown
- * (process context) or a program's map update or delete; relies on
- * memfilter_put() being callable from any context.
+ * (process context) or a program's map update or delete, which may run in
+ * NMI (a perf_event or kprobe program); memfilter_put() is callable from
+ * any context, NMI included.
  */
 __bpf_kfunc void bpf_memfilter_release_dtor(void *f)
 {
@@ -323,8 +378,8 @@ BTF_ID_FLAGS(func, bpf_memfilter_add, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_memfilter_delete, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_memfilter_test_and_add, KF_TRUSTED_ARGS)
 BTF_ID_FLAGS(func, bpf_memfilter_contains_batch, KF_TRUSTED_ARGS)
-BTF_ID_FLAGS(func, bpf_memfilter_contains_id)
-BTF_ID_FLAGS(func, bpf_memfilter_test_and_add_id)
+BTF_ID_FLAGS(func, bpf_memfilter_contains_id, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_memfilter_test_and_add_id, KF_TRUSTED_ARGS)
 BTF_KFUNCS_END(mf_kfunc_ids)
 
 /* The kfuncs valid only within one RCU read-side section. */
@@ -337,10 +392,15 @@ BTF_ID(func, bpf_memfilter_contains_id)
 BTF_ID(func, bpf_memfilter_test_and_add_id)
 
 /*
- * A filter found without a reference (borrowed, or looked up by id inside
- * the kfunc) is valid only while the program runs in one RCU read-side
- * section: never in a sleepable program (SYSCALL programs always are; XDP,
- * TC and netfilter programs never are).
+ * The kfuncs that find a filter without a reference are refused to
+ * sleepable programs (SYSCALL programs always are; XDP, TC and netfilter
+ * programs never are): a policy, so that a borrow reads as "for this
+ * packet". It is not what keeps them safe, and it cannot see every
+ * context: a bpf_wq callback of an XDP program is verified as sleepable
+ * but filtered as its (non-sleepable) program, and a freplace program is
+ * filtered as itself. Safety holds in every context through the
+ * kfuncs' own rcu_read_lock() and the filter's free after both an RCU
+ * Tasks Trace and an RCU grace period (see the top of this file).
  */
 static int mf_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
 {
@@ -411,6 +471,36 @@ int memfilter_bpf_init(void)
 	}
 	mf_bpf_registered = true;
 	return 0;
+}
+
+/**
+ * memfilter_bpf_call_after_gp() - call @func once no BPF program can hold
+ *	what it frees
+ * @head: the rcu_head to use
+ * @func: called after an RCU Tasks Trace grace period
+ *
+ * Programs reach filters without a reference inside rcu_read_lock() or,
+ * in bpf_wq callbacks, sleepable and freplace programs, inside
+ * rcu_read_lock_trace() only: a filter's free waits for this grace period
+ * and then for an RCU one (filter.c), as BPF maps used by sleepable
+ * programs do.
+ *
+ * Context: any but NMI.
+ */
+void memfilter_bpf_call_after_gp(struct rcu_head *head, rcu_callback_t func)
+{
+	call_rcu_tasks_trace(head, func);
+}
+
+/**
+ * memfilter_bpf_barrier() - wait for every memfilter_bpf_call_after_gp()
+ *	callback queued so far
+ *
+ * Context: process context, may sleep (module exit, tests).
+ */
+void memfilter_bpf_barrier(void)
+{
+	rcu_barrier_tasks_trace();
 }
 
 /**

@@ -12,6 +12,7 @@
 
 #include <linux/btf_ids.h>
 #include <linux/kconfig.h>
+#include <linux/rcupdate.h>
 #include <linux/types.h>
 
 #if defined(BTF_KFUNCS_START) && IS_ENABLED(CONFIG_64BIT) && \
@@ -20,6 +21,8 @@
 #define MEMFILTER_BPF_KFUNCS 1
 int memfilter_bpf_init(void);
 bool memfilter_bpf_available(void);
+void memfilter_bpf_call_after_gp(struct rcu_head *head, rcu_callback_t func);
+void memfilter_bpf_barrier(void);
 
 /* The kfuncs: called by BPF programs only (Documentation/bpf.rst). */
 struct memfilter;
@@ -46,6 +49,17 @@ void bpf_memfilter_release_dtor(void *f);
 static inline int memfilter_bpf_init(void)
 {
 	return 0;
+}
+
+/* No kfuncs, no BPF program can hold a filter: nothing to wait for. */
+static inline void memfilter_bpf_call_after_gp(struct rcu_head *head,
+					       rcu_callback_t func)
+{
+	func(head);
+}
+
+static inline void memfilter_bpf_barrier(void)
+{
 }
 
 static inline bool memfilter_bpf_available(void)

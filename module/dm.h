@@ -39,8 +39,9 @@ enum mf_dm_counter {
 	MF_DM_MISMATCHES,	/* verified different: written */
 	MF_DM_NEGATIVES,	/* the filter said absent: written, no read */
 	MF_DM_PASSTHROUGH,	/* other writes, discards, write-zeroes */
-	MF_DM_BUSY,		/* equal, but a write to it was in flight */
+	MF_DM_BUSY,		/* equal, but written or discarded meanwhile */
 	MF_DM_VERIFY_ERRORS,	/* the verify read failed: written */
+	MF_DM_UNTRUSTED,	/* maybe seen, contents not ours: written */
 	MF_DM_NR_COUNTERS
 };
 
@@ -56,7 +57,7 @@ bool memfilter_dm_block_same(struct bio *bio, const void *data);
 unsigned int memfilter_dm_slot(struct bio *bio);
 enum mf_dm_counter memfilter_dm_decide(const atomic_t *inflight,
 				       struct bio *bio, const void *disk,
-				       int err);
+				       int err, bool written);
 #endif
 #else
 static inline int memfilter_dm_init(void)

@@ -7,9 +7,11 @@
  * API is in api.c, images in image.c.
  *
  * Conventions in this file: a filter is freed only after its last
- * reference is dropped AND an RCU grace period has passed, so RCU readers
- * that found it through the name table (memfilter_lookup_rcu()) may use it
- * until rcu_read_unlock() without a reference. Writers of a type with
+ * reference is dropped AND an RCU Tasks Trace grace period and then an RCU
+ * grace period have passed, so readers that found it through the name
+ * table (memfilter_lookup_rcu()) inside rcu_read_lock() or
+ * rcu_read_lock_trace() may use it until that section ends without a
+ * reference. Writers of a type with
  * locked_writers (cuckoo) take f->lock with bottom halves disabled,
  * because packet paths (softirq) add and delete too; Bloom writers take
  * the stripe lock of each block they write (core/bloom.c), likewise with
@@ -19,6 +21,7 @@
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <linux/bitmap.h>
+#include <linux/irq_work.h>
 #include <linux/module.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
@@ -31,6 +34,7 @@
 #include <linux/sizes.h>
 #include <linux/vmalloc.h>
 
+#include "bpf.h"
 #include "filter.h"
 #include "image.h"
 
@@ -73,6 +77,52 @@ static u64 mf_lock_bytes(const struct memfilter_type_ops *ops)
 {
 	return ops->type == MEMFILTER_TYPE_BLOOM ?
 	       MEMFILTER_BLOOM_STRIPES_BYTES : 0;
+}
+
+/*
+ * A filter's last put frees it only after two grace periods: RCU Tasks
+ * Trace, then RCU. BPF programs find filters without a reference
+ * (bpf_memfilter_borrow(), the *_id kfuncs) and use a borrowed one across
+ * kfunc calls: XDP, TC and netfilter programs run inside rcu_read_lock(),
+ * but a bpf_wq callback of such a program, and sleepable or freplace
+ * programs, hold only rcu_read_lock_trace(). A filter found in either
+ * kind of section stays valid until that section ends, as for BPF maps
+ * used by sleepable programs (bpf_map_put()'s free_after_mult_rcu_gp);
+ * bpf.c owns the Tasks Trace part (memfilter_bpf_call_after_gp()).
+ */
+static void mf_filter_free_tt(struct rcu_head *head)
+{
+	struct memfilter *f = container_of(head, struct memfilter, free_tt);
+
+	queue_rcu_work(mf_wq, &f->free_work);
+}
+
+static void mf_filter_free_later(struct memfilter *f)
+{
+	memfilter_bpf_call_after_gp(&f->free_tt, mf_filter_free_tt);
+}
+
+/* Filters whose last reference went in NMI (a BPF map's kptr destructor). */
+static LLIST_HEAD(mf_nmi_frees);
+
+static void mf_nmi_free_fn(struct irq_work *work)
+{
+	struct llist_node *list = llist_del_all(&mf_nmi_frees);
+	struct memfilter *f, *next;
+
+	llist_for_each_entry_safe(f, next, list, free_node)
+		mf_filter_free_later(f);
+}
+
+static DEFINE_IRQ_WORK(mf_nmi_free_work, mf_nmi_free_fn);
+
+/* Wait until every filter already put has been freed. */
+static void mf_filter_free_barrier(void)
+{
+	irq_work_sync(&mf_nmi_free_work);
+	memfilter_bpf_barrier();
+	rcu_barrier();
+	flush_workqueue(mf_wq);
 }
 
 static void mf_filter_free_work(struct work_struct *work)
@@ -142,8 +192,7 @@ static int mf_charge(u64 bytes, u64 extra)
  */
 u64 memfilter_total_settled(void)
 {
-	rcu_barrier();
-	flush_workqueue(mf_wq);
+	mf_filter_free_barrier();
 	return atomic64_read(&mf_total_bytes);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_total_settled);
@@ -330,15 +379,23 @@ EXPORT_SYMBOL_GPL(memfilter_get);
  * memfilter_put() - drop a reference to a filter
  * @f: the filter; NULL is ignored
  *
- * The last reference frees the filter after an RCU grace period, from a
- * workqueue, so this is callable from any context.
+ * The last reference frees the filter after an RCU Tasks Trace and then
+ * an RCU grace period, from a workqueue (mf_filter_free_tt()); in NMI
+ * the wait starts from an irq_work. So this is callable from any context.
  *
- * Context: any.
+ * Context: any, NMI included.
  */
 void memfilter_put(struct memfilter *f)
 {
-	if (f && refcount_dec_and_test(&f->ref))
-		queue_rcu_work(mf_wq, &f->free_work);
+	if (!f || !refcount_dec_and_test(&f->ref))
+		return;
+	if (unlikely(in_nmi())) {
+		/* call_rcu*() is not NMI-safe; llist_add() and irq_work are. */
+		llist_add(&f->free_node, &mf_nmi_frees);
+		irq_work_queue(&mf_nmi_free_work);
+		return;
+	}
+	mf_filter_free_later(f);
 }
 EXPORT_SYMBOL_GPL(memfilter_put);
 
@@ -772,7 +829,7 @@ int memfilter_filter_init(void)
 
 void memfilter_filter_exit(void)
 {
-	/* Every filter's last put has run: wait for the RCU works to finish. */
-	rcu_barrier();
+	/* Every filter's last put has run: wait for its frees to finish. */
+	mf_filter_free_barrier();
 	destroy_workqueue(mf_wq);
 }

@@ -10,6 +10,7 @@
 #define _MEMFILTER_FILTER_H
 
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/rculist.h>
 #include <linux/refcount.h>
@@ -133,6 +134,8 @@ extern const struct memfilter_kops memfilter_grow_kops;
  * @stats: per-CPU counters
  * @pub: its entry in the name table while published, under memfilter_names_lock
  * @all: in the list of every live filter (debugfs), under memfilter_names_lock
+ * @free_tt: waits for an RCU Tasks Trace grace period before @free_work
+ * @free_node: on the list of filters put in NMI (memfilter_put())
  * @free_work: frees the filter after an RCU grace period
  * @rot: rotation state (window filters)
  * @grow: growth state (growing filters)
@@ -156,6 +159,8 @@ struct memfilter {
 	struct memfilter_pcpu_stats __percpu *stats;
 	struct memfilter_name_entry *pub;
 	struct list_head all;
+	struct rcu_head free_tt;
+	struct llist_node free_node;
 	struct rcu_work free_work;
 	union {
 		struct memfilter_rotation rot;

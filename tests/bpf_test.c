@@ -939,12 +939,6 @@ TEST_F(bpf, refused_no_release)
 	refused(_metadata, "neg_no_release", "Unreleased reference");
 }
 
-TEST_F(bpf, refused_past_end)
-{
-	NEED_KFUNCS();
-	refused(_metadata, "neg_past_end", "invalid access to packet");
-}
-
 /* Kfunc memory arguments must be writable: .rodata keys are refused. */
 TEST_F(bpf, refused_rodata_key)
 {
@@ -1012,11 +1006,176 @@ TEST_F(bpf, refused_test_and_add_id_syscall)
 		"calling kernel function bpf_memfilter_test_and_add_id is not allowed");
 }
 
-TEST_F(bpf, refused_contains_id_past_end)
+/*
+ * Every kfunc's key (and the batch's bitmap) is checked by the verifier:
+ * a possibly-NULL pointer (KF_TRUSTED_ARGS: a NULL key oopsed the kernel
+ * before), a key shorter than the size passed, a key past the packet's
+ * checked end. tests/bpf/kfunc_ops.bpf.c's NEG_KEY programs.
+ */
+static const char *const key_kfuncs[] = {
+	"contains", "add", "delete", "test_and_add", "contains_batch",
+	"contains_id", "test_and_add_id",
+};
+
+static const struct {
+	const char *suffix;
+	const char *msg;
+} key_refusals[] = {
+	{ "null_key", "Possibly NULL pointer passed to trusted arg1" },
+	{ "short_key", "stack R2" },
+	{ "past_end", "invalid access to packet" },
+};
+
+TEST_F(bpf, refused_keys)
 {
+	char prog[64];
+	size_t i, j;
+
 	NEED_KFUNCS();
-	refused(_metadata, "neg_contains_id_past_end",
-		"invalid access to packet");
+	for (i = 0; i < ARRAY_SIZE(key_kfuncs); i++) {
+		for (j = 0; j < ARRAY_SIZE(key_refusals); j++) {
+			snprintf(prog, sizeof(prog), "neg_%s_%s", key_kfuncs[i],
+				 key_refusals[j].suffix);
+			refused(_metadata, prog, key_refusals[j].msg);
+		}
+	}
+	refused(_metadata, "neg_contains_batch_null_bitmap",
+		"Possibly NULL pointer passed to trusted arg4");
+}
+
+/*
+ * Keys over MEMFILTER_KEY_MAX, which no ioctl takes, are refused by every
+ * kfunc (-E2BIG) and leave the filter as it was; MEMFILTER_KEY_MAX itself
+ * and the empty key are keys, answered as the ioctls answer them.
+ */
+TEST_F(bpf, key_limits)
+{
+	static uint8_t big[KFUNC_OP_KEY_MAX];
+	struct kfunc_ops_bpf *skel;
+	struct mf_info before, after;
+	const uint32_t zero_len = 0;
+	uint32_t id;
+	int fd, cfd;
+
+	NEED_KFUNCS();
+	memset(big, 0xa5, sizeof(big));
+	fd = create(self->dev, MF_TYPE_BLOOM, 1000, 0.01, "bpf.test.keymax");
+	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
+	ASSERT_EQ(0, mf_pub_id(fd, &id));
+	skel = ops_load("bpf.test.keymax");
+	ASSERT_NE(NULL, skel);
+
+	ASSERT_EQ(0, mf_info(fd, &before));
+	EXPECT_EQ(-E2BIG, op(skel, KFUNC_OP_ADD, big, MF_KEY_MAX + 1));
+	EXPECT_EQ(-E2BIG, op(skel, KFUNC_OP_CONTAINS, big, MF_KEY_MAX + 1));
+	EXPECT_EQ(-E2BIG, op(skel, KFUNC_OP_TEST_AND_ADD, big,
+			     MF_KEY_MAX + 1));
+	EXPECT_EQ(-E2BIG, op(skel, KFUNC_OP_DELETE, big, MF_KEY_MAX + 1));
+	EXPECT_EQ(-E2BIG, one_call(skel, KFUNC_OP_CONTAINS, id, big,
+				   MF_KEY_MAX + 1));
+	EXPECT_EQ(-E2BIG, one_call(skel, KFUNC_OP_TEST_AND_ADD, id, big,
+				   MF_KEY_MAX + 1));
+	skel->bss->args.batch_key_size = MF_KEY_MAX + 1;
+	EXPECT_EQ(-E2BIG, op(skel, KFUNC_OP_BATCH_KEYSIZE, big,
+			     MF_KEY_MAX + 1));
+	EXPECT_EQ(0, skel->bss->args.bitmap);
+	ASSERT_EQ(0, mf_info(fd, &after));
+	EXPECT_EQ(before.adds, after.adds);
+	EXPECT_EQ(before.queries, after.queries);
+
+	/* MEMFILTER_KEY_MAX bytes: added by BPF, found by the ioctl. */
+	EXPECT_EQ(-ENOENT, op(skel, KFUNC_OP_CONTAINS, big, MF_KEY_MAX));
+	EXPECT_EQ(0, op(skel, KFUNC_OP_ADD, big, MF_KEY_MAX));
+	EXPECT_EQ(1, mf_query(fd, big, MF_KEY_MAX, 1, NULL, NULL));
+	EXPECT_EQ(0, one_call(skel, KFUNC_OP_CONTAINS, id, big, MF_KEY_MAX));
+	skel->bss->args.batch_key_size = MF_KEY_MAX;
+	EXPECT_EQ(1, op(skel, KFUNC_OP_BATCH_KEYSIZE, big, MF_KEY_MAX));
+	EXPECT_EQ(1, skel->bss->args.bitmap);
+
+	/* The empty key: absent, added by the ioctl, then present to BPF. */
+	EXPECT_EQ(-ENOENT, op(skel, KFUNC_OP_CONTAINS, big, 0));
+	EXPECT_EQ(-ENOENT, one_call(skel, KFUNC_OP_CONTAINS, id, big, 0));
+	ASSERT_EQ(1, mf_addv(fd, big, &zero_len, 1, NULL, NULL));
+	EXPECT_EQ(0, op(skel, KFUNC_OP_CONTAINS, big, 0));
+	EXPECT_EQ(0, one_call(skel, KFUNC_OP_CONTAINS, id, big, 0));
+	EXPECT_EQ(-EEXIST, op(skel, KFUNC_OP_TEST_AND_ADD, big, 0));
+
+	/* A cuckoo filter's delete, likewise. */
+	cfd = create(self->dev, MF_TYPE_CUCKOO, 1000, 0.01, NULL);
+	ASSERT_LE(0, cfd) TH_LOG("create: %s", mf_strerror(cfd));
+	kfunc_ops_bpf__destroy(skel);
+	ASSERT_EQ(0, mf_unpublish(fd));
+	ASSERT_EQ(0, mf_publish(cfd, "bpf.test.keymax"));
+	skel = ops_load("bpf.test.keymax");
+	ASSERT_NE(NULL, skel);
+	EXPECT_EQ(-E2BIG, op(skel, KFUNC_OP_DELETE, big, MF_KEY_MAX + 1));
+	EXPECT_EQ(0, op(skel, KFUNC_OP_ADD, big, MF_KEY_MAX));
+	EXPECT_EQ(0, op(skel, KFUNC_OP_DELETE, big, MF_KEY_MAX));
+	EXPECT_EQ(-ENOENT, op(skel, KFUNC_OP_DELETE, big, MF_KEY_MAX));
+
+	kfunc_ops_bpf__destroy(skel);
+	ASSERT_EQ(0, mf_unpublish(cfd));
+	close(cfd);
+	close(fd);
+}
+
+/*
+ * A bpf_wq callback of an XDP program borrows a filter by id and queries
+ * it while this thread unpublishes and closes the filter (its last
+ * reference). The callback runs in a kworker under rcu_read_lock_trace()
+ * only: before the filter's free waited for an RCU Tasks Trace grace
+ * period, KASAN reported the use after free here (debug guest). Every
+ * query of a present key must answer present: no false negative either.
+ */
+#define WQ_ROUNDS	200000
+
+TEST_F(bpf, wq_borrow_outlives_close)
+{
+	struct kfunc_ops_bpf *skel;
+	volatile struct wq_state *st;
+	struct bpf_program *p;
+	uint8_t pkt[64] = { 0 };
+	uint32_t k, id;
+	__u32 retval;
+	int fd, round, ms;
+
+	NEED_KFUNCS();
+	skel = kfunc_ops_bpf__open();
+	ASSERT_NE(NULL, skel);
+	strcpy((char *)skel->rodata->filter_name, "bpf.test.wq");
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p),
+						     "wq_borrow_start"));
+	ASSERT_EQ(0, kfunc_ops_bpf__load(skel));
+	st = &skel->bss->wq_state;
+	for (round = 0; round < 3; round++) {
+		fd = create(self->dev, MF_TYPE_BLOOM, 1000, 0.01,
+			    "bpf.test.wq");
+		ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
+		for (k = 0; k < 1000; k++)
+			ASSERT_EQ(1, mf_add(fd, &k, 4, 1, NULL, NULL));
+		ASSERT_EQ(0, mf_pub_id(fd, &id));
+		st->id = id;
+		st->rounds = WQ_ROUNDS;
+		st->started = 0;
+		st->done = 0;
+		st->hits = -1;
+		ASSERT_EQ(0, run_xdp(bpf_program__fd(skel->progs.wq_borrow_start),
+				     pkt, sizeof(pkt), &retval));
+		ASSERT_EQ(XDP_PASS, retval);
+		for (ms = 0; !st->started && !st->done && ms < 60000; ms++)
+			usleep(1000);
+		ASSERT_EQ(1, st->started) TH_LOG("round %d: done %u", round,
+						 st->done);
+		/* The last references: the name's, then the fd's. */
+		ASSERT_EQ(0, mf_unpublish(fd));
+		close(fd);
+		for (ms = 0; !st->done && ms < 300000; ms++)
+			usleep(1000);
+		ASSERT_EQ(WQ_DONE_RAN, st->done);
+		EXPECT_EQ(WQ_ROUNDS, st->hits);
+	}
+	kfunc_ops_bpf__destroy(skel);
 }
 
 TEST_F(bpf, refused_contains_id_rodata_key)

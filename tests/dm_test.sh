@@ -79,27 +79,29 @@ eq() {
 	[ "$2" = "$3" ] || fail "$1: $2, want $3"
 }
 
-# status [MAP]: the target's counters as W E V M N P B X (dm.c's order).
+# status [MAP]: the target's counters as W E V M N P B X U (dm.c's order).
 status() {
 	set -- $(dm status "${1:-$MAP}") || return 1
 	[ "$3" = memfilter-dedup ] || fail "status: '$*'" || return 1
 	shift 3
-	W=$1 E=$2 V=$3 M=$4 N=$5 P=$6 B=$7 X=$8
+	W=$1 E=$2 V=$3 M=$4 N=$5 P=$6 B=$7 X=$8 U=$9
 	echo "status: writes $W elided $E verify_reads $V mismatches $M" \
-		"negatives $N passthrough $P busy $B verify_errors $X"
+		"negatives $N passthrough $P busy $B verify_errors $X" \
+		"untrusted $U"
 }
 
 # The invariants every run keeps, whatever the interleaving.
 invariants() {
-	eq "writes = negatives + verify reads" "$W" $((N + V)) &&
+	eq "writes = negatives + verify reads + untrusted" "$W" \
+		$((N + V + U)) &&
 		eq "verify reads = elided + mismatches + busy + errors" "$V" \
 			$((E + M + B + X)) && eq "verify errors" "$X" 0
 }
 
 reset() {
 	dm message "${1:-$MAP}" 0 reset && status "$1" &&
-		eq "counters after reset" "$W $E $V $M $N $P $B $X" \
-			"0 0 0 0 0 0 0 0"
+		eq "counters after reset" "$W $E $V $M $N $P $B $X $U" \
+			"0 0 0 0 0 0 0 0 0"
 }
 
 # loopstat: the loop device's completed reads and writes (I/Os, sectors),
@@ -168,6 +170,9 @@ t_table() {
 t_bad_tables() {
 	for t in "0 8 memfilter-dedup $LDEV" \
 		"0 8 memfilter-dedup $LDEV $FILTER extra" \
+		"0 8 memfilter-dedup $LDEV 0 $FILTER extra" \
+		"0 8 memfilter-dedup $LDEV 12x $FILTER" \
+		"0 8 memfilter-dedup $LDEV -8 $FILTER" \
 		"0 8 memfilter-dedup $LDEV no-such-filter" \
 		"0 8 memfilter-dedup /dev/no-such-device $FILTER" \
 		"0 8 memfilter-dedup $LDEV $(head -c 64 /dev/zero | tr '\0' x)"; do
@@ -204,9 +209,12 @@ t_rewrite_a() {
 		eq "loop reads" $((LR - lr)) 256 && same
 }
 
-# (3) region B, new data, after the filter was filled past its capacity:
+# (3) region B, written once (so that its blocks hold this target's own
+# writes), then new data after the filter was filled past its capacity:
 # the verify reads are exactly the false positives its image predicts.
 t_write_b() {
+	reset && write 512 256 1 20 && status && eq "negatives" "$N" 256 ||
+		return 1
 	seq 1 8000 | memfilterctl add $FILTER >/dev/null 2>&1
 	p=$(predict 512 256 1 2) || return 1
 	echo "# predicted false positives: $p of 256"
@@ -246,12 +254,15 @@ t_fua() {
 
 # A 64 KiB write reaches the target as 16 candidates; partial and
 # unaligned writes pass through (an unaligned 4 KiB write is two pieces).
+# The blocks were never written through the target: the filter's false
+# positives among them are written without a read (untrusted).
 t_split_partial() {
 	p=$(predict 384 16 1 12) || return 1
 	reset && loopstat || return 1
 	lws=$LWS
 	dedup_io raw "$DEV" "$EXP" $((384 * 4096)) 65536 12 && status &&
-		invariants && eq "writes" "$W" 16 && eq "verify reads" "$V" "$p" &&
+		invariants && eq "writes" "$W" 16 && eq "verify reads" "$V" 0 &&
+		eq "untrusted" "$U" "$p" &&
 		eq "passthrough" "$P" 0 && reset &&
 		dedup_io raw "$DEV" "$EXP" $((400 * 4096 + 512)) 512 13 &&
 		status && eq "passthrough" "$P" 1 && eq "writes" "$W" 0 &&
@@ -323,7 +334,9 @@ t_reload() {
 }
 
 # The filter unpublished while the target holds it: the target keeps
-# using it (no key lost), and no new table can name it.
+# using it (no key lost: no negatives), and no new table can name it. The
+# first pass makes every block this table's own write (t_reload's may
+# have been the old table's), the second is elided.
 t_unpublish() {
 	memfilterctl rm $FILTER || return 1
 	! memfilterctl list | grep -qx $FILTER || fail "still listed" ||
@@ -333,6 +346,8 @@ t_unpublish() {
 		fail "a table named an unpublished filter"
 		return 1
 	fi
+	reset && write 768 256 1 8 && status && invariants &&
+		eq "negatives" "$N" 0 || return 1
 	reset && loopstat || return 1
 	lw=$LW
 	write 768 256 1 8 && status && invariants &&
@@ -365,11 +380,16 @@ t_remove() {
 	same
 }
 
-# Table filter "*": no filter, every full-block write is verified.
+# Table filter "*": no filter, every full-block write is verified once
+# its block holds this table's own write (the first pass: untrusted, what
+# an earlier table wrote is never trusted).
 t_no_filter() {
 	dm create mfdd-none --table "$(table '*')" || return 1
 	DEV=/dev/$(dm info -c --noheadings -o blkdevname mfdd-none)
 	write 0 64 1 9 && status mfdd-none && invariants &&
+		eq "untrusted" "$U" 64 && eq "verify reads" "$V" 0 &&
+		reset mfdd-none && write 0 64 1 9 && status mfdd-none &&
+		invariants &&
 		eq "verify reads" "$V" 64 && eq "elided" "$E" 64 &&
 		eq "negatives" "$N" 0 && reset mfdd-none &&
 		write 0 64 1 10 && status mfdd-none && invariants &&
@@ -390,8 +410,28 @@ t_cuckoo() {
 		eq "elided" "$E" 128 && same read && dm remove mfdd-cuckoo
 }
 
+# Two targets in one table, side by side on one device through their
+# <offset> arguments (blocks 768 and 896): each writes its own part of the
+# device, nothing else changes, and the table lines show the offsets.
+t_offset() {
+	printf '%s\n' "0 64 memfilter-dedup $LDEV 6144 *" \
+		"64 64 memfilter-dedup $LDEV 7168 *" | dm create mfdd-off ||
+		return 1
+	off=/dev/$(dm info -c --noheadings -o blkdevname mfdd-off) &&
+		dd if=/dev/urandom of="$T/off.img" bs=4096 count=16 2>/dev/null &&
+		dd if="$T/off.img" of="$off" bs=4096 conv=fsync 2>/dev/null &&
+		dd if="$T/off.img" of="$EXP" bs=4096 count=8 seek=768 \
+			conv=notrunc 2>/dev/null &&
+		dd if="$T/off.img" of="$EXP" bs=4096 skip=8 count=8 seek=896 \
+			conv=notrunc 2>/dev/null || return 1
+	major=$(cat /sys/block/${LDEV#/dev/}/dev)
+	got=$(dm table mfdd-off | tr '\n' ';')
+	eq "table" "$got" "0 64 memfilter-dedup $major 6144 *;64 64 memfilter-dedup $major 7168 *;" &&
+		dm remove mfdd-off && same
+}
+
 echo "TAP version 13"
-echo "1..16"
+echo "1..17"
 run "setup: loop device, filter, dmsetup create" t_setup
 run "dmsetup table shows the table line" t_table
 run "bad tables and messages are refused" t_bad_tables
@@ -408,4 +448,5 @@ run "filter unpublished while the target holds it" t_unpublish
 run "remove with the device open: refused, then deferred" t_remove
 run "no filter ('*'): every write verified" t_no_filter
 run "cuckoo filter" t_cuckoo
+run "two targets on one device at their offsets" t_offset
 exit $failed

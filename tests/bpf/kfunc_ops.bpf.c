@@ -17,6 +17,7 @@
 #define ETH_P_IP	0x0800
 #define TC_ACT_OK	0
 #define TC_ACT_SHOT	2
+#define EBUSY		16
 
 const volatile char filter_name[64] = "bpf.test";
 const char rodata_key[4] = "key";
@@ -67,6 +68,11 @@ int kfunc_op(void *ctx)
 		/* 128 keys of 2 bytes: more than 64. */
 		a->ret = bpf_memfilter_contains_batch(f, a->keys,
 						      sizeof(a->keys), 2,
+						      &a->bitmap);
+		break;
+	case KFUNC_OP_BATCH_KEYSIZE:
+		a->ret = bpf_memfilter_contains_batch(f, a->key, len,
+						      a->batch_key_size,
 						      &a->bitmap);
 		break;
 	default:
@@ -241,25 +247,6 @@ int neg_no_release(struct xdp_md *ctx)
 }
 
 SEC("?xdp")
-int neg_past_end(struct xdp_md *ctx)
-{
-	void *data = (void *)(long)ctx->data;
-	void *end = (void *)(long)ctx->data_end;
-	struct memfilter *f;
-	int ret;
-
-	if (data + 14 > end)
-		return XDP_PASS;
-	f = bpf_memfilter_get((const char *)filter_name);
-	if (!f)
-		return XDP_PASS;
-	/* Only 14 bytes were checked. */
-	ret = bpf_memfilter_contains(f, data, 64);
-	bpf_memfilter_release(f);
-	return ret ? XDP_PASS : XDP_DROP;
-}
-
-SEC("?xdp")
 int neg_rodata_key(struct xdp_md *ctx)
 {
 	struct memfilter *f = bpf_memfilter_get((const char *)filter_name);
@@ -376,19 +363,6 @@ int neg_test_and_add_id_syscall(void *ctx)
 	return bpf_memfilter_test_and_add_id(args.id, &key, sizeof(key));
 }
 
-/* A key past the packet's checked end. */
-SEC("?xdp")
-int neg_contains_id_past_end(struct xdp_md *ctx)
-{
-	void *data = (void *)(long)ctx->data;
-	void *end = (void *)(long)ctx->data_end;
-
-	if (data + 14 > end)
-		return XDP_PASS;
-	return bpf_memfilter_contains_id(args.id, data, 64) ? XDP_PASS :
-							     XDP_DROP;
-}
-
 /* A key in .rodata: kfunc memory arguments must be writable. */
 SEC("?xdp")
 int neg_contains_id_rodata_key(struct xdp_md *ctx)
@@ -415,6 +389,155 @@ int neg_socket_filter(struct __sk_buff *skb)
 	if (f)
 		bpf_memfilter_release(f);
 	return 0;
+}
+
+/*
+ * Each kfunc's key, refused three ways: possibly NULL (an unchecked map
+ * lookup), shorter than the size passed, past the packet's checked end;
+ * and the batch's bitmap possibly NULL. CALL uses f (a referenced
+ * filter), k, n and bm.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64[8]);
+} keybuf SEC(".maps");
+
+#define NEG_KEY_BODY(call) do {						\
+	struct memfilter *f = bpf_memfilter_get((const char *)filter_name); \
+	__u64 bm = 0, *bmp = &bm;					\
+	int ret;							\
+									\
+	(void)bmp;							\
+	if (!f)								\
+		return XDP_PASS;					\
+	ret = call;							\
+	bpf_memfilter_release(f);					\
+	return ret || bm ? XDP_PASS : XDP_DROP;				\
+} while (0)
+
+#define NEG_KEY(name, call)						\
+SEC("?xdp")								\
+int neg_##name##_null_key(struct xdp_md *ctx)				\
+{									\
+	__u32 zero = 0;							\
+	void *k = bpf_map_lookup_elem(&keybuf, &zero);			\
+	__u32 n = 4;							\
+									\
+	NEG_KEY_BODY(call);						\
+}									\
+SEC("?xdp")								\
+int neg_##name##_short_key(struct xdp_md *ctx)				\
+{									\
+	__u32 key = ctx->ingress_ifindex;				\
+	void *k = &key;							\
+	__u32 n = 8;							\
+									\
+	NEG_KEY_BODY(call);						\
+}									\
+SEC("?xdp")								\
+int neg_##name##_past_end(struct xdp_md *ctx)				\
+{									\
+	void *k = (void *)(long)ctx->data;				\
+	__u32 n = 64;							\
+									\
+	if (k + 14 > (void *)(long)ctx->data_end)			\
+		return XDP_PASS;					\
+	NEG_KEY_BODY(call);						\
+}
+
+NEG_KEY(contains, bpf_memfilter_contains(f, k, n))
+NEG_KEY(add, bpf_memfilter_add(f, k, n))
+NEG_KEY(delete, bpf_memfilter_delete(f, k, n))
+NEG_KEY(test_and_add, bpf_memfilter_test_and_add(f, k, n))
+NEG_KEY(contains_batch, bpf_memfilter_contains_batch(f, k, n, 4, bmp))
+NEG_KEY(contains_id, bpf_memfilter_contains_id(args.id, k, n))
+NEG_KEY(test_and_add_id, bpf_memfilter_test_and_add_id(args.id, k, n))
+
+SEC("?xdp")
+int neg_contains_batch_null_bitmap(struct xdp_md *ctx)
+{
+	__u32 keys[2] = { ctx->ingress_ifindex, 1 }, zero = 0;
+	__u64 *nbm = bpf_map_lookup_elem(&keybuf, &zero);
+
+	NEG_KEY_BODY(bpf_memfilter_contains_batch(f, keys, sizeof(keys), 4,
+						  nbm));
+}
+
+/*
+ * A bpf_wq callback of an XDP program borrows a filter by id and queries
+ * it wq_state.rounds times (keys i % 1000) while the test unpublishes and
+ * closes the filter. The callback is verified as sleepable but filtered
+ * as its XDP program, and runs in a kworker under rcu_read_lock_trace()
+ * only: the filter must outlive it (tests/bpf_test.c, wq_borrow_*).
+ */
+extern int bpf_wq_init(struct bpf_wq *wq, void *p__map,
+		       unsigned int flags) __weak __ksym;
+extern int bpf_wq_start(struct bpf_wq *wq, unsigned int flags) __weak __ksym;
+extern int bpf_wq_set_callback_impl(struct bpf_wq *wq,
+		int (callback_fn)(void *map, int *key, void *value),
+		unsigned int flags, void *aux__ign) __weak __ksym;
+extern int bpf_iter_num_new(struct bpf_iter_num *it, int start,
+			    int end) __weak __ksym;
+extern int *bpf_iter_num_next(struct bpf_iter_num *it) __weak __ksym;
+extern void bpf_iter_num_destroy(struct bpf_iter_num *it) __weak __ksym;
+
+struct wq_elem {
+	struct bpf_wq w;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, int);
+	__type(value, struct wq_elem);
+} wqs SEC(".maps");
+
+struct wq_state wq_state;
+
+static int wq_borrow_cb(void *map, int *key, void *value)
+{
+	struct wq_state *st = &wq_state;
+	struct memfilter_borrowed *b;
+	struct bpf_iter_num it;
+	int *i, hits = 0;
+	__u32 k;
+
+	b = bpf_memfilter_borrow_id(st->id);
+	if (!b) {
+		st->done = WQ_DONE_NOT_FOUND;
+		return 0;
+	}
+	__sync_fetch_and_add(&st->started, 1);
+	bpf_iter_num_new(&it, 0, st->rounds);
+	while ((i = bpf_iter_num_next(&it))) {
+		k = (__u32)*i % 1000;
+		hits += !bpf_memfilter_contains(&b->f, &k, sizeof(k));
+	}
+	bpf_iter_num_destroy(&it);
+	bpf_memfilter_unborrow(b);
+	st->hits = hits;
+	__sync_fetch_and_add(&st->done, WQ_DONE_RAN);
+	return 0;
+}
+
+SEC("?xdp")
+int wq_borrow_start(struct xdp_md *ctx)
+{
+	struct wq_elem *e;
+	int zero = 0, err;
+
+	e = bpf_map_lookup_elem(&wqs, &zero);
+	if (!e)
+		return XDP_ABORTED;
+	err = bpf_wq_init(&e->w, &wqs, 0);
+	if (err && err != -EBUSY)
+		return XDP_ABORTED;
+	if (bpf_wq_set_callback_impl(&e->w, wq_borrow_cb, 0, NULL) ||
+	    bpf_wq_start(&e->w, 0))
+		return XDP_ABORTED;
+	return XDP_PASS;
 }
 
 char LICENSE[] SEC("license") = "GPL";

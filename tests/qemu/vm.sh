@@ -7,7 +7,7 @@
 #   vm.sh --kernel BZIMAGE [--ko DIR] [--bin DIR] [--script FILE]
 #         [--out FILE] [--timeout SEC] [--mem SIZE] [--smp N]
 #         [--tcg multi|single] [--tools "ip bpftool ..."] [--kmods DIR]
-#         [--env NAME=VALUE]... [--shell]
+#         [--env NAME=VALUE]... [--append "ARGS"] [--shell]
 #
 # This directory holds the runner and the scripts it runs in guests
 # (lib.sh, debug.sh, kcsan.sh, stock.sh, demo.sh), as WireGuard's
@@ -36,6 +36,9 @@
 # --kmods DIR: kernel modules (*.ko) the guest loads before its script,
 # such as a stock kernel's loop, dm-mod and veth (scripts/stock-kernel.sh).
 #
+# --append "ARGS" adds ARGS to the kernel command line, such as the
+# debug guest's parameters of its built-in scsi_debug disk.
+#
 # --env NAME=VALUE (repeatable) is exported to the guest script, such as
 # check.sh's MF_DEBUG_PART for the two debug guests (debug.sh).
 #
@@ -50,7 +53,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../scripts/common.sh"
 
 kernel= ko= bin= script= out= timeout=600 mem=2G shell=0 smp=2 tcg=multi
-tools= kmods= envs=()
+tools= kmods= envs=() extra_append=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift ;;
@@ -64,6 +67,7 @@ while [ $# -gt 0 ]; do
 	--tcg) tcg=$2; shift ;;
 	--tools) tools="$tools $2"; shift ;;
 	--kmods) kmods=$2; shift ;;
+	--append) extra_append="$extra_append $2"; shift ;;
 	--env)
 		[[ "$2" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] ||
 			die "--env NAME=VALUE, not '$2'"
@@ -159,7 +163,7 @@ append="$append rdinit=/init nokaslr kmemleak=on loglevel=7"
 # 40-160 ms: on a loaded host QEMU's timer thread may deliver none in
 # time and the kernel panics "IO-APIC + timer doesn't work!". The check
 # is for broken 1990s boards; KVM guests skip it the same way.
-append="$append no_timer_check"
+append="$append no_timer_check$extra_append"
 qemu=(qemu-system-x86_64 $accel -m "$mem" -nodefaults
       -smp "$smp,sockets=$smp,cores=1,threads=1"
       -display none -no-reboot -kernel "$kernel" -initrd "$work/initrd.cpio"
