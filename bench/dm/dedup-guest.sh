@@ -67,7 +67,7 @@ config() {
 }
 
 echo "# $N blocks of 4 KiB; kernel $(uname -r)"
-echo "# config   pass          bytes-written  loop-reads  seconds  status (writes elided verify_reads mismatches negatives passthrough busy verify_errors)"
+echo "# config   pass          bytes-written  loop-reads  seconds  status (writes elided verify_reads mismatches negatives passthrough busy verify_errors untrusted)"
 config linear linear
 config dedup filter
 config verify-all nofilter
