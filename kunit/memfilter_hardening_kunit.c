@@ -20,6 +20,7 @@
 
 #include "bloom.h"
 #include "cuckoo.h"
+#include "filter.h"
 #include "helpers.h"
 
 static u64 mf_hh(u64 i)
@@ -241,9 +242,41 @@ static void mf_stepwise_clear_keeps_counts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memfilter_cuckoo_restore(c, 0, 0), 0);
 }
 
+/*
+ * The last reference dropped in NMI (a BPF map's kptr destructor run by a
+ * perf_event or kprobe program): call_rcu() is not NMI-safe, so the filter
+ * waits on a lockless list for an irq_work, then is freed as usual. The
+ * NMI is simulated by the preempt count, as in mf_simd_not_asked_in_nmi().
+ */
+static void mf_last_put_in_nmi(struct kunit *test)
+{
+	struct memfilter_create cr = {
+		.type = MEMFILTER_TYPE_BLOOM, .capacity = 1000,
+		.bits_per_key_q4 = 40,
+	};
+	u64 before = memfilter_total_settled();
+	unsigned long flags;
+	struct memfilter *f;
+	bool pending;
+
+	f = memfilter_filter_create(&cr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f));
+	KUNIT_EXPECT_GT(test, memfilter_total_settled(), before);
+	local_irq_save(flags);
+	__preempt_count_add(NMI_OFFSET + HARDIRQ_OFFSET);
+	memfilter_put(f);
+	pending = memfilter_nmi_frees_pending();
+	__preempt_count_sub(NMI_OFFSET + HARDIRQ_OFFSET);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_TRUE(test, pending);
+	KUNIT_EXPECT_EQ(test, memfilter_total_settled(), before);
+	KUNIT_EXPECT_FALSE(test, memfilter_nmi_frees_pending());
+}
+
 static struct kunit_case memfilter_hardening_cases[] = {
 	KUNIT_CASE(mf_odd_stripe_does_not_hang),
 	KUNIT_CASE(mf_simd_not_asked_in_nmi),
+	KUNIT_CASE(mf_last_put_in_nmi),
 	KUNIT_CASE_SLOW(mf_stepwise_dump_is_one_instant),
 	KUNIT_CASE_SLOW(mf_stepwise_clear_keeps_counts),
 	{}

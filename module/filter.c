@@ -116,6 +116,21 @@ static void mf_nmi_free_fn(struct irq_work *work)
 
 static DEFINE_IRQ_WORK(mf_nmi_free_work, mf_nmi_free_fn);
 
+/**
+ * memfilter_nmi_frees_pending() - is a filter put in NMI waiting for its
+ *	irq_work?
+ *
+ * For tests.
+ *
+ * Context: any.
+ * Return: true if the list of filters put in NMI is not empty.
+ */
+VISIBLE_IF_KUNIT bool memfilter_nmi_frees_pending(void)
+{
+	return !llist_empty(&mf_nmi_frees);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_nmi_frees_pending);
+
 /* Wait until every filter already put has been freed. */
 static void mf_filter_free_barrier(void)
 {

@@ -269,6 +269,7 @@ void memfilter_filter_image_free(void *image, size_t len);
 int memfilter_charge(u64 bytes);
 void memfilter_uncharge(u64 bytes);
 u64 memfilter_total_settled(void);
+bool memfilter_nmi_frees_pending(void);
 void *memfilter_table_alloc(u64 bytes);
 
 int memfilter_name_valid(const char *name);
