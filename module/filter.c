@@ -125,7 +125,7 @@ static DEFINE_IRQ_WORK(mf_nmi_free_work, mf_nmi_free_fn);
  * Context: any.
  * Return: true if the list of filters put in NMI is not empty.
  */
-VISIBLE_IF_KUNIT bool memfilter_nmi_frees_pending(void)
+bool memfilter_nmi_frees_pending(void)
 {
 	return !llist_empty(&mf_nmi_frees);
 }
