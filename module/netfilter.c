@@ -9,8 +9,10 @@
  * (memfilter/netfilter).
  *
  * Conventions in this file: attachments live on one list under mf_nf_lock
- * (a mutex: registering a hook sleeps); each belongs to the namespace it
- * was attached in, whose pernet exit removes it, as does module unload.
+ * (a mutex: registering a hook sleeps), and by id in mf_nf_ids, which
+ * hands ids out cyclically and never one that is in use; each belongs to
+ * the namespace it was attached in, whose pernet exit removes it, as does
+ * module unload.
  * The packet path never locks and never modifies the skb: it reads
  * headers and payload with skb_header_pointer() into a per-CPU scratch
  * buffer (bottom halves disabled while it is in use), asks the filter
@@ -47,9 +49,11 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
+#include <kunit/visibility.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/udp.h>
 #include <linux/uaccess.h>
+#include <linux/xarray.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
@@ -82,7 +86,7 @@ struct mf_nf_stats {
  * @stats: per-CPU counters
  * @ops: the registered hooks (IPv4, IPv6)
  * @nops: how many of @ops are used
- * @id: what userspace calls it
+ * @id: what userspace calls it: its index in mf_nf_ids
  * @family: MEMFILTER_NF_IPV4 / _IPV6 bits
  * @hook: MEMFILTER_NF_PRE_ROUTING .. _POST_ROUTING
  * @key: MEMFILTER_NF_KEY_*
@@ -111,8 +115,65 @@ struct mf_nf_scratch {
 static DEFINE_PER_CPU(struct mf_nf_scratch, mf_nf_scratch);
 static DEFINE_MUTEX(mf_nf_lock);
 static LIST_HEAD(mf_nf_list);	/* every attachment, under mf_nf_lock */
-static u32 mf_nf_next_id;	/* under mf_nf_lock */
+/* Every attachment by id, 1 .. U32_MAX; @mf_nf_next_id under its lock. */
+static DEFINE_XARRAY_ALLOC1(mf_nf_ids);
+static u32 mf_nf_next_id = 1;
 static struct dentry *mf_nf_debugfs;
+
+/**
+ * memfilter_nf_id_alloc() - a new attachment id
+ * @entry: what the id will name (not NULL)
+ * @id: out: the id
+ *
+ * Cyclic: the id after the last one handed out that is not in use, from 1
+ * to U32_MAX, so an id is never reused while attached and a detached one
+ * only after 2^32 - 1 more attachments.
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -ENOMEM, or -ENOSPC when every id is in use.
+ */
+int memfilter_nf_id_alloc(void *entry, u32 *id)
+{
+	int ret = xa_alloc_cyclic(&mf_nf_ids, id, entry,
+				  XA_LIMIT(1, U32_MAX), &mf_nf_next_id,
+				  GFP_KERNEL_ACCOUNT);
+
+	if (ret == -EBUSY)
+		return -ENOSPC;
+	return ret < 0 ? ret : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_nf_id_alloc);
+
+/**
+ * memfilter_nf_id_free() - give an id back
+ * @id: from memfilter_nf_id_alloc()
+ *
+ * Context: any but hard interrupt.
+ */
+void memfilter_nf_id_free(u32 id)
+{
+	xa_erase(&mf_nf_ids, id);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_nf_id_free);
+
+/**
+ * memfilter_nf_id_set_next() - where the next id search starts (KUnit)
+ * @next: the first id to try
+ *
+ * Context: process context.
+ * Return: where it started before.
+ */
+u32 memfilter_nf_id_set_next(u32 next)
+{
+	u32 old;
+
+	xa_lock(&mf_nf_ids);
+	old = mf_nf_next_id;
+	mf_nf_next_id = next;
+	xa_unlock(&mf_nf_ids);
+	return old;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_nf_id_set_next);
 
 /* The ports of a protocol that has them at the start of its header. */
 static bool mf_nf_has_ports(u8 proto)
@@ -373,6 +434,7 @@ static void mf_nf_detach_locked(struct mf_nf_attachment *a)
 {
 	lockdep_assert_held(&mf_nf_lock);
 	list_del(&a->node);
+	memfilter_nf_id_free(a->id);
 	nf_unregister_net_hooks(a->net, a->ops, a->nops);
 	call_rcu(&a->rcu, mf_nf_free_rcu);
 }
@@ -552,10 +614,12 @@ int memfilter_nf_cmd_attach(struct memfilter_ucmd *ucmd)
 		ret = -ENOSPC;
 		goto out_unlock;
 	}
-	ret = nf_register_net_hooks(net, a->ops, a->nops);
+	ret = memfilter_nf_id_alloc(a, &a->id);
 	if (ret)
 		goto out_unlock;
-	a->id = ++mf_nf_next_id;
+	ret = nf_register_net_hooks(net, a->ops, a->nops);
+	if (ret)
+		goto out_free_id;
 	list_add_tail(&a->node, &mf_nf_list);
 	cmd->out_id = a->id;
 	ret = memfilter_respond(ucmd, sizeof(*cmd));
@@ -564,6 +628,8 @@ int memfilter_nf_cmd_attach(struct memfilter_ucmd *ucmd)
 	mutex_unlock(&mf_nf_lock);
 	return ret;
 
+out_free_id:
+	memfilter_nf_id_free(a->id);
 out_unlock:
 	mutex_unlock(&mf_nf_lock);
 out_put:
@@ -592,13 +658,11 @@ int memfilter_nf_cmd_detach(struct memfilter_ucmd *ucmd)
 	if (!file_ns_capable(ucmd->file, net->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
 	guard(mutex)(&mf_nf_lock);
-	list_for_each_entry(a, &mf_nf_list, node) {
-		if (a->net == net && a->id == cmd->id) {
-			mf_nf_detach_locked(a);
-			return 0;
-		}
-	}
-	return -ENOENT;
+	a = xa_load(&mf_nf_ids, cmd->id);
+	if (!a || a->net != net)
+		return -ENOENT;
+	mf_nf_detach_locked(a);
+	return 0;
 }
 
 /**

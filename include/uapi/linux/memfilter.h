@@ -747,6 +747,11 @@ struct memfilter_load {
  * family, hook, key or action number, a priority of INT_MIN or INT_MAX, a
  * priority without MEMFILTER_NF_ATTACH_PRIORITY, an invalid name.
  *
+ * An attachment's id is unique among the attachments that exist (of
+ * every namespace), from 1 to U32_MAX, and handed out cyclically: an id
+ * is not reused while it is attached, and a detached one only after the
+ * ids after it were.
+ *
  * Key bytes, as the filter sees them (network byte order throughout):
  * SADDR / DADDR: the 4- or 16-byte address, from the fixed IPv4 or IPv6
  * header, of every packet (fragments and any extension header chain
@@ -821,7 +826,8 @@ struct memfilter_load {
  *	hook priority, INT_MIN + 1 .. INT_MAX - 1
  * @key: MEMFILTER_NF_KEY_*
  * @action: MEMFILTER_NF_*
- * @out_id: in: must be 0; out: the attachment's id in this namespace
+ * @out_id: in: must be 0; out: the attachment's id, 1 .. U32_MAX, unique
+ *	while it is attached (see above)
  * @__reserved: must be 0
  */
 struct memfilter_nf_attach {
