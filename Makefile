@@ -530,11 +530,11 @@ $(BUILD)/guest/bin/cli_test: tests/cli_test.sh
 
 guest: $(BUILD)/guest/bin/cli_test
 
-# The dedup target's guest tests (sh scripts, installed as dm_test and
-# dm_discard_test) and the O_DIRECT writer and predictor dm_test drives
-# the device with.
-$(BUILD)/guest/bin/dm_test $(BUILD)/guest/bin/dm_discard_test: \
-		$(BUILD)/guest/bin/%: tests/%.sh
+# The dedup target's guest tests (sh scripts, installed as dm_test,
+# dm_discard_test and dm_fs_test) and the O_DIRECT writer and predictor
+# dm_test drives the device with.
+$(BUILD)/guest/bin/dm_test $(BUILD)/guest/bin/dm_discard_test \
+	$(BUILD)/guest/bin/dm_fs_test: $(BUILD)/guest/bin/%: tests/%.sh
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
@@ -543,7 +543,7 @@ $(BUILD)/guest/bin/dedup_io: tests/dedup_io.c $(GUEST_LIB_OBJS) $(LIB_HDRS)
 	$(CC) $(GUEST_FLAGS) -static -o $@ $< $(GUEST_LIB_OBJS) -lm
 
 guest: $(BUILD)/guest/bin/dm_test $(BUILD)/guest/bin/dm_discard_test \
-	$(BUILD)/guest/bin/dedup_io
+	$(BUILD)/guest/bin/dm_fs_test $(BUILD)/guest/bin/dedup_io
 
 # --- the image loader's fuzzer (libFuzzer, clang) ----------------------------
 FUZZ_OBJS := $(call lib_objs,$(BUILD)/fuzz) $(BUILD)/fuzz/image_fuzz.o

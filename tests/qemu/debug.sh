@@ -8,7 +8,7 @@
 # KUnit and every selftest not in PART2, MF_DEBUG_PART=2 the selftests in
 # PART2; both load, unload and scan for leaks. Unset, one guest runs
 # everything. A selftest is in exactly one part, whatever its name.
-PART2="dm_test dm_discard_test nf_test window_test"
+PART2="dm_test dm_discard_test dm_fs_test nf_test window_test"
 part=${MF_DEBUG_PART:-all}
 
 . /memfilter/lib.sh

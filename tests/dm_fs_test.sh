@@ -1,0 +1,268 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest test: memfilter-dedup under the clients users put on it, ext4
+# and fio, each judged by its own checker. The host's mke2fs, e2fsck,
+# fstrim, fio, dmsetup and losetup (vm.sh --tools) drive a target over a
+# loop device on a tmpfs file: ext4 is made, filled with a tree of real
+# files, rewritten in place, emptied, trimmed and filled again, and after
+# each step e2fsck -fn must exit 0 and every file's SHA-256 must equal
+# its source's; fio writes the device twice with the same seed, verifying
+# what it wrote each time (libaio with crc32c headers, io_uring with
+# fio's offset pattern), and its exit code, error field and read-back
+# byte count decide. The target's counters for each step are printed as
+# TAP comments ("# ..."); what is certain about them is asserted.
+#
+# Needs memfilter.ko loaded and a kernel with ext4, AIO and io_uring
+# built in (the debug test kernel): elsewhere it skips. Prints TAP; exits
+# 0 only if every test passed.
+
+DMSETUP=/sbin/dmsetup
+LOSETUP=/sbin/losetup
+MKE2FS=/sbin/mke2fs
+E2FSCK=/sbin/e2fsck
+FSTRIM=/sbin/fstrim
+FIO=/sbin/fio
+export DM_DISABLE_UDEV=1
+
+MAP=mffs
+FILTER=mffs-filter
+# The device (MiB), the tree copied onto it (the guest's own files, see
+# t_tree) and each fio pass (MiB, from the device's start).
+MIB=${MF_DM_FS_MIB:-64}
+FIO_MIB=${MF_DM_FIO_MIB:-8}
+
+T=$(mktemp -d) || exit 1
+MNT=$T/mnt
+BACK=$T/backing.img
+LDEV=
+n=0
+failed=0
+
+dm() { $DMSETUP --noudevsync "$@"; }
+
+cleanup() {
+	cd /
+	umount "$MNT" 2>/dev/null
+	dm remove $MAP >/dev/null 2>&1
+	[ -n "$LDEV" ] && $LOSETUP -d "$LDEV" 2>/dev/null
+	memfilterctl rm $FILTER >/dev/null 2>&1
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+uptime_cs() {
+	read -r UP _ </proc/uptime
+	UP=$((${UP%.*} * 100 + 1${UP#*.} - 100))
+}
+
+# run NAME FUNCTION: one TAP test; the function's output is shown on
+# failure, its "# " lines always, with the time it took.
+run() {
+	n=$((n + 1))
+	uptime_cs
+	t0=$UP
+	if "$2" >"$T/log" 2>&1; then
+		grep '^# ' "$T/log"
+		uptime_cs
+		t0=$((UP - t0))
+		echo "# $2: $((t0 / 100)).$((t0 / 10 % 10))$((t0 % 10)) s"
+		echo "ok $n $1"
+	else
+		sed 's/^/# /' "$T/log"
+		echo "not ok $n $1"
+		failed=1
+	fi
+}
+
+fail() {
+	echo "$*"
+	return 1
+}
+
+eq() {
+	[ "$2" = "$3" ] || fail "$1: '$2', want '$3'"
+}
+
+# status: the counters since the last reset (dm.c's order), printed with
+# the fraction of candidates elided, in per mille.
+status() {
+	set -- $(dm status $MAP) || return 1
+	[ "$3" = memfilter-dedup ] || fail "status: '$*'" || return 1
+	shift 3
+	W=$1 E=$2 V=$3 M=$4 N=$5 P=$6 B=$7 X=$8 U=$9
+	# Not W ? E * 1000 / W : 0: busybox sh evaluates both branches.
+	pm=0
+	[ "$W" = 0 ] || pm=$((E * 1000 / W))
+	echo "# status: writes $W elided $E ($pm/1000)" \
+		"verify_reads $V mismatches $M negatives $N passthrough $P" \
+		"busy $B verify_errors $X untrusted $U"
+	eq "writes = negatives + verify reads + untrusted" "$W" \
+		$((N + V + U)) &&
+		eq "verify reads = elided + mismatches + busy + errors" "$V" \
+			$((E + M + B + X)) && eq "verify errors" "$X" 0
+}
+
+reset() {
+	dm message $MAP 0 reset
+}
+
+# fsck: e2fsck's verdict on the unmounted file system, read-only.
+fsck() {
+	$E2FSCK -fn "$DEV" >"$T/fsck" 2>&1 && return 0
+	cat "$T/fsck"
+	fail "e2fsck -fn exited $?"
+}
+
+# sums: every file of the copy has its source's SHA-256 (read from the
+# device: mounted afresh, nothing of the file system is cached).
+sums() {
+	(cd "$MNT/tree" && sha256sum -c "$T/sums" >"$T/sumout" 2>&1) && return 0
+	grep -v ': OK$' "$T/sumout" | head -20
+	fail "checksums differ"
+}
+
+mnt() {
+	mount -t ext4 "$DEV" "$MNT"
+}
+
+t_setup() {
+	mkdir -p "$MNT" && truncate -s ${MIB}M "$BACK" &&
+		LDEV=$($LOSETUP -f --show "$BACK") &&
+		memfilterctl create $FILTER --type bloom --capacity 262144 \
+			--fpr 0.01 --seed 7 &&
+		dm create $MAP --table \
+			"0 $((MIB * 2048)) memfilter-dedup $LDEV $FILTER" || return 1
+	DEV=/dev/$(dm info -c --noheadings -o blkdevname $MAP)
+	[ -b "$DEV" ]
+}
+
+# The tree: the tools vm.sh --tools copied into the guest and those of
+# their shared libraries from 256 KiB to 1 MiB (about 13 MiB in 30 files:
+# t_rewrite starts a dd per file, about 0.3 s each under KASAN). Its
+# files' checksums, and BLOCKS: the 4 KiB blocks of file data.
+t_tree() {
+	SRC=$T/src
+	mkdir -p "$SRC/lib" && cp -a /sbin "$SRC/sbin" &&
+		cp $(find /lib/x86_64-linux-gnu -type f -size +255k \
+			-size -1024k) "$SRC/lib/" &&
+		(cd "$SRC" && find . -type f | sort | xargs sha256sum >"$T/sums") ||
+		return 1
+	FILES=$(wc -l <"$T/sums")
+	BLOCKS=0
+	for s in $(find "$SRC" -type f | xargs stat -c %s); do
+		BLOCKS=$((BLOCKS + (s + 4095) / 4096))
+	done
+	echo "# tree: $FILES files, $BLOCKS blocks of data" \
+		"($(du -sk "$SRC" | cut -f1) KiB)"
+}
+
+# mkfs.ext4, mount, copy, umount: e2fsck clean, every file intact.
+# 4 KiB blocks (mke2fs picks 1 KiB below 512 MiB), inode tables zeroed by
+# mke2fs: left to ext4lazyinit after the first mount, their write-zeroes
+# would run during the copy, and every write that completes while one is
+# in flight anywhere on the device is untrusted (its block's next rewrite
+# written, not elided), which t_rewrite's count cannot allow for.
+t_mkfs_copy() {
+	reset && $MKE2FS -q -F -t ext4 -b 4096 -E lazy_itable_init=0 "$DEV" &&
+		mnt && cp -a "$SRC" "$MNT/tree" && sync && umount "$MNT" &&
+		status && fsck && mnt && sums && umount "$MNT"
+}
+
+# The same files written again in place (dd conv=notrunc, as a restore
+# over an existing copy or rsync --inplace does): every data block is its
+# own completed write with the same contents, read back equal, so elided
+# or, when a write to its in-flight slot was running, busy; never written
+# for want of trust (untrusted) or found different.
+t_rewrite() {
+	reset && mnt || return 1
+	(cd "$SRC" && for f in $(find . -type f); do
+		dd if="$f" of="$MNT/tree/$f" bs=64k conv=notrunc 2>/dev/null ||
+			exit 1
+	done) && sync && umount "$MNT" && status || return 1
+	[ $((E + B)) -ge "$BLOCKS" ] ||
+		fail "elided $E + busy $B < $BLOCKS blocks of data" || return 1
+	fsck && mnt && sums && umount "$MNT"
+}
+
+# cp over the existing files instead: cp truncates, ext4 allocates new
+# blocks (the freed ones are reusable only once the transaction commits),
+# so the data lands at other block numbers, keys the filter never saw.
+t_cp_over() {
+	reset && mnt && cp -af "$SRC"/* "$MNT/tree/" && sync &&
+		umount "$MNT" && status && fsck && mnt && sums && umount "$MNT"
+}
+
+# rm, fstrim (the target forgets every discarded block), copy again: the
+# blocks ext4 hands out again held the same data before the discard, so
+# the filter knows their keys, but they are written (untrusted), never
+# elided from a read of a discarded block.
+t_trim_copy() {
+	mnt && rm -rf "$MNT/tree" && sync && reset &&
+		$FSTRIM -v "$MNT" >"$T/trim" && sed 's/^/# /' "$T/trim" &&
+		status || return 1
+	[ "$P" -gt 0 ] || fail "fstrim sent no discard" || return 1
+	reset && cp -a "$SRC" "$MNT/tree" && sync && umount "$MNT" &&
+		status && fsck && mnt && sums && umount "$MNT"
+}
+
+# fio_job NAME ARGS...: one fio job over the first FIO_MIB MiB of the device,
+# random 4 KiB O_DIRECT writes with fio's verify phase after them. It
+# must exit 0, report error 0, and have read back (verified) and written
+# every byte. Terse fields: 5 error, 6 read KiB, 47 write KiB.
+fio_job() {
+	name=$1
+	shift
+	reset &&
+		$FIO --name="$name" --filename="$DEV" --rw=randwrite --bs=4k \
+			--size=${FIO_MIB}m --iodepth=16 --direct=1 --do_verify=1 \
+			--randseed=1 --output-format=terse "$@" >"$T/fio" 2>&1 ||
+		{ cat "$T/fio"; fail "fio exited $?"; } || return 1
+	set -- $(grep '^3;' "$T/fio" | cut -d';' -f5,6,47 | tr ';' ' ')
+	eq "fio error, KiB verified, KiB written" "$*" \
+		"0 $((FIO_MIB * 1024)) $((FIO_MIB * 1024))" && status
+}
+
+# fio with crc32c headers, twice with the same seed: fio's header holds
+# the time and the I/O's number, so the second pass writes other bytes
+# (nothing to elide) and must read every one back as written.
+t_fio_crc() {
+	fio_job crc --ioengine=libaio --verify=crc32c && fio_job crc2 \
+		--ioengine=libaio --verify=crc32c && eq "elided" "$E" 0
+}
+
+# fio with its offset pattern (no header), twice: the second pass writes
+# exactly what the first did; every write is verified, read back equal
+# and elided or busy, and fio reads back every byte as written.
+t_fio_pattern() {
+	blocks=$((FIO_MIB * 256))
+	fio_job pat --ioengine=io_uring --verify=pattern --verify_pattern=%o &&
+		fio_job pat2 --ioengine=io_uring --verify=pattern \
+			--verify_pattern=%o || return 1
+	eq "writes, verify reads, negatives, untrusted, mismatches" \
+		"$W $V $N $U $M" "$blocks $blocks 0 0 0" &&
+		eq "elided + busy" $((E + B)) $blocks
+}
+
+echo "TAP version 13"
+if ! grep -qw ext4 /proc/filesystems; then
+	echo "1..0 # SKIP no ext4 in this kernel (the debug test kernel has it)"
+	exit 0
+fi
+for t in $DMSETUP $LOSETUP $MKE2FS $E2FSCK $FSTRIM $FIO; do
+	[ -x $t ] || {
+		echo "1..0 # SKIP no $t (vm.sh --tools)"
+		exit 0
+	}
+done
+echo "1..8"
+run "setup: loop device, filter, dmsetup create" t_setup
+run "the tree to copy, its checksums" t_tree
+run "mkfs.ext4, copy: e2fsck clean, files intact" t_mkfs_copy
+run "rewrite in place: data elided, e2fsck clean, files intact" t_rewrite
+run "cp over the files: e2fsck clean, files intact" t_cp_over
+run "rm, fstrim, copy again: e2fsck clean, files intact" t_trim_copy
+run "fio libaio crc32c, twice: verified" t_fio_crc
+run "fio io_uring pattern, twice: verified, second pass elided" \
+	t_fio_pattern
+exit $failed
