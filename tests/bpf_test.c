@@ -918,7 +918,7 @@ static void refused(struct __test_metadata *_metadata, const char *prog,
 	const char *line;
 	size_t n;
 
-	ASSERT_NE(0, load_one(prog));
+	ASSERT_NE(0, load_one(prog)) TH_LOG("the verifier accepted %s", prog);
 	n = strlen(vlog);
 	line = strstr(vlog, msg);
 	ASSERT_NE(NULL, line)
