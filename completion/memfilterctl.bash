@@ -30,9 +30,35 @@ _memfilterctl()
 	fi
 
 	local cmd=${words[c]} opts=""
+	# help COMMAND
+	if [[ $cmd == help ]]; then
+		[[ $cword -eq $((c + 1)) ]] &&
+			COMPREPLY=($(compgen -W "$cmds" -- "$cur"))
+		return
+	fi
+	# nf SUBCOMMAND [ARGS]: the subcommand is the first word after nf.
+	local sub=""
+	if [[ $cmd == nf ]]; then
+		if [[ $cword -eq $((c + 1)) ]]; then
+			COMPREPLY=($(compgen -W "attach detach list show stats help" -- "$cur"))
+			return
+		fi
+		sub=${words[c + 1]}
+		# attach's letters; -k is its --key (what the key is made of).
+		case $prev in
+		-H) prev=--hook ;;
+		-a) prev=--action ;;
+		-f) prev=--family ;;
+		-P) prev=--priority ;;
+		-k | --key)
+			COMPREPLY=($(compgen -W "saddr daddr 5-tuple l4-payload" -- "$cur"))
+			return
+			;;
+		esac
+	fi
 	case $prev in
 	-t | --type)
-		COMPREPLY=($(compgen -W "bloom cuckoo" -- "$cur"))
+		COMPREPLY=($(compgen -W "bloom cuckoo grow" -- "$cur"))
 		return
 		;;
 	--hook)
@@ -77,7 +103,12 @@ _memfilterctl()
 	case $cmd in
 	create) opts="$sizing $window $grow" ;;
 	seen) opts="--key --hex --count --invert" ;;
-	nf) opts="--hook --key --action --family --priority --json --pretty" ;;
+	nf)
+		case $sub in
+		attach) opts="--hook --key --action --family --priority" ;;
+		list | show | stats) opts="--json --pretty" ;;
+		esac
+		;;
 	add) opts="--key --hex --unique" ;;
 	del) opts="--key --hex" ;;
 	count) opts="--key --hex --image" ;;
@@ -98,6 +129,10 @@ _memfilterctl()
 	for ((i = c + 1; i < cword; i++)); do
 		[[ ${words[i]} != -* ]] && ((args++))
 	done
+	if [[ $cmd/$sub == nf/attach && $args -eq 1 ]]; then
+		COMPREPLY=($(compgen -W "$(memfilterctl list 2>/dev/null)" -- "$cur"))
+		return
+	fi
 	case $cmd in
 	add | query | seen | del | count | clear | rotate | info | rm | dump)
 		if [[ $args -eq 0 && " ${words[*]} " != *" --image "* &&

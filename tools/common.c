@@ -88,19 +88,69 @@ void print_help(void)
 }
 
 /*
- * getopt_long() over one command's arguments. Returns the option, -1 at
- * the end, or 0 after reporting a usage error (the caller returns 2).
+ * The long option getopt_long() just returned as @longopts[@idx], as typed,
+ * when it is an abbreviation (getopt_long() takes any unambiguous prefix:
+ * "--key" for "--keyed"); NULL when it was typed whole.
+ */
+const char *abbreviated(char **argv, const struct option *longopts, int idx)
+{
+	const char *typed;
+	size_t len;
+
+	if (idx < 0)
+		return NULL;
+	/* "--name ARG" left optind two past it, "--name[=ARG]" one. */
+	typed = argv[optind - (optarg && optarg == argv[optind - 1] ? 2 : 1)];
+	if (strncmp(typed, "--", 2))
+		return NULL;
+	len = strcspn(typed + 2, "=");
+	return len == strlen(longopts[idx].name) ? NULL : typed;
+}
+
+/* Whether @longopts has an option named @name (up to an '='). */
+static bool long_opt_named(const struct option *longopts, const char *name)
+{
+	size_t len = strcspn(name, "=");
+
+	for (; longopts->name; longopts++)
+		if (strlen(longopts->name) == len &&
+		    !strncmp(longopts->name, name, len))
+			return true;
+	return false;
+}
+
+/*
+ * getopt_long() over one command's arguments, long options typed whole.
+ * Returns the option, -1 at the end, or 0 after reporting a usage error
+ * (the caller returns 2).
  */
 int next_opt(int argc, char **argv, const char *shortopts,
 	     const struct option *longopts)
 {
-	int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	const char *abbr;
+	int idx = -1;
+	int c = getopt_long(argc, argv, shortopts, longopts, &idx);
 
+	if (c != -1 && c != '?' && c != ':') {
+		abbr = abbreviated(argv, longopts, idx);
+		if (abbr) {
+			usage_error("unknown option '%.*s': long options are not abbreviated",
+				    (int)strcspn(abbr, "="), abbr);
+			return 0;
+		}
+	}
 	if (c == '?') {
-		if (optopt)
-			usage_error("unknown option '-%c'", optopt);
+		abbr = argv[optind - 1];
+		/* --NAME=ARG of an option without one, or a long option. */
+		if (!strncmp(abbr, "--", 2) &&
+		    long_opt_named(longopts, abbr + 2))
+			usage_error("option '%.*s' takes no argument",
+				    (int)strcspn(abbr, "="), abbr);
+		else if (!strncmp(abbr, "--", 2))
+			usage_error("unknown option '%.*s'",
+				    (int)strcspn(abbr, "="), abbr);
 		else
-			usage_error("unknown option '%s'", argv[optind - 1]);
+			usage_error("unknown option '-%c'", optopt);
 		return 0;
 	}
 	if (c == ':') {
@@ -205,8 +255,10 @@ int filter_opt(int c, struct mf_create_opts *o)
 			o->type = MF_TYPE_BLOOM;
 		} else if (!strcmp(optarg, "cuckoo")) {
 			o->type = MF_TYPE_CUCKOO;
+		} else if (!strcmp(optarg, "grow")) {
+			o->type = MF_TYPE_GROW;	/* as --grow */
 		} else {
-			usage_error("--type must be bloom or cuckoo, not '%s'",
+			usage_error("--type must be bloom, cuckoo or grow, not '%s'",
 				    optarg);
 			return -1;
 		}
@@ -225,10 +277,11 @@ int filter_opt(int c, struct mf_create_opts *o)
 	case 'b':
 		if (parse_double("--bits-per-key", optarg, &o->bits_per_key))
 			return -1;
-		/* The library rounds to quarter bits. */
-		if (!(o->bits_per_key * 4 + 0.5 >= CLI_BPK_MIN * 4 &&
-		      o->bits_per_key * 4 + 0.5 < CLI_BPK_MAX * 4 + 1)) {
-			usage_error("--bits-per-key must be %d to %d (in steps of 0.25), not '%s'",
+		/* Quarter bits exactly: nothing is rounded behind the user. */
+		if (!(o->bits_per_key >= CLI_BPK_MIN &&
+		      o->bits_per_key <= CLI_BPK_MAX &&
+		      o->bits_per_key * 4 == nearbyint(o->bits_per_key * 4))) {
+			usage_error("--bits-per-key must be %d to %d in steps of 0.25, not '%s'",
 				    CLI_BPK_MIN, CLI_BPK_MAX, optarg);
 			return -1;
 		}
@@ -242,7 +295,7 @@ int filter_opt(int c, struct mf_create_opts *o)
 		}
 		o->fingerprint_bits = fp;
 		return 1;
-	case 'k':
+	case OPT_KEYED:
 		o->keyed = true;
 		return 1;
 	case 's':
@@ -285,8 +338,12 @@ static int fpr_in_range(const struct mf_create_opts *o)
 }
 
 /* Check the filter options as a whole and fill in the defaults. */
-/* A duration: N[ms|s|m|h], seconds without a unit; 0 is refused. */
-static int parse_duration_ms(const char *opt, const char *s, uint64_t *ms)
+/*
+ * A duration: N[ms|s|m|h], seconds without a unit, 1 ms to @max ms (365
+ * days: --window 99999999999h is a typing error, not a window).
+ */
+static int parse_duration_ms(const char *opt, const char *s, uint64_t max,
+			     uint64_t *ms)
 {
 	static const struct { const char *unit; uint64_t ms; } units[] = {
 		{ "", 1000 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 },
@@ -301,13 +358,14 @@ static int parse_duration_ms(const char *opt, const char *s, uint64_t *ms)
 	for (i = 0; !errno && end != s && i < ARRAY_SIZE(units); i++) {
 		if (strcmp(end, units[i].unit))
 			continue;
-		if (!v || v > UINT64_MAX / units[i].ms)
+		if (!v || v > max / units[i].ms)
 			break;
 		*ms = v * units[i].ms;
 		return 0;
 	}
-	usage_error("%s: '%s' is not a duration (N, Nms, Ns, Nm or Nh, N >= 1)",
-		    opt, s);
+	usage_error("%s: '%s' is not a duration of 1 ms to %" PRIu64
+		    " days (N, Nms, Ns, Nm or Nh)", opt, s,
+		    max / (24 * 3600 * 1000));
 	return -1;
 }
 
@@ -316,7 +374,8 @@ int window_opt(int c, struct window_args *a)
 {
 	switch (c) {
 	case 'w':
-		return parse_duration_ms("--window", optarg, &a->window_ms);
+		return parse_duration_ms("--window", optarg, CLI_WINDOW_MAX_MS,
+					 &a->window_ms);
 	case 'g':
 		if (parse_u64("--generations", optarg, 10, &a->gens))
 			return -1;
@@ -344,8 +403,9 @@ int window_opts_check(struct mf_create_opts *o, struct window_args *a)
 	a->window = a->window_ms || a->gens || w->rotate_by_count;
 	if (!a->window)
 		return 0;
-	if (o->type == MF_TYPE_CUCKOO) {
-		usage_error("--window, --generations and --rotate-by-count make a window filter (Bloom generations), not a cuckoo one");
+	if (o->type == MF_TYPE_CUCKOO || o->type == MF_TYPE_GROW) {
+		usage_error("--window, --generations and --rotate-by-count make a window filter (Bloom generations), not a %s one",
+			    type_name(o->type));
 		return -1;
 	}
 	o->type = MF_TYPE_BLOOM;
@@ -397,12 +457,30 @@ int grow_opt(int c, struct mf_grow_opts *g)
 }
 
 /*
- * A growing filter is Bloom sub-filters sized by a rate: before
- * filter_opts_finish(), which then sees a Bloom filter.
+ * A growing filter is asked for by --grow (*@grow) or --type grow (which
+ * set *@grow), never by its options alone (@grow_param: the first one
+ * given, or 0). It is Bloom sub-filters sized by a rate: before
+ * filter_opts_finish(), which then sees a Bloom filter. Return: 0, or -1.
  */
-int grow_opts_check(struct mf_create_opts *o, bool window)
+int grow_opts_check(struct mf_create_opts *o, bool window, bool *grow,
+		    int grow_param)
 {
-	if (window || (o->type && o->type != MF_TYPE_BLOOM)) {
+	static const char *const names[] = {
+		[OPT_GROW_FACTOR - OPT_GROW_FACTOR] = "--grow-factor",
+		[OPT_GROW_RATIO - OPT_GROW_FACTOR] = "--grow-ratio",
+		[OPT_GROW_MAX - OPT_GROW_FACTOR] = "--grow-max",
+	};
+
+	*grow |= o->type == MF_TYPE_GROW;
+	if (!*grow) {
+		if (!grow_param)
+			return 0;
+		usage_error("%s needs --grow (or --type grow)",
+			    names[grow_param - OPT_GROW_FACTOR]);
+		return -1;
+	}
+	if (window || (o->type && o->type != MF_TYPE_BLOOM &&
+		       o->type != MF_TYPE_GROW)) {
 		usage_error("--grow makes a growing Bloom filter: not with --type cuckoo or --window");
 		return -1;
 	}
@@ -417,7 +495,7 @@ int grow_opts_check(struct mf_create_opts *o, bool window)
 int filter_opts_finish(struct mf_create_opts *o)
 {
 	if (!o->type) {
-		usage_error("--type bloom|cuckoo is required");
+		usage_error("--type bloom|cuckoo|grow is required");
 		return -1;
 	}
 	if (!o->capacity) {

@@ -31,7 +31,7 @@ static int cmd_create(int argc, char **argv)
 	MF_OPTS(mf_grow_opts, g);
 	bool grow = false;
 	const char *name;
-	int c, dev, fd;
+	int c, dev, fd, grow_param = 0;
 
 	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS WINDOW_SHORTOPTS "Gh",
 			     opts)) != -1) {
@@ -39,9 +39,13 @@ static int cmd_create(int argc, char **argv)
 			print_help();
 			return 0;
 		}
-		if (c == 'G' || c == OPT_GROW_FACTOR || c == OPT_GROW_RATIO ||
-		    c == OPT_GROW_MAX) {
+		if (c == 'G') {
 			grow = true;
+			continue;
+		}
+		if (c == OPT_GROW_FACTOR || c == OPT_GROW_RATIO ||
+		    c == OPT_GROW_MAX) {
+			grow_param = grow_param ? grow_param : c;
 			if (grow_opt(c, &g))
 				return EXIT_ERR;
 			continue;
@@ -56,11 +60,9 @@ static int cmd_create(int argc, char **argv)
 	}
 	if (positional(argc, argv, 0, &name, NULL))
 		return EXIT_ERR;
-	if (window_opts_check(&o, &wa))
-		return EXIT_ERR;
-	if (grow && grow_opts_check(&o, wa.window))
-		return EXIT_ERR;
-	if (filter_opts_finish(&o))
+	if (window_opts_check(&o, &wa) ||
+	    grow_opts_check(&o, wa.window, &grow, grow_param) ||
+	    filter_opts_finish(&o))
 		return EXIT_ERR;
 	o.name = name;
 
@@ -255,6 +257,12 @@ static int key_target(const struct key_opts *ko, int argc, char **argv,
 	}
 	if (*path && ko->nkeys) {
 		usage_error("--key and a key FILE exclude each other");
+		return -1;
+	}
+	/* Both on stdin, the image would swallow the keys. */
+	if (ko->image && !strcmp(ko->image, "-") && !ko->nkeys &&
+	    (!*path || !strcmp(*path, "-"))) {
+		usage_error("--image - reads the image from stdin: give the keys as FILE or --key");
 		return -1;
 	}
 	if (ko->image) {

@@ -276,7 +276,7 @@ static int cmd_build(int argc, char **argv)
 	struct mf_offline *f = NULL;
 	bool hex = false, strict = false, grow = false;
 	struct mf_info info;
-	int c, ret = EXIT_ERR;
+	int c, ret = EXIT_ERR, grow_param = 0;
 
 	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS WINDOW_SHORTOPTS
 			     "xo:Gh", opts)) != -1) {
@@ -291,10 +291,12 @@ static int cmd_build(int argc, char **argv)
 				return EXIT_ERR;
 			continue;
 		case 'G':
+			grow = true;
+			continue;
 		case OPT_GROW_FACTOR:
 		case OPT_GROW_RATIO:
 		case OPT_GROW_MAX:
-			grow = true;
+			grow_param = grow_param ? grow_param : c;
 			if (grow_opt(c, &g))
 				return EXIT_ERR;
 			continue;
@@ -318,7 +320,7 @@ static int cmd_build(int argc, char **argv)
 	if (optind < argc)
 		path = argv[optind];
 	if (window_opts_check(&o, &wa) ||
-	    (grow && grow_opts_check(&o, wa.window)) ||
+	    grow_opts_check(&o, wa.window, &grow, grow_param) ||
 	    filter_opts_finish(&o) || output_ok(out))
 		return EXIT_ERR;
 	if (wa.window)

@@ -100,13 +100,13 @@ static void usage(FILE *f)
 		for (i = 0; i < table_len(t); i++)
 			fprintf(f, "  %-8s %s\n", tables[t].cmds[i].name,
 				tables[t].cmds[i].usage);
-	fprintf(f, "  help     this text\n\n"
+	fprintf(f, "  help     [COMMAND]: this text, or COMMAND --help\n\n"
 		"global options:\n"
 		"  -j, --json     JSON output (info, list, inspect), compact\n"
 		"  -p, --pretty   indented JSON output (implies --json)\n"
 		"  -V, --version  print the version of %s and exit\n"
 		"  -h, --help     this text\n\n"
-		"'%s COMMAND --help' describes a command. Exit status: 0 on\n"
+		"'%s help COMMAND' describes a command. Exit status: 0 on\n"
 		"success (query: some key was printed or counted), 1 when query\n"
 		"prints or counts no key, 2 on any error (one line on stderr).\n",
 		prog, prog);
@@ -133,10 +133,18 @@ static int global_opts(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	int c;
+	const char *abbr;
+	int c, idx = -1;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+jpVh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+jpVh", opts, &idx)) != -1) {
+		abbr = c == '?' ? NULL : abbreviated(argv, opts, idx);
+		idx = -1;
+		if (abbr) {
+			cli_error("unknown option '%s' (long options are not abbreviated)",
+				  abbr);
+			return EXIT_ERR;
+		}
 		if (json_flag(c))
 			continue;
 		switch (c) {
@@ -155,6 +163,28 @@ static int global_opts(int argc, char **argv)
 	return -1;
 }
 
+/* help [COMMAND]: the list of commands, or COMMAND --help. */
+static int help_command(int argc, char **argv)
+{
+	if (argc - optind > 2) {
+		cli_error("help: unexpected argument '%s' (try '%s help')",
+			  argv[optind + 2], prog);
+		return EXIT_ERR;
+	}
+	if (argc - optind < 2 || !strcmp(argv[optind + 1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	cur = find_command(argv[optind + 1]);
+	if (!cur) {
+		cli_error("unknown command '%s' (try '%s help')",
+			  argv[optind + 1], prog);
+		return EXIT_ERR;
+	}
+	print_help();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int ret;
@@ -166,10 +196,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_ERR;
 	}
-	if (!strcmp(argv[optind], "help")) {
-		usage(stdout);
-		return 0;
-	}
+	if (!strcmp(argv[optind], "help"))
+		return help_command(argc, argv);
 	cur = find_command(argv[optind]);
 	if (!cur) {
 		cli_error("unknown command '%s' (try '%s help')", argv[optind],

@@ -80,6 +80,7 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int fail(const char *what, int err);
 int fail_offline(const char *what, int err);
 void print_help(void);
+const char *abbreviated(char **argv, const struct option *longopts, int idx);
 int next_opt(int argc, char **argv, const char *shortopts,
 	     const struct option *longopts);
 int help_opt(int argc, char **argv);
@@ -111,26 +112,31 @@ int stdout_flush(void);
 	{ "fpr", required_argument, NULL, 'p' }, \
 	{ "bits-per-key", required_argument, NULL, 'b' }, \
 	{ "fingerprint-bits", required_argument, NULL, 'f' }, \
-	{ "keyed", no_argument, NULL, 'k' }, \
+	{ "keyed", no_argument, NULL, OPT_KEYED }, \
 	{ "seed", required_argument, NULL, 's' }, \
 	{ "hash", required_argument, NULL, OPT_HASH }
-#define FILTER_SHORTOPTS "t:c:p:b:f:ks:"
-/* Long-only option of every filter (create, build): --hash. */
-enum { OPT_HASH = 0x180 };
+/* -k is --key (add, query, ...) everywhere: --keyed has no letter. */
+#define FILTER_SHORTOPTS "t:c:p:b:f:s:"
+/* Long-only options of every filter (create, build): --hash, --keyed. */
+enum { OPT_HASH = 0x180, OPT_KEYED };
 /* Long-only options of a growing filter (create, build). */
 enum { OPT_GROW_FACTOR = 0x100, OPT_GROW_RATIO, OPT_GROW_MAX };
 #define GROW_OPTS_HELP \
-	"  -G, --grow                a growing Bloom filter: when the newest\n" \
-	"                            sub-filter holds its keys, a new one takes\n" \
-	"                            over; --capacity is the first one's, --fpr\n" \
-	"                            bounds the whole filter's rate\n" \
+	"  -G, --grow                a growing Bloom filter (--type grow): when\n" \
+	"                            the newest sub-filter holds its keys, a new\n" \
+	"                            one takes over; --capacity is the first\n" \
+	"                            one's, --fpr bounds the whole filter's rate;\n" \
+	"                            the options below need it\n" \
 	"      --grow-factor S       each sub-filter holds S times the keys of\n" \
 	"                            the one before (1 to 16, default 2)\n" \
 	"      --grow-ratio R        each sub-filter's rate is R times the one\n" \
 	"                            before's (0.01 to 0.99, default 0.5)\n" \
 	"      --grow-max M          at most M sub-filters (1 to 16, default 16)\n"
+/* The longest window, 365 days in ms. */
+#define CLI_WINDOW_MAX_MS (365ULL * 24 * 3600 * 1000)
 int grow_opt(int c, struct mf_grow_opts *g);
-int grow_opts_check(struct mf_create_opts *o, bool window);
+int grow_opts_check(struct mf_create_opts *o, bool window, bool *grow,
+		    int grow_param);
 void window_text(const struct mf_window_info *w);
 void json_window(struct json_writer *jw, const struct mf_window_info *w);
 void grow_text(const struct mf_grow_info *g);
@@ -144,7 +150,8 @@ void json_grow(struct json_writer *jw, const struct mf_grow_info *g);
 #define WINDOW_OPTS_HELP \
 	"  -w, --window T            a window filter: every key is kept at least T\n" \
 	"                            and at most G / (G - 1) T (T: N, Nms, Ns, Nm,\n" \
-	"                            Nh); --capacity is then keys per T / (G - 1)\n" \
+	"                            Nh; at most 365 days); --capacity is then\n" \
+	"                            keys per T / (G - 1)\n" \
 	"  -g, --generations G       window filter: 2 to 16 generations (default 4)\n" \
 	"  -R, --rotate-by-count     window filter: also rotate when a generation\n" \
 	"                            holds --capacity keys\n"
@@ -166,7 +173,8 @@ int window_opt(int c, struct window_args *a);
 int window_opts_check(struct mf_create_opts *o, struct window_args *a);
 /* Their --help lines. */
 #define FILTER_OPTS_HELP \
-	"  -t, --type T              bloom or cuckoo (required)\n" \
+	"  -t, --type T              bloom, cuckoo or grow (required, unless\n" \
+	"                            --window or --grow)\n" \
 	"  -c, --capacity N          number of keys it is designed for (required)\n" \
 	"  -p, --fpr P               target false-positive rate as a fraction\n" \
 	"                            (0.01 = 1%; Bloom: 2.99e-07 to below 1,\n" \
@@ -175,7 +183,7 @@ int window_opts_check(struct mf_create_opts *o, struct window_args *a);
 	"                            (1 to 64 in steps of 0.25)\n" \
 	"  -f, --fingerprint-bits F  cuckoo: 8, 12 or 16 instead of --fpr\n" \
 	"                            (default 12)\n" \
-	"  -k, --keyed               hash with SipHash-2-4 under a secret key\n" \
+	"      --keyed               hash with SipHash-2-4 under a secret key\n" \
 	"                            (keys chosen by an adversary)\n" \
 	"  -s, --seed S              fixed XXH64 (XXH3) seed (reproducible tables)\n" \
 	"      --hash H              xxh64 (default), xxh3 (faster on keys of up\n" \
