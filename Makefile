@@ -93,10 +93,18 @@ modules_install:
 		$(if $(wildcard $(KDIR)/certs/signing_key.x509),,CONFIG_MODULE_SIG_ALL=) \
 		modules_install
 	$(if $(DESTDIR),,depmod -a $$(cat $(KDIR)/include/config/kernel.release))
+	$(INSTALL) -d $(DESTDIR)$(MODULESLOADDIR)
+	$(INSTALL) -m 644 systemd/memfilter.conf $(DESTDIR)$(MODULESLOADDIR)/
+
+# kbuild's outputs in the directories Kbuild builds in, removed here too:
+# kbuild's own clean needs a kernel tree at KDIR.
+KBUILD_OUTPUTS := $(foreach d,. module core kunit,$(addprefix $(d)/,*.o \
+	*.ko *.ko.* *.mod *.mod.c .*.cmd .*.d .*.tmp *.symtypes *.su *.dwo)) \
+	modules.order Module.symvers .module-common.o .tmp_versions
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(wildcard $(KBUILD_OUTPUTS))
 
 deps:
 	scripts/deps.sh
@@ -394,6 +402,9 @@ EXEC_PREFIX ?= $(PREFIX)
 BINDIR ?= $(EXEC_PREFIX)/bin
 LIBEXECDIR ?= $(EXEC_PREFIX)/libexec
 INCLUDEDIR ?= $(PREFIX)/include
+# The library's headers, <linux/memfilter.h> among them, in a directory of
+# their own (no clash with linux-libc-dev); the .pc file's -I names it.
+MFINCLUDEDIR = $(INCLUDEDIR)/memfilter
 DATADIR ?= $(PREFIX)/share
 MANDIR ?= $(DATADIR)/man
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
@@ -440,14 +451,25 @@ $(BUILD)/lib/libmemfilter.pc: lib/libmemfilter.pc.in FORCE
 .PHONY: lib FORCE
 lib: $(LIB_OUT)
 
-# memfilterctl, linked against the shared library (the one installed).
-$(BUILD)/bin/memfilterctl: $(CTL_SRCS) $(CTL_HDRS) $(LIB_HDRS) \
-		$(BUILD)/lib/libmemfilter.so
+# memfilterctl, linked against the shared library twice: the in-tree copy
+# (bin/) finds it in $(BUILD)/lib (RUNPATH $ORIGIN/../lib) and runs from
+# the build tree; the installed copy (install/) has no RUNPATH.
+CTL_OBJS := $(patsubst tools/%.c,$(BUILD)/ctl/%.o,$(CTL_SRCS))
+$(BUILD)/ctl/%.o: tools/%.c $(CTL_HDRS) $(LIB_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) $(LDFLAGS) -o $@ $(CTL_SRCS) -L$(BUILD)/lib \
+	$(CC) $(LIB_CFLAGS) -c -o $@ $<
+
+$(BUILD)/bin/memfilterctl: $(CTL_OBJS) $(BUILD)/lib/libmemfilter.so
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) $(LDFLAGS) -Wl,-rpath,'$$ORIGIN/../lib' -o $@ \
+		$(CTL_OBJS) -L$(BUILD)/lib -lmemfilter -lm
+
+$(BUILD)/install/memfilterctl: $(CTL_OBJS) $(BUILD)/lib/libmemfilter.so
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) $(LDFLAGS) -o $@ $(CTL_OBJS) -L$(BUILD)/lib \
 		-lmemfilter -lm
 
-memfilterctl: $(BUILD)/bin/memfilterctl
+memfilterctl: $(BUILD)/bin/memfilterctl $(BUILD)/install/memfilterctl
 
 # memfilter-images.service runs the helper from LIBEXECDIR.
 $(BUILD)/systemd/memfilter-images.service: systemd/memfilter-images.service.in \
@@ -459,25 +481,24 @@ $(BUILD)/systemd/memfilter-images.service: systemd/memfilter-images.service.in \
 
 # --- make install ------------------------------------------------------------
 D := $(DESTDIR)
-install: $(LIB_OUT) $(BUILD)/bin/memfilterctl \
+install: $(LIB_OUT) $(BUILD)/install/memfilterctl \
 		$(BUILD)/systemd/memfilter-images.service
 	$(INSTALL) -d $(D)$(BINDIR) $(D)$(LIBDIR) $(D)$(PKGCONFIGDIR) \
-		$(D)$(INCLUDEDIR)/linux $(D)$(MANDIR)/man3 $(D)$(MANDIR)/man8 \
-		$(D)$(UDEVRULESDIR) $(D)$(BASHCOMPDIR) $(D)$(MODULESLOADDIR) \
+		$(D)$(MFINCLUDEDIR)/linux $(D)$(MANDIR)/man3 $(D)$(MANDIR)/man8 \
+		$(D)$(UDEVRULESDIR) $(D)$(BASHCOMPDIR) \
 		$(D)$(SYSTEMDUNITDIR) $(D)$(LIBEXECDIR) $(D)$(SYSUSERSDIR)
-	$(INSTALL) -m 755 $(BUILD)/bin/memfilterctl $(D)$(BINDIR)/
+	$(INSTALL) -m 755 $(BUILD)/install/memfilterctl $(D)$(BINDIR)/
 	$(INSTALL) -m 755 $(BUILD)/lib/$(LIB_REALNAME) $(D)$(LIBDIR)/
 	ln -sf $(LIB_REALNAME) $(D)$(LIBDIR)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(D)$(LIBDIR)/libmemfilter.so
 	$(INSTALL) -m 644 $(BUILD)/lib/libmemfilter.a $(D)$(LIBDIR)/
 	$(INSTALL) -m 644 $(BUILD)/lib/libmemfilter.pc $(D)$(PKGCONFIGDIR)/
 	$(INSTALL) -m 644 $(LIB_PUBLIC_H) $(LIB_COMPAT_H) $(VERSION_H) \
-		$(D)$(INCLUDEDIR)/
-	$(INSTALL) -m 644 include/uapi/linux/memfilter.h $(D)$(INCLUDEDIR)/linux/
+		$(D)$(MFINCLUDEDIR)/
+	$(INSTALL) -m 644 include/uapi/linux/memfilter.h $(D)$(MFINCLUDEDIR)/linux/
 	$(INSTALL) -m 644 man/libmemfilter.3 $(D)$(MANDIR)/man3/
 	$(INSTALL) -m 644 man/memfilterctl.8 $(D)$(MANDIR)/man8/
 	$(INSTALL) -m 644 udev/70-memfilter.rules $(D)$(UDEVRULESDIR)/
-	$(INSTALL) -m 644 systemd/memfilter.conf $(D)$(MODULESLOADDIR)/
 	$(INSTALL) -m 644 systemd/memfilter.sysusers \
 		$(D)$(SYSUSERSDIR)/memfilter.conf
 	$(INSTALL) -m 644 $(BUILD)/systemd/memfilter-images.service \
@@ -492,10 +513,10 @@ uninstall:
 		$(addprefix $(D)$(LIBDIR)/,$(LIB_REALNAME) $(LIB_SONAME) \
 			libmemfilter.so libmemfilter.a) \
 		$(D)$(PKGCONFIGDIR)/libmemfilter.pc \
-		$(D)$(INCLUDEDIR)/$(notdir $(LIB_PUBLIC_H)) \
-		$(D)$(INCLUDEDIR)/$(notdir $(LIB_COMPAT_H)) \
-		$(D)$(INCLUDEDIR)/$(notdir $(VERSION_H)) \
-		$(D)$(INCLUDEDIR)/linux/memfilter.h \
+		$(D)$(MFINCLUDEDIR)/$(notdir $(LIB_PUBLIC_H)) \
+		$(D)$(MFINCLUDEDIR)/$(notdir $(LIB_COMPAT_H)) \
+		$(D)$(MFINCLUDEDIR)/$(notdir $(VERSION_H)) \
+		$(D)$(MFINCLUDEDIR)/linux/memfilter.h \
 		$(D)$(MANDIR)/man3/libmemfilter.3 \
 		$(D)$(MANDIR)/man8/memfilterctl.8 \
 		$(D)$(UDEVRULESDIR)/70-memfilter.rules \
@@ -504,19 +525,26 @@ uninstall:
 		$(D)$(SYSTEMDUNITDIR)/memfilter-images.service \
 		$(D)$(LIBEXECDIR)/memfilter-images \
 		$(D)$(BASHCOMPDIR)/memfilterctl
+	@rmdir $(D)$(MFINCLUDEDIR)/linux $(D)$(MFINCLUDEDIR) 2>/dev/null || true
 
 # --- DKMS: the module's sources in /usr/src/memfilter-VERSION ---------------
-DKMS_SRCS := Kbuild Kconfig VERSION dkms.conf $(wildcard COPYING LICENSES) \
-	include module core kunit tests/vectors.h
+# What Kbuild builds: every object it names, as its .c file, with the
+# headers of those directories and include/. A missing file fails.
+DKMS_OBJS = $(shell sed 's/\#.*//' Kbuild | \
+	grep -Eo '\b[a-z]+/[a-z0-9_]+\.o\b' | sort -u)
+DKMS_SRCS = Kbuild Kconfig VERSION dkms.conf $(DKMS_OBJS:.o=.c) \
+	$(wildcard $(addsuffix *.h,$(sort $(dir $(DKMS_OBJS)))) \
+		include/linux/*.h include/uapi/linux/*.h COPYING LICENSES/*/*)
 
 .PHONY: dkms-src
 dkms-src:
 	@grep -qx 'PACKAGE_VERSION="$(VERSION)"' dkms.conf || \
 		{ echo "dkms.conf: PACKAGE_VERSION is not $(VERSION)"; exit 1; }
+	@for f in $(DKMS_SRCS); do [ -f "$$f" ] || \
+		{ echo "dkms-src: $$f (Kbuild builds it) is missing" >&2; exit 1; }; done
 	rm -rf $(D)$(DKMSDIR)
 	$(INSTALL) -d $(D)$(DKMSDIR)
-	tar -cf - --exclude='*.o' --exclude='.*.cmd' --exclude='*.ko' \
-		--exclude='*.mod*' $(DKMS_SRCS) | tar -xf - -C $(D)$(DKMSDIR)
+	cp --parents $(DKMS_SRCS) $(D)$(DKMSDIR)/
 
 # --- Documentation/ (Sphinx, warnings are errors) ---------------------------
 htmldocs:

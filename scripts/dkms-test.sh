@@ -20,7 +20,21 @@ unset MEMFILTER_WERROR WERROR
 
 rm -rf "$W"
 mkdir -p "$W/tree"
-ok "make dkms-src DESTDIR=..." make -s dkms-src DESTDIR="$W/root"
+# Exit status 0 and not a word on stderr (a file list gone stale once
+# printed "tar: ...: Cannot stat" and still exited 0), and every source
+# Kbuild names is in the copy.
+dkms_src() {
+	local o f n=0
+	make -s dkms-src DESTDIR="$W/root" 2>"$W/dkms-src.err" &&
+		[ ! -s "$W/dkms-src.err" ] || { cat "$W/dkms-src.err"; return 1; }
+	for o in $(sed 's/#.*//' Kbuild | grep -Eo '\b[a-z]+/[a-z0-9_]+\.o\b'); do
+		f=$W/root/usr/src/memfilter-$V/${o%.o}.c
+		[ -f "$f" ] || { echo "$f missing"; return 1; }
+		n=$((n + 1))
+	done
+	[ "$n" -gt 10 ] || { echo "only $n objects in Kbuild?"; return 1; }
+}
+ok "make dkms-src DESTDIR=...: no error output, every Kbuild source" dkms_src
 
 # sign_file pointing nowhere: DKMS then neither signs nor creates
 # /var/lib/dkms/mok.key on this machine.
@@ -30,6 +44,34 @@ dkms_build() {
 		--kernelsourcedir "$kdir"
 }
 ok "dkms build memfilter/$V for $krel" dkms_build
+
+# dkms.conf's BUILD_EXCLUSIVE_*: a kernel before 6.1, or one without
+# netfilter, is skipped (exit 77), not a failed build.
+excluded() {
+	local rc fake=$W/fake-kdir
+	sign_file=/nonexistent dkms build -m memfilter -v "$V" \
+		-k 5.10.0-30-amd64 --dkmstree "$W/tree" \
+		--sourcetree "$W/root/usr/src" --kernelsourcedir "$kdir" \
+		>"$W/old.log" 2>&1
+	rc=$?
+	[ "$rc" = 77 ] || { echo "5.10: exit $rc, want 77"; cat "$W/old.log"; return 1; }
+	mkdir -p "$fake" && grep -v '^CONFIG_NETFILTER=' "$kdir/.config" \
+		>"$fake/.config" &&
+	sign_file=/nonexistent dkms build -m memfilter -v "$V" \
+		-k 6.12.0-no-netfilter --dkmstree "$W/tree" \
+		--sourcetree "$W/root/usr/src" --kernelsourcedir "$fake" \
+		>"$W/nonf.log" 2>&1
+	rc=$?
+	[ "$rc" = 77 ] || { echo "no netfilter: exit $rc, want 77"; cat "$W/nonf.log"; return 1; }
+	bash -c '. "$1" && [[ 6.1.0-57-amd64 =~ $BUILD_EXCLUSIVE_KERNEL &&
+		6.12.118+deb12-amd64 =~ $BUILD_EXCLUSIVE_KERNEL &&
+		7.0.0 =~ $BUILD_EXCLUSIVE_KERNEL &&
+		10.2.1 =~ $BUILD_EXCLUSIVE_KERNEL &&
+		! 6.0.19 =~ $BUILD_EXCLUSIVE_KERNEL &&
+		! 5.19.0 =~ $BUILD_EXCLUSIVE_KERNEL ]]' _ dkms.conf
+}
+ok "dkms.conf: kernels before 6.1 and without CONFIG_NETFILTER are skipped" \
+	excluded
 
 ko=$(find "$W/tree/memfilter/$V/$krel" -name 'memfilter.ko*' | head -n 1)
 built() {

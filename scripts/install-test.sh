@@ -15,12 +15,17 @@
 #  - memfilter-images (the boot/shutdown unit's helper) restores and saves
 #    images as documented, against a recording memfilterctl
 #  - one version everywhere: VERSION, dkms.conf, man pages, library
-#  - make uninstall removes every file; PREFIX=/usr/local uses /etc for udev,
-#    systemd and modules-load.d
+#  - the headers go to PREFIX/include/memfilter (the .pc file's -I), the
+#    installed memfilterctl has no RUNPATH, the in-tree one runs as built
+#  - make uninstall removes every file; PREFIX=/usr/local uses /etc for udev
+#    and systemd
+#  - make dkms-src fails on a file Kbuild builds that is missing; make
+#    clean removes kbuild's outputs without a kernel tree
 #
 # Prints TAP; exits non-zero when any check fails.
 #  - with KDIR: `make KDIR=...` also builds memfilter.ko, and
-#    `make modules_install DESTDIR=...` installs it
+#    `make modules_install DESTDIR=...` installs it with its modules-load.d
+#    file (which `make install` does not install)
 #
 #   install-test.sh [WORKDIR [KDIR]]   (default: build/install-test)
 
@@ -39,6 +44,8 @@ MA=$(gcc -print-multiarch)
 HDR=libmemfilter.h
 R=$W/root
 U=$R/usr
+# The library's headers, <linux/memfilter.h> among them.
+INC=$U/include/memfilter
 LIBDIR=$U/lib/$MA
 SRC=$W/src
 LOG=$W/build.log
@@ -50,6 +57,7 @@ fresh_build() {
 	mkdir -p "$SRC"
 	git ls-files -co --exclude-standard -z |
 		xargs -0 tar -cf - 2>/dev/null | tar -xf - -C "$SRC" &&
+	(cd "$SRC" && find . -type f | sort) >"$W/src.list" &&
 	make -C "$SRC" KDIR="$W/no-kernel" \
 		CFLAGS="-O2 -g -DMF_INSTALL_TEST_CFLAGS" \
 		LDFLAGS="-Wl,-z,now" >"$LOG" 2>&1 || { cat "$LOG"; return 1; }
@@ -64,6 +72,9 @@ user_flags() {
 	! grep -e '-Werror' "$LOG" &&
 	! grep -E '^(cc|gcc) .* -c -o build/lib/' "$LOG" |
 		grep -v -e '-DMF_INSTALL_TEST_CFLAGS' &&
+	! grep -E '^(cc|gcc) .* -c -o build/ctl/' "$LOG" |
+		grep -v -e '-DMF_INSTALL_TEST_CFLAGS' &&
+	grep -q -- '-DMF_INSTALL_TEST_CFLAGS.* -c -o build/ctl/main.o' "$LOG" &&
 	grep -q -- '-DMF_INSTALL_TEST_CFLAGS.* -o build/bin/memfilterctl' "$LOG" &&
 	readelf -d "$SRC/build/lib/libmemfilter.so.1" | grep -q BIND_NOW &&
 	grep -q 'memfilter.ko not built' "$LOG"
@@ -81,13 +92,12 @@ installed_files() {
 	done
 	for f in "usr/lib/$MA/libmemfilter.a" \
 		 "usr/lib/$MA/pkgconfig/libmemfilter.pc" \
-		 "usr/include/$HDR" usr/include/memfilter.h \
-		 usr/include/memfilter_version.h \
-		 usr/include/linux/memfilter.h \
+		 "usr/include/memfilter/$HDR" usr/include/memfilter/memfilter.h \
+		 usr/include/memfilter/memfilter_version.h \
+		 usr/include/memfilter/linux/memfilter.h \
 		 usr/share/man/man8/memfilterctl.8 \
 		 usr/share/man/man3/libmemfilter.3 \
 		 usr/lib/udev/rules.d/70-memfilter.rules \
-		 usr/lib/modules-load.d/memfilter.conf \
 		 usr/lib/sysusers.d/memfilter.conf \
 		 usr/lib/systemd/system/memfilter-images.service \
 		 usr/share/bash-completion/completions/memfilterctl; do
@@ -95,9 +105,12 @@ installed_files() {
 	done
 	[ "$(readlink "$LIBDIR/libmemfilter.so.1")" = "libmemfilter.so.$V" ] &&
 	[ "$(readlink "$LIBDIR/libmemfilter.so")" = libmemfilter.so.1 ] &&
-	# Nothing else: every installed file is one of the above.
-	[ "$(find "$R" -type f -o -type l | wc -l)" = 18 ] ||
+	# Nothing else: every installed file is one of the above (no
+	# modules-load.d file without a module, nothing in include/linux/).
+	[ "$(find "$R" -type f -o -type l | wc -l)" = 17 ] ||
 		{ find "$R" -type f -o -type l; return 1; }
+	[ ! -e "$U/include/linux" ] && [ ! -e "$U/lib/modules-load.d" ] ||
+		{ echo "include/linux/ or modules-load.d/ installed"; return 1; }
 }
 ok "installed tree: every file, its mode, the library's symlinks" \
 	installed_files
@@ -110,12 +123,11 @@ unit_paths() {
 	grep -qx 'KERNEL=="memfilter", SUBSYSTEM=="misc", GROUP="memfilter", MODE="0660"' \
 		"$U/lib/udev/rules.d/70-memfilter.rules" &&
 	grep -qx 'g memfilter - -' "$U/lib/sysusers.d/memfilter.conf" &&
-	grep -qx memfilter "$U/lib/modules-load.d/memfilter.conf" &&
 	# verify the unit with its paths inside DESTDIR
 	sed "s|=\(-*\)/usr/|=\1$R/usr/|" "$unit" >"$W/memfilter-images.service" &&
 	systemd-analyze verify --man=no "$W/memfilter-images.service"
 }
-ok "systemd unit, udev rule, sysusers.d, modules-load.d: content" unit_paths
+ok "systemd unit, udev rule, sysusers.d: content" unit_paths
 
 pc() {
 	PKG_CONFIG_SYSROOT_DIR=$R PKG_CONFIG_LIBDIR=$LIBDIR/pkgconfig \
@@ -123,7 +135,7 @@ pc() {
 }
 pkgconfig() {
 	[ "$(pc --modversion)" = "$V" ] &&
-	[ "$(echo $(pc --cflags))" = "-I$U/include" ] &&
+	[ "$(echo $(pc --cflags))" = "-I$INC" ] &&
 	[ "$(echo $(pc --libs))" = "-L$LIBDIR -lmemfilter" ] ||
 		{ pc --modversion --cflags --libs; return 1; }
 }
@@ -145,7 +157,7 @@ ok "examples/lib_example.c builds against the installed library and runs" \
 
 static_example() {
 	gcc -static -o "$W/lib_example_static" "$TOP/examples/lib_example.c" \
-		-I"$U/include" "$LIBDIR/libmemfilter.a" &&
+		-I"$INC" "$LIBDIR/libmemfilter.a" &&
 	"$W/lib_example_static" >/dev/null
 }
 ok "examples/lib_example.c links the installed static library" \
@@ -164,11 +176,26 @@ installed_ctl() {
 ok "installed memfilterctl (dynamic) builds, inspects and queries an image" \
 	installed_ctl
 
+# The installed binary carries no RUNPATH (the build tree's would be
+# searched first on every run); the in-tree one finds the library next to
+# it, $ORIGIN/../lib, and runs as built.
+rpath() {
+	! readelf -d "$CTL" | grep -E 'R(UN)?PATH' &&
+	readelf -d "$SRC/build/bin/memfilterctl" |
+		grep -q 'RUNPATH.*\[\$ORIGIN/\.\./lib\]' &&
+	env -u LD_LIBRARY_PATH "$SRC/build/bin/memfilterctl" --version |
+		grep -qx "memfilterctl $V" &&
+	env -u LD_LIBRARY_PATH ldd "$SRC/build/bin/memfilterctl" |
+		grep -q "libmemfilter.so.1 => $SRC/build/bin/../lib/libmemfilter.so.1"
+}
+ok "no RUNPATH in the installed memfilterctl; build/bin/memfilterctl runs" \
+	rpath
+
 versions() {
 	grep -qx "PACKAGE_VERSION=\"$V\"" dkms.conf &&
 	grep -q "\"memfilter $V\"" man/memfilterctl.8 &&
 	grep -q "\"memfilter $V\"" man/libmemfilter.3 &&
-	grep -qx "#define MEMFILTER_VERSION \"$V\"" "$U/include/memfilter_version.h"
+	grep -qx "#define MEMFILTER_VERSION \"$V\"" "$INC/memfilter_version.h"
 }
 ok "one version ($V): VERSION, dkms.conf, man pages, memfilter_version.h" \
 	versions
@@ -222,7 +249,15 @@ completion() {
 	[ "$(complete_words memfilterctl query --co)" = --count ] &&
 	[ "$(complete_words memfilterctl --pr)" = --pretty ] &&
 	[ "$(complete_words memfilterctl -j in)" = "info inspect" ] &&
-	[ "$(complete_words memfilterctl build -t "")" = "bloom cuckoo" ]
+	[ "$(complete_words memfilterctl build -t "")" = "bloom cuckoo grow" ] &&
+	[ "$(complete_words memfilterctl nf "")" = \
+		"attach detach list show stats help" ] &&
+	[ "$(complete_words memfilterctl nf de)" = detach ] &&
+	[ "$(complete_words memfilterctl nf attach x --key "")" = \
+		"saddr daddr 5-tuple l4-payload" ] &&
+	[ "$(complete_words memfilterctl nf attach x -H pre)" = prerouting ] &&
+	[ "$(complete_words memfilterctl nf stats --)" = "--json --pretty --help" ] &&
+	[ "$(complete_words memfilterctl help bu)" = build ]
 }
 ok "bash completion completes commands, options and their values" completion
 
@@ -262,12 +297,18 @@ ok "memfilter-images restore/save: every image, atomic, failures reported" \
 	images
 
 headers_alone() {
-	echo "#include <$HDR>" | gcc -I"$U/include" -x c -std=c99 \
+	echo "#include <$HDR>" | gcc $(pc --cflags) -x c -std=c99 \
 		-Wall -Wextra -pedantic -Werror -fsyntax-only - &&
-	echo "#include <$HDR>" | g++ -I"$U/include" -x c++ \
-		-Wall -Wextra -Werror -fsyntax-only -
+	echo "#include <$HDR>" | g++ $(pc --cflags) -x c++ \
+		-Wall -Wextra -Werror -fsyntax-only - &&
+	# <linux/memfilter.h> through the .pc file's -I: the installed one.
+	printf '%s\n' '#include <linux/memfilter.h>' \
+		'#ifndef MEMFILTER_API_VERSION' '#error' '#endif' |
+		gcc $(pc --cflags) -x c -Werror -E -H - 2>&1 >/dev/null |
+		grep -qx ". $INC/linux/memfilter.h"
 }
-ok "installed library header compiles alone (C99, C++)" headers_alone
+ok "installed headers compile alone (C99, C++); <linux/memfilter.h> via .pc" \
+	headers_alone
 
 # A program written for 1.0.0 (#include <memfilter.h>) still builds and
 # sees the whole API; the old name is nothing but <libmemfilter.h>.
@@ -276,9 +317,9 @@ old_header_name() {
 		'int main(void) { return !mf_version() || MF_COUNT_MAX != 9; }' |
 		gcc -Wall -Werror -x c -o "$W/old_name" - $(pc --cflags --libs) &&
 	LD_LIBRARY_PATH=$LIBDIR "$W/old_name" &&
-	[ "$(grep -v '^ \*\|^/\*\|^$' "$U/include/memfilter.h" |
+	[ "$(grep -v '^ \*\|^/\*\|^$' "$INC/memfilter.h" |
 		grep -c '#include')" = 1 ] &&
-	grep -qx '#include "libmemfilter.h"' "$U/include/memfilter.h"
+	grep -qx '#include "libmemfilter.h"' "$INC/memfilter.h"
 }
 ok "<memfilter.h>, the 1.0.0 name, includes <libmemfilter.h> and builds" \
 	old_header_name
@@ -304,12 +345,14 @@ local_prefix() {
 	[ -f "$L/usr/local/lib/pkgconfig/libmemfilter.pc" ] &&
 	[ -f "$L/etc/udev/rules.d/70-memfilter.rules" ] &&
 	[ -f "$L/etc/systemd/system/memfilter-images.service" ] &&
-	[ -f "$L/etc/modules-load.d/memfilter.conf" ] &&
+	[ -f "$L/usr/local/include/memfilter/linux/memfilter.h" ] &&
+	[ ! -e "$L/etc/modules-load.d" ] &&
 	grep -qx 'ExecStart=-/usr/local/libexec/memfilter-images restore /var/lib/memfilter' \
 		"$L/etc/systemd/system/memfilter-images.service" &&
 	grep -qx 'libdir=/usr/local/lib' "$L/usr/local/lib/pkgconfig/libmemfilter.pc"
 }
-ok "default PREFIX=/usr/local: /usr/local and /etc" local_prefix
+ok "default PREFIX=/usr/local: /usr/local and /etc, no modules-load.d" \
+	local_prefix
 
 
 dkms_src() {
@@ -318,9 +361,20 @@ dkms_src() {
 	make -C "$SRC" -s dkms-src DESTDIR="$d" >/dev/null &&
 	[ -f "$d/usr/src/memfilter-$V/dkms.conf" ] &&
 	[ -f "$d/usr/src/memfilter-$V/Kbuild" ] &&
-	[ -z "$(find "$d" -name '*.o' -o -name '*.ko')" ]
+	[ -z "$(find "$d" -name '*.o' -o -name '*.ko')" ] || return 1
+	# A file Kbuild builds that is missing fails, naming it.
+	local rc
+	mv "$SRC/module/names.c" "$W/names.c" || return 1
+	make -C "$SRC" -s dkms-src DESTDIR="$W/dkms-bad" >/dev/null \
+		2>"$W/dkms-bad.err"
+	rc=$?
+	mv "$W/names.c" "$SRC/module/names.c" || return 1
+	[ "$rc" != 0 ] &&
+	grep -qx 'dkms-src: module/names.c (Kbuild builds it) is missing' \
+		"$W/dkms-bad.err" || { echo "exit $rc"; cat "$W/dkms-bad.err"; return 1; }
 }
-ok "make dkms-src: the module's sources in /usr/src/memfilter-$V" dkms_src
+ok "make dkms-src: the module's sources in /usr/src/memfilter-$V; a missing one fails" \
+	dkms_src
 
 readme_commands() {
 	# The README's install section uses only targets that exist.
@@ -343,11 +397,32 @@ module() {
 		>>"$W/module.log" 2>&1 || { cat "$W/module.log"; return 1; }
 	ko=$(find "$W/mod/lib/modules/$rel" -name 'memfilter.ko*') &&
 	[ -n "$ko" ] && modinfo "$ko" | grep -qx "version: *$V" &&
+	grep -qx memfilter "$W/mod/etc/modules-load.d/memfilter.conf" &&
 	! grep -e '-Werror' "$W/module.log" &&
 	! grep -E '(warning|error):' "$W/module.log"
 }
 [ -n "$KDIR" ] &&
-	ok "make KDIR=... builds memfilter.ko; make modules_install DESTDIR=..." \
+	ok "make KDIR=... builds memfilter.ko; make modules_install DESTDIR=... (with modules-load.d)" \
 		module
+
+# make clean without a kernel tree: kbuild's outputs go too (the module's
+# above, when built, and a set of its names), and the copy is as fresh;
+# git ignores kbuild's leftover dependency files.
+clean_no_kdir() {
+	local f
+	for f in memfilter.ko memfilter.mod memfilter.mod.c .memfilter.ko.cmd \
+		 Module.symvers modules.order .module-common.o module/main.o \
+		 module/.main.o.cmd module/.main.o.d core/.hash.o.d \
+		 kunit/.helpers.o.tmp; do
+		echo x >"$SRC/$f" || return 1
+	done
+	make -C "$SRC" clean KDIR="$W/no-kernel" >/dev/null 2>&1 &&
+	(cd "$SRC" && find . -type f | sort) | diff "$W/src.list" - &&
+	for f in module/.main.o.d core/.hash.o.d kunit/.x.o.tmp; do
+		(cd "$TOP" && git check-ignore -q "$f") ||
+			{ echo "git does not ignore $f"; return 1; }
+	done
+}
+ok "make clean without a kernel tree removes kbuild's outputs" clean_no_kdir
 
 tap_end
