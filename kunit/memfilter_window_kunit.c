@@ -3,10 +3,13 @@
  * KUnit suite memfilter_window: window filters in the kernel. Retention
  * across thousands of explicit rotations for several G (core); AVX2 and
  * scalar batch paths bit for bit equal; the module's rotation with an
- * injected clock (period and count triggers, no sleeping); test-and-add
- * through the in-kernel API for window and Bloom filters; and concurrent
- * rotate + insert + query kthreads with zero false negatives inside the
- * guarantee (KASAN, lockdep and DEBUG_ATOMIC_SLEEP watching).
+ * injected clock (period and count triggers, no sleeping); rotation by
+ * count exact per generation (a batch split where a generation fills,
+ * -EAGAIN from softirq context until the work rotated, racing adders
+ * never pushing a generation past its capacity); test-and-add through the
+ * in-kernel API for window and Bloom filters; and concurrent rotate +
+ * insert + query kthreads with zero false negatives inside the guarantee
+ * (KASAN, lockdep and DEBUG_ATOMIC_SLEEP watching).
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -214,6 +217,238 @@ static void mf_window_module_tick(struct kunit *test)
 	memfilter_put(f);
 }
 
+/* Each generation's key count (what INFO reports) and the current one. */
+static void mf_wk_expect_counts(struct kunit *test, struct memfilter *f,
+				const u64 *want, u32 cur)
+{
+	const struct memfilter_window *w = &f->s.window;
+	u64 keys;
+	u32 j;
+
+	for (j = 0; j < w->p.generations; j++) {
+		keys = READ_ONCE(w->gen_keys[j]);
+		KUNIT_EXPECT_EQ_MSG(test, keys, want[j], "generation %u", j);
+	}
+	KUNIT_EXPECT_EQ(test, memfilter_window_current(w), cur);
+}
+
+/* Keys @base.. in one batch, as MEMFILTER_IOC_ADD or _TEST_AND_ADD does. */
+static void mf_wk_batch(struct kunit *test, struct memfilter *f, bool tadd,
+			u64 base, u32 n)
+{
+	u64 *h = memfilter_kunit_alloc(test, n, sizeof(*h));
+	unsigned long *res = memfilter_kunit_alloc(test, BITS_TO_LONGS(n),
+						   sizeof(long));
+	u32 i, done = 0;
+	int ret;
+
+	for (i = 0; i < n; i++)
+		h[i] = mf_wk_hash(&f->s.window, base + i);
+	if (tadd)
+		ret = memfilter_filter_test_and_add_sleepable(f, h, n, res,
+							      &done);
+	else
+		ret = memfilter_filter_add_sleepable(f, h, n, res, &done);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, done, n);
+	KUNIT_EXPECT_EQ(test, memfilter_filter_contains(f, h, n, res), n);
+}
+
+/*
+ * By count, a batch rotates where the generation fills, however large:
+ * 2,500 keys into capacity 1,000 leave 1,000, 1,000 and 500; two adds of
+ * 600 leave 1,000 and 200. The rotation the filling add queued finds the
+ * new generation not full and does nothing more.
+ */
+static void mf_window_count_exact(struct kunit *test)
+{
+	static const u64 one[] = { 1000, 1000, 500, 0 };
+	static const u64 two[] = { 1000, 200, 0, 0 };
+	struct memfilter *f;
+	int tadd;
+
+	for (tadd = 0; tadd < 2; tadd++) {
+		f = mf_wk_filter(test, 4, 1000, 0,
+				 MEMFILTER_WINDOW_ROTATE_BY_COUNT);
+		mf_wk_batch(test, f, tadd, 0, 2500);
+		mf_wk_expect_counts(test, f, one, 2);
+		flush_delayed_work(&f->rot.work);
+		mf_wk_expect_counts(test, f, one, 2);
+		memfilter_put(f);
+
+		f = mf_wk_filter(test, 4, 1000, 0,
+				 MEMFILTER_WINDOW_ROTATE_BY_COUNT);
+		mf_wk_batch(test, f, tadd, 0, 600);
+		mf_wk_batch(test, f, tadd, 600, 600);
+		mf_wk_expect_counts(test, f, two, 1);
+		flush_delayed_work(&f->rot.work);
+		mf_wk_expect_counts(test, f, two, 1);
+		memfilter_put(f);
+	}
+}
+
+static int mf_wk_add_bh(struct memfilter *f, u64 id, bool tadd)
+{
+	int ret;
+
+	local_bh_disable();
+	ret = tadd ? memfilter_test_and_add(f, &id, sizeof(id)) :
+		     memfilter_add(f, &id, sizeof(id));
+	local_bh_enable();
+	return ret;
+}
+
+/*
+ * The in-kernel API cannot rotate (it may run in softirq context): with
+ * the work item held off, an add past the capacity is -EAGAIN and the
+ * generation stays at its capacity; once the work rotated, adds go on.
+ */
+static void mf_window_count_atomic(struct kunit *test)
+{
+	static const u64 full[] = { 100, 0, 0 }, after[] = { 100, 2, 0 };
+	struct memfilter *f = mf_wk_filter(test, 3, 100, 0,
+					   MEMFILTER_WINDOW_ROTATE_BY_COUNT);
+	struct memfilter_info info = {};
+	u64 i;
+
+	mutex_lock(&f->rot.lock);
+	for (i = 0; i < 100; i++)
+		KUNIT_EXPECT_EQ(test, mf_wk_add_bh(f, i, false), 0);
+	KUNIT_EXPECT_EQ(test, mf_wk_add_bh(f, i, false), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, mf_wk_add_bh(f, i, true), -EAGAIN);
+	mf_wk_expect_counts(test, f, full, 0);
+	mutex_unlock(&f->rot.lock);
+	flush_delayed_work(&f->rot.work);
+	KUNIT_EXPECT_EQ(test, mf_wk_add_bh(f, i, false), 0);
+	KUNIT_EXPECT_EQ(test, mf_wk_add_bh(f, i, true), 1);
+	mf_wk_expect_counts(test, f, after, 1);
+	memfilter_filter_info(f, &info);
+	KUNIT_EXPECT_EQ(test, info.failed, 0);
+	KUNIT_EXPECT_EQ(test, info.status & MEMFILTER_STATUS_OVERFILL, 0);
+	memfilter_put(f);
+}
+
+/*
+ * Racing adders on a window that rotates by count: an ioctl-like one
+ * (sleepable batches of 1 to 40 keys, rotating itself when refused), one
+ * in softirq context retrying on -EAGAIN until the work item rotated, and
+ * a watcher that never sees a generation counted past its capacity.
+ * 2 * 1,400 keys at capacity 200 fill 14 generations of 16 (no clear
+ * meets a key): each exactly full, 14 rotations in all.
+ */
+#define MF_WC_KEYS	1400
+#define MF_WC_CAP	200
+
+struct mf_wc {
+	struct memfilter *f;
+	atomic_t running;
+	atomic64_t over;
+	int again;
+	struct completion exited[3];
+};
+
+static int mf_wc_sleepable(void *data)
+{
+	struct mf_wc *c = data;
+	unsigned long res[BITS_TO_LONGS(40)];
+	u64 h[40];
+	u32 i = 0, j, m, done;
+
+	while (i < MF_WC_KEYS) {
+		m = min_t(u32, MF_WC_KEYS - i, 1 + get_random_u32_below(40));
+		for (j = 0; j < m; j++)
+			h[j] = mf_wk_hash(&c->f->s.window, i + j);
+		if (memfilter_filter_add_sleepable(c->f, h, m, res, &done) ||
+		    done != m)
+			atomic64_inc(&c->over);
+		i += m;
+		cond_resched();
+	}
+	atomic_dec(&c->running);
+	complete(&c->exited[0]);
+	return 0;
+}
+
+static int mf_wc_atomic(void *data)
+{
+	struct mf_wc *c = data;
+	__le64 key;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < MF_WC_KEYS; i++) {
+		key = cpu_to_le64(MF_WC_KEYS + i);
+		for (;;) {
+			local_bh_disable();
+			ret = memfilter_add(c->f, &key, sizeof(key));
+			local_bh_enable();
+			if (ret != -EAGAIN)
+				break;
+			c->again++;
+			usleep_range(20, 100);
+		}
+		if (ret)
+			atomic64_inc(&c->over);
+		cond_resched();
+	}
+	atomic_dec(&c->running);
+	complete(&c->exited[1]);
+	return 0;
+}
+
+static int mf_wc_watcher(void *data)
+{
+	struct mf_wc *c = data;
+	const struct memfilter_window *w = &c->f->s.window;
+	u32 j;
+
+	while (atomic_read(&c->running)) {
+		for (j = 0; j < w->p.generations; j++)
+			if (READ_ONCE(w->gen_keys[j]) > MF_WC_CAP)
+				atomic64_inc(&c->over);
+		cond_resched();
+	}
+	complete(&c->exited[2]);
+	return 0;
+}
+
+static void mf_window_count_concurrent(struct kunit *test)
+{
+	static int (*const fn[3])(void *) = { mf_wc_sleepable, mf_wc_atomic,
+					      mf_wc_watcher };
+	struct mf_wc *c = memfilter_kunit_alloc(test, 1, sizeof(*c));
+	u64 want[16] = {}, *h;
+	unsigned long *res;
+	struct task_struct *t;
+	int i;
+
+	c->f = mf_wk_filter(test, 16, MF_WC_CAP, 0,
+			    MEMFILTER_WINDOW_ROTATE_BY_COUNT);
+	atomic_set(&c->running, 2);
+	for (i = 0; i < 3; i++)
+		init_completion(&c->exited[i]);
+	for (i = 0; i < 3; i++) {
+		t = kthread_run(fn[i], c, "mf_wc%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	}
+	for (i = 0; i < 3; i++)
+		wait_for_completion(&c->exited[i]);
+	flush_delayed_work(&c->f->rot.work);
+	kunit_info(test, "%d adds retried after -EAGAIN", c->again);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&c->over), 0);
+	for (i = 0; i < 14; i++)
+		want[i] = MF_WC_CAP;
+	mf_wk_expect_counts(test, c->f, want, 14);
+	h = memfilter_kunit_alloc(test, 2 * MF_WC_KEYS, sizeof(*h));
+	res = memfilter_kunit_alloc(test, BITS_TO_LONGS(2 * MF_WC_KEYS),
+				    sizeof(long));
+	for (i = 0; i < 2 * MF_WC_KEYS; i++)
+		h[i] = mf_wk_hash(&c->f->s.window, i);
+	KUNIT_EXPECT_EQ(test, memfilter_filter_contains(c->f, h, 2 * MF_WC_KEYS,
+							res), 2 * MF_WC_KEYS);
+	memfilter_put(c->f);
+}
+
 #define MF_WK_INSERTERS	2
 #define MF_WK_RING	256
 
@@ -377,6 +612,9 @@ static struct kunit_case mf_window_cases[] = {
 	KUNIT_CASE(mf_window_simd_matches_scalar),
 	KUNIT_CASE(mf_window_module_rotate),
 	KUNIT_CASE(mf_window_module_tick),
+	KUNIT_CASE(mf_window_count_exact),
+	KUNIT_CASE(mf_window_count_atomic),
+	KUNIT_CASE_SLOW(mf_window_count_concurrent),
 	KUNIT_CASE_SLOW(mf_window_concurrent),
 	{}
 };

@@ -4,7 +4,8 @@
  * the guest against the real module: create parameters and their errors,
  * explicit rotations (a key survives G - 1 of them and is gone after G),
  * test-and-add on window and Bloom filters (result bits = was present),
- * rotation by count, the period timer, info and its per-generation array,
+ * rotation by count (exact per-generation counts, a batch split where a
+ * generation fills), the period timer, info and its per-generation array,
  * dump and load (the generations, which one is current, their ages and
  * the timer come back), and the size rule of the new ROTATE command.
  *
@@ -252,6 +253,54 @@ TEST_F(dev, info_and_rotate_by_count)
 	EXPECT_EQ(NKEYS, g[0].keys);
 	EXPECT_GE(g[0].age_ms, g[2].age_ms);
 	close(fd);
+}
+
+/*
+ * By count, an add rotates exactly where the current generation fills,
+ * inside one batch too: 2,500 keys into capacity 1,000 leave 1,000, 1,000
+ * and 500 (generation 2 current), two adds of 600 leave 1,000 and 200
+ * (generation 1 current); test-and-add the same. No waiting: the ioctl
+ * rotates itself, and the rotation the filling add queued finds nothing
+ * to do.
+ */
+static void check_count_exact(struct __test_metadata *_metadata, int dev,
+			      unsigned long cmd, const __u32 *adds,
+			      __u32 nadds, const __u64 *want, __u32 cur)
+{
+	struct memfilter_generation g[4];
+	struct memfilter_info in;
+	__u64 res[(2500 + 63) / 64], base = 0;
+	int fd = window(dev, 4, NKEYS, 0, MEMFILTER_WINDOW_ROTATE_BY_COUNT);
+
+	ASSERT_LE(0, fd);
+	for (__u32 i = 0; i < nadds; i++) {
+		ASSERT_EQ(0, keys_op(fd, cmd, base, adds[i], res, NULL));
+		base += adds[i];
+	}
+	ASSERT_EQ(0, info(fd, &in, g, 4));
+	EXPECT_EQ(cur, in.current_gen);
+	EXPECT_EQ(base, in.keys);
+	EXPECT_EQ(0, in.status & MEMFILTER_STATUS_OVERFILL);
+	for (__u32 j = 0; j < 4; j++)
+		EXPECT_EQ(want[j], g[j].keys);
+	EXPECT_EQ(base, present(fd, 0, base));
+	close(fd);
+}
+
+TEST_F(dev, rotate_by_count_exact)
+{
+	static const __u32 one[] = { 2500 }, two[] = { 600, 600 };
+	static const __u64 want_one[] = { 1000, 1000, 500, 0 };
+	static const __u64 want_two[] = { 1000, 200, 0, 0 };
+	static const unsigned long cmds[] = { MEMFILTER_IOC_ADD,
+					      MEMFILTER_IOC_TEST_AND_ADD };
+
+	for (int c = 0; c < 2; c++) {
+		check_count_exact(_metadata, self->dev, cmds[c], one, 1,
+				  want_one, 2);
+		check_count_exact(_metadata, self->dev, cmds[c], two, 2,
+				  want_two, 1);
+	}
 }
 
 /* The period timer rotates without help. */
