@@ -187,9 +187,10 @@ __bpf_kfunc int bpf_memfilter_contains(struct memfilter *f, const void *key,
  * with bottom halves disabled.
  * Return: 0, or -ENOSPC when a cuckoo filter is full or a growing filter
  * is at its limits (nothing in it lost), -EAGAIN when a growing filter's
- * newest sub-filter is full and its work item is making the next (the key
- * was not added; programs never wait for memory), -E2BIG if @key__sz is
- * over MEMFILTER_KEY_MAX.
+ * newest sub-filter is full and its work item is making the next, or a
+ * window filter that rotates by count has its current generation full
+ * and its work item is rotating (the key was not added; programs never
+ * wait), -E2BIG if @key__sz is over MEMFILTER_KEY_MAX.
  */
 __bpf_kfunc int bpf_memfilter_add(struct memfilter *f, const void *key,
 				  u32 key__sz)
@@ -232,7 +233,8 @@ __bpf_kfunc int bpf_memfilter_delete(struct memfilter *f, const void *key,
  * Return: 0 if the key was certainly absent (it is present now), -EEXIST
  * if it may have been present (the value of a map update with BPF_NOEXIST),
  * -EOPNOTSUPP for a cuckoo filter, -EAGAIN or -ENOSPC as for
- * bpf_memfilter_add() on a growing filter, -E2BIG if @key__sz is over
+ * bpf_memfilter_add() on a growing filter, -EAGAIN as for it on a window
+ * filter that rotates by count, -E2BIG if @key__sz is over
  * MEMFILTER_KEY_MAX.
  */
 __bpf_kfunc int bpf_memfilter_test_and_add(struct memfilter *f,

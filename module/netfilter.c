@@ -389,7 +389,8 @@ static unsigned int mf_nf_hook(void *priv, struct sk_buff *skb,
 		/*
 		 * 1: may have been seen; 0: new, now added; < 0: new, not
 		 * added (a growing filter's newest sub-filter was full:
-		 * -EAGAIN, or -ENOSPC at its limits), accepted.
+		 * -EAGAIN, or -ENOSPC at its limits; a window rotating by
+		 * count waits for its rotation: -EAGAIN), accepted.
 		 */
 		ret = memfilter_test_and_add(a->f, key, len);
 		hit = ret == 1;
