@@ -607,5 +607,22 @@ fuzz-smoke: $(BUILD)/fuzz/image_fuzz
 fuzz-ioctl:
 	fuzz/ioctl-vm.sh
 
+# make faults: the ioctl fuzzer, memfilterctl and the dm target under the
+# kernel's fault injection in the debug guest (tests/faults.sh; several
+# minutes: not in make check). make dm-mutants: the dm target's tests
+# against builds with one condition of its elision rule removed (one
+# debug guest). Documentation/testing.rst, "Fault injection" and
+# "Mutants of the dm elision rule".
+.PHONY: faults dm-mutants
+$(BUILD)/guest/bin/faultrun: tests/faultrun.c
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_FLAGS) -static -o $@ $<
+
+faults:
+	BUILD=$(BUILD) scripts/faults-vm.sh
+
+dm-mutants:
+	BUILD=$(BUILD) scripts/dm-mutants.sh
+
 # --- BPF programs, skeletons, loaders (bpf/bpf.mk) ----------------------------
 include bpf/bpf.mk

@@ -9,13 +9,23 @@
  * for images that dd copies onto the target (bench/dm/dedup-guest.sh).
  * raw is one O_DIRECT write of LENGTH bytes at byte OFFSET (multiples of
  * 512), each byte what write would put there: partial, unaligned or
- * multi-block writes.
+ * multi-block writes. faultwrite writes blocks FIRST.. (COUNT of them)
+ * PASSES times while I/O errors are injected under the target
+ * (tests/faults.sh): a write that fails with EIO is counted, one that
+ * completes is mirrored into EXPECT, and STATE (a byte per block) records
+ * whether the block's last write completed (1) or failed (0); pass P
+ * writes seed SEED + (P / 2) % 2, so every other pass repeats the one
+ * before it (the target's verify path). verify then compares, block by
+ * block with O_DIRECT, every block whose last write completed with
+ * EXPECT: a write reported complete must be on the device.
  *
  *   dedup_io write DEV EXPECT FIRST COUNT STRIDE SEED [fua]
  *   dedup_io predict IMAGE FIRST COUNT STRIDE SEED
  *   dedup_io settle DEV EXPECT FIRST COUNT SEED...
  *   dedup_io image FILE FIRST COUNT STRIDE SEED
  *   dedup_io raw DEV EXPECT OFFSET LENGTH SEED
+ *   dedup_io faultwrite DEV EXPECT STATE FIRST COUNT PASSES SEED
+ *   dedup_io verify DEV EXPECT STATE FIRST COUNT
  *
  * Blocks FIRST, FIRST + STRIDE, ... (COUNT of them). Seed 0 is zeros.
  * predict prints how many of the writes' keys the filter in IMAGE would
@@ -46,7 +56,9 @@ static int usage(void)
 		"       dedup_io predict IMAGE FIRST COUNT STRIDE SEED\n"
 		"       dedup_io settle DEV EXPECT FIRST COUNT SEED...\n"
 		"       dedup_io image FILE FIRST COUNT STRIDE SEED\n"
-		"       dedup_io raw DEV EXPECT OFFSET LENGTH SEED\n");
+		"       dedup_io raw DEV EXPECT OFFSET LENGTH SEED\n"
+		"       dedup_io faultwrite DEV EXPECT STATE FIRST COUNT PASSES SEED\n"
+		"       dedup_io verify DEV EXPECT STATE FIRST COUNT\n");
 	return 2;
 }
 
@@ -301,6 +313,101 @@ static int cmd_raw(int argc, char **argv)
 	return close(dev) ? fail("close", argv[1]) : 0;
 }
 
+static int cmd_faultwrite(int argc, char **argv)
+{
+	uint64_t first, count, passes, seed, p, i, done = 0, errors = 0;
+	uint8_t *buf = block_buf();
+	int dev, exp, st;
+
+	if (argc != 8)
+		return usage();
+	first = num(argv[4]);
+	count = num(argv[5]);
+	passes = num(argv[6]);
+	seed = num(argv[7]);
+	if (open_pair(argv, O_WRONLY | O_DIRECT, &dev, &exp))
+		return 1;
+	st = open(argv[3], O_WRONLY);
+	if (st < 0)
+		return fail("open", argv[3]);
+	for (p = 0; p < passes; p++) {
+		for (i = 0; i < count; i++) {
+			uint64_t b = first + i;
+			uint8_t ok = 1;
+
+			fill(buf, seed + (p / 2) % 2, b);
+			if (pwrite(dev, buf, BLOCK, b * BLOCK) == BLOCK) {
+				if (pwrite(exp, buf, BLOCK, b * BLOCK) != BLOCK)
+					return fail("write", argv[2]);
+				done++;
+			} else if (errno == EIO) {
+				ok = 0;
+				errors++;
+			} else {
+				return fail("write", argv[1]);
+			}
+			if (pwrite(st, &ok, 1, b) != 1)
+				return fail("write", argv[3]);
+		}
+	}
+	printf("%llu writes, %llu completed, %llu I/O errors\n",
+	       (unsigned long long)(passes * count),
+	       (unsigned long long)done, (unsigned long long)errors);
+	close(st);
+	close(exp);
+	return close(dev) ? fail("close", argv[1]) : 0;
+}
+
+static int cmd_verify(int argc, char **argv)
+{
+	uint8_t *buf = block_buf(), *want = block_buf();
+	uint64_t first, count, i, same = 0, differ = 0, skipped = 0;
+	int dev, exp, st;
+	uint8_t ok;
+
+	if (argc != 6)
+		return usage();
+	first = num(argv[4]);
+	count = num(argv[5]);
+	dev = open(argv[1], O_RDONLY | O_DIRECT);
+	if (dev < 0)
+		return fail("open", argv[1]);
+	exp = open(argv[2], O_RDONLY);
+	if (exp < 0)
+		return fail("open", argv[2]);
+	st = open(argv[3], O_RDONLY);
+	if (st < 0)
+		return fail("open", argv[3]);
+	for (i = 0; i < count; i++) {
+		uint64_t b = first + i;
+
+		if (pread(st, &ok, 1, b) != 1)
+			return fail("read", argv[3]);
+		if (!ok) {
+			skipped++;
+			continue;
+		}
+		if (pread(dev, buf, BLOCK, b * BLOCK) != BLOCK)
+			return fail("read", argv[1]);
+		if (pread(exp, want, BLOCK, b * BLOCK) != BLOCK)
+			return fail("read", argv[2]);
+		if (memcmp(buf, want, BLOCK)) {
+			fprintf(stderr, "dedup_io: block %llu: its last write completed, the device holds other data\n",
+				(unsigned long long)b);
+			differ++;
+		} else {
+			same++;
+		}
+	}
+	printf("%llu blocks (%llu bytes) verified, %llu differ, %llu skipped (last write failed)\n",
+	       (unsigned long long)same, (unsigned long long)same * BLOCK,
+	       (unsigned long long)differ, (unsigned long long)skipped);
+	close(st);
+	close(exp);
+	close(dev);
+	return differ ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -315,5 +422,9 @@ int main(int argc, char **argv)
 		return cmd_image(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "raw"))
 		return cmd_raw(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "faultwrite"))
+		return cmd_faultwrite(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "verify"))
+		return cmd_verify(argc - 1, argv + 1);
 	return usage();
 }

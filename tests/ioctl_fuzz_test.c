@@ -63,6 +63,13 @@
  *	  MF_FUZZ_STRICT=1 (known departures, if any are listed, fail too),
  *	  MF_FUZZ_INJECT=1 (the shadow model claims one key that was never
  *	  added: the run must then fail, which shows that the check can)
+ *	  MF_FUZZ_FAULTS=1 (tests/faults.sh: ENOMEM is then a right answer
+ *	  to any call, and each chaos thread sets its
+ *	  /proc/thread-self/make-it-fail, so that the kernel's failslab and
+ *	  fail_page_alloc, armed with task-filter, fail its calls and its
+ *	  children's; a child that cannot drop its privileges for ENOMEM or
+ *	  EAGAIN then ends quietly. The owners stay unarmed: their filters
+ *	  and models must survive the chaos threads' failing calls)
  *
  * The same seed gives every thread the same sequence of decisions; the
  * interleaving of threads is up to the scheduler.
@@ -236,6 +243,7 @@ static bool unprivileged;	/* this (child) process dropped privileges */
 static bool in_child;		/* a forked child: forks no further */
 static bool strict;
 static atomic_int inject;
+static bool faults;
 static bool have_nf, have_ipv6;	/* MEMFILTER_FEAT_NETFILTER; IPv6 */
 static const char *window_regr;	/* check_window_regressions() */
 
@@ -326,6 +334,9 @@ static void account(enum op op, int ret)
 	int e = ret < 0 ? -ret : 0;
 
 	atomic_fetch_add(&sh->calls[op][e < NERR ? e : NERR - 1], 1);
+	/* Under fault injection any call may fail for memory. */
+	if (faults && e == ENOMEM)
+		return;
 	if (e && !(e < 128 && (op_errnos[op] & B(e))))
 		find(R_ERRNO, "%s -> %s (%d)", op_name[op], strerror(e), e);
 }
@@ -371,6 +382,7 @@ static void violate(struct expect *x, const char *why,
 static void judge(enum op op, const struct expect *x, int ret)
 {
 	emask e = ret < 0 && -ret < 128 ? B(-ret) : 0;
+	emask env = x->env | (faults ? B(ENOMEM) : 0);
 
 	if (x->must_fail) {
 		if (!ret)
@@ -379,10 +391,10 @@ static void judge(enum op op, const struct expect *x, int ret)
 		else if (e & x->alt && !(e & x->allowed))
 			find(x->alt_rule, "%s: %s -> %s", op_name[op], x->why,
 			     strerror(-ret));
-		else if (!(e & (x->allowed | x->env)) && !x->ambiguous)
+		else if (!(e & (x->allowed | env)) && !x->ambiguous)
 			find(R_WRONG_ERRNO, "%s: %s -> %s", op_name[op],
 			     x->why, strerror(-ret));
-	} else if (ret && !(e & x->env) && !x->ambiguous) {
+	} else if (ret && !(e & env) && !x->ambiguous) {
 		find(R_VALID_FAILED, "%s -> %s", op_name[op], strerror(-ret));
 	}
 }
@@ -2069,7 +2081,8 @@ static void child_run(struct ctx *c)
 	in_child = true;
 	if (chance(&c->r, 50)) {
 		if (setgid(MF_NOBODY) || setuid(MF_NOBODY))
-			_exit(3);
+			_exit(faults && (errno == ENOMEM || errno == EAGAIN) ?
+			      0 : 3);
 		unprivileged = true;
 	}
 	while (n-- && !atomic_load(&sh->stop))
@@ -2196,10 +2209,26 @@ static void ctx_fini(struct ctx *c)
 	free(c->buf);
 }
 
+/* MF_FUZZ_FAULTS: the kernel's fault injection for this thread. */
+static void fault_arm(void)
+{
+	int fd;
+
+	if (!faults)
+		return;
+	fd = open("/proc/thread-self/make-it-fail", O_WRONLY);
+	if (fd < 0 || write(fd, "1", 1) != 1) {
+		printf("Bail out! make-it-fail: %s\n", strerror(errno));
+		exit(1);
+	}
+	close(fd);
+}
+
 static void *chaos_thread(void *arg)
 {
 	struct ctx *c = arg;
 
+	fault_arm();
 	while (!atomic_load(&sh->stop))
 		chaos_op(c);
 	return NULL;
@@ -3100,11 +3129,13 @@ int main(int argc, char **argv)
 	watchdog_s = env_num("MF_FUZZ_WATCHDOG", NULL, 60);
 	strict = env_num("MF_FUZZ_STRICT", NULL, 0);
 	inject = env_num("MF_FUZZ_INJECT", NULL, 0);
+	faults = env_num("MF_FUZZ_FAULTS", NULL, 0);
 	if (nchaos > MAX_CHAOS)
 		nchaos = MAX_CHAOS;
-	printf("# seed %#llx, %u s, %u chaos threads + %d owners, watchdog %u s%s%s\n",
+	printf("# seed %#llx, %u s, %u chaos threads + %d owners, watchdog %u s%s%s%s\n",
 	       (unsigned long long)seed, seconds, nchaos, MAX_OWNERS, watchdog_s,
-	       strict ? ", strict" : "", inject ? ", injecting a false negative" : "");
+	       strict ? ", strict" : "", inject ? ", injecting a false negative" : "",
+	       faults ? ", chaos threads under fault injection" : "");
 	printf("# reproduce: MF_FUZZ_SEED=%#llx MF_FUZZ_SECONDS=%u %s\n",
 	       (unsigned long long)seed, seconds, argv[0]);
 
