@@ -316,6 +316,8 @@ static void mf_window_count_atomic(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, mf_wk_add_bh(f, i, false), 0);
 	KUNIT_EXPECT_EQ(test, mf_wk_add_bh(f, i, false), -EAGAIN);
 	KUNIT_EXPECT_EQ(test, mf_wk_add_bh(f, i, true), -EAGAIN);
+	/* A repeat is still a repeat while the generation is full. */
+	KUNIT_EXPECT_EQ(test, mf_wk_add_bh(f, 5, true), 1);
 	mf_wk_expect_counts(test, f, full, 0);
 	mutex_unlock(&f->rot.lock);
 	flush_delayed_work(&f->rot.work);

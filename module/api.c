@@ -85,12 +85,17 @@ EXPORT_SYMBOL_GPL(memfilter_add);
  * Context: any but hard interrupt; does not sleep; a Bloom filter takes
  * the stripe lock of a new key's block (bottom halves off), none for a
  * present key.
+ * A filter that cannot take the key now (a growing filter's newest
+ * sub-filter full, a window that rotates by count with its current
+ * generation full, until the work item has made room) still answers the
+ * test: a key that may be present is reported present (1) without being
+ * added again, so a dedup caller never passes a repeat for want of room.
+ *
  * Return: 1 if the key may have been present, 0 if it certainly was not
- * (it is now), -EOPNOTSUPP for a cuckoo filter, -ENOSPC or -EAGAIN as
- * memfilter_add() for a growing filter (growing filters: the sub-filters
- * are asked newest first, and a key none holds is added to the newest),
- * -EAGAIN as memfilter_add() for a window filter that rotates by count
- * (the key neither tested nor added).
+ * (it is now), -EOPNOTSUPP for a cuckoo filter, or -ENOSPC or -EAGAIN as
+ * memfilter_add() when the key certainly was not present and could not be
+ * added (growing filters: at their limits, or the next sub-filter not made
+ * yet; windows rotating by count: the rotation not run yet).
  */
 int memfilter_test_and_add(struct memfilter *f, const void *key, u32 len)
 {
@@ -100,6 +105,9 @@ int memfilter_test_and_add(struct memfilter *f, const void *key, u32 len)
 	int ret;
 
 	ret = memfilter_filter_test_and_add(f, &h, 1, &res, &done);
+	if (unlikely(ret == -EAGAIN || ret == -ENOSPC) && !done &&
+	    memfilter_contains(f, key, len))
+		return 1;
 	return ret ?: (int)(res & 1);
 }
 EXPORT_SYMBOL_GPL(memfilter_test_and_add);

@@ -387,7 +387,8 @@ static unsigned int mf_nf_hook(void *priv, struct sk_buff *skb,
 		drop = a->action == MEMFILTER_NF_DROP_MISS;
 	} else if (a->action == MEMFILTER_NF_DEDUP) {
 		/*
-		 * 1: may have been seen; 0: new, now added; < 0: new, not
+		 * 1: may have been seen (also while the filter has no room
+		 * for new keys); 0: new, now added; < 0: certainly new, not
 		 * added (a growing filter's newest sub-filter was full:
 		 * -EAGAIN, or -ENOSPC at its limits; a window rotating by
 		 * count waits for its rotation: -EAGAIN), accepted.

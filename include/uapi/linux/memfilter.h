@@ -881,8 +881,10 @@ struct memfilter_nf_detach {
  *	ends before it)
  * @add_failed: DEDUP: keys the filter certainly did not hold and could
  *	not take (a growing filter whose newest sub-filter was full:
- *	EAGAIN until its next one is made, ENOSPC at its limits); their
- *	packets were accepted (part of @misses, not of @added)
+ *	EAGAIN until its next one is made, ENOSPC at its limits; a window
+ *	rotating by count whose current generation was full: EAGAIN until
+ *	its rotation ran); their packets were accepted (part of @misses, not
+ *	of @added). A key the filter may hold is a hit then too.
  */
 struct memfilter_nf_entry {
 	__u32 id;
