@@ -89,14 +89,15 @@ static struct mf_batch *mf_batch_get(struct mf_file *mfile, bool *own)
 	if (*own) {
 		if (!mfile->batch)
 			mfile->batch = kvmalloc(sizeof(*mfile->batch),
-						GFP_KERNEL_ACCOUNT);
+						GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (mfile->batch)
 			return mfile->batch;
 		mutex_unlock(&mfile->batch_lock);
 		*own = false;
 	}
 	/* Not a kmalloc(): an order-3 page would fail on fragmented memory. */
-	return kvmalloc(sizeof(struct mf_batch), GFP_KERNEL_ACCOUNT);
+	return kvmalloc(sizeof(struct mf_batch),
+			GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 }
 
 static void mf_batch_put(struct mf_file *mfile, struct mf_batch *b, bool own)
@@ -122,7 +123,8 @@ static int mf_copy_lens(const struct memfilter_keys *k, struct mf_batch *b,
 	u32 x;
 
 	if (k->count > MF_WINDOW) {
-		lens = kvmalloc_array(k->count, sizeof(u32), GFP_KERNEL_ACCOUNT);
+		lens = kvmalloc_array(k->count, sizeof(u32),
+				      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!lens)
 			return -ENOMEM;
 	}
