@@ -122,11 +122,11 @@ echo "TAP version 13"
 if [ ! -r $SD/map ] ||
 	[ "$(cat /sys/module/scsi_debug/parameters/lbpu 2>/dev/null)" != 1 ] ||
 	[ "$(cat /sys/module/scsi_debug/parameters/lbprz 2>/dev/null)" != 0 ]; then
-	echo "1..0 # SKIP no scsi_debug disk with lbpu=1 lbprz=0 here"
+	echo "1..1"; echo "ok 1 # SKIP no scsi_debug disk with lbpu=1 lbprz=0 here"
 	exit 0
 fi
 [ -x $DMSETUP ] && [ -x $BLKDISCARD ] || {
-	echo "1..0 # SKIP no $DMSETUP or $BLKDISCARD (vm.sh --tools)"
+	echo "1..1"; echo "ok 1 # SKIP no $DMSETUP or $BLKDISCARD (vm.sh --tools)"
 	exit 0
 }
 echo "1..3"

@@ -247,12 +247,12 @@ t_fio_pattern() {
 
 echo "TAP version 13"
 if ! grep -qw ext4 /proc/filesystems; then
-	echo "1..0 # SKIP no ext4 in this kernel (the debug test kernel has it)"
+	echo "1..1"; echo "ok 1 # SKIP no ext4 in this kernel (the debug test kernel has it)"
 	exit 0
 fi
 for t in $DMSETUP $LOSETUP $MKE2FS $E2FSCK $FSTRIM $FIO; do
 	[ -x $t ] || {
-		echo "1..0 # SKIP no $t (vm.sh --tools)"
+		echo "1..1"; echo "ok 1 # SKIP no $t (vm.sh --tools)"
 		exit 0
 	}
 done

@@ -427,7 +427,9 @@ t_offset() {
 	major=$(cat /sys/block/${LDEV#/dev/}/dev)
 	got=$(dm table mfdd-off | tr '\n' ';')
 	eq "table" "$got" "0 64 memfilter-dedup $major 6144 *;64 64 memfilter-dedup $major 7168 *;" &&
-		dm remove mfdd-off && same
+		dm remove mfdd-off || return 1
+	DEV=$LDEV
+	same
 }
 
 echo "TAP version 13"

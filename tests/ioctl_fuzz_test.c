@@ -1042,17 +1042,29 @@ static void fz_load(struct ctx *c)
 		case 0:
 		case 1:
 			break;
-		case 2:
-			for (n = 1 + below(&c->r, 4); n; n--) {
-				size_t at = chance(&c->r, 60) ?
-					below(&c->r, MEMFILTER_IMAGE_HDR_SIZE) :
-					below(&c->r, len);
+		case 2: {
+			/* Distinct bits: two flips of one bit are no change. */
+			size_t flipped[4];
+			int k = 0, j;
 
-				img[at] ^= 1 << below(&c->r, 8);
+			for (n = 1 + below(&c->r, 4); n; n--) {
+				size_t bit;
+
+				do {
+					bit = (chance(&c->r, 60) ?
+					       below(&c->r, MEMFILTER_IMAGE_HDR_SIZE) :
+					       below(&c->r, len)) * 8 +
+					      below(&c->r, 8);
+					for (j = 0; j < k && flipped[j] != bit; j++)
+						;
+				} while (j < k);
+				flipped[k++] = bit;
+				img[bit / 8] ^= 1 << (bit % 8);
 			}
 			violate(&x, "flipped bits", B(EBADMSG) | B(EOPNOTSUPP),
 				R_CORRUPT_LOADED);
 			break;
+		}
 		case 3:
 			len = below(&c->r, len);
 			violate(&x, "truncated", B(EBADMSG), R_CORRUPT_LOADED);
