@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * memfilter's blocked Bloom filter (layout in bloom.h): sizing from the
  * model table, concurrent insert, lockless query, and the statistics,

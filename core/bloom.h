@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * memfilter's blocked Bloom filter: the split-block layout, its sizing from
  * the offline model table (bloom_model.h), and the insert and query entry

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * AVX2 batch insert and query for memfilter's blocked Bloom filter
  * (bloom.h), x86-64 only. The whole 512-bit pattern of a key is built in

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * The AVX2 building blocks of memfilter's blocked Bloom layout (bloom.h):
  * a key's 512-bit pattern in two YMM registers, and the insert and test of

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * What bloom_avx2.c sees of <immintrin.h> when sparse checks it: sparse
  * cannot parse GCC's intrinsic headers (vector initialisers,

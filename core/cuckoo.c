@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * memfilter's cuckoo filter (layout in cuckoo.h), built into the module and
  * into userspace from this one file.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * memfilter's cuckoo filter: partial-key cuckoo hashing of 8, 12 or 16 bit
  * fingerprints in 4-slot buckets, with delete, count, add-if-absent, a

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * The table of filter types, and the create request's checks, done once
  * here for the module and for libmemfilter's offline filters alike.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * memfilter's filter types: one const table of operations per type
  * (struct memfilter_type_ops, like the BPF map types' struct bpf_map_ops),

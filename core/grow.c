@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * memfilter's growing filter (grow.h): sub-filter shapes, inserts that
  * move on to the next sub-filter when the newest is full, queries over

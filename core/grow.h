@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * memfilter's growing filter: the scalable Bloom filter of Almeida,
  * Baquero, Preguica and Hutchison (2007), RedisBloom's EXPANSION. A list

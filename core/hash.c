@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * Setting up a filter's hasher (see hash.h), built into the module and into
  * libmemfilter from this one file, and XXH3-64 of inputs over 16 bytes. The

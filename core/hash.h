@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * memfilter's key hashing: one 64-bit hash per key, from which every filter
  * derives its block, probes, bucket and fingerprint.

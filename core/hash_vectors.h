@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * Reference vectors for memfilter's hashes, shared by the KUnit suite
  * memfilter_core and the native tests so both check the same numbers.

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * Filter images: the header of Documentation/image-format.rst, written
  * and checked by this one file in the kernel (dump, load), libmemfilter

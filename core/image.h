@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * Filter images (struct memfilter_image_header in the uapi header, then
  * the table): building headers and validating images, shared by the

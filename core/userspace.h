@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * Userspace stand-ins for the kernel definitions that memfilter's shared
  * code uses, with the kernel's semantics. Included only by core/compat.h,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * memfilter's window filter (layout in window.h): sizing, lockless insert,
  * query and test-and-add, the pieces of a lockless rotation, and the

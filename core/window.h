@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * memfilter's window filter: a blocked Bloom filter made of G generations
  * (2..16) that forgets keys by age. Inserts go to the current generation;

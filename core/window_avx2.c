@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * AVX2 batch paths of memfilter's window filter (window.h), x86-64 only. A
  * key's 512-bit pattern is built once in two YMM registers (bloom_avx2.h)

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: LGPL-2.1 OR GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * libmemfilter internals shared by its source files: not installed, not
  * exported (the version script exports mf_* only).

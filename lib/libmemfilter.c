@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: LGPL-2.1 OR GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * libmemfilter: thin, safe wrappers over the /dev/memfilter ioctls.
  *

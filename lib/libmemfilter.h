@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: LGPL-2.1 OR GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * libmemfilter: the userspace helper library for /dev/memfilter, installed
  * as <libmemfilter.h> (its ABI is <linux/memfilter.h>, which programs

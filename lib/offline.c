@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: LGPL-2.1 OR GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * libmemfilter's offline filters: the module's own Bloom and cuckoo code
  * (core/) running in the caller's memory, so that filter images can be

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: LGPL-2.1 OR GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * <memfilter.h>: libmemfilter's header under its 1.0.0 name, installed
  * for source compatibility through the 1.x releases and removed in 2.0.
