@@ -82,6 +82,14 @@ struct memfilter_image_desc;
  * @test_and_add: for each of @n hashes in order, set bit i when key i may
  *	have been present, then add it; lockless. NULL if the type cannot.
  *	Return: 0 or -ENOSPC, where @add would stop; *@done as for @add.
+ * @test_and_add_key: @test_and_add for one key, by the type's shortest
+ *	path (the key hashed inline, no bitmap, no batch): exactly the answer
+ *	and the effect of @test_and_add on the key's hash as a batch of one.
+ *	The single-key case of memfilter_test_and_add(), the dedup kfuncs,
+ *	netfilter and dm. Return: 1 if the key may have been present (it is
+ *	added again), 0 if it certainly was not (it is now), or -ENOSPC where
+ *	@test_and_add would stop (nothing added, nothing answered: the caller
+ *	may ask @contains_key). NULL exactly when @test_and_add is.
  * @count: for each of @n hashes, how many copies of its key the filter
  *	holds (0: certainly absent) into @counts[i], at most
  *	MEMFILTER_COUNT_MAX; lockless, as @contains. NULL if the type cannot
@@ -149,6 +157,8 @@ struct memfilter_type_ops {
 		      unsigned long *result, u32 *done);
 	int (*test_and_add)(union memfilter_state *s, const u64 *hashes, u32 n,
 			    unsigned long *result, u32 *done);
+	int (*test_and_add_key)(union memfilter_state *s, const void *key,
+				u32 len);
 	void (*count)(const union memfilter_state *s, const u64 *hashes, u32 n,
 		      u8 *counts);
 	void (*clear)(union memfilter_state *s);
