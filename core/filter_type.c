@@ -133,27 +133,3 @@ void memfilter_state_info(const struct memfilter_type_ops *ops,
 	    !info->subfilters)
 		info->status |= MEMFILTER_STATUS_OVERFILL;
 }
-
-/**
- * memfilter_state_contains_hashed() - may a key be in a filter? by its hash
- * @ops: the filter's type
- * @s: the filter
- * @key: the key
- * @len: its length in bytes
- *
- * memfilter_state_contains_key() for types without @contains_key: the
- * key's hash (memfilter_key_hash()) through @contains as a batch of one.
- *
- * Context: as the type's @contains; lockless.
- * Return: false if the key is certainly absent, true if it may be present.
- */
-bool memfilter_state_contains_hashed(const struct memfilter_type_ops *ops,
-				     const union memfilter_state *s,
-				     const void *key, size_t len)
-{
-	unsigned long res = 0;
-	u64 h = memfilter_key_hash(ops, s, key, len);
-
-	ops->contains(s, &h, 1, &res);
-	return res & 1;
-}

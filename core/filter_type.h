@@ -66,9 +66,9 @@ struct memfilter_image_desc;
  * @contains: query @n hashes; set bit i of @result when key i may be in
  * @contains_key: query one key: hash it under the filter's hasher and
  *	test it, as @contains would its hash, by the type's shortest path
- *	(one call, no bitmap, no dispatch per key); lockless as @contains.
- *	The single-key case of the BPF kfuncs, netfilter and dm. NULL:
- *	memfilter_state_contains_key() hashes the key and asks @contains.
+ *	(one call, no bitmap, no batch machinery); lockless as @contains.
+ *	The single-key case of the BPF kfuncs, netfilter and dm. Every type
+ *	provides it.
  * @add: add @n hashes; set bit i of @result when key i was added. Stops
  *	at the first that does not fit (a full cuckoo filter or sub-filter,
  *	a full current generation of a window that rotates by count). Return:
@@ -239,10 +239,6 @@ static inline u64 memfilter_key_hash(const struct memfilter_type_ops *ops,
 	return memfilter_hash(memfilter_state_hasher(ops, s), key, len);
 }
 
-bool memfilter_state_contains_hashed(const struct memfilter_type_ops *ops,
-				     const union memfilter_state *s,
-				     const void *key, size_t len);
-
 /**
  * memfilter_state_contains_key() - may a key be in a filter?
  * @ops: the filter's type
@@ -250,9 +246,7 @@ bool memfilter_state_contains_hashed(const struct memfilter_type_ops *ops,
  * @key: the key
  * @len: its length in bytes
  *
- * The type's @contains_key where it has one; otherwise
- * memfilter_state_contains_hashed(), out of line, so that callers of the
- * common case save no registers for it.
+ * The type's @contains_key: one indirect call, no dispatch on the type.
  *
  * Context: as the type's @contains; lockless.
  * Return: false if the key is certainly absent, true if it may be present.
@@ -261,9 +255,27 @@ static inline bool memfilter_state_contains_key(const struct memfilter_type_ops 
 						const union memfilter_state *s,
 						const void *key, size_t len)
 {
-	if (ops->contains_key)
-		return ops->contains_key(s, key, len);
-	return memfilter_state_contains_hashed(ops, s, key, len);
+	return ops->contains_key(s, key, len);
+}
+
+/**
+ * memfilter_state_test_and_add_key() - was a key in a filter? add it
+ * @ops: the filter's type, one with @test_and_add_key
+ * @s: the filter
+ * @key: the key
+ * @len: its length in bytes
+ *
+ * The type's @test_and_add_key: one indirect call, no dispatch on the type.
+ *
+ * Context: as the type's @test_and_add; lockless.
+ * Return: as @test_and_add_key: 1 (may have been present), 0 (was not; is
+ * now), or -ENOSPC (no room: nothing added, nothing answered).
+ */
+static inline int memfilter_state_test_and_add_key(const struct memfilter_type_ops *ops,
+						   union memfilter_state *s,
+						   const void *key, u32 len)
+{
+	return ops->test_and_add_key(s, key, len);
 }
 
 #endif /* _MEMFILTER_FILTER_TYPE_H */

@@ -436,6 +436,42 @@ void memfilter_grow_contains_hashes(const struct memfilter_grow *g,
 EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_contains_hashes);
 
 /*
+ * Does a sub-filter in use, @a - 1 down to 0, hold the key of hash @h? The
+ * single-key query: the loads of the key's line in every sub-filter are
+ * issued first (out of cache, an absent key's misses overlap instead of
+ * following each other), then the newest (largest) is tested first and the
+ * first that holds the key ends it.
+ */
+static bool mf_grow_holds(const struct memfilter_grow *g, u32 a, u64 h)
+{
+	u32 s;
+
+	for (s = a; s-- > 0;)
+		memfilter_prefetch(memfilter_bloom_block_ptr(&g->sub[s], h));
+	for (s = a; s-- > 0;)
+		if (memfilter_bloom_contains_hash(&g->sub[s], h))
+			return true;
+	return false;
+}
+
+/**
+ * memfilter_grow_contains_hash() - query one key by its hash
+ * @g: the filter
+ * @h: the key's hash under the filter's hasher
+ *
+ * The single-key path: what memfilter_grow_contains_hashes() answers for
+ * a batch of one, with no batch machinery.
+ *
+ * Context: any; lockless.
+ * Return: whether the key may be in some sub-filter in use.
+ */
+bool memfilter_grow_contains_hash(const struct memfilter_grow *g, u64 h)
+{
+	return mf_grow_holds(g, memfilter_grow_active(g), h);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_contains_hash);
+
+/*
  * Give back @n keys of room claimed in sub-filter @i but not used (never
  * below 0: a clear may have zeroed the count meanwhile).
  */
@@ -590,6 +626,55 @@ int memfilter_grow_test_and_add_hashes(struct memfilter_grow *g,
 EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_test_and_add_hashes);
 
 /**
+ * memfilter_grow_test_and_add_hash() - was one key present? add it
+ * @g: the filter
+ * @h: the key's hash under the filter's hasher
+ *
+ * memfilter_grow_test_and_add_hashes() for a batch of one, by the
+ * single-key query (mf_grow_holds()): a key some sub-filter in use holds
+ * is present and takes no room; any other claims room in the newest (the
+ * next one made, if the newest is full) and gets the Bloom test-and-add
+ * there, which may still find it present (a racing insert set its bits):
+ * then it gives its room back. The same contract as the batch call.
+ *
+ * Context: any; lockless, as memfilter_grow_add_hashes().
+ * Return: 1 if the key may have been present, 0 if it certainly was not
+ * (it is now), -ENOSPC when it was not and the newest sub-filter is full
+ * with none made after it (nothing added).
+ */
+int memfilter_grow_test_and_add_hash(struct memfilter_grow *g, u64 h)
+{
+	u32 a = memfilter_grow_active(g), had;
+	struct memfilter_bloom *b;
+	unsigned long res;
+	u64 k;
+
+	if (mf_grow_holds(g, a, h))
+		return 1;
+	for (;;) {
+		a = memfilter_grow_active(g);
+		b = &g->sub[a - 1];
+		k = READ_ONCE(g->keys[a - 1]);
+		if (k >= b->p.capacity) {
+			/* Pairs with memfilter_grow_attach(). */
+			if (a >= smp_load_acquire(&g->p.nsubs))
+				return -ENOSPC;
+			memfilter_grow_cmpxchg(&g->active, &a, a + 1);
+			continue;
+		}
+		if (memfilter_grow_cmpxchg(&g->keys[a - 1], &k, k + 1))
+			break;
+	}
+	res = 0;
+	memfilter_bloom_test_and_add_hashes(b, &h, 1, &res);
+	had = res & 1;
+	if (had)
+		mf_grow_unclaim(g, a - 1, 1);
+	return had;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_test_and_add_hash);
+
+/**
  * memfilter_grow_model_fpr_ppb() - modelled rate of the filter as it is
  * @g: the filter
  *
@@ -685,6 +770,24 @@ static int mf_grow_test_and_add(union memfilter_state *s, const u64 *hashes,
 {
 	return memfilter_grow_test_and_add_hashes(&s->grow, hashes, n, result,
 						  done);
+}
+
+static bool mf_grow_contains_key(const union memfilter_state *s,
+				 const void *key, size_t len)
+{
+	const struct memfilter_grow *g = &s->grow;
+
+	return memfilter_grow_contains_hash(g,
+			memfilter_hash_lean(&g->p.sub0.hasher, key, len));
+}
+
+static int mf_grow_test_and_add_key(union memfilter_state *s, const void *key,
+				    u32 len)
+{
+	struct memfilter_grow *g = &s->grow;
+
+	return memfilter_grow_test_and_add_hash(g,
+			memfilter_hash_lean(&g->p.sub0.hasher, key, len));
 }
 
 static void mf_grow_clear(union memfilter_state *s)
@@ -888,9 +991,11 @@ const struct memfilter_type_ops memfilter_grow_ops = {
 	.payload_bytes = mf_grow_mem_bytes,
 	.init = mf_grow_init,
 	.contains = mf_grow_contains,
+	.contains_key = mf_grow_contains_key,
 	.add = mf_grow_add,
 	.add_exclusive = mf_grow_add_exclusive,
 	.test_and_add = mf_grow_test_and_add,
+	.test_and_add_key = mf_grow_test_and_add_key,
 	.clear = mf_grow_clear,
 	.info = mf_grow_info,
 	.image = mf_grow_image,

@@ -102,6 +102,8 @@ int memfilter_grow_test_and_add_hashes(struct memfilter_grow *g,
 void memfilter_grow_contains_hashes(const struct memfilter_grow *g,
 				    const u64 *hashes, u32 n,
 				    unsigned long *result);
+bool memfilter_grow_contains_hash(const struct memfilter_grow *g, u64 h);
+int memfilter_grow_test_and_add_hash(struct memfilter_grow *g, u64 h);
 u64 memfilter_grow_model_fpr_ppb(const struct memfilter_grow *g);
 
 #endif /* _MEMFILTER_GROW_H */

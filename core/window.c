@@ -431,11 +431,42 @@ u32 memfilter_window_add_key(struct memfilter_window *w, const void *key, size_t
 	return memfilter_window_add_hashes(w, &h, 1);
 }
 
+/*
+ * One key's query or test-and-add, the single-key path: the loads of all
+ * G lines of the key's group are issued first (adjacent lines; out of
+ * cache their misses overlap instead of following each other), then the
+ * pattern is built once and tested against each, as the batch calls do
+ * (AVX2 where entering a SIMD section is free, userspace): the same
+ * answers and bits as a batch of one.
+ */
+static __always_inline bool mf_window_one(struct memfilter_window *w, u64 h,
+					  u32 cur, enum memfilter_window_op op)
+{
+	u64 *grp = memfilter_window_group_ptr(w, h);
+	u32 j, gens = w->p.generations;
+	bool hit;
+
+	for (j = 0; j < gens; j++)
+		memfilter_prefetch(grp + j * MEMFILTER_BLOOM_BLOCK_WORDS);
+	if (MEMFILTER_SIMD_CHEAP && memfilter_simd_begin()) {
+		hit = memfilter_window_one_avx2(w, grp, h, cur, op);
+		memfilter_simd_end();
+		return hit;
+	}
+	if (gens == 4)	/* the common case, unrolled */
+		return mf_window_do(grp, h, w->p.gen.k, 4, cur, op);
+	return mf_window_do(grp, h, w->p.gen.k, gens, cur, op);
+}
+
 /**
  * memfilter_window_contains_key() - query a key
  * @w: the filter
  * @key: the key
  * @len: its length in bytes
+ *
+ * The single-key path (memfilter_window_ops' contains_key): the key hashed
+ * inline, the loads of its G lines issued before any is tested, the
+ * pattern built once; no batch machinery.
  *
  * Context: as memfilter_window_contains_hashes().
  * Return: false if @key is certainly in no generation, true if it may be.
@@ -443,10 +474,10 @@ u32 memfilter_window_add_key(struct memfilter_window *w, const void *key, size_t
 bool memfilter_window_contains_key(const struct memfilter_window *w, const void *key,
 				   size_t len)
 {
-	u64 h = memfilter_hash(&w->p.gen.hasher, key, len);
-
-	return mf_window_do(memfilter_window_group_ptr(w, h), h, w->p.gen.k,
-			    w->p.generations, 0, MEMFILTER_WINDOW_OP_CONTAINS);
+	/* Not written through: MEMFILTER_WINDOW_OP_CONTAINS only reads. */
+	return mf_window_one((struct memfilter_window *)w,
+			     memfilter_hash_lean(&w->p.gen.hasher, key, len), 0,
+			     MEMFILTER_WINDOW_OP_CONTAINS);
 }
 
 /**
@@ -456,6 +487,10 @@ bool memfilter_window_contains_key(const struct memfilter_window *w, const void 
  * @len: its length in bytes
  * @gen: out: the generation the key went into
  *
+ * Counts the key without a bound, as memfilter_window_test_and_add_hashes()
+ * does (the type's test_and_add_key stops at the capacity of a window that
+ * rotates by count).
+ *
  * Context: as memfilter_window_test_and_add_hashes().
  * Return: true if the key may have been present before, false if it was
  * certainly absent.
@@ -463,12 +498,11 @@ bool memfilter_window_contains_key(const struct memfilter_window *w, const void 
 bool memfilter_window_test_and_add_key(struct memfilter_window *w, const void *key,
 				       size_t len, u32 *gen)
 {
-	u64 h = memfilter_hash(&w->p.gen.hasher, key, len);
+	u64 h = memfilter_hash_lean(&w->p.gen.hasher, key, len);
 
 	*gen = memfilter_window_current(w);
 	memfilter_atomic_add64(&w->gen_keys[*gen], 1);
-	return mf_window_do(memfilter_window_group_ptr(w, h), h, w->p.gen.k,
-			    w->p.generations, *gen, MEMFILTER_WINDOW_OP_TEST_AND_ADD);
+	return mf_window_one(w, h, *gen, MEMFILTER_WINDOW_OP_TEST_AND_ADD);
 }
 
 /**
@@ -705,6 +739,28 @@ static int mf_window_write(union memfilter_state *s, const u64 *hashes,
 	return m < n ? -ENOSPC : 0;
 }
 
+/*
+ * The type's single-key test-and-add: a batch of one (mf_window_write()),
+ * in one pass over the key's G lines: test all, set in the current one.
+ */
+static int mf_window_test_and_add_key(union memfilter_state *s, const void *key,
+				      u32 len)
+{
+	struct memfilter_window *w = &s->window;
+	u64 h = memfilter_hash_lean(&w->p.gen.hasher, key, len);
+	u32 cur = memfilter_window_current(w);
+
+	if (!mf_window_claim(w, cur, 1))
+		return -ENOSPC;
+	return mf_window_one(w, h, cur, MEMFILTER_WINDOW_OP_TEST_AND_ADD);
+}
+
+static bool mf_window_contains_key(const union memfilter_state *s,
+				   const void *key, size_t len)
+{
+	return memfilter_window_contains_key(&s->window, key, len);
+}
+
 static int mf_window_add(union memfilter_state *s, const u64 *hashes, u32 n,
 			 unsigned long *result, u32 *done)
 {
@@ -900,8 +956,10 @@ const struct memfilter_type_ops memfilter_window_ops = {
 	.payload_bytes = mf_window_mem_bytes,
 	.init = mf_window_init,
 	.contains = mf_window_contains,
+	.contains_key = mf_window_contains_key,
 	.add = mf_window_add,
 	.test_and_add = mf_window_test_and_add,
+	.test_and_add_key = mf_window_test_and_add_key,
 	.clear = mf_window_clear,
 	.info = mf_window_info,
 	.image = mf_window_image,

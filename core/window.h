@@ -151,5 +151,8 @@ void memfilter_window_hashes_scalar(struct memfilter_window *w, const u64 *hashe
 void memfilter_window_hashes_avx2(struct memfilter_window *w, const u64 *hashes,
 				  size_t n, unsigned long *result_bitmap,
 				  u32 cur, enum memfilter_window_op op);
+/* x86-64 only (window_avx2.c); callers hold memfilter_simd_begin(). */
+bool memfilter_window_one_avx2(struct memfilter_window *w, u64 *grp, u64 hash,
+			       u32 cur, enum memfilter_window_op op);
 
 #endif /* _MEMFILTER_WINDOW_H */

@@ -136,3 +136,38 @@ memfilter_window_hashes_avx2(struct memfilter_window *w, const u64 *hashes, size
 			       MEMFILTER_WINDOW_OP_TEST_AND_ADD);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_window_hashes_avx2);
+
+/**
+ * memfilter_window_one_avx2() - one key's query or test-and-add, AVX2
+ * @w: the filter (not written for MEMFILTER_WINDOW_OP_CONTAINS)
+ * @grp: the key's group (memfilter_window_group_ptr())
+ * @hash: the key's hash
+ * @cur: the generation to insert into
+ * @op: MEMFILTER_WINDOW_OP_CONTAINS or MEMFILTER_WINDOW_OP_TEST_AND_ADD
+ *
+ * The single-key path's AVX2 half: the pattern built once, tested against
+ * each generation's block in order; bit for bit the scalar path's.
+ *
+ * Context: between memfilter_simd_begin() (true) and memfilter_simd_end();
+ * otherwise as memfilter_window_contains_key() or
+ * memfilter_window_test_and_add_key().
+ * Return: whether the key may have been present before.
+ */
+MF_AVX2 bool memfilter_window_one_avx2(struct memfilter_window *w, u64 *grp,
+				       u64 hash, u32 cur,
+				       enum memfilter_window_op op)
+{
+	struct memfilter_bloom_avx2 c;
+	u32 gens = w->p.generations;
+
+	memfilter_bloom_avx2_init(&c, w->p.gen.k);
+	if (op == MEMFILTER_WINDOW_OP_CONTAINS)
+		return gens == 4 ?
+		       mf_window_avx2_do(&c, grp, hash, 4, cur,
+					 MEMFILTER_WINDOW_OP_CONTAINS) :
+		       mf_window_avx2_do(&c, grp, hash, gens, cur,
+					 MEMFILTER_WINDOW_OP_CONTAINS);
+	return mf_window_avx2_do(&c, grp, hash, gens, cur,
+				 MEMFILTER_WINDOW_OP_TEST_AND_ADD);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_window_one_avx2);

@@ -69,6 +69,35 @@ int memfilter_add(struct memfilter *f, const void *key, u32 len)
 }
 EXPORT_SYMBOL_GPL(memfilter_add);
 
+/*
+ * A test-and-add that found no room (-EAGAIN, -ENOSPC: nothing added) still
+ * answers the test: a key that may be present is reported present.
+ */
+static int mf_test_and_add_full(struct memfilter *f, const void *key, u32 len,
+				int ret)
+{
+	if ((ret == -EAGAIN || ret == -ENOSPC) && memfilter_contains(f, key, len))
+		return 1;
+	return ret;
+}
+
+/*
+ * memfilter_test_and_add() for a type with a batch test_and_add and no
+ * single-key one: a batch of one.
+ */
+static int mf_test_and_add_batch(struct memfilter *f, const void *key, u32 len)
+{
+	u64 h = memfilter_filter_hash(f, key, len);
+	unsigned long res;
+	u32 done;
+	int ret;
+
+	ret = memfilter_filter_test_and_add(f, &h, 1, &res, &done);
+	if (unlikely(ret) && !done)
+		return mf_test_and_add_full(f, key, len, ret);
+	return ret ?: (int)(res & 1);
+}
+
 /**
  * memfilter_test_and_add() - was a key present? add it
  * @f: a Bloom, window or growing filter
@@ -99,16 +128,28 @@ EXPORT_SYMBOL_GPL(memfilter_add);
  */
 int memfilter_test_and_add(struct memfilter *f, const void *key, u32 len)
 {
-	u64 h = memfilter_filter_hash(f, key, len);
-	unsigned long res;
-	u32 done;
 	int ret;
 
-	ret = memfilter_filter_test_and_add(f, &h, 1, &res, &done);
-	if (unlikely(ret == -EAGAIN || ret == -ENOSPC) && !done &&
-	    memfilter_contains(f, key, len))
-		return 1;
-	return ret ?: (int)(res & 1);
+	if (unlikely(!f->ops->test_and_add_key))
+		return mf_test_and_add_batch(f, key, len);
+	/*
+	 * One key: the type's test_and_add_key (one indirect call, the key
+	 * hashed and its lines tested and set in it), then what
+	 * memfilter_filter_test_and_add() does after the type's batch call:
+	 * inside rcu_read_lock() (window rotations wait for it), the
+	 * type's kernel-side hook, the counters.
+	 */
+	rcu_read_lock();
+	ret = memfilter_state_test_and_add_key(f->ops, &f->s, key, len);
+	rcu_read_unlock();
+	if (f->kops->added)
+		ret = f->kops->added(f, ret);
+	if (unlikely(ret < 0))
+		return mf_test_and_add_full(f, key, len, ret);
+	this_cpu_inc(f->stats->queries);
+	this_cpu_add(f->stats->hits, ret);
+	this_cpu_inc(f->stats->adds);
+	return ret;
 }
 EXPORT_SYMBOL_GPL(memfilter_test_and_add);
 
