@@ -624,5 +624,18 @@ faults:
 dm-mutants:
 	BUILD=$(BUILD) scripts/dm-mutants.sh
 
+# make realworld (issue 31; not in make check: about an hour of guests):
+# the clients users run, each judged by its own checker, results in
+# bench/results/realworld.md. Each part's script runs if present:
+# realworld-dm.sh (ext4, xfs, fio, dm flakey/error under the dm target),
+# realworld-net.sh (replayed traffic, xdp-loader, iperf3 through the
+# hooks). Documentation/testing.rst, "Real-world clients".
+.PHONY: realworld
+realworld:
+	@rc=0; for s in scripts/realworld-dm.sh scripts/realworld-net.sh; do \
+		if [ -x $$s ]; then BUILD=$(BUILD) $$s || rc=1; \
+		else echo "realworld: $$s absent, skipped"; fi; \
+	done; exit $$rc
+
 # --- BPF programs, skeletons, loaders (bpf/bpf.mk) ----------------------------
 include bpf/bpf.mk

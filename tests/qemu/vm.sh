@@ -108,8 +108,13 @@ for t in $tools; do
 		die "--tools: '$t' is not installed on the host (scripts/deps.sh)"
 	cp "$path" "$root/sbin/$t"
 	# busybox sh runs its own applet of a name (ip, losetup) before any
-	# PATH lookup; a shell function comes first, so lib.sh sources these.
-	echo "$t() { /sbin/$t \"\$@\"; }" >>"$root/memfilter/tools.sh"
+	# PATH lookup; a shell function comes first, so lib.sh sources these
+	# (not for names no applet has and sh cannot name a function, such
+	# as mkfs.xfs: PATH finds those).
+	case $t in
+	*[!A-Za-z0-9_]*) ;;
+	*) echo "$t() { /sbin/$t \"\$@\"; }" >>"$root/memfilter/tools.sh" ;;
+	esac
 	# Each library at the path the dynamic loader will look for it.
 	for lib in $(ldd "$path" | grep -o '/[^ ]*'); do
 		mkdir -p "$root$(dirname "$lib")"

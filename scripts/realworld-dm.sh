@@ -1,0 +1,168 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make realworld`, the device-mapper part (issue 31, items 1 to 3): the
+# memfilter-dedup target under ext4, xfs and fio, with dm flakey and
+# error between it and its device, each client's own checker deciding
+# (tests/qemu/realworld-dm.sh runs in the guests). Two boots:
+#
+#   debug  the debug test kernel (KASAN, lockdep): correctness; small
+#          sizes (it has no xfs: ext4 only)
+#   stock  Debian's 6.12 kernel (one vCPU), with ext4, xfs and dm-flakey
+#          loaded from its image package: the same checks at larger
+#          sizes, and every fio job also run on the plain loop device
+#          for the bandwidth ratio (within the one boot)
+#
+# Writes this part's section of bench/results/realworld.md (between its
+# markers; other parts' sections are kept). Exit status: 0 only if both
+# guests passed.
+#
+#   GUESTS   the boots to run (default "debug stock")
+#   BUILD    build directory (default build)
+#   MUTANT   readerr|ackerr: instead, build a mutated copy of module/dm.c
+#            (under $BUILD, never module/dm.c) and run the crash part in
+#            the debug guest: the check must fail ("killed"). readerr
+#            elides a write whose verify read failed (acks it unverified);
+#            ackerr acks a full-block write the device failed.
+#
+# Logs: $BUILD/results/vm-realworld-dm-{debug,stock}.log.
+
+set -eu
+cd "$(dirname "$0")/.."
+. scripts/common.sh
+
+B=${BUILD:-build}
+R=$B/results
+GUESTS=${GUESTS:-debug stock}
+MUTANT=${MUTANT:-}
+mkdir -p "$R"
+
+eval "$(grep -E '^(GUEST_TOOLS|DEBUG_APPEND)=' scripts/check.sh)"
+TOOLS="$GUEST_TOOLS mke2fs e2fsck fstrim fio mkfs.xfs xfs_repair rsync"
+for t in $TOOLS; do
+	PATH=/usr/sbin:/sbin:/usr/bin:/bin command -v "$t" >/dev/null ||
+		die "$t is not installed (scripts/deps.sh)"
+done
+
+K=$(scripts/build-kernel.sh debug) || die "building the test kernel failed"
+read -r KDIR612 VMLINUZ612 < <(scripts/stock-kernel.sh 6.12) ||
+	die "no stock 6.12 kernel"
+make -s BUILD="$B" "$B/guest/bin/memfilterctl"
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+cp "$B/guest/bin/memfilterctl" "$bin/"
+
+# The stock kernel's file systems and dm-flakey, with what they depend
+# on, in load order (vm.sh --kmods loads in name order), beside its
+# loop and dm-mod: from the image package stock-kernel.sh downloads.
+stock_kmods() {
+	local rel dir deb m n=0
+	rel=$(basename "$(dirname "$VMLINUZ612")")
+	dir=$CACHE/stock/$rel/kmods-rw
+	if [ ! -f "$dir/.done" ]; then
+		rm -rf "$dir.tmp" && mkdir -p "$dir.tmp"
+		deb=$(ls /var/cache/apt/archives/linux-image-"$rel"-unsigned_*.deb \
+			/var/cache/apt/archives/linux-image-"$rel"_*.deb 2>/dev/null |
+			head -n 1) || true
+		if [ -z "$deb" ]; then
+			(cd "$dir.tmp" &&
+				apt-get download -qq "linux-image-$rel-unsigned") >&2 ||
+				die "cannot download linux-image-$rel-unsigned"
+			deb=$(ls "$dir.tmp"/*.deb)
+		fi
+		for m in crypto/crc32c_generic lib/libcrc32c lib/crc16 fs/mbcache \
+			fs/jbd2/jbd2 fs/ext4/ext4 fs/xfs/xfs drivers/md/dm-mod \
+			drivers/md/dm-flakey drivers/block/loop; do
+			n=$((n + 1))
+			dpkg-deb --fsys-tarfile "$deb" | tar -xOf - \
+				"./lib/modules/$rel/kernel/$m.ko.xz" | xz -dc \
+				>"$dir.tmp/$(printf %02d $n)-${m##*/}.ko" ||
+				die "no $m in $deb"
+		done
+		rm -f "$dir.tmp"/*.deb
+		touch "$dir.tmp/.done"
+		rm -rf "$dir" && mv "$dir.tmp" "$dir"
+	fi
+	echo "$dir"
+}
+
+# mutate NAME FILE (a copy of dm.c).
+mutate() {
+	case $1 in
+	readerr) sed -i 's/^\t\treturn MF_DM_VERIFY_ERRORS;$/\t\treturn MF_DM_ELIDED;/' "$2" ;;
+	ackerr) sed -i '/^\tcase MF_DM_IO_BLOCK:$/{n;s/if (\*error)$/if (*error \&\& !(*error = BLK_STS_OK))/}' "$2" ;;
+	*) die "unknown mutant '$1'" ;;
+	esac
+	! cmp -s module/dm.c "$2" || die "mutant '$1' no longer applies"
+}
+
+# module KDIR OUT: the module for a kernel (a mutated dm.c with MUTANT).
+module() {
+	# Up to date (no source newer than its memfilter.ko): kept.
+	if [ -z "$MUTANT" ] && [ -f "$2/memfilter.ko" ] &&
+		[ -z "$(find Kbuild module core include uapi -newer \
+			"$2/memfilter.ko" 2>/dev/null | head -n 1)" ]; then
+		return 0
+	fi
+	scripts/build-module.sh "$1" "$2" -j2 >"$2.log" 2>&1 ||
+		{ tail -n 30 "$2.log"; die "building the module in $2 failed"; }
+	if [ -n "$MUTANT" ]; then
+		mutate "$MUTANT" "$2/module/dm.c"
+		make -C "$1" M="$(cd "$2" && pwd)" -j2 modules >>"$2.log" 2>&1 ||
+			{ tail -n 30 "$2.log"; die "building mutant $MUTANT failed"; }
+	fi
+	rm -f "$2"/memfilter_kunit.ko "$2"/memfilter_latency.ko
+}
+
+rc=0
+run_guest() {
+	local g=$1 log=$R/vm-realworld-dm-$1.log
+	[ -z "$MUTANT" ] || log=$R/vm-realworld-dm-mutant-$MUTANT.log
+	case $g in
+	debug)
+		ko=$B/kbuild/rw-debug
+		[ -z "$MUTANT" ] || ko=$B/kbuild/rw-mutant-$MUTANT
+		module "$K" "$ko"
+		args=(--kernel "$K/arch/x86/boot/bzImage" --ko "$ko"
+			--append "$DEBUG_APPEND" --mem 3G
+			--env MF_RW_FS_MIB=256 --env MF_RW_TREE_MIB=16
+			--env MF_RW_FIO_MIB=2 --env MF_RW_CRASH_MIB=4)
+		;;
+	stock)
+		module "$KDIR612" "$B/kbuild/rw-stock-6.12"
+		args=(--kernel "$VMLINUZ612" --ko "$B/kbuild/rw-stock-6.12"
+			--smp 1 --mem 4G --kmods "$(stock_kmods)"
+			--env MF_RW_FS_MIB=512 --env MF_RW_TREE_MIB=128
+			--env MF_RW_FIO_MIB=32 --env MF_RW_CRASH_MIB=16
+			--env MF_RW_RATIO=1)
+		;;
+	esac
+	[ -z "$MUTANT" ] || args+=(--env MF_RW_PARTS=crash --env MF_RW_CRASH_FS=0)
+	[ -z "${MF_RW_PARTS:-}" ] || args+=(--env MF_RW_PARTS="$MF_RW_PARTS")
+	[ -z "${MF_RW_JOBS:-}" ] || args+=(--env MF_RW_JOBS="$MF_RW_JOBS")
+	echo "realworld-dm: $g guest, log $log"
+	tests/qemu/vm.sh "${args[@]}" --bin "$bin" \
+		--script tests/qemu/realworld-dm.sh --tools "$TOOLS" \
+		--out "$log" --timeout 5400 >/dev/null || rc=1
+	grep -E '^(not )?ok |^# FAIL|^### END' "$log" | grep -v ' rc=0$' |
+		grep -v '^ok ' || true
+}
+
+if [ -n "$MUTANT" ]; then
+	run_guest debug
+	log=$R/vm-realworld-dm-mutant-$MUTANT.log
+	grep '^RW crash\|ok [0-9]* fio' "$log"
+	# Killed: a fault mode other than the control failed its check.
+	if grep -E '^not ok [0-9]+ fio, (error|error_writes) ' "$log"; then
+		echo "mutant $MUTANT: killed"
+		exit 0
+	fi
+	echo "mutant $MUTANT: SURVIVED"
+	exit 1
+fi
+
+for g in $GUESTS; do
+	run_guest "$g"
+done
+scripts/realworld-dm-report.py "$R" bench/results/realworld.md $GUESTS
+exit $rc
