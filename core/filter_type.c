@@ -28,7 +28,10 @@ const struct memfilter_type_ops *memfilter_type_ops(u32 type)
 	return memfilter_types[type];
 }
 
-/* A keyed (SipHash) filter gets a random secret, others (XXH64, XXH3) a seed. */
+/*
+ * A keyed (SipHash) filter gets a random secret, others (XXH3, XXH64) a
+ * seed. No hash named: XXH3 (issue 32; before it, XXH64).
+ */
 static int memfilter_create_hasher(const struct memfilter_create *c,
 				   struct memfilter_hasher *h)
 {
@@ -50,8 +53,8 @@ static int memfilter_create_hasher(const struct memfilter_create *c,
 		if (ret)
 			return ret;
 	}
-	return memfilter_hasher_init(h, c->flags & MEMFILTER_CREATE_XXH3 ?
-				     MEMFILTER_HASH_XXH3 : MEMFILTER_HASH_XXH64,
+	return memfilter_hasher_init(h, c->flags & MEMFILTER_CREATE_XXH64 ?
+				     MEMFILTER_HASH_XXH64 : MEMFILTER_HASH_XXH3,
 				     seed, NULL);
 }
 
@@ -76,7 +79,11 @@ int memfilter_create_params(const struct memfilter_create *c,
 	if (c->flags & ~MEMFILTER_CREATE_FLAGS)
 		return -EOPNOTSUPP;
 	if ((c->flags & MEMFILTER_CREATE_KEYED) &&
-	    (c->flags & (MEMFILTER_CREATE_SEED | MEMFILTER_CREATE_XXH3)))
+	    (c->flags & (MEMFILTER_CREATE_SEED | MEMFILTER_CREATE_XXH3 |
+			 MEMFILTER_CREATE_XXH64)))
+		return -EINVAL;
+	if ((c->flags & MEMFILTER_CREATE_XXH3) &&
+	    (c->flags & MEMFILTER_CREATE_XXH64))
 		return -EINVAL;
 	if (!(c->flags & MEMFILTER_CREATE_SEED) && c->seed)
 		return -EINVAL;

@@ -101,8 +101,10 @@ static int libmf_encode_hash(struct memfilter_create *c,
 	int algo = sz > MF_CREATE_OPTS_V1 ? o->hash_algo : 0;
 
 	switch (algo) {
-	case 0:
+	case 0:		/* the kernel's default: XXH3, XXH64 on old modules */
+		break;
 	case MF_HASH_XXH64:
+		c->flags |= MEMFILTER_CREATE_XXH64;
 		break;
 	case MF_HASH_XXH3:
 		if (o->keyed)
@@ -174,12 +176,22 @@ int libmf_encode_create(struct memfilter_create *c,
 /*
  * CREATE with @c, which mf_create*() encoded from their options: the new
  * filter's fd, or @ret if encoding failed, or the ioctl's negative errno.
+ * XXH64 asked for by name of a module older than the flag: again without
+ * it, as such a module hashes with XXH64 when no hash is named.
  */
 static int mf_create_req(int devfd, struct memfilter_create *c, int ret)
 {
+	struct mf_api_info api;
+
 	if (ret)
 		return ret;
 	ret = mf_ioctl(devfd, MEMFILTER_IOC_CREATE, c);
+	if (ret == -EOPNOTSUPP && (c->flags & MEMFILTER_CREATE_XXH64) &&
+	    !mf_api(devfd, &api) &&
+	    !(api.features & MEMFILTER_FEAT_HASH_DEFAULT_XXH3)) {
+		c->flags &= ~MEMFILTER_CREATE_XXH64;
+		ret = mf_ioctl(devfd, MEMFILTER_IOC_CREATE, c);
+	}
 	return ret ? ret : c->out_fd;
 }
 

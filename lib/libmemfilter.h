@@ -92,17 +92,19 @@ struct mf_api_info {
  *	A cuckoo filter needs @fpr or @fingerprint_bits; 0 for Bloom.
  * @keyed: hash with SipHash-2-4 under a secret key from the kernel's RNG
  *	(for keys an adversary chooses)
- * @fixed_seed: use @seed as the XXH64 (XXH3) seed instead of a random one
+ * @fixed_seed: use @seed as the XXH3 (XXH64) seed instead of a random one
  *	(reproducible tables); not with @keyed
  * @seed: the seed, when @fixed_seed
  * @name: publish under this name at once (needs CAP_SYS_ADMIN); NULL or
  *	"" for an anonymous filter
- * @hash_algo: (added after 1.0.0; read only when @sz covers it) 0 or
- *	MF_HASH_XXH64 for the default (XXH64, or SipHash-2-4 with @keyed);
- *	MF_HASH_XXH3 for XXH3-64, faster on keys of up to 16 bytes (an
- *	8-byte key hashes in about 2/3 of XXH64's time), not with @keyed,
- *	and in the kernel only where it reports MEMFILTER_FEAT_HASH_XXH3
- *	(older modules: -EOPNOTSUPP);
+ * @hash_algo: (added after 1.0.0; read only when @sz covers it) 0 for
+ *	the default: XXH3-64 (SipHash-2-4 with @keyed), or XXH64 in a
+ *	module without MEMFILTER_FEAT_HASH_DEFAULT_XXH3 (mf_info() tells
+ *	which); MF_HASH_XXH3 for XXH3-64, faster than XXH64 on keys of up
+ *	to 16 bytes (an 8-byte key hashes in about 2/3 of XXH64's time),
+ *	not with @keyed, and in the kernel only where it reports
+ *	MEMFILTER_FEAT_HASH_XXH3 (older modules: -EOPNOTSUPP);
+ *	MF_HASH_XXH64 for XXH64 (the default before XXH3), not with @keyed;
  *	MF_HASH_SIPHASH24 is the same as @keyed
  *
  * Zero-initialise and set what you need. @sz 0 stands for the first

@@ -256,7 +256,7 @@ t_info() {
 	for pat in '^name: *cli-b$' '^type: *bloom$' '^capacity: *10000 keys$' \
 		'^keys: *6$' '^bytes: *[1-9]' '^fill: *[1-9][0-9]* / [1-9]' \
 		'^estimated fpr: *[0-9]' '^overfill: *no$' \
-		'^hash: *xxh64, seed 0x000000000000002a$' '^probes per key: *[1-9]' \
+		'^hash: *xxh3, seed 0x000000000000002a$' '^probes per key: *[1-9]' \
 		'^adds: *6$' '^queries: *[1-9]' '^hits: *[1-9]'; do
 		grep -q "$pat" "$T/out" || fail "info lacks /$pat/" || return 1
 	done
@@ -512,7 +512,7 @@ t_image_dump_kernel_filter() {
 t_image_inspect() {
 	expect_rc 0 memfilterctl inspect "$T/bloom.dump" || return 1
 	for pat in '^type: *bloom$' '^keys: *2000$' '^capacity: *2000 keys$' \
-		'^hash: *xxh64, seed 0x000000000000000b$' '^checksums: *ok' \
+		'^hash: *xxh3, seed 0x000000000000000b$' '^checksums: *ok' \
 		'^fill: *[1-9][0-9]* / [1-9]' '^estimated fpr: *[0-9]' \
 		'^format: *memfilter image version 1'; do
 		grep -q "$pat" "$T/out" || fail "inspect lacks /$pat/" || return 1
@@ -996,7 +996,7 @@ t_add_overfill_warning() {
 }
 
 # A growing filter's sub-filters in info and inspect, text and JSON: 250
-# keys (seed 42) into 100 + 200, exact capacities, keys, bits and model
+# keys (XXH64, seed 42) into 100 + 200, exact capacities, keys, bits and model
 # rates per sub-filter, summing to the filter's totals. grow_subs_check
 # FILE: the text lines; grow_subs_json FILE: the compact JSON array.
 GROW_SUB0='  sub-filter 0    100 / 100 keys, 570 / 1536 bits set, estimated fpr 0.00124643'
@@ -1019,7 +1019,7 @@ grow_subs_json() {
 t_grow_info() {
 	seq 1 250 >"$T/g250" &&
 	expect_rc 0 memfilterctl create cli-g --grow --capacity 100 \
-		--fpr 0.01 --seed 42 &&
+		--fpr 0.01 --seed 42 --hash xxh64 &&
 	expect_rc 0 memfilterctl add cli-g "$T/g250" &&
 	expect_rc 0 memfilterctl info cli-g || return 1
 	grow_subs_check "$T/out" || return 1
@@ -1033,7 +1033,7 @@ t_grow_info() {
 t_grow_offline() {
 	seq 1 250 >"$T/g250" &&
 	expect_rc 0 memfilterctl build --grow --capacity 100 --fpr 0.01 \
-		--seed 42 "$T/g250" -o "$T/gb.img" &&
+		--seed 42 --hash xxh64 "$T/g250" -o "$T/gb.img" &&
 	expect_rc 0 memfilterctl inspect "$T/gb.img" || return 1
 	grow_subs_check "$T/out" || return 1
 	expect_rc 0 memfilterctl inspect "$T/gb.img" --json || return 1

@@ -64,7 +64,7 @@ TEST_F(f, bloom_add_query)
 
 	ASSERT_EQ(0, info(fd, &i));
 	EXPECT_EQ(MEMFILTER_TYPE_BLOOM, i.type);
-	EXPECT_EQ(MEMFILTER_HASH_XXH64, i.hash_algo);
+	EXPECT_EQ(MEMFILTER_HASH_XXH3, i.hash_algo);	/* the default */
 	EXPECT_EQ(100000, i.capacity);
 	EXPECT_EQ(n, i.keys);
 	EXPECT_EQ(n, i.adds);

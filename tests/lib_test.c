@@ -101,7 +101,8 @@ TEST_F(lib, create_bloom_info)
 	ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
 	ASSERT_EQ(0, mf_info(fd, &i));
 	EXPECT_EQ(MF_TYPE_BLOOM, i.type);
-	EXPECT_EQ(MF_HASH_XXH64, i.hash_algo);
+	/* No hash named: XXH3, the default (issue 32). */
+	EXPECT_EQ(MF_HASH_XXH3, i.hash_algo);
 	EXPECT_EQ(0x1234, i.seed);
 	EXPECT_EQ(1000, i.capacity);
 	EXPECT_TRUE(i.bits_per_key == 10.0);
@@ -118,6 +119,23 @@ TEST_F(lib, create_bloom_info)
 
 #define XXH3_LENS 14
 
+/* Kernel filter @fd dumps to the bytes of offline filter @off; both freed. */
+static void expect_dump_is_offline(struct __test_metadata *_metadata, int fd,
+				   struct mf_offline *off)
+{
+	size_t len, dlen;
+	void *img, *dump;
+
+	ASSERT_EQ(0, mf_offline_image(off, &img, &len));
+	ASSERT_EQ(0, mf_dump(fd, &dump, &dlen));
+	ASSERT_EQ(len, dlen);
+	EXPECT_EQ(0, memcmp(img, dump, len));
+	free(img);
+	free(dump);
+	mf_offline_free(off);
+	close(fd);
+}
+
 /*
  * MF_HASH_XXH3 reaches the kernel: INFO reports it with its seed, the
  * feature bit is set, the kernel's keys are the library's (a dump equals
@@ -132,8 +150,7 @@ TEST_F(lib, create_xxh3)
 					 241, 1024, 1025, 4096 };
 	static uint8_t keys[4096 * 2];
 	struct mf_offline *off;
-	size_t total = 0, len, dlen;
-	void *img, *dump;
+	size_t total = 0;
 	struct mf_api_info a;
 	struct mf_info i;
 	int fd;
@@ -158,19 +175,64 @@ TEST_F(lib, create_xxh3)
 	ASSERT_EQ(0, mf_offline_create(&o, &off));
 	EXPECT_EQ(XXH3_LENS, mf_offline_addv(off, keys, lens,
 						  XXH3_LENS, NULL, NULL));
-	ASSERT_EQ(0, mf_offline_image(off, &img, &len));
-	ASSERT_EQ(0, mf_dump(fd, &dump, &dlen));
-	ASSERT_EQ(len, dlen);
-	EXPECT_EQ(0, memcmp(img, dump, len));
-	free(img);
-	free(dump);
-	mf_offline_free(off);
-	close(fd);
+	expect_dump_is_offline(_metadata, fd, off);
 
 	o.fixed_seed = false;
 	o.seed = 0;
 	o.keyed = true;
 	EXPECT_EQ(-EINVAL, mf_create(self->dev, &o));
+}
+
+/*
+ * The default hash is XXH3 (MEMFILTER_FEAT_HASH_DEFAULT_XXH3); XXH64 by
+ * name reaches the kernel (MEMFILTER_CREATE_XXH64) and fills the table the
+ * library's offline XXH64 filter does; the raw flags that contradict each
+ * other are refused.
+ */
+TEST_F(lib, create_default_and_xxh64)
+{
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_BLOOM, .capacity = 1000,
+		.bits_per_key = 10, .fixed_seed = true, .seed = 0x1234);
+	struct memfilter_create c = {
+		.size = sizeof(c), .type = MEMFILTER_TYPE_BLOOM,
+		.capacity = 1000, .bits_per_key_q4 = 40,
+	};
+	uint64_t keys[500];
+	struct mf_offline *off;
+	struct mf_api_info a;
+	struct mf_info i;
+	int fd;
+
+	ASSERT_EQ(0, mf_api(self->dev, &a));
+	EXPECT_TRUE(a.features & MEMFILTER_FEAT_HASH_DEFAULT_XXH3);
+	for (size_t j = 0; j < 500; j++)
+		keys[j] = j * 0x9e3779b97f4a7c15ULL;
+	fd = mf_create(self->dev, &o);
+	ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
+	ASSERT_EQ(0, mf_info(fd, &i));
+	EXPECT_EQ(MF_HASH_XXH3, i.hash_algo);
+	close(fd);
+
+	o.hash_algo = MF_HASH_XXH64;
+	fd = mf_create(self->dev, &o);
+	ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
+	ASSERT_EQ(0, mf_info(fd, &i));
+	EXPECT_EQ(MF_HASH_XXH64, i.hash_algo);
+	EXPECT_EQ(0x1234, i.seed);
+	EXPECT_EQ(500, mf_add(fd, keys, 8, 500, NULL, NULL));
+	ASSERT_EQ(0, mf_offline_create(&o, &off));
+	EXPECT_EQ(500, mf_offline_add(off, keys, 8, 500, NULL, NULL));
+	expect_dump_is_offline(_metadata, fd, off);
+
+	c.flags = MEMFILTER_CREATE_XXH64 | MEMFILTER_CREATE_XXH3;
+	EXPECT_EQ(-1, ioctl(self->dev, MEMFILTER_IOC_CREATE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.flags = MEMFILTER_CREATE_XXH64 | MEMFILTER_CREATE_KEYED;
+	EXPECT_EQ(-1, ioctl(self->dev, MEMFILTER_IOC_CREATE, &c));
+	EXPECT_EQ(EINVAL, errno);
+	c.flags = MEMFILTER_CREATE_XXH64 << 1;
+	EXPECT_EQ(-1, ioctl(self->dev, MEMFILTER_IOC_CREATE, &c));
+	EXPECT_EQ(EOPNOTSUPP, errno);
 }
 
 TEST_F(lib, create_cuckoo_from_fpr_and_keyed)

@@ -254,9 +254,24 @@ TEST(create_hash_flags)
 		ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p));
 		EXPECT_EQ(MEMFILTER_HASH_XXH3, ops->hasher(&p)->algo);
 
+		/* No hash named: XXH3 (issue 32); XXH64 on request. */
 		c.flags = 0;
 		ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p));
+		EXPECT_EQ(MEMFILTER_HASH_XXH3, ops->hasher(&p)->algo);
+		c.flags = MEMFILTER_CREATE_XXH64 | MEMFILTER_CREATE_SEED;
+		c.seed = 0x1234;
+		ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p));
 		EXPECT_EQ(MEMFILTER_HASH_XXH64, ops->hasher(&p)->algo);
+		EXPECT_EQ(0x1234, ops->hasher(&p)->seed);
+		EXPECT_EQ(0, ops->hasher(&p)->xxh3_flip);
+		c.flags = MEMFILTER_CREATE_XXH64 | MEMFILTER_CREATE_XXH3;
+		c.seed = 0;
+		EXPECT_EQ(-EINVAL, memfilter_create_params(&c, &ops, &p));
+		c.flags = MEMFILTER_CREATE_XXH64 | MEMFILTER_CREATE_KEYED;
+		EXPECT_EQ(-EINVAL, memfilter_create_params(&c, &ops, &p));
+		c.flags = MEMFILTER_CREATE_KEYED;
+		ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p));
+		EXPECT_EQ(MEMFILTER_HASH_SIPHASH24, ops->hasher(&p)->algo);
 
 		c.flags = MEMFILTER_CREATE_XXH3 | MEMFILTER_CREATE_KEYED;
 		EXPECT_EQ(-EINVAL, memfilter_create_params(&c, &ops, &p));
@@ -264,7 +279,7 @@ TEST(create_hash_flags)
 			  MEMFILTER_CREATE_SEED;
 		c.seed = 1;
 		EXPECT_EQ(-EINVAL, memfilter_create_params(&c, &ops, &p));
-		c.flags = MEMFILTER_CREATE_XXH3 << 1;
+		c.flags = MEMFILTER_CREATE_XXH64 << 1;
 		c.seed = 0;
 		EXPECT_EQ(-EOPNOTSUPP, memfilter_create_params(&c, &ops, &p));
 		/* A seed without SEED stays refused under XXH3 too. */

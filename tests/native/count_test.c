@@ -22,10 +22,9 @@
 
 static struct mf_offline *cuckoo(uint64_t capacity, unsigned int fp_bits)
 {
-	struct mf_create_opts o = {
-		.type = MF_TYPE_CUCKOO, .capacity = capacity,
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_CUCKOO, .capacity = capacity,
 		.fingerprint_bits = fp_bits, .fixed_seed = true, .seed = SEED,
-	};
+		.hash_algo = MF_HASH_XXH64);
 	struct mf_offline *f;
 
 	return mf_offline_create(&o, &f) ? NULL : f;

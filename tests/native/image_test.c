@@ -156,7 +156,7 @@ TEST_F(roundtrip, answers_and_bytes)
 	EXPECT_EQ(variant->keyed,
 		  !!(le32toh(h->flags) & MEMFILTER_IMAGE_SECRET));
 	EXPECT_EQ(variant->keyed ? MEMFILTER_HASH_SIPHASH24 :
-		  MEMFILTER_HASH_XXH64, le32toh(h->hash_algo));
+		  MEMFILTER_HASH_XXH3, le32toh(h->hash_algo));
 	EXPECT_EQ(variant->keyed ? 0 : 42, le64toh(h->seed));
 	EXPECT_EQ(RT_KEYS, le64toh(h->keys));
 
@@ -687,9 +687,10 @@ TEST(merge_mismatched)
 }
 
 /*
- * XXH3 filters (MF_HASH_XXH3): the choice reaches the hasher, the info,
- * the image header, a reload and merges; the options that exclude it are
- * refused; a caller of the first mf_create_opts size gets XXH64.
+ * XXH3 filters (MF_HASH_XXH3) and XXH64 ones (MF_HASH_XXH64): the choice
+ * reaches the hasher, the info, the image header, a reload and merges;
+ * the options that exclude it are refused; no hash named, or a caller of
+ * the first mf_create_opts size, gets XXH3 (issue 32; XXH64 before).
  */
 TEST(offline_xxh3)
 {
@@ -697,10 +698,12 @@ TEST(offline_xxh3)
 		.fpr = 0.01, .fixed_seed = true, .seed = 42,
 		.hash_algo = MF_HASH_XXH3);
 	size_t v1 = offsetof(struct mf_create_opts, name) + sizeof(o.name);
-	size_t la, lb, l64, lc;
+	size_t la, lb, l64, ld, lc;
 	void *a = bloom_image_hash(MF_HASH_XXH3, false, 4000, 42, 0, 1500, &la);
 	void *b = bloom_image_hash(MF_HASH_XXH3, false, 4000, 43, 0, 1500, &lb);
-	void *x64 = bloom_image(false, 4000, 42, 0, 1500, &l64);
+	void *x64 = bloom_image_hash(MF_HASH_XXH64, false, 4000, 42, 0, 1500,
+				     &l64);
+	void *dflt = bloom_image(false, 4000, 42, 0, 1500, &ld);
 	const struct memfilter_image_header *h = a;
 	uint64_t *k = keys_range(0, 1500);
 	struct mf_offline *f, *g;
@@ -717,6 +720,11 @@ TEST(offline_xxh3)
 	/* Same keys, seed and shape, another hash: another table. */
 	ASSERT_EQ(la, l64);
 	EXPECT_NE(0, memcmp((uint8_t *)a + HDR, (uint8_t *)x64 + HDR, la - HDR));
+	EXPECT_EQ(MEMFILTER_HASH_XXH64,
+		  le32toh(((const struct memfilter_image_header *)x64)->hash_algo));
+	/* No hash named: the same filter as XXH3 by name, byte for byte. */
+	ASSERT_EQ(la, ld);
+	EXPECT_EQ(0, memcmp(a, dflt, la));
 
 	ASSERT_EQ(0, mf_offline_from_image(a, la, &g, NULL));
 	ASSERT_EQ(0, mf_offline_info(g, &i));
@@ -755,6 +763,13 @@ TEST(offline_xxh3)
 	mf_offline_free(f);
 	o.hash_algo = MF_HASH_XXH64;
 	EXPECT_EQ(-EINVAL, mf_offline_create(&o, &f));
+	o.keyed = false;
+	o.fixed_seed = true;
+	ASSERT_EQ(0, mf_offline_create(&o, &f));
+	ASSERT_EQ(0, mf_offline_info(f, &i));
+	EXPECT_EQ(MF_HASH_XXH64, i.hash_algo);
+	mf_offline_free(f);
+	o.fixed_seed = false;
 	o.hash_algo = MF_HASH_SIPHASH24;
 	o.keyed = false;
 	ASSERT_EQ(0, mf_offline_create(&o, &f));
@@ -764,12 +779,12 @@ TEST(offline_xxh3)
 	mf_offline_free(f);
 
 	/* The first released size: @hash_algo is beyond it and not read. */
-	o.hash_algo = MF_HASH_XXH3;
+	o.hash_algo = MF_HASH_XXH64;
 	o.keyed = false;
 	o.sz = v1;
 	ASSERT_EQ(0, mf_offline_create(&o, &f));
 	ASSERT_EQ(0, mf_offline_info(f, &i));
-	EXPECT_EQ(MF_HASH_XXH64, i.hash_algo);
+	EXPECT_EQ(MF_HASH_XXH3, i.hash_algo);
 	mf_offline_free(f);
 	o.sz = v1 + 1;
 	EXPECT_EQ(-EINVAL, mf_offline_create(&o, &f));
@@ -777,6 +792,7 @@ TEST(offline_xxh3)
 	free(a);
 	free(b);
 	free(x64);
+	free(dflt);
 }
 
 TEST(offline_arguments)

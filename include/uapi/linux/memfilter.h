@@ -121,6 +121,11 @@
 #define MEMFILTER_FEAT_PUB_ID		_BITULL(12)
 /* Filters can hash keys with seeded XXH3-64 (MEMFILTER_CREATE_XXH3). */
 #define MEMFILTER_FEAT_HASH_XXH3	_BITULL(13)
+/*
+ * MEMFILTER_CREATE_XXH64 exists and a create request that names no hash
+ * gets XXH3-64; without this bit it gets XXH64 and the flag is refused.
+ */
+#define MEMFILTER_FEAT_HASH_DEFAULT_XXH3 _BITULL(14)
 
 /**
  * struct memfilter_api - ioctl(MEMFILTER_IOC_API): version handshake
@@ -153,18 +158,27 @@ struct memfilter_api {
 /*
  * Key hash algorithms (memfilter_info.hash_algo, filter images). XXH3 is
  * xxHash 0.8's XXH3_64bits_withSeed(): the same seeding as XXH64, faster
- * on keys of up to 16 bytes; neither resists chosen keys.
+ * on keys of up to 16 bytes; neither resists chosen keys. A filter's
+ * algorithm never changes: images carry it, and an image loads with the
+ * one it names, whatever the default for new filters.
  */
 #define MEMFILTER_HASH_XXH64	1
 #define MEMFILTER_HASH_SIPHASH24 2
 #define MEMFILTER_HASH_XXH3	3
 
-/* Flags of memfilter_create.flags. */
+/*
+ * Flags of memfilter_create.flags. At most one of KEYED, XXH3 and XXH64
+ * names the hash; with none of them the filter hashes with XXH3-64 where
+ * the module reports MEMFILTER_FEAT_HASH_DEFAULT_XXH3, and with XXH64 on
+ * older modules (which refuse the XXH64 flag with EOPNOTSUPP: a caller
+ * that wants XXH64 everywhere may retry without it).
+ */
 #define MEMFILTER_CREATE_KEYED	_BITUL(0) /* SipHash-2-4, secret from the kernel RNG */
 #define MEMFILTER_CREATE_SEED	_BITUL(1) /* use @seed, not a random one (XXH64, XXH3) */
-#define MEMFILTER_CREATE_XXH3	_BITUL(2) /* XXH3-64, not XXH64; not with KEYED */
+#define MEMFILTER_CREATE_XXH3	_BITUL(2) /* XXH3-64; not with KEYED or XXH64 */
+#define MEMFILTER_CREATE_XXH64	_BITUL(3) /* XXH64; not with KEYED or XXH3 */
 #define MEMFILTER_CREATE_FLAGS	(MEMFILTER_CREATE_KEYED | MEMFILTER_CREATE_SEED | \
-				 MEMFILTER_CREATE_XXH3)
+				 MEMFILTER_CREATE_XXH3 | MEMFILTER_CREATE_XXH64)
 
 /* Window filters: generations per filter. */
 #define MEMFILTER_WINDOW_MIN_GENERATIONS 2
@@ -206,8 +220,8 @@ struct memfilter_api {
  *	bits/key; window: of each generation); exactly one of @fpr_ppb and
  *	@bits_per_key_q4 is non-zero for these
  * @out_fd: in: must be 0; out: the new filter's file descriptor (O_CLOEXEC)
- * @seed: XXH64 (XXH3 with MEMFILTER_CREATE_XXH3) seed with
- *	MEMFILTER_CREATE_SEED; must be 0 otherwise
+ * @seed: the XXH3 or XXH64 seed with MEMFILTER_CREATE_SEED; must be 0
+ *	otherwise
  * @name: optional: publish the filter under this name at once (needs the
  *	same privilege as MEMFILTER_IOC_PUBLISH); all zero for none
  * @generations: window: G, MEMFILTER_WINDOW_MIN_GENERATIONS ..
