@@ -37,7 +37,7 @@ WARN := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
-CPPFLAGS_MF := -D_GNU_SOURCE -Icore -Iinclude/uapi -Ilib -I$(BUILD)/include
+CPPFLAGS_MF := -D_GNU_SOURCE -Icore -Iuapi -Ilib -I$(BUILD)/include
 # Test sources use the kselftest harness, which is not -Wextra clean.
 TEST_WARN := -Wall $(if $(filter 1,$(WERROR)),-Werror) -Wno-sign-compare
 
@@ -48,7 +48,7 @@ CORE_SRCS := $(filter-out core/%_avx2.c,$(CORE_SRCS))
 endif
 CORE_HDRS := $(wildcard core/*.h)
 LIB_SRCS := $(filter-out lib/%_test.c,$(wildcard lib/*.c))
-LIB_HDRS := $(wildcard lib/*.h include/uapi/linux/*.h) $(CORE_HDRS) $(VERSION_H)
+LIB_HDRS := $(wildcard lib/*.h uapi/linux/*.h) $(CORE_HDRS) $(VERSION_H)
 # The library's public header, and <memfilter.h>, its 1.0.0 name, which
 # only includes it (installed through 1.x for source compatibility).
 LIB_PUBLIC_H := lib/libmemfilter.h
@@ -495,7 +495,7 @@ install: $(LIB_OUT) $(BUILD)/install/memfilterctl \
 	$(INSTALL) -m 644 $(BUILD)/lib/libmemfilter.pc $(D)$(PKGCONFIGDIR)/
 	$(INSTALL) -m 644 $(LIB_PUBLIC_H) $(LIB_COMPAT_H) $(VERSION_H) \
 		$(D)$(MFINCLUDEDIR)/
-	$(INSTALL) -m 644 include/uapi/linux/memfilter.h $(D)$(MFINCLUDEDIR)/linux/
+	$(INSTALL) -m 644 uapi/linux/memfilter.h $(D)$(MFINCLUDEDIR)/linux/
 	$(INSTALL) -m 644 man/libmemfilter.3 $(D)$(MANDIR)/man3/
 	$(INSTALL) -m 644 man/memfilterctl.8 $(D)$(MANDIR)/man8/
 	$(INSTALL) -m 644 udev/70-memfilter.rules $(D)$(UDEVRULESDIR)/
@@ -534,7 +534,7 @@ DKMS_OBJS = $(shell sed 's/\#.*//' Kbuild | \
 	grep -Eo '\b[a-z]+/[a-z0-9_]+\.o\b' | sort -u)
 DKMS_SRCS = Kbuild Kconfig VERSION dkms.conf $(DKMS_OBJS:.o=.c) \
 	$(wildcard $(addsuffix *.h,$(sort $(dir $(DKMS_OBJS)))) \
-		include/linux/*.h include/uapi/linux/*.h COPYING LICENSES/*/*)
+		include/linux/*.h uapi/linux/*.h COPYING LICENSES/*/*)
 
 .PHONY: dkms-src
 dkms-src:

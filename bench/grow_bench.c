@@ -15,7 +15,7 @@
  *
  * Instructions per key (callgrind, an AVX2 build, one run per loop):
  *
- *   cc -D_GNU_SOURCE -Icore -Iinclude/uapi -Ilib -Ibuild/include -O3 \
+ *   cc -D_GNU_SOURCE -Icore -Iuapi -Ilib -Ibuild/include -O3 \
  *	-march=x86-64-v3 -o /tmp/gb bench/grow_bench.c core/hash.c \
  *	core/bloom.c core/bloom_avx2.c core/grow.c
  *   valgrind --tool=callgrind --callgrind-out-file=/tmp/gb.%p /tmp/gb --instr

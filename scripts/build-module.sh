@@ -15,5 +15,5 @@ shift 2
 [ -f "$kdir/Makefile" ] || die "no kernel build tree at $kdir"
 rm -rf "$outdir"
 mkdir -p "$outdir"
-cp -r "$TOP/Kbuild" "$TOP/VERSION" "$TOP/module" "$TOP/core" "$TOP/kunit" "$TOP/include" "$outdir/"
+cp -r "$TOP/Kbuild" "$TOP/VERSION" "$TOP/module" "$TOP/core" "$TOP/kunit" "$TOP/include" "$TOP/uapi" "$outdir/"
 make -C "$kdir" M="$outdir" "$@" modules

@@ -130,7 +130,7 @@ read -r KDIR61 VMLINUZ61 < <(scripts/stock-kernel.sh 6.1) ||
 
 static_checks() {
 	# core/userspace.h is libc glue that never builds into the kernel.
-	local KSRC=(module/*.c module/*.h core/*.c $(ls core/*.h | grep -v userspace.h) kunit/*.c kunit/*.h include/linux/*.h include/uapi/linux/*.h examples/kmod/*.c)
+	local KSRC=(module/*.c module/*.h core/*.c $(ls core/*.h | grep -v userspace.h) kunit/*.c kunit/*.h include/linux/*.h uapi/linux/*.h examples/kmod/*.c)
 	section $R/static.log tap checkpatch tap_files checkpatch "${KSRC[@]}"
 	section $R/static.log tap uapi-header tap_files "eval" uapi_c uapi_cxx
 	section $R/static.log tap sparse tap_one "sparse (C=2) reports nothing" sparse_clean
@@ -146,11 +146,11 @@ checkpatch() {
 }
 uapi_c() {
 	echo '#include <linux/memfilter.h>' |
-		gcc -Iinclude/uapi -x c -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -
+		gcc -Iuapi -x c -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -
 }
 uapi_cxx() {
 	echo '#include <linux/memfilter.h>' |
-		g++ -Iinclude/uapi -x c++ -Wall -Wextra -pedantic -Werror -fsyntax-only -
+		g++ -Iuapi -x c++ -Wall -Wextra -pedantic -Werror -fsyntax-only -
 }
 sparse_clean() {
 	local out
@@ -220,7 +220,7 @@ packaging() {
 kerneldoc_clean() {
 	local out
 	out=$("$(scripts/kerneldoc-tools.sh)/scripts/kernel-doc" -none -Wall \
-		include/uapi/linux/*.h include/linux/*.h module/*.c core/*.c 2>&1) || return 1
+		uapi/linux/*.h include/linux/*.h module/*.c core/*.c 2>&1) || return 1
 	[ -z "$out" ] || { echo "$out"; return 1; }
 }
 # The example module against the test kernel (KBUILD_EXTRA_SYMBOLS).

@@ -122,7 +122,7 @@ typedef unsigned __int128 emask;
 #define E_STRUCT (B(EFAULT) | B(EINVAL) | B(E2BIG) | B(EOPNOTSUPP))
 #define E_BATCH (E_STRUCT | B(ENOMEM) | B(EINTR))
 
-/* The uapi errno table, per command (see include/uapi/linux/memfilter.h). */
+/* The uapi errno table, per command (see uapi/linux/memfilter.h). */
 static const emask op_errnos[OP_NR] = {
 	[OP_API] = E_STRUCT,
 	[OP_CREATE] = E_STRUCT | B(EPERM) | B(EEXIST) | B(ENOMEM) | B(EACCES) |

@@ -3,7 +3,8 @@
  * memfilter's in-kernel API: what netfilter hooks, block-layer code, BPF
  * kfuncs and other modules call to use a filter that userspace created and
  * published by name. Userspace's ABI is <uapi/linux/memfilter.h>, which
- * this header includes, as the kernel's own include/linux headers do.
+ * this header includes, as the kernel's own include/linux headers do (out
+ * of tree, Kbuild's -I$(src) finds it in memfilter's top-level uapi/).
  *
  * Copyright (C) 2026 The memfilter authors.
  */
