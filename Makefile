@@ -639,3 +639,4 @@ realworld:
 
 # --- BPF programs, skeletons, loaders (bpf/bpf.mk) ----------------------------
 include bpf/bpf.mk
+include tests/replay.mk

@@ -185,7 +185,8 @@ static bool mf_nf_has_ports(u8 proto)
 
 /*
  * The L4 payload of a TCP or UDP packet that is not a fragment or a GSO
- * super-packet: its bytes (in the skb or copied to @buf) and length.
+ * super-packet: its bytes (in the skb or copied to @buf) and length; NULL
+ * when it is empty or longer than MEMFILTER_KEY_MAX.
  */
 static const void *mf_nf_payload(struct sk_buff *skb, unsigned int thoff,
 				 u8 proto, void *buf, u32 *len)
@@ -215,7 +216,12 @@ static const void *mf_nf_payload(struct sk_buff *skb, unsigned int thoff,
 	} else {
 		return NULL;
 	}
-	if (off > end || end > skb->len || end - off > MEMFILTER_KEY_MAX)
+	/*
+	 * An empty payload (a bare SYN, ACK or FIN) has nothing to match:
+	 * as one key of every such packet, dedup would drop all but the
+	 * first and stall every TCP connection through it.
+	 */
+	if (off >= end || end > skb->len || end - off > MEMFILTER_KEY_MAX)
 		return NULL;
 	*len = end - off;
 	return skb_header_pointer(skb, off, *len, buf);

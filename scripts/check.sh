@@ -248,8 +248,10 @@ kconfig_parses() {
 	grep -qx CONFIG_XXHASH=m $d/.config
 }
 
-# The real tools the guest tests drive the kernel with (Debian's binaries).
-GUEST_TOOLS="ip bpftool dmsetup losetup blkdiscard"
+# The real tools the guest tests drive the kernel with (Debian's binaries):
+# replay_test sends its capture with tcpreplay and loads the XDP example
+# with xdp-loader (libxdp's dispatcher object is among the guest binaries).
+GUEST_TOOLS="ip bpftool dmsetup losetup blkdiscard tcpreplay xdp-loader"
 # The real clients dm_fs_test puts on the dedup target, for the debug
 # kernel's guests only (ext4, AIO and io_uring are built into it; the
 # stock guests skip the test): fio alone brings about 80 MiB of shared
