@@ -705,11 +705,11 @@ void memfilter_bloom_contains_hashes(const struct memfilter_bloom *b,
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes);
 
 /*
- * A single-key call whose key is not 8 bytes long: hashed by the general
- * code out of line, which keeps the common path free of its register
- * pressure (no callee-saved registers to push). 8-byte keys are hashed
- * in the call itself, straight-line under any algorithm (memfilter_hash()
- * with the length a constant).
+ * A single-key call whose key is not 4, 8 or 16 bytes long, or is hashed
+ * with SipHash: hashed by the general code out of line, which keeps the
+ * common path free of its register pressure (no callee-saved registers to
+ * push). 4-, 8- and 16-byte XXH3 and XXH64 keys are hashed in the call
+ * itself, straight-line (memfilter_hash_fixed()).
  */
 static noinline bool mf_bloom_key_general(struct memfilter_bloom *b,
 					  const void *key, size_t len,
@@ -736,11 +736,13 @@ static noinline bool mf_bloom_key_general(struct memfilter_bloom *b,
  */
 void memfilter_bloom_add_key(struct memfilter_bloom *b, const void *key, size_t len)
 {
-	if (unlikely(len != 8)) {
+	u64 h;
+
+	if (unlikely(!memfilter_hash_fixed(&b->p.hasher, key, len, &h))) {
 		mf_bloom_key_general(b, key, len, MEMFILTER_BLOOM_OP_ADD);
 		return;
 	}
-	memfilter_bloom_add_hash(b, memfilter_hash(&b->p.hasher, key, 8));
+	memfilter_bloom_add_hash(b, h);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_key);
 
@@ -750,10 +752,10 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_key);
  * @key: the key
  * @len: its length in bytes
  *
- * 8-byte keys are hashed straight-line (memfilter_hash() with the length
- * a constant) and tested in the same call, with no batch machinery;
- * nothing in it depends on an earlier query, so calls in a loop keep
- * several cache misses in flight.
+ * 4-, 8- and 16-byte XXH3 and XXH64 keys are hashed straight-line
+ * (memfilter_hash_fixed()) and tested in the same call, with no batch
+ * machinery; nothing in it depends on an earlier query, so calls in a
+ * loop keep several cache misses in flight.
  *
  * Context: any, as memfilter_bloom_contains_hash().
  * Return: false if @key was certainly never inserted, true if it may have
@@ -762,11 +764,13 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_key);
 bool memfilter_bloom_contains_key(const struct memfilter_bloom *b, const void *key,
 				  size_t len)
 {
+	u64 h;
+
 	/* Not written through: MEMFILTER_BLOOM_OP_CONTAINS only reads. */
-	if (unlikely(len != 8))
+	if (unlikely(!memfilter_hash_fixed(&b->p.hasher, key, len, &h)))
 		return mf_bloom_key_general((struct memfilter_bloom *)b, key,
 					    len, MEMFILTER_BLOOM_OP_CONTAINS);
-	return mf_bloom_contains_one(b, memfilter_hash(&b->p.hasher, key, 8));
+	return mf_bloom_contains_one(b, h);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_key);
 
@@ -890,12 +894,14 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_keys);
 void memfilter_bloom_add_key_exclusive(struct memfilter_bloom *b, const void *key,
 				       size_t len)
 {
-	if (unlikely(len != 8)) {
+	u64 h;
+
+	if (unlikely(!memfilter_hash_fixed(&b->p.hasher, key, len, &h))) {
 		mf_bloom_key_general(b, key, len,
 				     MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE);
 		return;
 	}
-	memfilter_bloom_add_hash_exclusive(b, memfilter_hash(&b->p.hasher, key, 8));
+	memfilter_bloom_add_hash_exclusive(b, h);
 }
 
 /**
@@ -1333,6 +1339,51 @@ void memfilter_bloom_test_and_add_hashes(struct memfilter_bloom *b,
 	}
 }
 
+/**
+ * memfilter_bloom_test_and_add_hash() - was one key present? add it
+ * @b: the filter, with or without stripes attached
+ * @hash: the key's hash under @b->p.hasher
+ *
+ * One key of memfilter_bloom_test_and_add_hashes() (no stripes) or
+ * memfilter_bloom_test_and_add_hashes_locked() (stripes), without their
+ * batch machinery: the same answer and the same bits. With stripes, a key
+ * whose bits a lockless test finds set takes no lock.
+ *
+ * Context: as the batch call for @b's writers.
+ * Return: true if the key may have been present before, false if not.
+ */
+bool memfilter_bloom_test_and_add_hash(struct memfilter_bloom *b, u64 hash)
+{
+	if (b->stripes)
+		return mf_bloom_one_locked(b, hash, true);
+	return mf_bloom_with_k(memfilter_bloom_block_ptr(b, hash), hash, b->p.k,
+			       MF_BLOOM_TEST_AND_SET);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_test_and_add_hash);
+
+/**
+ * memfilter_bloom_test_and_add_key() - was a key present? add it
+ * @b: the filter, with or without stripes attached
+ * @key: the key
+ * @len: its length in bytes
+ *
+ * memfilter_bloom_test_and_add_hash() of the key's hash, 4-, 8- and
+ * 16-byte XXH3 and XXH64 keys hashed straight-line in the call.
+ *
+ * Context: as memfilter_bloom_test_and_add_hash().
+ * Return: as memfilter_bloom_test_and_add_hash().
+ */
+bool memfilter_bloom_test_and_add_key(struct memfilter_bloom *b, const void *key,
+				      size_t len)
+{
+	u64 h;
+
+	if (unlikely(!memfilter_hash_fixed(&b->p.hasher, key, len, &h)))
+		h = memfilter_hash_outline(&b->p.hasher, key, len);
+	return memfilter_bloom_test_and_add_hash(b, h);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_test_and_add_key);
+
 /* The Bloom filter's entry in the table of filter types (filter_type.h). */
 
 static int mf_bloom_create_params(const struct memfilter_create *c,
@@ -1421,6 +1472,12 @@ static int mf_bloom_test_and_add(union memfilter_state *s, const u64 *hashes,
 		memfilter_bloom_test_and_add_hashes(&s->bloom, hashes, n, result);
 	*done = n;
 	return 0;
+}
+
+static int mf_bloom_test_and_add_key(union memfilter_state *s, const void *key,
+				     u32 len)
+{
+	return memfilter_bloom_test_and_add_key(&s->bloom, key, len);
 }
 
 static void mf_bloom_clear(union memfilter_state *s)
@@ -1519,6 +1576,7 @@ const struct memfilter_type_ops memfilter_bloom_ops = {
 	.add = mf_bloom_add,
 	.add_exclusive = mf_bloom_add_exclusive,
 	.test_and_add = mf_bloom_test_and_add,
+	.test_and_add_key = mf_bloom_test_and_add_key,
 	.clear = mf_bloom_clear,
 	.info = mf_bloom_info,
 	.image = mf_bloom_image,

@@ -330,6 +330,9 @@ void memfilter_bloom_add_key_exclusive(struct memfilter_bloom *b, const void *ke
 void memfilter_bloom_add_keys_exclusive(struct memfilter_bloom *b, const void *keys,
 					size_t key_len, size_t n);
 
+bool memfilter_bloom_test_and_add_hash(struct memfilter_bloom *b, u64 hash);
+bool memfilter_bloom_test_and_add_key(struct memfilter_bloom *b, const void *key,
+				      size_t len);
 void memfilter_bloom_test_and_add_hashes(struct memfilter_bloom *b,
 					 const u64 *hashes, size_t n,
 					 unsigned long *result_bitmap);

@@ -5,11 +5,11 @@
  *
  * Three algorithms, all pinned bit for bit because the hash is part of a
  * filter's identity (a filter answered with another hash gives false
- * negatives): XXH64 with a per-filter 64-bit seed, the default; XXH3-64
- * with a per-filter 64-bit seed (xxHash 0.8's XXH3_64bits_withSeed()),
- * chosen at create for speed on keys of up to 16 bytes (two multiplies
- * for an 8-byte key against XXH64's five chained ones; about a third less
- * time, bench/hash_bench.c); and SipHash-2-4 with a per-filter 128-bit
+ * negatives): XXH3-64 with a per-filter 64-bit seed (xxHash 0.8's
+ * XXH3_64bits_withSeed()), the default since issue 32, for its speed on
+ * keys of up to 16 bytes (two multiplies for an 8-byte key against XXH64's
+ * five chained ones; about a third less time, bench/hash_bench.c); XXH64
+ * with a per-filter 64-bit seed, the default before; and SipHash-2-4 with a per-filter 128-bit
  * secret, for filters fed by untrusted input, where an attacker who can
  * predict the hash could pick keys that all land in one block or bucket.
  *
@@ -349,18 +349,57 @@ static __always_inline u64 memfilter_siphash24(const void *data, size_t len,
 }
 
 /*
- * An 8-byte key's hash under XXH64 or XXH3 (straight lines of register
+ * An 8-byte key's hash under XXH3 or XXH64 (straight lines of register
  * arithmetic) into @out; false, @out untouched, under SipHash.
  */
 static __always_inline bool memfilter_hash_fixed8(const struct memfilter_hasher *h,
 						  const void *data, u64 *out)
 {
-	if (likely(h->algo == MEMFILTER_HASH_XXH64)) {	/* the default */
+	if (likely(h->algo == MEMFILTER_HASH_XXH3)) {	/* the default */
+		*out = memfilter_xxh3_4to8_flip((const u8 *)data, 8, h->xxh3_flip);
+		return true;
+	}
+	if (h->algo == MEMFILTER_HASH_XXH64) {
 		*out = memfilter_xxh64(data, 8, h->seed);
 		return true;
 	}
-	if (h->algo == MEMFILTER_HASH_XXH3) {
-		*out = memfilter_xxh3_4to8_flip((const u8 *)data, 8, h->xxh3_flip);
+	return false;
+}
+
+/**
+ * memfilter_hash_fixed() - a 4-, 8- or 16-byte key's hash, straight-line
+ * @h: the filter's hasher
+ * @data: the key, any alignment
+ * @len: its length in bytes
+ * @out: the hash, when the call returns true
+ *
+ * The key sizes of IPv4 addresses and 32-bit ids (4), addresses, ids and
+ * pairs (8) and IPv6 addresses (16) under XXH3 and XXH64: the general
+ * functions with the length a constant, so the same values, in a few
+ * register instructions and no loop. For the single-key paths.
+ *
+ * Context: any.
+ * Return: true with *@out set; false, *@out untouched, for other lengths
+ * and for SipHash.
+ */
+static __always_inline bool memfilter_hash_fixed(const struct memfilter_hasher *h,
+						 const void *data, size_t len,
+						 u64 *out)
+{
+	const u8 *p = (const u8 *)data;
+
+	if (len == 8)
+		return memfilter_hash_fixed8(h, data, out);
+	if (len != 4 && len != 16)
+		return false;
+	if (likely(h->algo == MEMFILTER_HASH_XXH3)) {
+		*out = len == 4 ? memfilter_xxh3_4to8_flip(p, 4, h->xxh3_flip) :
+				  memfilter_xxh3_9to16(p, 16, h->seed);
+		return true;
+	}
+	if (h->algo == MEMFILTER_HASH_XXH64) {
+		*out = len == 4 ? memfilter_xxh64(p, 4, h->seed) :
+				  memfilter_xxh64(p, 16, h->seed);
 		return true;
 	}
 	return false;
@@ -405,16 +444,17 @@ u64 memfilter_hash_outline(const struct memfilter_hasher *h, const void *data,
 			   size_t len);
 
 /*
- * memfilter_hash() with only the 8-byte XXH64 and XXH3 cases inline and
- * the rest out of line (memfilter_hash_outline()): for single-key paths
- * that should keep no stack frame for SipHash's state. The same values.
+ * memfilter_hash() with only the 4-, 8- and 16-byte XXH3 and XXH64 cases
+ * inline (memfilter_hash_fixed()) and the rest out of line
+ * (memfilter_hash_outline()): for single-key paths that should keep no
+ * stack frame for SipHash's state. The same values.
  */
 static __always_inline u64 memfilter_hash_lean(const struct memfilter_hasher *h,
 					       const void *data, size_t len)
 {
 	u64 v;
 
-	if (likely(len == 8) && memfilter_hash_fixed8(h, data, &v))
+	if (likely(memfilter_hash_fixed(h, data, len, &v)))
 		return v;
 	return memfilter_hash_outline(h, data, len);
 }
