@@ -16,7 +16,7 @@ $v
 EOV
 [ -n "$patch" ] || { echo "gen-version-h.sh: '$v' is not x.y.z" >&2; exit 1; }
 cat <<EOH
-/* SPDX-License-Identifier: LGPL-2.1 OR GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /* Generated from VERSION by scripts/gen-version-h.sh: do not edit. */
 #ifndef _MEMFILTER_VERSION_H
 #define _MEMFILTER_VERSION_H
