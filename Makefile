@@ -547,7 +547,12 @@ dkms-src:
 	cp --parents $(DKMS_SRCS) $(D)$(DKMSDIR)/
 
 # --- Documentation/ (Sphinx, warnings are errors) ---------------------------
+# kernel-doc and its Sphinx extension are vendored (scripts/kernel-doc,
+# scripts/sphinx/): only Sphinx itself is needed.
 htmldocs:
+	@command -v sphinx-build >/dev/null || { echo >&2 \
+		"make htmldocs: no sphinx-build (apt-get install python3-sphinx)"; \
+		exit 1; }
 	sphinx-build -W -q -b html Documentation $(BUILD)/htmldocs
 
 # The CLI test is a POSIX sh script; installed without .sh so that guest

@@ -399,7 +399,7 @@ LIBMEMFILTER_API ssize_t mf_test_and_addv(int fd, const void *keys, const uint32
  * @keys: @n keys of @key_size bytes each, back to back
  * @key_size: bytes per key, 1 .. MF_KEY_MAX
  * @n: number of keys
- * @counts: optional: @n bytes; @counts[i] is the count of key i, 0 ..
+ * @counts: optional: @n bytes, byte i the count of key i, 0 ..
  *	MF_COUNT_MAX. NULL for none.
  * @done: optional: keys processed (see mf_add())
  *
@@ -1117,7 +1117,11 @@ struct mf_nf_attach_opts {
 /**
  * struct mf_nf_entry - one attachment and its counters
  * @id: what mf_nf_attach() returned
- * @family: @hook: @priority: @key: @action: as attached
+ * @family: as attached (struct mf_nf_attach_opts)
+ * @hook: as attached
+ * @priority: as attached
+ * @key: as attached
+ * @action: as attached
  * @name: the filter's name when attached
  * @packets: packets seen
  * @hits: packets whose key the filter may hold
