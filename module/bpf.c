@@ -25,6 +25,16 @@
  * until that context ends because its free waits for both grace periods
  * (filter.c, mf_filter_free_tt()).
  *
+ * The by-id kfuncs find their filter through the by-id cache
+ * (memfilter_lookup_id_fast(), names.h: one load and one compare, the
+ * xarray only when the id's slot holds another filter), inside that same
+ * rcu_read_lock(): the cache's entries are freed after an RCU grace
+ * period, their filters after both. A one-call kfunc reaches the
+ * filter's single-key operation through the in-kernel API
+ * (memfilter_contains(), memfilter_test_and_add()) and the type's one
+ * indirect call; the statistics it counts are per-CPU this_cpu_*()
+ * additions, never an atomic read-modify-write.
+ *
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <linux/bitmap.h>
@@ -37,6 +47,7 @@
 
 #include "bpf.h"
 #include "filter.h"
+#include "names.h"
 
 #if MEMFILTER_BPF_KFUNCS
 
@@ -59,6 +70,26 @@ struct memfilter_borrowed {
 static bool mf_bpf_key_too_long(u32 len)
 {
 	return unlikely(len > MEMFILTER_KEY_MAX);
+}
+
+/* The kfuncs' bodies, inlined into each (kfuncs are noinline). */
+static __always_inline int mf_bpf_contains(struct memfilter *f,
+					   const void *key, u32 len)
+{
+	if (mf_bpf_key_too_long(len))
+		return -E2BIG;
+	return memfilter_contains(f, key, len) ? 0 : -ENOENT;
+}
+
+static __always_inline int mf_bpf_test_and_add(struct memfilter *f,
+					       const void *key, u32 len)
+{
+	int ret;
+
+	if (mf_bpf_key_too_long(len))
+		return -E2BIG;
+	ret = memfilter_test_and_add(f, key, len);
+	return ret == 1 ? -EEXIST : ret;
 }
 
 __bpf_kfunc_start_defs();
@@ -125,11 +156,12 @@ __bpf_kfunc struct memfilter_borrowed *bpf_memfilter_borrow(const char *name__st
  * bpf_memfilter_borrow_id() - bpf_memfilter_borrow() by published id
  * @id: the filter's id (MEMFILTER_IOC_INFO's pub_id, read by the loader)
  *
- * One xa_load() (memfilter_lookup_id_rcu()) instead of hashing and
- * comparing a name, with the same lifetime: the id is erased before the
- * name's reference is dropped, so a filter found here stays valid until
- * the run ends. An id that was never issued or whose filter was
- * unpublished finds nothing; a republished filter has a new id.
+ * The by-id cache (memfilter_lookup_id_fast(): one load and one compare)
+ * instead of hashing and comparing a name, with the same lifetime: the id
+ * leaves the cache and the xarray before the name's reference is
+ * dropped, so a filter found here stays valid until the run ends. An id
+ * that was never issued or whose filter was unpublished finds nothing; a
+ * republished filter has a new id.
  *
  * Context: as bpf_memfilter_borrow() (refused to sleepable programs).
  * Return: the filter (pass &b->f to the other kfuncs), or NULL if no
@@ -140,7 +172,7 @@ __bpf_kfunc struct memfilter_borrowed *bpf_memfilter_borrow_id(u32 id)
 	struct memfilter *f;
 
 	rcu_read_lock();
-	f = memfilter_lookup_id_rcu(id);
+	f = memfilter_lookup_id_fast(id);
 	rcu_read_unlock();
 	return f ? container_of(f, struct memfilter_borrowed, f) : NULL;
 }
@@ -172,9 +204,7 @@ __bpf_kfunc void bpf_memfilter_unborrow(struct memfilter_borrowed *b)
 __bpf_kfunc int bpf_memfilter_contains(struct memfilter *f, const void *key,
 				       u32 key__sz)
 {
-	if (mf_bpf_key_too_long(key__sz))
-		return -E2BIG;
-	return memfilter_contains(f, key, key__sz) ? 0 : -ENOENT;
+	return mf_bpf_contains(f, key, key__sz);
 }
 
 /**
@@ -240,12 +270,7 @@ __bpf_kfunc int bpf_memfilter_delete(struct memfilter *f, const void *key,
 __bpf_kfunc int bpf_memfilter_test_and_add(struct memfilter *f,
 					   const void *key, u32 key__sz)
 {
-	int ret;
-
-	if (mf_bpf_key_too_long(key__sz))
-		return -E2BIG;
-	ret = memfilter_test_and_add(f, key, key__sz);
-	return ret == 1 ? -EEXIST : ret;
+	return mf_bpf_test_and_add(f, key, key__sz);
 }
 
 /**
@@ -255,10 +280,10 @@ __bpf_kfunc int bpf_memfilter_test_and_add(struct memfilter *f,
  * @key__sz: its length in bytes
  *
  * The per-packet path in one call: the lookup of bpf_memfilter_borrow_id()
- * (memfilter_lookup_id_rcu(): an xas_load()) and bpf_memfilter_contains(),
- * both inside one rcu_read_lock() of its own, with no handle for the
- * verifier to track, so no borrow or unborrow call and no reference
- * count.
+ * (the by-id cache, memfilter_lookup_id_fast()) and
+ * bpf_memfilter_contains(), both inside one rcu_read_lock() of its own,
+ * with no handle for the verifier to track, so no borrow or unborrow call
+ * and no reference count.
  *
  * Context: as bpf_memfilter_borrow() (refused to sleepable programs);
  * lockless.
@@ -275,9 +300,9 @@ __bpf_kfunc int bpf_memfilter_contains_id(u32 id, const void *key,
 	if (mf_bpf_key_too_long(key__sz))
 		return -E2BIG;
 	rcu_read_lock();
-	f = memfilter_lookup_id_rcu(id);
+	f = memfilter_lookup_id_fast(id);
 	if (likely(f))
-		ret = memfilter_contains(f, key, key__sz) ? 0 : -ENOENT;
+		ret = mf_bpf_contains(f, key, key__sz);
 	rcu_read_unlock();
 	return ret;
 }
@@ -304,9 +329,9 @@ __bpf_kfunc int bpf_memfilter_test_and_add_id(u32 id, const void *key,
 	if (mf_bpf_key_too_long(key__sz))
 		return -E2BIG;
 	rcu_read_lock();
-	f = memfilter_lookup_id_rcu(id);
+	f = memfilter_lookup_id_fast(id);
 	if (likely(f))
-		ret = bpf_memfilter_test_and_add(f, key, key__sz);
+		ret = mf_bpf_test_and_add(f, key, key__sz);
 	rcu_read_unlock();
 	return ret;
 }

@@ -23,6 +23,19 @@
  * so an id a program kept after an unpublish finds nothing rather than a
  * different filter until then.
  *
+ * The by-id cache (names.h): memfilter_id_cache[] holds, in the slot an
+ * id's low MEMFILTER_ID_CACHE_BITS bits choose, the name entry of one
+ * published filter whose id has those bits, or NULL. It changes with the
+ * xarray under memfilter_names_lock: publish fills an empty slot with
+ * the new entry, unpublish empties its entry's slot, or hands it to
+ * another published entry of the same low bits, before the entry is
+ * freed (kfree_rcu()) and before its reference to the filter is dropped.
+ * A reader loads the slot under RCU and takes its filter only if the
+ * entry's full id is the one asked for: an entry unpublished meanwhile
+ * is still valid memory until the read-side section ends, and a reused
+ * slot holds another id, never a filter under an id it was not given.
+ * Anything else (an empty slot, another id) asks the xarray.
+ *
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <kunit/visibility.h>
@@ -33,11 +46,20 @@
 #include <linux/stringhash.h>
 #include <linux/xarray.h>
 
-#include "filter.h"
+#include "names.h"
 
 static DEFINE_HASHTABLE(mf_names, 8);
 static DEFINE_XARRAY_ALLOC1(mf_ids);
 static u32 mf_id_next;	/* xa_alloc_cyclic()'s cursor, under memfilter_names_lock */
+
+/* Changed under memfilter_names_lock, read under RCU (names.h). */
+struct memfilter_name_entry __rcu *memfilter_id_cache[MEMFILTER_ID_CACHE_SLOTS];
+EXPORT_SYMBOL_IF_KUNIT(memfilter_id_cache);
+
+static struct memfilter_name_entry __rcu **mf_id_slot(u32 id)
+{
+	return &memfilter_id_cache[id & (MEMFILTER_ID_CACHE_SLOTS - 1)];
+}
 
 static u32 mf_name_hash(const char *name)
 {
@@ -106,18 +128,16 @@ struct memfilter *memfilter_lookup_rcu(const char *name)
 EXPORT_SYMBOL_GPL(memfilter_lookup_rcu);
 
 /**
- * memfilter_lookup_id_rcu() - find a published filter by id, no reference
- * @id: its id (MEMFILTER_IOC_INFO's pub_id)
+ * memfilter_lookup_id_xa() - find a published filter by id in the xarray
+ * @id: its id
  *
- * memfilter_lookup_rcu() by number: one xas_load() under the caller's
- * read-side section, no string hash or compare. An id is not issued
- * again until about 2^31 later publishes (see the top of this file), so
- * a stale one finds nothing until then.
+ * The by-id cache's fallback (memfilter_lookup_id_fast()): one xas_load()
+ * under the caller's read-side section.
  *
  * Context: as memfilter_lookup_rcu().
  * Return: the filter, or NULL if no published filter has that id.
  */
-struct memfilter *memfilter_lookup_id_rcu(u32 id)
+struct memfilter *memfilter_lookup_id_xa(u32 id)
 {
 	XA_STATE(xas, &mf_ids, id);
 	void *entry;
@@ -139,6 +159,25 @@ struct memfilter *memfilter_lookup_id_rcu(u32 id)
 			entry = NULL;
 	} while (xas_retry(&xas, entry));
 	return entry;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_lookup_id_xa);
+
+/**
+ * memfilter_lookup_id_rcu() - find a published filter by id, no reference
+ * @id: its id (MEMFILTER_IOC_INFO's pub_id)
+ *
+ * memfilter_lookup_rcu() by number, no string hash or compare: the by-id
+ * cache (one load and one compare, see the top of this file), else one
+ * xas_load(), under the caller's read-side section. An id is not issued
+ * again until about 2^31 later publishes, so a stale one finds nothing
+ * until then.
+ *
+ * Context: as memfilter_lookup_rcu().
+ * Return: the filter, or NULL if no published filter has that id.
+ */
+struct memfilter *memfilter_lookup_id_rcu(u32 id)
+{
+	return memfilter_lookup_id_fast(id);
 }
 EXPORT_SYMBOL_GPL(memfilter_lookup_id_rcu);
 
@@ -198,15 +237,39 @@ int memfilter_publish(struct memfilter *f, const char *name)
 	memfilter_get(f);
 	f->pub = no_free_ptr(n);
 	hash_add_rcu(mf_names, &f->pub->node, mf_name_hash(f->pub->name));
+	if (!rcu_access_pointer(*mf_id_slot(f->pub->id)))
+		rcu_assign_pointer(*mf_id_slot(f->pub->id), f->pub);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_publish);
+
+/*
+ * Empty @n's cache slot if it holds @n, or give it to another published
+ * entry whose id has the same low bits. @n is out of the name table.
+ */
+static void mf_id_cache_remove(struct memfilter_name_entry *n)
+{
+	struct memfilter_name_entry __rcu **slot = mf_id_slot(n->id);
+	struct memfilter_name_entry *o, *next = NULL;
+	int bkt;
+
+	if (rcu_access_pointer(*slot) != n)
+		return;
+	hash_for_each(mf_names, bkt, o, node)
+		if (mf_id_slot(o->id) == slot) {
+			next = o;
+			break;
+		}
+	rcu_assign_pointer(*slot, next);
+}
 
 static void mf_unpublish_locked(struct memfilter *f)
 {
 	struct memfilter_name_entry *n = f->pub;
 
+	lockdep_assert_held(&memfilter_names_lock);
 	hash_del_rcu(&n->node);
+	mf_id_cache_remove(n);
 	xa_erase(&mf_ids, n->id);
 	f->pub = NULL;
 	kfree_rcu(n, rcu);
