@@ -113,8 +113,8 @@ $(BUILD)/bench/nf/nf_pps: bench/nf_pps.c bench/bpf_pps.c bench/bpf/bpf_bench.h
 	$(CC) $(CPPFLAGS_MF) -Ibench/bpf -static -O2 $(WARN) -o $@ \
 		bench/nf_pps.c bench/bpf_pps.c $(BPF_LIBS)
 
-NF_KEY_BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c \
-	core/window.c core/window_avx2.c
+# Through the type table, as the kernel's in-kernel API: every type's core.
+NF_KEY_BENCH_CORE := $(WINDOW_BENCH_CORE)
 
 bench/nf_key_bench: bench/nf_key_bench.c bench/bench_util.h \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(NF_KEY_BENCH_CORE))

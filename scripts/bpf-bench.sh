@@ -14,6 +14,11 @@ set -eu
 bindir=$1
 out=$2
 native=${3:-}
+args=${BPF_BENCH_ARGS:-}
+case $args in
+''|--keys) ;;
+*) die "BPF_BENCH_ARGS: --keys or nothing" ;;
+esac
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 read -r kdir vmlinuz <<EOF2
 $("$TOP/scripts/stock-kernel.sh" 6.12)
@@ -24,7 +29,7 @@ trap 'rm -rf "$work"' EXIT
 cat >"$work/run.sh" <<'GUEST'
 insmod /memfilter/memfilter.ko || exit 1
 echo "### BEGIN report"
-/memfilter/bin/bpf_bench || exit 1
+/memfilter/bin/bpf_bench @ARGS@ || exit 1
 echo
 echo "Guest CPU mitigations (indirect calls and returns in the kernel go through these):"
 echo
@@ -33,6 +38,7 @@ for v in spectre_v2 retbleed spec_rstack_overflow; do
 done
 echo "### END report"
 GUEST
+sed -i "s/@ARGS@/$args/" "$work/run.sh"
 "$TOP/tests/qemu/vm.sh" --kernel "$vmlinuz" --ko "$work/ko" --bin "$bindir" \
 	--script "$work/run.sh" --smp 1 --kmods "$(dirname "$vmlinuz")/kmods" \
 	--tools ip \

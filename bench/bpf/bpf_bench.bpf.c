@@ -8,7 +8,11 @@
  * with a filter borrowed by name and by id;
  * memfilter's contains by id in one kfunc (bpf_memfilter_contains_id());
  * the kernel's BPF_MAP_TYPE_BLOOM_FILTER; and memfilter's batch kfunc on
- * BENCH_BATCH keys and on fewer, scalar and AVX2.
+ * BENCH_BATCH keys and on fewer, scalar and AVX2. Then the race over many
+ * keys (BENCH_NK of them, a new one each run, copied to the stack as a
+ * parsed header field would be): bpf_memfilter_contains_id() and the Bloom
+ * map's peek at k = 4, 5 and 7 hash functions, for 4-, 8- and 16-byte
+ * keys, each beside a program that only takes the key (kempty_*).
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -264,5 +268,86 @@ BATCH_PROG(batch_31, 31)
 BATCH_PROG(batch_32, 32)
 /* The 64 keys of batch in three calls under 32 keys: all scalar. */
 BATCH_PROG(batch_scalar, 0)
+
+/*
+ * The race over many keys: BENCH_NK keys of each size, present or absent
+ * as the loader wrote them, one per run in turn; hits counts the runs
+ * whose key may be present.
+ */
+__u32 keys4[BENCH_NK];
+__u64 keys8[BENCH_NK];
+struct key16 keys16[BENCH_NK];
+__u32 key_next;
+__u64 hits;
+
+const volatile __u32 id4, id8, id16;
+
+#define BLOOM_MAP(name, k, vtype)				\
+	struct {						\
+		__uint(type, BPF_MAP_TYPE_BLOOM_FILTER);	\
+		__uint(max_entries, 1);	/* set by the loader */	\
+		__uint(map_extra, k);				\
+		__type(value, vtype);				\
+	} name SEC(".maps")
+
+BLOOM_MAP(bloom4_k4, 4, __u32);
+BLOOM_MAP(bloom4_k5, 5, __u32);
+BLOOM_MAP(bloom4_k7, 7, __u32);
+BLOOM_MAP(bloom8_k4, 4, __u64);
+BLOOM_MAP(bloom8_k5, 5, __u64);
+BLOOM_MAP(bloom8_k7, 7, __u64);
+BLOOM_MAP(bloom16_k4, 4, struct key16);
+BLOOM_MAP(bloom16_k5, 5, struct key16);
+BLOOM_MAP(bloom16_k7, 7, struct key16);
+
+/* This run's key, copied to the stack. */
+#define NEXT_KEY(arr, key)					\
+	__builtin_memcpy(&(key), &(arr)[key_next++ & (BENCH_NK - 1)], \
+			 sizeof(key))
+
+static __always_inline int counted(int may_be_present)
+{
+	if (may_be_present)
+		hits++;
+	return may_be_present ? XDP_DROP : XDP_PASS;
+}
+
+#define PEEK_PROG(sz, type, arr, k)					\
+	SEC("xdp")							\
+	int kpeek##k##_##sz(struct xdp_md *ctx)				\
+	{								\
+		type key;						\
+									\
+		NEXT_KEY(arr, key);					\
+		return counted(bpf_map_peek_elem(&bloom##sz##_k##k, &key) == 0); \
+	}
+
+#define KEY_PROGS(sz, type, arr, id)					\
+	SEC("xdp")							\
+	int kempty_##sz(struct xdp_md *ctx)				\
+	{								\
+		type key;						\
+									\
+		NEXT_KEY(arr, key);					\
+		return counted(*(__u8 *)&key & 1);			\
+	}								\
+									\
+	SEC("xdp")							\
+	int kid_##sz(struct xdp_md *ctx)				\
+	{								\
+		type key;						\
+									\
+		NEXT_KEY(arr, key);					\
+		return counted(bpf_memfilter_contains_id(id, &key,	\
+							 sizeof(key)) == 0); \
+	}								\
+									\
+	PEEK_PROG(sz, type, arr, 4)					\
+	PEEK_PROG(sz, type, arr, 5)					\
+	PEEK_PROG(sz, type, arr, 7)
+
+KEY_PROGS(4, __u32, keys4, id4)
+KEY_PROGS(8, __u64, keys8, id8)
+KEY_PROGS(16, struct key16, keys16, id16)
 
 char LICENSE[] SEC("license") = "GPL";

@@ -9,6 +9,12 @@
 #define _BPF_BENCH_H
 
 #define BENCH_BATCH	64	/* keys per bpf_memfilter_contains_batch() */
+#define BENCH_NK	4096	/* keys per set in the race over many keys */
+
+/* A 16-byte key of the race over many keys. */
+struct key16 {
+	__u64 lo, hi;
+};
 
 #define PPS_MAX_CONF	8
 #define PPS_MAX_ROUNDS	15
