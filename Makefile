@@ -327,10 +327,11 @@ bench-cuckoo: bench/cuckoo_bench
 bench: bench-cuckoo
 
 # --- the window filter's benchmark -------------------------------------------
-WINDOW_BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c \
-	core/window.c core/window_avx2.c
+# Every type: the single-key rows make filters through the type table.
+WINDOW_BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c core/filter_type.c \
+	core/cuckoo.c core/window.c core/window_avx2.c core/grow.c
 
-bench/window_bench: bench/window_bench.c bench/bench_util.h \
+bench/window_bench: bench/window_bench.c bench/bench_util.h bench/bench_single.h \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(WINDOW_BENCH_CORE))
 	$(CC) $(BENCH_CFLAGS) -Wall -Werror -o $@ $(filter-out %.h,$^)
 
@@ -339,9 +340,9 @@ bench-window: bench/window_bench
 	bench/window_bench
 
 # --- the growing filter's benchmark ------------------------------------------
-GROW_BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c core/grow.c
+GROW_BENCH_CORE := $(WINDOW_BENCH_CORE)
 
-bench/grow_bench: bench/grow_bench.c bench/bench_util.h \
+bench/grow_bench: bench/grow_bench.c bench/bench_util.h bench/bench_single.h \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(GROW_BENCH_CORE))
 	$(CC) $(BENCH_CFLAGS) -Wall -Werror -o $@ $(filter-out %.h,$^)
 

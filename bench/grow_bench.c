@@ -32,6 +32,7 @@
 #include "filter_type.h"
 #include "grow.h"
 #include "bench_util.h"
+#include "bench_single.h"
 
 #define REPS	11
 #define FPR_PPB	10000000ULL	/* 1% */
@@ -249,15 +250,70 @@ static void gb_ta_row(const char *what, u64 cap, u32 subs, size_t n)
 	free(bm);
 }
 
+/*
+ * Single keys through the type table (memfilter_contains() and
+ * memfilter_test_and_add() without their counters): a growing filter of
+ * @subs full sub-filters (first capacity @cap, factor 2, ratio 0.5, 1%
+ * bound) against one Bloom filter of the same keys at 1%; 8-byte keys,
+ * XXH3. "before": the key's hash and the batch op on one key, the
+ * growing filter's single-key path until issue 32. Medians of @nreps
+ * runs, the contenders in turn.
+ */
+static void gb_single(const char *what, u64 cap, u32 subs, size_t nq,
+		      int nreps)
+{
+	u64 total = cap * ((1ULL << subs) - 1);
+	struct memfilter_create gc = {
+		.type = MEMFILTER_TYPE_GROW, .capacity = cap,
+		.fpr_ppb = FPR_PPB, .grow_factor = 2, .grow_ratio_pct = 50,
+	};
+	struct memfilter_create bc = {
+		.type = MEMFILTER_TYPE_BLOOM, .capacity = total,
+		.fpr_ppb = FPR_PPB,
+	};
+	struct bs_cell c[BS_CELLS];
+	struct bs_filter g, b;
+	struct bs_keys k;
+	u64 seed = 5;
+	u32 a;
+
+	bs_keys_make(&k, total, nq, nreps);
+	bs_make(&g, &gc);
+	bs_make(&b, &bc);
+	bs_fill(&g, k.fill, total);
+	bs_fill(&b, k.fill, total);
+	a = memfilter_grow_active(&g.s.grow);
+	for (size_t i = 0; i < nq; i++)
+		k.present[i] = k.fill[bench_splitmix64(&seed) % total];
+	/* Room for the test-and-adds of fresh keys: one more, empty. */
+	g.parts[g.nparts] = bench_zalloc(g.ops->next_bytes(&g.s));
+	g.ops->attach(&g.s, g.parts[g.nparts++]);
+	bs_cells(c, &b, &g, &k);
+	bs_run(c, BS_TAS_FRESH, nq, nreps);
+	/* Test-and-add last: its keys go to the sub-filter after @a. */
+	bs_run(c + BS_TAS_FRESH, 2, nq, nreps);
+	printf("| %s | %u | %.2f | %.2f (%.2fx, %.2fx per sub-filter) | %.2f | %.2f | %.2f (%.2fx) | %.2f | %.2f | %.2f |\n",
+	       what, a, c[0].median, c[1].median, c[1].median / c[0].median,
+	       c[1].median / c[0].median / a, c[2].median, c[3].median,
+	       c[4].median, c[4].median / c[3].median, c[5].median,
+	       c[6].median, c[7].median);
+	bs_free(&g);
+	bs_free(&b);
+	bs_keys_free(&k);
+}
+
 int main(int argc, char **argv)
 {
 	bool instr = argc > 1 && !strcmp(argv[1], "--instr");
 	bool quick = instr || (argc > 1 && !strcmp(argv[1], "--quick"));
+	bool single = argc > 1 && !strcmp(argv[1], "--single");
 
 	if (instr)
 		reps = 1;
 	static const u32 subs[] = { 1, 2, 4, 6, 8 }, ta_subs[] = { 0, 1, 3, 5 };
 
+	if (single)
+		goto single;
 	printf("Growing filter (factor 2, ratio 0.5, 1%% bound) with S full sub-filters vs one blocked Bloom filter sized for the same keys at 1%%; ns/key, best of %d; batch queries of precomputed hashes.\n\n",
 	       reps);
 	printf("| size | S | keys | memory: grow / Bloom | query absent: grow / Bloom | query present: grow / Bloom | measured FPR: grow / Bloom |\n");
@@ -277,5 +333,11 @@ int main(int argc, char **argv)
 		return 0;
 	for (u32 i = 0; i < sizeof(ta_subs) / sizeof(ta_subs[0]); i++)
 		gb_ta_row("C=256Ki, 64Ki keys", 262144, ta_subs[i], 65536);
+single:
+	printf("\nSingle keys through the type table (ops->contains_key, ops->test_and_add_key: memfilter_contains() and memfilter_test_and_add() without counters), 8-byte keys, XXH3; ns/key, medians of 7 runs taken in turn. S full sub-filters (factor 2, ratio 0.5, 1%% bound) vs one Bloom filter of the same keys at 1%%; before: the key's hash, then the batch op on one key (the path until issue 32). Goal: absent key <= 1.5x a Bloom query per sub-filter in use. Test-and-add: fresh keys into an empty next sub-filter.\n\n");
+	printf("| keys | S | Bloom absent | grow absent (/ Bloom, per sub-filter) | before | Bloom present | grow present (/ Bloom) | before | grow test-and-add | before |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|\n");
+	gb_single("1M", 4096, 8, 1 << 20, 7);
+	gb_single("10M", 39216, 8, 1 << 20, 7);
 	return 0;
 }

@@ -8,7 +8,7 @@
  * best of REPS runs, nanoseconds per key. A benchmark, not a test: it
  * reports numbers and asserts nothing.
  *
- *   make bench/window_bench && bench/window_bench [--quick]
+ *   make bench/window_bench && bench/window_bench [--quick | --single]
  *
  * Instructions per key (callgrind, an AVX2 build, one run per loop):
  *
@@ -27,8 +27,10 @@
 #include <immintrin.h>
 #include <valgrind/callgrind.h>
 
+#include "filter_type.h"
 #include "window.h"
 #include "bench_util.h"
+#include "bench_single.h"
 
 #define REPS	11
 #define GENS	4
@@ -224,13 +226,70 @@ static void wb_size(const char *what, u64 per_gen, size_t nq)
 	free(bm);
 }
 
+/*
+ * Single keys through the type table (memfilter_contains() and
+ * memfilter_test_and_add() without their counters): a G = 4 window of
+ * @per_gen keys per generation, every generation full, against a Bloom
+ * filter of the same G * @per_gen keys at the same FPR; 8-byte keys,
+ * XXH3. "before": the key's hash and the batch op on one key, the
+ * window's single-key path until issue 32. Medians of @reps runs, the
+ * contenders in turn.
+ */
+static void wb_single(const char *what, u64 per_gen, size_t nq, int nreps)
+{
+	struct memfilter_create wc = {
+		.type = MEMFILTER_TYPE_WINDOW, .capacity = per_gen,
+		.fpr_ppb = FPR_PPB, .generations = GENS, .period_ms = 1000,
+	};
+	struct memfilter_create bc = {
+		.type = MEMFILTER_TYPE_BLOOM, .capacity = per_gen * GENS,
+		.fpr_ppb = FPR_PPB,
+	};
+	struct bs_cell c[BS_CELLS];
+	struct bs_filter w, b;
+	struct bs_keys k;
+	u64 *fill;
+
+	bs_keys_make(&k, per_gen, nq, nreps);
+	fill = k.fill;
+	bs_make(&w, &wc);
+	bs_make(&b, &bc);
+	for (u32 j = 0; j < GENS; j++) {
+		u64 seed = 100 + j;
+
+		if (j)
+			memfilter_window_rotate_exclusive(&w.s.window, j);
+		for (u64 i = 0; i < per_gen; i++)
+			fill[i] = bench_splitmix64(&seed);
+		bs_fill(&w, fill, per_gen);
+		bs_fill(&b, fill, per_gen);
+		/* Present queries from every generation, in turn. */
+		for (size_t i = j; i < nq; i += GENS)
+			k.present[i] = fill[(i / GENS) % per_gen];
+	}
+	bs_cells(c, &b, &w, &k);
+	bs_run(c, BS_CELLS, nq, nreps);
+	printf("| %s | %.2f | %.2f (%.2fx) | %.2f | %.2f | %.2f (%.2fx) | %.2f | %.2f (%.2fx) | %.2f |\n",
+	       what, c[0].median,
+	       c[1].median, c[1].median / c[0].median, c[2].median,
+	       c[3].median,
+	       c[4].median, c[4].median / c[3].median, c[5].median,
+	       c[6].median, c[6].median / c[0].median, c[7].median);
+	bs_free(&w);
+	bs_free(&b);
+	bs_keys_free(&k);
+}
+
 int main(int argc, char **argv)
 {
 	bool instr = argc > 1 && !strcmp(argv[1], "--instr");
 	bool quick = instr || (argc > 1 && !strcmp(argv[1], "--quick"));
+	bool single = argc > 1 && !strcmp(argv[1], "--single");
 
 	if (instr)
 		reps = 1;
+	if (single)
+		goto single;
 	printf("Window filter (G=%u) vs one blocked Bloom filter, both sized for %.2f%% FPR at G*C keys; ns/key, best of %d. Probe: the least loop reading G adjacent lines per key vs 1 (absent keys' lines; window's and Bloom's tables).\n\n",
 	       GENS, FPR_PPB / 1e7, reps);
 	printf("| size | window / Bloom memory | G (k) / k | query absent: window / Bloom | probe: G lines / 1 line | query present: window / Bloom | window: test-and-add / add | Bloom: test-and-add / add |\n");
@@ -239,5 +298,15 @@ int main(int argc, char **argv)
 	wb_size("in L2, C=64Ki", 65536, 1 << 18);
 	if (!quick)
 		wb_size("out of cache, C=64Mi", 64ULL << 20, 4 << 20);
+	if (instr)
+		return 0;
+single:
+	printf("\nSingle keys through the type table (ops->contains_key, ops->test_and_add_key: memfilter_contains() and memfilter_test_and_add() without counters), 8-byte keys, XXH3; ns/key, medians of %d runs taken in turn. Window G=%u, every generation full, vs one Bloom filter of the same G*C keys at the same FPR; before: the key's hash, then the batch op on one key (the window's path until issue 32). Goals: window query <= 1.5x a Bloom query, test-and-add (fresh keys) <= 2x.\n\n",
+	       quick ? 3 : 7, GENS);
+	printf("| keys (G*C) | Bloom absent | window absent (/ Bloom) | before | Bloom present | window present (/ Bloom) | before | window test-and-add (/ Bloom absent) | before |\n");
+	printf("|---|---|---|---|---|---|---|---|---|\n");
+	wb_single("1M", 1 << 18, 1 << 20, quick ? 3 : 7);
+	if (!quick)
+		wb_single("10M", 2500000, 1 << 20, 7);
 	return 0;
 }

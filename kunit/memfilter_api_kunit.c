@@ -176,11 +176,93 @@ static void mf_api_calls(struct kunit *test)
 	memfilter_put(NULL);
 }
 
+/*
+ * memfilter_test_and_add() and memfilter_contains(), the types' single-key
+ * ops (scalar in the kernel, with the module's hooks and counters), answer
+ * as the batch path does for the same keys in order: a window rotated by
+ * hand, a growing filter through its attachments to its limit (the single
+ * key's -EAGAIN: the test makes the next sub-filter, as the work item
+ * would; the batch's sleepable call makes it in line), and Bloom; the
+ * keys, adds, queries and hits counted alike.
+ */
+static void mf_api_single_is_batch(struct kunit *test)
+{
+	static const struct memfilter_create shapes[] = {
+		{ .type = MEMFILTER_TYPE_WINDOW, .capacity = 300,
+		  .bits_per_key_q4 = 40, .generations = 4 },
+		{ .type = MEMFILTER_TYPE_GROW, .capacity = 50,
+		  .fpr_ppb = 10000000, .grow_max = 4 },
+		{ .type = MEMFILTER_TYPE_BLOOM, .capacity = 2000,
+		  .bits_per_key_q4 = 40 },
+	};
+	u32 s, i, done, limits = 0;
+
+	for (s = 0; s < ARRAY_SIZE(shapes); s++) {
+		struct memfilter_create c = shapes[s];
+		struct memfilter_info *i1, *i2;
+		struct memfilter *f1, *f2;
+
+		c.flags = MEMFILTER_CREATE_SEED;
+		c.seed = 17;
+		f1 = memfilter_filter_create(&c);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(f1));
+		f2 = memfilter_filter_create(&c);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(f2));
+		for (i = 0; i < 2000; i++) {
+			/* A quarter of the keys repeat earlier ones. */
+			u64 key = i % 4 ? i : i / 8, h, q = i * 7 + 100000;
+			unsigned long res = 0;
+			int one, want;
+
+			one = memfilter_test_and_add(f1, &key, sizeof(key));
+			while (one == -EAGAIN) {
+				KUNIT_ASSERT_EQ(test, memfilter_grow_prepare(f1), 0);
+				one = memfilter_test_and_add(f1, &key, sizeof(key));
+			}
+			h = memfilter_key_hash(f2->ops, &f2->s, &key, sizeof(key));
+			want = memfilter_filter_test_and_add_sleepable(f2, &h, 1,
+								       &res, &done);
+			if (want && !done)
+				want = memfilter_contains(f2, &key, sizeof(key)) ?
+				       1 : want;
+			else
+				want = res & 1;
+			KUNIT_ASSERT_EQ_MSG(test, one, want, "type %u key %u",
+					    c.type, i);
+			limits += one == -ENOSPC;
+			res = 0;
+			KUNIT_ASSERT_EQ(test, memfilter_contains(f1, &q, sizeof(q)),
+					memfilter_contains_batch(f2, &q, sizeof(q),
+								 1, &res) == 1);
+			if (c.type == MEMFILTER_TYPE_WINDOW && i % 250 == 249) {
+				KUNIT_ASSERT_EQ(test, memfilter_rotate(f1), 0);
+				KUNIT_ASSERT_EQ(test, memfilter_rotate(f2), 0);
+			}
+		}
+		/* Large structs: not on the stack. */
+		i1 = kunit_kzalloc(test, sizeof(*i1), GFP_KERNEL);
+		i2 = kunit_kzalloc(test, sizeof(*i2), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, i1);
+		KUNIT_ASSERT_NOT_NULL(test, i2);
+		memfilter_filter_info(f1, i1);
+		memfilter_filter_info(f2, i2);
+		KUNIT_EXPECT_EQ(test, i1->keys, i2->keys);
+		KUNIT_EXPECT_EQ(test, i1->adds, i2->adds);
+		KUNIT_EXPECT_EQ(test, i1->queries, i2->queries);
+		KUNIT_EXPECT_EQ(test, i1->hits, i2->hits);
+		memfilter_put(f1);
+		memfilter_put(f2);
+	}
+	/* The growing filter reached its limit: its new keys were refused. */
+	KUNIT_EXPECT_GT(test, limits, 100U);
+}
+
 static struct kunit_case memfilter_api_cases[] = {
 	KUNIT_CASE(mf_api_names),
 	KUNIT_CASE(mf_api_name_rules),
 	KUNIT_CASE(mf_api_softirq),
 	KUNIT_CASE(mf_api_calls),
+	KUNIT_CASE(mf_api_single_is_batch),
 	{}
 };
 
