@@ -21,9 +21,12 @@
  * bits per key, and "memfilter / best peer" ratios. Not a test: nothing
  * here passes or fails.
  *
- *   bloom_bench [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--xxh3] [--locks]
- * Sizes default to 1M and 10M keys; --big adds 100M; --xxh3: memfilter's
- * Bloom filters hash with XXH3 instead of XXH64; --bloom leaves the
+ *   bloom_bench [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--xxh64] [--locks]
+ * Sizes default to 1M and 10M keys; --big adds 100M; memfilter's Bloom
+ * filters hash with XXH3, the default (--xxh64: XXH64; --xxh3 is kept
+ * for old scripts); fastfilter's are also sized to memfilter's measured
+ * FPR (equal-FPR peers, 32- and 64-byte blocks), and memfilter's
+ * single-key calls run on 4-, 8- and 16-byte keys; --bloom leaves the
  * cuckoo tables out; --locks runs only the concurrent-safe insert designs
  * (issue 15 item 3) against fastfilter's inserts. --huge: memfilter's
  * and the probe's tables on huge pages. Times are the thread's CPU time
@@ -240,6 +243,57 @@ static Row bench_mf_bloom_path(const Keys &k, mf_path path)
 	return r;
 }
 
+/*
+ * Single-key calls on keys of @len bytes (4: IPv4 addresses, 16: IPv6;
+ * hashed straight-line in the call): insert = memfilter_bloom_add_key(),
+ * excl. insert = test_and_add_key (ops table, as memfilter_test_and_add()),
+ * queries = memfilter_bloom_contains_key(). Present keys are distinct
+ * (4 bytes: a bijection of the index), absent ones disjoint from them.
+ */
+static Row bench_mf_bloom_len(const Keys &k, size_t len)
+{
+	Row r("memfilter Bloom, " + std::to_string(len) +
+	      "-byte keys (single-key calls; excl. insert column: test_and_add_key)",
+	      false);
+	size_t bytes, n = k.n, nq = k.nq;
+	std::vector<u8> in(n * len), out(nq * len);
+	mfb_bloom *b = mfb_bloom_new(n, &bytes);
+	auto clr = [&] { mfb_bloom_clear(b); };
+	u64 hits = 0;
+
+	auto key = [&](u8 *dst, u64 i, bool absent) {
+		if (len == 4) {
+			u32 v = (u32)((i + (absent ? 0x80000000ULL : 0)) * 0x9e3779b1U);
+
+			memcpy(dst, &v, 4);
+			return;
+		}
+		for (size_t j = 0; j < len; j += 8) {
+			u64 v = splitmix(i * 4 + j / 8 + (absent ? 1ULL << 40 : 0));
+
+			memcpy(dst + j, &v, std::min((size_t)8, len - j));
+		}
+	};
+	for (size_t i = 0; i < n; i++)
+		key(&in[i * len], i, false);
+	for (size_t i = 0; i < nq; i++)
+		key(&out[i * len], i, true);
+	r.v[INS] = measure(r, INS, n, k.reps_ins, clr,
+			   [&] { mfb_bloom_add_len(b, in.data(), len, n); });
+	r.v[INS_X] = measure(r, INS_X, n, k.reps_ins, clr,
+			     [&] { sink = mfb_bloom_tadd_len(b, in.data(), len, n); });
+	r.v[QP] = measure(r, QP, nq, reps, nop,
+			  [&] { sink = mfb_bloom_query_len(b, in.data(), len, nq); });
+	r.v[QA] = measure(r, QA, nq, reps, nop,
+			  [&] { hits = mfb_bloom_query_len(b, out.data(), len, nq); });
+	r.v[FPR] = 100.0 * hits / nq;
+	r.v[BPK] = 8.0 * bytes / n;
+	if (mfb_bloom_query_len(b, in.data(), len, nq) != nq)
+		fprintf(stderr, "%s: FALSE NEGATIVES\n", r.name.c_str());
+	mfb_bloom_free(b);
+	return r;
+}
+
 static Row bench_mf_cuckoo(const Keys &k)
 {
 	Row r("memfilter cuckoo-12", false);
@@ -365,6 +419,7 @@ static Row bench_rocksdb(const Keys &k)
 
 #ifdef FASTFILTER
 typedef SimdBlockFilterFixed<hashing::SimpleMixSplit> FFBloom;
+typedef SimdBlockFilterFixed64<hashing::SimpleMixSplit> FFBloom64;
 typedef SimdBlockFilterFixed<MfHash> FFBloomMf;
 typedef cuckoofilter::CuckooFilter<uint64_t, 12, cuckoofilter::SingleTable,
 				   hashing::SimpleMixSplit> FFCuckoo;
@@ -401,24 +456,54 @@ static u64 ff_bloom_batch(const F &f, const u64 *k, size_t n)
 	return c;
 }
 
-/* @peer: fastfilter as published; else fed memfilter's hash (MfHash). */
+/*
+ * The constructor argument that sizes fastfilter's filter @F to memfilter's
+ * measured rate @fpr (percent) on these keys: the smallest of a 1% grid
+ * from 0.7 n whose rate on the first million absent keys is at most @fpr.
+ */
 template <class F>
-static Row bench_ff_bloom(const Keys &k, bool peer)
+static int ff_equal_fpr_arg(const Keys &k, double fpr)
 {
-	Row r(peer ? "fastfilter_cpp SIMD blocked Bloom" :
+	size_t m = std::min(k.nq, (size_t)1000000);
+
+	for (double s = 0.7; s < 3; s *= 1.01) {
+		F f((int)(k.n * s));
+		u64 hits = 0;
+
+		for (size_t i = 0; i < k.n; i++)
+			f.Add(k.in[i]);
+		for (size_t i = 0; i < m; i++)
+			hits += f.Find(k.out[i]);
+		if (100.0 * hits / m <= fpr)
+			return (int)(k.n * s);
+	}
+	return (int)(3 * k.n);
+}
+
+/*
+ * @peer: fastfilter as published; else fed memfilter's hash (MfHash).
+ * @arg: its constructor's argument (0: n, as published); @name: the row's
+ * (NULL: the default); @batch: F has the 32-byte mask ff_bloom_batch() uses.
+ */
+template <class F>
+static Row bench_ff_bloom(const Keys &k, bool peer, int arg = 0,
+			  const char *name = NULL, bool batch = true)
+{
+	Row r(name ? std::string(name) : peer ? "fastfilter_cpp SIMD blocked Bloom" :
 	      std::string("fastfilter_cpp SIMD blocked Bloom, hashing with memfilter's ") +
 	      MfHash::name() + " (reference, not a peer)", peer);
 	size_t n = k.n, nq = k.nq;
 	std::unique_ptr<F> f;
-	auto fresh = [&] { f.reset(); f.reset(new F((int)n)); };
+	auto fresh = [&] { f.reset(); f.reset(new F(arg ? arg : (int)n)); };
 	u64 hits = 0;
 
 	r.v[INS] = measure(r, INS, n, k.reps_ins, fresh, [&] {
 		for (size_t i = 0; i < n; i++)
 			f->Add(k.in[i]);
 	});
-	r.v[INS_B] = measure(r, INS_B, n, k.reps_ins, fresh,
-			     [&] { f->AddAll(k.in.data(), 0, n); });
+	if constexpr (!std::is_same<F, FFBloom64>::value)
+		r.v[INS_B] = measure(r, INS_B, n, k.reps_ins, fresh,
+				     [&] { f->AddAll(k.in.data(), 0, n); });
 	auto one = [&](const std::vector<u64> &v) {
 		u64 c = 0;
 		for (size_t i = 0; i < nq; i++)
@@ -427,10 +512,14 @@ static Row bench_ff_bloom(const Keys &k, bool peer)
 	};
 	r.v[QP] = measure(r, QP, nq, reps, nop, [&] { sink = one(k.in); });
 	r.v[QA] = measure(r, QA, nq, reps, nop, [&] { hits = one(k.out); });
-	r.v[QP_B] = measure(r, QP_B, nq, reps, nop,
-			    [&] { sink = ff_bloom_batch(*f, k.in.data(), nq); });
-	r.v[QA_B] = measure(r, QA_B, nq, reps, nop,
-			    [&] { sink = ff_bloom_batch(*f, k.out.data(), nq); });
+	if constexpr (std::is_same<F, FFBloom>::value || std::is_same<F, FFBloomMf>::value) {
+		if (batch) {
+			r.v[QP_B] = measure(r, QP_B, nq, reps, nop,
+					    [&] { sink = ff_bloom_batch(*f, k.in.data(), nq); });
+			r.v[QA_B] = measure(r, QA_B, nq, reps, nop,
+					    [&] { sink = ff_bloom_batch(*f, k.out.data(), nq); });
+		}
+	}
 	r.v[FPR] = 100.0 * hits / nq;
 	r.v[BPK] = 8.0 * f->SizeInBytes() / n;
 	return r;
@@ -528,7 +617,8 @@ static void table(const char *title, const Keys &k, std::vector<Row> &rows)
 {
 	printf("\n### %s, %s keys, %zu queries%s%s\n\n", title, size_label.c_str(),
 	       k.nq, mfb_huge ? ", huge pages (memfilter, probe)" : "",
-	       mfb_xxh3 ? ", memfilter Bloom with XXH3" : "");
+	       mfb_xxh3 ? ", memfilter Bloom with XXH3 (the default)" :
+	       ", memfilter Bloom with XXH64");
 	bench_table_header(col_name, NCOL);
 	for (auto &r : rows) {
 		printf("| %s |", r.name.c_str());
@@ -642,7 +732,8 @@ int main(int argc, char **argv)
 			mfb_huge = 1;
 		} else if (s == "--xxh3") {
 			mfb_xxh3 = 1;
-			MfHash::algo = MEMFILTER_HASH_XXH3;
+		} else if (s == "--xxh64") {
+			mfb_xxh3 = 0;
 		} else if (s == "--instr") {
 			instr = true;
 			reps = 1;
@@ -654,7 +745,7 @@ int main(int argc, char **argv)
 			while (std::getline(ss, t, ','))
 				sizes.push_back(t);
 		} else {
-			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--xxh3] [--locks]\n",
+			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--xxh64] [--locks]\n",
 				argv[0]);
 			return 2;
 		}
@@ -663,6 +754,7 @@ int main(int argc, char **argv)
 	printf("\nfastfilter_cpp rows skipped: build with FASTFILTER_DIR=<a checkout of "
 	       "github.com/FastFilter/fastfilter_cpp>\n");
 #endif
+	MfHash::algo = mfb_xxh3 ? MEMFILTER_HASH_XXH3 : MEMFILTER_HASH_XXH64;
 	for (auto &sz : sizes) {
 		Keys k;
 		size_label = sz;
@@ -687,8 +779,19 @@ int main(int argc, char **argv)
 		bloom.push_back(bench_mf_bloom_path(k, MF_INLINE));
 #ifdef FASTFILTER
 		bloom.push_back(bench_ff_bloom<FFBloom>(k, true));
+		/* The same rate as memfilter's row 0: the equal-FPR peers. */
+		bloom.push_back(bench_ff_bloom<FFBloom>(k, true,
+			ff_equal_fpr_arg<FFBloom>(k, bloom[0].v[FPR]),
+			"fastfilter_cpp SIMD blocked Bloom (32 B), sized to memfilter's FPR"));
+		bloom.push_back(bench_ff_bloom<FFBloom64>(k, true,
+			ff_equal_fpr_arg<FFBloom64>(k, bloom[0].v[FPR]),
+			"fastfilter_cpp SimdBlockFilterFixed64 (64 B, one bit per word), sized to memfilter's FPR",
+			false));
 		bloom.push_back(bench_ff_bloom<FFBloomMf>(k, false));
 #endif
+		bloom.push_back(bench_mf_bloom_len(k, 4));
+		bloom.push_back(bench_mf_bloom_len(k, 8));
+		bloom.push_back(bench_mf_bloom_len(k, 16));
 		bloom.push_back(bench_rocksdb(k));
 		bloom.push_back(bench_probe(k, (size_t)(bloom[0].v[BPK] * k.n / 8)));
 		table("Bloom, 10 bits/key", k, bloom);

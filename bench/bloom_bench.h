@@ -24,7 +24,7 @@ extern const size_t mfb_ahead;
 void *mfb_alloc(size_t bytes);
 void mfb_free(void *p, size_t bytes);
 
-/* memfilter's blocked Bloom filter, 10 bits/key, XXH64 (--xxh3: XXH3). */
+/* memfilter's blocked Bloom filter, 10 bits/key, XXH3 (--xxh64: XXH64). */
 struct mfb_bloom;
 struct mfb_bloom *mfb_bloom_new(size_t n, size_t *bytes);
 void mfb_bloom_clear(struct mfb_bloom *b);
@@ -35,6 +35,13 @@ void mfb_bloom_add_x(struct mfb_bloom *b, const uint64_t *k, size_t n);
 void mfb_bloom_add_x_batch(struct mfb_bloom *b, const uint64_t *k, size_t n);
 uint64_t mfb_bloom_query(const struct mfb_bloom *b, const uint64_t *k,
 			 size_t n);
+/* Keys of @len bytes back to back, one single-key call each. */
+void mfb_bloom_add_len(struct mfb_bloom *b, const uint8_t *k, size_t len,
+		       size_t n);
+uint64_t mfb_bloom_query_len(const struct mfb_bloom *b, const uint8_t *k,
+			     size_t len, size_t n);
+uint64_t mfb_bloom_tadd_len(struct mfb_bloom *b, const uint8_t *k, size_t len,
+			    size_t n);
 uint64_t mfb_bloom_query_batch(const struct mfb_bloom *b, const uint64_t *k,
 			       size_t n);
 /* The module's paths: ops hash + ops->contains, per key and per 256. */

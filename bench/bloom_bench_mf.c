@@ -22,7 +22,7 @@
 #define MFB_CHUNK	1024
 
 int mfb_huge;
-int mfb_xxh3;
+int mfb_xxh3 = 1;	/* the default hash since issue 32; --xxh64 clears it */
 const size_t mfb_ahead = MEMFILTER_BLOOM_AHEAD;
 
 /*
@@ -117,6 +117,33 @@ u64 mfb_bloom_query(const struct mfb_bloom *m, const u64 *k, size_t n)
 
 	for (size_t i = 0; i < n; i++)
 		c += memfilter_bloom_contains_key(&m->s.bloom, &k[i], 8);
+	return c;
+}
+
+/* Keys of @len bytes, back to back: one single-key call each. */
+void mfb_bloom_add_len(struct mfb_bloom *m, const u8 *k, size_t len, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		memfilter_bloom_add_key(&m->s.bloom, k + i * len, len);
+}
+
+u64 mfb_bloom_query_len(const struct mfb_bloom *m, const u8 *k, size_t len,
+			size_t n)
+{
+	u64 c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += memfilter_bloom_contains_key(&m->s.bloom, k + i * len, len);
+	return c;
+}
+
+/* The single-key test-and-add (the type's test_and_add_key). */
+u64 mfb_bloom_tadd_len(struct mfb_bloom *m, const u8 *k, size_t len, size_t n)
+{
+	u64 c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += memfilter_bloom_ops.test_and_add_key(&m->s, k + i * len, len);
 	return c;
 }
 

@@ -111,9 +111,9 @@ static inline void memfilter_atomic_add64(u64 *p, u64 v)
 	__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
 
-static inline bool memfilter_atomic_try_cmpxchg64(u64 *p, u64 *old, u64 new)
+static inline bool memfilter_atomic_try_cmpxchg64(u64 *p, u64 *old, u64 val)
 {
-	return __atomic_compare_exchange_n(p, old, new, false, __ATOMIC_RELAXED,
+	return __atomic_compare_exchange_n(p, old, val, false, __ATOMIC_RELAXED,
 					   __ATOMIC_RELAXED);
 }
 
