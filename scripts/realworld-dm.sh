@@ -19,6 +19,8 @@
 #
 #   GUESTS   the boots to run (default "debug stock")
 #   BUILD    build directory (default build)
+#   REV      build the module from this commit (git archive) instead
+#            of the working tree, e.g. REV=HEAD while others edit it
 #   MUTANT   readerr|ackerr: instead, build a mutated copy of module/dm.c
 #            (under $BUILD, never module/dm.c) and run the crash part in
 #            the debug guest: the check must fail ("killed"). readerr
@@ -93,25 +95,37 @@ mutate() {
 	ackerr) sed -i '/^\tcase MF_DM_IO_BLOCK:$/{n;s/if (\*error)$/if (*error \&\& !(*error = BLK_STS_OK))/}' "$2" ;;
 	*) die "unknown mutant '$1'" ;;
 	esac
-	! cmp -s module/dm.c "$2" || die "mutant '$1' no longer applies"
+	! cmp -s "$msrc/module/dm.c" "$2" ||
+		die "mutant '$1' no longer applies"
 }
 
-# module KDIR OUT: the module for a kernel (a mutated dm.c with MUTANT).
+# The module's sources: the working tree, or REV's tree.
+msrc=.
+if [ -n "${REV:-}" ]; then
+	msrc=$bin/src
+	mkdir -p "$msrc"
+	git archive "$REV" | tar -x -C "$msrc"
+fi
+
+# module KDIR OUT: memfilter.ko alone (CONFIG_KUNIT= leaves out the
+# KUnit modules) for a kernel, a mutated dm.c with MUTANT.
 module() {
 	# Up to date (no source newer than its memfilter.ko): kept.
-	if [ -z "$MUTANT" ] && [ -f "$2/memfilter.ko" ] &&
+	if [ -z "$MUTANT" ] && [ -z "${REV:-}" ] && [ -f "$2/memfilter.ko" ] &&
 		[ -z "$(find Kbuild module core include uapi -newer \
 			"$2/memfilter.ko" 2>/dev/null | head -n 1)" ]; then
 		return 0
 	fi
-	scripts/build-module.sh "$1" "$2" -j2 >"$2.log" 2>&1 ||
+	mkdir -p "$2"
+	"$msrc/scripts/build-module.sh" "$1" "$(cd "$2" && pwd)" -j2 \
+		CONFIG_KUNIT= >"$2.log" 2>&1 ||
 		{ tail -n 30 "$2.log"; die "building the module in $2 failed"; }
 	if [ -n "$MUTANT" ]; then
 		mutate "$MUTANT" "$2/module/dm.c"
-		make -C "$1" M="$(cd "$2" && pwd)" -j2 modules >>"$2.log" 2>&1 ||
+		make -C "$1" M="$(cd "$2" && pwd)" -j2 CONFIG_KUNIT= modules \
+			>>"$2.log" 2>&1 ||
 			{ tail -n 30 "$2.log"; die "building mutant $MUTANT failed"; }
 	fi
-	rm -f "$2"/memfilter_kunit.ko "$2"/memfilter_latency.ko
 }
 
 rc=0
@@ -132,8 +146,8 @@ run_guest() {
 		module "$KDIR612" "$B/kbuild/rw-stock-6.12"
 		args=(--kernel "$VMLINUZ612" --ko "$B/kbuild/rw-stock-6.12"
 			--smp 1 --mem 4G --kmods "$(stock_kmods)"
-			--env MF_RW_FS_MIB=512 --env MF_RW_TREE_MIB=128
-			--env MF_RW_FIO_MIB=32 --env MF_RW_CRASH_MIB=16
+			--env MF_RW_FS_MIB=512 --env MF_RW_TREE_MIB=64
+			--env MF_RW_FIO_MIB=16 --env MF_RW_CRASH_MIB=16
 			--env MF_RW_RATIO=1)
 		;;
 	esac

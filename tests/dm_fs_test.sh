@@ -7,10 +7,10 @@
 # loop device on a tmpfs file: ext4 is made, filled with a tree of real
 # files, rewritten in place, copied over, emptied, trimmed and filled
 # again, and e2fsck -fn must exit 0 and every file's SHA-256 must equal
-# its source's after each step but the copy over; fio writes the device twice with the same seed, verifying
-# what it wrote each time (libaio with crc32c headers, io_uring with
-# fio's offset pattern), and its exit code, error field and read-back
-# byte count decide. The target's counters for each step are printed as
+# its source's after each step but the copy over; fio writes the device,
+# verifying what it wrote (once with libaio and crc32c headers, twice
+# with io_uring and fio's offset pattern), and its exit code, error
+# field and read-back byte count decide. The target's counters for each step are printed as
 # TAP comments ("# ..."); what is certain about them is asserted.
 #
 # Needs memfilter.ko loaded and a kernel with ext4, AIO and io_uring
@@ -224,12 +224,11 @@ fio_job() {
 		"0 $((FIO_MIB * 1024)) $((FIO_MIB * 1024))" && status
 }
 
-# fio with crc32c headers, twice with the same seed: fio's header holds
-# the time and the I/O's number, so the second pass writes other bytes
-# (nothing to elide) and must read every one back as written.
+# fio with crc32c headers, once: every byte read back as written. (A
+# second pass with the same seed elides nothing at 4 KiB: fio's header
+# holds the time. make realworld runs the matrix of fio jobs.)
 t_fio_crc() {
-	fio_job crc --ioengine=libaio --verify=crc32c && fio_job crc2 \
-		--ioengine=libaio --verify=crc32c && eq "elided" "$E" 0
+	fio_job crc --ioengine=libaio --verify=crc32c
 }
 
 # fio with its offset pattern (no header), twice: the second pass writes
@@ -266,7 +265,7 @@ run "rm, fstrim, copy again: e2fsck clean, files intact" t_trim_copy
 # Debian's fio needs System V shared memory (shmget for its job table,
 # even with --thread): a kernel without CONFIG_SYSVIPC skips these two.
 if [ -d /proc/sysvipc ]; then
-	run "fio libaio crc32c, twice: verified" t_fio_crc
+	run "fio libaio crc32c: verified" t_fio_crc
 	run "fio io_uring pattern, twice: verified, second pass elided" \
 		t_fio_pattern
 else
