@@ -71,7 +71,10 @@
  *    needs a writable fd opened by a process with CAP_SYS_ADMIN.
  *  - ENOENT: no filter by that name.
  *  - EEXIST: the name is taken.
- *  - ENOSPC: a cuckoo filter is full; nothing already in it was lost.
+ *  - ENOSPC: no room, and nothing already in the filter was lost: a
+ *    cuckoo filter is full, or a growing filter is at its limits (its
+ *    ``grow_max`` sub-filters, ``max_filter_mb`` or ``max_total_mb``);
+ *    NF_ATTACH: the network namespace has MEMFILTER_NF_MAX attachments.
  *  - EBADMSG: a filter image is corrupt or inconsistent.
  *  - ENOMEM: out of memory, or the ``max_total_mb`` module parameter
  *    (filters and dump snapshots together) would be exceeded.
