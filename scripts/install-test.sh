@@ -330,6 +330,33 @@ lib_version() {
 }
 ok "libmemfilter.so.1: soname, mf_version() exported" lib_version
 
+# Every node of the version script is in libmemfilter.rst's "Symbol
+# versions" table with a release no newer than VERSION, and the installed
+# .pc answers --atleast-version for that release (a program that needs
+# mf_count() asks for its node's release).
+symbol_nodes() {
+	local node rel n=0
+	for node in $(sed -n 's/^\(MEMFILTER_[0-9.]*\) {$/\1/p' lib/libmemfilter.map); do
+		rel=$(sed -n "s/^\`\`$node\`\` *\([0-9.]*\) .*/\1/p" \
+			Documentation/libmemfilter.rst)
+		[ -n "$rel" ] || { echo "$node: not in libmemfilter.rst"; return 1; }
+		[ "$(printf '%s\n' "$rel" "$V" | sort -V | tail -n 1)" = "$V" ] ||
+			{ echo "$node: release $rel is newer than $V"; return 1; }
+		pc --atleast-version="$rel" ||
+			{ echo "$node: pkg-config --atleast-version=$rel fails"; return 1; }
+		grep -B1 -x "$node {" lib/libmemfilter.map | grep -qx "/\* $rel \*/" ||
+			{ echo "$node: no /* $rel */ above it in the map"; return 1; }
+		n=$((n + 1))
+	done
+	[ "$n" -ge 8 ] || { echo "only $n nodes"; return 1; }
+	nm -D --defined-only "$LIBDIR/libmemfilter.so.1" |
+		grep -q ' T mf_count@@MEMFILTER_1.3$' &&
+	grep -q '^``MEMFILTER_1.3``  1.1.0 .*``mf_count()``' \
+		Documentation/libmemfilter.rst
+}
+ok "every symbol node documented with its release; --atleast-version" \
+	symbol_nodes
+
 uninstall() {
 	make -C "$SRC" uninstall DESTDIR="$R" PREFIX=/usr >/dev/null &&
 	[ -z "$(find "$R" -type f -o -type l)" ] ||
