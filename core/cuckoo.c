@@ -1829,10 +1829,16 @@ static void mf_cuckoo_contains_batch(const union memfilter_state *s,
 	memfilter_cuckoo_contains_hashes(&s->cuckoo, hashes, n, result);
 }
 
+/*
+ * The type's single-key query: memfilter_cuckoo_contains_key() inline,
+ * the key hashed and both buckets probed in this one call.
+ */
 static bool mf_cuckoo_contains_key(const union memfilter_state *s,
 				   const void *key, size_t len)
 {
-	return memfilter_cuckoo_contains_key(&s->cuckoo, key, len);
+	const struct memfilter_cuckoo *c = &s->cuckoo;
+
+	return mf_cuckoo_contains(c, memfilter_hash_lean(&c->p.hasher, key, len));
 }
 
 /*
