@@ -19,6 +19,11 @@
 #    writes every block six times; afterwards every block whose last
 #    write was reported complete must hold that write's data, on the loop
 #    device and through the target;
+#  - fault.fork: the fuzzer at the system's thread limit (threads-max):
+#    fork() and pthread_create() fail with EAGAIN, a right answer;
+#  - fault.nf: netfilter attach and detach with the faults armed per
+#    command while packets flow; afterwards exactly the attachments that
+#    exited 0 are listed and their counters match the traffic;
 #  - then rmmod and a kmemleak scan that must find nothing.
 #
 # The run fails on any kernel report (tests/qemu/vm.sh) but a
@@ -29,7 +34,8 @@
 # lines.
 #
 # Environment: MF_FAULTS_FUZZ_SECONDS (60), MF_FAULTS_PROB (percent, 10),
-# MF_FAULTS_CLI (filters the CLI creates, 24).
+# MF_FAULTS_CLI (filters the CLI creates, 24), MF_FAULTS_NF (attach
+# tries, 40).
 
 . /memfilter/lib.sh
 
@@ -111,7 +117,8 @@ cli_opts() {
 }
 
 # clean_error RC ERRFILE: a failure must be memfilterctl's error (exit
-# status 2) with an out-of-memory message, or the static C library's
+# status 2) with an out-of-memory message (the module's, or strerror's
+# for a file it reads), or the static C library's
 # start-up failing for memory before main() runs (exit status 127, "error
 # while loading shared libraries: ... Cannot allocate memory", "Fatal
 # glibc error: Cannot allocate TLS block" or no message when even that
@@ -124,6 +131,8 @@ clean_error() {
 	fi
 	case "$1:$(cat "$2")" in
 	"2:memfilterctl: "*"out of memory"*) return 0 ;;
+	# A file of its own (the keys) failing to open or read for memory.
+	"2:memfilterctl: "*": Cannot allocate memory") return 0 ;;
 	"127:" | "127:"*"Cannot allocate"*)
 		killed=$((killed + 1))
 		return 0 ;;
@@ -258,6 +267,29 @@ t_fuzz() {
 	return $rc
 }
 
+# fault.fork: the fuzzer at the system's thread limit. With threads-max
+# at the number of tasks alive, every fork() fails with EAGAIN, root's
+# too (copy_process(): nr_threads >= max_threads), a right answer the
+# fuzzer must take (its children simply do not run). Only shell builtins
+# run while the limit is down.
+t_fork() {
+	tm=/proc/sys/kernel/threads-max
+	old=$(cat $tm)
+	MF_FUZZ_SECONDS=20 MF_FUZZ_FAULTS=0 $MF/bin/ioctl_fuzz_test \
+		>$T/fork.out 2>&1 &
+	pid=$!
+	sleep 5
+	read -r _ _ _ tasks _ </proc/loadavg
+	echo "${tasks#*/}" >$tm
+	wait $pid
+	rc=$?
+	echo "$old" >$tm
+	grep -v '^ok \|^TAP\|^1\.\.' $T/fork.out | sed 's/^# //'
+	echo "figures: fork: threads-max held at ${tasks#*/} tasks; fork calls" \
+		"$(sed -n 's/^# fork  *//p' $T/fork.out)"
+	return $rc
+}
+
 # --- fault.dm ----------------------------------------------------------------
 
 t_dm() {
@@ -305,12 +337,120 @@ t_dm() {
 		memfilterctl rm faults-dm
 }
 
+# --- fault.nf ----------------------------------------------------------------
+
+# nf_ids: the attachment ids listed, one a line, sorted.
+nf_ids() {
+	memfilterctl nf list | sed -n 's/^\([0-9][0-9]*\): .*/\1/p' | sort -n
+}
+
+# nf_packets ID: the attachment's packet counter.
+nf_packets() {
+	memfilterctl nf stats "$1" | sed -n 's/^[[:space:]]*packets \([0-9]*\) .*/\1/p'
+}
+
+t_nf() {
+	n=${MF_FAULTS_NF:-40}
+	hooks="prerouting input output postrouting forward"
+	: >$T/messages
+	: >$T/nf.attached
+	: >$T/nf.detached
+	errors=0 ok=0 dirty=0 killed=0
+	ip link set lo up &&
+		memfilterctl create faults-nf --type bloom --capacity 1000 \
+			--fpr 0.01 || return 1
+	# Unfaulted packets through every hook the attachments take.
+	ping -A -q 127.0.0.1 >/dev/null 2>&1 &
+	pid=$!
+	arm_alloc || return 1
+	i=0
+	while [ $i -lt "$n" ]; do
+		i=$((i + 1))
+		set -- $hooks
+		shift $((i % 5))
+		a=count
+		[ $((i % 2)) = 0 ] && a=drop-hit
+		if id=$(faulty memfilterctl nf attach faults-nf --hook "$1" \
+			--key saddr --action $a --family ipv4 2>$T/err); then
+			echo "$id $1" >>$T/nf.attached
+			ok=$((ok + 1))
+		else
+			rc=$?
+			errors=$((errors + 1))
+			clean_error $rc $T/err || { dirty=1; sed 's/^/attach: /' $T/err; }
+		fi
+	done
+	# Every other attachment detached under faults.
+	j=0
+	while read -r id h; do
+		j=$((j + 1))
+		[ $((j % 2)) = 0 ] || continue
+		if faulty memfilterctl nf detach "$id" </dev/null 2>$T/err; then
+			echo "$id" >>$T/nf.detached
+			ok=$((ok + 1))
+		else
+			rc=$?
+			errors=$((errors + 1))
+			clean_error $rc $T/err || { dirty=1; sed 's/^/detach: /' $T/err; }
+		fi
+	done <$T/nf.attached
+	slab=$(injected failslab) pages=$(injected fail_page_alloc)
+	disarm failslab
+	disarm fail_page_alloc
+	kill $pid
+	wait $pid 2>/dev/null
+	echo "figures: nf: $((ok + errors)) commands, $ok succeeded," \
+		"$errors failed ($killed in the C library's start-up); injected:" \
+		"failslab $slab, fail_page_alloc $pages"
+	echo "error messages:"
+	sort $T/messages | uniq -c
+	[ $dirty = 0 ] || fail "a failure was not a clean errno" || return 1
+	[ "$errors" -gt 0 ] || fail "no command failed: nothing was injected" ||
+		return 1
+
+	# Listed: exactly the attachments that exited 0 and were not detached.
+	while read -r id h; do
+		grep -qx "$id" $T/nf.detached || echo "$id"
+	done <$T/nf.attached | sort -n >$T/nf.want
+	nf_ids >$T/nf.listed
+	cmp -s $T/nf.listed $T/nf.want || {
+		echo "listed:"; cat $T/nf.listed; echo "attached:"; cat $T/nf.want
+		fail "the attachments listed are not the ones attached"
+	} || return 1
+	# Counters add up: 5 echo requests and 5 replies over lo pass each
+	# IPv4 hook of the local path once (10 packets), none FORWARD.
+	while read -r id h; do
+		grep -qx "$id" $T/nf.detached || echo "$id $h $(nf_packets "$id")"
+	done <$T/nf.attached >$T/nf.before
+	ping -c 5 -q 127.0.0.1 >/dev/null || fail "ping after the faults" ||
+		return 1
+	while read -r id h p; do
+		want=10
+		[ "$h" = forward ] && want=0
+		now=$(nf_packets "$id")
+		[ "$((now - p))" = $want ] ||
+			fail "attachment $id ($h): $((now - p)) packets, not $want" ||
+			return 1
+	done <$T/nf.before
+	echo "counters: $(wc -l <$T/nf.want) attachments left, each counted exactly the ping"
+	# A fresh attachment works; then every one is detached.
+	id=$(memfilterctl nf attach faults-nf --hook input --key saddr \
+		--action count --family ipv4) || fail "attach after the faults" ||
+		return 1
+	for id in $id $(cat $T/nf.want); do
+		memfilterctl nf detach "$id" || fail "detach $id" || return 1
+	done
+	[ -z "$(nf_ids)" ] && memfilterctl rm faults-nf
+}
+
 echo "# kernel $(uname -r), $MF_CPUS CPUs, faults at $PROB%"
 section tap guest.cpus tap_check "kernel brought up $MF_CPUS CPUs" cpus_online
 section tap module.load tap_check "insmod memfilter.ko" load_memfilter
 section tap fault.cli tap_show "memfilterctl under failslab + fail_page_alloc" t_cli
 section tap fault.fuzz tap_show "ioctl fuzzer under failslab + fail_page_alloc" t_fuzz
+section tap fault.fork tap_show "ioctl fuzzer at the thread limit (fork EAGAIN)" t_fork
 section tap fault.dm tap_show "dm target over a device failing bios" t_dm
+section tap fault.nf tap_show "netfilter attach/detach under failslab + fail_page_alloc, packets flowing" t_nf
 section tap module.unload tap_check "rmmod memfilter" unload_memfilter
 section tap kmemleak tap_check "no kmemleak reports" kmemleak_clean
 exit $failed
