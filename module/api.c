@@ -69,35 +69,6 @@ int memfilter_add(struct memfilter *f, const void *key, u32 len)
 }
 EXPORT_SYMBOL_GPL(memfilter_add);
 
-/*
- * A test-and-add that found no room (-EAGAIN, -ENOSPC: nothing added) still
- * answers the test: a key that may be present is reported present.
- */
-static int mf_test_and_add_full(struct memfilter *f, const void *key, u32 len,
-				int ret)
-{
-	if ((ret == -EAGAIN || ret == -ENOSPC) && memfilter_contains(f, key, len))
-		return 1;
-	return ret;
-}
-
-/*
- * memfilter_test_and_add() for a type with a batch test_and_add and no
- * single-key one: a batch of one.
- */
-static int mf_test_and_add_batch(struct memfilter *f, const void *key, u32 len)
-{
-	u64 h = memfilter_filter_hash(f, key, len);
-	unsigned long res;
-	u32 done;
-	int ret;
-
-	ret = memfilter_filter_test_and_add(f, &h, 1, &res, &done);
-	if (unlikely(ret) && !done)
-		return mf_test_and_add_full(f, key, len, ret);
-	return ret ?: (int)(res & 1);
-}
-
 /**
  * memfilter_test_and_add() - was a key present? add it
  * @f: a Bloom, window or growing filter
@@ -130,8 +101,8 @@ int memfilter_test_and_add(struct memfilter *f, const void *key, u32 len)
 {
 	int ret;
 
-	if (unlikely(!f->ops->test_and_add_key))
-		return mf_test_and_add_batch(f, key, len);
+	if (unlikely(!f->ops->test_and_add_key))	/* the type cannot */
+		return -EOPNOTSUPP;
 	/*
 	 * One key: the type's test_and_add_key (one indirect call, the key
 	 * hashed and its lines tested and set in it), then what
@@ -144,8 +115,13 @@ int memfilter_test_and_add(struct memfilter *f, const void *key, u32 len)
 	rcu_read_unlock();
 	if (f->kops->added)
 		ret = f->kops->added(f, ret);
-	if (unlikely(ret < 0))
-		return mf_test_and_add_full(f, key, len, ret);
+	if (unlikely(ret < 0)) {
+		/* No room, nothing added: a key that may be in is still 1. */
+		if ((ret == -EAGAIN || ret == -ENOSPC) &&
+		    memfilter_contains(f, key, len))
+			return 1;
+		return ret;
+	}
 	this_cpu_inc(f->stats->queries);
 	this_cpu_add(f->stats->hits, ret);
 	this_cpu_inc(f->stats->adds);

@@ -226,9 +226,6 @@ TEST(every_type_has_single_key_ops)
 
 		ASSERT_NE(NULL, ops);
 		EXPECT_NE(NULL, ops->contains_key) TH_LOG("type %u", types[t]);
-		/* Bloom's test_and_add_key comes with core/bloom.c's change. */
-		if (types[t] == MEMFILTER_TYPE_BLOOM && !ops->test_and_add_key)
-			continue;
 		EXPECT_EQ(!!ops->test_and_add, !!ops->test_and_add_key)
 			TH_LOG("type %u", types[t]);
 	}
