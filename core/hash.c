@@ -213,6 +213,7 @@ noinline u64 memfilter_hash_outline(const struct memfilter_hasher *h,
 {
 	return memfilter_hash(h, data, len);
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_hash_outline);
 
 /**
  * memfilter_hasher_init() - set up a filter's hasher

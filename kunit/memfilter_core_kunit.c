@@ -79,6 +79,52 @@ static void mf_xxh64_matches_kernel(struct kunit *test)
 	}
 }
 
+/*
+ * The single-key paths' straight-line hashes of 4-, 8- and 16-byte keys
+ * (memfilter_hash_fixed(), memfilter_hash_lean()) as the kernel builds
+ * them: XXH64 against lib/xxhash.c, XXH3 against memfilter_xxh3() with
+ * the length unknown at build time; random seeds and keys, 8 offsets.
+ */
+static void mf_hash_fixed_lengths(struct kunit *test)
+{
+	static const u32 algos[] = { MEMFILTER_HASH_XXH3, MEMFILTER_HASH_XXH64 };
+	static const unsigned int lens[] = { 4, 8, 16 };
+	struct memfilter_hasher h;
+	unsigned int a, r, l;
+	u8 buf[16 + 8];
+	size_t vlen;
+	u64 v, ref;
+
+	for (a = 0; a < ARRAY_SIZE(algos); a++) {
+		for (r = 0; r < 512; r++) {
+			u64 seed = r ? get_random_u64() : 0;
+			unsigned int off = r & 7;
+
+			KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&h, algos[a],
+								    seed, NULL), 0);
+			get_random_bytes(buf, sizeof(buf));
+			for (l = 0; l < ARRAY_SIZE(lens); l++) {
+				vlen = lens[l];
+				OPTIMIZER_HIDE_VAR(vlen);
+				ref = algos[a] == MEMFILTER_HASH_XXH3 ?
+				      memfilter_xxh3(buf + off, vlen, seed) :
+				      memfilter_xxh64(buf + off, vlen, seed);
+				if (IS_ENABLED(CONFIG_XXHASH) &&
+				    algos[a] == MEMFILTER_HASH_XXH64)
+					KUNIT_EXPECT_EQ(test, ref,
+							xxh64(buf + off, lens[l], seed));
+				KUNIT_ASSERT_TRUE(test, memfilter_hash_fixed(&h, buf + off,
+									     lens[l], &v));
+				KUNIT_EXPECT_EQ_MSG(test, v, ref, "algo %u len %u",
+						    algos[a], lens[l]);
+				KUNIT_EXPECT_EQ(test, memfilter_hash_lean(&h, buf + off,
+									  vlen), ref);
+			}
+		}
+	}
+	KUNIT_EXPECT_FALSE(test, memfilter_hash_fixed(&h, buf, 5, &v));
+}
+
 /* The parameter is a pointer into memfilter_test_xxh3_len[]. */
 static const void *mf_xxh3_gen_params(const void *prev, char *desc)
 {
@@ -203,6 +249,7 @@ static void mf_hasher_init_checks(struct kunit *test)
 static struct kunit_case memfilter_core_cases[] = {
 	KUNIT_CASE_PARAM(mf_xxh64_vectors, mf_xxh_gen_params),
 	KUNIT_CASE(mf_xxh64_matches_kernel),
+	KUNIT_CASE(mf_hash_fixed_lengths),
 	KUNIT_CASE_PARAM(mf_xxh3_vectors, mf_xxh3_gen_params),
 	KUNIT_CASE(mf_xxh3_fold),
 	KUNIT_CASE(mf_siphash_vectors),
