@@ -886,7 +886,10 @@ static void fz_create(struct ctx *c)
 	if (!(cr->flags & MEMFILTER_CREATE_KEYED) && chance(&c->r, 30))
 		cr->flags |= MEMFILTER_CREATE_XXH3;
 	if (chance(&c->r, 3)) {
-		cr->flags |= 1U << (3 + below(&c->r, 29));
+		/* Above every known flag (bit 3 became XXH64). */
+		unsigned int lo = 32 - __builtin_clz(MEMFILTER_CREATE_FLAGS);
+
+		cr->flags |= 1U << (lo + below(&c->r, 32 - lo));
 		violate(&x, "unknown flag", B(EOPNOTSUPP), R_ACCEPTED);
 	}
 	if (chance(&c->r, 3)) {
