@@ -222,8 +222,8 @@ packaging() {
 }
 kerneldoc_clean() {
 	local out
-	out=$("$(scripts/kerneldoc-tools.sh)/scripts/kernel-doc" -none -Wall \
-		uapi/linux/*.h include/linux/*.h module/*.c core/*.c 2>&1) || return 1
+	out=$(scripts/kernel-doc -none -Wall uapi/linux/*.h include/linux/*.h \
+		module/*.c core/*.c lib/libmemfilter.h 2>&1) || return 1
 	[ -z "$out" ] || { echo "$out"; return 1; }
 }
 # The example module against the test kernel (KBUILD_EXTRA_SYMBOLS).
