@@ -9,6 +9,7 @@ Replaces the text between this part's markers in REPORT.md (appends it
 when absent); every other part's section is left as it is.
 """
 import datetime
+import glob
 import re
 import sys
 
@@ -17,7 +18,7 @@ END = "<!-- END realworld-dm -->"
 
 
 def parse(path):
-    kernel, rows, tap, verdict = "?", [], [], "no log"
+    kernel, rows, tap, verdict = "?", [], [], "no verdict: the run was cut short"
     try:
         text = open(path, errors="replace").read()
     except OSError:
@@ -146,6 +147,19 @@ def section(resdir, guests):
                            % (g, r["mode"], r["faulted"], r["copy_rc"],
                               r["synced_files_rc"], r["fsck_rc"],
                               "clean" if ok else "NOT CLEAN"))
+    muts = sorted(glob.glob("%s/vm-realworld-dm-mutant-*.log" % resdir))
+    if muts:
+        out += ["", "### Mutants (MUTANT=... scripts/realworld-dm.sh)", "",
+                "The crash part against a mutated copy of module/dm.c in "
+                "the debug guest: killed when a fault mode other than the "
+                "drop_writes control fails its check.", ""]
+    for m in muts:
+        name = m.rsplit("mutant-", 1)[1][:-len(".log")]
+        tap = parse(m)[2]
+        bad = [t for t in tap if re.match(r"not ok \d+ fio, error", t)]
+        out.append("- `%s`: %s%s" % (name, "killed" if bad else
+                                     "survived (or cut short)",
+                                     "".join("; `%s`" % t for t in bad)))
     out.append(END)
     return "\n".join(out) + "\n"
 
