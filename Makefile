@@ -198,6 +198,15 @@ $(BUILD)/guest/bin/%_test: tests/%_test.c $(GUEST_LIB_OBJS) $(LIB_HDRS)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -static -O2 $(TEST_WARN) \
 		-o $@ $< $(GUEST_LIB_OBJS) -lpthread
 
+# The ioctl fuzzer: its main program and its parts in tests/ioctl_fuzz/.
+IOCTL_FUZZ_SRCS := tests/ioctl_fuzz_test.c $(wildcard tests/ioctl_fuzz/*.c)
+
+$(BUILD)/guest/bin/ioctl_fuzz_test: $(IOCTL_FUZZ_SRCS) tests/ioctl_fuzz/fuzz.h \
+		tests/memfilter_utils.h $(GUEST_LIB_OBJS) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -static -O2 $(TEST_WARN) \
+		-o $@ $(IOCTL_FUZZ_SRCS) $(GUEST_LIB_OBJS) -lpthread
+
 $(BUILD)/guest/bin/memfilterctl: $(CTL_SRCS) $(CTL_HDRS) $(GUEST_LIB_OBJS) \
 		$(LIB_HDRS)
 	@mkdir -p $(@D)
