@@ -198,6 +198,10 @@ $(BUILD)/guest/bin/%_test: tests/%_test.c $(GUEST_LIB_OBJS) $(LIB_HDRS)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -static -O2 $(TEST_WARN) \
 		-o $@ $< $(GUEST_LIB_OBJS) -lpthread
 
+# Helpers one guest test includes (as iommufd_utils.h serves iommufd's
+# selftests): nf_test's packets, namespace and counter checks.
+$(BUILD)/guest/bin/nf_test: tests/nf_utils.h
+
 # The ioctl fuzzer: its main program and its parts in tests/ioctl_fuzz/.
 IOCTL_FUZZ_SRCS := tests/ioctl_fuzz_test.c $(wildcard tests/ioctl_fuzz/*.c)
 
