@@ -37,7 +37,7 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 BPF_SKELS := $(BUILD)/bpf/xdp_blocklist.skel.h $(BUILD)/bpf/kfunc_ops.skel.h \
 	$(BUILD)/bpf/tc_dedup.skel.h $(BUILD)/bpf/nf_dedup.skel.h
 
-$(BUILD)/guest/bin/bpf_test: tests/bpf_test.c tests/bpf/kfunc_ops.h \
+$(BUILD)/guest/bin/bpf_test: tests/bpf_test.c tests/bpf_utils.h tests/bpf/kfunc_ops.h \
 		$(BPF_SKELS) $(GUEST_LIB_OBJS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -I$(BUILD)/bpf -Ibpf -Itests/bpf -static \
