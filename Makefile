@@ -570,9 +570,13 @@ htmldocs:
 	sphinx-build -W -q -b html Documentation $(BUILD)/htmldocs
 
 # The CLI test is a POSIX sh script; installed without .sh so that guest
-# scripts run it with the other */bin/*_test selftests.
-$(BUILD)/guest/bin/cli_test: tests/cli_test.sh
-	@mkdir -p $(@D)
+# scripts run it with the other */bin/*_test selftests, and its tests
+# (tests/cli/*.sh, which it sources) beside it in cli/.
+CLI_TEST_PARTS := $(wildcard tests/cli/*.sh)
+
+$(BUILD)/guest/bin/cli_test: tests/cli_test.sh $(CLI_TEST_PARTS)
+	@mkdir -p $(@D)/cli
+	install -m 644 $(CLI_TEST_PARTS) $(@D)/cli/
 	install -m 755 $< $@
 
 guest: $(BUILD)/guest/bin/cli_test

@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# memfilterctl's tests (tests/cli_test.sh, which sources this file and has
+# the helpers and the driver). One meaning per option, no silent guesses
+# (issue 33, offline): no abbreviated long options, grow options only with
+# --grow, the bits-per-key grid, stdin, window limits, help CMD.
+
+# --- issue 33: one meaning per option, no silent guesses (offline) ----------
+
+# Long options are never abbreviated (build --key was --keyed); -k is
+# --key (add, query, del, count, seen), never --keyed.
+t_no_abbrev() {
+	keys a >"$T/ab1"
+	rm -f "$T/abbr.img"
+	expect_error "unknown option '--key'" memfilterctl build --type bloom \
+		--capacity 10 --key "$T/ab1" -o "$T/abbr.img" &&
+		[ ! -e "$T/abbr.img" ] || fail "build --key wrote an image" ||
+		return 1
+	expect_error "unknown option '-k'" memfilterctl build -k --type bloom \
+		--capacity 10 -o "$T/abbr.img" "$T/ab1" &&
+	expect_error "unknown option '-k'" memfilterctl create cli-x -k \
+		--type bloom --capacity 10 &&
+	expect_error "unknown option '--cap'" memfilterctl build --type bloom \
+		--cap 10 -o "$T/abbr.img" "$T/ab1" &&
+	expect_error "unknown option '--ima'" memfilterctl query --ima \
+		"$T/abbr.img" --key a &&
+	expect_error "unknown option '--key'" memfilterctl build --type bloom \
+		--capacity 10 --key=x -o "$T/abbr.img" "$T/ab1" &&
+	expect_error "option '--keyed' takes no argument" memfilterctl build \
+		--type bloom --capacity 10 --keyed=x -o "$T/abbr.img" "$T/ab1" &&
+	expect_error "unknown option '--js'" memfilterctl --js list &&
+		[ ! -e "$T/abbr.img" ] || fail "an abbreviation wrote an image" ||
+		return 1
+	expect_rc 0 memfilterctl build --type bloom --capacity 10 --keyed \
+		-o "$T/abbr.img" "$T/ab1" &&
+	memfilterctl inspect "$T/abbr.img" | grep -q '^hash: *siphash' ||
+		fail "build --keyed" || return 1
+	expect_rc 0 memfilterctl query --image "$T/abbr.img" -k a -k b &&
+		expect_out a
+}
+
+# The grow options make no growing filter by themselves: they need --grow
+# or --type grow.
+t_grow_needs_grow() {
+	keys a b c >"$T/g3"
+	rm -f "$T/gg.img"
+	expect_error "grow-factor needs --grow" memfilterctl build --type bloom \
+		--capacity 10 --grow-factor 2 -o "$T/gg.img" "$T/g3" &&
+	expect_error "grow-ratio needs --grow" memfilterctl build \
+		--capacity 10 --grow-ratio 0.5 -o "$T/gg.img" "$T/g3" &&
+	expect_error "grow-max needs --grow" memfilterctl create cli-x \
+		--type bloom --capacity 10 --grow-max 2 &&
+		[ ! -e "$T/gg.img" ] || fail "a grow option made an image" ||
+		return 1
+	expect_error "window" memfilterctl build --type grow --window 2s \
+		--capacity 10 -o "$T/gg.img" "$T/g3" &&
+	expect_error "bloom, cuckoo or grow" memfilterctl build --type heap \
+		--capacity 10 -o "$T/gg.img" "$T/g3" || return 1
+	for g in --grow "--type grow"; do
+		expect_rc 0 memfilterctl build $g --capacity 10 --grow-factor 4 \
+			--seed 1 -o "$T/gg.img" "$T/g3" &&
+		memfilterctl inspect "$T/gg.img" | grep -q '^type: *grow$' &&
+		memfilterctl inspect "$T/gg.img" |
+			grep -q '^sub-filters: *1 of at most 16 (capacity x4,' ||
+			fail "build $g --grow-factor 4" || return 1
+	done
+}
+
+# --bits-per-key: quarter bits only, nothing rounded.
+t_bpk_grid() {
+	keys a >"$T/bp1"
+	for b in 10.1 10.3 1.1 63.9; do
+		expect_error "steps of 0.25, not '$b'" memfilterctl build \
+			--type bloom --capacity 10 --bits-per-key "$b" \
+			-o "$T/bp.img" "$T/bp1" || return 1
+	done
+	[ ! -e "$T/bp.img" ] || fail "an image off the grid" || return 1
+	expect_rc 0 memfilterctl build --type bloom --capacity 10 \
+		--bits-per-key 10.25 -o "$T/bp.img" "$T/bp1" &&
+	memfilterctl inspect "$T/bp.img" | grep -q '^bits per key: *10.25$' ||
+		fail "--bits-per-key 10.25"
+}
+
+# query/count --image -: the image is stdin, so the keys cannot be.
+t_image_keys_stdin() {
+	offline_images || return 1
+	expect_error "stdin" memfilterctl query -i - - <"$T/o1.img" &&
+	expect_error "stdin" memfilterctl query --image - <"$T/o1.img" &&
+	expect_error "stdin" memfilterctl count --image - - <"$T/o1.img" &&
+	expect_rc 0 memfilterctl query -i - --key o1-5 --key x <"$T/o1.img" &&
+		expect_out o1-5 &&
+	expect_rc 0 memfilterctl query -i - --count "$T/o1" <"$T/o1.img" &&
+		expect_out 1000
+}
+
+# --window: at most 365 days (8760h), and no overflow.
+t_window_max() {
+	keys a >"$T/wm1"
+	for w in 99999999999h 8761h 525601m 31536001s 31536000001ms \
+		18446744073709551615ms 18446744073709551616; do
+		expect_error "365 days" memfilterctl build --window "$w" \
+			--capacity 10 -o "$T/wm.img" "$T/wm1" || return 1
+	done
+	[ ! -e "$T/wm.img" ] || fail "an image of an endless window" || return 1
+	expect_rc 0 memfilterctl build --window 8760h --generations 2 \
+		--capacity 10 -o "$T/wm.img" "$T/wm1" &&
+	memfilterctl inspect "$T/wm.img" | grep -qx 'period: *31536000000 ms' ||
+		fail "--window 8760h"
+}
+
+# help COMMAND is COMMAND --help.
+t_help_cmd() {
+	for c in build query nf version; do
+		memfilterctl "$c" --help >"$T/help-want" &&
+		expect_rc 0 memfilterctl help "$c" &&
+			same_file "$T/out" "$T/help-want" ||
+			fail "help $c is not $c --help" || return 1
+	done
+	expect_rc 0 memfilterctl help && grep -q '^usage: memfilterctl \[' \
+		"$T/out" && grep -q '^  help  *\[COMMAND\]' "$T/out" ||
+		fail "help" || return 1
+	expect_error "unknown command 'frob'" memfilterctl help frob &&
+	expect_error "unexpected argument 'x'" memfilterctl help build x
+}
