@@ -241,7 +241,7 @@ vm-shell:
 core/bloom_model.h: scripts/gen-bloom-model.py
 	scripts/gen-bloom-model.py > $@.tmp && mv $@.tmp $@
 
-BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c core/cuckoo.c
+BENCH_CORE := core/hash.c core/bloom.c core/bloom_batch.c core/bloom_avx2.c core/cuckoo.c
 # The callgrind build for instructions per key: valgrind 3.19 does not
 # decode AVX-512, which -march=native may emit on this host; x86-64-v3 is
 # AVX2 (what the module's SIMD sections use).
@@ -296,7 +296,7 @@ bench: bench/bloom_bench bench/bloom_bench_v3
 	@echo "report: $(BENCH_OUT)/bloom.md"
 
 # --- the cuckoo filter's benchmark -------------------------------------------
-CUCKOO_BENCH_CORE := core/hash.c core/cuckoo.c core/bloom.c core/bloom_avx2.c
+CUCKOO_BENCH_CORE := core/hash.c core/cuckoo.c core/bloom.c core/bloom_batch.c core/bloom_avx2.c
 
 # With FASTFILTER_DIR, fastfilter_cpp's Cuckoo12 as a peer and, fed memfilter's
 # hash, as a reference row (cuckoo_bench_ff.cc, bench/ff_mfhash.h).
@@ -341,8 +341,8 @@ bench: bench-cuckoo
 
 # --- the window filter's benchmark -------------------------------------------
 # Every type: the single-key rows make filters through the type table.
-WINDOW_BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c core/filter_type.c \
-	core/cuckoo.c core/window.c core/window_avx2.c core/grow.c
+WINDOW_BENCH_CORE := core/hash.c core/bloom.c core/bloom_batch.c core/bloom_avx2.c \
+	core/filter_type.c core/cuckoo.c core/window.c core/window_avx2.c core/grow.c
 
 bench/window_bench: bench/window_bench.c bench/bench_util.h bench/bench_single.h \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(WINDOW_BENCH_CORE))
@@ -364,8 +364,8 @@ bench-grow: bench/grow_bench
 	bench/grow_bench
 
 # --- the key hash: XXH64 against XXH3 (bench/hash_bench.c) -------------------
-HASH_BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c core/filter_type.c \
-	core/cuckoo.c core/window.c core/window_avx2.c core/grow.c
+HASH_BENCH_CORE := core/hash.c core/bloom.c core/bloom_batch.c core/bloom_avx2.c \
+	core/filter_type.c core/cuckoo.c core/window.c core/window_avx2.c core/grow.c
 
 bench/hash_bench: bench/hash_bench.c bench/bench_util.h \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(HASH_BENCH_CORE))
@@ -390,7 +390,7 @@ bench-offline:
 	scripts/offline-bench.sh bench/results/offline.md $(REVS)
 
 # --- the dedup target's CPU cost per block -----------------------------------
-DM_BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c
+DM_BENCH_CORE := core/hash.c core/bloom.c core/bloom_batch.c core/bloom_avx2.c
 
 bench/dm_bench: bench/dm_bench.c bench/bench_util.h \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(DM_BENCH_CORE))

@@ -17,7 +17,7 @@
  *
  *   cc -D_GNU_SOURCE -Icore -Iuapi -Ilib -Ibuild/include -O3 \
  *	-march=x86-64-v3 -o /tmp/gb bench/grow_bench.c core/hash.c \
- *	core/bloom.c core/bloom_avx2.c core/grow.c
+ *	core/bloom.c core/bloom_batch.c core/bloom_avx2.c core/grow.c
  *   valgrind --tool=callgrind --callgrind-out-file=/tmp/gb.%p /tmp/gb --instr
  *   bench/instr-rows.sh /tmp/gb.*
  *

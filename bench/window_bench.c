@@ -14,7 +14,7 @@
  *
  *   cc -D_GNU_SOURCE -Icore -Iuapi -Ilib -Ibuild/include -O3 \
  *	-march=x86-64-v3 -o /tmp/wb bench/window_bench.c core/hash.c \
- *	core/bloom.c core/bloom_avx2.c core/window.c core/window_avx2.c
+ *	core/bloom.c core/bloom_batch.c core/bloom_avx2.c core/window.c core/window_avx2.c
  *   valgrind --tool=callgrind --callgrind-out-file=/tmp/wb.%p /tmp/wb --instr
  *   bench/instr-rows.sh /tmp/wb.*
  *

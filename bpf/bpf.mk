@@ -90,7 +90,7 @@ $(BUILD)/bench/bpf/bpf_bench: bench/bpf_bench.c bench/bpf_pps.c \
 # overrides), memfilter's from core/.
 KERNEL_JHASH_H ?= $(firstword $(wildcard \
 	/usr/src/linux-headers-6.12*-common/include/linux/jhash.h))
-BPF_KEY_BENCH_CORE := core/hash.c core/bloom.c core/bloom_avx2.c
+BPF_KEY_BENCH_CORE := core/hash.c core/bloom.c core/bloom_batch.c core/bloom_avx2.c
 
 bench/bpf_key_bench: bench/bpf_key_bench.c bench/bench_util.h \
 		bench/bpf/kshim/linux/bitops.h \
