@@ -75,123 +75,78 @@ int drop_all(struct xdp_md *ctx)
 	return key ? XDP_DROP : XDP_PASS;
 }
 
-SEC("xdp")
-int get_release(struct xdp_md *ctx)
+/* An XDP program @name whose verdict is @verdict, an expression of ctx. */
+#define XDP_PROG(name, verdict)				\
+	SEC("xdp")					\
+	int name(struct xdp_md *ctx)			\
+	{						\
+		return verdict;				\
+	}
+
+/*
+ * The parts of a query, each program one step further: a filter taken by
+ * name with a reference (get/release) or borrowed by name or by its id,
+ * then nothing, one kfunc call that returns at once (-EINVAL: key_size
+ * 0) or the contains kfunc on the packet's key. The verdict: DROP for the
+ * key's low bit (nothing), for -EINVAL (call) or for "may be present".
+ */
+enum part { PART_NONE, PART_CALL, PART_CONTAINS };
+
+static __always_inline int referenced(struct xdp_md *ctx, enum part part)
 {
 	struct memfilter *f;
 	__u32 key;
+	int drop;
 
 	if (saddr(ctx, &key))
 		return XDP_ABORTED;
 	f = bpf_memfilter_get((const char *)filter_name);
 	if (!f)
 		return XDP_ABORTED;
+	if (part == PART_CONTAINS)
+		drop = bpf_memfilter_contains(f, &key, sizeof(key)) == 0;
+	else
+		drop = key & 1;
 	bpf_memfilter_release(f);
-	return key & 1 ? XDP_DROP : XDP_PASS;
+	return drop ? XDP_DROP : XDP_PASS;
 }
 
-SEC("xdp")
-int borrow(struct xdp_md *ctx)
-{
-	struct memfilter_borrowed *b;
-	__u32 key;
-
-	if (saddr(ctx, &key))
-		return XDP_ABORTED;
-	b = bpf_memfilter_borrow((const char *)filter_name);
-	if (!b)
-		return XDP_ABORTED;
-	bpf_memfilter_unborrow(b);
-	return key & 1 ? XDP_DROP : XDP_PASS;
-}
-
-SEC("xdp")
-int borrow_id(struct xdp_md *ctx)
-{
-	struct memfilter_borrowed *b;
-	__u32 key;
-
-	if (saddr(ctx, &key))
-		return XDP_ABORTED;
-	b = bpf_memfilter_borrow_id(filter_id);
-	if (!b)
-		return XDP_ABORTED;
-	bpf_memfilter_unborrow(b);
-	return key & 1 ? XDP_DROP : XDP_PASS;
-}
-
-/* One more kfunc call that returns at once (-EINVAL: key_size 0). */
-SEC("xdp")
-int call(struct xdp_md *ctx)
+static __always_inline int borrowed(struct xdp_md *ctx, bool by_id,
+				    enum part part)
 {
 	struct memfilter_borrowed *b;
 	__u64 bits;
 	__u32 key;
-	int ret;
+	int drop;
 
 	if (saddr(ctx, &key))
 		return XDP_ABORTED;
-	b = bpf_memfilter_borrow((const char *)filter_name);
+	b = by_id ? bpf_memfilter_borrow_id(filter_id) :
+		    bpf_memfilter_borrow((const char *)filter_name);
 	if (!b)
 		return XDP_ABORTED;
-	ret = bpf_memfilter_contains_batch(&b->f, &key, sizeof(key), 0, &bits);
+	if (part == PART_CONTAINS)
+		drop = bpf_memfilter_contains(&b->f, &key, sizeof(key)) == 0;
+	else if (part == PART_CALL)
+		drop = bpf_memfilter_contains_batch(&b->f, &key, sizeof(key),
+						    0, &bits) == -EINVAL;
+	else
+		drop = key & 1;
 	bpf_memfilter_unborrow(b);
-	return ret == -EINVAL ? XDP_DROP : XDP_PASS;
+	return drop ? XDP_DROP : XDP_PASS;
 }
 
+XDP_PROG(get_release, referenced(ctx, PART_NONE))
+XDP_PROG(borrow, borrowed(ctx, false, PART_NONE))
+XDP_PROG(borrow_id, borrowed(ctx, true, PART_NONE))
+/* One more kfunc call that returns at once. */
+XDP_PROG(call, borrowed(ctx, false, PART_CALL))
 /* The contains kfunc with a referenced filter, taken per packet. */
-SEC("xdp")
-int kfunc_ref(struct xdp_md *ctx)
-{
-	struct memfilter *f;
-	__u32 key;
-	int ret;
-
-	if (saddr(ctx, &key))
-		return XDP_ABORTED;
-	f = bpf_memfilter_get((const char *)filter_name);
-	if (!f)
-		return XDP_ABORTED;
-	ret = bpf_memfilter_contains(f, &key, sizeof(key));
-	bpf_memfilter_release(f);
-	return ret == 0 ? XDP_DROP : XDP_PASS;
-}
-
+XDP_PROG(kfunc_ref, referenced(ctx, PART_CONTAINS))
 /* The contains kfunc with a borrowed filter: the per-packet hot path. */
-SEC("xdp")
-int kfunc(struct xdp_md *ctx)
-{
-	struct memfilter_borrowed *b;
-	__u32 key;
-	int ret;
-
-	if (saddr(ctx, &key))
-		return XDP_ABORTED;
-	b = bpf_memfilter_borrow((const char *)filter_name);
-	if (!b)
-		return XDP_ABORTED;
-	ret = bpf_memfilter_contains(&b->f, &key, sizeof(key));
-	bpf_memfilter_unborrow(b);
-	return ret == 0 ? XDP_DROP : XDP_PASS;
-}
-
+XDP_PROG(kfunc, borrowed(ctx, false, PART_CONTAINS))
 /* The same, the filter borrowed by its id: an xarray load, no name. */
-SEC("xdp")
-int kfunc_id(struct xdp_md *ctx)
-{
-	struct memfilter_borrowed *b;
-	__u32 key;
-	int ret;
-
-	if (saddr(ctx, &key))
-		return XDP_ABORTED;
-	b = bpf_memfilter_borrow_id(filter_id);
-	if (!b)
-		return XDP_ABORTED;
-	ret = bpf_memfilter_contains(&b->f, &key, sizeof(key));
-	bpf_memfilter_unborrow(b);
-	return ret == 0 ? XDP_DROP : XDP_PASS;
-}
+XDP_PROG(kfunc_id, borrowed(ctx, true, PART_CONTAINS))
 
 /* The one-call hot path: lookup by id and contains in one kfunc. */
 SEC("xdp")
@@ -255,12 +210,7 @@ static __always_inline int batch_run(struct xdp_md *ctx, int n)
 	return ret > 0 ? XDP_DROP : XDP_PASS;
 }
 
-#define BATCH_PROG(name, n)				\
-	SEC("xdp")					\
-	int name(struct xdp_md *ctx)			\
-	{						\
-		return batch_run(ctx, n);		\
-	}
+#define BATCH_PROG(name, n) XDP_PROG(name, batch_run(ctx, n))
 
 BATCH_PROG(batch, BENCH_BATCH)
 BATCH_PROG(batch_1, 1)
