@@ -571,85 +571,47 @@ TEST_F(bpf, refused_object_sound)
 	ASSERT_EQ(0, load_one("kfunc_op")) TH_LOG("%s", vlog);
 }
 
-TEST_F(bpf, refused_no_null_check)
-{
-	NEED_KFUNCS();
-	refused(_metadata, "neg_no_null_check",
-		"Possibly NULL pointer passed to trusted arg0");
-}
+/* refused_NAME: the verifier refuses kfunc_ops's neg_NAME with @msg. */
+#define REFUSED(name, msg)					\
+	TEST_F(bpf, refused_##name)				\
+	{							\
+		NEED_KFUNCS();					\
+		refused(_metadata, "neg_" #name, msg);		\
+	}
 
-TEST_F(bpf, refused_no_release)
-{
-	NEED_KFUNCS();
-	refused(_metadata, "neg_no_release", "Unreleased reference");
-}
+REFUSED(no_null_check, "Possibly NULL pointer passed to trusted arg0")
+
+REFUSED(no_release, "Unreleased reference")
 
 /* Kfunc memory arguments must be writable: .rodata keys are refused. */
-TEST_F(bpf, refused_rodata_key)
-{
-	NEED_KFUNCS();
-	refused(_metadata, "neg_rodata_key", "write into map forbidden");
-}
+REFUSED(rodata_key, "write into map forbidden")
 
 /* A kptr read in place (not taken with bpf_kptr_xchg()) is untrusted. */
-TEST_F(bpf, refused_kptr_untrusted)
-{
-	NEED_KFUNCS();
-	refused(_metadata, "neg_kptr_untrusted",
-		"R1 must be referenced or trusted");
-}
+REFUSED(kptr_untrusted, "R1 must be referenced or trusted")
 
 /* A borrowed filter is not a reference: bpf_memfilter_release() refuses it. */
-TEST_F(bpf, refused_borrow_release)
-{
-	NEED_KFUNCS();
-	refused(_metadata, "neg_borrow_release",
-		"kernel function bpf_memfilter_release args#0 expected pointer to STRUCT memfilter but R1 has a pointer to STRUCT memfilter_borrowed");
-}
+REFUSED(borrow_release,
+	"kernel function bpf_memfilter_release args#0 expected pointer to STRUCT memfilter but R1 has a pointer to STRUCT memfilter_borrowed")
 
 /* Nor can it be stored in a map, where it would outlive the program run. */
-TEST_F(bpf, refused_borrow_stash)
-{
-	NEED_KFUNCS();
-	refused(_metadata, "neg_borrow_stash", "invalid kptr access");
-}
+REFUSED(borrow_stash, "invalid kptr access")
 
-TEST_F(bpf, refused_borrow_no_unborrow)
-{
-	NEED_KFUNCS();
-	refused(_metadata, "neg_borrow_no_unborrow", "Unreleased reference");
-}
+REFUSED(borrow_no_unborrow, "Unreleased reference")
 
 /* SYSCALL programs are sleepable: mf_kfunc_filter() refuses the borrow. */
-TEST_F(bpf, refused_borrow_syscall)
-{
-	NEED_KFUNCS();
-	refused(_metadata, "neg_borrow_syscall",
-		"calling kernel function bpf_memfilter_borrow is not allowed");
-}
+REFUSED(borrow_syscall,
+	"calling kernel function bpf_memfilter_borrow is not allowed")
 
 /* Nor the borrow by id. */
-TEST_F(bpf, refused_borrow_id_syscall)
-{
-	NEED_KFUNCS();
-	refused(_metadata, "neg_borrow_id_syscall",
-		"calling kernel function bpf_memfilter_borrow_id is not allowed");
-}
+REFUSED(borrow_id_syscall,
+	"calling kernel function bpf_memfilter_borrow_id is not allowed")
 
 /* The one-call lookups by id: not in sleepable programs either. */
-TEST_F(bpf, refused_contains_id_syscall)
-{
-	NEED_KFUNCS();
-	refused(_metadata, "neg_contains_id_syscall",
-		"calling kernel function bpf_memfilter_contains_id is not allowed");
-}
+REFUSED(contains_id_syscall,
+	"calling kernel function bpf_memfilter_contains_id is not allowed")
 
-TEST_F(bpf, refused_test_and_add_id_syscall)
-{
-	NEED_KFUNCS();
-	refused(_metadata, "neg_test_and_add_id_syscall",
-		"calling kernel function bpf_memfilter_test_and_add_id is not allowed");
-}
+REFUSED(test_and_add_id_syscall,
+	"calling kernel function bpf_memfilter_test_and_add_id is not allowed")
 
 /*
  * Every kfunc's key (and the batch's bitmap) is checked by the verifier:
@@ -823,26 +785,13 @@ TEST_F(bpf, wq_borrow_outlives_close)
 	kfunc_ops_bpf__destroy(skel);
 }
 
-TEST_F(bpf, refused_contains_id_rodata_key)
-{
-	NEED_KFUNCS();
-	refused(_metadata, "neg_contains_id_rodata_key",
-		"write into map forbidden");
-}
+REFUSED(contains_id_rodata_key, "write into map forbidden")
 
-TEST_F(bpf, refused_contains_id_socket)
-{
-	NEED_KFUNCS();
-	refused(_metadata, "neg_contains_id_socket",
-		"calling kernel function bpf_memfilter_contains_id is not allowed");
-}
+REFUSED(contains_id_socket,
+	"calling kernel function bpf_memfilter_contains_id is not allowed")
 
-TEST_F(bpf, refused_socket_filter)
-{
-	NEED_KFUNCS();
-	refused(_metadata, "neg_socket_filter",
-		"calling kernel function bpf_memfilter_get is not allowed");
-}
+REFUSED(socket_filter,
+	"calling kernel function bpf_memfilter_get is not allowed")
 
 /* Run a program installed beside this test; its output in @out. */
 static int beside(const char *prog, const char *args, char *out, size_t size)
