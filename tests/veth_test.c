@@ -642,6 +642,62 @@ static int create(int dev, const char *name, uint64_t capacity)
 }
 
 /*
+ * A dedup test's filters, @name (published) and an unpublished twin, into
+ * *@fd and *@twin, and its traffic: NSRC / 4 repeats into @seq (*@n
+ * packets). The twin predicts the dedup (predict_dedup(), the sentinel
+ * into @sentinel); returns the drops.
+ */
+static unsigned int dedup_setup(struct __test_metadata *_metadata, int dev,
+				const char *name, struct pkt *seq,
+				unsigned int *n, int *fd, int *twin,
+				char *sentinel, size_t len)
+{
+	unsigned int drops;
+
+	*n = repeats(seq, NSRC / 4);
+	*fd = create(dev, name, NSRC);
+	ASSERT_LE(0, *fd) TH_LOG("%s", mf_strerror(*fd));
+	*twin = create(dev, NULL, NSRC);
+	ASSERT_LE(0, *twin);
+	drops = predict_dedup(_metadata, *twin, seq, *n, sentinel, len);
+	TH_LOG("%u packets, %u repeats, %u false positives", *n, NSRC / 4,
+	       drops - NSRC / 4);
+	return drops;
+}
+
+/*
+ * bpftool lists @prog's link, its type by name (@type) or, where Debian
+ * 12's bpftool (7.1) predates the type, by number (@num: "type 11").
+ */
+static void expect_link_listed(struct __test_metadata *_metadata,
+			       struct bpf_program *prog, const char *type,
+			       const char *num)
+{
+	struct bpf_prog_info info = {};
+	__u32 info_len = sizeof(info);
+	char out[4096], want[32];
+
+	ASSERT_EQ(0, bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info,
+					    &info_len));
+	EXPECT_EQ(0, sh_out(out, sizeof(out), BPFTOOL " link show"));
+	snprintf(want, sizeof(want), "prog %u", info.id);
+	EXPECT_TRUE(strstr(out, want) && (strstr(out, type) || strstr(out, num)))
+		TH_LOG("want '%s' in: %s", want, out);
+}
+
+/* A dedup program's counters: @drops of @n packets, and the sentinel. */
+static void expect_dedup_counts(struct __test_metadata *_metadata,
+				const struct tc_dedup_counts *c,
+				unsigned int n, unsigned int drops)
+{
+	EXPECT_EQ(drops, c->dropped);
+	EXPECT_EQ(n - drops + 1, c->passed);
+	EXPECT_EQ(0, c->errors);
+	EXPECT_EQ(0, c->no_filter);
+	EXPECT_EQ(0, c->not_udp);
+}
+
+/*
  * TC dedup: the program on vb's tcx ingress drops every payload it may
  * have seen (bpf_memfilter_test_and_add()).
  */
@@ -649,10 +705,8 @@ TEST_F_TIMEOUT(veth, tc_dedup_tcx, VETH_TIMEOUT)
 {
 	static struct pkt seq[MAXSEQ];
 	struct tc_dedup_bpf *skel;
-	unsigned int n, drops, received, fps;
-	char sentinel[32], out[4096], want[32];
-	struct bpf_prog_info info = {};
-	__u32 info_len = sizeof(info);
+	unsigned int n, drops, received;
+	char sentinel[32];
 	int fd, twin, link, ifindex;
 	struct utsname u;
 	int major = 0, minor = 0;
@@ -662,14 +716,8 @@ TEST_F_TIMEOUT(veth, tc_dedup_tcx, VETH_TIMEOUT)
 	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2 ||
 	    major < 6 || (major == 6 && minor < 6))
 		SKIP(return, "no tcx before 6.6");
-	n = repeats(seq, NSRC / 4);
-	fd = create(self->dev, "tc.dedup", NSRC);
-	ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
-	twin = create(self->dev, NULL, NSRC);
-	ASSERT_LE(0, twin);
-	drops = predict_dedup(_metadata, twin, seq, n, sentinel, sizeof(sentinel));
-	fps = drops - NSRC / 4;
-	TH_LOG("%u packets, %u repeats, %u false positives", n, NSRC / 4, fps);
+	drops = dedup_setup(_metadata, self->dev, "tc.dedup", seq, &n, &fd,
+			    &twin, sentinel, sizeof(sentinel));
 
 	skel = tc_dedup_bpf__open();
 	ASSERT_NE(NULL, skel);
@@ -682,24 +730,12 @@ TEST_F_TIMEOUT(veth, tc_dedup_tcx, VETH_TIMEOUT)
 			       MF_BPF_TCX_INGRESS, NULL);
 	enter(_metadata, NS_ROOT);
 	ASSERT_LE(0, link) TH_LOG("tcx attach: %s", strerror(errno));
-	/*
-	 * bpftool lists the link: Debian 12's (7.1) predates tcx and shows
-	 * its type as a number, BPF_LINK_TYPE_TCX (11).
-	 */
-	ASSERT_EQ(0, bpf_obj_get_info_by_fd(bpf_program__fd(skel->progs.tc_dedup),
-					    &info, &info_len));
-	EXPECT_EQ(0, sh_out(out, sizeof(out), BPFTOOL " link show"));
-	snprintf(want, sizeof(want), "prog %u", info.id);
-	EXPECT_TRUE(strstr(out, want) && (strstr(out, "tcx") || strstr(out, "type 11")))
-		TH_LOG("want '%s' in: %s", want, out);
+	/* BPF_LINK_TYPE_TCX is 11. */
+	expect_link_listed(_metadata, skel->progs.tc_dedup, "tcx", "type 11");
 
 	run_traffic(_metadata, seq, n, sentinel, &received);
 	EXPECT_EQ(n - drops, received);
-	EXPECT_EQ(drops, skel->bss->counts.dropped);
-	EXPECT_EQ(n - drops + 1, skel->bss->counts.passed);
-	EXPECT_EQ(0, skel->bss->counts.errors);
-	EXPECT_EQ(0, skel->bss->counts.no_filter);
-	EXPECT_EQ(0, skel->bss->counts.not_udp);
+	expect_dedup_counts(_metadata, &skel->bss->counts, n, drops);
 
 	close(link);
 	tc_dedup_bpf__destroy(skel);
@@ -720,21 +756,13 @@ TEST_F_TIMEOUT(veth, nf_bpf_dedup, VETH_TIMEOUT)
 	static struct pkt seq[MAXSEQ];
 	struct nf_dedup_bpf *skel;
 	unsigned int n, drops, received, i;
-	struct bpf_prog_info info = {};
-	__u32 info_len = sizeof(info);
-	char out[4096], want[32], sentinel[32];
+	char sentinel[32];
 	int fd, twin, link;
 
 	if (!have_kfuncs(self->dev))
 		SKIP(return, "no memfilter kfuncs (MEMFILTER_FEAT_BPF_KFUNCS clear: Debian 6.1, which also predates netfilter programs, 6.4)");
-	n = repeats(seq, NSRC / 4);
-	fd = create(self->dev, "nf.bpf.dedup", NSRC);
-	ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
-	twin = create(self->dev, NULL, NSRC);
-	ASSERT_LE(0, twin);
-	drops = predict_dedup(_metadata, twin, seq, n, sentinel, sizeof(sentinel));
-	TH_LOG("%u packets, %u repeats, %u false positives", n, NSRC / 4,
-	       drops - NSRC / 4);
+	drops = dedup_setup(_metadata, self->dev, "nf.bpf.dedup", seq, &n, &fd,
+			    &twin, sentinel, sizeof(sentinel));
 
 	skel = nf_dedup_bpf__open();
 	ASSERT_NE(NULL, skel);
@@ -748,22 +776,13 @@ TEST_F_TIMEOUT(veth, nf_bpf_dedup, VETH_TIMEOUT)
 			      MEMFILTER_NF_PRIORITY_DEFAULT);
 	enter(_metadata, NS_ROOT);
 	ASSERT_LE(0, link) TH_LOG("netfilter link: %s", strerror(errno));
-	/* bpftool lists the link (Debian 12's 7.1 by number: netfilter is 10). */
-	ASSERT_EQ(0, bpf_obj_get_info_by_fd(bpf_program__fd(skel->progs.nf_dedup),
-					    &info, &info_len));
-	EXPECT_EQ(0, sh_out(out, sizeof(out), BPFTOOL " link show"));
-	snprintf(want, sizeof(want), "prog %u", info.id);
-	EXPECT_TRUE(strstr(out, want) &&
-		    (strstr(out, "netfilter") || strstr(out, "type 10")))
-		TH_LOG("want '%s' in: %s", want, out);
+	/* BPF_LINK_TYPE_NETFILTER is 10. */
+	expect_link_listed(_metadata, skel->progs.nf_dedup, "netfilter",
+			   "type 10");
 
 	run_traffic(_metadata, seq, n, sentinel, &received);
 	EXPECT_EQ(n - drops, received);
-	EXPECT_EQ(drops, skel->bss->counts.dropped);
-	EXPECT_EQ(n - drops + 1, skel->bss->counts.passed);
-	EXPECT_EQ(0, skel->bss->counts.not_udp);
-	EXPECT_EQ(0, skel->bss->counts.no_filter);
-	EXPECT_EQ(0, skel->bss->counts.errors);
+	expect_dedup_counts(_metadata, &skel->bss->counts, n, drops);
 
 	/* Detached: every copy of the same traffic passes, none is counted. */
 	close(link);
