@@ -174,15 +174,16 @@ $(BUILD)/native/image_test $(BUILD)/native/count_test $(BUILD)/native/grow_test 
 	$(patsubst lib/%.c,$(BUILD)/native/lib-%.o,$(LIB_SRCS))
 
 # cuckoo_test again with every table's batch lookups on the ring of 64-bit
-# bucket indexes, which only tables of over 2^32 buckets (16 GiB) take.
+# bucket indexes, which only tables of over 2^32 buckets (16 GiB) take (the
+# ring is core/cuckoo_batch.c's).
 NATIVE_TESTS += $(BUILD)/native/cuckoo_ring64_test
-$(BUILD)/native/ring64/core-cuckoo.o: core/cuckoo.c $(CORE_HDRS)
+$(BUILD)/native/ring64/core-cuckoo_batch.o: core/cuckoo_batch.c $(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(NATIVE_FLAGS) -DMEMFILTER_CUCKOO_RING32_BUCKETS=0 -c -o $@ $<
 
 $(BUILD)/native/cuckoo_ring64_test: tests/native/cuckoo_test.c \
-		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(filter-out core/cuckoo.c,$(CORE_SRCS))) \
-		$(BUILD)/native/ring64/core-cuckoo.o | $(VERSION_H)
+		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(filter-out core/cuckoo_batch.c,$(CORE_SRCS))) \
+		$(BUILD)/native/ring64/core-cuckoo_batch.o | $(VERSION_H)
 	$(native_test_link)
 
 native-test: $(NATIVE_TESTS)
@@ -241,7 +242,8 @@ vm-shell:
 core/bloom_model.h: scripts/gen-bloom-model.py
 	scripts/gen-bloom-model.py > $@.tmp && mv $@.tmp $@
 
-BENCH_CORE := core/hash.c core/bloom.c core/bloom_batch.c core/bloom_avx2.c core/cuckoo.c
+BENCH_CORE := core/hash.c core/bloom.c core/bloom_batch.c core/bloom_avx2.c core/cuckoo.c \
+	core/cuckoo_batch.c
 # The callgrind build for instructions per key: valgrind 3.19 does not
 # decode AVX-512, which -march=native may emit on this host; x86-64-v3 is
 # AVX2 (what the module's SIMD sections use).
@@ -296,7 +298,8 @@ bench: bench/bloom_bench bench/bloom_bench_v3
 	@echo "report: $(BENCH_OUT)/bloom.md"
 
 # --- the cuckoo filter's benchmark -------------------------------------------
-CUCKOO_BENCH_CORE := core/hash.c core/cuckoo.c core/bloom.c core/bloom_batch.c core/bloom_avx2.c
+CUCKOO_BENCH_CORE := core/hash.c core/cuckoo.c core/cuckoo_batch.c core/bloom.c \
+	core/bloom_batch.c core/bloom_avx2.c
 
 # With FASTFILTER_DIR, fastfilter_cpp's Cuckoo12 as a peer and, fed memfilter's
 # hash, as a reference row (cuckoo_bench_ff.cc, bench/ff_mfhash.h).
@@ -342,7 +345,8 @@ bench: bench-cuckoo
 # --- the window filter's benchmark -------------------------------------------
 # Every type: the single-key rows make filters through the type table.
 WINDOW_BENCH_CORE := core/hash.c core/bloom.c core/bloom_batch.c core/bloom_avx2.c \
-	core/filter_type.c core/cuckoo.c core/window.c core/window_avx2.c core/grow.c
+	core/filter_type.c core/cuckoo.c core/cuckoo_batch.c core/window.c \
+	core/window_avx2.c core/grow.c
 
 bench/window_bench: bench/window_bench.c bench/bench_util.h bench/bench_single.h \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(WINDOW_BENCH_CORE))
@@ -365,7 +369,8 @@ bench-grow: bench/grow_bench
 
 # --- the key hash: XXH64 against XXH3 (bench/hash_bench.c) -------------------
 HASH_BENCH_CORE := core/hash.c core/bloom.c core/bloom_batch.c core/bloom_avx2.c \
-	core/filter_type.c core/cuckoo.c core/window.c core/window_avx2.c core/grow.c
+	core/filter_type.c core/cuckoo.c core/cuckoo_batch.c core/window.c \
+	core/window_avx2.c core/grow.c
 
 bench/hash_bench: bench/hash_bench.c bench/bench_util.h \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(HASH_BENCH_CORE))

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * memfilter's cuckoo filter (layout in cuckoo.h), built into the module and
- * into userspace from this one file.
+ * into userspace from this file, cuckoo_batch.c (the batch lookups and
+ * adds) and cuckoo_internal.h (the inline helpers both use).
  *
- * Conventions in this file: one writer at a time, lockless readers.
+ * Conventions in these files: one writer at a time, lockless readers.
  * Writers (add, add_unique, delete, clear) are serialized by the CALLER
  * (the module holds the filter's spinlock with bottom halves disabled);
  * readers (contains, count, stats) take no lock and may run on any number
@@ -80,14 +81,10 @@
  *
  * Copyright (C) 2026 The memfilter authors.
  */
-#include "cuckoo.h"
+#include "cuckoo_internal.h"
 #include "filter_type.h"
 #include "image.h"
 
-#define MF_CUCKOO_TAG_MUL	0x5bd1e995U
-/* MEMFILTER_CUCKOO_LAYOUT_MOD: the fingerprint's 64-bit multiplier. */
-#define MF_CUCKOO_FP_MUL64	0x9e3779b97f4a7c15ULL
-#define MF_CUCKOO_ROOT		0xffffffffU
 #define MF_CUCKOO_PPB		1000000000ULL
 /*
  * Buckets in one writer window: a breadth-first path of at most
@@ -98,25 +95,6 @@
 #define MF_CUCKOO_PATH_MAX	16
 /* Deletes between full path searches to empty an occupied stash. */
 #define MF_CUCKOO_UNSTASH_EVERY	16
-
-/* One bucket queued by the path search. */
-struct mf_cuckoo_node {
-	u64 bucket;
-	u32 parent;	/* index in the queue, MF_CUCKOO_ROOT for i1, i2 */
-	u32 slot;	/* slot of the parent whose fingerprint moves here */
-};
-
-/* Writer-only state, in the caller's memory, away from what readers read. */
-struct memfilter_cuckoo_wstate {
-	u64 items;
-	u64 failed_inserts;
-	u64 kicks;
-	u64 nodes;
-	u64 unstash_wait;
-	u64 read_retries;
-	u64 read_busy;
-	struct mf_cuckoo_node q[];
-};
 
 static bool mf_cuckoo_fp_bits_ok(u32 fp_bits)
 {
@@ -306,202 +284,6 @@ void memfilter_cuckoo_clear(struct memfilter_cuckoo *c)
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_clear);
 
-static __always_inline u64 mf_cuckoo_bucket(const struct memfilter_cuckoo *c, u64 i)
-{
-	return memfilter_load_le64(c->table + i * c->bucket_bytes) & c->bucket_mask;
-}
-
-/* A hash's fingerprint in [1, @range]: never 0, the empty slot. */
-static __always_inline u32 mf_cuckoo_fp_in(u64 hash, u32 range)
-{
-	return (u32)(((hash >> 40) * range) >> 24) + 1;
-}
-
-static __always_inline u32 mf_cuckoo_fp(const struct memfilter_cuckoo *c, u64 hash)
-{
-	return mf_cuckoo_fp_in(hash, c->fp_range);
-}
-
-/* (@t - @i) mod @n, for @t, @i < @n: an involution of @i. */
-static __always_inline u64 mf_cuckoo_mod_sub(u64 t, u64 i, u64 n)
-{
-	return t >= i ? t - i : t - i + n;
-}
-
-/* The fingerprint's offset of MEMFILTER_CUCKOO_LAYOUT_MOD, in [0, @n). */
-static __always_inline u64 mf_cuckoo_mod_tag(u32 fp, u64 n)
-{
-	return memfilter_mulhi64(fp * MF_CUCKOO_FP_MUL64, n);
-}
-
-/*
- * The two layouts' bucket functions: a key's first bucket and, from either
- * of its buckets, the other. LAYOUT_MOD: any @n buckets; the power-of-two
- * layout: @mask + 1 buckets.
- */
-static __always_inline u64 mf_cuckoo_first_mod(u64 hash, u64 n)
-{
-	return memfilter_mulhi64(hash << 24, n);
-}
-
-static __always_inline u64 mf_cuckoo_alt_mod(u64 i, u32 fp, u64 n)
-{
-	return mf_cuckoo_mod_sub(mf_cuckoo_mod_tag(fp, n), i, n);
-}
-
-static __always_inline u64 mf_cuckoo_first_pow2(u64 hash, u64 mask)
-{
-	return hash & mask;
-}
-
-static __always_inline u64 mf_cuckoo_alt_pow2(u64 i, u32 fp, u64 mask)
-{
-	return i ^ ((u32)(fp * MF_CUCKOO_TAG_MUL) & mask);
-}
-
-static __always_inline u64 mf_cuckoo_alt(const struct memfilter_cuckoo *c, u64 i,
-					 u32 fp)
-{
-	if (c->p.layout == MEMFILTER_CUCKOO_LAYOUT_MOD)
-		return mf_cuckoo_alt_mod(i, fp, c->p.nbuckets);
-	return mf_cuckoo_alt_pow2(i, fp, c->mask);
-}
-
-/* A key's first bucket. */
-static __always_inline u64 mf_cuckoo_first(const struct memfilter_cuckoo *c,
-					   u64 hash)
-{
-	if (c->p.layout == MEMFILTER_CUCKOO_LAYOUT_MOD)
-		return mf_cuckoo_first_mod(hash, c->p.nbuckets);
-	return mf_cuckoo_first_pow2(hash, c->mask);
-}
-
-/* Non-zero iff some slot of @x is zero (exact as a yes/no answer). */
-static __always_inline u64 mf_cuckoo_haszero(const struct memfilter_cuckoo *c, u64 x)
-{
-	return (x - c->lane_ones) & ~x & c->lane_high;
-}
-
-/* The top bit of every slot of @x that is zero, and no other bit. */
-static __always_inline u64 mf_cuckoo_zero_slots(const struct memfilter_cuckoo *c,
-						u64 x)
-{
-	u64 low = c->bucket_mask & ~c->lane_high;
-
-	return ~(((x & low) + low) | x) & c->lane_high;
-}
-
-/*
- * The same for @f-bit fingerprints, @f a constant (the fast paths switch
- * on the width once, so that masks and multipliers are immediates).
- */
-static __always_inline u64 mf_cuckoo_ones(const u32 f)
-{
-	return 1 | 1ULL << f | 1ULL << (2 * f) | 1ULL << (3 * f);
-}
-
-/*
- * What the fast paths read of the filter's shape, copied into a local
- * once per call: the barriers of the lockless protocol would otherwise
- * reload every field for every key of a batch.
- */
-struct mf_cuckoo_geo {
-	const u8 *table;
-	const u32 *ver;
-	u64 nbuckets;
-	u64 mask;
-	u64 lane_ones;
-	u32 stripe_mask;
-	u32 layout;
-};
-
-static __always_inline struct mf_cuckoo_geo
-mf_cuckoo_geo_of(const struct memfilter_cuckoo *c)
-{
-	return (struct mf_cuckoo_geo){
-		.table = c->table, .ver = c->ver, .nbuckets = c->p.nbuckets,
-		.mask = c->mask, .lane_ones = c->lane_ones,
-		.stripe_mask = c->stripe_mask, .layout = c->p.layout,
-	};
-}
-
-/* mf_cuckoo_fp() for @f-bit fingerprints (fp_range is (1 << @f) - 1). */
-static __always_inline u32 mf_cuckoo_fp_f(u64 hash, const u32 f)
-{
-	return mf_cuckoo_fp_in(hash, (1U << f) - 1);
-}
-
-/*
- * mf_cuckoo_locate() for @f-bit fingerprints in layout @lay: the batch
- * loops pass a constant, so that the layout's branch folds away.
- */
-static __always_inline void mf_cuckoo_locate_l(const struct mf_cuckoo_geo *g,
-					       u64 hash, u64 *i1, u64 *i2,
-					       u32 *fp, const u32 f, const u32 lay)
-{
-	*fp = mf_cuckoo_fp_f(hash, f);
-	if (lay == MEMFILTER_CUCKOO_LAYOUT_MOD) {
-		*i1 = mf_cuckoo_first_mod(hash, g->nbuckets);
-		*i2 = mf_cuckoo_alt_mod(*i1, *fp, g->nbuckets);
-	} else {
-		*i1 = mf_cuckoo_first_pow2(hash, g->mask);
-		*i2 = mf_cuckoo_alt_pow2(*i1, *fp, g->mask);
-	}
-}
-
-/* mf_cuckoo_locate() for @f-bit fingerprints. */
-static __always_inline void mf_cuckoo_locate_g(const struct mf_cuckoo_geo *g,
-					       u64 hash, u64 *i1, u64 *i2,
-					       u32 *fp, const u32 f)
-{
-	mf_cuckoo_locate_l(g, hash, i1, i2, fp, f, g->layout);
-}
-
-static __always_inline void mf_cuckoo_locate_f(const struct memfilter_cuckoo *c,
-					       u64 hash, u64 *i1, u64 *i2,
-					       u32 *fp, const u32 f)
-{
-	struct mf_cuckoo_geo g = mf_cuckoo_geo_of(c);
-
-	mf_cuckoo_locate_g(&g, hash, i1, i2, fp, f);
-}
-
-/* Bucket @i of a table of @f-bit slots: its 4 slots in the low 4 @f bits. */
-static __always_inline u64 mf_cuckoo_load(const u8 *table, u64 i, const u32 f)
-{
-	if (f == 8)
-		return memfilter_load_le32(table + i * 4);
-	return memfilter_load_le64(table + i * (f / 2));
-}
-
-/*
- * Prefetch every line that mf_cuckoo_load() of bucket @i reads: a 12-bit
- * bucket is 6 bytes read with an 8-byte load, and 3 of every 32 such
- * loads reach into the next line (8- and 16-bit buckets never do).
- */
-static __always_inline void mf_cuckoo_prefetch_bucket(const u8 *table, u64 i,
-						      const u32 f)
-{
-	memfilter_prefetch(table + i * (f / 2));
-	if (f == 12)
-		memfilter_prefetch(table + i * 6 + 7);
-}
-
-/* Slot @s of bucket word @b of @f-bit slots. */
-static __always_inline u32 mf_cuckoo_slot_f(u64 b, u32 s, const u32 f)
-{
-	return (b >> (s * f)) & ((1U << f) - 1);
-}
-
-/* The top bit of every zero slot of bucket word @x (as mf_cuckoo_zero_slots()). */
-static __always_inline u64 mf_cuckoo_zero_f(u64 x, const u32 f)
-{
-	const u64 high = mf_cuckoo_ones(f) << (f - 1);
-	const u64 low = (f == 16 ? ~0ULL : (1ULL << (4 * f)) - 1) & ~high;
-
-	return ~(((x & low) + low) | x) & high;
-}
-
 /**
  * memfilter_cuckoo_restore() - adopt a table just loaded from an image
  * @c: a filter set up by memfilter_cuckoo_init() whose table bytes the
@@ -533,25 +315,6 @@ int memfilter_cuckoo_restore(struct memfilter_cuckoo *c, u64 stash, u64 items)
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_restore);
-
-static __always_inline bool mf_cuckoo_stash_has(u64 stash, u64 i1, u64 i2,
-						u32 fp)
-{
-	return (u32)(stash & 0xffff) == fp &&
-	       ((stash >> 16) == i1 || (stash >> 16) == i2);
-}
-
-/* The lowest slot of @zero_slots (mf_cuckoo_zero_f()'s top bits), @f-bit slots. */
-static __always_inline u32 mf_cuckoo_slot_of_f(u64 zero_slots, const u32 f)
-{
-	return __ffs64(zero_slots) / f;
-}
-
-static __always_inline u32 mf_cuckoo_slot_of(const struct memfilter_cuckoo *c,
-					     u64 zero_slots)
-{
-	return mf_cuckoo_slot_of_f(zero_slots, c->p.fp_bits);
-}
 
 /* The stripes of one writer window (see the top of this file). */
 struct mf_cuckoo_window {
@@ -595,29 +358,6 @@ static void mf_cuckoo_window_close(const struct memfilter_cuckoo *c,
 }
 
 static void mf_cuckoo_dump_touch(struct memfilter_cuckoo *c, u64 off);
-
-/*
- * Store @fp (0: empty) in the @f-bit slot at bit @bit of the table,
- * inside an open window, with no dump in progress (see mf_cuckoo_store_f()).
- */
-static __always_inline void mf_cuckoo_store_bit(struct memfilter_cuckoo *c, u64 bit,
-						u32 fp, const u32 f)
-{
-	u8 *p = c->table + (bit >> 3);
-
-	if (f == 8) {
-		WRITE_ONCE(*p, (u8)fp);
-	} else if (f == 16) {
-		WRITE_ONCE(*(__le16 *)p, cpu_to_le16((u16)fp));
-	} else if (bit & 7) {
-		/* 12 bits: one whole byte and one nibble shared with a neighbour. */
-		WRITE_ONCE(p[0], (u8)((p[0] & 0x0f) | (fp << 4)));
-		WRITE_ONCE(p[1], (u8)(fp >> 4));
-	} else {
-		WRITE_ONCE(p[0], (u8)fp);
-		WRITE_ONCE(p[1], (u8)((p[1] & 0xf0) | (fp >> 8)));
-	}
-}
 
 /*
  * Store @fp (0: empty) in slot @j of bucket @i of a table of @f-bit slots,
@@ -824,15 +564,6 @@ static bool mf_cuckoo_place(struct memfilter_cuckoo *c, u64 i1, u64 i2, u32 fp,
 	}
 }
 
-static __always_inline void mf_cuckoo_locate(const struct memfilter_cuckoo *c,
-					     u64 hash, u64 *i1, u64 *i2,
-					     u32 *fp)
-{
-	*fp = mf_cuckoo_fp(c, hash);
-	*i1 = mf_cuckoo_first(c, hash);
-	*i2 = mf_cuckoo_alt(c, *i1, *fp);
-}
-
 /**
  * memfilter_cuckoo_locate() - where a key's fingerprint may be stored
  * @c: the filter
@@ -871,8 +602,8 @@ static u32 mf_cuckoo_count_locked(const struct memfilter_cuckoo *c, u64 i1, u64 
  * in progress (the chunk must be copied out first). Kept apart so that the
  * fast path (mf_cuckoo_add_f()) makes no call and needs no stack frame.
  */
-static noinline int mf_cuckoo_add(struct memfilter_cuckoo *c, u64 i1, u64 i2,
-				  u32 fp)
+noinline int memfilter_cuckoo_add_slow(struct memfilter_cuckoo *c, u64 i1, u64 i2,
+				       u32 fp)
 {
 	struct memfilter_cuckoo_wstate *w = c->w;
 
@@ -884,46 +615,6 @@ static noinline int mf_cuckoo_add(struct memfilter_cuckoo *c, u64 i1, u64 i2,
 		mf_cuckoo_set_stash(c, i1 << 16 | fp);
 	}
 	WRITE_ONCE(w->items, w->items + 1);
-	return 0;
-}
-
-/*
- * The common insert for @f-bit fingerprints, @f a constant, of a key
- * located in buckets @i1, @i2 with fingerprint @fp: a free slot in
- * the key's first bucket, else in its second, stored in a window over
- * that bucket's stripe alone, exactly as mf_cuckoo_place() would store it
- * (same bucket, same slot); a full pair goes to mf_cuckoo_add()'s path
- * search, and so does every insert while a dump copies the table.
- */
-static __always_inline int mf_cuckoo_add_at_f(struct memfilter_cuckoo *c, u64 i1,
-					      u64 i2, u32 fp, const u32 f)
-{
-	u64 i, z;
-	u32 *v, *gen, vv, gv;
-
-	i = i1;
-	z = mf_cuckoo_zero_f(mf_cuckoo_load(c->table, i1, f), f);
-	if (!z) {
-		i = i2;
-		z = mf_cuckoo_zero_f(mf_cuckoo_load(c->table, i2, f), f);
-	}
-	if (unlikely(!z || c->dump))
-		return mf_cuckoo_add(c, i1, i2, fp);
-	v = &c->ver[i & c->stripe_mask];
-	gen = c->gen;
-	/* Only this writer changes them: no need to read them back. */
-	vv = *v;
-	gv = *gen;
-	WRITE_ONCE(*gen, gv + 1);
-	WRITE_ONCE(*v, vv + 1);
-	smp_wmb();	/* odd versions before the slot; pairs with readers' smp_rmb() */
-	/* The lowest zero slot's top bit is bit f - 1 of its slot. */
-	mf_cuckoo_store_bit(c, i * (MEMFILTER_CUCKOO_SLOTS * f) + __ffs64(z) - (f - 1),
-			    fp, f);
-	smp_wmb();	/* the slot before the even versions */
-	WRITE_ONCE(*v, vv + 2);
-	WRITE_ONCE(*gen, gv + 2);
-	WRITE_ONCE(c->w->items, c->w->items + 1);
 	return 0;
 }
 
@@ -981,7 +672,7 @@ int memfilter_cuckoo_add_unique_hash(struct memfilter_cuckoo *c, u64 hash)
 	mf_cuckoo_locate(c, hash, &i1, &i2, &fp);
 	if (mf_cuckoo_count_locked(c, i1, i2, fp))
 		return -EEXIST;
-	return mf_cuckoo_add(c, i1, i2, fp);
+	return memfilter_cuckoo_add_slow(c, i1, i2, fp);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_add_unique_hash);
 
@@ -1194,8 +885,8 @@ static void mf_cuckoo_retried(const struct memfilter_cuckoo *c, u32 tries,
  * saw a writer inside a window, so try again, up to
  * MEMFILTER_CUCKOO_READ_TRIES attempts in all.
  */
-static noinline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
-				      u64 i1, u64 i2, u32 fp)
+noinline bool memfilter_cuckoo_lookup_retry(const struct memfilter_cuckoo *c,
+					    u64 i1, u64 i2, u32 fp)
 {
 	const u32 *v1p = &c->ver[i1 & c->stripe_mask];
 	const u32 *v2p = &c->ver[i2 & c->stripe_mask];
@@ -1228,97 +919,6 @@ static noinline bool mf_cuckoo_lookup(const struct memfilter_cuckoo *c,
 	 */
 	mf_cuckoo_retried(c, tries, tries == MEMFILTER_CUCKOO_READ_TRIES);
 	return true;
-}
-
-/*
- * The lookup's fast path for fingerprints of @f bits, @f a constant so
- * that the slot masks are immediates: both versions, then both buckets'
- * loads issued before either is tested (two misses in flight), a SWAR
- * test of each bucket (garbage above the 4 slots of a whole-word load of
- * a 12-bit bucket cannot reach them: borrows only run upwards), and the
- * stash and the versions' re-read only for a negative answer. Any sign
- * of a writer goes to mf_cuckoo_lookup(). The same protocol and answers
- * as that loop's first attempt.
- */
-static __always_inline bool mf_cuckoo_probe(const struct memfilter_cuckoo *c,
-					    const struct mf_cuckoo_geo *g,
-					    u64 i1, u64 i2, u32 fp, const u32 f)
-{
-	const u64 ones = mf_cuckoo_ones(f);
-	const u32 *ver = g->ver;
-	u32 v1, v2, sm = g->stripe_mask;
-	u64 x1, x2, pat, s;
-
-	pat = fp * g->lane_ones;	/* one multiply, not shifts and adds */
-	v1 = READ_ONCE(ver[i1 & sm]);
-	v2 = READ_ONCE(ver[i2 & sm]);
-	smp_rmb();	/* versions before the buckets and the stash */
-	/* Racy bucket reads: the versions' re-read below validates them. */
-	x1 = data_race(mf_cuckoo_load(g->table, i1, f)) ^ pat;
-	/* Racy, as x1. */
-	x2 = data_race(mf_cuckoo_load(g->table, i2, f)) ^ pat;
-	if ((((x1 - ones) & ~x1) | ((x2 - ones) & ~x2)) & ones << (f - 1))
-		return true;
-	/*
-	 * The stash only for a negative answer: read, like the buckets,
-	 * between the versions and their re-read, which validate it too.
-	 */
-	s = READ_ONCE(c->stash);
-	if (unlikely(s) && mf_cuckoo_stash_has(s, i1, i2, fp))
-		return true;
-	smp_rmb();	/* buckets and stash before the versions' re-read */
-	if (likely(!((v1 | v2) & 1) && v1 == READ_ONCE(ver[i1 & sm]) &&
-		   v2 == READ_ONCE(ver[i2 & sm])))
-		return false;
-	return mf_cuckoo_lookup(c, i1, i2, fp);
-}
-
-/*
- * A single-key lookup: the layout's branch first, so that only the
- * fields this lookup uses are loaded (the layout's own, the table, the
- * versions and their mask, the stash): few enough for the scratch
- * registers, no stack frame.
- */
-static __always_inline bool mf_cuckoo_query(const struct memfilter_cuckoo *c,
-					    u64 hash, const u32 f)
-{
-	/*
-	 * Initialized whole: a struct left partly unset is zeroed in memory
-	 * at every call by the kernel's -ftrivial-auto-var-init=zero (a
-	 * rep stos and a stack frame), where this one stays in registers.
-	 */
-	struct mf_cuckoo_geo g = {
-		.table = c->table, .ver = c->ver,
-		.stripe_mask = c->stripe_mask, .lane_ones = c->lane_ones,
-	};
-	u64 i1, i2;
-	u32 fp;
-
-	fp = mf_cuckoo_fp_f(hash, f);
-	if (likely(c->p.layout == MEMFILTER_CUCKOO_LAYOUT_MOD)) {
-		g.nbuckets = c->p.nbuckets;
-		i1 = mf_cuckoo_first_mod(hash, g.nbuckets);
-		i2 = mf_cuckoo_alt_mod(i1, fp, g.nbuckets);
-	} else {
-		g.mask = c->mask;
-		i1 = mf_cuckoo_first_pow2(hash, g.mask);
-		i2 = mf_cuckoo_alt_pow2(i1, fp, g.mask);
-	}
-	return mf_cuckoo_probe(c, &g, i1, i2, fp, f);
-}
-
-/* The single-key lookup: one switch on the width, then straight-line code. */
-static __always_inline bool mf_cuckoo_contains(const struct memfilter_cuckoo *c,
-					       u64 hash)
-{
-	switch (c->p.fp_bits) {
-	case 12:
-		return mf_cuckoo_query(c, hash, 12);
-	case 8:
-		return mf_cuckoo_query(c, hash, 8);
-	default:
-		return mf_cuckoo_query(c, hash, 16);
-	}
 }
 
 /**
@@ -1390,271 +990,6 @@ u32 memfilter_cuckoo_count_hash(const struct memfilter_cuckoo *c, u64 hash)
 	return MEMFILTER_CUCKOO_COUNT_BUSY;
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_hash);
-
-/*
- * The keys of @miss (bit k: @hashes[k]) that a batch chunk found in
- * neither bucket, looked at again: with @valid (no writer window overlapped
- * the chunk's reads) only the stash word @s read with them is left to
- * test; otherwise each goes through the single-key protocol. Returns the
- * keys found.
- */
-static noinline unsigned long mf_cuckoo_batch_recheck(const struct memfilter_cuckoo *c,
-						      const u64 *hashes,
-						      unsigned long miss,
-						      bool valid, u64 s)
-{
-	unsigned long hit = 0;
-	unsigned int k;
-	u64 i1, i2;
-	u32 fp;
-
-	for (; miss; miss &= miss - 1) {
-		k = __ffs64(miss);
-		if (valid) {
-			mf_cuckoo_locate(c, hashes[k], &i1, &i2, &fp);
-			if (!mf_cuckoo_stash_has(s, i1, i2, fp))
-				continue;
-		} else if (!mf_cuckoo_contains(c, hashes[k])) {
-			continue;
-		}
-		hit |= 1UL << k;
-	}
-	return hit;
-}
-
-/* Locate @hash in @i1, @i2 and prefetch those buckets; return its fingerprint. */
-static __always_inline u32 mf_cuckoo_fetch_f(const struct mf_cuckoo_geo *g, u64 hash,
-					     u64 *i1, u64 *i2, const u32 f,
-					     const u32 lay)
-{
-	u32 fp;
-
-	mf_cuckoo_locate_l(g, hash, i1, i2, &fp, f, lay);
-	mf_cuckoo_prefetch_bucket(g->table, *i1, f);
-	mf_cuckoo_prefetch_bucket(g->table, *i2, f);
-	return fp;
-}
-
-/*
- * Locate @hash, prefetch its buckets and keep them in slot @j of the
- * batch insert's ring (@r1, @r2, @rf).
- */
-static __always_inline void mf_cuckoo_ahead_f(const struct mf_cuckoo_geo *g, u64 *r1,
-					      u64 *r2, u32 *rf, size_t j, u64 hash,
-					      const u32 f, const u32 lay)
-{
-	u64 i1, i2;
-	u32 fp = mf_cuckoo_fetch_f(g, hash, &i1, &i2, f, lay);
-
-	r1[j] = i1;
-	r2[j] = i2;
-	rf[j] = fp;
-}
-
-/*
- * The batch lookup's ring: the two buckets of each key located ahead, as
- * 32-bit indexes for MEMFILTER_CUCKOO_AHEAD keys when the table has at
- * most MEMFILTER_CUCKOO_RING32_BUCKETS buckets (any table under 16 GiB),
- * as 64-bit ones for half as many keys otherwise: 8 bytes a key ahead
- * either way, and no fingerprint (the lookup derives it again from the
- * hash, at hand in the caller's array).
- */
-union mf_cuckoo_ring {
-	u32 narrow[2][MEMFILTER_CUCKOO_AHEAD];
-	u64 wide[2][MEMFILTER_CUCKOO_AHEAD / 2];
-};
-
-#ifndef MEMFILTER_CUCKOO_RING32_BUCKETS	/* a test build may lower it */
-#define MEMFILTER_CUCKOO_RING32_BUCKETS	BIT_ULL(32)
-#endif
-
-/* Locate @hash, prefetch its buckets and keep them in slot @j of @r. */
-static __always_inline void mf_cuckoo_ring_put(const struct mf_cuckoo_geo *g,
-					       union mf_cuckoo_ring *r, size_t j,
-					       u64 hash, const u32 f, const u32 lay,
-					       const bool wide)
-{
-	u64 i1, i2;
-
-	mf_cuckoo_fetch_f(g, hash, &i1, &i2, f, lay);
-	if (wide) {
-		r->wide[0][j] = i1;
-		r->wide[1][j] = i2;
-	} else {
-		r->narrow[0][j] = (u32)i1;	/* < MEMFILTER_CUCKOO_RING32_BUCKETS */
-		r->narrow[1][j] = (u32)i2;
-	}
-}
-
-/* Bucket @k (0 or 1) of the key in slot @j of @r. */
-static __always_inline u64 mf_cuckoo_ring_get(const union mf_cuckoo_ring *r,
-					      u32 k, size_t j, const bool wide)
-{
-	return wide ? r->wide[k][j] : r->narrow[k][j];
-}
-
-/*
- * The batch lookup for @f-bit fingerprints, layout @lay and ring width
- * @wide, all constants. Each key MEMFILTER_CUCKOO_AHEAD places ahead (half
- * as many for a @wide ring) is located and its buckets prefetched while
- * this one is tested (a ring of located keys, each key located once), so
- * as many misses stay in flight all along the batch. Keys go 64 at a time
- * (a result word) under the table's version @gen, as for a seqcount: read
- * before the chunk's buckets and stash, and again after them only when a
- * key was found in neither bucket. If no writer window overlapped the
- * chunk (@gen even and unchanged), its answers stand (the stash tested for
- * the keys not found); otherwise those keys take the single-key protocol
- * (mf_cuckoo_batch_recheck()). Per key that leaves two bucket loads and
- * their test: no version counters.
- */
-static __always_inline void mf_cuckoo_query_batch(const struct memfilter_cuckoo *c,
-						  const u64 *hashes, size_t n,
-						  unsigned long *result,
-						  const u32 f, const u32 lay,
-						  const bool wide)
-{
-	/* Written before it is read: no auto-var-init zeroing. */
-	union mf_cuckoo_ring ring __uninitialized;
-	const struct mf_cuckoo_geo g = mf_cuckoo_geo_of(c);
-	const size_t ahead = wide ? MEMFILTER_CUCKOO_AHEAD / 2 : MEMFILTER_CUCKOO_AHEAD;
-	const u64 ones = mf_cuckoo_ones(f), high = ones << (f - 1);
-	const u32 *gen = c->gen;
-	unsigned long word, miss, live;
-	size_t base, i, j, k, m;
-	bool ok;
-	u64 x1, x2, pat, s;
-	u32 v;
-
-	BUILD_BUG_ON(MEMFILTER_CUCKOO_AHEAD < 2 ||
-		     (MEMFILTER_CUCKOO_AHEAD & (MEMFILTER_CUCKOO_AHEAD - 1)));
-	for (i = 0; i < n && i < ahead; i++)
-		mf_cuckoo_ring_put(&g, &ring, i, hashes[i], f, lay, wide);
-	for (base = 0; base < n; base += m) {
-		m = n - base < BITS_PER_LONG ? n - base : BITS_PER_LONG;
-		live = m == BITS_PER_LONG ? ~0UL : (1UL << m) - 1;
-		word = 0;
-		v = READ_ONCE(*gen);
-		smp_rmb();	/* the version before the buckets and the stash */
-		for (k = 0; k < m; k++) {
-			i = base + k;
-			j = i % ahead;
-			pat = mf_cuckoo_fp_f(hashes[i], f) * ones;
-			/* Racy bucket reads: the version's re-read validates them. */
-			x1 = data_race(mf_cuckoo_load(g.table,
-						      mf_cuckoo_ring_get(&ring, 0, j, wide),
-						      f)) ^ pat;
-			/* Racy, as x1. */
-			x2 = data_race(mf_cuckoo_load(g.table,
-						      mf_cuckoo_ring_get(&ring, 1, j, wide),
-						      f)) ^ pat;
-			if (i + ahead < n)
-				mf_cuckoo_ring_put(&g, &ring, j, hashes[i + ahead], f, lay,
-						   wide);
-			word |= (unsigned long)!!((((x1 - ones) & ~x1) |
-						   ((x2 - ones) & ~x2)) & high) << k;
-		}
-		miss = ~word & live;
-		if (miss) {
-			s = READ_ONCE(c->stash);
-			smp_rmb();	/* buckets and stash before the re-read */
-			ok = !(v & 1) && READ_ONCE(*gen) == v;
-			if (unlikely(s || !ok))
-				word |= mf_cuckoo_batch_recheck(c, hashes + base, miss,
-								ok, s);
-		}
-		if (m < BITS_PER_LONG)
-			word |= result[base / BITS_PER_LONG] & ~live;
-		result[base / BITS_PER_LONG] = word;
-	}
-}
-
-/* The batch lookup for @f-bit fingerprints in layout @lay: the ring's width. */
-static __always_inline void mf_cuckoo_query_batch_l(const struct memfilter_cuckoo *c,
-						    const u64 *hashes, size_t n,
-						    unsigned long *result,
-						    const u32 f, const u32 lay)
-{
-	if (likely(c->p.nbuckets <= MEMFILTER_CUCKOO_RING32_BUCKETS))
-		mf_cuckoo_query_batch(c, hashes, n, result, f, lay, false);
-	else
-		mf_cuckoo_query_batch(c, hashes, n, result, f, lay, true);
-}
-
-/**
- * memfilter_cuckoo_contains_hashes() - look up a batch of keys
- * @c: the filter
- * @hashes: the keys' hashes
- * @n: how many
- * @result: bitmap of @n bits; bit i is set when key i may be present and
- *	cleared otherwise (bits past @n in the last word are left alone)
- *
- * Prefetches the buckets of the key MEMFILTER_CUCKOO_AHEAD places ahead
- * (half as far in tables of over 2^32 buckets) while probing each one, so
- * the cache misses of a batch overlap.
- *
- * Context: any, including hard interrupt and NMI; lockless and bounded.
- */
-void memfilter_cuckoo_contains_hashes(const struct memfilter_cuckoo *c,
-				      const u64 *hashes, size_t n,
-				      unsigned long *result)
-{
-	const u32 mod = MEMFILTER_CUCKOO_LAYOUT_MOD, pow2 = MEMFILTER_CUCKOO_LAYOUT_POW2;
-
-	if (c->p.layout != MEMFILTER_CUCKOO_LAYOUT_MOD) {
-		mf_cuckoo_query_batch_l(c, hashes, n, result, c->p.fp_bits, pow2);
-		return;
-	}
-	switch (c->p.fp_bits) {
-	case 12:
-		mf_cuckoo_query_batch_l(c, hashes, n, result, 12, mod);
-		break;
-	case 8:
-		mf_cuckoo_query_batch_l(c, hashes, n, result, 8, mod);
-		break;
-	default:
-		mf_cuckoo_query_batch_l(c, hashes, n, result, 16, mod);
-		break;
-	}
-}
-EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_contains_hashes);
-
-/**
- * memfilter_cuckoo_count_hashes() - count a batch of keys
- * @c: the filter
- * @hashes: the keys' hashes
- * @n: how many
- * @counts: out: @counts[i] is memfilter_cuckoo_count_hash() of key i, or
- *	MEMFILTER_CUCKOO_COUNT_BUSY8 where that was MEMFILTER_CUCKOO_COUNT_BUSY
- *	(the caller recounts those keys under the writer lock)
- *
- * Prefetches the buckets of MEMFILTER_CUCKOO_BATCH keys before counting
- * them, as memfilter_cuckoo_contains_hashes() does.
- *
- * Context: any, lockless; safe concurrently with the writer.
- */
-void memfilter_cuckoo_count_hashes(const struct memfilter_cuckoo *c,
-				   const u64 *hashes, size_t n, u8 *counts)
-{
-	const u32 f = c->p.fp_bits;
-	size_t base, k, m;
-	u64 i1, i2;
-	u32 fp, cnt;
-
-	for (base = 0; base < n; base += m) {
-		m = n - base < MEMFILTER_CUCKOO_BATCH ? n - base : MEMFILTER_CUCKOO_BATCH;
-		for (k = 0; k < m; k++) {
-			mf_cuckoo_locate(c, hashes[base + k], &i1, &i2, &fp);
-			mf_cuckoo_prefetch_bucket(c->table, i1, f);
-			mf_cuckoo_prefetch_bucket(c->table, i2, f);
-		}
-		for (k = 0; k < m; k++) {
-			cnt = memfilter_cuckoo_count_hash(c, hashes[base + k]);
-			counts[base + k] = cnt == MEMFILTER_CUCKOO_COUNT_BUSY ?
-					   MEMFILTER_CUCKOO_COUNT_BUSY8 : cnt;
-		}
-	}
-}
-EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_count_hashes);
 
 /**
  * memfilter_cuckoo_add_key() - add a key
@@ -1867,62 +1202,6 @@ static int mf_cuckoo_each(struct memfilter_cuckoo *c,
 	return ret;
 }
 
-/*
- * Adds of @f-bit fingerprints until one fails. As for lookups, the key
- * MEMFILTER_CUCKOO_BATCH places ahead is located and its buckets
- * prefetched while this one is added, in a ring of located keys, so each
- * key is located once. The writer holds the lock: the geometry is fixed.
- */
-static __always_inline int mf_cuckoo_add_many(struct memfilter_cuckoo *c,
-					      const u64 *hashes, u32 n,
-					      unsigned long *result, u32 *done,
-					      const u32 f)
-{
-	/* Written before they are read: no auto-var-init zeroing. */
-	u64 r1[MEMFILTER_CUCKOO_BATCH] __uninitialized;
-	u64 r2[MEMFILTER_CUCKOO_BATCH] __uninitialized;
-	u32 rf[MEMFILTER_CUCKOO_BATCH] __uninitialized;
-	const struct mf_cuckoo_geo g = mf_cuckoo_geo_of(c);
-	const u32 ahead = MEMFILTER_CUCKOO_BATCH;
-	u64 i1, i2;
-	int ret = 0;
-	u32 i, j, fp;
-
-	BUILD_BUG_ON(MEMFILTER_CUCKOO_BATCH & (MEMFILTER_CUCKOO_BATCH - 1));
-	for (i = 0; i < n && i < ahead; i++)
-		mf_cuckoo_ahead_f(&g, r1, r2, rf, i, hashes[i], f, g.layout);
-	for (i = 0; i < n; i++) {
-		j = i % ahead;
-		i1 = r1[j];
-		i2 = r2[j];
-		fp = rf[j];
-		if (i + ahead < n)
-			mf_cuckoo_ahead_f(&g, r1, r2, rf, j, hashes[i + ahead], f,
-					  g.layout);
-		ret = mf_cuckoo_add_at_f(c, i1, i2, fp, f);
-		if (ret)
-			break;
-		memfilter_result_set(result, i);
-	}
-	*done = i;
-	return ret;
-}
-
-static int mf_cuckoo_add_batch(union memfilter_state *s, const u64 *hashes, u32 n,
-			       unsigned long *result, u32 *done)
-{
-	struct memfilter_cuckoo *c = &s->cuckoo;
-
-	switch (c->p.fp_bits) {
-	case 12:
-		return mf_cuckoo_add_many(c, hashes, n, result, done, 12);
-	case 8:
-		return mf_cuckoo_add_many(c, hashes, n, result, done, 8);
-	default:
-		return mf_cuckoo_add_many(c, hashes, n, result, done, 16);
-	}
-}
-
 static int mf_cuckoo_add_unique_batch(union memfilter_state *s, const u64 *hashes,
 				      u32 n, unsigned long *result, u32 *done)
 {
@@ -2077,7 +1356,7 @@ const struct memfilter_type_ops memfilter_cuckoo_ops = {
 	.init = mf_cuckoo_init_state,
 	.contains = mf_cuckoo_contains_batch,
 	.contains_key = mf_cuckoo_contains_key,
-	.add = mf_cuckoo_add_batch,
+	.add = memfilter_cuckoo_add_batch,
 	.add_unique = mf_cuckoo_add_unique_batch,
 	.delete = mf_cuckoo_delete_batch,
 	.count = mf_cuckoo_count_batch,
