@@ -14,9 +14,11 @@
  * number of threads on any number of file descriptors; one offline filter
  * must not be modified by two threads at once.
  *
- * Offline filters (mf_offline_*) run the module's own filter code in
- * process memory: images can be built, inspected, queried and merged
- * without /dev/memfilter (Documentation/image-format.rst).
+ * Offline filters (mf_offline_*) run the module's own filter code (core/),
+ * compiled into the library, in process memory: images can be built,
+ * inspected, queried and merged without /dev/memfilter, and an image built
+ * offline loads into the kernel and answers exactly as the offline filter
+ * did, and the reverse (Documentation/image-format.rst).
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -107,8 +109,7 @@ struct mf_api_info {
  *	MF_HASH_XXH64 for XXH64 (the default before XXH3), not with @keyed;
  *	MF_HASH_SIPHASH24 is the same as @keyed
  *
- * Zero-initialise and set what you need. @sz 0 stands for the first
- * version, without @hash_algo.
+ * Zero-initialise and set what you need.
  */
 struct mf_create_opts {
 	size_t sz;
@@ -290,8 +291,7 @@ LIBMEMFILTER_API ssize_t mf_list(int devfd, char ***names);
  * @fd: a filter fd
  * @op: the operation
  * @keys: the keys, back to back
- * @n: number of keys (any number: the library splits it into batches the
- *	kernel accepts)
+ * @n: number of keys, any number (split into batches the kernel accepts)
  * @opts: their layout and the answers
  *
  * mf_add() .. mf_add_uniquev() below are this call with the layout spelled
@@ -311,8 +311,7 @@ LIBMEMFILTER_API ssize_t mf_keys(int fd, enum mf_keys_op op, const void *keys, s
  * @fd: a filter fd
  * @keys: @n keys of @key_size bytes each, back to back
  * @key_size: bytes per key, 1 .. MF_KEY_MAX
- * @n: number of keys (any number: the library splits it into batches the
- *	kernel accepts)
+ * @n: number of keys, any number (split into batches the kernel accepts)
  * @results: optional bitmap of (@n + 63) / 64 words; bit i is set when key
  *	i was added. NULL for none.
  * @done: optional: set to the number of keys processed, @n on success.
@@ -728,12 +727,7 @@ LIBMEMFILTER_API int mf_dump(int fd, void **image, size_t *len);
  */
 LIBMEMFILTER_API int mf_load(int devfd, const void *image, size_t len, const char *name);
 
-/*
- * Offline filters: the kernel module's own filter code (core/), compiled
- * into the library, so images can be built, inspected, queried and merged
- * without /dev/memfilter. An image built offline loads into the kernel
- * and answers exactly as the offline filter did, and the reverse.
- */
+/* Offline filters: see the top of this file. */
 struct mf_offline;
 
 /**
@@ -980,8 +974,7 @@ LIBMEMFILTER_API ssize_t mf_offline_queryv(const struct mf_offline *f, const voi
 					   size_t *done);
 
 /**
- * mf_offline_deletev() - delete variable-size keys from an offline cuckoo
- *	filter
+ * mf_offline_deletev() - mf_offline_delete() for variable-size keys
  * @f: the filter
  * @keys: the keys' bytes, back to back
  * @lens: @n key lengths, each 0 .. MF_KEY_MAX
