@@ -633,7 +633,11 @@ static const struct {
 	{ "past_end", "invalid access to packet" },
 };
 
-TEST_F(bpf, refused_keys)
+/*
+ * 22 object loads, each verified in full: under TCG on a loaded host
+ * (load 7-30) the harness's 30 s default timed out.
+ */
+TEST_F_TIMEOUT(bpf, refused_keys, 300)
 {
 	char prog[64];
 	size_t i, j;
