@@ -505,8 +505,14 @@ ssize_t mf_countv(int fd, const void *keys, const uint32_t *lens, size_t n,
 			     counts, done);
 }
 
-int mf_create_window(int devfd, const struct mf_create_opts *opts,
-		     const struct mf_window_opts *w)
+/*
+ * mf_create_window() (@type MF_TYPE_WINDOW, with @w) and mf_create_grow()
+ * (MF_TYPE_GROW, with @g): @opts and the type's own options encoded into
+ * one CREATE.
+ */
+static int mf_create_typed(int devfd, const struct mf_create_opts *opts, int type,
+			   const struct mf_window_opts *w,
+			   const struct mf_grow_opts *g)
 {
 	struct memfilter_create c = { .size = sizeof(c) };
 	int ret;
@@ -515,8 +521,15 @@ int mf_create_window(int devfd, const struct mf_create_opts *opts,
 		return -EINVAL;
 	ret = libmf_encode_create(&c, opts);
 	if (!ret)
-		ret = libmf_encode_window(&c, w);
+		ret = type == MF_TYPE_WINDOW ? libmf_encode_window(&c, w) :
+					       libmf_encode_grow(&c, g);
 	return mf_create_req(devfd, &c, ret);
+}
+
+int mf_create_window(int devfd, const struct mf_create_opts *opts,
+		     const struct mf_window_opts *w)
+{
+	return mf_create_typed(devfd, opts, MF_TYPE_WINDOW, w, NULL);
 }
 
 int libmf_encode_window(struct memfilter_create *c,
@@ -563,15 +576,7 @@ int libmf_encode_grow(struct memfilter_create *c, const struct mf_grow_opts *g)
 int mf_create_grow(int devfd, const struct mf_create_opts *opts,
 		   const struct mf_grow_opts *g)
 {
-	struct memfilter_create c = { .size = sizeof(c) };
-	int ret;
-
-	if (!opts)
-		return -EINVAL;
-	ret = libmf_encode_create(&c, opts);
-	if (!ret)
-		ret = libmf_encode_grow(&c, g);
-	return mf_create_req(devfd, &c, ret);
+	return mf_create_typed(devfd, opts, MF_TYPE_GROW, NULL, g);
 }
 
 int libmf_decode_grow_info(const struct memfilter_info *i,

@@ -13,11 +13,13 @@
  *
  * Copyright (C) 2026 The memfilter authors.
  */
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "filter_type.h"
 #include "image.h"
@@ -471,6 +473,35 @@ TEST(enospc_at_max)
 	EXPECT_EQ(0, done);
 	free(keys);
 	mf_offline_free(f);
+}
+
+/*
+ * mf_create_grow() and mf_create_window() (one helper in the library):
+ * each encodes its own type's options and refuses the other type's, all
+ * before the ioctl, which /dev/null answers with ENOTTY.
+ */
+TEST(create_typed_args)
+{
+	MF_OPTS(mf_create_opts, grow, .type = MF_TYPE_GROW, .capacity = 100,
+		.fpr = 0.01);
+	MF_OPTS(mf_create_opts, win, .type = MF_TYPE_WINDOW, .capacity = 100,
+		.fpr = 0.01);
+	MF_OPTS(mf_grow_opts, g, .max_subs = 4);
+	MF_OPTS(mf_window_opts, w, .generations = 4);
+	struct mf_grow_opts gbad = { .sz = 1 };
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EINVAL, mf_create_grow(fd, NULL, &g));
+	EXPECT_EQ(-EINVAL, mf_create_grow(fd, &win, NULL));
+	EXPECT_EQ(-EINVAL, mf_create_grow(fd, &grow, &gbad));
+	EXPECT_EQ(-EINVAL, mf_create_window(fd, NULL, &w));
+	EXPECT_EQ(-EINVAL, mf_create_window(fd, &grow, &w));
+	EXPECT_EQ(-EINVAL, mf_create_window(fd, &win, NULL));
+	EXPECT_EQ(-ENOTTY, mf_create_grow(fd, &grow, &g));
+	EXPECT_EQ(-ENOTTY, mf_create_grow(fd, &grow, NULL));
+	EXPECT_EQ(-ENOTTY, mf_create_window(fd, &win, &w));
+	close(fd);
 }
 
 /* Images carry every sub-filter; a loaded filter answers alike and grows on. */
