@@ -25,14 +25,10 @@
 
 #include "libmemfilter.h"
 #include "kselftest_harness.h"
+#include "memfilter_utils.h"
 
 #define SEED	0x5eed
 #define ABSENT	(1ULL << 40)
-
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
 
 static uint64_t *keys_from(uint64_t first, size_t n)
 {
@@ -58,7 +54,7 @@ FIXTURE(g) {
 
 FIXTURE_SETUP(g)
 {
-	self->dev = open("/dev/memfilter", O_RDWR | O_CLOEXEC);
+	self->dev = dev_open();
 	ASSERT_LE(0, self->dev);
 }
 
@@ -283,19 +279,6 @@ TEST_F(g, images)
 	free(keys);
 }
 
-/* memfilterctl's growing filters, when the guest has the tool. */
-static int ctl(const char *args)
-{
-	char cmd[512];
-	int st;
-
-	snprintf(cmd, sizeof(cmd),
-		 "PATH=/memfilter/bin:$PATH memfilterctl %s >/dev/null 2>&1",
-		 args);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static int ctl_info_has(const char *name, const char *pattern)
 {
 	char cmd[512];
@@ -311,20 +294,20 @@ TEST(memfilterctl)
 	if (system("PATH=/memfilter/bin:$PATH command -v memfilterctl >/dev/null 2>&1"))
 		SKIP(return, "no memfilterctl here");
 	ASSERT_EQ(0, system("seq 1 700 | sed 's/^/k/' >/tmp/grow-keys"));
-	ASSERT_EQ(0, ctl("create selftest.grow --grow -c 100 --grow-max 3 --seed 1"));
-	EXPECT_EQ(2, ctl("create selftest.bad --grow -c 100 -b 10"));
-	EXPECT_EQ(2, ctl("create selftest.bad --grow -c 100 --grow-ratio 1"));
-	EXPECT_EQ(2, ctl("create selftest.bad --grow --window 1h -c 100"));
+	ASSERT_EQ(0, ctl_status("create selftest.grow --grow -c 100 --grow-max 3 --seed 1"));
+	EXPECT_EQ(2, ctl_status("create selftest.bad --grow -c 100 -b 10"));
+	EXPECT_EQ(2, ctl_status("create selftest.bad --grow -c 100 --grow-ratio 1"));
+	EXPECT_EQ(2, ctl_status("create selftest.bad --grow --window 1h -c 100"));
 	/* 100 + 200 + 400 keys: all fit, in three sub-filters. */
-	EXPECT_EQ(0, ctl("add selftest.grow /tmp/grow-keys"));
+	EXPECT_EQ(0, ctl_status("add selftest.grow /tmp/grow-keys"));
 	EXPECT_EQ(0, ctl_info_has("selftest.grow", "^type: *grow"));
 	EXPECT_EQ(0, ctl_info_has("selftest.grow", "^sub-filters: *3 of at most 3"));
 	EXPECT_EQ(0, ctl_info_has("selftest.grow", "sub-filter 2 *400 / 400 keys"));
-	EXPECT_EQ(0, ctl("query selftest.grow /tmp/grow-keys"));
+	EXPECT_EQ(0, ctl_status("query selftest.grow /tmp/grow-keys"));
 	/* The 701st does not fit: an error, and nothing lost. */
-	EXPECT_NE(0, ctl("add selftest.grow --key one-more"));
-	EXPECT_EQ(0, ctl("query selftest.grow /tmp/grow-keys"));
-	EXPECT_EQ(0, ctl("rm selftest.grow"));
+	EXPECT_NE(0, ctl_status("add selftest.grow --key one-more"));
+	EXPECT_EQ(0, ctl_status("query selftest.grow /tmp/grow-keys"));
+	EXPECT_EQ(0, ctl_status("rm selftest.grow"));
 	unlink("/tmp/grow-keys");
 }
 

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -38,6 +39,22 @@ static inline int xioctl(int fd, unsigned long cmd, void *arg)
 static inline int dev_open(void)
 {
 	return open(MF_DEV, O_RDWR | O_CLOEXEC);
+}
+
+/*
+ * memfilterctl @args (the guest's copy first on PATH), its output thrown
+ * away: its exit status, or -1 if it did not exit.
+ */
+static inline int ctl_status(const char *args)
+{
+	char cmd[512];
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "PATH=/memfilter/bin:$PATH memfilterctl %s >/dev/null 2>&1",
+		 args);
+	st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 /* MEMFILTER_IOC_CREATE with every parameter: the new fd or -errno. */

@@ -24,13 +24,9 @@
 
 #include "libmemfilter.h"
 #include "kselftest_harness.h"
+#include "memfilter_utils.h"
 
 #define NKEYS	1000
-
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
 
 static int window(int dev, __u32 gens, __u64 cap, __u64 period_ms,
 		  __u32 wflags)
@@ -47,8 +43,8 @@ static int window(int dev, __u32 gens, __u64 cap, __u64 period_ms,
 }
 
 /* A batch command over keys base..base+n-1 (8 bytes each). */
-static int keys_op(int fd, unsigned long cmd, __u64 base, __u32 n,
-		   __u64 *results, __u32 *out_count)
+static int range_op(int fd, unsigned long cmd, __u64 base, __u32 n,
+		    __u64 *results, __u32 *out_count)
 {
 	__u64 *keys = malloc(n * sizeof(*keys));
 	struct memfilter_keys k = {
@@ -71,7 +67,7 @@ static __u32 present(int fd, __u64 base, __u32 n)
 {
 	__u32 count = ~0U;
 
-	if (keys_op(fd, MEMFILTER_IOC_QUERY, base, n, NULL, &count))
+	if (range_op(fd, MEMFILTER_IOC_QUERY, base, n, NULL, &count))
 		return ~0U;
 	return count;
 }
@@ -100,7 +96,7 @@ FIXTURE(dev) {
 
 FIXTURE_SETUP(dev)
 {
-	self->dev = open("/dev/memfilter", O_RDWR | O_CLOEXEC);
+	self->dev = dev_open();
 	ASSERT_LE(0, self->dev);
 }
 
@@ -138,8 +134,8 @@ TEST_F(dev, explicit_rotations)
 		int fd = window(self->dev, gens, NKEYS, 0, 0);
 
 		ASSERT_LE(0, fd);
-		ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, 0, NKEYS, NULL,
-				     NULL));
+		ASSERT_EQ(0, range_op(fd, MEMFILTER_IOC_ADD, 0, NKEYS, NULL,
+				      NULL));
 		for (__u32 r = 1; r < gens; r++) {
 			ASSERT_EQ(0, rotate(fd));
 			ASSERT_EQ(NKEYS, present(fd, 0, NKEYS));
@@ -157,15 +153,15 @@ static void check_test_and_add(struct __test_metadata *_metadata, int fd)
 	__u32 count, absent = 0;
 
 	/* Keys 0..NKEYS-1 new, then NKEYS..2*NKEYS-1 ... */
-	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_TEST_AND_ADD, 0, NKEYS, res,
-			     &count));
+	ASSERT_EQ(0, range_op(fd, MEMFILTER_IOC_TEST_AND_ADD, 0, NKEYS, res,
+			      &count));
 	for (__u32 i = 0; i < NKEYS; i++)
 		absent += !((res[i / 64] >> (i % 64)) & 1);
 	EXPECT_EQ(NKEYS - count, absent);
 	EXPECT_GE(absent, NKEYS - 10);
 	/* ... half of them again, with NKEYS / 2 new ones. */
-	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_TEST_AND_ADD, NKEYS / 2, NKEYS,
-			     res, &count));
+	ASSERT_EQ(0, range_op(fd, MEMFILTER_IOC_TEST_AND_ADD, NKEYS / 2, NKEYS,
+			      res, &count));
 	for (__u32 i = 0; i < NKEYS / 2; i++)
 		ASSERT_TRUE((res[i / 64] >> (i % 64)) & 1);
 	EXPECT_LE(NKEYS / 2, count);
@@ -195,13 +191,13 @@ TEST_F(dev, test_and_add)
 	c.fingerprint_bits = 12;
 	c.out_fd = 0;
 	ASSERT_EQ(0, xioctl(self->dev, MEMFILTER_IOC_CREATE, &c));
-	EXPECT_EQ(-EOPNOTSUPP, keys_op(c.out_fd, MEMFILTER_IOC_TEST_AND_ADD, 0,
-				       10, NULL, NULL));
+	EXPECT_EQ(-EOPNOTSUPP, range_op(c.out_fd, MEMFILTER_IOC_TEST_AND_ADD, 0,
+					10, NULL, NULL));
 	close(c.out_fd);
 }
 
-static int info(int fd, struct memfilter_info *in,
-		struct memfilter_generation *gens, __u32 ngens)
+static int info_gens(int fd, struct memfilter_info *in,
+		     struct memfilter_generation *gens, __u32 ngens)
 {
 	memset(in, 0, sizeof(*in));
 	in->size = sizeof(*in);
@@ -218,7 +214,7 @@ TEST_F(dev, info_and_rotate_by_count)
 			MEMFILTER_WINDOW_ROTATE_BY_COUNT);
 
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, info(fd, &in, g, 16));
+	ASSERT_EQ(0, info_gens(fd, &in, g, 16));
 	EXPECT_EQ(MEMFILTER_TYPE_WINDOW, in.type);
 	EXPECT_EQ(4, in.generations);
 	EXPECT_EQ(4, in.gens_count);
@@ -226,8 +222,8 @@ TEST_F(dev, info_and_rotate_by_count)
 	EXPECT_EQ(MEMFILTER_WINDOW_ROTATE_BY_COUNT, in.window_flags);
 	EXPECT_EQ(NKEYS, in.capacity);
 
-	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, 0, NKEYS - 1, NULL, NULL));
-	ASSERT_EQ(0, info(fd, &in, g, 2));
+	ASSERT_EQ(0, range_op(fd, MEMFILTER_IOC_ADD, 0, NKEYS - 1, NULL, NULL));
+	ASSERT_EQ(0, info_gens(fd, &in, g, 2));
 	EXPECT_EQ(0, in.current_gen);
 	EXPECT_EQ(NKEYS - 1, g[0].keys);
 	EXPECT_LT(0, g[0].fill);
@@ -238,9 +234,9 @@ TEST_F(dev, info_and_rotate_by_count)
 	 * (60 s) only ends a broken run; a loaded host delays the work
 	 * item by seconds, so a tight bound would make the test flaky.
 	 */
-	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, NKEYS, 1, NULL, NULL));
+	ASSERT_EQ(0, range_op(fd, MEMFILTER_IOC_ADD, NKEYS, 1, NULL, NULL));
 	for (int i = 0; i < 6000; i++) {
-		ASSERT_EQ(0, info(fd, &in, NULL, 0));
+		ASSERT_EQ(0, info_gens(fd, &in, NULL, 0));
 		if (in.current_gen == 1)
 			break;
 		usleep(10000);
@@ -248,7 +244,7 @@ TEST_F(dev, info_and_rotate_by_count)
 	EXPECT_EQ(1, in.current_gen);
 	EXPECT_EQ(NKEYS, in.keys);
 	EXPECT_EQ(0, rotate(fd));
-	ASSERT_EQ(0, info(fd, &in, g, 16));
+	ASSERT_EQ(0, info_gens(fd, &in, g, 16));
 	EXPECT_EQ(2, in.current_gen);
 	EXPECT_EQ(NKEYS, g[0].keys);
 	EXPECT_GE(g[0].age_ms, g[2].age_ms);
@@ -274,10 +270,10 @@ static void check_count_exact(struct __test_metadata *_metadata, int dev,
 
 	ASSERT_LE(0, fd);
 	for (__u32 i = 0; i < nadds; i++) {
-		ASSERT_EQ(0, keys_op(fd, cmd, base, adds[i], res, NULL));
+		ASSERT_EQ(0, range_op(fd, cmd, base, adds[i], res, NULL));
 		base += adds[i];
 	}
-	ASSERT_EQ(0, info(fd, &in, g, 4));
+	ASSERT_EQ(0, info_gens(fd, &in, g, 4));
 	EXPECT_EQ(cur, in.current_gen);
 	EXPECT_EQ(base, in.keys);
 	EXPECT_EQ(0, in.status & MEMFILTER_STATUS_OVERFILL);
@@ -310,7 +306,7 @@ TEST_F(dev, period_timer)
 	int fd = window(self->dev, 2, NKEYS, 50, 0);
 
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, 0, NKEYS, NULL, NULL));
+	ASSERT_EQ(0, range_op(fd, MEMFILTER_IOC_ADD, 0, NKEYS, NULL, NULL));
 	/*
 	 * Two periods at least; the bound (60 s of sleeps) only ends a
 	 * broken run, as above.
@@ -318,13 +314,13 @@ TEST_F(dev, period_timer)
 	for (int i = 0; i < 6000 && present(fd, 0, NKEYS) > 5; i++)
 		usleep(10000);
 	EXPECT_GE(5, present(fd, 0, NKEYS));
-	ASSERT_EQ(0, info(fd, &in, NULL, 0));
+	ASSERT_EQ(0, info_gens(fd, &in, NULL, 0));
 	EXPECT_EQ(50, in.period_ms);
 	close(fd);
 }
 
 /* The whole image of a filter, read() from offset 0. */
-static unsigned char *dump(int fd, size_t *len)
+static unsigned char *dump_all(int fd, size_t *len)
 {
 	size_t cap = 1 << 20, n = 0;
 	unsigned char *buf = malloc(cap);
@@ -351,18 +347,18 @@ TEST_F(dev, dump_and_load)
 	size_t len;
 
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, 0, NKEYS, NULL, NULL));
+	ASSERT_EQ(0, range_op(fd, MEMFILTER_IOC_ADD, 0, NKEYS, NULL, NULL));
 	ASSERT_EQ(0, rotate(fd));
-	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, NKEYS, NKEYS, NULL, NULL));
+	ASSERT_EQ(0, range_op(fd, MEMFILTER_IOC_ADD, NKEYS, NKEYS, NULL, NULL));
 	ASSERT_EQ(0, rotate(fd));
-	img = dump(fd, &len);
+	img = dump_all(fd, &len);
 	ASSERT_NE(NULL, img);
 	l.image = (__u64)(uintptr_t)img;
 	l.image_len = len;
 	ASSERT_EQ(0, xioctl(self->dev, MEMFILTER_IOC_LOAD, &l));
 	fd2 = l.out_fd;
-	ASSERT_EQ(0, info(fd, &in, g, 4));
-	ASSERT_EQ(0, info(fd2, &in2, g2, 4));
+	ASSERT_EQ(0, info_gens(fd, &in, g, 4));
+	ASSERT_EQ(0, info_gens(fd2, &in2, g2, 4));
 	/* The table memory holds the state section and the generations. */
 	EXPECT_EQ(MEMFILTER_IMAGE_HDR_SIZE + in.bytes, len);
 	EXPECT_LT(MEMFILTER_IMAGE_WINDOW_SIZE, in.bytes);
@@ -436,38 +432,25 @@ TEST_F(dev, libmemfilter)
 	close(fd);
 }
 
-/* memfilterctl's window commands, when the guest has the tool. */
-static int ctl(const char *args)
-{
-	char cmd[512];
-	int st;
-
-	snprintf(cmd, sizeof(cmd),
-		 "PATH=/memfilter/bin:$PATH memfilterctl %s >/dev/null 2>&1",
-		 args);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 TEST(memfilterctl)
 {
 	if (system("PATH=/memfilter/bin:$PATH command -v memfilterctl >/dev/null 2>&1"))
 		SKIP(return, "no memfilterctl here");
-	ASSERT_EQ(0, ctl("create selftest.win --window 1h --generations 3 -c 1000 -b 16"));
-	EXPECT_EQ(2, ctl("create selftest.bad --window 1h --generations 17 -c 10"));
+	ASSERT_EQ(0, ctl_status("create selftest.win --window 1h --generations 3 -c 1000 -b 16"));
+	EXPECT_EQ(2, ctl_status("create selftest.bad --window 1h --generations 17 -c 10"));
 	/* seen: exit 1 when no key was seen before, 0 when one was. */
-	EXPECT_EQ(1, ctl("seen selftest.win --key alpha --key beta"));
-	EXPECT_EQ(0, ctl("seen selftest.win --key alpha --key gamma"));
-	EXPECT_EQ(0, ctl("query selftest.win --key gamma"));
-	ASSERT_EQ(0, ctl("rotate selftest.win"));
-	ASSERT_EQ(0, ctl("rotate selftest.win"));
-	EXPECT_EQ(0, ctl("query selftest.win --key alpha"));
-	ASSERT_EQ(0, ctl("rotate selftest.win"));
-	EXPECT_EQ(1, ctl("query selftest.win --key alpha --key beta --key gamma"));
+	EXPECT_EQ(1, ctl_status("seen selftest.win --key alpha --key beta"));
+	EXPECT_EQ(0, ctl_status("seen selftest.win --key alpha --key gamma"));
+	EXPECT_EQ(0, ctl_status("query selftest.win --key gamma"));
+	ASSERT_EQ(0, ctl_status("rotate selftest.win"));
+	ASSERT_EQ(0, ctl_status("rotate selftest.win"));
+	EXPECT_EQ(0, ctl_status("query selftest.win --key alpha"));
+	ASSERT_EQ(0, ctl_status("rotate selftest.win"));
+	EXPECT_EQ(1, ctl_status("query selftest.win --key alpha --key beta --key gamma"));
 	EXPECT_EQ(0, system("PATH=/memfilter/bin:$PATH memfilterctl info selftest.win | grep -q '^generations: *3 (current 0)'"));
 	/* info --json: the generations, all cleared by the three rotations. */
 	EXPECT_EQ(0, system("PATH=/memfilter/bin:$PATH memfilterctl info --json selftest.win | grep -q '\"generations\":3,\"current_gen\":0,\"period_ms\":1800000,\"rotate_by_count\":false,\"gens\":\\[{\"age_ms\":[0-9]*,\"keys\":0,\"fill\":0},{'"));
-	EXPECT_EQ(0, ctl("rm selftest.win"));
+	EXPECT_EQ(0, ctl_status("rm selftest.win"));
 }
 
 TEST_F(dev, rotate_sizes)
