@@ -601,6 +601,11 @@ $(BUILD)/guest/bin/dedup_io: tests/dedup_io.c $(GUEST_LIB_OBJS) $(LIB_HDRS)
 guest: $(BUILD)/guest/bin/dm_test $(BUILD)/guest/bin/dm_discard_test \
 	$(BUILD)/guest/bin/dm_fs_test $(BUILD)/guest/bin/dedup_io
 
+# What fsync and syncfs returned, for make realworld's crash checks.
+$(BUILD)/guest/bin/sync_probe: tests/sync_probe.c
+	@mkdir -p $(@D)
+	$(CC) $(GUEST_FLAGS) -static -o $@ $<
+
 # --- the image loader's fuzzer (libFuzzer, clang) ----------------------------
 FUZZ_OBJS := $(call lib_objs,$(BUILD)/fuzz) $(BUILD)/fuzz/image_fuzz.o
 

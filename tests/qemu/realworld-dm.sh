@@ -19,15 +19,20 @@
 #   crash   dm flakey / error between the target and its device, switched
 #           in mid-job (when the target has counted half the job's
 #           writes): every write fio was told completed reads back
-#           (fio --verify_only with its saved verify state); ext4's
-#           synced files survive and e2fsck is clean after recovery.
-#           drop_writes (a device that acks writes it drops) is the
-#           control: there the same check must fail.
+#           (fio --verify_only with its saved verify state); every
+#           file ext4 said was durable (its fsync, or a syncfs through
+#           a descriptor opened before, returned 0: tests/sync_probe.c)
+#           reads back and e2fsck is clean after recovery, on the
+#           target and, for reference, without it. drop_writes (a
+#           device that acks writes it drops) is the control: there
+#           the same check must fail.
 #
 # Environment (from vm.sh --env): MF_RW_PARTS (default "fs fio crash"),
 # MF_RW_FS_MIB, MF_RW_TREE_MIB, MF_RW_FIO_MIB, MF_RW_RATIO (0|1),
-# MF_RW_JOBS (fio jobs to run, default all). Data lines start "RW ";
-# the host script turns them into bench/results/realworld.md.
+# MF_RW_JOBS (fio jobs to run, default all), MF_RW_CRASH (crash cases,
+# default all: CRASH_CASES), MF_RW_CRASH_FS=0 (no ext4 crash cases).
+# Data lines start "RW "; the host script turns them into
+# bench/results/realworld.md.
 
 . /memfilter/lib.sh
 export DM_DISABLE_UDEV=1
@@ -355,7 +360,9 @@ part_fio() {
 # --- crash -----------------------------------------------------------------
 
 # The stack: loop (tmpfs) -> rwlow (linear; flakey or error while the
-# fault is on) -> rwcr (memfilter-dedup) -> fio or ext4.
+# fault is on) -> rwcr (memfilter-dedup) -> fio or ext4. STACK=direct
+# leaves the target out (ext4 on rwlow): what the kernel does without us,
+# in the same boot, over the same kind of device.
 lower() { dm suspend rwlow && dm load rwlow --table "$1" && dm resume rwlow; }
 linear() { echo "0 $SECT linear $CLDEV 0"; }
 fault_table() {
@@ -366,26 +373,43 @@ fault_table() {
 	esac
 }
 
+# crash_setup [target|direct]
 crash_setup() {
+	STACK=${1:-target}
 	SECT=$((CR_MIB * 2048))
 	CLDEV=$(mkloop cr $CR_MIB) &&
-		dm create rwlow --table "$(linear)" &&
-		target rwcr /dev/mapper/rwlow $SECT && DEV=$(blk rwcr)
+		dm create rwlow --table "$(linear)" && LOWBLK=$(blk rwlow) ||
+		return 1
+	if [ $STACK = direct ]; then
+		DEV=/dev/mapper/rwlow
+		return 0
+	fi
+	target rwcr /dev/mapper/rwlow $SECT && DEV=$(blk rwcr)
 }
 crash_teardown() {
-	untarget rwcr
+	[ $STACK = direct ] || untarget rwcr
 	dm remove rwlow
 	ldev -d $CLDEV
 	rm -f $T/cr.img
 }
 
-# fault_when PID MODE WRITES TOTAL: once the target has counted WRITES
-# candidates since its last reset (or PID ended), switch the fault on.
-# FAULTED=1 if PID was still running then with fewer than TOTAL counted
-# (a guest with one vCPU may run this loop only after the job is done).
+# progress: W = the target's candidates since its reset or, without the
+# target, 4 KiB blocks written to rwlow since P0 (wsect).
+progress() {
+	if [ $STACK = direct ]; then
+		W=$((($(wsect $LOWBLK) - P0) / 8))
+	else
+		status rwcr
+	fi
+}
+
+# fault_when PID MODE WRITES TOTAL: once WRITES have been counted
+# (progress) or PID ended, switch the fault on. FAULTED=1 if PID was
+# still running then with fewer than TOTAL counted (a guest with one vCPU
+# may run this loop only after the job is done).
 fault_when() {
 	while :; do
-		status rwcr
+		progress
 		[ "$W" -ge "$3" ] && break
 		kill -0 $1 2>/dev/null || break
 		sleep 0.05
@@ -394,6 +418,50 @@ fault_when() {
 	kill -0 $1 2>/dev/null && [ "$W" -lt "$4" ] && FAULTED=1
 	lower "$(fault_table $2)"
 	echo "# fault $2 on after $W of $4 candidate writes (running: $FAULTED)"
+}
+
+# Block-layer completions with an error, from the block_bio_complete
+# tracepoint (when the kernel has tracefs), writes and flushes only
+# (rwbs W or F): TRACE is "err_below=N err_above=M", N the bios rwlow
+# ended with an error (what the fault failed: the target's bios to it,
+# or ext4's without the target) and M those rwcr ended with an error
+# (what its user was told; DM splits a bio into the target's 4 KiB
+# pieces and ends the original once, so M counts ext4's bios, N the
+# pieces). A target that acked failed writes shows N > 0 and M = 0.
+trace_start() {
+	TR=/sys/kernel/tracing
+	[ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
+	EV=$TR/events/block/block_bio_complete
+	[ -f $EV/enable ] || { TR=; return 0; }
+	echo 0 >$TR/tracing_on && echo >$TR/trace &&
+		echo 8192 >$TR/buffer_size_kb &&
+		echo 'error != 0' >$EV/filter && echo 1 >$EV/enable &&
+		echo 1 >$TR/tracing_on || TR=
+}
+trace_stop() {
+	TRACE="err_below=? err_above=?"
+	[ -n "$TR" ] || return 0
+	echo 0 >$TR/tracing_on
+	echo 0 >$EV/enable
+	cat $TR/trace >$T/trace
+	echo >$TR/trace
+	low=$(dm info -c --noheadings -o major,minor rwlow | tr : ,)
+	up=-
+	[ $STACK = direct ] ||
+		up=$(dm info -c --noheadings -o major,minor rwcr | tr : ,)
+	set -- $(awk -v low="$low" -v up="$up" '
+		/block_bio_complete:/ {
+			for (i = 1; i < NF; i++)
+				if ($i == "block_bio_complete:") break
+			if ($(i + 2) !~ /[WF]/) next
+			if ($(i + 1) == low) n++
+			else if ($(i + 1) == up) m++
+		}
+		END { print n + 0, m + 0 }' $T/trace)
+	TRACE="err_below=$1 err_above=$2"
+	[ $STACK != direct ] || TRACE="err_below=$1 err_above=-"
+	! grep -q 'LOST' $T/trace || TRACE="$TRACE trace_lost=1"
+	return 0
 }
 
 # fio's crash check for one fault MODE: pattern A written and verified,
@@ -417,6 +485,7 @@ crash_fio() {
 		{ cat $T/fa $T/fb | head; fail "setup passes"; return 2; }
 	rm -f $T/*verify.state
 	dm message rwcr 0 reset
+	trace_start
 	# Paced (5 ms after every 8 writes) so that the poller runs while
 	# the job does, even on one vCPU; nothing here is timed.
 	/sbin/fio --name=a "$@" --verify_pattern=0xa5a5a5a5 --do_verify=0 \
@@ -427,6 +496,7 @@ crash_fio() {
 	wait $pid
 	frc=$?
 	status rwcr
+	trace_stop
 	lower "$(linear)"
 	set -- $(grep '^3;' $T/fc | cut -d';' -f5,47 | tr ';' ' ')
 	ferr=${1:-?} told=${2:-0}
@@ -446,80 +516,178 @@ crash_fio() {
 	echo "RW crash client=fio mode=$mode faulted=$FAULTED fio_rc=$frc" \
 		"fio_err=$ferr told_kib=$told verify_err=${1:-?}" \
 		"verified_kib=${2:-?} verify_rc=$vrc verify_msgs=$bad" \
-		"state=${state:+saved} $CNT"
+		"state=${state:+saved} $TRACE $CNT"
 	grep -v '^3;' $T/fv | head -4 | sed 's/^/# /'
 	[ "$FAULTED" = 1 ] || { fail "fio finished before the fault"; return 2; }
 	[ $vrc = 0 ] && [ "$bad" = 0 ]
 }
 
-# ext4's: a first half of the tree copied and synced (told completed),
-# the second half being copied when the fault comes; the fault lifted,
-# a mount replays the journal, the first half's files are intact and
-# e2fsck -fn is clean.
+# said PREFIX: from sync_probe's output on stdin, what the call on the
+# first line starting with PREFIX returned: 0, the errno's name, or
+# open-ERRNO when the open failed.
+said() {
+	awk -v p="$1" 'index($0, p) == 1 {
+		$0 = substr($0, length(p) + 1)
+		sub(/^[^:]*: /, "")
+		print $1 == "0" ? "0" : $1 == "open" ? "open-" $3 : $2
+		exit }'
+}
+
+# ext4's, judged by what the file system told its writer. A first half
+# of the tree (/sbin) copied and syncfs'ed before the fault (syncfs
+# returned 0: it must survive). The second half, the whole tree, copied
+# file by file by sync_probe, each file fsync'ed with its directory, and
+# the fault switched on mid-copy; every file whose fsync (and its
+# directory's) returned 0 is durable by the file system's word, and if
+# the syncfs at the end, through a descriptor opened before the copy,
+# returned 0, every file of the copy is. The fault lifted, a mount
+# replays the journal: the first half and every durable file must read
+# back intact, and e2fsck -fn must be clean. Files whose fsync failed
+# need not exist. cp and busybox's `sync -f` cannot judge: cp never sees
+# a writeback error, and busybox ignores syncfs()'s result. Under the
+# fault, also records what a new syncfs, an fsync and `sync -f` say
+# then, and the kernel's log (ext4's journal abort, its shutdown, I/O
+# errors).
 crash_ext4() {
 	mode=$1
 	FS=ext4
 	/sbin/mke2fs -q -F -t ext4 -b 4096 \
 		-E lazy_itable_init=0,lazy_journal_init=0 $DEV && mnt &&
-		mkdir $MNT/tree && cp -a $SRC/sbin $MNT/tree/ && sync || return 2
+		mkdir $MNT/tree && cp -a $SRC/sbin $MNT/tree/ &&
+		sync_probe syncfs $MNT >$T/sync1 || { cat $T/sync1; return 2; }
 	(cd $SRC && find sbin -type f | sort | xargs sha256sum >$T/sums1)
-	dm message rwcr 0 reset
-	# The second half: the whole tree again, then syncfs (sync -f),
-	# which reports the writeback errors sync(2) would not.
-	cp -a $SRC $MNT/tree2 2>/dev/null && sync -f $MNT &
+	(cd $SRC && find . -type f | sort) >$T/list
+	[ $STACK = direct ] || dm message rwcr 0 reset
+	P0=$(wsect $LOWBLK)
+	dmesg -c >/dev/null
+	trace_start
+	if [ $WRITER = cp ]; then
+		# The first finding's writer: cp -a, then busybox's sync -f;
+		# the word is syncfs's through descriptor 7, opened before.
+		exec 7<$MNT
+		cp -a $SRC $MNT/tree2 2>/dev/null && sync -f $MNT &
+	else
+		sync_probe copy $SRC $MNT/tree2 $T/list $T/copylog \
+			>$T/copyout 2>&1 &
+	fi
 	pid=$!
 	fault_when $pid $mode 256 $((FS_MIB * 256))
 	wait $pid
 	crc=$?
+	if [ $WRITER = cp ]; then
+		sync_probe syncfs-fd 7 >$T/copyout 2>&1
+		exec 7<&-
+		: >$T/copylog
+	fi
+	# Still under the fault: a new descriptor's syncfs, an fsync of a
+	# file of the first half, busybox's sync -f.
+	sync_probe syncfs $MNT >$T/after 2>&1
+	sync_probe fsync "$MNT/tree/$(awk 'NR == 1 { print $2 }' $T/sums1)" \
+		>>$T/after 2>&1
+	sync -f $MNT
+	bbrc=$?
+	[ $STACK = direct ] || status rwcr
+	trace_stop
+	dmesg >$T/dmesg
 	umount $MNT 2>/dev/null || umount -l $MNT
 	lower "$(linear)"
 	mnt && umount $MNT
 	mrc=$?
 	/sbin/e2fsck -fn $DEV >$T/fsck 2>&1
 	frc=$?
-	# Told completed: the first half; the second too if syncfs said so.
+	sed 's/^/# /' $T/copyout $T/after
+	held=$(said 'syncfs (' <$T/copyout)
+	new=$(said "syncfs $MNT" <$T/after)
+	fs=$(said "fsync $MNT/tree" <$T/after)
+	# The files the file system said were durable.
+	if [ "$held" = 0 ]; then
+		cp $T/sums $T/sums2
+	else
+		awk 'NR == FNR { if ($1 == "ok") ok["./" $2] = 1; next }
+			($2 in ok)' $T/copylog $T/sums >$T/sums2
+	fi
+	files=$(wc -l <$T/list)
+	durable=$(wc -l <$T/sums2)
 	mount -t ext4 -o ro $DEV $MNT &&
 		(cd $MNT/tree && sha256sum -c $T/sums1 >$T/sumout 2>&1) &&
-		if [ $crc = 0 ]; then
-			(cd $MNT/tree2 && sha256sum -c $T/sums >$T/sumout 2>&1)
+		if [ "$durable" -gt 0 ]; then
+			(cd $MNT/tree2 && sha256sum -c $T/sums2 >>$T/sumout 2>&1)
 		fi
 	src=$?
 	grep -v ': OK$' $T/sumout | head -5 | sed 's/^/# /'
 	umount $MNT 2>/dev/null
-	echo "RW crash client=ext4 mode=$mode faulted=$FAULTED copy_rc=$crc" \
-		"remount_rc=$mrc fsck_rc=$frc synced_files_rc=$src"
+	abort=$(grep -c 'Aborting journal\|Detected aborted journal' $T/dmesg)
+	ro=$(grep -c 'Remounting filesystem read-only' $T/dmesg)
+	ioerr=$(grep -c 'I/O error' $T/dmesg)
+	grep -m 6 'EXT4-fs\|JBD2\|I/O error' $T/dmesg | sed 's/^/# dmesg: /'
+	echo "RW crash client=ext4 writer=$WRITER stack=$STACK mode=$mode" \
+		"faulted=$FAULTED writer_rc=$crc files=$files durable=$durable held_syncfs=$held" \
+		"new_syncfs=$new fsync_after=$fs busybox_sync_f_rc=$bbrc" \
+		"dmesg_abort=$abort dmesg_ro=$ro dmesg_ioerr=$ioerr" \
+		"$TRACE remount_rc=$mrc fsck_rc=$frc" \
+		"durable_files_rc=$src ${CNT:-}"
 	[ $frc = 0 ] || tail -8 $T/fsck | sed 's/^/# /'
 	[ "$FAULTED" = 1 ] || { fail "the copy finished before the fault"; return 2; }
 	[ $mrc = 0 ] && [ $frc = 0 ] && [ $src = 0 ]
 }
 
+# The cases, CLIENT:MODE (MF_RW_CRASH, default all): fio under each fault
+# mode; ext4 under error_writes on the target and (ext4-direct) without
+# it, written by sync_probe (ext4) or by cp -a and busybox's sync -f
+# (ext4cp: the first finding's writer, judged by a syncfs through a
+# descriptor opened before the copy); ext4 under drop_writes, the
+# control: a device that acks writes it drops makes the file system's
+# word false, so the check must fail.
+CRASH_CASES="fio:error fio:error_writes fio:drop_writes ext4:error_writes
+ext4-direct:error_writes ext4cp:error_writes ext4cp-direct:error_writes
+ext4:drop_writes"
+
 part_crash() {
 	echo "TAP version 13"
-	CR_MIB=${MF_RW_CRASH_MIB:-16}
-	for mode in error error_writes drop_writes; do
-		crash_setup || { t_not "crash setup"; continue; }
-		crash_fio $mode
+	cases=${MF_RW_CRASH:-$CRASH_CASES}
+	[ "${MF_RW_CRASH_FS:-1}" = 1 ] || cases=$(echo $cases | tr ' ' '\n' |
+		grep '^fio:')
+	if echo "$cases" | grep -q ext4 && grep -qw ext4 /proc/filesystems &&
+		[ -z "${SRC:-}" ]; then
+		mk_tree || t_not "generate the tree"
+	fi
+	for c in $cases; do
+		client=${c%%:*} mode=${c#*:}
+		case $client in
+		fio)
+			CR_MIB=${MF_RW_CRASH_MIB:-16}
+			crash_setup target || { t_not "crash setup"; continue; }
+			CNT=
+			crash_fio $mode ;;
+		ext4 | ext4-direct | ext4cp | ext4cp-direct)
+			if ! grep -qw ext4 /proc/filesystems || [ -z "${SRC:-}" ]; then
+				echo "RW crash client=$client mode=$mode skipped=no-ext4"
+				continue
+			fi
+			CR_MIB=$FS_MIB
+			stack=target WRITER=sync_probe
+			case $client in *-direct) stack=direct ;; esac
+			case $client in ext4cp*) WRITER=cp ;; esac
+			crash_setup $stack || { t_not "crash setup"; continue; }
+			CNT=
+			crash_ext4 $mode ;;
+		*)
+			t_not "unknown crash case $c"
+			continue ;;
+		esac
 		r=$?
 		crash_teardown
-		case $mode:$r in
-		drop_writes:1) t_ok "fio, drop_writes (a lying device): the check fails, as it must" ;;
-		drop_writes:*) t_not "fio, drop_writes: the check did not fail" ;;
-		*:0) t_ok "fio, $mode mid-job: every completed write reads back" ;;
-		*) t_not "fio, $mode mid-job" ;;
+		case $client:$mode:$r in
+		*:drop_writes:1) t_ok "$client, drop_writes (a lying device): the check fails, as it must" ;;
+		*:drop_writes:*) t_not "$client, drop_writes: the check did not fail" ;;
+		fio:*:0) t_ok "fio, $mode mid-job: every completed write reads back" ;;
+		ext4:*:0) t_ok "ext4, $mode mid-copy: every file fsync said durable is intact, e2fsck clean" ;;
+		ext4cp:*:0) t_ok "ext4, cp -a, $mode mid-copy: intact if syncfs said so, e2fsck clean" ;;
+		*-direct:*:0) t_ok "$client without the target, $mode mid-copy: the same check holds" ;;
+		fio:*) t_not "fio, $mode mid-job" ;;
+		*) t_not "$client, $mode mid-copy" ;;
 		esac
 	done
-	if [ -n "${SRC:-}" ] && grep -qw ext4 /proc/filesystems &&
-		[ "${MF_RW_CRASH_FS:-1}" = 1 ]; then
-		CR_MIB=$FS_MIB
-		for mode in error_writes; do
-			crash_setup || { t_not "crash setup"; continue; }
-			crash_ext4 $mode
-			r=$?
-			crash_teardown
-			[ $r = 0 ] && t_ok "ext4, $mode mid-copy: synced files intact, e2fsck clean" ||
-				t_not "ext4, $mode mid-copy"
-		done
-	fi
 	part_end
 }
 
