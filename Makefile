@@ -161,10 +161,10 @@ $(eval $(call core_rules,$(BUILD)/bench,$(CC),$(BENCH_CFLAGS) $(WARN),))
 define native_test_link
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -O1 -g $(TEST_WARN) $(SAN) \
-		-o $@ $^ -lxxhash
+		-o $@ $(filter-out %.h,$^) -lxxhash
 endef
 
-$(BUILD)/native/%_test: tests/native/%_test.c \
+$(BUILD)/native/%_test: tests/native/%_test.c tests/native/native_utils.h \
 		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(CORE_SRCS)) | $(VERSION_H)
 	$(native_test_link)
 

@@ -18,18 +18,10 @@
 #include "bloom.h"
 #include "filter_type.h"
 #include "kselftest_harness.h"
+#include "native_utils.h"
 
 #define NKEYS		(1u << 20)
 #define NABSENT		(4u << 20)
-
-static u64 mf_test_rng(u64 *s)
-{
-	u64 z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static bool mf_test_have_avx2(void)
 {
@@ -73,16 +65,6 @@ static void mf_test_free(struct memfilter_bloom *b)
 static bool mf_test_bit(const unsigned long *bm, size_t i)
 {
 	return (bm[i / BITS_PER_LONG] >> (i % BITS_PER_LONG)) & 1;
-}
-
-/* Keys 0..n-1 as 8-byte little-endian integers plus @base. */
-static u64 *mf_test_keys(size_t n, u64 base)
-{
-	u64 *keys = malloc(n * sizeof(*keys));
-
-	for (size_t i = 0; i < n; i++)
-		keys[i] = htole64(base + i);
-	return keys;
 }
 
 TEST(no_false_negatives)
@@ -192,7 +174,7 @@ static size_t mf_test_adversarial(u64 *h, size_t max, u64 *rng)
 		h[n++] = ~(1ULL << i);
 	}
 	while (n < max) {
-		u64 r = mf_test_rng(rng);
+		u64 r = mf_test_rand(rng);
 
 		switch (n % 4) {
 		case 0:
@@ -231,7 +213,7 @@ TEST(simd_matches_scalar)
 					mf_test_adversarial(h, n, &rng);
 				else
 					for (size_t i = 0; i < n; i++)
-						h[i] = mf_test_rng(&rng);
+						h[i] = mf_test_rand(&rng);
 				memfilter_bloom_add_hashes_scalar(s, h, n / 2);
 				for (size_t i = 0; i < n / 2; i += 200)
 					memfilter_bloom_add_hashes_avx2(v, h + i,
@@ -292,7 +274,7 @@ TEST(scalar_batch_counts)
 	u64 rng = 7, h[512];
 
 	for (size_t i = 0; i < ARRAY_SIZE(h); i++)
-		h[i] = mf_test_rng(&rng);
+		h[i] = mf_test_rand(&rng);
 	for (u32 k = 1; k <= MEMFILTER_BLOOM_MAX_K; k++) {
 		struct memfilter_bloom *b = mf_test_new(97, k);
 		struct memfilter_bloom *t = mf_test_new(97, k);
@@ -344,7 +326,7 @@ TEST(window)
 	u64 rng = 4;
 
 	for (int i = 0; i < 4096; i++) {
-		u64 h = mf_test_rng(&rng);
+		u64 h = mf_test_rand(&rng);
 
 		for (u32 k = 1; k <= MEMFILTER_BLOOM_MAX_K; k++) {
 			unsigned int s = memfilter_bloom_start(h), want = 0;
@@ -382,7 +364,7 @@ TEST(single_key_exact_window)
 	u64 rng = 5, pat[MEMFILTER_BLOOM_BLOCK_WORDS];
 
 	for (int i = 0; i < 2048; i++) {
-		u64 h = mf_test_rng(&rng);
+		u64 h = mf_test_rand(&rng);
 
 		for (u32 k = 0; k <= MEMFILTER_BLOOM_MAX_K + 1; k++) {
 			u32 kk = k && k <= MEMFILTER_BLOOM_MAX_K ? k : MEMFILTER_BLOOM_MAX_K;
@@ -436,7 +418,7 @@ TEST(exclusive_matches_concurrent)
 					mf_test_adversarial(h, n, &rng);
 				else
 					for (size_t i = 0; i < n; i++)
-						h[i] = mf_test_rng(&rng);
+						h[i] = mf_test_rand(&rng);
 				/* First half: concurrent-safe everywhere. */
 				memfilter_bloom_add_hashes_scalar(c, h, n / 2);
 				memfilter_bloom_add_hashes_scalar(x1, h, n / 2);
@@ -508,7 +490,7 @@ TEST(key_batches)
 	u64 rng = 6;
 
 	for (size_t i = 0; i < 2 * maxn * 40 + 1; i++)
-		keys[i] = mf_test_rng(&rng);
+		keys[i] = mf_test_rand(&rng);
 	for (int algo = 0; algo < 2; algo++) {
 		for (size_t l = 0; l < ARRAY_SIZE(lens); l++) {
 			for (size_t c = 0; c < ARRAY_SIZE(counts); c++) {
@@ -700,7 +682,7 @@ TEST(stats)
 	EXPECT_EQ(0, memfilter_bloom_popcount(b));
 	EXPECT_EQ(0, memfilter_bloom_est_fpr_ppb(b));
 	for (int i = 0; i < 70; i++)
-		h[i] = mf_test_rng(&rng);
+		h[i] = mf_test_rand(&rng);
 	memfilter_bloom_add_hashes(b, h, 1);
 	EXPECT_EQ(6, memfilter_bloom_popcount(b));
 	memset(bm, 0xff, sizeof(bm));
@@ -840,8 +822,8 @@ TEST(locked_matches_atomic)
 		mf_test_attach(bs);
 		for (int round = 0; round < 20; round++) {
 			for (size_t i = 0; i < n; i++)
-				h[i] = i && mf_test_rng(&rng) % 8 == 0 ?
-				       h[mf_test_rng(&rng) % i] : mf_test_rng(&rng);
+				h[i] = i && mf_test_rand(&rng) % 8 == 0 ?
+				       h[mf_test_rand(&rng) % i] : mf_test_rand(&rng);
 			memset(got, 0xa5, sizeof(got));
 			memset(got_s, 0x5a, sizeof(got_s));
 			if (round % 2) {
@@ -862,7 +844,7 @@ TEST(locked_matches_atomic)
 		}
 		/* Single keys, present and new. */
 		for (int i = 0; i < 500; i++) {
-			u64 x = i % 3 ? mf_test_rng(&rng) : h[i % n];
+			u64 x = i % 3 ? mf_test_rand(&rng) : h[i % n];
 
 			memfilter_bloom_add_hash(ref, x);
 			memfilter_bloom_add_hash_locked(b, x);
@@ -912,7 +894,7 @@ static void *mf_locked_insert(void *p)
 		break;
 	default:
 		for (i = 0; i < MF_CONC_KEYS; i += m) {
-			m = min(MF_CONC_KEYS - i, 1 + mf_test_rng(&rng) % 300);
+			m = min(MF_CONC_KEYS - i, 1 + mf_test_rand(&rng) % 300);
 			memfilter_bloom_test_and_add_hashes_locked(a->b, h + i, m, res);
 		}
 		break;
@@ -978,7 +960,7 @@ TEST(contains_key_op)
 				u64 h;
 
 				for (size_t j = 0; j < len; j++)
-					key[j] = mf_test_rng(&rng);
+					key[j] = mf_test_rand(&rng);
 				h = memfilter_key_hash(ops, &st, key, len);
 				/* Bloom: every other key through the key call. */
 				if (add && types[t] == MEMFILTER_TYPE_BLOOM && i % 2)
@@ -1053,11 +1035,11 @@ TEST(single_test_and_add_matches_batch)
 				}
 				/* A quarter of the keys repeat an earlier one. */
 				for (size_t i = 0; i < 1500; i++) {
-					if (i && !(mf_test_rng(&rng) & 3))
-						memcpy(keys[i], keys[mf_test_rng(&rng) % i], len);
+					if (i && !(mf_test_rand(&rng) & 3))
+						memcpy(keys[i], keys[mf_test_rand(&rng) % i], len);
 					else
 						for (size_t j = 0; j < len; j++)
-							keys[i][j] = mf_test_rng(&rng);
+							keys[i][j] = mf_test_rand(&rng);
 					h[i] = memfilter_key_hash(ops, &batch, keys[i], len);
 				}
 				memset(bm, 0, sizeof(bm));

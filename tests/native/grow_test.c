@@ -25,21 +25,12 @@
 #include "image.h"
 #include "kselftest_harness.h"
 #include "libmemfilter.h"
+#include "native_utils.h"
 
 #define HDR	MEMFILTER_IMAGE_HDR_SIZE
 #define SEED	0x5eed
 /* Absent keys live far from the present ones. */
 #define ABSENT	(1ULL << 40)
-
-/* A reproducible stream of numbers (splitmix64). */
-static u64 mf_test_rand(u64 *s)
-{
-	u64 z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static struct mf_offline *mf_test_grow(u64 capacity, double fpr,
 				       unsigned int max_subs,
@@ -54,15 +45,6 @@ static struct mf_offline *mf_test_grow(u64 capacity, double fpr,
 	if (mf_offline_create_grow(&o, &g, &f))
 		return NULL;
 	return f;
-}
-
-static u64 *mf_test_keys(u64 first, size_t n)
-{
-	u64 *k = malloc(n * sizeof(*k));
-
-	for (size_t i = 0; i < n; i++)
-		k[i] = first + i;
-	return k;
 }
 
 TEST(params)
@@ -176,7 +158,7 @@ TEST(grows_exactly)
 	struct memfilter_bloom subs[4];
 	struct memfilter_grow_params p;
 	struct mf_offline *f = mf_test_grow(1000, 0.01, 0, 0, 0);
-	u64 *keys = mf_test_keys(0, n), *absent = mf_test_keys(ABSENT, nabsent);
+	u64 *keys = mf_test_keys(n, 0), *absent = mf_test_keys(nabsent, ABSENT);
 	u64 *res = calloc((nabsent + 63) / 64, 8), hits, want = 0, at = 0;
 	struct mf_info info;
 	size_t done;
@@ -458,7 +440,7 @@ TEST(enospc_at_max)
 {
 	MF_OPTS(mf_grow_info, gi);
 	struct mf_offline *f = mf_test_grow(100, 0.01, 2, 2, 0.5);
-	u64 *keys = mf_test_keys(0, 400), res[7] = { 0 };
+	u64 *keys = mf_test_keys(400, 0), res[7] = { 0 };
 	size_t done = 0;
 
 	ASSERT_NE(NULL, f);
@@ -510,7 +492,7 @@ TEST(image_round_trip)
 	const size_t n = 5000, nabsent = 200000;
 	MF_OPTS(mf_grow_info, gi);
 	struct mf_offline *f = mf_test_grow(500, 0.001, 0, 3, 0.25), *g;
-	u64 *keys = mf_test_keys(0, n + 20000), *absent = mf_test_keys(ABSENT, nabsent);
+	u64 *keys = mf_test_keys(n + 20000, 0), *absent = mf_test_keys(nabsent, ABSENT);
 	u64 *r1 = calloc((nabsent + 63) / 64, 8), *r2 = calloc((nabsent + 63) / 64, 8);
 	void *img;
 	size_t len;
@@ -567,7 +549,7 @@ TEST(image_fields)
 	struct mf_offline *f = mf_test_grow(100, 0.01, 4, 2, 0.5), *g;
 	struct memfilter_image_header *h;
 	struct memfilter_image_grow *sec;
-	u64 *keys = mf_test_keys(0, 250), stash;
+	u64 *keys = mf_test_keys(250, 0), stash;
 	u8 *img, *bad;
 	size_t len;
 	const char *why;

@@ -16,6 +16,7 @@
 
 #include "kselftest_harness.h"
 #include "libmemfilter.h"
+#include "native_utils.h"
 
 #define SEED	0x5eed
 #define CAP	1000
@@ -33,16 +34,6 @@ static struct mf_offline *mf_test_window(unsigned int gens, bool by_count)
 	return f;
 }
 
-/* Keys @first .. @first + @n - 1. */
-static uint64_t *mf_test_keys(uint64_t first, size_t n)
-{
-	uint64_t *k = malloc(n * sizeof(*k));
-
-	for (size_t i = 0; i < n; i++)
-		k[i] = first + i;
-	return k;
-}
-
 static struct mf_window_info mf_test_info(struct mf_offline *f)
 {
 	MF_OPTS(mf_window_info, wi);
@@ -58,7 +49,7 @@ TEST(keys_live_g_minus_1_rotations)
 
 	for (gens = 2; gens <= 16; gens += 7) {
 		struct mf_offline *f = mf_test_window(gens, false);
-		uint64_t *keys = mf_test_keys(1, CAP);
+		uint64_t *keys = mf_test_keys(CAP, 1);
 		struct mf_window_info wi;
 		struct mf_info info;
 
@@ -107,7 +98,7 @@ TEST(expired_keys_exact_false_positives)
 	const unsigned int gens = 3;
 	struct mf_offline *f = mf_test_window(gens, false);
 	struct mf_offline *live = mf_test_window(gens, false);
-	uint64_t *old = mf_test_keys(1, CAP), *cur = mf_test_keys(1 << 20, CAP);
+	uint64_t *old = mf_test_keys(CAP, 1), *cur = mf_test_keys(CAP, 1 << 20);
 	uint64_t res[(CAP + 63) / 64], want[(CAP + 63) / 64];
 	ssize_t fp;
 	unsigned int r;
@@ -139,7 +130,7 @@ TEST(expired_keys_exact_false_positives)
 TEST(rotate_by_count_exact)
 {
 	struct mf_offline *f = mf_test_window(4, true);
-	uint64_t *keys = mf_test_keys(1, 5 * CAP / 2);
+	uint64_t *keys = mf_test_keys(5 * CAP / 2, 1);
 	struct mf_window_info wi;
 
 	ASSERT_NE(NULL, f);
@@ -175,7 +166,7 @@ TEST(rotate_by_count_expires)
 {
 	struct mf_offline *f = mf_test_window(2, true);
 	struct mf_offline *live = mf_test_window(2, false);
-	uint64_t *keys = mf_test_keys(1, 3 * CAP);
+	uint64_t *keys = mf_test_keys(3 * CAP, 1);
 	uint64_t res[(2 * CAP + 63) / 64], want[(2 * CAP + 63) / 64];
 	struct mf_window_info wi;
 	ssize_t fp;
@@ -203,7 +194,7 @@ TEST(rotate_by_count_expires)
 TEST(image_round_trip)
 {
 	struct mf_offline *f = mf_test_window(4, true), *g;
-	uint64_t *keys = mf_test_keys(1, 3 * CAP / 2);
+	uint64_t *keys = mf_test_keys(3 * CAP / 2, 1);
 	struct mf_window_info a, b;
 	void *img, *img2;
 	size_t len, len2;

@@ -17,19 +17,11 @@
 
 #include "filter_type.h"
 #include "kselftest_harness.h"
+#include "native_utils.h"
 
 /* Keys per round of a run; the rounds between rotations or attachments. */
 #define MF_SK_KEYS	600
 #define MF_SK_ROUNDS	8
-
-static u64 mf_sk_rng(u64 *s)
-{
-	u64 z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 /* A filter on its own table memory, and every part attached to it. */
 struct mf_sk_filter {
@@ -101,14 +93,14 @@ static bool mf_sk_room(struct mf_sk_filter *f, u64 now)
 /* Key i of a run: @len bytes, a quarter of them repeats of earlier keys. */
 static void mf_sk_key(u8 *key, u32 len, u64 *rng, u8 (*seen)[40], u32 i)
 {
-	u64 r = mf_sk_rng(rng);
+	u64 r = mf_test_rand(rng);
 
 	if (i > 8 && r % 4 == 0) {
 		memcpy(key, seen[(r >> 8) % i], len);
 		return;
 	}
 	for (u32 j = 0; j < len; j++)
-		key[j] = mf_sk_rng(rng);
+		key[j] = mf_test_rand(rng);
 }
 
 /* Bit @i of a result bitmap. */

@@ -21,6 +21,7 @@
 #include "image.h"
 #include "window.h"
 #include "kselftest_harness.h"
+#include "native_utils.h"
 
 #define NKEYS		(1u << 20)
 #define NABSENT		(4u << 20)
@@ -60,16 +61,6 @@ static u64 mf_test_popcount(const unsigned long *bm, size_t n)
 	for (size_t i = 0; i < DIV_ROUND_UP(n, BITS_PER_LONG); i++)
 		sum += hweight64(bm[i]);
 	return sum;
-}
-
-/* Keys base..base+n-1 as 8-byte little-endian integers. */
-static u64 *mf_test_keys(size_t n, u64 base)
-{
-	u64 *keys = malloc(n * sizeof(*keys));
-
-	for (size_t i = 0; i < n; i++)
-		keys[i] = htole64(base + i);
-	return keys;
 }
 
 static u64 mf_test_hashes_one(const struct memfilter_window *w, u64 id)
