@@ -187,7 +187,7 @@ if [ -n "$MUTANT" ]; then
 	log=$R/vm-realworld-dm-mutant-$MUTANT.log
 	grep '^RW crash\|ok [0-9]* \(fio\|ext4\)' "$log"
 	# Killed: a fault mode other than the control failed its check.
-	if grep -E '^not ok [0-9]+ (fio|ext4[a-z-]*), (error|error_writes) ' \
+	if grep -E '^not ok [0-9]+ (fio|ext4[a-z-]*), error(_writes|_reads)? ' \
 		"$log"; then
 		echo "mutant $MUTANT: killed"
 		exit 0

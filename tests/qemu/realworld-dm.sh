@@ -369,6 +369,7 @@ fault_table() {
 	case $1 in
 	error) echo "0 $SECT error" ;;
 	error_writes) echo "0 $SECT flakey $CLDEV 0 0 1 1 error_writes" ;;
+	error_reads) echo "0 $SECT flakey $CLDEV 0 0 1 1 error_reads" ;;
 	drop_writes) echo "0 $SECT flakey $CLDEV 0 0 1 1 drop_writes" ;;
 	esac
 }
@@ -632,13 +633,16 @@ crash_ext4() {
 }
 
 # The cases, CLIENT:MODE (MF_RW_CRASH, default all): fio under each fault
-# mode; ext4 under error_writes on the target and (ext4-direct) without
+# mode (error_reads: only reads fail, so every verify read fails and the
+# target must write each block, while fio's writes go on; a write acked
+# unverified is then missing); ext4 under error_writes on the target and (ext4-direct) without
 # it, written by sync_probe (ext4) or by cp -a and busybox's sync -f
 # (ext4cp: the first finding's writer, judged by a syncfs through a
 # descriptor opened before the copy); ext4 under drop_writes, the
 # control: a device that acks writes it drops makes the file system's
 # word false, so the check must fail.
-CRASH_CASES="fio:error fio:error_writes fio:drop_writes ext4:error_writes
+CRASH_CASES="fio:error fio:error_writes fio:error_reads fio:drop_writes
+ext4:error_writes
 ext4-direct:error_writes ext4cp:error_writes ext4cp-direct:error_writes
 ext4:drop_writes"
 
