@@ -38,6 +38,7 @@ __m256i _mm256_cvtepu8_epi32(__m128i a);
 __m128i _mm_cvtsi64_si128(long long a);
 __m128i _mm256_extracti128_si256(__m256i a, const int i);
 __m256i _mm256_load_si256(const void *p);
+__m256i _mm256_loadu_si256(const void *p);
 int _mm256_movemask_pd(__m256d a);
 __m256i _mm256_mullo_epi32(__m256i a, __m256i b);
 __m256i _mm256_or_si256(__m256i a, __m256i b);
@@ -50,6 +51,7 @@ __m256i _mm256_srli_epi32(__m256i a, int i);
 void _mm256_store_si256(void *p, __m256i a);
 __m256i _mm256_sub_epi32(__m256i a, __m256i b);
 int _mm256_testc_si256(__m256i a, __m256i b);
+int _mm256_testz_si256(__m256i a, __m256i b);
 __m256i _mm256_xor_si256(__m256i a, __m256i b);
 
 #endif /* _MEMFILTER_BLOOM_AVX2_SPARSE_H */
