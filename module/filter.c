@@ -627,8 +627,8 @@ static int mf_filter_sleepable(struct memfilter *f, mf_filter_fn fn,
 			       const u64 *hashes, u32 n, unsigned long *result,
 			       u32 *done)
 {
-	unsigned long *part;
-	u32 d = 0, got, j;
+	unsigned long part;
+	u32 d = 0, got, m, j;
 	int ret;
 
 	might_sleep();
@@ -640,17 +640,19 @@ static int mf_filter_sleepable(struct memfilter *f, mf_filter_fn fn,
 				this_cpu_inc(f->stats->failed);
 			break;
 		}
-		part = bitmap_zalloc(n - d, GFP_KERNEL);
-		if (!part) {
-			ret = -ENOMEM;
-			break;
-		}
-		ret = fn(f, hashes + d, n - d, part, &got);
-		for (j = 0; j < got; j++)
-			if (test_bit(j, part))
-				__set_bit(d + j, result);
-		bitmap_free(part);
-		d += got;
+		/*
+		 * The rest in runs of BITS_PER_LONG keys, each run's answers
+		 * in one word on the stack: nothing to allocate, so no
+		 * -ENOMEM part way but a growing filter's own (make_room()).
+		 */
+		do {
+			part = 0;
+			m = min_t(u32, n - d, BITS_PER_LONG);
+			ret = fn(f, hashes + d, m, &part, &got);
+			for (j = 0; j < got; j++)
+				__assign_bit(d + j, result, part & BIT(j));
+			d += got;
+		} while (!ret && d < n);
 	}
 	*done = d;
 	return ret;

@@ -678,7 +678,17 @@ void fz_keys(struct ctx *c, int p)
 	    k->out_done >= k->count)
 		find(R_OUTPUT, "%s -> ENOSPC (growing) with out_done %u of %u",
 		     op_name[op], k->out_done, k->count);
+	/*
+	 * ENOMEM part way: a growing filter's next sub-filter could not be
+	 * allocated (make faults' failslab); the keys before it took effect.
+	 */
+	if (ret == -ENOMEM && c->pool[p].type == MEMFILTER_TYPE_GROW &&
+	    (op == OP_ADD || op == OP_TEST_AND_ADD) && k->out_done >= k->count)
+		find(R_OUTPUT, "%s -> ENOMEM (growing) with out_done %u of %u",
+		     op_name[op], k->out_done, k->count);
 	if (ret && ret != -ENOSPC && ret != -EFAULT && ret != -EINTR &&
+	    !(ret == -ENOMEM && c->pool[p].type == MEMFILTER_TYPE_GROW &&
+	      (op == OP_ADD || op == OP_TEST_AND_ADD)) &&
 	    k->out_done && k->out_done <= k->count) {
 		/* a long key we planted late, or lens we did not write */
 		if (ret == -EINVAL && (late_bad || bad_lens || !lens_known))

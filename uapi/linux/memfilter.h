@@ -349,8 +349,9 @@ struct memfilter_list {
  * @out_count: out: how many keys had their bit set (COUNT: a non-zero
  *	count)
  * @out_done: out: how many keys were processed; less than @count only
- *	when the call failed part way (ENOSPC from a full cuckoo filter,
- *	EFAULT, EINTR): keys before @out_done took effect, the rest did not,
+ *	when the call failed part way (ENOSPC from a full cuckoo filter or a
+ *	growing filter at its limits, ENOMEM from a growing filter that
+ *	could not allocate its next sub-filter, EFAULT, EINTR): keys before @out_done took effect, the rest did not,
  *	and result words past the one holding key @out_done - 1 are not
  *	written. Every key length is checked before the first key takes
  *	effect: EINVAL comes with @out_done 0 and nothing changed.
