@@ -351,10 +351,11 @@ struct memfilter_list {
  * @out_done: out: how many keys were processed; less than @count only
  *	when the call failed part way (ENOSPC from a full cuckoo filter or a
  *	growing filter at its limits, ENOMEM from a growing filter that
- *	could not allocate its next sub-filter, EFAULT, EINTR): keys before @out_done took effect, the rest did not,
- *	and result words past the one holding key @out_done - 1 are not
- *	written. Every key length is checked before the first key takes
- *	effect: EINVAL comes with @out_done 0 and nothing changed.
+ *	could not allocate its next sub-filter, EFAULT, EINTR): keys
+ *	before @out_done took effect, the rest did not, and result words
+ *	past the one holding key @out_done - 1 are not written. Every key
+ *	length is checked before the first key takes effect: EINVAL comes
+ *	with @out_done 0 and nothing changed.
  *
  * DELETE and ADD_UNIQUE are for cuckoo filters (EOPNOTSUPP on Bloom and
  * window filters); TEST_AND_ADD is for Bloom and window filters
