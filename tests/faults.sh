@@ -275,8 +275,8 @@ t_fuzz() {
 t_fork() {
 	tm=/proc/sys/kernel/threads-max
 	old=$(cat $tm)
-	MF_FUZZ_SECONDS=20 MF_FUZZ_FAULTS=0 $MF/bin/ioctl_fuzz_test \
-		>$T/fork.out 2>&1 &
+	MF_FUZZ_SECONDS=40 MF_FUZZ_FAULTS=0 MF_FUZZ_FORK_PERMILLE=30 \
+		$MF/bin/ioctl_fuzz_test >$T/fork.out 2>&1 &
 	pid=$!
 	sleep 5
 	read -r _ _ _ tasks _ </proc/loadavg
@@ -285,8 +285,14 @@ t_fork() {
 	rc=$?
 	echo "$old" >$tm
 	grep -v '^ok \|^TAP\|^1\.\.' $T/fork.out | sed 's/^# //'
+	forks=$(sed -n 's/^# fork  *//p' $T/fork.out)
 	echo "figures: fork: threads-max held at ${tasks#*/} tasks; fork calls" \
-		"$(sed -n 's/^# fork  *//p' $T/fork.out)"
+		"$forks"
+	# Proof that the limit was met: some fork() said EAGAIN.
+	case " $forks " in
+	*" EAGAIN "[1-9]*) ;;
+	*) echo "no fork() met the thread limit (EAGAIN): '$forks'"; rc=1 ;;
+	esac
 	return $rc
 }
 

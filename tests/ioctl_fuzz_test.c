@@ -70,6 +70,9 @@
  *	  children's; a child that cannot drop its privileges for ENOMEM or
  *	  EAGAIN then ends quietly. The owners stay unarmed: their filters
  *	  and models must survive the chaos threads' failing calls)
+ *	  MF_FUZZ_FORK_PERMILLE (default 2: the chaos ops that fork a child
+ *	  running chaos ops of its own; tests/faults.sh's fault.fork raises it
+ *	  so that forks meet the thread limit)
  *
  * The same seed gives every thread the same sequence of decisions; the
  * interleaving of threads is up to the scheduler.
@@ -160,6 +163,7 @@ static bool in_child;		/* a forked child: forks no further */
 static bool strict;
 atomic_int inject;
 bool faults;
+static unsigned long fork_permille = 2;
 static bool have_nf;		/* MEMFILTER_FEAT_NETFILTER */
 bool have_ipv6;		/* IPv6 */
 static const char *window_regr;	/* check_window_regressions() */
@@ -558,7 +562,7 @@ static void chaos_op(struct ctx *c)
 			c->pool[s] = c->pool[p];
 			c->pool[s].fd = fd;
 		}
-	} else if (pick < 998 || in_child) {
+	} else if (pick < 1000 - fork_permille || in_child) {
 		account(OP_CLOSE, close(c->pool[p].fd) ? -errno : 0);
 		c->pool[p].fd = -1;
 	} else {
@@ -962,6 +966,9 @@ int main(int argc, char **argv)
 	strict = env_num("MF_FUZZ_STRICT", NULL, 0);
 	inject = env_num("MF_FUZZ_INJECT", NULL, 0);
 	faults = env_num("MF_FUZZ_FAULTS", NULL, 0);
+	fork_permille = env_num("MF_FUZZ_FORK_PERMILLE", NULL, 2);
+	if (fork_permille > 30)	/* closes keep 960..969 of the picks */
+		fork_permille = 30;
 	if (nchaos > MAX_CHAOS)
 		nchaos = MAX_CHAOS;
 	printf("# seed %#llx, %u s, %u chaos threads + %d owners, watchdog %u s%s%s%s\n",
