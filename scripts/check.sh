@@ -256,16 +256,18 @@ kconfig_parses() {
 # with xdp-loader (libxdp's dispatcher object is among the guest binaries).
 GUEST_TOOLS="ip bpftool dmsetup losetup blkdiscard tcpreplay xdp-loader"
 # The real clients dm_fs_test puts on the dedup target, for the debug
-# kernel's guests only (ext4, AIO and io_uring are built into it; the
-# stock guests skip the test): fio alone brings about 80 MiB of shared
-# libraries into the initramfs. mke2fs runs from its built-in profile
-# (the guest has no /etc/mke2fs.conf); e2fsck finds mounts in
-# /proc/mounts when /etc/mtab is missing.
-DEBUG_TOOLS="$GUEST_TOOLS mke2fs e2fsck fstrim fio"
-# The debug kernel's built-in scsi_debug disk: 16 MiB that keep a block's
-# old data after UNMAP (lbprz=0), for dm_discard_test; no delay per command.
-DEBUG_APPEND="scsi_debug.lbpu=1 scsi_debug.lbprz=0 scsi_debug.dev_size_mb=16"
-DEBUG_APPEND="$DEBUG_APPEND scsi_debug.delay=0"
+# guests and the stock 6.12 one (ext4 built in or from kmods-dm/, AIO and
+# io_uring built in; the 6.1 guest skips the test): fio alone brings
+# about 80 MiB of shared libraries into the initramfs. mke2fs runs from
+# its built-in profile (the guest has no /etc/mke2fs.conf); e2fsck finds
+# mounts in /proc/mounts when /etc/mtab is missing.
+CLIENT_TOOLS="$GUEST_TOOLS mke2fs e2fsck fstrim fio"
+# The scsi_debug disk (built into the debug kernel, in the stock 6.12's
+# kmods-dm/): 16 MiB that keep a block's old data after UNMAP (lbprz=0),
+# for dm_discard_test; no delay per command.
+SCSI_DEBUG_APPEND="scsi_debug.lbpu=1 scsi_debug.lbprz=0"
+SCSI_DEBUG_APPEND="$SCSI_DEBUG_APPEND scsi_debug.dev_size_mb=16"
+SCSI_DEBUG_APPEND="$SCSI_DEBUG_APPEND scsi_debug.delay=0"
 
 # debug_guest 1|2: the debug kernel's two guests, each with its part of
 # the tests (tests/qemu/debug.sh's MF_DEBUG_PART).
@@ -275,7 +277,7 @@ debug_guest() {
 	tests/qemu/vm.sh --kernel "$K/arch/x86/boot/bzImage" \
 		--ko build/kbuild/test --bin build/guest/bin \
 		--script tests/qemu/debug.sh --env MF_DEBUG_PART="$1" \
-		--tools "$DEBUG_TOOLS" --append "$DEBUG_APPEND" \
+		--tools "$CLIENT_TOOLS" --append "$SCSI_DEBUG_APPEND" \
 		--out "$log" --timeout 2700 || echo "vm: debug $1 run failed"
 }
 # The KCSAN guest alone runs a TCG thread per vCPU: KCSAN needs both
@@ -290,14 +292,19 @@ kcsan_guest() {
 }
 # stock_guest 6.12|6.1. The 6.12 guest has 5 GiB, so that limits_test's
 # 3 GiB filter (over kvmalloc's INT_MAX) runs there (20 to 40 s; the
-# other guests, with 2 GiB, skip it).
+# other guests, with 2 GiB, skip it), and the real clients' stack, so
+# that dm_fs_test and dm_discard_test run on a stock kernel too.
 stock_guest() {
-	local v=VMLINUZ${1/./} mem=2G
-	[ "$1" = 6.12 ] && mem=5G
+	local v=VMLINUZ${1/./} mem=2G tools=$GUEST_TOOLS k
+	k=$(dirname "${!v}")
+	local args=(--kmods "$k/kmods")
+	if [ "$1" = 6.12 ]; then
+		mem=5G tools=$CLIENT_TOOLS
+		args+=(--kmods "$k/kmods-dm" --append "$SCSI_DEBUG_APPEND")
+	fi
 	tests/qemu/vm.sh --kernel "${!v}" --ko "build/kbuild/stock-$1" \
 		--bin build/guest/bin --script tests/qemu/stock.sh --smp 1 \
-		--mem $mem \
-		--tools "$GUEST_TOOLS" --kmods "$(dirname "${!v}")/kmods" \
+		--mem $mem --tools "$tools" "${args[@]}" \
 		--out "$R/vm-stock-$1.log" --timeout 900 ||
 		echo "vm: stock $1 run failed"
 }

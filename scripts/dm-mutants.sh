@@ -30,7 +30,7 @@ R=$B/results
 M=$B/mutants
 mkdir -p "$R"
 # The debug guest's tools and scsi_debug disk, as make check gives them.
-eval "$(grep -E '^(GUEST_TOOLS|DEBUG_APPEND)=' scripts/check.sh)"
+eval "$(grep -E '^(GUEST_TOOLS|SCSI_DEBUG_APPEND)=' scripts/check.sh)"
 
 REQUIRED="same busy fua written"
 EXTRA="trusted forget wrote"
@@ -103,7 +103,7 @@ while [ -n "$left" ]; do
 	[ $boot = 1 ] || log=$R/vm-mutants-$boot.log
 	tests/qemu/vm.sh --kernel "$K/arch/x86/boot/bzImage" --bin "$work/bin" \
 		--script tests/qemu/mutants.sh --tools "$GUEST_TOOLS" \
-		--append "$DEBUG_APPEND" --env MF_MUTANTS="$left" \
+		--append "$SCSI_DEBUG_APPEND" --env MF_MUTANTS="$left" \
 		--out "$log" --timeout 3600 >/dev/null || true
 	next=
 	for m in $left; do

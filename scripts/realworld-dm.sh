@@ -45,7 +45,7 @@ GUESTS=${GUESTS:-debug stock}
 MUTANT=${MUTANT:-}
 mkdir -p "$R"
 
-eval "$(grep -E '^(GUEST_TOOLS|DEBUG_APPEND)=' scripts/check.sh)"
+eval "$(grep -E '^(GUEST_TOOLS|SCSI_DEBUG_APPEND)=' scripts/check.sh)"
 TOOLS="$GUEST_TOOLS mke2fs e2fsck fstrim fio mkfs.xfs xfs_repair rsync"
 for t in $TOOLS; do
 	PATH=/usr/sbin:/sbin:/usr/bin:/bin command -v "$t" >/dev/null ||
@@ -153,7 +153,7 @@ run_guest() {
 		[ -z "$MUTANT" ] || ko=$B/kbuild/rw-mutant-$MUTANT
 		module "$K" "$ko"
 		args=(--kernel "$K/arch/x86/boot/bzImage" --ko "$ko"
-			--append "$DEBUG_APPEND" --mem 3G
+			--append "$SCSI_DEBUG_APPEND" --mem 3G
 			--env MF_RW_FS_MIB=256 --env MF_RW_TREE_MIB=16
 			--env MF_RW_FIO_MIB=2 --env MF_RW_CRASH_MIB=4)
 		;;

@@ -4,7 +4,8 @@
 # Find Debian's stock kernel for a series (6.1 or 6.12): the headers that
 # scripts/deps.sh installed, and the matching unsigned image, downloaded
 # once into the cache with the few modules the guests need (in kmods/,
-# beside vmlinuz, for vm.sh --kmods). Prints "KDIR VMLINUZ".
+# beside vmlinuz, for vm.sh --kmods; 6.12 also kmods-dm/). Prints
+# "KDIR VMLINUZ".
 
 set -eu
 . "$(dirname "$0")/common.sh"
@@ -29,38 +30,53 @@ kmods="drivers/block/loop drivers/md/dm-mod drivers/net/veth"
 # crc32c; the set types and dynset are built into nf_tables): apart,
 # because vm.sh loads kmods/ in name order, and no test needs them.
 nfkmods="crypto/crc32c_generic lib/libcrc32c net/netfilter/nfnetlink net/netfilter/nf_tables"
+# The real clients' stack for the 6.12 guest's dm_fs_test and
+# dm_discard_test, in kmods-dm/, in load order: ext4 (jbd2's and ext4's
+# softdep is crc32c; AIO and io_uring are built in) and the scsi_debug
+# disk (vm.sh gives it its parameters from the kernel command line) with
+# the SCSI core and disk driver it needs.
+dmkmods=
+[ "$1" = 6.12 ] && dmkmods="crypto/crc32c_generic lib/crc16 fs/mbcache fs/jbd2/jbd2 fs/ext4/ext4 drivers/scsi/scsi_common drivers/scsi/scsi_mod drivers/scsi/sd_mod drivers/scsi/scsi_debug"
 
 dir=$CACHE/stock/$rel
 if [ ! -f "$dir/vmlinuz" ] || [ ! -f "$dir/kmods/.done" ] ||
-	[ ! -f "$dir/kmods-nf/.done" ]; then
+	[ ! -f "$dir/kmods-nf/.done" ] ||
+	{ [ -n "$dmkmods" ] && [ ! -f "$dir/kmods-dm/.done" ]; }; then
 	pkg=linux-image-$rel-unsigned
 	rm -rf "$dir.tmp"
 	mkdir -p "$dir.tmp"
 	(cd "$dir.tmp" && { apt-get download -qq "$pkg" 2>/dev/null ||
 		{ apt-get update -qq && apt-get download -qq "$pkg"; }; }) >&2 ||
 		die "cannot download $pkg"
-	# shellcheck disable=SC2046 # one pattern per module
+	# One pattern per module (tar fails on a pattern given twice).
+	# shellcheck disable=SC2046
 	dpkg-deb --fsys-tarfile "$dir.tmp"/*.deb |
 		tar -xf - -C "$dir.tmp" --wildcards "./boot/vmlinuz-$rel" \
-			$(for m in $kmods $nfkmods; do
-				echo "./lib/modules/$rel/kernel/$m.ko*"; done)
+			$(for m in $kmods $nfkmods $dmkmods; do
+				echo "./lib/modules/$rel/kernel/$m.ko*"; done | sort -u)
 	mv "$dir.tmp/boot/vmlinuz-$rel" "$dir.tmp/vmlinuz"
-	mkdir -p "$dir.tmp/kmods" "$dir.tmp/kmods-nf"
-	n=0
-	for m in $kmods $nfkmods; do
-		f=$(ls "$dir.tmp/lib/modules/$rel/kernel/$m".ko*) ||
-			die "no $m module in the $pkg package"
-		case " $nfkmods " in
-		*" $m "*) n=$((n + 1)) to=kmods-nf/$n-${m##*/}.ko ;;
-		*) to=kmods/${m##*/}.ko ;;
-		esac
-		case "$f" in
-		*.xz) xz -dc "$f" ;;
-		*.zst) zstd -dcq "$f" ;;
-		*) cat "$f" ;;
-		esac >"$dir.tmp/$to"
-	done
-	touch "$dir.tmp/kmods/.done" "$dir.tmp/kmods-nf/.done"
+	mkdir -p "$dir.tmp/kmods" "$dir.tmp/kmods-nf" "$dir.tmp/kmods-dm"
+	# put SET NUMBER-WIDTH MODULE...: into SET/, numbered in load order
+	# when NUMBER-WIDTH is not 0.
+	put() {
+		local set=$1 w=$2 n=0 m f to
+		shift 2
+		for m; do
+			f=$(ls "$dir.tmp/lib/modules/$rel/kernel/$m".ko*) ||
+				die "no $m module in the $pkg package"
+			n=$((n + 1)) to=$set/${m##*/}.ko
+			[ "$w" = 0 ] || to=$set/$(printf "%0${w}d" $n)-${m##*/}.ko
+			case "$f" in
+			*.xz) xz -dc "$f" ;;
+			*.zst) zstd -dcq "$f" ;;
+			*) cat "$f" ;;
+			esac >"$dir.tmp/$to"
+		done
+	}
+	# shellcheck disable=SC2086 # one word per module
+	put kmods 0 $kmods && put kmods-nf 1 $nfkmods && put kmods-dm 2 $dmkmods
+	touch "$dir.tmp/kmods/.done" "$dir.tmp/kmods-nf/.done" \
+		"$dir.tmp/kmods-dm/.done"
 	rm -rf "$dir.tmp/boot" "$dir.tmp/lib" "$dir.tmp"/*.deb
 	rm -rf "$dir"
 	mv "$dir.tmp" "$dir"

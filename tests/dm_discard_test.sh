@@ -4,8 +4,9 @@
 # Guest test: discard, then the same data again, through memfilter-dedup
 # on a disk that keeps returning a discarded block's old contents, as SCSI
 # thin LUNs with LBPRZ=0, SATA SSDs without deterministic read-after-trim
-# and NVMe drives with DLFEAT=0 may: scsi_debug with lbpu=1 lbprz=0 (the
-# debug guest's kernel command line, tests/qemu/vm.sh --append). The
+# and NVMe drives with DLFEAT=0 may: scsi_debug with lbpu=1 lbprz=0 (from
+# the kernel command line, tests/qemu/vm.sh --append: built into the
+# debug kernel, a module for the stock 6.12 guest). The
 # device itself is the judge: its provisioning map
 # (/sys/bus/pseudo/drivers/scsi_debug/map, the LBAs it holds data for)
 # must list every block the image was written to, so that nothing reads
@@ -14,7 +15,7 @@
 #
 # The real dd, blkdiscard and dmsetup do the I/O. Needs memfilter.ko
 # loaded; prints TAP; exits 0 only if every test passed (skips where the
-# kernel has no such scsi_debug disk: the stock guests).
+# kernel has no such scsi_debug disk: the stock 6.1 guest).
 
 DMSETUP=/sbin/dmsetup
 BLKDISCARD=/sbin/blkdiscard

@@ -33,11 +33,15 @@
 # lib.sh defines a function per tool that calls /sbin/NAME; C programs
 # and other shells must call /sbin/NAME by path.
 #
-# --kmods DIR: kernel modules (*.ko) the guest loads before its script,
-# such as a stock kernel's loop, dm-mod and veth (scripts/stock-kernel.sh).
+# --kmods DIR (repeatable): kernel modules (*.ko) the guest loads before
+# its script, all directories' together in name order (number the names
+# of modules that depend on others), such as a stock kernel's loop,
+# dm-mod and veth (scripts/stock-kernel.sh). Each module is given the
+# parameters the kernel command line holds for it (NAME.PARAM=VALUE), as
+# modprobe does and insmod does not.
 #
 # --append "ARGS" adds ARGS to the kernel command line, such as the
-# debug guest's parameters of its built-in scsi_debug disk.
+# parameters of the scsi_debug disk (built in or from --kmods).
 #
 # --env NAME=VALUE (repeatable) is exported to the guest script, such as
 # check.sh's MF_DEBUG_PART for the two debug guests (debug.sh).
@@ -72,7 +76,7 @@ while [ $# -gt 0 ]; do
 	--smp) smp=$2; shift ;;
 	--tcg) tcg=$2; shift ;;
 	--tools) tools="$tools $2"; shift ;;
-	--kmods) kmods=$2; shift ;;
+	--kmods) kmods="$kmods $2"; shift ;;
 	--append) extra_append="$extra_append $2"; shift ;;
 	--env)
 		[[ "$2" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] ||
@@ -102,7 +106,9 @@ cp /bin/busybox "$root/bin/busybox"
 [ -n "$bin" ] && cp -r "$bin"/. "$root/memfilter/bin/"
 [ -n "$script" ] && cp "$script" "$root/memfilter/run.sh"
 mkdir -p "$root/memfilter/kmods"
-[ -n "$kmods" ] && cp "$kmods"/*.ko "$root/memfilter/kmods/"
+for d in $kmods; do
+	cp "$d"/*.ko "$root/memfilter/kmods/"
+done
 cp "$here/lib.sh" "$root/memfilter/lib.sh"
 # --env: one quoted export per variable, sourced by init.
 : >"$root/memfilter/env.sh"
@@ -141,7 +147,11 @@ export PATH=/memfilter/bin:/sbin:/bin HOME=/root MF_CPUS=$smp
 . /memfilter/env.sh
 cd /memfilter
 for m in /memfilter/kmods/*.ko; do
-	[ -f "\$m" ] && insmod "\$m"
+	[ -f "\$m" ] || continue
+	n=\${m##*/} && n=\${n%.ko} && n=\${n#[0-9]*-}
+	insmod "\$m" \$(for a in \$(cat /proc/cmdline); do
+		case "\$a" in "\$n".*=*) echo "\${a#"\$n".}" ;; esac
+	done)
 done
 if [ $shell = 1 ]; then
 	echo "memfilter guest: modules in /memfilter, tools on PATH; 'exit' powers off"
