@@ -168,9 +168,10 @@ $(BUILD)/native/%_test: tests/native/%_test.c tests/native/native_utils.h \
 		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(CORE_SRCS)) | $(VERSION_H)
 	$(native_test_link)
 
-# image_test, count_test, grow_test and offline_window_test also test libmemfilter's offline filters.
+# image_test, count_test, grow_test and offline_window_test also test
+# libmemfilter's offline filters; lib_compat_test its requests to old modules.
 $(BUILD)/native/image_test $(BUILD)/native/count_test $(BUILD)/native/grow_test \
-	$(BUILD)/native/offline_window_test: \
+	$(BUILD)/native/offline_window_test $(BUILD)/native/lib_compat_test: \
 	$(patsubst lib/%.c,$(BUILD)/native/lib-%.o,$(LIB_SRCS))
 
 # cuckoo_test again with every table's batch lookups on the ring of 64-bit
