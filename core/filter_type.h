@@ -246,7 +246,12 @@ static inline u64 memfilter_key_hash(const struct memfilter_type_ops *ops,
  * @key: the key
  * @len: its length in bytes
  *
- * The type's @contains_key: one indirect call, no dispatch on the type.
+ * The type's @contains_key; for Bloom, cuckoo and window filters a
+ * direct call, chosen by comparing @ops, else one indirect call. With
+ * retpolines (the stock kernels' mitigation on CPUs without eIBRS) an
+ * indirect call costs a mispredicted return, several times the compares:
+ * the kernel's INDIRECT_CALL_*() wrappers
+ * (include/linux/indirect_call_wrapper.h) do the same for its hot paths.
  *
  * Context: as the type's @contains; lockless.
  * Return: false if the key is certainly absent, true if it may be present.
@@ -255,8 +260,17 @@ static inline bool memfilter_state_contains_key(const struct memfilter_type_ops 
 						const union memfilter_state *s,
 						const void *key, size_t len)
 {
+	if (likely(ops == &memfilter_bloom_ops))
+		return memfilter_bloom_contains_key(&s->bloom, key, len);
+	if (ops == &memfilter_cuckoo_ops)
+		return memfilter_cuckoo_contains_key(&s->cuckoo, key, len);
+	if (ops == &memfilter_window_ops)
+		return memfilter_window_contains_key(&s->window, key, len);
 	return ops->contains_key(s, key, len);
 }
+
+int memfilter_window_state_test_and_add_key(union memfilter_state *s,
+					    const void *key, u32 len);
 
 /**
  * memfilter_state_test_and_add_key() - was a key in a filter? add it
@@ -265,7 +279,8 @@ static inline bool memfilter_state_contains_key(const struct memfilter_type_ops 
  * @key: the key
  * @len: its length in bytes
  *
- * The type's @test_and_add_key: one indirect call, no dispatch on the type.
+ * The type's @test_and_add_key; for Bloom and window filters a direct
+ * call, as memfilter_state_contains_key().
  *
  * Context: as the type's @test_and_add; lockless.
  * Return: as @test_and_add_key: 1 (may have been present), 0 (was not; is
@@ -275,6 +290,10 @@ static inline int memfilter_state_test_and_add_key(const struct memfilter_type_o
 						   union memfilter_state *s,
 						   const void *key, u32 len)
 {
+	if (likely(ops == &memfilter_bloom_ops))
+		return memfilter_bloom_test_and_add_key(&s->bloom, key, len);
+	if (ops == &memfilter_window_ops)
+		return memfilter_window_state_test_and_add_key(s, key, len);
 	return ops->test_and_add_key(s, key, len);
 }
 

@@ -739,12 +739,22 @@ static int mf_window_write(union memfilter_state *s, const u64 *hashes,
 	return m < n ? -ENOSPC : 0;
 }
 
-/*
- * The type's single-key test-and-add: a batch of one (mf_window_write()),
- * in one pass over the key's G lines: test all, set in the current one.
+/**
+ * memfilter_window_state_test_and_add_key() - the type's test_and_add_key
+ * @s: a window filter
+ * @key: the key
+ * @len: its length in bytes
+ *
+ * A batch of one (mf_window_write()), in one pass over the key's G lines:
+ * test all, set in the current one. Called directly by
+ * memfilter_state_test_and_add_key().
+ *
+ * Context: as memfilter_window_test_and_add_hashes().
+ * Return: 1 if the key may have been present, 0 if not (it is now),
+ * -ENOSPC if a window that rotates by count has no room left.
  */
-static int mf_window_test_and_add_key(union memfilter_state *s, const void *key,
-				      u32 len)
+int memfilter_window_state_test_and_add_key(union memfilter_state *s,
+					    const void *key, u32 len)
 {
 	struct memfilter_window *w = &s->window;
 	u64 h = memfilter_hash_lean(&w->p.gen.hasher, key, len);
@@ -754,6 +764,7 @@ static int mf_window_test_and_add_key(union memfilter_state *s, const void *key,
 		return -ENOSPC;
 	return mf_window_one(w, h, cur, MEMFILTER_WINDOW_OP_TEST_AND_ADD);
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_window_state_test_and_add_key);
 
 static bool mf_window_contains_key(const union memfilter_state *s,
 				   const void *key, size_t len)
@@ -959,7 +970,7 @@ const struct memfilter_type_ops memfilter_window_ops = {
 	.contains_key = mf_window_contains_key,
 	.add = mf_window_add,
 	.test_and_add = mf_window_test_and_add,
-	.test_and_add_key = mf_window_test_and_add_key,
+	.test_and_add_key = memfilter_window_state_test_and_add_key,
 	.clear = mf_window_clear,
 	.info = mf_window_info,
 	.image = mf_window_image,
