@@ -28,8 +28,9 @@
 bool memfilter_contains(struct memfilter *f, const void *key, u32 len)
 {
 	/*
-	 * One key, the packet path's case: the type's contains_key (one
-	 * indirect call; Bloom and cuckoo hash and probe in it), without the
+	 * One key, the packet path's case: the type's contains_key (Bloom
+	 * and cuckoo hash and probe in it; called directly for the common
+	 * types, memfilter_state_contains_key()), without the
 	 * batch path's bitmap clearing and counting, which cost several times
 	 * the probe (bench/results/bpf.md). The same answer and the same
 	 * counters as memfilter_filter_contains().
@@ -104,16 +105,20 @@ int memfilter_test_and_add(struct memfilter *f, const void *key, u32 len)
 	if (unlikely(!f->ops->test_and_add_key))	/* the type cannot */
 		return -EOPNOTSUPP;
 	/*
-	 * One key: the type's test_and_add_key (one indirect call, the key
-	 * hashed and its lines tested and set in it), then what
+	 * One key: the type's test_and_add_key (the key hashed and its lines
+	 * tested and set in it; a direct call for Bloom and window filters,
+	 * memfilter_state_test_and_add_key()), then what
 	 * memfilter_filter_test_and_add() does after the type's batch call:
 	 * inside rcu_read_lock() (window rotations wait for it), the
-	 * type's kernel-side hook, the counters.
+	 * type's kernel-side hook (a window's called directly too), the
+	 * counters.
 	 */
 	rcu_read_lock();
 	ret = memfilter_state_test_and_add_key(f->ops, &f->s, key, len);
 	rcu_read_unlock();
-	if (f->kops->added)
+	if (f->kops == &memfilter_window_kops)
+		ret = memfilter_window_added(f, ret);
+	else if (f->kops->added)
 		ret = f->kops->added(f, ret);
 	if (unlikely(ret < 0)) {
 		/* No room, nothing added: a key that may be in is still 1. */

@@ -258,6 +258,7 @@ u32 memfilter_filter_parts(struct memfilter *f, struct memfilter_generation *g);
 /* window.c: window filters' rotation (memfilter_window_kops) */
 int memfilter_rotate(struct memfilter *f);
 bool memfilter_rotate_tick(struct memfilter *f, u64 now);
+int memfilter_window_added(struct memfilter *f, int ret);
 
 /* grow.c: growing filters' sub-filters (memfilter_grow_kops) */
 int memfilter_grow_prepare(struct memfilter *f);

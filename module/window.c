@@ -8,7 +8,7 @@
  * By count, the type's add stops where the current generation reaches its
  * capacity (core/window.c claims room before it writes), so no generation
  * ever holds more. The add that fills it queues the rotation at once; an
- * add that found it full is -EAGAIN (mf_window_added()), and the ioctls,
+ * add that found it full is -EAGAIN (memfilter_window_added()), and the ioctls,
  * in process context, rotate then and there and go on with the rest of
  * the batch (mf_window_make_room(), through
  * memfilter_filter_add_sleepable()), so a batch is split exactly where
@@ -174,9 +174,10 @@ static void mf_window_kfree(struct memfilter *f)
 /*
  * A batch was added: rotate now if it filled the current generation; an
  * add the full generation stopped (-ENOSPC, by count only) is -EAGAIN,
- * "retry once the rotation is done".
+ * "retry once the rotation is done". The kops' added; called directly by
+ * memfilter_test_and_add() (no indirect call per packet).
  */
-static int mf_window_added(struct memfilter *f, int ret)
+int memfilter_window_added(struct memfilter *f, int ret)
 {
 	const struct memfilter_window *w = &f->s.window;
 
@@ -221,7 +222,7 @@ static u32 mf_window_info_parts(struct memfilter *f,
 const struct memfilter_kops memfilter_window_kops = {
 	.init = mf_window_kinit,
 	.start = mf_rotation_arm,
-	.added = mf_window_added,
+	.added = memfilter_window_added,
 	.make_room = mf_window_make_room,
 	.rotate = memfilter_rotate,
 	.image_begin = mf_window_image_begin,
