@@ -31,8 +31,9 @@
  * rcu_read_lock(): the cache's entries are freed after an RCU grace
  * period, their filters after both. A one-call kfunc reaches the
  * filter's single-key operation through the in-kernel API
- * (memfilter_contains(), memfilter_test_and_add()) and the type's one
- * indirect call; the statistics it counts are per-CPU this_cpu_*()
+ * (memfilter_contains(), memfilter_test_and_add()), which call the
+ * common types' ops directly (no retpoline per packet); the statistics it
+ * counts are per-CPU this_cpu_*()
  * additions, never an atomic read-modify-write.
  *
  * Copyright (C) 2026 The memfilter authors.
