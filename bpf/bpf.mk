@@ -120,6 +120,14 @@ bench/nf_key_bench: bench/nf_key_bench.c bench/bench_util.h \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(NF_KEY_BENCH_CORE))
 	$(CC) $(BENCH_CFLAGS) -Wall -Werror -o $@ $(filter-out %.h,$^)
 
+# The same with its indirect calls through retpolines, as the stock
+# kernels' on CPUs without eIBRS (and without jump tables, as there).
+bench/nf_key_bench_retpoline: bench/nf_key_bench.c bench/bench_util.h \
+		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(NF_KEY_BENCH_CORE))
+	$(CC) $(BENCH_CFLAGS) -Wall -Werror -DNF_KEY_BENCH_RETPOLINE=1 \
+		-mindirect-branch=thunk -fno-jump-tables -o $@ \
+		$(filter-out %.h,$^)
+
 .PHONY: bench-nf
 bench-nf: $(BUILD)/bench/nf/nf_pps $(BUILD)/guest/bin/memfilterctl \
 		$(BUILD)/guest/bin/nf_dedup bench/nf_key_bench
