@@ -183,6 +183,22 @@ def section(resdir, guests):
     return "\n".join(out) + "\n"
 
 
+MUTANTS = "### Mutants (MUTANT=... scripts/realworld-dm.sh)"
+
+
+def kept_mutants(text, sec):
+    """A run without mutant logs keeps the report's Mutants subsection.
+
+    Mutant runs are separate (MUTANT=...), their logs live in one build
+    directory: a later full run on another machine must not drop their
+    results from the report.
+    """
+    if MUTANTS in sec or MUTANTS not in text or END not in text:
+        return sec
+    old = text.split(MUTANTS, 1)[1].split(END, 1)[0].strip("\n")
+    return sec.replace(END, "%s\n\n%s\n%s" % (MUTANTS, old, END), 1)
+
+
 def main():
     resdir, report, guests = sys.argv[1], sys.argv[2], sys.argv[3:]
     sec = section(resdir, guests)
@@ -190,6 +206,7 @@ def main():
         text = open(report).read()
     except OSError:
         text = "# Real-world clients (make realworld)\n\n"
+    sec = kept_mutants(text, sec)
     if BEGIN in text and END in text:
         head, rest = text.split(BEGIN, 1)
         tail = rest.split(END, 1)[1].lstrip("\n")
