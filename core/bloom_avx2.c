@@ -29,7 +29,7 @@
 #include "bloom_avx2.h"
 
 /*
- * The single-key query's window (memfilter_bloom_contains_hash_avx2()):
+ * The single-key paths' windows (memfilter_bloom_avx2_pattern_table()):
  * row k - 1 holds, twice, 64 in the 32-bit lane of each word outside the
  * k-word window starting at word 0, else 0 (VPSLLVQ gives 0 for a count
  * of 64). The 8 lanes from lane 8 - s are the window starting at word s:
@@ -37,7 +37,7 @@
  * computed from k on every call. Rows are 64-byte aligned, so no load
  * crosses a cache line.
  */
-static const u32 mf_bloom_avx2_win[MEMFILTER_BLOOM_MAX_K][2 * MEMFILTER_BLOOM_BLOCK_WORDS]
+const u32 memfilter_bloom_avx2_win[MEMFILTER_BLOOM_MAX_K][2 * MEMFILTER_BLOOM_BLOCK_WORDS]
 	__aligned(64) = {
 	{ 0, 64, 64, 64, 64, 64, 64, 64, 0, 64, 64, 64, 64, 64, 64, 64 },
 	{ 0, 0, 64, 64, 64, 64, 64, 64, 0, 0, 64, 64, 64, 64, 64, 64 },
@@ -62,20 +62,11 @@ MF_AVX2 bool memfilter_bloom_contains_hash_avx2(const struct memfilter_bloom *b,
 {
 	const u64 *blk = memfilter_bloom_block_ptr(b, hash);
 	struct memfilter_bloom_avx2 c;
-	u32 k = b->p.k - 1;
-	__m256i bit, lo, hi, miss;
+	__m256i lo, hi, miss;
 
 	/* The salts and ones only (constants): the window is the table's. */
 	memfilter_bloom_avx2_init(&c, MEMFILTER_BLOOM_MAX_K);
-	/* As memfilter_bloom_avx2_init(): k outside 1..7 probes all 8 words. */
-	if (k > MEMFILTER_BLOOM_MAX_K - 1)
-		k = MEMFILTER_BLOOM_MAX_K - 1;
-	bit = _mm256_srli_epi32(_mm256_mullo_epi32(_mm256_set1_epi32((u32)hash), c.salt), 26);
-	bit = _mm256_or_si256(bit, _mm256_loadu_si256((const void *)
-			      &mf_bloom_avx2_win[k][MEMFILTER_BLOOM_BLOCK_WORDS -
-							    memfilter_bloom_start(hash)]));
-	lo = _mm256_sllv_epi64(c.one, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(bit)));
-	hi = _mm256_sllv_epi64(c.one, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(bit, 1)));
+	memfilter_bloom_avx2_pattern_table(&c, hash, b->p.k, &lo, &hi);
 	/* The pattern's bits missing from the block, both halves in one test. */
 	miss = _mm256_or_si256(_mm256_andnot_si256(memfilter_bloom_avx2_load(blk), lo),
 			       _mm256_andnot_si256(memfilter_bloom_avx2_load(blk + 4), hi));

@@ -67,6 +67,34 @@ memfilter_bloom_avx2_pattern(const struct memfilter_bloom_avx2 *c, u64 hash, __m
 				_mm256_cvtepu32_epi64(_mm256_extracti128_si256(bit, 1)));
 }
 
+/* The windows of memfilter_bloom_avx2_pattern_table(), in bloom_avx2.c. */
+extern const u32 memfilter_bloom_avx2_win[MEMFILTER_BLOOM_MAX_K][2 * MEMFILTER_BLOOM_BLOCK_WORDS];
+
+/*
+ * The pattern of @hash for @k, as memfilter_bloom_avx2_pattern() gives it
+ * for a @c initialised with @k, with the window loaded from
+ * memfilter_bloom_avx2_win instead of rotated into place: for the
+ * single-key paths, which cannot hoist memfilter_bloom_avx2_init(c, k)
+ * out of a loop. Only @c's salts and ones are used (initialise it with
+ * any k: constants). As memfilter_bloom_avx2_init(), k outside 1..7
+ * probes all 8 words.
+ */
+static __always_inline MF_AVX2 void
+memfilter_bloom_avx2_pattern_table(const struct memfilter_bloom_avx2 *c, u64 hash, u32 k,
+				   __m256i *lo, __m256i *hi)
+{
+	__m256i bit = _mm256_srli_epi32(_mm256_mullo_epi32(_mm256_set1_epi32((u32)hash),
+							   c->salt), 26);
+
+	if (--k > MEMFILTER_BLOOM_MAX_K - 1)
+		k = MEMFILTER_BLOOM_MAX_K - 1;
+	bit = _mm256_or_si256(bit, _mm256_loadu_si256((const void *)
+			      &memfilter_bloom_avx2_win[k][MEMFILTER_BLOOM_BLOCK_WORDS -
+							   memfilter_bloom_start(hash)]));
+	*lo = _mm256_sllv_epi64(c->one, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(bit)));
+	*hi = _mm256_sllv_epi64(c->one, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(bit, 1)));
+}
+
 /* One bit per 64-bit lane: its top bit. */
 static __always_inline MF_AVX2 unsigned int memfilter_bloom_avx2_mask(__m256i v)
 {

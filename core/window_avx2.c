@@ -38,21 +38,21 @@ mf_window_avx2_has(const u64 *blk, __m256i nlo, __m256i nhi, __m256i ones)
 }
 
 /*
- * @op on one key's group; returns whether it was present before. A query
- * or test-and-add tests the generations in order and stops at the first
- * that holds the key (measured faster than testing all G without a branch
- * between them, absent keys included: bench/results/window.md); a
- * test-and-add then sets the key's bits in the current one.
+ * @op with a key's pattern @lo, @hi on its group; returns whether it was
+ * present before. A query or test-and-add tests the generations in order
+ * and stops at the first that holds the key (measured faster than testing
+ * all G without a branch between them, absent keys included:
+ * bench/results/window.md); a test-and-add then sets the key's bits in the
+ * current one.
  */
 static __always_inline MF_AVX2 bool
-mf_window_avx2_do(const struct memfilter_bloom_avx2 *c, u64 *grp, u64 hash, u32 gens, u32 cur,
-		  enum memfilter_window_op op)
+mf_window_avx2_apply(u64 *grp, __m256i lo, __m256i hi, u32 gens, u32 cur,
+		     enum memfilter_window_op op)
 {
-	__m256i lo, hi, nlo, nhi, ones = _mm256_set1_epi64x(-1);
+	__m256i nlo, nhi, ones = _mm256_set1_epi64x(-1);
 	bool hit = false;
 	u32 j;
 
-	memfilter_bloom_avx2_pattern(c, hash, &lo, &hi);
 	if (op == MEMFILTER_WINDOW_OP_ADD)
 		return memfilter_bloom_avx2_set_pattern(grp + cur * MEMFILTER_BLOOM_BLOCK_WORDS,
 						 lo, hi);
@@ -66,6 +66,17 @@ mf_window_avx2_do(const struct memfilter_bloom_avx2 *c, u64 *grp, u64 hash, u32 
 	if (op == MEMFILTER_WINDOW_OP_TEST_AND_ADD)
 		memfilter_bloom_avx2_set_pattern(grp + cur * MEMFILTER_BLOOM_BLOCK_WORDS, lo, hi);
 	return hit;
+}
+
+/* @op on one key's group, its pattern built from @c (the batch paths). */
+static __always_inline MF_AVX2 bool
+mf_window_avx2_do(const struct memfilter_bloom_avx2 *c, u64 *grp, u64 hash, u32 gens, u32 cur,
+		  enum memfilter_window_op op)
+{
+	__m256i lo, hi;
+
+	memfilter_bloom_avx2_pattern(c, hash, &lo, &hi);
+	return mf_window_avx2_apply(grp, lo, hi, gens, cur, op);
 }
 
 static __always_inline MF_AVX2 void
@@ -145,7 +156,8 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_window_hashes_avx2);
  * @cur: the generation to insert into
  * @op: MEMFILTER_WINDOW_OP_CONTAINS or MEMFILTER_WINDOW_OP_TEST_AND_ADD
  *
- * The single-key path's AVX2 half: the pattern built once, tested against
+ * The single-key path's AVX2 half: the pattern built once, its window
+ * from a table (memfilter_bloom_avx2_pattern_table()), tested against
  * each generation's block in order; bit for bit the scalar path's.
  *
  * Context: between memfilter_simd_begin() (true) and memfilter_simd_end();
@@ -159,15 +171,18 @@ MF_AVX2 bool memfilter_window_one_avx2(struct memfilter_window *w, u64 *grp,
 {
 	struct memfilter_bloom_avx2 c;
 	u32 gens = w->p.generations;
+	__m256i lo, hi;
 
-	memfilter_bloom_avx2_init(&c, w->p.gen.k);
+	/* The salts and ones only (constants): the window is the table's. */
+	memfilter_bloom_avx2_init(&c, MEMFILTER_BLOOM_MAX_K);
+	memfilter_bloom_avx2_pattern_table(&c, hash, w->p.gen.k, &lo, &hi);
 	if (op == MEMFILTER_WINDOW_OP_CONTAINS)
 		return gens == 4 ?
-		       mf_window_avx2_do(&c, grp, hash, 4, cur,
-					 MEMFILTER_WINDOW_OP_CONTAINS) :
-		       mf_window_avx2_do(&c, grp, hash, gens, cur,
-					 MEMFILTER_WINDOW_OP_CONTAINS);
-	return mf_window_avx2_do(&c, grp, hash, gens, cur,
-				 MEMFILTER_WINDOW_OP_TEST_AND_ADD);
+		       mf_window_avx2_apply(grp, lo, hi, 4, cur,
+					    MEMFILTER_WINDOW_OP_CONTAINS) :
+		       mf_window_avx2_apply(grp, lo, hi, gens, cur,
+					    MEMFILTER_WINDOW_OP_CONTAINS);
+	return mf_window_avx2_apply(grp, lo, hi, gens, cur,
+				    MEMFILTER_WINDOW_OP_TEST_AND_ADD);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_window_one_avx2);

@@ -243,17 +243,26 @@ TEST(every_type_has_single_key_ops)
 /* The shapes: each type small enough to fill, with room to spare or not. */
 static const struct memfilter_create mf_sk_shapes[] = {
 	{ .type = MEMFILTER_TYPE_BLOOM, .capacity = 3000, .bits_per_key_q4 = 40 },
+	/* 6 and 16 bits/key, k = 4 and 8 (the window of every word): the
+	 * single-key paths' window tables against the batch paths' windows.
+	 */
+	{ .type = MEMFILTER_TYPE_BLOOM, .capacity = 2000, .bits_per_key_q4 = 24 },
+	{ .type = MEMFILTER_TYPE_BLOOM, .capacity = 1000, .bits_per_key_q4 = 64 },
 	/* Cuckoo: a power-of-two table and an any-size one. */
 	{ .type = MEMFILTER_TYPE_CUCKOO, .capacity = 4096, .fingerprint_bits = 12 },
 	{ .type = MEMFILTER_TYPE_CUCKOO, .capacity = 5000, .fingerprint_bits = 8 },
 	{ .type = MEMFILTER_TYPE_CUCKOO, .capacity = 3001, .fingerprint_bits = 16 },
-	/* Windows rotated by hand between rounds, G = 2, 4, 5. */
+	/* Windows rotated by hand between rounds, G = 2, 4, 5, 4, 3. */
 	{ .type = MEMFILTER_TYPE_WINDOW, .capacity = 700, .bits_per_key_q4 = 40,
 	  .generations = 2 },
 	{ .type = MEMFILTER_TYPE_WINDOW, .capacity = 700, .bits_per_key_q4 = 40,
 	  .generations = 4 },
 	{ .type = MEMFILTER_TYPE_WINDOW, .capacity = 500, .bits_per_key_q4 = 32,
 	  .generations = 5 },
+	{ .type = MEMFILTER_TYPE_WINDOW, .capacity = 400, .bits_per_key_q4 = 24,
+	  .generations = 4 },
+	{ .type = MEMFILTER_TYPE_WINDOW, .capacity = 300, .bits_per_key_q4 = 64,
+	  .generations = 3 },
 	/* A window that rotates by count, mid-round. */
 	{ .type = MEMFILTER_TYPE_WINDOW, .capacity = 250, .bits_per_key_q4 = 40,
 	  .generations = 3, .window_flags = MEMFILTER_WINDOW_ROTATE_BY_COUNT },
@@ -306,6 +315,37 @@ TEST(single_key_is_batch_of_one)
 		} else {
 			EXPECT_EQ(0, full_seen[s]) TH_LOG("shape %u", s);
 		}
+	}
+}
+
+/*
+ * The shapes reach the single-key AVX2 paths' edge rows: k = 8 (every word
+ * of the block, the table's last row) and a k inside 2..7, for Bloom and
+ * window filters alike.
+ */
+TEST(single_key_shapes_reach_k)
+{
+	u32 seen[2] = { 0 };
+
+	for (u32 s = 0; s < ARRAY_SIZE(mf_sk_shapes); s++) {
+		struct memfilter_create c = mf_sk_shapes[s];
+		const struct memfilter_type_ops *ops;
+		union memfilter_params p;
+
+		c.size = sizeof(c);
+		if (c.type == MEMFILTER_TYPE_WINDOW)
+			c.period_ms = 1000;
+		ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p));
+		if (c.type == MEMFILTER_TYPE_BLOOM)
+			seen[0] |= 1U << p.bloom.k;
+		else if (c.type == MEMFILTER_TYPE_WINDOW)
+			seen[1] |= 1U << p.window.gen.k;
+	}
+	for (u32 t = 0; t < 2; t++) {
+		EXPECT_TRUE(seen[t] & 1U << MEMFILTER_BLOOM_MAX_K)
+			TH_LOG("type %u: %#x", t, seen[t]);
+		EXPECT_TRUE(seen[t] & 0x7c)
+			TH_LOG("type %u: %#x", t, seen[t]);
 	}
 }
 
