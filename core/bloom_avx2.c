@@ -61,12 +61,9 @@ const u32 memfilter_bloom_avx2_win[MEMFILTER_BLOOM_MAX_K][2 * MEMFILTER_BLOOM_BL
 MF_AVX2 bool memfilter_bloom_contains_hash_avx2(const struct memfilter_bloom *b, u64 hash)
 {
 	const u64 *blk = memfilter_bloom_block_ptr(b, hash);
-	struct memfilter_bloom_avx2 c;
 	__m256i lo, hi, miss;
 
-	/* The salts and ones only (constants): the window is the table's. */
-	memfilter_bloom_avx2_init(&c, MEMFILTER_BLOOM_MAX_K);
-	memfilter_bloom_avx2_pattern_table(&c, hash, b->p.k, &lo, &hi);
+	memfilter_bloom_avx2_pattern_table(hash, b->p.k, &lo, &hi);
 	/* The pattern's bits missing from the block, both halves in one test. */
 	miss = _mm256_or_si256(_mm256_andnot_si256(memfilter_bloom_avx2_load(blk), lo),
 			       _mm256_andnot_si256(memfilter_bloom_avx2_load(blk + 4), hi));

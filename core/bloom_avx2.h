@@ -51,20 +51,35 @@ static __always_inline MF_AVX2 void memfilter_bloom_avx2_init(struct memfilter_b
 		 0x4040404040404040ULL << (8 * k) : 0;
 }
 
+/* Each word's bit number for @hash, one per 32-bit lane, before the window. */
+static __always_inline MF_AVX2 __m256i
+memfilter_bloom_avx2_bits(const struct memfilter_bloom_avx2 *c, u64 hash)
+{
+	return _mm256_srli_epi32(_mm256_mullo_epi32(_mm256_set1_epi32((u32)hash), c->salt), 26);
+}
+
+/*
+ * The pattern from @bit, a bit number per word (64 for a word outside the
+ * window: VPSLLVQ gives 0), as words 0-3 (@lo) and 4-7 (@hi).
+ */
+static __always_inline MF_AVX2 void
+memfilter_bloom_avx2_spread(const struct memfilter_bloom_avx2 *c, __m256i bit, __m256i *lo,
+			    __m256i *hi)
+{
+	*lo = _mm256_sllv_epi64(c->one, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(bit)));
+	*hi = _mm256_sllv_epi64(c->one, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(bit, 1)));
+}
+
 /* The pattern of @hash as words 0-3 (@lo) and 4-7 (@hi). */
 static __always_inline MF_AVX2 void
 memfilter_bloom_avx2_pattern(const struct memfilter_bloom_avx2 *c, u64 hash, __m256i *lo,
 			     __m256i *hi)
 {
-	__m256i x = _mm256_set1_epi32((u32)hash);
-	__m256i bit = _mm256_srli_epi32(_mm256_mullo_epi32(x, c->salt), 26);
 	u64 out = rol64(c->out, 8 * memfilter_bloom_start(hash));
+	__m256i win = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(out));
 
-	bit = _mm256_or_si256(bit, _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(out)));
-	*lo = _mm256_sllv_epi64(c->one,
-				_mm256_cvtepu32_epi64(_mm256_castsi256_si128(bit)));
-	*hi = _mm256_sllv_epi64(c->one,
-				_mm256_cvtepu32_epi64(_mm256_extracti128_si256(bit, 1)));
+	memfilter_bloom_avx2_spread(c, _mm256_or_si256(memfilter_bloom_avx2_bits(c, hash), win),
+				    lo, hi);
 }
 
 /* The windows of memfilter_bloom_avx2_pattern_table(), in bloom_avx2.c. */
@@ -72,27 +87,25 @@ extern const u32 memfilter_bloom_avx2_win[MEMFILTER_BLOOM_MAX_K][2 * MEMFILTER_B
 
 /*
  * The pattern of @hash for @k, as memfilter_bloom_avx2_pattern() gives it
- * for a @c initialised with @k, with the window loaded from
+ * after memfilter_bloom_avx2_init(c, k), with the window loaded from
  * memfilter_bloom_avx2_win instead of rotated into place: for the
- * single-key paths, which cannot hoist memfilter_bloom_avx2_init(c, k)
- * out of a loop. Only @c's salts and ones are used (initialise it with
- * any k: constants). As memfilter_bloom_avx2_init(), k outside 1..7
- * probes all 8 words.
+ * single-key paths, which cannot hoist the init out of a loop (the salts
+ * and ones it takes from its own init are constants). As
+ * memfilter_bloom_avx2_init(), k outside 1..7 probes all 8 words.
  */
 static __always_inline MF_AVX2 void
-memfilter_bloom_avx2_pattern_table(const struct memfilter_bloom_avx2 *c, u64 hash, u32 k,
-				   __m256i *lo, __m256i *hi)
+memfilter_bloom_avx2_pattern_table(u64 hash, u32 k, __m256i *lo, __m256i *hi)
 {
-	__m256i bit = _mm256_srli_epi32(_mm256_mullo_epi32(_mm256_set1_epi32((u32)hash),
-							   c->salt), 26);
+	struct memfilter_bloom_avx2 c;
+	__m256i win;
 
+	memfilter_bloom_avx2_init(&c, MEMFILTER_BLOOM_MAX_K);
 	if (--k > MEMFILTER_BLOOM_MAX_K - 1)
 		k = MEMFILTER_BLOOM_MAX_K - 1;
-	bit = _mm256_or_si256(bit, _mm256_loadu_si256((const void *)
-			      &memfilter_bloom_avx2_win[k][MEMFILTER_BLOOM_BLOCK_WORDS -
-							   memfilter_bloom_start(hash)]));
-	*lo = _mm256_sllv_epi64(c->one, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(bit)));
-	*hi = _mm256_sllv_epi64(c->one, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(bit, 1)));
+	win = _mm256_loadu_si256((const void *)&memfilter_bloom_avx2_win[k]
+				 [MEMFILTER_BLOOM_BLOCK_WORDS - memfilter_bloom_start(hash)]);
+	memfilter_bloom_avx2_spread(&c, _mm256_or_si256(memfilter_bloom_avx2_bits(&c, hash), win),
+				    lo, hi);
 }
 
 /* One bit per 64-bit lane: its top bit. */

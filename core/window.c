@@ -443,18 +443,13 @@ static __always_inline bool mf_window_one(struct memfilter_window *w, u64 h,
 					  u32 cur, enum memfilter_window_op op)
 {
 	u64 *grp = memfilter_window_group_ptr(w, h);
-	u32 j, gens = w->p.generations;
+	u32 gens = w->p.generations;
 	bool hit;
 
-	if (gens == 4) {	/* the common case: four instructions, no loop */
-		memfilter_prefetch(grp);
-		memfilter_prefetch(grp + MEMFILTER_BLOOM_BLOCK_WORDS);
-		memfilter_prefetch(grp + 2 * MEMFILTER_BLOOM_BLOCK_WORDS);
-		memfilter_prefetch(grp + 3 * MEMFILTER_BLOOM_BLOCK_WORDS);
-	} else {
-		for (j = 0; j < gens; j++)
-			memfilter_prefetch(grp + j * MEMFILTER_BLOOM_BLOCK_WORDS);
-	}
+	if (gens == 4)	/* the common case: four prefetches, no loop */
+		memfilter_window_prefetch_group(grp, 4);
+	else
+		memfilter_window_prefetch_group(grp, gens);
 	if (MEMFILTER_SIMD_CHEAP && memfilter_simd_begin()) {
 		hit = memfilter_window_one_avx2(w, grp, h, cur, op);
 		memfilter_simd_end();

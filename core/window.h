@@ -85,6 +85,18 @@ enum memfilter_window_op {
 };
 
 /*
+ * Prefetch every line of group @grp; @gens is the filter's generation
+ * count (a constant where the caller specialises for it: no loop then).
+ */
+static __always_inline void memfilter_window_prefetch_group(const u64 *grp, u32 gens)
+{
+	u32 j;
+
+	for (j = 0; j < gens; j++)
+		memfilter_prefetch(grp + j * MEMFILTER_BLOOM_BLOCK_WORDS);
+}
+
+/*
  * Prefetch the lines of hashes[@i]'s group that @op reads, if @i < @n;
  * @gens is @w's generation count (a constant in specialised loops).
  */
@@ -94,7 +106,6 @@ memfilter_window_prefetch(const struct memfilter_window *w, const u64 *hashes,
 			  enum memfilter_window_op op)
 {
 	const u64 *grp;
-	u32 j;
 
 	if (i >= n)
 		return;
@@ -103,8 +114,7 @@ memfilter_window_prefetch(const struct memfilter_window *w, const u64 *hashes,
 		memfilter_prefetch(grp + cur * MEMFILTER_BLOOM_BLOCK_WORDS);
 		return;
 	}
-	for (j = 0; j < gens; j++)
-		memfilter_prefetch(grp + j * MEMFILTER_BLOOM_BLOCK_WORDS);
+	memfilter_window_prefetch_group(grp, gens);
 }
 
 int memfilter_window_params_init(struct memfilter_window_params *p, u64 capacity,

@@ -169,13 +169,10 @@ MF_AVX2 bool memfilter_window_one_avx2(struct memfilter_window *w, u64 *grp,
 				       u64 hash, u32 cur,
 				       enum memfilter_window_op op)
 {
-	struct memfilter_bloom_avx2 c;
 	u32 gens = w->p.generations;
 	__m256i lo, hi;
 
-	/* The salts and ones only (constants): the window is the table's. */
-	memfilter_bloom_avx2_init(&c, MEMFILTER_BLOOM_MAX_K);
-	memfilter_bloom_avx2_pattern_table(&c, hash, w->p.gen.k, &lo, &hi);
+	memfilter_bloom_avx2_pattern_table(hash, w->p.gen.k, &lo, &hi);
 	if (op == MEMFILTER_WINDOW_OP_CONTAINS)
 		return gens == 4 ?
 		       mf_window_avx2_apply(grp, lo, hi, 4, cur,
