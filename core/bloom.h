@@ -147,26 +147,40 @@ static __always_inline void memfilter_bloom_prefetch(const struct memfilter_bloo
 }
 
 /*
- * Whether a batch call's keys take the fixed-size fast path: 8-byte keys
- * under XXH64, hashed by straight-line code with no per-key test of the
- * length or the algorithm (decided once per call).
+ * How a batch call hashes its keys, decided once per call: 8-byte keys
+ * under XXH3 (the default) or XXH64 by straight-line code with no per-key
+ * test of the length or the algorithm, any other by memfilter_hash().
  */
-static __always_inline bool memfilter_bloom_fixed8(const struct memfilter_bloom *b,
-						   size_t key_len)
+enum memfilter_bloom_keys {
+	MEMFILTER_BLOOM_KEYS_ANY,
+	MEMFILTER_BLOOM_KEYS_XXH3_8,
+	MEMFILTER_BLOOM_KEYS_XXH64_8,
+};
+
+static __always_inline enum memfilter_bloom_keys
+memfilter_bloom_keys_kind(const struct memfilter_bloom *b, size_t key_len)
 {
-	return key_len == 8 && b->p.hasher.algo == MEMFILTER_HASH_XXH64;
+	if (key_len != 8)
+		return MEMFILTER_BLOOM_KEYS_ANY;
+	if (b->p.hasher.algo == MEMFILTER_HASH_XXH3)
+		return MEMFILTER_BLOOM_KEYS_XXH3_8;
+	if (b->p.hasher.algo == MEMFILTER_HASH_XXH64)
+		return MEMFILTER_BLOOM_KEYS_XXH64_8;
+	return MEMFILTER_BLOOM_KEYS_ANY;
 }
 
 /*
- * A key's hash under @b's hasher. @fixed8 (a constant at every call site):
- * the caller has checked memfilter_bloom_fixed8(), so the 8-byte XXH64 is
- * the whole of it; bit for bit the general hash's result.
+ * A key's hash under @b's hasher. @kind (a constant at every call site)
+ * is memfilter_bloom_keys_kind()'s for the call; bit for bit the general
+ * hash's result.
  */
 static __always_inline u64 memfilter_bloom_hash_key(const struct memfilter_bloom *b,
 						    const void *key, size_t len,
-						    bool fixed8)
+						    enum memfilter_bloom_keys kind)
 {
-	if (fixed8)
+	if (kind == MEMFILTER_BLOOM_KEYS_XXH3_8)
+		return memfilter_xxh3_4to8_flip(key, 8, b->p.hasher.xxh3_flip);
+	if (kind == MEMFILTER_BLOOM_KEYS_XXH64_8)
 		return memfilter_xxh64(key, 8, b->p.hasher.seed);
 	return memfilter_hash(&b->p.hasher, key, len);
 }
@@ -184,12 +198,13 @@ struct memfilter_bloom_ring {
 static __always_inline void memfilter_bloom_ring_fill(const struct memfilter_bloom *b,
 						      struct memfilter_bloom_ring *r,
 						      const u8 *keys, size_t key_len,
-						      size_t i, size_t n, bool fixed8)
+						      size_t i, size_t n,
+						      enum memfilter_bloom_keys kind)
 {
 	u64 h;
 
 	if (i < n) {
-		h = memfilter_bloom_hash_key(b, keys + i * key_len, key_len, fixed8);
+		h = memfilter_bloom_hash_key(b, keys + i * key_len, key_len, kind);
 		r->h[i % MEMFILTER_BLOOM_RING] = h;
 		memfilter_prefetch(memfilter_bloom_block_ptr(b, h));
 	}

@@ -2,12 +2,13 @@
 /*
  * AVX2 batch insert and query for memfilter's blocked Bloom filter
  * (bloom.h), x86-64 only. The whole 512-bit pattern of a key is built in
- * two YMM registers: one 32-bit multiply per word gives the bit, a compare
- * against the key's window masks the words outside it, and a variable
- * shift turns the bit numbers into masks. A query is then two 32-byte loads
- * and two VPTESTs; an insert ORs, atomically, only the words still missing
- * bits; an exclusive insert (single writer) is two VPORs and two 32-byte
- * stores. Answers and filters are bit for bit those of the scalar code.
+ * two YMM registers: one 32-bit multiply per word gives the bit, the key's
+ * window (a row of memfilter_bloom_avx2_win) sends the words outside it to
+ * 64, and a variable shift turns the bit numbers into masks. A query is
+ * then two 32-byte loads, two VPANDNs, a VPOR and one VPTEST; an insert
+ * ORs, atomically, only the words still missing bits; an exclusive insert
+ * (single writer) is two VPORs and two 32-byte stores. Answers and
+ * filters are bit for bit those of the scalar code.
  *
  * Only the functions marked MF_AVX2 (here and in bloom_avx2.h) are
  * compiled for AVX2, each by its own __attribute__((target("avx2"))); in
@@ -29,13 +30,12 @@
 #include "bloom_avx2.h"
 
 /*
- * The single-key paths' windows (memfilter_bloom_avx2_pattern_table()):
- * row k - 1 holds, twice, 64 in the 32-bit lane of each word outside the
- * k-word window starting at word 0, else 0 (VPSLLVQ gives 0 for a count
- * of 64). The 8 lanes from lane 8 - s are the window starting at word s:
- * memfilter_bloom_avx2_init()'s @out rotated by s, loaded instead of
- * computed from k on every call. Rows are 64-byte aligned, so no load
- * crosses a cache line.
+ * The windows of memfilter_bloom_avx2_pattern(): row k - 1 holds, twice,
+ * 64 in the 32-bit lane of each word outside the k-word window starting
+ * at word 0, else 0 (VPSLLVQ gives 0 for a count of 64). The 8 lanes from
+ * lane 8 - s are that window rotated by s words, the window starting at
+ * word s: loaded instead of computed from k and s for every key. Rows are
+ * 64-byte aligned, so no load crosses a cache line.
  */
 const u32 memfilter_bloom_avx2_win[MEMFILTER_BLOOM_MAX_K][2 * MEMFILTER_BLOOM_BLOCK_WORDS]
 	__aligned(64) = {
@@ -60,14 +60,10 @@ const u32 memfilter_bloom_avx2_win[MEMFILTER_BLOOM_MAX_K][2 * MEMFILTER_BLOOM_BL
  */
 MF_AVX2 bool memfilter_bloom_contains_hash_avx2(const struct memfilter_bloom *b, u64 hash)
 {
-	const u64 *blk = memfilter_bloom_block_ptr(b, hash);
-	__m256i lo, hi, miss;
+	__m256i lo, hi;
 
 	memfilter_bloom_avx2_pattern_table(hash, b->p.k, &lo, &hi);
-	/* The pattern's bits missing from the block, both halves in one test. */
-	miss = _mm256_or_si256(_mm256_andnot_si256(memfilter_bloom_avx2_load(blk), lo),
-			       _mm256_andnot_si256(memfilter_bloom_avx2_load(blk + 4), hi));
-	return _mm256_testz_si256(miss, miss);
+	return memfilter_bloom_avx2_has_pattern(memfilter_bloom_block_ptr(b, hash), lo, hi);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hash_avx2);
 
@@ -243,8 +239,8 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes_avx2);
 static __always_inline MF_AVX2 void
 memfilter_bloom_avx2_keys(struct memfilter_bloom *b, struct memfilter_bloom_ring *r,
 			  const void *keys, size_t key_len, size_t start, size_t m,
-		   size_t n, unsigned long *result_bitmap, enum memfilter_bloom_op op,
-		   bool fixed8)
+			  size_t n, unsigned long *result_bitmap, enum memfilter_bloom_op op,
+			  enum memfilter_bloom_keys kind)
 {
 	/* A copy the ring and result stores cannot alias: no reloads per key. */
 	const struct memfilter_bloom f = *b;
@@ -261,8 +257,7 @@ memfilter_bloom_avx2_keys(struct memfilter_bloom *b, struct memfilter_bloom_ring
 			u64 *blk = memfilter_bloom_block_ptr(&f, h);
 
 			memfilter_bloom_ring_fill(&f, r, keys, key_len,
-						  i + MEMFILTER_BLOOM_AHEAD, n,
-						  fixed8);
+						  i + MEMFILTER_BLOOM_AHEAD, n, kind);
 			if (op == MEMFILTER_BLOOM_OP_ADD)
 				memfilter_bloom_avx2_set(&c, blk, h);
 			else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
@@ -274,6 +269,24 @@ memfilter_bloom_avx2_keys(struct memfilter_bloom *b, struct memfilter_bloom_ring
 		if (op == MEMFILTER_BLOOM_OP_CONTAINS)
 			result_bitmap[(i - 1) / BITS_PER_LONG] = acc;
 	}
+}
+
+/* memfilter_bloom_avx2_keys() with @op and @kind constants. */
+static __always_inline MF_AVX2 void
+mf_bloom_avx2_keys_op(struct memfilter_bloom *b, struct memfilter_bloom_ring *r,
+		      const void *keys, size_t key_len, size_t start, size_t m,
+		      size_t n, unsigned long *result_bitmap, enum memfilter_bloom_op op,
+		      enum memfilter_bloom_keys kind)
+{
+	if (op == MEMFILTER_BLOOM_OP_ADD)
+		memfilter_bloom_avx2_keys(b, r, keys, key_len, start, m, n, NULL,
+					  MEMFILTER_BLOOM_OP_ADD, kind);
+	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
+		memfilter_bloom_avx2_keys(b, r, keys, key_len, start, m, n, NULL,
+					  MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE, kind);
+	else
+		memfilter_bloom_avx2_keys(b, r, keys, key_len, start, m, n,
+					  result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS, kind);
 }
 
 /**
@@ -295,26 +308,19 @@ memfilter_bloom_keys_avx2(struct memfilter_bloom *b, struct memfilter_bloom_ring
 			  const void *keys, size_t key_len, size_t start, size_t m, size_t n,
 			  unsigned long *result_bitmap, enum memfilter_bloom_op op)
 {
-	bool f8 = memfilter_bloom_fixed8(b, key_len);
-
-	if (op == MEMFILTER_BLOOM_OP_ADD && f8)
-		memfilter_bloom_avx2_keys(b, r, keys, 8, start, m, n, NULL,
-					  MEMFILTER_BLOOM_OP_ADD, true);
-	else if (op == MEMFILTER_BLOOM_OP_ADD)
-		memfilter_bloom_avx2_keys(b, r, keys, key_len, start, m, n, NULL,
-					  MEMFILTER_BLOOM_OP_ADD, false);
-	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE && f8)
-		memfilter_bloom_avx2_keys(b, r, keys, 8, start, m, n, NULL,
-					  MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE, true);
-	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
-		memfilter_bloom_avx2_keys(b, r, keys, key_len, start, m, n, NULL,
-					  MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE, false);
-	else if (f8)
-		memfilter_bloom_avx2_keys(b, r, keys, 8, start, m, n, result_bitmap,
-					  MEMFILTER_BLOOM_OP_CONTAINS, true);
-	else
-		memfilter_bloom_avx2_keys(b, r, keys, key_len, start, m, n,
-					  result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS, false);
+	switch (memfilter_bloom_keys_kind(b, key_len)) {
+	case MEMFILTER_BLOOM_KEYS_XXH3_8:
+		mf_bloom_avx2_keys_op(b, r, keys, 8, start, m, n, result_bitmap, op,
+				      MEMFILTER_BLOOM_KEYS_XXH3_8);
+		break;
+	case MEMFILTER_BLOOM_KEYS_XXH64_8:
+		mf_bloom_avx2_keys_op(b, r, keys, 8, start, m, n, result_bitmap, op,
+				      MEMFILTER_BLOOM_KEYS_XXH64_8);
+		break;
+	default:
+		mf_bloom_avx2_keys_op(b, r, keys, key_len, start, m, n, result_bitmap,
+				      op, MEMFILTER_BLOOM_KEYS_ANY);
+	}
 }
 
 /* The AVX2 walk's key (memfilter_bloom_walk()); @ctx its constants. */

@@ -32,14 +32,18 @@
 
 struct memfilter_bloom_avx2 {
 	__m256i salt, one;
-	u64 out;
+	const u32 *win;
 };
 
+/* The windows of memfilter_bloom_avx2_init(), in bloom_avx2.c. */
+extern const u32 memfilter_bloom_avx2_win[MEMFILTER_BLOOM_MAX_K][2 * MEMFILTER_BLOOM_BLOCK_WORDS];
+
 /*
- * @c->out: which words of a block lie outside the k-word window starting
- * at word 0, one byte per word, 0 inside and 64 outside (where VPSLLVQ
- * gives 0). Rotated left by s bytes it is the window starting at word s.
- * As in the scalar code, k outside 1..7 probes all 8 words.
+ * @c->win: the row of memfilter_bloom_avx2_win for k, from its second
+ * half: the 8 lanes before it, from lane -s, are the k-word window
+ * starting at word s, 0 in the 32-bit lane of a word inside it and 64
+ * outside (where VPSLLVQ gives 0). As in the scalar code, k outside 1..7
+ * probes all 8 words.
  */
 static __always_inline MF_AVX2 void memfilter_bloom_avx2_init(struct memfilter_bloom_avx2 *c, u32 k)
 {
@@ -47,8 +51,9 @@ static __always_inline MF_AVX2 void memfilter_bloom_avx2_init(struct memfilter_b
 				    0xa2b7289d, 0x705495c7, 0x2df1424b,
 				    0x9efc4947, 0x5c6bfb31);
 	c->one = _mm256_set1_epi64x(1);
-	c->out = k - 1 < MEMFILTER_BLOOM_MAX_K - 1 ?
-		 0x4040404040404040ULL << (8 * k) : 0;
+	if (--k > MEMFILTER_BLOOM_MAX_K - 1)
+		k = MEMFILTER_BLOOM_MAX_K - 1;
+	c->win = &memfilter_bloom_avx2_win[k][MEMFILTER_BLOOM_BLOCK_WORDS];
 }
 
 /* Each word's bit number for @hash, one per 32-bit lane, before the window. */
@@ -70,42 +75,33 @@ memfilter_bloom_avx2_spread(const struct memfilter_bloom_avx2 *c, __m256i bit, _
 	*hi = _mm256_sllv_epi64(c->one, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(bit, 1)));
 }
 
-/* The pattern of @hash as words 0-3 (@lo) and 4-7 (@hi). */
+/*
+ * The pattern of @hash as words 0-3 (@lo) and 4-7 (@hi): the window
+ * loaded from @c's row, not computed from k, so one load (folded into the
+ * VPOR) instead of a rotate and two moves into a vector register.
+ */
 static __always_inline MF_AVX2 void
 memfilter_bloom_avx2_pattern(const struct memfilter_bloom_avx2 *c, u64 hash, __m256i *lo,
 			     __m256i *hi)
 {
-	u64 out = rol64(c->out, 8 * memfilter_bloom_start(hash));
-	__m256i win = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(out));
+	__m256i win = _mm256_loadu_si256((const void *)(c->win - memfilter_bloom_start(hash)));
 
 	memfilter_bloom_avx2_spread(c, _mm256_or_si256(memfilter_bloom_avx2_bits(c, hash), win),
 				    lo, hi);
 }
 
-/* The windows of memfilter_bloom_avx2_pattern_table(), in bloom_avx2.c. */
-extern const u32 memfilter_bloom_avx2_win[MEMFILTER_BLOOM_MAX_K][2 * MEMFILTER_BLOOM_BLOCK_WORDS];
-
 /*
- * The pattern of @hash for @k, as memfilter_bloom_avx2_pattern() gives it
- * after memfilter_bloom_avx2_init(c, k), with the window loaded from
- * memfilter_bloom_avx2_win instead of rotated into place: for the
- * single-key paths, which cannot hoist the init out of a loop (the salts
- * and ones it takes from its own init are constants). As
- * memfilter_bloom_avx2_init(), k outside 1..7 probes all 8 words.
+ * memfilter_bloom_avx2_pattern() after memfilter_bloom_avx2_init(c, @k),
+ * for the single-key paths, which cannot hoist the init out of a loop
+ * (the salts and ones it takes are constants; the row is one address).
  */
 static __always_inline MF_AVX2 void
 memfilter_bloom_avx2_pattern_table(u64 hash, u32 k, __m256i *lo, __m256i *hi)
 {
 	struct memfilter_bloom_avx2 c;
-	__m256i win;
 
-	memfilter_bloom_avx2_init(&c, MEMFILTER_BLOOM_MAX_K);
-	if (--k > MEMFILTER_BLOOM_MAX_K - 1)
-		k = MEMFILTER_BLOOM_MAX_K - 1;
-	win = _mm256_loadu_si256((const void *)&memfilter_bloom_avx2_win[k]
-				 [MEMFILTER_BLOOM_BLOCK_WORDS - memfilter_bloom_start(hash)]);
-	memfilter_bloom_avx2_spread(&c, _mm256_or_si256(memfilter_bloom_avx2_bits(&c, hash), win),
-				    lo, hi);
+	memfilter_bloom_avx2_init(&c, k);
+	memfilter_bloom_avx2_pattern(&c, hash, lo, hi);
 }
 
 /* One bit per 64-bit lane: its top bit. */
@@ -216,12 +212,18 @@ memfilter_bloom_avx2_set_locked(u64 *blk, __m256i lo, __m256i hi)
 	return had;
 }
 
-/* Does block @blk hold every bit of pattern @lo, @hi? */
+/*
+ * Does block @blk hold every bit of pattern @lo, @hi? The pattern's bits
+ * missing from the block, both halves, in one VPTEST.
+ */
 static __always_inline MF_AVX2 bool
 memfilter_bloom_avx2_has_pattern(const u64 *blk, __m256i lo, __m256i hi)
 {
-	return _mm256_testc_si256(memfilter_bloom_avx2_load(blk), lo) &
-	       _mm256_testc_si256(memfilter_bloom_avx2_load(blk + 4), hi);
+	__m256i miss = _mm256_or_si256(_mm256_andnot_si256(memfilter_bloom_avx2_load(blk), lo),
+				       _mm256_andnot_si256(memfilter_bloom_avx2_load(blk + 4),
+							   hi));
+
+	return _mm256_testz_si256(miss, miss);
 }
 
 /* Query (as mf_bloom_test()). */

@@ -260,7 +260,7 @@ static __always_inline void mf_bloom_keys_scalar(struct memfilter_bloom *b,
 						 size_t m, size_t n,
 						 unsigned long *result_bitmap,
 						 enum memfilter_bloom_op op,
-						 bool fixed8)
+						 enum memfilter_bloom_keys kind)
 {
 	size_t i = start, end = start + m, run;
 
@@ -273,8 +273,7 @@ static __always_inline void mf_bloom_keys_scalar(struct memfilter_bloom *b,
 			u64 *blk = memfilter_bloom_block_ptr(b, h);
 
 			memfilter_bloom_ring_fill(b, r, keys, key_len,
-						  i + MEMFILTER_BLOOM_AHEAD, n,
-						  fixed8);
+						  i + MEMFILTER_BLOOM_AHEAD, n, kind);
 			if (op == MEMFILTER_BLOOM_OP_ADD)
 				mf_bloom_set(blk, h, b->p.k);
 			else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
@@ -295,18 +294,25 @@ mf_bloom_keys_scalar_section(struct memfilter_bloom *b, struct memfilter_bloom_r
 			     size_t m, size_t n, unsigned long *result_bitmap,
 			     enum memfilter_bloom_op op)
 {
+	enum memfilter_bloom_keys kind = memfilter_bloom_keys_kind(b, key_len);
+
 	if (op == MEMFILTER_BLOOM_OP_ADD)
 		mf_bloom_keys_scalar(b, r, keys, key_len, start, m, n, NULL,
-				     MEMFILTER_BLOOM_OP_ADD, false);
+				     MEMFILTER_BLOOM_OP_ADD, MEMFILTER_BLOOM_KEYS_ANY);
 	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
 		mf_bloom_keys_scalar(b, r, keys, key_len, start, m, n, NULL,
-				     MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE, false);
-	else if (memfilter_bloom_fixed8(b, key_len))
-		mf_bloom_keys_scalar(b, r, keys, 8, start, m, n,
-				     result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS, true);
+				     MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE,
+				     MEMFILTER_BLOOM_KEYS_ANY);
+	else if (kind == MEMFILTER_BLOOM_KEYS_XXH3_8)
+		mf_bloom_keys_scalar(b, r, keys, 8, start, m, n, result_bitmap,
+				     MEMFILTER_BLOOM_OP_CONTAINS, MEMFILTER_BLOOM_KEYS_XXH3_8);
+	else if (kind == MEMFILTER_BLOOM_KEYS_XXH64_8)
+		mf_bloom_keys_scalar(b, r, keys, 8, start, m, n, result_bitmap,
+				     MEMFILTER_BLOOM_OP_CONTAINS, MEMFILTER_BLOOM_KEYS_XXH64_8);
 	else
 		mf_bloom_keys_scalar(b, r, keys, key_len, start, m, n,
-				     result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS, false);
+				     result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS,
+				     MEMFILTER_BLOOM_KEYS_ANY);
 }
 
 /*
@@ -323,7 +329,8 @@ static void mf_bloom_keys(struct memfilter_bloom *b, const void *keys, size_t ke
 	size_t i, m;
 
 	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
-		memfilter_bloom_ring_fill(b, &r, keys, key_len, i, n, false);
+		memfilter_bloom_ring_fill(b, &r, keys, key_len, i, n,
+					  MEMFILTER_BLOOM_KEYS_ANY);
 	for (i = 0; i < n; i += m) {
 		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
 		if (MEMFILTER_HAVE_AVX2 && simd && memfilter_simd_begin_batch(m)) {
