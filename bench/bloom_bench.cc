@@ -213,7 +213,7 @@ enum mf_path { MF_OPS, MF_SCALAR, MF_INLINE };
 static Row bench_mf_bloom_path(const Keys &k, mf_path path)
 {
 	static const char *const names[] = {
-		"memfilter Bloom, module path (ops->contains_key; windows: ops hash + ops->contains)",
+		"memfilter Bloom, module path (ops->contains_key; windows: memfilter_hash_keys + ops->contains)",
 		"memfilter Bloom, scalar path (no SIMD section)",
 		"memfilter Bloom, inline in the caller's loop (memfilter_hash + bloom_avx2.h test)",
 	};

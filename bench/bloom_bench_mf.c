@@ -183,21 +183,11 @@ static void mfb_hash_chunk(const struct memfilter_hasher *hs, const u64 *k,
  * The paths the module (and libmemfilter's offline filters) run, through
  * the type's ops table as they do: ops->contains_key() on one
  * key (memfilter_contains(): BPF kfuncs, netfilter, dm), or a key's hash
- * by mfb_filter_hash() and ops->contains() on 256 of them (one ioctl
+ * by memfilter_hash_keys() and ops->contains() on 256 of them (one ioctl
  * window, MEMFILTER_IOC_QUERY). The module's bitmap_zero(),
  * bitmap_weight() and per-CPU stats are left out.
  */
 #define MFB_WINDOW	256
-
-/*
- * memfilter_filter_hash() (module/filter.c): out of line, the key length
- * a run-time value, the hasher found through the ops table.
- */
-static __attribute__((noipa)) u64 mfb_filter_hash(const union memfilter_state *s,
-						   const void *key, size_t len)
-{
-	return memfilter_key_hash(&memfilter_bloom_ops, s, key, len);
-}
 
 typedef void mfb_contains_fn(const union memfilter_state *s, const u64 *h,
 			     u32 n, unsigned long *result);
@@ -226,8 +216,12 @@ static u64 mfb_query_window(const struct mfb_bloom *m, const u64 *k, size_t n,
 	for (size_t i = 0; i < n; i += MFB_WINDOW) {
 		size_t cnt = min(n - i, (size_t)MFB_WINDOW);
 
-		for (size_t j = 0; j < cnt; j++)
-			h[j] = mfb_filter_hash(&m->s, &k[i + j], 8);
+		/*
+		 * memfilter_filter_hash_keys() (module/filter.c): the hasher
+		 * memfilter_state_hasher() finds for a Bloom filter, then
+		 * the shared loop (filter_type.c is not linked here).
+		 */
+		memfilter_hash_keys(&m->s.bloom.p.hasher, &k[i], 8, cnt, h);
 		contains(&m->s, h, cnt, bm);
 		c += mfb_popcount(bm, cnt);
 	}

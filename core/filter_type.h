@@ -216,6 +216,18 @@ static inline const struct memfilter_hasher *
 memfilter_state_hasher(const struct memfilter_type_ops *ops,
 		       const union memfilter_state *s)
 {
+	/*
+	 * Where the common types keep it, found directly as
+	 * memfilter_state_contains_key() finds their ops: the type's two
+	 * indirect calls cost two retpolines on the stock kernels, on every
+	 * single-key add and delete.
+	 */
+	if (likely(ops == &memfilter_bloom_ops))
+		return &s->bloom.p.hasher;
+	if (ops == &memfilter_cuckoo_ops)
+		return &s->cuckoo.p.hasher;
+	if (ops == &memfilter_window_ops)
+		return &s->window.p.gen.hasher;
 	return ops->hasher((union memfilter_params *)ops->params_of(s));
 }
 

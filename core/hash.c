@@ -215,6 +215,82 @@ noinline u64 memfilter_hash_outline(const struct memfilter_hasher *h,
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_hash_outline);
 
+/*
+ * A 4-, 8- or 16-byte key's hash under XXH3 or XXH64 (@algo and @len
+ * constants), as memfilter_hash_fixed() gives it; the seed and XXH3's
+ * flip passed as values, so that the stores of memfilter_hash_keys()'s
+ * results, which could alias the hasher, force no reload of them.
+ */
+static __always_inline u64 mf_hash_fixed_as(const u8 *p, size_t len, u32 algo,
+					    u64 seed, u64 flip)
+{
+	if (algo == MEMFILTER_HASH_XXH3)
+		return len == 16 ? memfilter_xxh3_9to16(p, 16, seed) :
+				   memfilter_xxh3_4to8_flip(p, len, flip);
+	return memfilter_xxh64(p, len, seed);
+}
+
+static __always_inline void mf_hash_keys_as(const struct memfilter_hasher *h,
+					    const u8 *p, size_t len, size_t n,
+					    u64 *out, u32 algo)
+{
+	const u64 seed = h->seed, flip = h->xxh3_flip;
+	size_t i;
+
+	for (i = 0; i < n; i++, p += len)
+		out[i] = mf_hash_fixed_as(p, len, algo, seed, flip);
+}
+
+/**
+ * memfilter_hash_keys() - hash many keys of one length
+ * @h: the filter's hasher
+ * @keys: @n keys of @len bytes each, back to back, any alignment
+ * @len: the length of each
+ * @n: how many
+ * @out: @n hashes, written: out[i] = memfilter_hash(@h, key i, @len)
+ *
+ * The batch calls' hashing (the module's ioctls and batch API, the
+ * offline library): the algorithm and the length are tested once per
+ * call, not per key, and 4-, 8- and 16-byte keys under XXH3 and XXH64 are
+ * hashed by a loop of straight-line code with the length a constant.
+ *
+ * Context: any.
+ */
+void memfilter_hash_keys(const struct memfilter_hasher *h, const void *keys,
+			 size_t len, size_t n, u64 *out)
+{
+	const u8 *p = keys;
+	size_t i;
+
+	if (h->algo == MEMFILTER_HASH_XXH3 || h->algo == MEMFILTER_HASH_XXH64) {
+		bool x3 = h->algo == MEMFILTER_HASH_XXH3;
+
+		switch (len) {
+		case 4:
+			if (x3)
+				mf_hash_keys_as(h, p, 4, n, out, MEMFILTER_HASH_XXH3);
+			else
+				mf_hash_keys_as(h, p, 4, n, out, MEMFILTER_HASH_XXH64);
+			return;
+		case 8:
+			if (x3)
+				mf_hash_keys_as(h, p, 8, n, out, MEMFILTER_HASH_XXH3);
+			else
+				mf_hash_keys_as(h, p, 8, n, out, MEMFILTER_HASH_XXH64);
+			return;
+		case 16:
+			if (x3)
+				mf_hash_keys_as(h, p, 16, n, out, MEMFILTER_HASH_XXH3);
+			else
+				mf_hash_keys_as(h, p, 16, n, out, MEMFILTER_HASH_XXH64);
+			return;
+		}
+	}
+	for (i = 0; i < n; i++, p += len)
+		out[i] = memfilter_hash(h, p, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_hash_keys);
+
 /**
  * memfilter_hasher_init() - set up a filter's hasher
  * @h: the hasher to fill in

@@ -461,5 +461,7 @@ static __always_inline u64 memfilter_hash_lean(const struct memfilter_hasher *h,
 
 int memfilter_hasher_init(struct memfilter_hasher *h, u32 algo, u64 seed,
 			  const u64 key[2]);
+void memfilter_hash_keys(const struct memfilter_hasher *h, const void *keys,
+			 size_t len, size_t n, u64 *out);
 
 #endif /* _MEMFILTER_HASH_H */

@@ -652,13 +652,17 @@ static void mf_offline_hash(const struct mf_offline *f, const u8 **p,
 			    size_t key_size, const uint32_t *lens, u32 m,
 			    u64 *hashes)
 {
-	size_t len;
+	const struct memfilter_hasher *h = memfilter_state_hasher(f->ops, &f->s);
 	u32 j;
 
+	if (key_size) {
+		memfilter_hash_keys(h, *p, key_size, m, hashes);
+		*p += (size_t)m * key_size;
+		return;
+	}
 	for (j = 0; j < m; j++) {
-		len = key_size ? key_size : lens[j];
-		hashes[j] = memfilter_key_hash(f->ops, &f->s, *p, len);
-		*p += len;
+		hashes[j] = memfilter_hash_lean(h, *p, lens[j]);
+		*p += lens[j];
 	}
 }
 

@@ -174,19 +174,14 @@ EXPORT_SYMBOL_GPL(memfilter_delete);
 u32 memfilter_contains_batch(struct memfilter *f, const void *keys,
 			     u32 key_size, u32 n, unsigned long *result)
 {
-	/* Found once, not through two indirect calls per key. */
-	const struct memfilter_hasher *hasher =
-		memfilter_state_hasher(f->ops, &f->s);
 	DECLARE_BITMAP(res, MF_KERNEL_BATCH);
 	u64 h[MF_KERNEL_BATCH];
-	u32 i, j, m, hits = 0;
+	u32 i, m, hits = 0;
 
 	for (i = 0; i < n; i += m) {
 		m = min_t(u32, n - i, MF_KERNEL_BATCH);
-		for (j = 0; j < m; j++)
-			h[j] = memfilter_hash(hasher, keys +
-					      (size_t)(i + j) * key_size,
-					      key_size);
+		memfilter_filter_hash_keys(f, keys + (size_t)i * key_size,
+					   key_size, m, h);
 		hits += memfilter_filter_contains(f, h, m, res);
 		bitmap_copy(result + i / BITS_PER_LONG, res, m);
 	}
@@ -211,15 +206,13 @@ int memfilter_add_batch(struct memfilter *f, const void *keys, u32 key_size,
 {
 	DECLARE_BITMAP(res, MF_KERNEL_BATCH);
 	u64 h[MF_KERNEL_BATCH];
-	u32 i, j, m, d;
+	u32 i, m, d;
 	int ret = 0;
 
 	for (i = 0; i < n && !ret; i += d) {
 		m = min_t(u32, n - i, MF_KERNEL_BATCH);
-		for (j = 0; j < m; j++)
-			h[j] = memfilter_filter_hash(f, keys +
-						     (size_t)(i + j) * key_size,
-						     key_size);
+		memfilter_filter_hash_keys(f, keys + (size_t)i * key_size,
+					   key_size, m, h);
 		ret = memfilter_filter_add(f, h, m, res, &d);
 	}
 	*done = i;

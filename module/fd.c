@@ -148,6 +148,7 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 			  u64 *off)
 {
 	const u8 __user *ukeys = u64_to_user_ptr(k->keys);
+	const struct memfilter_hasher *hasher;
 	u32 j = 0, x;
 
 	if (k->key_size) {
@@ -160,18 +161,15 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 					   (u64)(i + j) * k->key_size,
 					   (size_t)m * k->key_size))
 				return -EFAULT;
-			for (x = 0; x < m; x++) {
-				const u8 *key = b->keys + (size_t)x * k->key_size;
-
-				b->hashes[j + x] =
-					memfilter_filter_hash(f, key, k->key_size);
-			}
+			memfilter_filter_hash_keys(f, b->keys, k->key_size, m,
+						   b->hashes + j);
 			j += m;
 		}
 		return 0;
 	}
 
 	/* Each piece holds at least one key: every length is checked. */
+	hasher = memfilter_state_hasher(f->ops, &f->s);
 	lens += i;
 	while (j < n) {
 		size_t bytes = 0;
@@ -185,8 +183,8 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 			return -EFAULT;
 		bytes = 0;
 		for (x = 0; x < m; x++) {
-			b->hashes[j + x] = memfilter_filter_hash(f, b->keys + bytes,
-								 lens[j + x]);
+			b->hashes[j + x] = memfilter_hash_lean(hasher, b->keys + bytes,
+							       lens[j + x]);
 			bytes += lens[j + x];
 		}
 		*off += bytes;

@@ -492,6 +492,28 @@ u64 memfilter_filter_hash(struct memfilter *f, const void *key, size_t len)
 {
 	return memfilter_key_hash(f->ops, &f->s, key, len);
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_hash);
+
+/**
+ * memfilter_filter_hash_keys() - many keys' hashes under a filter's hasher
+ * @f: the filter
+ * @keys: @n keys of @len bytes each, back to back
+ * @len: the length of each
+ * @n: how many
+ * @hashes: @n hashes, written: memfilter_filter_hash() of each key
+ *
+ * The batch paths' hashing: the hasher found once (two indirect calls,
+ * retpolines on the stock kernels, per call instead of per key) and
+ * memfilter_hash_keys()'s loops for the common lengths.
+ *
+ * Context: any.
+ */
+void memfilter_filter_hash_keys(struct memfilter *f, const void *keys,
+				size_t len, u32 n, u64 *hashes)
+{
+	memfilter_hash_keys(memfilter_state_hasher(f->ops, &f->s), keys, len, n,
+			    hashes);
+}
 
 /**
  * memfilter_filter_contains() - query a batch of key hashes

@@ -234,6 +234,8 @@ u64 memfilter_filter_added(struct memfilter *f);
 void memfilter_filter_info(struct memfilter *f, struct memfilter_info *info);
 void memfilter_filter_clear(struct memfilter *f);
 u64 memfilter_filter_hash(struct memfilter *f, const void *key, size_t len);
+void memfilter_filter_hash_keys(struct memfilter *f, const void *keys,
+				size_t len, u32 n, u64 *hashes);
 u32 memfilter_filter_contains(struct memfilter *f, const u64 *hashes, u32 n,
 			      unsigned long *result);
 int memfilter_filter_add(struct memfilter *f, const u64 *hashes, u32 n,

@@ -202,6 +202,58 @@ TEST(hash_fixed_lengths)
 }
 
 /*
+ * memfilter_hash_keys(), the batch paths' hashing: every key's hash is
+ * the reference's (libxxhash for XXH3 and XXH64) and memfilter_hash()'s,
+ * for each algorithm, keys of 0 to 40 bytes (the loops of 4, 8 and 16
+ * bytes and the general one), batches of 0 to 300 keys at any alignment,
+ * and nothing past the last hash is written.
+ */
+TEST(hash_keys_is_hash_of_each)
+{
+	static const u32 algos[] = { MEMFILTER_HASH_XXH3, MEMFILTER_HASH_XXH64,
+				     MEMFILTER_HASH_SIPHASH24 };
+	static const size_t counts[] = { 0, 1, 2, 7, 64, 300 };
+	unsigned int state = 99;
+	struct memfilter_hasher h;
+	u8 *buf = malloc(300 * 40 + 8);
+	u64 out[301], checked = 0;
+
+	ASSERT_NE(NULL, buf);
+	for (size_t i = 0; i < 300 * 40 + 8; i++)
+		buf[i] = rand_r(&state);
+	for (unsigned int a = 0; a < ARRAY_SIZE(algos); a++) {
+		u64 seed = rand64(&state);
+
+		ASSERT_EQ(0, memfilter_hasher_init(&h, algos[a], seed,
+						   memfilter_test_sipkey));
+		for (size_t len = 0; len <= 40; len++) {
+			for (unsigned int c = 0; c < ARRAY_SIZE(counts); c++) {
+				size_t n = counts[c], off = (len + c) & 7;
+
+				memset(out, 0x5a, sizeof(out));
+				memfilter_hash_keys(&h, buf + off, len, n, out);
+				for (size_t i = 0; i < n; i++) {
+					const u8 *k = buf + off + i * len;
+					u64 ref = memfilter_hash(&h, k, len);
+
+					if (algos[a] == MEMFILTER_HASH_XXH3)
+						ASSERT_EQ(XXH3_64bits_withSeed(k, len, seed), ref);
+					if (algos[a] == MEMFILTER_HASH_XXH64)
+						ASSERT_EQ(XXH64(k, len, seed), ref);
+					ASSERT_EQ(ref, out[i])
+						TH_LOG("algo %u len %zu key %zu of %zu",
+						       algos[a], len, i, n);
+					checked++;
+				}
+				EXPECT_EQ(0x5a5a5a5a5a5a5a5aULL, out[n]);
+			}
+		}
+	}
+	EXPECT_EQ(3 * 41 * (1 + 2 + 7 + 64 + 300), checked);
+	free(buf);
+}
+
+/*
  * The pieces the reference gets from elsewhere: the 32-bit-host fold of
  * the 128-bit product, and hash.h's constants folded from the secret.
  */

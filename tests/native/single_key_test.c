@@ -240,6 +240,36 @@ TEST(every_type_has_single_key_ops)
 	}
 }
 
+/*
+ * memfilter_state_hasher() finds the common types' hasher directly: the
+ * very one their ops give, for every type.
+ */
+TEST(state_hasher_is_the_types)
+{
+	static const struct memfilter_create shapes[] = {
+		{ .type = MEMFILTER_TYPE_BLOOM, .capacity = 100, .bits_per_key_q4 = 40 },
+		{ .type = MEMFILTER_TYPE_CUCKOO, .capacity = 100, .fingerprint_bits = 12 },
+		{ .type = MEMFILTER_TYPE_WINDOW, .capacity = 100, .bits_per_key_q4 = 40,
+		  .generations = 3, .period_ms = 1000 },
+		{ .type = MEMFILTER_TYPE_GROW, .capacity = 100, .fpr_ppb = 10000000,
+		  .grow_max = 4 },
+	};
+
+	for (u32 t = 0; t < ARRAY_SIZE(shapes); t++) {
+		struct memfilter_create c = shapes[t];
+		const struct memfilter_hasher *h;
+		struct mf_sk_filter f;
+
+		c.size = sizeof(c);
+		ASSERT_EQ(0, mf_sk_make(&c, MEMFILTER_HASH_XXH3, &f, 1));
+		h = f.ops->hasher((union memfilter_params *)f.ops->params_of(&f.s));
+		EXPECT_EQ(h, memfilter_state_hasher(f.ops, &f.s)) TH_LOG("type %u", c.type);
+		EXPECT_EQ(MEMFILTER_HASH_XXH3, memfilter_state_hasher(f.ops, &f.s)->algo);
+		EXPECT_EQ(77, memfilter_state_hasher(f.ops, &f.s)->seed);
+		mf_sk_free(&f);
+	}
+}
+
 /* The shapes: each type small enough to fill, with room to spare or not. */
 static const struct memfilter_create mf_sk_shapes[] = {
 	{ .type = MEMFILTER_TYPE_BLOOM, .capacity = 3000, .bits_per_key_q4 = 40 },
