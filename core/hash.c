@@ -241,6 +241,25 @@ static __always_inline void mf_hash_keys_as(const struct memfilter_hasher *h,
 		out[i] = mf_hash_fixed_as(p, len, algo, seed, flip);
 }
 
+/* The loops of @algo for 4, 8 and 16 bytes; false for other lengths. */
+static __always_inline bool mf_hash_keys_fixed(const struct memfilter_hasher *h,
+					       const u8 *p, size_t len, size_t n,
+					       u64 *out, u32 algo)
+{
+	switch (len) {
+	case 4:
+		mf_hash_keys_as(h, p, 4, n, out, algo);
+		return true;
+	case 8:
+		mf_hash_keys_as(h, p, 8, n, out, algo);
+		return true;
+	case 16:
+		mf_hash_keys_as(h, p, 16, n, out, algo);
+		return true;
+	}
+	return false;
+}
+
 /**
  * memfilter_hash_keys() - hash many keys of one length
  * @h: the filter's hasher
@@ -262,30 +281,12 @@ void memfilter_hash_keys(const struct memfilter_hasher *h, const void *keys,
 	const u8 *p = keys;
 	size_t i;
 
-	if (h->algo == MEMFILTER_HASH_XXH3 || h->algo == MEMFILTER_HASH_XXH64) {
-		bool x3 = h->algo == MEMFILTER_HASH_XXH3;
-
-		switch (len) {
-		case 4:
-			if (x3)
-				mf_hash_keys_as(h, p, 4, n, out, MEMFILTER_HASH_XXH3);
-			else
-				mf_hash_keys_as(h, p, 4, n, out, MEMFILTER_HASH_XXH64);
-			return;
-		case 8:
-			if (x3)
-				mf_hash_keys_as(h, p, 8, n, out, MEMFILTER_HASH_XXH3);
-			else
-				mf_hash_keys_as(h, p, 8, n, out, MEMFILTER_HASH_XXH64);
-			return;
-		case 16:
-			if (x3)
-				mf_hash_keys_as(h, p, 16, n, out, MEMFILTER_HASH_XXH3);
-			else
-				mf_hash_keys_as(h, p, 16, n, out, MEMFILTER_HASH_XXH64);
-			return;
-		}
-	}
+	if (h->algo == MEMFILTER_HASH_XXH3 &&
+	    mf_hash_keys_fixed(h, p, len, n, out, MEMFILTER_HASH_XXH3))
+		return;
+	if (h->algo == MEMFILTER_HASH_XXH64 &&
+	    mf_hash_keys_fixed(h, p, len, n, out, MEMFILTER_HASH_XXH64))
+		return;
 	for (i = 0; i < n; i++, p += len)
 		out[i] = memfilter_hash(h, p, len);
 }
