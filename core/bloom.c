@@ -809,3 +809,4 @@ const struct memfilter_type_ops memfilter_bloom_ops = {
 	.image_decode = mf_bloom_image_decode,
 	.restore = mf_bloom_restore,
 };
+EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_ops);

@@ -1372,3 +1372,4 @@ const struct memfilter_type_ops memfilter_cuckoo_ops = {
 	.copy_step = mf_cuckoo_copy_step,
 	.copy_end = mf_cuckoo_copy_end,
 };
+EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_ops);

@@ -220,7 +220,8 @@ memfilter_state_hasher(const struct memfilter_type_ops *ops,
 	 * Where the common types keep it, found directly as
 	 * memfilter_state_contains_key() finds their ops: the type's two
 	 * indirect calls cost two retpolines on the stock kernels, on every
-	 * single-key add and delete.
+	 * single-key add and delete. (The three ops are exported to KUnit
+	 * modules, which inline this too.)
 	 */
 	if (likely(ops == &memfilter_bloom_ops))
 		return &s->bloom.p.hasher;

@@ -980,3 +980,4 @@ const struct memfilter_type_ops memfilter_window_ops = {
 	.image_decode = mf_window_image_decode,
 	.restore = mf_window_restore,
 };
+EXPORT_SYMBOL_IF_KUNIT(memfilter_window_ops);
