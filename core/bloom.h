@@ -147,67 +147,115 @@ static __always_inline void memfilter_bloom_prefetch(const struct memfilter_bloo
 }
 
 /*
- * How a batch call hashes its keys, decided once per call: 8-byte keys
- * under XXH3 (the default) or XXH64 by straight-line code with no per-key
- * test of the length or the algorithm, any other by memfilter_hash().
+ * What a key batch call does with each key: memfilter_bloom_add_keys(),
+ * memfilter_bloom_add_keys_exclusive(), memfilter_bloom_contains_keys().
+ * memfilter_bloom_keys_scalar() is their portable path, for tests;
+ * memfilter_bloom_keys_avx2() runs one MEMFILTER_SIMD_CHUNK section of them (internal).
  */
-enum memfilter_bloom_keys {
-	MEMFILTER_BLOOM_KEYS_ANY,
-	MEMFILTER_BLOOM_KEYS_XXH3_8,
-	MEMFILTER_BLOOM_KEYS_XXH64_8,
+enum memfilter_bloom_op {
+	MEMFILTER_BLOOM_OP_ADD,
+	MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE,
+	MEMFILTER_BLOOM_OP_CONTAINS,
 };
 
-static __always_inline enum memfilter_bloom_keys
-memfilter_bloom_keys_kind(const struct memfilter_bloom *b, size_t key_len)
-{
-	if (key_len != 8)
-		return MEMFILTER_BLOOM_KEYS_ANY;
-	if (b->p.hasher.algo == MEMFILTER_HASH_XXH3)
-		return MEMFILTER_BLOOM_KEYS_XXH3_8;
-	if (b->p.hasher.algo == MEMFILTER_HASH_XXH64)
-		return MEMFILTER_BLOOM_KEYS_XXH64_8;
-	return MEMFILTER_BLOOM_KEYS_ANY;
-}
-
 /*
- * A key's hash under @b's hasher. @kind (a constant at every call site)
- * is memfilter_bloom_keys_kind()'s for the call; bit for bit the general
- * hash's result.
+ * The batch key loops' ring (see MEMFILTER_BLOOM_AHEAD): keys are hashed
+ * MEMFILTER_BLOOM_GROUP at a time (memfilter_hash_keys(): the algorithm and
+ * length tested once per group, straight-line loops for 4-, 8- and 16-byte
+ * keys) into the slots of their positions, and their blocks prefetched;
+ * on entry to a section of keys [@start, @start + m), slots hold the hashes
+ * of keys [@start, min(@start + MEMFILTER_BLOOM_AHEAD, n)) and their blocks
+ * are being fetched. Groups start at multiples of MEMFILTER_BLOOM_GROUP, so
+ * one never wraps around the ring.
  */
-static __always_inline u64 memfilter_bloom_hash_key(const struct memfilter_bloom *b,
-						    const void *key, size_t len,
-						    enum memfilter_bloom_keys kind)
-{
-	if (kind == MEMFILTER_BLOOM_KEYS_XXH3_8)
-		return memfilter_xxh3_4to8_flip(key, 8, b->p.hasher.xxh3_flip);
-	if (kind == MEMFILTER_BLOOM_KEYS_XXH64_8)
-		return memfilter_xxh64(key, 8, b->p.hasher.seed);
-	return memfilter_hash(&b->p.hasher, key, len);
-}
+#define MEMFILTER_BLOOM_GROUP		16
 
-/*
- * The batch key loops' ring (see MEMFILTER_BLOOM_AHEAD): on entry to a section of
- * keys [@start, @start + m), slots hold the hashes of keys [@start,
- * min(@start + MEMFILTER_BLOOM_AHEAD, n)) and their blocks are being fetched.
- */
 struct memfilter_bloom_ring {
 	u64 h[MEMFILTER_BLOOM_RING];
 };
 
-/* Hash key @i of @keys into the ring and prefetch its block, if @i < @n. */
+/*
+ * Hash the group of keys from @i (a multiple of MEMFILTER_BLOOM_GROUP), as
+ * many as there are before @n, into the ring and prefetch their blocks.
+ */
 static __always_inline void memfilter_bloom_ring_fill(const struct memfilter_bloom *b,
 						      struct memfilter_bloom_ring *r,
 						      const u8 *keys, size_t key_len,
-						      size_t i, size_t n,
-						      enum memfilter_bloom_keys kind)
+						      size_t i, size_t n)
 {
-	u64 h;
+	u64 *h = &r->h[i % MEMFILTER_BLOOM_RING];
+	size_t j, m;
 
-	if (i < n) {
-		h = memfilter_bloom_hash_key(b, keys + i * key_len, key_len, kind);
-		r->h[i % MEMFILTER_BLOOM_RING] = h;
-		memfilter_prefetch(memfilter_bloom_block_ptr(b, h));
+	if (i >= n)
+		return;
+	m = min(n - i, (size_t)MEMFILTER_BLOOM_GROUP);
+	memfilter_hash_keys(&b->p.hasher, keys + i * key_len, key_len, m, h);
+	for (j = 0; j < m; j++)
+		memfilter_prefetch(memfilter_bloom_block_ptr(b, h[j]));
+}
+
+/*
+ * One section of a key batch call, keys [@start, @start + @m) of @n, for
+ * the AVX2 and scalar paths alike: each group's keys go to @one (inlined,
+ * with @op a constant: set the key's bits, or test them and return
+ * whether all were set) after the group MEMFILTER_BLOOM_AHEAD keys later
+ * is hashed into the ring, so that the block each tests was fetched
+ * meanwhile; @acc gathers a result word from the groups of each
+ * BITS_PER_LONG keys. @f is the caller's local copy of the filter, which
+ * the ring and result stores cannot alias: no reloads per key.
+ */
+static __always_inline void
+memfilter_bloom_keys_section(const struct memfilter_bloom *f, struct memfilter_bloom_ring *r,
+			     const void *keys, size_t key_len, size_t start, size_t m,
+			     size_t n, unsigned long *result_bitmap, enum memfilter_bloom_op op,
+			     bool (*one)(const void *ctx, u64 *blk, u64 hash,
+					 enum memfilter_bloom_op op),
+			     const void *ctx)
+{
+	size_t i, j, g, end = start + m;
+	unsigned long acc = 0;
+
+	for (i = start; i < end; i += g) {
+		const u64 *h = &r->h[i % MEMFILTER_BLOOM_RING];
+
+		g = min(end - i, (size_t)MEMFILTER_BLOOM_GROUP);
+		memfilter_bloom_ring_fill(f, r, keys, key_len,
+					  i + MEMFILTER_BLOOM_AHEAD, n);
+		for (j = 0; j < g; j++) {
+			bool hit = one(ctx, memfilter_bloom_block_ptr(f, h[j]),
+				       h[j], op);
+
+			if (op == MEMFILTER_BLOOM_OP_CONTAINS)
+				acc |= (unsigned long)hit << (i % BITS_PER_LONG + j);
+		}
+		if (op == MEMFILTER_BLOOM_OP_CONTAINS &&
+		    ((i + g) % BITS_PER_LONG == 0 || i + g == end)) {
+			result_bitmap[i / BITS_PER_LONG] = acc;
+			acc = 0;
+		}
 	}
+}
+
+/* memfilter_bloom_keys_section() with @op a constant in each call. */
+static __always_inline void
+memfilter_bloom_keys_section_op(const struct memfilter_bloom *f, struct memfilter_bloom_ring *r,
+				const void *keys, size_t key_len, size_t start,
+				size_t m, size_t n, unsigned long *result_bitmap,
+				enum memfilter_bloom_op op,
+				bool (*one)(const void *ctx, u64 *blk, u64 hash,
+					    enum memfilter_bloom_op op),
+				const void *ctx)
+{
+	if (op == MEMFILTER_BLOOM_OP_ADD)
+		memfilter_bloom_keys_section(f, r, keys, key_len, start, m, n, NULL,
+					     MEMFILTER_BLOOM_OP_ADD, one, ctx);
+	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
+		memfilter_bloom_keys_section(f, r, keys, key_len, start, m, n, NULL,
+					     MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE, one, ctx);
+	else
+		memfilter_bloom_keys_section(f, r, keys, key_len, start, m, n,
+					     result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS,
+					     one, ctx);
 }
 
 /*
@@ -394,18 +442,6 @@ void memfilter_bloom_add_hashes_exclusive_avx2(struct memfilter_bloom *b,
 void memfilter_bloom_contains_hashes_avx2(const struct memfilter_bloom *b,
 					  const u64 *hashes, size_t n,
 					  unsigned long *result_bitmap);
-
-/*
- * What a key batch call does with each key: memfilter_bloom_add_keys(),
- * memfilter_bloom_add_keys_exclusive(), memfilter_bloom_contains_keys().
- * memfilter_bloom_keys_scalar() is their portable path, for tests;
- * memfilter_bloom_keys_avx2() runs one MEMFILTER_SIMD_CHUNK section of them (internal).
- */
-enum memfilter_bloom_op {
-	MEMFILTER_BLOOM_OP_ADD,
-	MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE,
-	MEMFILTER_BLOOM_OP_CONTAINS,
-};
 
 void memfilter_bloom_keys_scalar(struct memfilter_bloom *b, const void *keys,
 				 size_t key_len, size_t n,

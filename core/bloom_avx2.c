@@ -230,63 +230,18 @@ memfilter_bloom_contains_hashes_avx2(const struct memfilter_bloom *b, const u64 
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes_avx2);
 
-/*
- * One section of a key batch call, for one operation and key kind (see
- * bloom.h): keys in runs of up to BITS_PER_LONG, one result word per run
- * (@start is a multiple of BITS_PER_LONG), so the per-key work is the
- * hash, the prefetch and the test.
- */
-static __always_inline MF_AVX2 void
-memfilter_bloom_avx2_keys(struct memfilter_bloom *b, struct memfilter_bloom_ring *r,
-			  const void *keys, size_t key_len, size_t start, size_t m,
-			  size_t n, unsigned long *result_bitmap, enum memfilter_bloom_op op,
-			  enum memfilter_bloom_keys kind)
-{
-	/* A copy the ring and result stores cannot alias: no reloads per key. */
-	const struct memfilter_bloom f = *b;
-	struct memfilter_bloom_avx2 c;
-	size_t i = start, end = start + m, run;
-
-	memfilter_bloom_avx2_init(&c, f.p.k);
-	while (i < end) {
-		unsigned long acc = 0;
-
-		run = min(end, i + BITS_PER_LONG);
-		for (; i < run; i++) {
-			u64 h = r->h[i % MEMFILTER_BLOOM_RING];
-			u64 *blk = memfilter_bloom_block_ptr(&f, h);
-
-			memfilter_bloom_ring_fill(&f, r, keys, key_len,
-						  i + MEMFILTER_BLOOM_AHEAD, n, kind);
-			if (op == MEMFILTER_BLOOM_OP_ADD)
-				memfilter_bloom_avx2_set(&c, blk, h);
-			else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
-				memfilter_bloom_avx2_set_exclusive(&c, blk, h);
-			else
-				acc |= (unsigned long)memfilter_bloom_avx2_test(&c, blk, h)
-				       << (i % BITS_PER_LONG);
-		}
-		if (op == MEMFILTER_BLOOM_OP_CONTAINS)
-			result_bitmap[(i - 1) / BITS_PER_LONG] = acc;
-	}
-}
-
-/* memfilter_bloom_avx2_keys() with @op and @kind constants. */
-static __always_inline MF_AVX2 void
-mf_bloom_avx2_keys_op(struct memfilter_bloom *b, struct memfilter_bloom_ring *r,
-		      const void *keys, size_t key_len, size_t start, size_t m,
-		      size_t n, unsigned long *result_bitmap, enum memfilter_bloom_op op,
-		      enum memfilter_bloom_keys kind)
+/* A key batch call's key, AVX2; @ctx is the pattern's constants. */
+static __always_inline MF_AVX2 bool mf_bloom_avx2_keys_one(const void *ctx, u64 *blk,
+							   u64 hash,
+							   enum memfilter_bloom_op op)
 {
 	if (op == MEMFILTER_BLOOM_OP_ADD)
-		memfilter_bloom_avx2_keys(b, r, keys, key_len, start, m, n, NULL,
-					  MEMFILTER_BLOOM_OP_ADD, kind);
+		memfilter_bloom_avx2_set(ctx, blk, hash);
 	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
-		memfilter_bloom_avx2_keys(b, r, keys, key_len, start, m, n, NULL,
-					  MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE, kind);
+		memfilter_bloom_avx2_set_exclusive(ctx, blk, hash);
 	else
-		memfilter_bloom_avx2_keys(b, r, keys, key_len, start, m, n,
-					  result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS, kind);
+		return memfilter_bloom_avx2_test(ctx, blk, hash);
+	return false;
 }
 
 /**
@@ -308,19 +263,13 @@ memfilter_bloom_keys_avx2(struct memfilter_bloom *b, struct memfilter_bloom_ring
 			  const void *keys, size_t key_len, size_t start, size_t m, size_t n,
 			  unsigned long *result_bitmap, enum memfilter_bloom_op op)
 {
-	switch (memfilter_bloom_keys_kind(b, key_len)) {
-	case MEMFILTER_BLOOM_KEYS_XXH3_8:
-		mf_bloom_avx2_keys_op(b, r, keys, 8, start, m, n, result_bitmap, op,
-				      MEMFILTER_BLOOM_KEYS_XXH3_8);
-		break;
-	case MEMFILTER_BLOOM_KEYS_XXH64_8:
-		mf_bloom_avx2_keys_op(b, r, keys, 8, start, m, n, result_bitmap, op,
-				      MEMFILTER_BLOOM_KEYS_XXH64_8);
-		break;
-	default:
-		mf_bloom_avx2_keys_op(b, r, keys, key_len, start, m, n, result_bitmap,
-				      op, MEMFILTER_BLOOM_KEYS_ANY);
-	}
+	/* A copy the ring and result stores cannot alias: no reloads per key. */
+	const struct memfilter_bloom f = *b;
+	struct memfilter_bloom_avx2 c;
+
+	memfilter_bloom_avx2_init(&c, f.p.k);
+	memfilter_bloom_keys_section_op(&f, r, keys, key_len, start, m, n,
+					result_bitmap, op, mf_bloom_avx2_keys_one, &c);
 }
 
 /* The AVX2 walk's key (memfilter_bloom_walk()); @ctx its constants. */

@@ -248,71 +248,32 @@ void memfilter_bloom_contains_hashes(const struct memfilter_bloom *b,
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes);
 
-/*
- * One section of a key batch call, scalar (see memfilter_bloom_keys_avx2()): key
- * i's hash comes out of the ring as key i + MEMFILTER_BLOOM_AHEAD's goes in; runs
- * of up to BITS_PER_LONG keys, one result word each.
- */
-static __always_inline void mf_bloom_keys_scalar(struct memfilter_bloom *b,
-						 struct memfilter_bloom_ring *r,
-						 const void *keys,
-						 size_t key_len, size_t start,
-						 size_t m, size_t n,
-						 unsigned long *result_bitmap,
-						 enum memfilter_bloom_op op,
-						 enum memfilter_bloom_keys kind)
+/* A key batch call's key, scalar; @ctx is the filter. */
+static __always_inline bool mf_bloom_keys_one(const void *ctx, u64 *blk, u64 hash,
+					      enum memfilter_bloom_op op)
 {
-	size_t i = start, end = start + m, run;
+	const struct memfilter_bloom *b = ctx;
 
-	while (i < end) {
-		unsigned long acc = 0;
-
-		run = min(end, i + BITS_PER_LONG);
-		for (; i < run; i++) {
-			u64 h = r->h[i % MEMFILTER_BLOOM_RING];
-			u64 *blk = memfilter_bloom_block_ptr(b, h);
-
-			memfilter_bloom_ring_fill(b, r, keys, key_len,
-						  i + MEMFILTER_BLOOM_AHEAD, n, kind);
-			if (op == MEMFILTER_BLOOM_OP_ADD)
-				mf_bloom_set(blk, h, b->p.k);
-			else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
-				mf_bloom_set_exclusive(blk, h, b->p.k);
-			else
-				acc |= (unsigned long)mf_bloom_test(blk, h,
-								    b->p.k)
-				       << (i % BITS_PER_LONG);
-		}
-		if (op == MEMFILTER_BLOOM_OP_CONTAINS)
-			result_bitmap[(i - 1) / BITS_PER_LONG] = acc;
-	}
+	if (op == MEMFILTER_BLOOM_OP_ADD)
+		mf_bloom_set(blk, hash, b->p.k);
+	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
+		mf_bloom_set_exclusive(blk, hash, b->p.k);
+	else
+		return mf_bloom_test(blk, hash, b->p.k);
+	return false;
 }
 
+/* One section of a key batch call, scalar (see memfilter_bloom_keys_avx2()). */
 static void
 mf_bloom_keys_scalar_section(struct memfilter_bloom *b, struct memfilter_bloom_ring *r,
 			     const void *keys, size_t key_len, size_t start,
 			     size_t m, size_t n, unsigned long *result_bitmap,
 			     enum memfilter_bloom_op op)
 {
-	enum memfilter_bloom_keys kind = memfilter_bloom_keys_kind(b, key_len);
+	const struct memfilter_bloom f = *b;
 
-	if (op == MEMFILTER_BLOOM_OP_ADD)
-		mf_bloom_keys_scalar(b, r, keys, key_len, start, m, n, NULL,
-				     MEMFILTER_BLOOM_OP_ADD, MEMFILTER_BLOOM_KEYS_ANY);
-	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
-		mf_bloom_keys_scalar(b, r, keys, key_len, start, m, n, NULL,
-				     MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE,
-				     MEMFILTER_BLOOM_KEYS_ANY);
-	else if (kind == MEMFILTER_BLOOM_KEYS_XXH3_8)
-		mf_bloom_keys_scalar(b, r, keys, 8, start, m, n, result_bitmap,
-				     MEMFILTER_BLOOM_OP_CONTAINS, MEMFILTER_BLOOM_KEYS_XXH3_8);
-	else if (kind == MEMFILTER_BLOOM_KEYS_XXH64_8)
-		mf_bloom_keys_scalar(b, r, keys, 8, start, m, n, result_bitmap,
-				     MEMFILTER_BLOOM_OP_CONTAINS, MEMFILTER_BLOOM_KEYS_XXH64_8);
-	else
-		mf_bloom_keys_scalar(b, r, keys, key_len, start, m, n,
-				     result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS,
-				     MEMFILTER_BLOOM_KEYS_ANY);
+	memfilter_bloom_keys_section_op(&f, r, keys, key_len, start, m, n,
+					result_bitmap, op, mf_bloom_keys_one, &f);
 }
 
 /*
@@ -328,9 +289,8 @@ static void mf_bloom_keys(struct memfilter_bloom *b, const void *keys, size_t ke
 	struct memfilter_bloom_ring r;
 	size_t i, m;
 
-	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i++)
-		memfilter_bloom_ring_fill(b, &r, keys, key_len, i, n,
-					  MEMFILTER_BLOOM_KEYS_ANY);
+	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i += MEMFILTER_BLOOM_GROUP)
+		memfilter_bloom_ring_fill(b, &r, keys, key_len, i, n);
 	for (i = 0; i < n; i += m) {
 		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
 		if (MEMFILTER_HAVE_AVX2 && simd && memfilter_simd_begin_batch(m)) {
@@ -405,7 +365,10 @@ void memfilter_bloom_contains_keys(const struct memfilter_bloom *b, const void *
 				   unsigned long *result_bitmap)
 {
 	BUILD_BUG_ON(MEMFILTER_SIMD_CHUNK % BITS_PER_LONG);
-	BUILD_BUG_ON(MEMFILTER_BLOOM_AHEAD >= MEMFILTER_BLOOM_RING);
+	BUILD_BUG_ON(MEMFILTER_BLOOM_AHEAD + MEMFILTER_BLOOM_GROUP > MEMFILTER_BLOOM_RING);
+	BUILD_BUG_ON(MEMFILTER_BLOOM_AHEAD % MEMFILTER_BLOOM_GROUP);
+	BUILD_BUG_ON(MEMFILTER_BLOOM_RING % MEMFILTER_BLOOM_GROUP);
+	BUILD_BUG_ON(BITS_PER_LONG % MEMFILTER_BLOOM_GROUP);
 	/* Not written through: MEMFILTER_BLOOM_OP_CONTAINS only reads the filter. */
 	mf_bloom_keys((struct memfilter_bloom *)b, keys, key_len, n, result_bitmap,
 		      MEMFILTER_BLOOM_OP_CONTAINS, true);
