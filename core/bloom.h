@@ -201,8 +201,10 @@ static __always_inline void memfilter_bloom_ring_fill(const struct memfilter_blo
  * whether all were set) after the group MEMFILTER_BLOOM_AHEAD keys later
  * is hashed into the ring, so that the block each tests was fetched
  * meanwhile; @acc gathers a result word from the groups of each
- * BITS_PER_LONG keys. @f is the caller's local copy of the filter, which
- * the ring and result stores cannot alias: no reloads per key.
+ * BITS_PER_LONG keys. @f is the caller's local copy of the filter, so
+ * that the per-key work need not assume the stores through @r and
+ * @result_bitmap change its fields (its hasher is handed out of line, to
+ * memfilter_hash_keys(), once per group).
  */
 static __always_inline void
 memfilter_bloom_keys_section(const struct memfilter_bloom *f, struct memfilter_bloom_ring *r,
