@@ -263,7 +263,7 @@ memfilter_bloom_keys_avx2(struct memfilter_bloom *b, struct memfilter_bloom_ring
 			  const void *keys, size_t key_len, size_t start, size_t m, size_t n,
 			  unsigned long *result_bitmap, enum memfilter_bloom_op op)
 {
-	/* A copy the ring and result stores cannot alias: no reloads per key. */
+	/* A local copy, as memfilter_bloom_keys_section() says. */
 	const struct memfilter_bloom f = *b;
 	struct memfilter_bloom_avx2 c;
 
