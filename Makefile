@@ -12,6 +12,7 @@
 #                    KUnit + selftests in QEMU guests (installs what it needs)
 #   make demo        boot a guest with the module and show it working
 #   make vm-shell    boot the debug test kernel with the module, get a shell
+#   make vm-test T="cli_test ..."  only those guest selftests (KERNEL=...)
 #   make native-test the shared code's native tests (ASan + UBSan)
 #   make guest       the static userspace binaries that run in guests
 #   make htmldocs    Documentation/ as HTML in build/htmldocs (sphinx -W)
@@ -70,7 +71,7 @@ GUEST_BINS := $(GUEST_TESTS) $(BUILD)/guest/bin/memfilterctl
 
 HAVE_KDIR := $(wildcard $(KDIR)/Makefile)
 
-.PHONY: all modules modules_install clean check demo vm-shell native-test \
+.PHONY: all modules modules_install clean check demo vm-shell vm-test native-test \
 	guest deps memfilterctl install uninstall htmldocs
 .SECONDARY:
 
@@ -238,6 +239,11 @@ demo:
 
 vm-shell:
 	scripts/vm-shell.sh
+
+# make vm-test T="cli_test nf_test" [KERNEL=debug|kcsan|6.12|6.1]: only
+# those guest selftests ("kunit": the KUnit suites) in one guest.
+vm-test:
+	scripts/vm-test.sh
 
 # --- the Bloom filter's benchmark ------------------------------------------
 core/bloom_model.h: scripts/gen-bloom-model.py

@@ -43,8 +43,15 @@ kml=/sys/kernel/debug/kmemleak
 
 section tap guest.cpus tap_check "kernel brought up $MF_CPUS CPUs" cpus_online
 section tap module.load tap_check "insmod memfilter.ko" load_memfilter
-[ $part = 2 ] || run_kunit $MF/memfilter_kunit.ko
+# MF_ONLY (make vm-test): only the selftests it names, and KUnit only
+# when it names "kunit".
+if [ -n "${MF_ONLY:-}" ]; then
+	case " $MF_ONLY " in *" kunit "*) run_kunit $MF/memfilter_kunit.ko ;; esac
+elif [ $part != 2 ]; then
+	run_kunit $MF/memfilter_kunit.ko
+fi
 for t in $MF/bin/*_test; do
+	only_selected "${t##*/}" || continue
 	case " $PART2 " in
 	*" ${t##*/} "*) [ $part != 1 ] || continue ;;
 	*) [ $part != 2 ] || continue ;;

@@ -35,6 +35,14 @@ section() {
 	return 0
 }
 
+# only_selected NAME: true unless MF_ONLY (make vm-test T=...) is set and
+# does not name NAME.
+only_selected() {
+	[ -z "${MF_ONLY:-}" ] && return 0
+	case " $MF_ONLY " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
 # One TAP test whose result is a shell command's exit status.
 tap_check() {
 	desc=$1

@@ -11,6 +11,7 @@ section tap guest.cpus tap_check "kernel brought up $MF_CPUS CPUs" cpus_online
 export MF_FUZZ_SECONDS=${MF_FUZZ_SECONDS:-20}
 section tap module.load tap_check "insmod memfilter.ko" load_memfilter
 for t in $MF/bin/*_test; do
+	only_selected "${t##*/}" || continue
 	section tap "selftest.${t##*/}" "$t"
 done
 section tap module.unload tap_check "rmmod memfilter" unload_memfilter
