@@ -5,7 +5,8 @@
 #
 #  1. install packages (scripts/deps.sh), build or reuse the test kernel
 #  2. static checks: checkpatch --strict, uapi header alone in C and C++,
-#     sparse, libmemfilter's licences (scripts/check-licences.sh)
+#     sparse, libmemfilter's licences (scripts/check-licences.sh), the
+#     commit history's form (scripts/check-commits.sh)
 #  3. native tests of the shared code with ASan + UBSan, and 25 s of
 #     libFuzzer on the image loader
 #  4. build matrix with -Werror: Debian 6.1 and 6.12 headers, test kernels
@@ -134,6 +135,7 @@ static_checks() {
 	section $R/static.log tap checkpatch tap_files checkpatch "${KSRC[@]}"
 	section $R/static.log tap uapi-header tap_files "eval" uapi_c uapi_cxx
 	section $R/static.log tap sparse tap_one "sparse (C=2) reports nothing" sparse_clean
+	section $R/static.log tap history scripts/check-commits.sh
 	section $R/static.log tap licences tap_one \
 		"libmemfilter: every file it is built from allows GPL-2.0-only OR MIT" \
 		scripts/check-licences.sh
