@@ -56,13 +56,18 @@ static int cmd_version(int argc, char **argv)
 		{ MEMFILTER_FEAT_CUCKOO, "cuckoo" },
 		{ MEMFILTER_FEAT_NAMES, "names" },
 		{ MEMFILTER_FEAT_IMAGES, "images" },
+		{ MEMFILTER_FEAT_WINDOW, "window" },
+		{ MEMFILTER_FEAT_TEST_AND_ADD, "test-and-add" },
 		{ MEMFILTER_FEAT_BPF_KFUNCS, "bpf-kfuncs" },
 		{ MEMFILTER_FEAT_NETFILTER, "netfilter" },
+		{ MEMFILTER_FEAT_COUNT, "count" },
+		{ MEMFILTER_FEAT_GROW, "grow" },
 		{ MEMFILTER_FEAT_PUB_ID, "pub-id" },
 		{ MEMFILTER_FEAT_HASH_XXH3, "hash-xxh3" },
 		{ MEMFILTER_FEAT_HASH_DEFAULT_XXH3, "hash-default-xxh3" },
 	};
 	struct mf_api_info info;
+	uint64_t unnamed;
 	int fd, ret;
 	size_t i;
 
@@ -84,9 +89,16 @@ static int cmd_version(int argc, char **argv)
 	if (ret)
 		return fail("handshake", ret);
 	printf("kernel ABI version %u\nfeatures:", info.api_version);
-	for (i = 0; i < ARRAY_SIZE(feats); i++)
+	unnamed = info.features;
+	for (i = 0; i < ARRAY_SIZE(feats); i++) {
 		if (info.features & feats[i].bit)
 			printf(" %s", feats[i].name);
+		unnamed &= ~feats[i].bit;
+	}
+	/* A newer module's bits, by number. */
+	for (i = 0; i < 64; i++)
+		if (unnamed & (1ULL << i))
+			printf(" bit%zu", i);
 	printf("\n");
 	return stdout_flush();
 }

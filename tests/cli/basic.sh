@@ -66,7 +66,11 @@ t_create_xxh3() {
 	cmp -s "$T/x3k.img" "$T/x3o.img" ||
 		fail "kernel and offline xxh3 filters differ" || return 1
 	expect_rc 0 memfilterctl version &&
-		grep -q 'hash-xxh3' "$T/out" || fail "version lacks hash-xxh3"
+		grep -q 'hash-xxh3' "$T/out" || fail "version lacks hash-xxh3" ||
+		return 1
+	# Every bit the module sets has a name (a bit without one: "bitN").
+	! grep -q '^features:.* bit[0-9]' "$T/out" ||
+		fail "version has no name for a feature bit"
 }
 
 t_create_existing_name() {
