@@ -433,7 +433,7 @@ module_exit(memfilter_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_AUTHOR("The memfilter authors");
-MODULE_DESCRIPTION("In-kernel membership filters: blocked Bloom and cuckoo");
+MODULE_DESCRIPTION("In-kernel membership filters: Bloom, cuckoo, time-window and growing");
 MODULE_VERSION(MEMFILTER_VERSION);
 MODULE_ALIAS_MISCDEV(MEMFILTER_MINOR);
 MODULE_ALIAS("devname:memfilter");
