@@ -6,7 +6,9 @@
 #  1. install packages (scripts/deps.sh), build or reuse the test kernel
 #  2. static checks: checkpatch --strict, uapi header alone in C and C++,
 #     sparse, libmemfilter's licences (scripts/check-licences.sh), the
-#     commit history's form (scripts/check-commits.sh)
+#     commit history's form (scripts/check-commits.sh), every feature
+#     bit, filter type and KUnit suite named where users read
+#     (scripts/check-abi-names.py)
 #  3. native tests of the shared code with ASan + UBSan, and 25 s of
 #     libFuzzer on the image loader
 #  4. build matrix with -Werror: Debian 6.1 and 6.12 headers, test kernels
@@ -139,6 +141,9 @@ static_checks() {
 	section $R/static.log tap licences tap_one \
 		"libmemfilter: every file it is built from allows GPL-2.0-only OR MIT" \
 		scripts/check-licences.sh
+	section $R/static.log tap abi-names tap_one \
+		"every feature bit, filter type and KUnit suite named (CLI, docs, Kconfig, modinfo)" \
+		scripts/check-abi-names.py
 }
 # module/bpf.c is BPF code (it provides the kfuncs): it waits for RCU
 # Tasks Trace grace periods as kernel/bpf/ does for maps that sleepable
