@@ -161,8 +161,8 @@ $(eval $(call core_rules,$(BUILD)/bench,$(CC),$(BENCH_CFLAGS) $(WARN),))
 # --- native tests -------------------------------------------------------------
 define native_test_link
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -O1 -g $(TEST_WARN) $(SAN) \
-		-o $@ $(filter-out %.h,$^) -lxxhash
+	$(CC) $(CPPFLAGS_MF) $(TEST_DEFS) -I$(KSELFTEST) -O1 -g $(TEST_WARN) \
+		$(SAN) -o $@ $(filter-out %.h %.map,$^) -lxxhash
 endef
 
 $(BUILD)/native/%_test: tests/native/%_test.c tests/native/native_utils.h \
@@ -170,10 +170,15 @@ $(BUILD)/native/%_test: tests/native/%_test.c tests/native/native_utils.h \
 	$(native_test_link)
 
 # image_test, count_test, grow_test and offline_window_test also test
-# libmemfilter's offline filters; lib_compat_test its requests to old modules.
+# libmemfilter's offline filters; lib_compat_test its requests to old
+# modules; lib_args_test every exported function's argument checks, against
+# the version script it reads at run time.
 $(BUILD)/native/image_test $(BUILD)/native/count_test $(BUILD)/native/grow_test \
-	$(BUILD)/native/offline_window_test $(BUILD)/native/lib_compat_test: \
+	$(BUILD)/native/offline_window_test $(BUILD)/native/lib_compat_test \
+	$(BUILD)/native/lib_args_test: \
 	$(patsubst lib/%.c,$(BUILD)/native/lib-%.o,$(LIB_SRCS))
+$(BUILD)/native/lib_args_test: lib/libmemfilter.map
+$(BUILD)/native/lib_args_test: TEST_DEFS = -DMF_SRCDIR='"$(CURDIR)"'
 
 # cuckoo_test again with every table's batch lookups on the ring of 64-bit
 # bucket indexes, which only tables of over 2^32 buckets (16 GiB) take (the

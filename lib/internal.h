@@ -41,6 +41,12 @@ int libmf_opts_check(const void *opts, size_t sz, size_t known);
 bool libmf_keys_layout_ok(const void *keys, size_t key_size,
 			  const uint32_t *lens, size_t n);
 
+/*
+ * An image-returning call's out-parameters when one of them is NULL:
+ * the other cleared. Return: -EINVAL.
+ */
+int libmf_clear_image_out(void **image, size_t *len);
+
 /* Check mf_keys()'s @op and @opts (and zero opts->done): 0 or -errno. */
 int libmf_keys_opts_check(enum mf_keys_op op, struct mf_keys_opts *opts);
 

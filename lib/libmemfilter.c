@@ -250,6 +250,8 @@ ssize_t mf_list(int devfd, char ***names)
 	struct memfilter_list l;
 	int ret;
 
+	if (!names)
+		return -EINVAL;
 	*names = NULL;
 	for (;;) {
 		free(raw);
@@ -341,6 +343,15 @@ bool libmf_keys_layout_ok(const void *keys, size_t key_size,
 {
 	return !((key_size && lens) || (!key_size && !lens && n) ||
 		 key_size > MEMFILTER_KEY_MAX || (n && !keys));
+}
+
+int libmf_clear_image_out(void **image, size_t *len)
+{
+	if (image)
+		*image = NULL;
+	if (len)
+		*len = 0;
+	return -EINVAL;
 }
 
 int libmf_opts_check(const void *opts, size_t sz, size_t known)
@@ -677,7 +688,7 @@ int mf_window_info(int fd, struct mf_window_info *wi)
 int mf_info(int fd, struct mf_info *info)
 {
 	struct memfilter_info i = { .size = sizeof(i) };
-	int ret = mf_ioctl(fd, MEMFILTER_IOC_INFO, &i);
+	int ret = info ? mf_ioctl(fd, MEMFILTER_IOC_INFO, &i) : -EINVAL;
 
 	if (ret)
 		return ret;
@@ -747,6 +758,8 @@ int mf_dump(int fd, void **image, size_t *len)
 	ssize_t n;
 	int ret;
 
+	if (!image || !len)
+		return libmf_clear_image_out(image, len);
 	*image = NULL;
 	*len = 0;
 	if (lseek(fd, 0, SEEK_SET) < 0)
@@ -799,7 +812,7 @@ int mf_load(int devfd, const void *image, size_t len, const char *name)
 	};
 	int ret;
 
-	if (!image && len)
+	if (!image)
 		return -EINVAL;
 	ret = mf_copy_name(l.name, name);
 	if (ret)

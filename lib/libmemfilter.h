@@ -20,6 +20,19 @@
  * offline loads into the kernel and answers exactly as the offline filter
  * did, and the reverse (Documentation/image-format.rst).
  *
+ * Arguments follow one rule, as libbpf's do. A pointer is required unless
+ * its description says "optional" (NULL: not wanted) or that it may be NULL
+ * (key arrays may be NULL when there are no keys). A required pointer that
+ * is NULL, an options struct whose @sz is too small, or a size outside its
+ * documented range (a key size of 0 or over MF_KEY_MAX, an entry count
+ * without its array) makes the function return -EINVAL before it makes any
+ * system call or changes anything; the out-parameters it was given are
+ * cleared (NULL, 0). No function dereferences a NULL pointer, whatever the
+ * other arguments. Key lengths in a lengths array over MF_KEY_MAX are
+ * -EINVAL too (from the kernel, for filter fds). A batch of 0 keys does
+ * nothing and returns 0. What no library can check is the caller's:
+ * buffers must be as large as their sizes say.
+ *
  * Copyright (C) 2026 The memfilter authors.
  */
 #ifndef _LIBMEMFILTER_H
@@ -292,7 +305,7 @@ LIBMEMFILTER_API ssize_t mf_list(int devfd, char ***names);
  * @op: the operation
  * @keys: the keys, back to back
  * @n: number of keys, any number (split into batches the kernel accepts)
- * @opts: their layout and the answers
+ * @opts: their layout and the answers; required
  *
  * mf_add() .. mf_add_uniquev() below are this call with the layout spelled
  * out in arguments.
@@ -798,7 +811,7 @@ LIBMEMFILTER_API int mf_offline_create_window(const struct mf_create_opts *opts,
  * and becomes current, with no keys and age 0 (an offline filter's clock
  * stays at 0, so loaded generations keep their image's ages).
  *
- * Return: 0, or -EOPNOTSUPP on other filters.
+ * Return: 0, -EOPNOTSUPP on other filters, -EINVAL for NULL.
  */
 LIBMEMFILTER_API int mf_offline_rotate(struct mf_offline *f);
 
@@ -817,8 +830,8 @@ LIBMEMFILTER_API int mf_offline_window_info(const struct mf_offline *f,
  * @image: the whole image
  * @len: its length in bytes
  * @out: out: the filter; release it with mf_offline_free()
- * @why: optional: on failure, a static one-line reason ("header checksum
- *	mismatch", ...); NULL for none
+ * @why: optional: on -EBADMSG, -EOPNOTSUPP or -ENOMEM, a static one-line
+ *	reason ("header checksum mismatch", ...); NULL otherwise
  *
  * Validates the image exactly as the kernel's loader does.
  *
@@ -881,7 +894,7 @@ LIBMEMFILTER_API int mf_offline_image(const struct mf_offline *f, void **image, 
  *	@info->seed is 0 for keyed filters, @info->queries and @info->hits
  *	are 0, @info->name is ""
  *
- * Return: 0.
+ * Return: 0, or -EINVAL for a NULL argument.
  */
 LIBMEMFILTER_API int mf_offline_info(const struct mf_offline *f, struct mf_info *info);
 

@@ -125,6 +125,8 @@ int mf_nf_stats(int devfd, uint32_t id, struct mf_nf_entry *entry)
 	struct mf_nf_entry all[MEMFILTER_NF_MAX];
 	ssize_t n, i;
 
+	if (!entry)
+		return -EINVAL;
 	n = mf_nf_list(devfd, all, MEMFILTER_NF_MAX);
 	if (n < 0)
 		return (int)n;

@@ -112,6 +112,8 @@ static int mf_offline_encode(struct memfilter_create *c,
 			     const struct mf_create_opts *opts,
 			     struct mf_offline **out)
 {
+	if (!out)
+		return -EINVAL;
 	*out = NULL;
 	if (!opts || (opts->name && *opts->name))
 		return -EINVAL;
@@ -173,7 +175,9 @@ int mf_offline_create_window(const struct mf_create_opts *opts,
  */
 int mf_offline_rotate(struct mf_offline *f)
 {
-	if (!f || f->ops != &memfilter_window_ops)
+	if (!f)
+		return -EINVAL;
+	if (f->ops != &memfilter_window_ops)
 		return -EOPNOTSUPP;
 	memfilter_window_rotate_exclusive(&f->s.window, memfilter_now_ms());
 	return 0;
@@ -184,7 +188,7 @@ int mf_offline_window_info(const struct mf_offline *f,
 {
 	struct memfilter_generation g[MEMFILTER_WINDOW_MAX_GENS] = {};
 	struct memfilter_info i = { .size = sizeof(i) };
-	int ret = wi ? libmf_opts_check(wi, wi->sz, sizeof(*wi)) : -EINVAL;
+	int ret = f && wi ? libmf_opts_check(wi, wi->sz, sizeof(*wi)) : -EINVAL;
 
 	if (ret)
 		return ret;
@@ -229,7 +233,7 @@ int mf_offline_grow_info(const struct mf_offline *f, struct mf_grow_info *gi)
 {
 	struct memfilter_generation g[MEMFILTER_MAX_PARTS] = {};
 	struct memfilter_info i = { .size = sizeof(i) };
-	int ret = gi ? libmf_opts_check(gi, gi->sz, sizeof(*gi)) : -EINVAL;
+	int ret = f && gi ? libmf_opts_check(gi, gi->sz, sizeof(*gi)) : -EINVAL;
 
 	if (ret)
 		return ret;
@@ -245,6 +249,8 @@ int mf_offline_image(const struct mf_offline *f, void **image, size_t *len)
 	struct memfilter_image_desc d;
 	u8 *img;
 
+	if (!f || !image || !len)
+		return libmf_clear_image_out(image, len);
 	*image = NULL;
 	*len = 0;
 	f->ops->image(&f->s, f->keys, &d, NULL);
@@ -306,7 +312,13 @@ int mf_offline_from_image(const void *image, size_t len,
 	const char *w = NULL;
 	int ret;
 
+	if (why)
+		*why = NULL;
+	if (!out)
+		return -EINVAL;
 	*out = NULL;
+	if (!image)
+		return -EINVAL;
 	ret = memfilter_image_parse(image, len, &d);
 	if (ret) {
 		w = mf_image_why(image, len, ret);
@@ -408,6 +420,10 @@ int mf_image_read(int fd, void **image, size_t *len, const char **why)
 	ssize_t n;
 	int ret;
 
+	if (why)
+		*why = NULL;
+	if (!image || !len)
+		return libmf_clear_image_out(image, len);
 	*image = NULL;
 	*len = 0;
 	buf = malloc(cap);
@@ -468,6 +484,8 @@ int mf_offline_info(const struct mf_offline *f, struct mf_info *info)
 {
 	struct memfilter_info i = { .size = sizeof(i) };
 
+	if (!f || !info)
+		return -EINVAL;
 	memfilter_state_info(f->ops, &f->s, f->keys, &i);
 	i.bytes = f->ops->mem_bytes(f->ops->params_of(&f->s));
 	i.adds = f->adds;
@@ -636,7 +654,7 @@ static int mf_offline_check(const struct mf_offline *f, mf_offline_op op,
 {
 	size_t i;
 
-	if (!libmf_keys_layout_ok(keys, key_size, lens, n))
+	if (!f || !libmf_keys_layout_ok(keys, key_size, lens, n))
 		return -EINVAL;
 	if ((op == mf_offline_do_delete && !f->ops->delete) ||
 	    (op == mf_offline_do_add_unique && !f->ops->add_unique))
@@ -875,6 +893,10 @@ int mf_image_merge(const void *a, size_t a_len, const void *b, size_t b_len,
 	u64 i, n;
 	int ret;
 
+	if (why)
+		*why = NULL;
+	if (!out || !out_len)
+		return libmf_clear_image_out(out, out_len);
 	*out = NULL;
 	*out_len = 0;
 	ret = mf_offline_from_image(a, a_len, &fa, &w);
