@@ -704,7 +704,8 @@ const struct command filter_commands[] = {
 	  "                     write the rotated image (the other generations\n"
 	  "                     keep their ages)\n"
 	  "  -o, --output FILE  with --image: write it to FILE instead of stdout,\n"
-	  "                     atomically\n" },
+	  "                     as build -o does (atomically; a device or FIFO\n"
+	  "                     in place; a symbolic link refused)\n" },
 	{ .name = "info", .fn = cmd_info,
 	  .usage = "NAME [--json|--pretty]",
 	  .help = "Show a filter's parameters, fill, estimated false-positive rate and\n"

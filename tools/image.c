@@ -3,9 +3,10 @@
  * memfilterctl: the commands on filter images (build, dump, load,
  * inspect, merge). build, inspect and merge run offline, in this process,
  * with the module's own filter code (libmemfilter's mf_offline_*): they
- * need no device. Images are written to stdout or, with -o FILE, to a
- * temporary file renamed over FILE once complete, so a failed command
- * never leaves FILE truncated or half written.
+ * need no device. Images are written to stdout or, with -o FILE, as
+ * output.c says: a regular FILE is replaced only once the image is
+ * complete, so a failed command never leaves FILE truncated or half
+ * written, and nothing but a regular file is ever replaced.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -99,26 +100,11 @@ static bool image_keyed(const unsigned char *img, size_t len)
 	       (le32toh(h->flags) & MEMFILTER_IMAGE_SECRET);
 }
 
-static bool to_stdout(const char *out)
-{
-	return !out || !strcmp(out, "-");
-}
-
-/* Before any work: an image is never written to a terminal. */
-static int output_ok(const char *out)
-{
-	if (to_stdout(out) && isatty(STDOUT_FILENO)) {
-		usage_error("the image goes to stdout: redirect it to a file or use -o FILE");
-		return -1;
-	}
-	return 0;
-}
-
 /*
  * A keyed image holds the filter's secret: warn when stdout is a file
  * others may read.
  */
-static int write_stdout(const void *img, size_t len)
+static void stdout_secret_check(const void *img, size_t len)
 {
 	struct stat st;
 
@@ -126,73 +112,23 @@ static int write_stdout(const void *img, size_t len)
 	    S_ISREG(st.st_mode) && (st.st_mode & 077))
 		cli_warn("the image holds the filter's secret key, but stdout is a file of mode %04o: make it 0600 (umask 077)",
 			 (unsigned int)(st.st_mode & 07777));
-	if (fwrite(img, 1, len, stdout) != len || fflush(stdout)) {
-		cli_error("stdout: %s", strerror(errno));
-		return EXIT_ERR;
-	}
-	return 0;
 }
 
-static int write_fd(int fd, const unsigned char *p, size_t len)
+/* The whole image to @o, opened by output_open(), and @o finished. */
+static int write_image(struct output *o, const void *img, size_t len)
 {
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= n;
+	if (o->kind == OUTPUT_STDOUT) {
+		stdout_secret_check(img, len);
+		if (stdout_flush())
+			goto out_abort;
 	}
-	return fsync(fd);
-}
-
-/*
- * Write @out atomically: a temporary file next to it, renamed over it once
- * complete. A keyed image is mode 0600, others 0666 less the umask.
- */
-static int write_file(const char *out, const void *img, size_t len)
-{
-	mode_t mask = umask(0);
-	char *tmp;
-	int fd;
-
-	umask(mask);
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", out) < 0) {
-		cli_error("%s", strerror(ENOMEM));
-		return EXIT_ERR;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		cli_error("%s: %s", out, strerror(errno));
-		goto out_free;
-	}
-	if ((!image_keyed(img, len) && fchmod(fd, 0666 & ~mask)) ||
-	    write_fd(fd, img, len)) {
-		cli_error("%s: %s", tmp, strerror(errno));
-		close(fd);
-		goto out_unlink;
-	}
-	if (close(fd) || rename(tmp, out)) {
-		cli_error("%s: %s", out, strerror(errno));
-		goto out_unlink;
-	}
-	free(tmp);
+	if (output_write(o, img, len) ||
+	    output_commit(o, image_keyed(img, len)))
+		goto out_abort;
 	return 0;
-out_unlink:
-	unlink(tmp);
-out_free:
-	free(tmp);
+out_abort:
+	output_abort(o);
 	return EXIT_ERR;
-}
-
-/* An image to -o FILE, or to stdout when @out is NULL or "-". */
-static int write_image(const char *out, const void *img, size_t len)
-{
-	return to_stdout(out) ? write_stdout(img, len) :
-				write_file(out, img, len);
 }
 
 /* Overfill of an image about to be written: a warning, an error if strict. */
@@ -207,14 +143,16 @@ static int image_overfill(const char *what, const struct mf_info *i,
 
 /* The image of @f to @out, as write_image(); @what names the command. */
 static int write_offline(const char *what, const struct mf_offline *f,
-			 const char *out)
+			 struct output *out)
 {
 	size_t len;
 	void *img;
 	int ret;
 
-	if (mf_offline_image(f, &img, &len))
+	if (mf_offline_image(f, &img, &len)) {
+		output_abort(out);
 		return fail_offline(what, -ENOMEM);
+	}
 	ret = write_image(out, img, len);
 	explicit_bzero(img, len);
 	free(img);
@@ -272,9 +210,10 @@ static int cmd_build(int argc, char **argv)
 	MF_OPTS(mf_create_opts, o);
 	struct window_args wa = { .w = { .sz = sizeof(wa.w) } };
 	MF_OPTS(mf_grow_opts, g);
-	const char *path = NULL, *out = NULL;
+	const char *path = NULL, *out_path = NULL;
 	struct mf_offline *f = NULL;
 	bool hex = false, strict = false, grow = false;
+	struct output out;
 	struct mf_info info;
 	int c, ret = EXIT_ERR, grow_param = 0;
 
@@ -304,7 +243,7 @@ static int cmd_build(int argc, char **argv)
 			hex = true;
 			continue;
 		case 'o':
-			out = optarg;
+			out_path = optarg;
 			continue;
 		case 'S':
 			strict = true;
@@ -321,7 +260,7 @@ static int cmd_build(int argc, char **argv)
 		path = argv[optind];
 	if (window_opts_check(&o, &wa) ||
 	    grow_opts_check(&o, wa.window, &grow, grow_param) ||
-	    filter_opts_finish(&o) || output_ok(out))
+	    filter_opts_finish(&o) || output_open(&out, out_path))
 		return EXIT_ERR;
 	if (wa.window)
 		o.type = MF_TYPE_WINDOW;
@@ -330,39 +269,47 @@ static int cmd_build(int argc, char **argv)
 	ret = wa.window ? mf_offline_create_window(&o, &wa.w, &f) :
 	      grow ? mf_offline_create_grow(&o, &g, &f) :
 	      mf_offline_create(&o, &f);
-	if (ret)
+	if (ret) {
+		output_abort(&out);
 		return fail_offline("build", ret);
+	}
 	ret = EXIT_ERR;
 	if (build_fill(f, path, hex))
 		goto out_free;
 	mf_offline_info(f, &info);
 	if (image_overfill("build", &info, strict))
 		goto out_free;
-	ret = write_offline("build", f, out);
+	ret = write_offline("build", f, &out);
 out_free:
+	if (ret)
+		output_abort(&out);
 	mf_offline_free(f);
 	return ret;
 }
 
 /* rotate --image: the window filter image @path, rotated once, to @out. */
-int rotate_image(const char *path, const char *out)
+int rotate_image(const char *path, const char *out_path)
 {
 	struct mf_offline *f;
+	struct output out;
 	int ret = EXIT_ERR;
 
-	if (output_ok(out))
+	if (output_open(&out, out_path))
 		return EXIT_ERR;
 	f = open_image(path);
 	if (!f)
-		return EXIT_ERR;
+		goto out_abort;
 	if (mf_offline_rotate(f)) {
 		cli_error("%s: not a window filter image (only window filters rotate)",
 			  image_path(path));
 		goto out_free;
 	}
-	ret = write_offline("rotate", f, out);
+	ret = write_offline("rotate", f, &out);
 out_free:
 	mf_offline_free(f);
+out_abort:
+	if (ret)
+		output_abort(&out);
 	return ret;
 }
 
@@ -393,29 +340,34 @@ static int output_opt(int argc, char **argv, const char **out)
 
 static int cmd_dump(int argc, char **argv)
 {
-	const char *name, *out = NULL;
+	const char *name, *out_path = NULL;
+	struct output out;
 	size_t len;
 	void *img;
 	int fd, ret;
 
-	ret = output_opt(argc, argv, &out);
+	ret = output_opt(argc, argv, &out_path);
 	if (ret >= 0)
 		return ret;
-	if (positional(argc, argv, 0, &name, NULL) || output_ok(out))
+	if (positional(argc, argv, 0, &name, NULL) ||
+	    output_open(&out, out_path))
 		return EXIT_ERR;
 	fd = open_filter(name);
-	if (fd < 0)
+	if (fd < 0) {
+		output_abort(&out);
 		return EXIT_ERR;
+	}
 	ret = mf_dump(fd, &img, &len);
 	close(fd);
-	if (ret == -EPERM) {
+	if (ret) {
+		output_abort(&out);
+		if (ret != -EPERM)
+			return fail(name, ret);
 		cli_error("%s: dumping a keyed filter (its secret key) needs CAP_SYS_ADMIN",
 			  name);
 		return EXIT_ERR;
 	}
-	if (ret)
-		return fail(name, ret);
-	ret = write_image(out, img, len);
+	ret = write_image(&out, img, len);
 	explicit_bzero(img, len);
 	free(img);
 	return ret;
@@ -645,15 +597,16 @@ static int cmd_merge(int argc, char **argv)
 	};
 	unsigned char *img[2] = { NULL, NULL };
 	size_t len[2] = { 0, 0 }, out_len;
-	const char *why, *out = NULL;
+	const char *why, *out_path = NULL;
 	bool strict = false;
+	struct output out;
 	void *merged;
 	int c, i, ret;
 
 	while ((c = next_opt(argc, argv, ":o:h", opts)) != -1) {
 		switch (c) {
 		case 'o':
-			out = optarg;
+			out_path = optarg;
 			break;
 		case 'S':
 			strict = true;
@@ -669,7 +622,7 @@ static int cmd_merge(int argc, char **argv)
 		usage_error("want two image files A.img B.img");
 		return EXIT_ERR;
 	}
-	if (output_ok(out))
+	if (output_open(&out, out_path))
 		return EXIT_ERR;
 	ret = EXIT_ERR;
 	if (merge_inputs(argv + optind, img, len))
@@ -688,10 +641,12 @@ static int cmd_merge(int argc, char **argv)
 	}
 	ret = merge_overfill(merged, out_len, strict);
 	if (!ret)
-		ret = write_image(out, merged, out_len);
+		ret = write_image(&out, merged, out_len);
 	explicit_bzero(merged, out_len);
 	free(merged);
 out_free:
+	if (ret)
+		output_abort(&out);
 	for (i = 0; i < 2; i++) {
 		if (img[i])
 			explicit_bzero(img[i], len[i]);
@@ -703,7 +658,9 @@ out_free:
 #define OUTPUT_HELP \
 	"  -o, --output FILE         write the image to FILE instead of stdout,\n" \
 	"                            atomically: a failed command leaves FILE\n" \
-	"                            as it was\n"
+	"                            as it was; a device or FIFO is written in\n" \
+	"                            place, a symbolic link refused (but one to\n" \
+	"                            stdout's file, as /dev/stdout)\n"
 
 const struct command image_commands[] = {
 	{ .name = "build", .fn = cmd_build,

@@ -16,6 +16,7 @@
 #define _MEMFILTERCTL_H
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -247,6 +248,39 @@ int reader_open_args(struct reader *r, char **args, size_t n, bool hex);
 ssize_t reader_next(struct reader *r);
 void reader_free(struct reader *r);
 void progress_done(struct reader *r);
+
+/* output.c: -o FILE or stdout, never replacing what is not a file */
+enum output_kind {
+	OUTPUT_STDOUT,		/* no -o, -o -, or a link to stdout's file */
+	OUTPUT_NEW,		/* a missing path: created complete */
+	OUTPUT_REPLACE,		/* a regular file: replaced once complete */
+	OUTPUT_IN_PLACE,	/* a device or FIFO: written as by '>' */
+};
+
+/**
+ * struct output - where an image is being written
+ * @path: -o's argument, or "<stdout>"
+ * @kind: what it was found to be (output.c)
+ * @fd: what output_write() writes to
+ * @dirfd: @path's directory (OUTPUT_NEW, OUTPUT_REPLACE, OUTPUT_IN_PLACE)
+ * @dir: its name, for messages
+ * @base: @path's last component
+ * @tmp: the temporary file's name in @dirfd, "" when it has none
+ */
+struct output {
+	const char *path;
+	enum output_kind kind;
+	int fd;
+	int dirfd;
+	char *dir;
+	const char *base;
+	char tmp[NAME_MAX + 1];
+};
+
+int output_open(struct output *o, const char *path);
+int output_write(struct output *o, const void *buf, size_t len);
+int output_commit(struct output *o, bool secret);
+void output_abort(struct output *o);
 
 /* image.c */
 int rotate_image(const char *path, const char *out);

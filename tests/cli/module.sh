@@ -75,7 +75,18 @@ t_dump_output() {
 	echo keep >"$T/keep.img"
 	cp "$T/keep.img" "$T/keep.orig"
 	expect_error "no such filter" memfilterctl dump cli-none \
-		-o "$T/keep.img" && same_file "$T/keep.img" "$T/keep.orig"
+		-o "$T/keep.img" && same_file "$T/keep.img" "$T/keep.orig" ||
+		return 1
+	# As build -o: a device in place (full: an error), a link refused.
+	if dev_nodes; then
+		expect_error "od-full: No space left on device" memfilterctl \
+			dump cli-img-bloom -o "$T/od-full" && still c "$T/od-full" ||
+			return 1
+	fi
+	rm -f "$T/dump-link.img" && ln -s keep.img "$T/dump-link.img" &&
+	expect_error "is a symbolic link" memfilterctl dump cli-img-bloom \
+		-o "$T/dump-link.img" && still L "$T/dump-link.img" &&
+		same_file "$T/keep.img" "$T/keep.orig"
 }
 
 t_add_overfill_warning() {

@@ -1,0 +1,122 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# memfilterctl's tests (tests/cli_test.sh, which sources this file and has
+# the helpers and the driver). Where images go: -o never replaces what is
+# not a regular file (issue 42), offline but for dump.
+
+# dev_nodes: make $T/od-null and $T/od-full, our own null and full devices
+# (never the real /dev/null or /dev/full), if this user and file system
+# can (root, no nodev mount): 0 if they work.
+dev_nodes() {
+	[ -c "$T/od-full" ] && return 0
+	mknod "$T/od-null" c 1 3 2>/dev/null &&
+		mknod "$T/od-full" c 1 7 2>/dev/null &&
+		: >"$T/od-null" 2>/dev/null
+}
+
+# still KIND PATH: PATH is still what test(1)'s -KIND says.
+still() {
+	[ "-$1" "$2" ] || fail "$2 is no longer -$1: replaced"
+}
+
+# -o to a device node or a FIFO writes there, as '>' would: the node
+# stays; a full device is an error (ENOSPC), exit 2. build, merge and
+# rotate --image alike.
+t_output_devices() {
+	offline_images || return 1
+	expect_rc 0 memfilterctl build --generations 2 --capacity 10 \
+		-o "$T/od-w.img" "$T/o1" || return 1
+	if dev_nodes; then
+		expect_rc 0 memfilterctl build --type bloom --capacity 2000 \
+			--seed 3 -o "$T/od-null" "$T/o1" && still c "$T/od-null" &&
+		expect_error "od-full: No space left on device" memfilterctl \
+			build --type bloom --capacity 2000 -o "$T/od-full" \
+			"$T/o1" && still c "$T/od-full" &&
+		expect_error "od-full: No space left on device" memfilterctl \
+			merge -o "$T/od-full" "$T/o1.img" "$T/o2.img" &&
+			still c "$T/od-full" &&
+		expect_error "od-full: No space left on device" memfilterctl \
+			rotate --image "$T/od-w.img" -o "$T/od-full" &&
+			still c "$T/od-full" || return 1
+	else
+		echo "# no device nodes here (not root, or a nodev mount): devices not tried"
+	fi
+	# A FIFO, its reader started first: it gets exactly the image.
+	rm -f "$T/od-fifo" && mkfifo "$T/od-fifo" || return 1
+	cat "$T/od-fifo" >"$T/od-fifo.out" &
+	pid=$!
+	run memfilterctl build --type bloom --capacity 2000 --seed 3 \
+		-o "$T/od-fifo" "$T/o1"
+	if [ -p "$T/od-fifo" ]; then
+		wait "$pid"
+	else
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	fi
+	[ "$rc" = 0 ] || fail "build -o FIFO: exit $rc" || return 1
+	still p "$T/od-fifo" && same_file "$T/od-fifo.out" "$T/o1.img"
+}
+
+# A symbolic link is never replaced nor written through, except one to
+# the file on stdout (what /dev/stdout is): that is stdout.
+t_output_links() {
+	offline_images || return 1
+	rm -f "$T/ol-"*
+	ln -s /proc/self/fd/1 "$T/ol-stdout" &&
+	memfilterctl build --type bloom --capacity 2000 --seed 3 \
+		-o "$T/ol-stdout" "$T/o1" >"$T/ol-so.img" 2>"$T/err" &&
+		still L "$T/ol-stdout" && same_file "$T/ol-so.img" "$T/o1.img" ||
+		fail "-o a link to stdout" || return 1
+	memfilterctl merge -o "$T/ol-stdout" "$T/o1.img" "$T/o1.img" |
+		cat >"$T/ol-pipe.img" && still L "$T/ol-stdout" &&
+		[ -s "$T/ol-pipe.img" ] || fail "merge -o a link to a pipe" ||
+		return 1
+	cp "$T/o2.img" "$T/ol-target.img" &&
+	ln -s ol-target.img "$T/ol-link.img" &&
+	ln -s ol-none.img "$T/ol-dangling.img" || return 1
+	for l in ol-link.img ol-dangling.img; do
+		expect_error "$l: is a symbolic link" memfilterctl build \
+			--type bloom --capacity 10 -o "$T/$l" "$T/o1" &&
+			still L "$T/$l" &&
+		expect_error "$l: is a symbolic link" memfilterctl merge \
+			-o "$T/$l" "$T/o1.img" "$T/o2.img" && still L "$T/$l" &&
+		expect_error "$l: is a symbolic link" memfilterctl rotate \
+			--image "$T/od-w.img" -o "$T/$l" && still L "$T/$l" ||
+			return 1
+	done
+	same_file "$T/ol-target.img" "$T/o2.img" &&
+		[ ! -e "$T/ol-none.img" ] || fail "written through a link" ||
+		return 1
+	expect_error "is a directory" memfilterctl build --type bloom \
+		--capacity 10 -o "$T" "$T/o1"
+}
+
+# A regular file is replaced whole, by a file of mode 0666 less the umask
+# (0600 for a keyed image); the directory must be writable, and the
+# message says it is the directory.
+t_output_files() {
+	offline_images || return 1
+	rm -rf "$T/of-"*
+	echo old >"$T/of-a.img" && chmod 444 "$T/of-a.img" &&
+	(umask 022 && memfilterctl build --type bloom --capacity 2000 --seed 3 \
+		-o "$T/of-a.img" "$T/o1") && same_file "$T/of-a.img" "$T/o1.img" &&
+		[ "$(stat -c %a "$T/of-a.img")" = 644 ] ||
+		fail "replace a regular file" || return 1
+	mkdir "$T/of-ro" && chmod 555 "$T/of-ro" || return 1
+	if [ "$(id -u)" = 0 ]; then
+		# Root writes anywhere: nobody tries, in a directory it may enter.
+		chmod 711 "$T" && cp "$T/o1" "$T/of-ro.keys" &&
+			chmod 644 "$T/of-ro.keys" || return 1
+		run su nobody -s /bin/sh -c "$(command -v memfilterctl) build \
+			--type bloom --capacity 2000 -o $T/of-ro/x.img $T/of-ro.keys"
+		chmod 700 "$T"
+	else
+		run memfilterctl build --type bloom --capacity 2000 \
+			-o "$T/of-ro/x.img" "$T/o1"
+	fi
+	[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] &&
+		grep -q "x.img: cannot create a file in directory $T/of-ro: Permission denied" \
+		"$T/err" || fail "-o in a read-only directory" || return 1
+	[ -z "$(ls -A "$T/of-ro")" ] ||
+		fail "something left in the read-only directory"
+}
