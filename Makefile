@@ -162,7 +162,7 @@ $(eval $(call core_rules,$(BUILD)/bench,$(CC),$(BENCH_CFLAGS) $(WARN),))
 define native_test_link
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) $(TEST_DEFS) -I$(KSELFTEST) -O1 -g $(TEST_WARN) \
-		$(SAN) -o $@ $(filter-out %.h %.map,$^) -lxxhash
+		$(SAN) -o $@ $(filter-out %.h %.map,$^) -lxxhash $(TEST_LIBS)
 endef
 
 $(BUILD)/native/%_test: tests/native/%_test.c tests/native/native_utils.h \
@@ -232,6 +232,18 @@ $(BUILD)/native/memfilterctl: $(CTL_SRCS) $(CTL_HDRS) \
 	$(CC) $(NATIVE_FLAGS) -o $@ $(CTL_SRCS) $(filter %.o,$^) -lm
 
 $(BUILD)/native/cli_test: | $(BUILD)/native/memfilterctl
+
+# cli_options_test reads memfilterctl's own option tables: the tools
+# linked in, main() renamed.
+$(BUILD)/native/cli-main.o: tools/main.c $(CTL_HDRS) $(LIB_HDRS) | $(VERSION_H)
+	$(CC) $(NATIVE_FLAGS) -Dmain=memfilterctl_main -Wno-missing-prototypes \
+		-c -o $@ $<
+
+$(BUILD)/native/cli_options_test: $(filter-out tools/main.c,$(CTL_SRCS)) \
+		$(CTL_HDRS) $(BUILD)/native/cli-main.o \
+		$(patsubst lib/%.c,$(BUILD)/native/lib-%.o,$(LIB_SRCS))
+$(BUILD)/native/cli_options_test: TEST_DEFS = -Itools
+$(BUILD)/native/cli_options_test: TEST_LIBS = -lm
 
 guest: $(GUEST_BINS)
 

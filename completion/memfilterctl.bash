@@ -44,21 +44,35 @@ _memfilterctl()
 			return
 		fi
 		sub=${words[c + 1]}
-		# attach's letters; -k is its --key (what the key is made of).
-		case $prev in
-		-H) prev=--hook ;;
-		-a) prev=--action ;;
-		-f) prev=--family ;;
-		-P) prev=--priority ;;
-		-k | --key)
-			COMPREPLY=($(compgen -W "saddr daddr 5-tuple l4-payload" -- "$cur"))
-			return
-			;;
-		esac
 	fi
+	# A letter means one option in every command (memfilterctl(8)):
+	# the letters of options that take a value, by their long names.
 	case $prev in
-	-t | --type)
+	-t) prev=--type ;;
+	-c) prev=--capacity ;;
+	-e) prev=--fpr ;;
+	-b) prev=--bits-per-key ;;
+	-f) prev=--fingerprint-bits ;;
+	-s) prev=--seed ;;
+	-w) prev=--window ;;
+	-g) prev=--generations ;;
+	-k) prev=--key ;;
+	-i) prev=--image ;;
+	-o) prev=--output ;;
+	-H) prev=--hook ;;
+	-a) prev=--action ;;
+	-F) prev=--family ;;
+	-P) prev=--priority ;;
+	esac
+	case $prev in
+	--type)
 		COMPREPLY=($(compgen -W "bloom cuckoo grow" -- "$cur"))
+		return
+		;;
+	--key)
+		# nf attach: what the key is made of; elsewhere the key itself.
+		[[ $cmd == nf ]] &&
+			COMPREPLY=($(compgen -W "saddr daddr 5-tuple l4-payload" -- "$cur"))
 		return
 		;;
 	--hook)
@@ -73,29 +87,20 @@ _memfilterctl()
 		COMPREPLY=($(compgen -W "ipv4 ipv6 both" -- "$cur"))
 		return
 		;;
-	-w | --window | -g | --generations | --priority)
-		return
-		;;
-	-f | --fingerprint-bits)
+	--fingerprint-bits)
 		COMPREPLY=($(compgen -W "8 12 16" -- "$cur"))
 		return
 		;;
 	--hash)
-		COMPREPLY=($(compgen -W "xxh64 xxh3 siphash24" -- "$cur"))
+		COMPREPLY=($(compgen -W "xxh3 xxh64 siphash24" -- "$cur"))
 		return
 		;;
-	--capacity | --fpr | -b | --bits-per-key | -s | --seed | --key | \
-	--grow-factor | --grow-ratio | --grow-max)
+	--capacity | --fpr | --bits-per-key | --seed | --window | --generations | \
+	--priority | --grow-factor | --grow-ratio | --grow-max)
 		return
 		;;
-	-i | --image | -o | --output)
+	--image | --output)
 		_filedir img
-		return
-		;;
-	esac
-	# Short options whose meaning depends on the command.
-	case $cmd/$prev in
-	create/-[cp] | build/-[cp] | add/-k | query/-k | del/-k | count/-k)
 		return
 		;;
 	esac

@@ -105,7 +105,7 @@ case $0 in
 */*) CLI_PARTS=${0%/*}/cli ;;
 *) CLI_PARTS=cli ;;
 esac
-for p in basic images offline module options output; do
+for p in basic images offline module options output messages; do
 	[ -r "$CLI_PARTS/$p.sh" ] ||
 		{ echo "Bail out! no $CLI_PARTS/$p.sh"; exit 1; }
 	. "$CLI_PARTS/$p.sh"
@@ -124,7 +124,8 @@ OFFLINE_TESTS="version_flag merge_bad_args output_atomic overfill_warning
 unsupported_combinations range_errors json_offline keys_offline count_offline
 help_new window_offline hash_offline grow_offline image_input_bounded
 keys_bounded no_abbrev grow_needs_grow bpk_grid image_keys_stdin window_max
-help_cmd output_devices output_links output_files"
+help_cmd output_devices output_links output_files help_hash
+other_commands_options options_once nf_and_help_output"
 
 TESTS="version create_bloom create_cuckoo create_defaults_and_params create_xxh3
 create_existing_name add_file add_stdin query_present query_absent

@@ -20,15 +20,21 @@ const struct command *cur;
 bool json_output;
 bool pretty_output;
 
+/* "memfilterctl CMD: ... (try 'memfilterctl CMD --help')" */
 void usage_error(const char *fmt, ...)
 {
+	bool global = !cur || cur == &global_command;
 	va_list ap;
 
-	fprintf(stderr, "%s %s: ", prog, cur->name);
+	fprintf(stderr, "%s%s%s: ", prog, global ? "" : " ",
+		global ? "" : cur->name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (try '%s %s --help')\n", prog, cur->name);
+	if (global)
+		fprintf(stderr, " (try '%s help')\n", prog);
+	else
+		fprintf(stderr, " (try '%s %s --help')\n", prog, cur->name);
 }
 
 static void vsay(const char *prefix, const char *fmt, va_list ap)
@@ -78,13 +84,169 @@ int fail_offline(const char *what, int err)
 	return EXIT_ERR;
 }
 
-void print_help(void)
+/* COMMAND --help, help COMMAND: the exit status (2 if stdout fails). */
+int print_help(void)
 {
 	printf("usage: %s %s %s\n\n%s", prog, cur->name, cur->usage,
 	       cur->help);
 	if (cur->json)
 		printf("  -j, --json         as JSON (compact: one line)\n"
 		       "  -p, --pretty       as indented JSON (implies --json)\n");
+	return stdout_flush();
+}
+
+/* The options of the command being parsed, and those it has seen. */
+static const struct command *parsing;
+static unsigned char seen[0x200];
+
+const struct option help_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
+const struct option json_opts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "pretty", no_argument, NULL, 'p' },
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
+/* Parse @c's options from now on (main, and nf for its subcommands). */
+void parse_begin(const struct command *c)
+{
+	parsing = c;
+	memset(seen, 0, sizeof(seen));
+	optind = 0;	/* glibc: start over on the new argv */
+}
+
+static const struct option *cmd_longopts(const struct command *c)
+{
+	return c->opts ? c->opts : help_opts;
+}
+
+/* @name (up to an '=') in @longopts, or NULL. */
+static const struct option *long_opt_named(const struct option *longopts,
+					   const char *name)
+{
+	size_t len = strcspn(name, "=");
+
+	for (; longopts->name; longopts++)
+		if (strlen(longopts->name) == len &&
+		    !strncmp(longopts->name, name, len))
+			return longopts;
+	return NULL;
+}
+
+/* @c's option with the letter @letter, or NULL. */
+static const struct option *letter_opt(const struct command *c, int letter)
+{
+	const struct option *o;
+
+	for (o = cmd_longopts(c); o->name; o++)
+		if (o->val == letter && c->shortopts &&
+		    strchr(c->shortopts, letter))
+			return o;
+	return NULL;
+}
+
+/*
+ * Calls @fn on every command, global first; a subcommand with its
+ * command as @parent.
+ */
+static void each_command(void (*fn)(const struct command *c,
+				    const struct command *parent, void *arg),
+			 void *arg)
+{
+	const struct command *c;
+	size_t t, i, j;
+
+	fn(&global_command, NULL, arg);
+	for (t = 0; t < command_tables_n; t++) {
+		for (i = 0; i < *command_tables[t].n; i++) {
+			c = &command_tables[t].cmds[i];
+			fn(c, NULL, arg);
+			for (j = 0; j < c->nsubs; j++)
+				fn(&c->subs[j], c, arg);
+		}
+	}
+}
+
+/*
+ * struct opt_search - which other commands take an option
+ * @name: the long option's name (up to an '='), or NULL
+ * @letter: or its letter
+ * @found: the long option found (by @letter)
+ * @who: the commands that take it, ", " between
+ * @n: how many
+ */
+struct opt_search {
+	const char *name;
+	int letter;
+	const struct option *found;
+	char who[256];
+	int n;
+};
+
+static void opt_search_one(const struct command *c,
+			   const struct command *parent, void *arg)
+{
+	struct opt_search *s = arg;
+	const struct option *o;
+	size_t len = strlen(s->who);
+
+	o = s->name ? long_opt_named(cmd_longopts(c), s->name) :
+		      letter_opt(c, s->letter);
+	if (!o || !strcmp(o->name, "help"))
+		return;
+	s->found = o;
+	if (c == &global_command)
+		return;
+	snprintf(s->who + len, sizeof(s->who) - len, "%s%s%s%s",
+		 s->n ? ", " : "", parent ? parent->name : "",
+		 parent ? " " : "", c->name);
+	s->n++;
+}
+
+/*
+ * An option @parsing does not take: say which commands do (the option
+ * exists, just not here) or what it abbreviates.
+ */
+static void unknown_opt(const char *typed)
+{
+	struct opt_search s = {};
+	const struct option *o;
+	size_t len;
+
+	if (strncmp(typed, "--", 2)) {
+		s.letter = (unsigned char)typed[1];
+		each_command(opt_search_one, &s);
+		if (s.found)
+			usage_error("unknown option '-%c': -%c is --%s in every command, %s%s",
+				    s.letter, s.letter, s.found->name,
+				    s.n ? "an option of " : "a global option (before the command)",
+				    s.who);
+		else
+			usage_error("unknown option '-%c'", s.letter);
+		return;
+	}
+	s.name = typed + 2;
+	len = strcspn(s.name, "=");
+	each_command(opt_search_one, &s);
+	if (s.found) {
+		usage_error("unknown option '--%.*s': an option of %s, not of %s",
+			    (int)len, s.name,
+			    s.n ? s.who : "memfilterctl itself (before the command)",
+			    cur->name);
+		return;
+	}
+	for (o = cmd_longopts(parsing); o->name; o++)
+		if (len && !strncmp(o->name, s.name, len))
+			break;
+	if (o->name)
+		usage_error("unknown option '--%.*s': long options are not abbreviated (--%s?)",
+			    (int)len, s.name, o->name);
+	else
+		usage_error("unknown option '--%.*s'", (int)len, s.name);
 }
 
 /*
@@ -92,7 +254,8 @@ void print_help(void)
  * when it is an abbreviation (getopt_long() takes any unambiguous prefix:
  * "--key" for "--keyed"); NULL when it was typed whole.
  */
-const char *abbreviated(char **argv, const struct option *longopts, int idx)
+static const char *abbreviated(char **argv, const struct option *longopts,
+			       int idx)
 {
 	const char *typed;
 	size_t len;
@@ -107,50 +270,54 @@ const char *abbreviated(char **argv, const struct option *longopts, int idx)
 	return len == strlen(longopts[idx].name) ? NULL : typed;
 }
 
-/* Whether @longopts has an option named @name (up to an '='). */
-static bool long_opt_named(const struct option *longopts, const char *name)
+/* An option given a second time, as typed (-t, --type). */
+static int repeated(int c, const struct option *o)
 {
-	size_t len = strcspn(name, "=");
+	const char *rep = parsing->repeatable;
 
-	for (; longopts->name; longopts++)
-		if (strlen(longopts->name) == len &&
-		    !strncmp(longopts->name, name, len))
-			return true;
-	return false;
+	if (c < 0 || c >= (int)sizeof(seen) || (c < 0x100 && rep &&
+						 strchr(rep, c)))
+		return 0;
+	if (!seen[c]++)
+		return 0;
+	for (; o->name && o->val != c; o++)
+		;
+	usage_error("option '--%s' given twice: give it once", o->name);
+	return -1;
 }
 
 /*
- * getopt_long() over one command's arguments, long options typed whole.
- * Returns the option, -1 at the end, or 0 after reporting a usage error
- * (the caller returns 2).
+ * getopt_long() over the arguments of the command being parsed
+ * (parse_begin()), long options typed whole, none given twice but the
+ * @repeatable ones. Returns the option, -1 at the end, or 0 after
+ * reporting a usage error (the caller returns 2).
  */
-int next_opt(int argc, char **argv, const char *shortopts,
-	     const struct option *longopts)
+int cmd_opt(int argc, char **argv)
 {
+	const struct option *longopts = cmd_longopts(parsing), *o;
 	const char *abbr;
-	int idx = -1;
-	int c = getopt_long(argc, argv, shortopts, longopts, &idx);
+	int idx = -1, c;
 
+	c = getopt_long(argc, argv, parsing->shortopts ? parsing->shortopts :
+			HELP_SHORTOPTS, longopts, &idx);
 	if (c != -1 && c != '?' && c != ':') {
 		abbr = abbreviated(argv, longopts, idx);
 		if (abbr) {
-			usage_error("unknown option '%.*s': long options are not abbreviated",
-				    (int)strcspn(abbr, "="), abbr);
+			unknown_opt(abbr);
 			return 0;
 		}
+		return repeated(c, longopts) ? 0 : c;
 	}
 	if (c == '?') {
 		abbr = argv[optind - 1];
-		/* --NAME=ARG of an option without one, or a long option. */
-		if (!strncmp(abbr, "--", 2) &&
-		    long_opt_named(longopts, abbr + 2))
-			usage_error("option '%.*s' takes no argument",
-				    (int)strcspn(abbr, "="), abbr);
-		else if (!strncmp(abbr, "--", 2))
-			usage_error("unknown option '%.*s'",
-				    (int)strcspn(abbr, "="), abbr);
+		o = strncmp(abbr, "--", 2) ? NULL :
+		    long_opt_named(longopts, abbr + 2);
+		/* --NAME=ARG of an option without one. */
+		if (o)
+			usage_error("option '--%s' takes no argument", o->name);
 		else
-			usage_error("unknown option '-%c'", optopt);
+			unknown_opt(strncmp(abbr, "--", 2) ?
+				    (char[3]){ '-', (char)optopt, 0 } : abbr);
 		return 0;
 	}
 	if (c == ':') {
@@ -163,18 +330,10 @@ int next_opt(int argc, char **argv, const char *shortopts,
 /* Parse a command whose only option is --help. Return: exit status or -1. */
 int help_opt(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
 	int c;
 
-	while ((c = next_opt(argc, argv, ":h", opts)) != -1) {
-		if (c != 'h')
-			return EXIT_ERR;
-		print_help();
-		return 0;
-	}
+	while ((c = cmd_opt(argc, argv)) != -1)
+		return c == 'h' ? print_help() : EXIT_ERR;
 	return -1;
 }
 
@@ -191,24 +350,12 @@ bool json_flag(int c)
 /* Parse a command whose options are --json, --pretty and --help. */
 int json_opt(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "pretty", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
 	int c;
 
-	while ((c = next_opt(argc, argv, ":jph", opts)) != -1) {
+	while ((c = cmd_opt(argc, argv)) != -1) {
 		if (json_flag(c))
 			continue;
-		switch (c) {
-		case 'h':
-			print_help();
-			return 0;
-		default:
-			return EXIT_ERR;
-		}
+		return c == 'h' ? print_help() : EXIT_ERR;
 	}
 	return -1;
 }
@@ -265,7 +412,7 @@ int filter_opt(int c, struct mf_create_opts *o)
 		return 1;
 	case 'c':
 		return parse_u64("--capacity", optarg, 10, &o->capacity) ? -1 : 1;
-	case 'p':
+	case 'e':
 		if (parse_double("--fpr", optarg, &o->fpr))
 			return -1;
 		if (!(o->fpr > 0 && o->fpr < 1)) {

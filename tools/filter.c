@@ -14,18 +14,16 @@
 
 #include "memfilterctl.h"
 
+static const struct option create_opts[] = {
+	FILTER_OPTS,
+	WINDOW_OPTS,
+	GROW_OPTS,
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
 static int cmd_create(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		FILTER_OPTS,
-		WINDOW_OPTS,
-		{ "grow", no_argument, NULL, 'G' },
-		{ "grow-factor", required_argument, NULL, OPT_GROW_FACTOR },
-		{ "grow-ratio", required_argument, NULL, OPT_GROW_RATIO },
-		{ "grow-max", required_argument, NULL, OPT_GROW_MAX },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
 	MF_OPTS(mf_create_opts, o);
 	struct window_args wa = { .w = { .sz = sizeof(wa.w) } };
 	MF_OPTS(mf_grow_opts, g);
@@ -33,12 +31,9 @@ static int cmd_create(int argc, char **argv)
 	const char *name;
 	int c, dev, fd, grow_param = 0;
 
-	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS WINDOW_SHORTOPTS "Gh",
-			     opts)) != -1) {
-		if (c == 'h') {
-			print_help();
-			return 0;
-		}
+	while ((c = cmd_opt(argc, argv)) != -1) {
+		if (c == 'h')
+			return print_help();
 		if (c == 'G') {
 			grow = true;
 			continue;
@@ -166,41 +161,34 @@ static void print_counts(const struct reader *r, const uint8_t *counts)
 	}
 }
 
-/* The options one key command does not take, with the reason. */
-static int key_opts_check(const struct key_opts *ko)
-{
-	const char *what = cur->name;
+/* The key commands' options: each takes what it uses (KEYS_HELP). */
+#define KEY_OPTS \
+	{ "hex", no_argument, NULL, 'x' }, \
+	{ "key", required_argument, NULL, 'k' }, \
+	{ "help", no_argument, NULL, 'h' }
+#define KEY_SHORTOPTS ":xk:h"
+#define ANSWER_OPTS \
+	{ "count", no_argument, NULL, 'n' }, \
+	{ "invert", no_argument, NULL, 'v' }
+#define ANSWER_SHORTOPTS "nv"
+#define IMAGE_OPT { "image", required_argument, NULL, 'i' }
 
-	if (ko->kc != KEY_QUERY && ko->kc != KEY_COUNT && ko->image) {
-		usage_error("--image: image files are not changed in place: 'build' a new image from all the keys (or 'load' it, %s, and 'dump')",
-			    what);
-		return -1;
-	}
-	if (ko->kc != KEY_QUERY && ko->kc != KEY_SEEN &&
-	    (ko->count || ko->invert)) {
-		usage_error("%s is for query and seen",
-			    ko->count ? "--count" : "--invert");
-		return -1;
-	}
-	if (ko->kc != KEY_ADD && ko->unique) {
-		usage_error("--unique is for add");
-		return -1;
-	}
-	return 0;
-}
+static const struct option add_opts[] = {
+	KEY_OPTS, { "unique", no_argument, NULL, 'u' }, {}
+};
+
+static const struct option query_opts[] = {
+	KEY_OPTS, ANSWER_OPTS, IMAGE_OPT, {}
+};
+
+static const struct option del_opts[] = { KEY_OPTS, {} };
+
+static const struct option count_opts[] = { KEY_OPTS, IMAGE_OPT, {} };
+
+static const struct option seen_opts[] = { KEY_OPTS, ANSWER_OPTS, {} };
 
 static int key_opts_parse(struct key_opts *ko, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "hex", no_argument, NULL, 'x' },
-		{ "key", required_argument, NULL, 'k' },
-		{ "count", no_argument, NULL, 'c' },
-		{ "invert", no_argument, NULL, 'v' },
-		{ "image", required_argument, NULL, 'i' },
-		{ "unique", no_argument, NULL, 'u' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
 	int c;
 
 	ko->keys = calloc(argc, sizeof(*ko->keys));
@@ -208,7 +196,7 @@ static int key_opts_parse(struct key_opts *ko, int argc, char **argv)
 		cli_error("%s", strerror(ENOMEM));
 		return EXIT_ERR;
 	}
-	while ((c = next_opt(argc, argv, ":xk:cvi:uh", opts)) != -1) {
+	while ((c = cmd_opt(argc, argv)) != -1) {
 		switch (c) {
 		case 'x':
 			ko->hex = true;
@@ -216,7 +204,7 @@ static int key_opts_parse(struct key_opts *ko, int argc, char **argv)
 		case 'k':
 			ko->keys[ko->nkeys++] = optarg;
 			break;
-		case 'c':
+		case 'n':
 			ko->count = true;
 			break;
 		case 'v':
@@ -229,13 +217,12 @@ static int key_opts_parse(struct key_opts *ko, int argc, char **argv)
 			ko->unique = true;
 			break;
 		case 'h':
-			print_help();
-			return 0;
+			return print_help();
 		default:
 			return EXIT_ERR;
 		}
 	}
-	return key_opts_check(ko) ? EXIT_ERR : -1;
+	return -1;
 }
 
 /* The filter (or image) a key command works on, and where its keys are. */
@@ -595,22 +582,21 @@ static int cmd_clear(int argc, char **argv)
 }
 
 /* rotate NAME, or rotate --image F.img [-o OUT.img] offline. */
+static const struct option rotate_opts[] = {
+	IMAGE_OPT,
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
 static int cmd_rotate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "image", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
 	const char *image = NULL, *out = NULL;
 	int c;
 
-	while ((c = next_opt(argc, argv, ":i:o:h", opts)) != -1) {
-		if (c == 'h') {
-			print_help();
-			return 0;
-		}
+	while ((c = cmd_opt(argc, argv)) != -1) {
+		if (c == 'h')
+			return print_help();
 		if (c == 'i')
 			image = optarg;
 		else if (c == 'o')
@@ -640,6 +626,8 @@ static int cmd_rotate(int argc, char **argv)
 
 const struct command filter_commands[] = {
 	{ .name = "create", .fn = cmd_create,
+	  .opts = create_opts,
+	  .shortopts = ":" FILTER_SHORTOPTS WINDOW_SHORTOPTS GROW_SHORTOPTS "h",
 	  .usage = "NAME --type bloom|cuckoo --capacity N [OPTIONS]\n"
 	  "       memfilterctl create NAME --window T [--generations G] --capacity N [OPTIONS]\n"
 	  "       memfilterctl create NAME --grow --capacity N [--fpr P] [GROW OPTIONS]",
@@ -648,6 +636,8 @@ const struct command filter_commands[] = {
 	  WINDOW_OPTS_HELP
 	  GROW_OPTS_HELP },
 	{ .name = "add", .fn = cmd_add,
+	  .opts = add_opts, .shortopts = KEY_SHORTOPTS "u",
+	  .repeatable = "k",
 	  .usage = "NAME [FILE|-|--key K...] [--hex] [--unique]",
 	  .help = "Add one key per line of FILE (default: standard input). Prints how\n"
 	  "many keys were added, and a warning on stderr when the filter now\n"
@@ -657,21 +647,26 @@ const struct command filter_commands[] = {
 	  "                     count only those (cuckoo filters)\n"
 	  KEYS_HELP },
 	{ .name = "query", .fn = cmd_query,
+	  .opts = query_opts,
+	  .shortopts = KEY_SHORTOPTS ANSWER_SHORTOPTS "i:", .repeatable = "k",
 	  .usage = "NAME [FILE|-|--key K...] [--hex] [--count] [--invert]\n"
 	  "       memfilterctl query --image F.img [FILE|-|--key K...] [OPTIONS]",
 	  .help = "Print each key of FILE (one per line) that may be in the filter, in\n"
 	  "input order. Exit status: 0 if any key was printed (or counted),\n"
 	  "1 if none, 2 on error.\n\n"
 	  "  -v, --invert       print the keys that are certainly absent instead\n"
-	  "  -c, --count        print only the number of keys that would be printed\n"
+	  "  -n, --count        print only the number of keys that would be printed\n"
 	  "  -i, --image F.img  query an image file offline instead of a filter\n"
 	  KEYS_HELP },
 	{ .name = "del", .fn = cmd_del,
+	  .opts = del_opts, .shortopts = KEY_SHORTOPTS, .repeatable = "k",
 	  .usage = "NAME [FILE|-|--key K...] [--hex]",
 	  .help = "Delete one key per line from a cuckoo filter. Prints how many were\n"
 	  "found and removed. Delete only keys that were added.\n\n"
 	  KEYS_HELP },
 	{ .name = "count", .fn = cmd_count,
+	  .opts = count_opts, .shortopts = KEY_SHORTOPTS "i:",
+	  .repeatable = "k",
 	  .usage = "NAME [FILE|-|--key K...] [--hex]\n"
 	  "       memfilterctl count --image F.img [FILE|-|--key K...] [--hex]",
 	  .help = "For each key of FILE (one per line), in input order, print how many\n"
@@ -687,15 +682,18 @@ const struct command filter_commands[] = {
 	  .usage = "NAME",
 	  .help = "Remove every key from filter NAME; its parameters stay.\n" },
 	{ .name = "seen", .fn = cmd_seen,
+	  .opts = seen_opts, .shortopts = KEY_SHORTOPTS ANSWER_SHORTOPTS,
+	  .repeatable = "k",
 	  .usage = "NAME [FILE|-|--key K...] [--hex] [--count] [--invert]",
 	  .help = "Test-and-add (Bloom and window filters): print each key of FILE\n"
 	  "that may have been present already, then add it. A key repeated in\n"
 	  "the input is seen the second time. Exit status: 0 if any key was\n"
 	  "printed (or counted), 1 if none, 2 on error.\n\n"
 	  "  -v, --invert       print the keys that were new instead (dedup)\n"
-	  "  -c, --count        print only the number of keys that would be printed\n"
+	  "  -n, --count        print only the number of keys that would be printed\n"
 	  KEYS_HELP },
 	{ .name = "rotate", .fn = cmd_rotate,
+	  .opts = rotate_opts, .shortopts = ":i:o:h",
 	  .usage = "NAME\n"
 	  "       memfilterctl rotate --image F.img [-o OUT.img]",
 	  .help = "Rotate window filter NAME now: its oldest generation is cleared and\n"
@@ -707,12 +705,14 @@ const struct command filter_commands[] = {
 	  "                     as build -o does (atomically; a device or FIFO\n"
 	  "                     in place; a symbolic link refused)\n" },
 	{ .name = "info", .fn = cmd_info,
+	  .opts = json_opts, .shortopts = JSON_SHORTOPTS,
 	  .usage = "NAME [--json|--pretty]",
 	  .help = "Show a filter's parameters, fill, estimated false-positive rate and\n"
 	  "counters; a warning on stderr when it holds more keys than its\n"
 	  "capacity.\n\n",
 	  .json = true },
 	{ .name = "list", .fn = cmd_list,
+	  .opts = json_opts, .shortopts = JSON_SHORTOPTS,
 	  .usage = "[--json|--pretty]",
 	  .help = "List the names of the published filters, one per line; as JSON, an\n"
 	  "array of objects with the members of 'info --json'.\n\n",

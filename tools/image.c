@@ -192,21 +192,22 @@ out:
 	return ret;
 }
 
+#define OUTPUT_OPT { "output", required_argument, NULL, 'o' }
+#define STRICT_OPT { "strict", no_argument, NULL, OPT_STRICT }
+
+static const struct option build_opts[] = {
+	FILTER_OPTS,
+	WINDOW_OPTS,
+	GROW_OPTS,
+	{ "hex", no_argument, NULL, 'x' },
+	OUTPUT_OPT,
+	STRICT_OPT,
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
 static int cmd_build(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		FILTER_OPTS,
-		WINDOW_OPTS,
-		{ "hex", no_argument, NULL, 'x' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "strict", no_argument, NULL, 'S' },
-		{ "grow", no_argument, NULL, 'G' },
-		{ "grow-factor", required_argument, NULL, OPT_GROW_FACTOR },
-		{ "grow-ratio", required_argument, NULL, OPT_GROW_RATIO },
-		{ "grow-max", required_argument, NULL, OPT_GROW_MAX },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
 	MF_OPTS(mf_create_opts, o);
 	struct window_args wa = { .w = { .sz = sizeof(wa.w) } };
 	MF_OPTS(mf_grow_opts, g);
@@ -217,12 +218,10 @@ static int cmd_build(int argc, char **argv)
 	struct mf_info info;
 	int c, ret = EXIT_ERR, grow_param = 0;
 
-	while ((c = next_opt(argc, argv, ":" FILTER_SHORTOPTS WINDOW_SHORTOPTS
-			     "xo:Gh", opts)) != -1) {
+	while ((c = cmd_opt(argc, argv)) != -1) {
 		switch (c) {
 		case 'h':
-			print_help();
-			return 0;
+			return print_help();
 		case 'w':
 		case 'g':
 		case 'R':
@@ -245,7 +244,7 @@ static int cmd_build(int argc, char **argv)
 		case 'o':
 			out_path = optarg;
 			continue;
-		case 'S':
+		case OPT_STRICT:
 			strict = true;
 			continue;
 		}
@@ -313,24 +312,24 @@ out_abort:
 	return ret;
 }
 
+static const struct option dump_opts[] = {
+	OUTPUT_OPT,
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
 /* Options of dump: -o FILE and --help. Return: exit status or -1. */
 static int output_opt(int argc, char **argv, const char **out)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
 	int c;
 
-	while ((c = next_opt(argc, argv, ":o:h", opts)) != -1) {
+	while ((c = cmd_opt(argc, argv)) != -1) {
 		switch (c) {
 		case 'o':
 			*out = optarg;
 			break;
 		case 'h':
-			print_help();
-			return 0;
+			return print_help();
 		default:
 			return EXIT_ERR;
 		}
@@ -587,14 +586,15 @@ static int merge_overfill(const void *img, size_t len, bool strict)
 	return image_overfill("merge", &info, strict) ? EXIT_ERR : 0;
 }
 
+static const struct option merge_opts[] = {
+	OUTPUT_OPT,
+	STRICT_OPT,
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
 static int cmd_merge(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "strict", no_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
 	unsigned char *img[2] = { NULL, NULL };
 	size_t len[2] = { 0, 0 }, out_len;
 	const char *why, *out_path = NULL;
@@ -603,17 +603,16 @@ static int cmd_merge(int argc, char **argv)
 	void *merged;
 	int c, i, ret;
 
-	while ((c = next_opt(argc, argv, ":o:h", opts)) != -1) {
+	while ((c = cmd_opt(argc, argv)) != -1) {
 		switch (c) {
 		case 'o':
 			out_path = optarg;
 			break;
-		case 'S':
+		case OPT_STRICT:
 			strict = true;
 			break;
 		case 'h':
-			print_help();
-			return 0;
+			return print_help();
 		default:
 			return EXIT_ERR;
 		}
@@ -664,6 +663,8 @@ out_free:
 
 const struct command image_commands[] = {
 	{ .name = "build", .fn = cmd_build,
+	  .opts = build_opts,
+	  .shortopts = ":" FILTER_SHORTOPTS WINDOW_SHORTOPTS GROW_SHORTOPTS "xo:h",
 	  .usage = "--type bloom|cuckoo --capacity N [OPTIONS] [FILE|-] [-o F.img]\n"
 	  "       memfilterctl build --window T [--generations G] --capacity N [OPTIONS] [FILE|-] [-o F.img]\n"
 	  "       memfilterctl build --grow --capacity N [OPTIONS] [FILE|-] [-o F.img]",
@@ -687,6 +688,7 @@ const struct command image_commands[] = {
 	  GROW_OPTS_HELP
 	  OUTPUT_HELP },
 	{ .name = "dump", .fn = cmd_dump,
+	  .opts = dump_opts, .shortopts = ":o:h",
 	  .usage = "NAME [-o F.img]",
 	  .help = "Write the image of filter NAME (a consistent snapshot).\n"
 	  "Dumping a keyed filter needs CAP_SYS_ADMIN; its image holds the\n"
@@ -698,6 +700,7 @@ const struct command image_commands[] = {
 	  "publish it as NAME (needs CAP_SYS_ADMIN). A corrupt or unsupported\n"
 	  "image is refused and nothing is created.\n" },
 	{ .name = "inspect", .fn = cmd_inspect,
+	  .opts = json_opts, .shortopts = JSON_SHORTOPTS,
 	  .usage = "F.img [--json|--pretty]",
 	  .help = "Check an image (header and payload checksums, every field) and show\n"
 	  "its parameters, fill and estimated false-positive rate, with a\n"
@@ -706,6 +709,7 @@ const struct command image_commands[] = {
 	  "64-bit seeds and checksums are JSON strings (\"0x...\").\n\n",
 	  .json = true },
 	{ .name = "merge", .fn = cmd_merge,
+	  .opts = merge_opts, .shortopts = ":o:h",
 	  .usage = "A.img B.img [-o C.img] [--strict]",
 	  .help = "Write the union of two Bloom filter images: a filter that holds the\n"
 	  "keys of both. Only images of the same table size, probes per key,\n"

@@ -24,20 +24,28 @@ static const struct command main_commands[] = {
 	  "first line and needs no device).\n" },
 };
 
-static const struct {
-	const struct command *cmds;
-	const size_t *n;
-} tables[] = {
+static const size_t main_commands_n = ARRAY_SIZE(main_commands);
+
+const struct command_table command_tables[] = {
 	{ filter_commands, &filter_commands_n },
 	{ image_commands, &image_commands_n },
 	{ nf_commands, &nf_commands_n },
-	{ main_commands, NULL },
+	{ main_commands, &main_commands_n },
+};
+const size_t command_tables_n = ARRAY_SIZE(command_tables);
+
+static const struct option global_options[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "pretty", no_argument, NULL, 'p' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
+	{}
 };
 
-static size_t table_len(size_t t)
-{
-	return tables[t].n ? *tables[t].n : ARRAY_SIZE(main_commands);
-}
+/* The options before the command (its name is none). */
+const struct command global_command = {
+	.name = "", .opts = global_options, .shortopts = "+:jpVh",
+};
 
 static void print_version(void)
 {
@@ -109,10 +117,10 @@ static void usage(FILE *f)
 
 	fprintf(f, "usage: %s [GLOBAL OPTIONS] COMMAND [ARGS]\n\ncommands:\n",
 		prog);
-	for (t = 0; t < ARRAY_SIZE(tables); t++)
-		for (i = 0; i < table_len(t); i++)
-			fprintf(f, "  %-8s %s\n", tables[t].cmds[i].name,
-				tables[t].cmds[i].usage);
+	for (t = 0; t < command_tables_n; t++)
+		for (i = 0; i < *command_tables[t].n; i++)
+			fprintf(f, "  %-8s %s\n", command_tables[t].cmds[i].name,
+				command_tables[t].cmds[i].usage);
 	fprintf(f, "  help     [COMMAND]: this text, or COMMAND --help\n\n"
 		"global options:\n"
 		"  -j, --json     JSON output (info, list, inspect), compact\n"
@@ -129,35 +137,22 @@ static const struct command *find_command(const char *name)
 {
 	size_t t, i;
 
-	for (t = 0; t < ARRAY_SIZE(tables); t++)
-		for (i = 0; i < table_len(t); i++)
-			if (!strcmp(name, tables[t].cmds[i].name))
-				return &tables[t].cmds[i];
+	for (t = 0; t < command_tables_n; t++)
+		for (i = 0; i < *command_tables[t].n; i++)
+			if (!strcmp(name, command_tables[t].cmds[i].name))
+				return &command_tables[t].cmds[i];
 	return NULL;
 }
 
 /* Global options before the command. Return: exit status, or -1 to go on. */
 static int global_opts(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "pretty", no_argument, NULL, 'p' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	const char *abbr;
-	int c, idx = -1;
+	int c;
 
+	cur = &global_command;
+	parse_begin(&global_command);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+jpVh", opts, &idx)) != -1) {
-		abbr = c == '?' ? NULL : abbreviated(argv, opts, idx);
-		idx = -1;
-		if (abbr) {
-			cli_error("unknown option '%s' (long options are not abbreviated)",
-				  abbr);
-			return EXIT_ERR;
-		}
+	while ((c = cmd_opt(argc, argv)) != -1) {
 		if (json_flag(c))
 			continue;
 		switch (c) {
@@ -166,10 +161,8 @@ static int global_opts(int argc, char **argv)
 			return stdout_flush();
 		case 'h':
 			usage(stdout);
-			return 0;
+			return stdout_flush();
 		default:
-			cli_error("unknown option '%s' (try '%s help')",
-				  argv[optind - 1], prog);
 			return EXIT_ERR;
 		}
 	}
@@ -186,7 +179,7 @@ static int help_command(int argc, char **argv)
 	}
 	if (argc - optind < 2 || !strcmp(argv[optind + 1], "help")) {
 		usage(stdout);
-		return 0;
+		return stdout_flush();
 	}
 	cur = find_command(argv[optind + 1]);
 	if (!cur) {
@@ -194,8 +187,7 @@ static int help_command(int argc, char **argv)
 			  argv[optind + 1], prog);
 		return EXIT_ERR;
 	}
-	print_help();
-	return 0;
+	return print_help();
 }
 
 int main(int argc, char **argv)
@@ -206,7 +198,7 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	if (optind >= argc) {
-		usage(stderr);
+		cli_error("missing COMMAND (try '%s help')", prog);
 		return EXIT_ERR;
 	}
 	if (!strcmp(argv[optind], "help"))
@@ -223,6 +215,6 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	optind = 0;	/* glibc: start over on the new argv */
+	parse_begin(cur);
 	return cur->fn(argc, argv);
 }

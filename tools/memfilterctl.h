@@ -30,7 +30,9 @@
 
 #define EXIT_ABSENT 1
 #define EXIT_ERR 2
+#ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
 
 /*
  * The smallest false-positive rates the filters reach, in parts per
@@ -51,6 +53,14 @@
  * @usage: the synopsis after "memfilterctl NAME"
  * @help: the rest of "NAME --help"
  * @json: accepts -j/--json and -p/--pretty
+ * @opts: its long options: the table cmd_opt() parses it with (NULL:
+ *	help_opts, --help alone). A letter means one option in every
+ *	command: tests/native/cli_options_test checks the tables.
+ * @shortopts: their letters, as getopt_long() takes them (NULL: ":h")
+ * @repeatable: the letters of its options that may be given more than
+ *	once (--key); any other option given twice is an error
+ * @subs: its subcommands (nf), @nsubs of them: they parse their own
+ *	@opts, and messages and help are @name's
  */
 struct command {
 	const char *name;
@@ -58,6 +68,11 @@ struct command {
 	const char *usage;
 	const char *help;
 	bool json;
+	const struct option *opts;
+	const char *shortopts;
+	const char *repeatable;
+	const struct command *subs;
+	size_t nsubs;
 };
 
 /* The command tables, in the order "help" lists them. */
@@ -67,6 +82,23 @@ extern const struct command image_commands[];
 extern const size_t image_commands_n;
 extern const struct command nf_commands[];
 extern const size_t nf_commands_n;
+
+/* main.c: all of them, and the options before the command. */
+struct command_table {
+	const struct command *cmds;
+	const size_t *n;
+};
+extern const struct command_table command_tables[];
+extern const size_t command_tables_n;
+extern const struct command global_command;
+
+/* Tables of the commands that take only --help, or JSON and --help. */
+extern const struct option help_opts[];
+extern const struct option json_opts[];
+#define HELP_SHORTOPTS ":h"
+#define JSON_SHORTOPTS ":jph"
+/* Long-only options: values above any letter. */
+enum { OPT_STRICT = 0x1a0 };
 
 /* common.c */
 extern const char *prog;
@@ -80,10 +112,9 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int fail(const char *what, int err);
 int fail_offline(const char *what, int err);
-void print_help(void);
-const char *abbreviated(char **argv, const struct option *longopts, int idx);
-int next_opt(int argc, char **argv, const char *shortopts,
-	     const struct option *longopts);
+int print_help(void);
+void parse_begin(const struct command *c);
+int cmd_opt(int argc, char **argv);
 int help_opt(int argc, char **argv);
 bool json_flag(int c);
 int json_opt(int argc, char **argv);
@@ -110,18 +141,24 @@ int stdout_flush(void);
 #define FILTER_OPTS \
 	{ "type", required_argument, NULL, 't' }, \
 	{ "capacity", required_argument, NULL, 'c' }, \
-	{ "fpr", required_argument, NULL, 'p' }, \
+	{ "fpr", required_argument, NULL, 'e' }, \
 	{ "bits-per-key", required_argument, NULL, 'b' }, \
 	{ "fingerprint-bits", required_argument, NULL, 'f' }, \
 	{ "keyed", no_argument, NULL, OPT_KEYED }, \
 	{ "seed", required_argument, NULL, 's' }, \
 	{ "hash", required_argument, NULL, OPT_HASH }
 /* -k is --key (add, query, ...) everywhere: --keyed has no letter. */
-#define FILTER_SHORTOPTS "t:c:p:b:f:s:"
+#define FILTER_SHORTOPTS "t:c:e:b:f:s:"
 /* Long-only options of every filter (create, build): --hash, --keyed. */
 enum { OPT_HASH = 0x180, OPT_KEYED };
-/* Long-only options of a growing filter (create, build). */
+/* A growing filter's options (create, build): -G and long-only ones. */
 enum { OPT_GROW_FACTOR = 0x100, OPT_GROW_RATIO, OPT_GROW_MAX };
+#define GROW_OPTS \
+	{ "grow", no_argument, NULL, 'G' }, \
+	{ "grow-factor", required_argument, NULL, OPT_GROW_FACTOR }, \
+	{ "grow-ratio", required_argument, NULL, OPT_GROW_RATIO }, \
+	{ "grow-max", required_argument, NULL, OPT_GROW_MAX }
+#define GROW_SHORTOPTS "G"
 #define GROW_OPTS_HELP \
 	"  -G, --grow                a growing Bloom filter (--type grow): when\n" \
 	"                            the newest sub-filter holds its keys, a new\n" \
@@ -177,18 +214,20 @@ int window_opts_check(struct mf_create_opts *o, struct window_args *a);
 	"  -t, --type T              bloom, cuckoo or grow (required, unless\n" \
 	"                            --window or --grow)\n" \
 	"  -c, --capacity N          number of keys it is designed for (required)\n" \
-	"  -p, --fpr P               target false-positive rate as a fraction\n" \
-	"                            (0.01 = 1%; Bloom: 2.99e-07 to below 1,\n" \
-	"                            default 0.01; cuckoo: 0.000122071 to below 1)\n" \
+	"  -e, --fpr P               target false-positive (error) rate as a\n" \
+	"                            fraction (0.01 = 1%; Bloom: 2.99e-07 to\n" \
+	"                            below 1, default 0.01; cuckoo: 0.000122071\n" \
+	"                            to below 1)\n" \
 	"  -b, --bits-per-key B      Bloom: table bits per key instead of --fpr\n" \
 	"                            (1 to 64 in steps of 0.25)\n" \
 	"  -f, --fingerprint-bits F  cuckoo: 8, 12 or 16 instead of --fpr\n" \
 	"                            (default 12)\n" \
 	"      --keyed               hash with SipHash-2-4 under a secret key\n" \
 	"                            (keys chosen by an adversary)\n" \
-	"  -s, --seed S              fixed XXH64 (XXH3) seed (reproducible tables)\n" \
-	"      --hash H              xxh64 (default), xxh3 (faster on keys of up\n" \
-	"                            to 16 bytes) or siphash24 (as --keyed)\n"
+	"  -s, --seed S              fixed hash seed (reproducible tables)\n" \
+	"      --hash H              xxh3 (default), xxh64 (slower on keys of up\n" \
+	"                            to 16 bytes; the default before 1.1.0) or\n" \
+	"                            siphash24 (as --keyed)\n"
 
 int filter_opt(int c, struct mf_create_opts *o);
 int filter_opts_finish(struct mf_create_opts *o);

@@ -69,17 +69,18 @@ static const char *nf_str(const struct nf_name *t, size_t n, int v)
 	return "?";
 }
 
+static const struct option nf_attach_opts[] = {
+	{ "family", required_argument, NULL, 'F' },
+	{ "hook", required_argument, NULL, 'H' },
+	{ "key", required_argument, NULL, 'k' },
+	{ "action", required_argument, NULL, 'a' },
+	{ "priority", required_argument, NULL, 'P' },
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
 static int nf_attach(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "family", required_argument, NULL, 'f' },
-		{ "hook", required_argument, NULL, 'H' },
-		{ "key", required_argument, NULL, 'k' },
-		{ "action", required_argument, NULL, 'a' },
-		{ "priority", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
 	MF_OPTS(mf_nf_attach_opts, o, .family = MF_NF_IPV4 | MF_NF_IPV6,
 		.hook = -1, .key = -1, .action = -1);
 	const char *name;
@@ -88,9 +89,9 @@ static int nf_attach(int argc, char **argv)
 	long prio;
 	char *end;
 
-	while ((c = next_opt(argc, argv, ":f:H:k:a:P:h", opts)) != -1) {
+	while ((c = cmd_opt(argc, argv)) != -1) {
 		switch (c) {
-		case 'f':
+		case 'F':
 			if (nf_lookup("--family", optarg, nf_families,
 				      ARRAY_SIZE(nf_families), &fam))
 				return EXIT_ERR;
@@ -124,8 +125,7 @@ static int nf_attach(int argc, char **argv)
 			o.priority = (int)prio;
 			break;
 		case 'h':
-			print_help();
-			return 0;
+			return print_help();
 		default:
 			return EXIT_ERR;
 		}
@@ -310,26 +310,35 @@ static int nf_stats(int argc, char **argv)
 	return nf_show(id);
 }
 
+static const struct command nf_subs[] = {
+	{ .name = "attach", .fn = nf_attach, .opts = nf_attach_opts,
+	  .shortopts = ":F:H:k:a:P:h" },
+	{ .name = "detach", .fn = nf_detach },
+	{ .name = "list", .fn = nf_list, .opts = json_opts,
+	  .shortopts = JSON_SHORTOPTS },
+	{ .name = "show", .fn = nf_list, .opts = json_opts,
+	  .shortopts = JSON_SHORTOPTS },
+	{ .name = "stats", .fn = nf_stats, .opts = json_opts,
+	  .shortopts = JSON_SHORTOPTS },
+};
+
 static int cmd_nf(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int (*fn)(int argc, char **argv);
-	} subs[] = {
-		{ "attach", nf_attach }, { "detach", nf_detach },
-		{ "list", nf_list }, { "show", nf_list }, { "stats", nf_stats },
-	};
 	size_t i;
 
-	if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "-h")) {
-		print_help();
-		return argc < 2 ? EXIT_ERR : 0;
+	if (argc < 2) {
+		usage_error("missing subcommand: attach, detach, list (or show) or stats");
+		return EXIT_ERR;
 	}
-	for (i = 0; i < ARRAY_SIZE(subs); i++) {
-		if (!strcmp(argv[1], subs[i].name)) {
-			optind = 0;
-			return subs[i].fn(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "-h"))
+		return argc > 2 ? (usage_error("unexpected argument '%s'",
+					       argv[2]), EXIT_ERR) :
+				  print_help();
+	for (i = 0; i < ARRAY_SIZE(nf_subs); i++) {
+		if (!strcmp(argv[1], nf_subs[i].name)) {
+			parse_begin(&nf_subs[i]);
+			return nf_subs[i].fn(argc - 1, argv + 1);
 		}
 	}
 	usage_error("unknown subcommand '%s'", argv[1]);
@@ -338,19 +347,22 @@ static int cmd_nf(int argc, char **argv)
 
 const struct command nf_commands[] = {
 	{ .name = "nf", .fn = cmd_nf, .json = true,
+	  .subs = nf_subs, .nsubs = ARRAY_SIZE(nf_subs),
 	  .usage = "attach NAME --hook H --key K --action A [--family F] [--priority P]\n"
 	  "       memfilterctl nf detach ID\n"
-	  "       memfilterctl nf list|stats [ID] [--json]",
+	  "       memfilterctl nf list|show [--json]\n"
+	  "       memfilterctl nf stats ID [--json]",
 	  .help = "Netfilter attachments of this network namespace (see\n"
 	  "Documentation/netfilter.rst). attach prints the new attachment's ID;\n"
-	  "attach and detach need CAP_NET_ADMIN in the namespace.\n\n"
-	  "  --hook H       prerouting, input, forward, output or postrouting\n"
-	  "  --key K        saddr, daddr, 5-tuple or l4-payload\n"
-	  "  --action A     drop-hit (blocklist), drop-miss (allowlist), count,\n"
-	  "                 dedup (drop a key seen before and add it: a Bloom or\n"
-	  "                 window filter; needs CAP_SYS_ADMIN too)\n"
-	  "  --family F     ipv4, ipv6 or both (default both)\n"
-	  "  --priority P   hook priority (default -350: after defragmentation,\n"
-	  "                 before raw and conntrack)\n" },
+	  "attach and detach need CAP_NET_ADMIN in the namespace. list (or\n"
+	  "show) prints every attachment with its counters, stats ID one.\n\n"
+	  "  -H, --hook H       prerouting, input, forward, output or postrouting\n"
+	  "  -k, --key K        saddr, daddr, 5-tuple or l4-payload\n"
+	  "  -a, --action A     drop-hit (blocklist), drop-miss (allowlist), count,\n"
+	  "                     dedup (drop a key seen before and add it: a Bloom\n"
+	  "                     or window filter; needs CAP_SYS_ADMIN too)\n"
+	  "  -F, --family F     ipv4, ipv6 or both (default both)\n"
+	  "  -P, --priority P   hook priority (default -350: after defragmentation,\n"
+	  "                     before raw and conntrack)\n" },
 };
 const size_t nf_commands_n = ARRAY_SIZE(nf_commands);

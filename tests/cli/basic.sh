@@ -311,7 +311,7 @@ t_million_keys() {
 		--capacity "$n" &&
 	expect_rc 0 sh -c "cat '$T/million' | memfilterctl add cli-cmillion" &&
 		expect_out "$n" &&
-	expect_rc 0 sh -c "cat '$T/million' | memfilterctl query -c cli-cmillion -" &&
+	expect_rc 0 sh -c "cat '$T/million' | memfilterctl query -n cli-cmillion -" &&
 		expect_out "$n" &&
 	expect_rc 0 memfilterctl del cli-cmillion "$T/million" &&
 		expect_out "$n"
