@@ -50,6 +50,20 @@ debug|kcsan)
 *) die "KERNEL=debug|kcsan|6.12|6.1, not '$kernel'" ;;
 esac
 make -s -j"$JOBS" WERROR=1 guest
+# At most MF_VM_SLOTS (2) of these guests at once on this machine: each
+# TCG vCPU wants a host CPU, and more guests only make each slower, up to
+# their timeouts. The others wait here for a slot.
+slots=${MF_VM_SLOTS:-2}
+while :; do
+	for s in $(seq 1 "$slots"); do
+		exec 8>"$CACHE/.vm-test.$s.lock"
+		flock -n 8 && break 2
+		exec 8>&-
+	done
+	[ -n "${waited:-}" ] || echo "vm-test: waiting for a guest slot (MF_VM_SLOTS=$slots)" >&2
+	waited=1
+	sleep 5
+done
 rc=0
 tests/qemu/vm.sh --kernel "$img" --ko "build/kbuild/vmtest-$kernel" \
 	--bin build/guest/bin --script "$script" --env MF_ONLY="$only" \
