@@ -125,7 +125,8 @@ unsupported_combinations range_errors json_offline keys_offline count_offline
 help_new window_offline hash_offline grow_offline image_input_bounded
 keys_bounded no_abbrev grow_needs_grow bpk_grid image_keys_stdin window_max
 help_cmd output_devices output_links output_files help_hash
-other_commands_options options_once nf_and_help_output"
+other_commands_options options_once nf_and_help_output merge_messages
+cuckoo_full_key names_offline image_name_hint"
 
 TESTS="version create_bloom create_cuckoo create_defaults_and_params create_xxh3
 create_existing_name add_file add_stdin query_present query_absent
@@ -135,7 +136,7 @@ unprivileged million_keys image_build_load image_dump_load
 image_dump_identical image_dump_kernel_filter image_inspect image_corrupt
 image_load_existing_name image_merge image_keyed_warning image_help
 version_both list_json_objects keys_cli count_cli clear add_overfill_warning
-dump_output grow_info
+dump_output grow_info overfill_estimate
 $OFFLINE_TESTS cleanup"
 
 # Tests that make no kernel call other tests here do not make with the

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "memfilterctl.h"
@@ -717,6 +718,8 @@ int positional(int argc, char **argv, int max_extra, const char **name,
 	if (extra)
 		*extra = n > 1 ? argv[optind + 1] : NULL;
 	if (!valid_name(*name)) {
+		if (image_hint(*name))
+			return -1;
 		usage_error("invalid filter name '%s' (1-%d characters of "
 			    "A-Z a-z 0-9 . _ -)", *name, MF_NAME_MAX - 1);
 		return -1;
@@ -724,27 +727,75 @@ int positional(int argc, char **argv, int max_extra, const char **name,
 	return 0;
 }
 
+/*
+ * A filter NAME that is not one but names a file: say how this command
+ * reads an image file (info: inspect; query: --image ...). Return: 1 if
+ * said.
+ */
+int image_hint(const char *name)
+{
+	static const struct { const char *cmd, *how; } hints[] = {
+		{ "info", "'%s inspect %s' shows an image" },
+		{ "query", "'%s query --image %s' queries an image" },
+		{ "count", "'%s count --image %s' counts in an image" },
+		{ "add", "'%s add --image %s' adds to an image" },
+		{ "seen", "'%s seen --image %s' tests and adds to an image" },
+		{ "rotate", "'%s rotate --image %s' rotates an image" },
+		{ "load", "'%s load NAME < %s' loads an image" },
+	};
+	struct stat st;
+	char how[256];
+	size_t i;
+
+	if (stat(name, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(hints); i++)
+		if (!strcmp(cur->name, hints[i].cmd))
+			break;
+	if (i == ARRAY_SIZE(hints))
+		return 0;
+	snprintf(how, sizeof(how), hints[i].how, prog, name);
+	cli_error("%s: no filter by that name, but a file: %s", name, how);
+	return 1;
+}
+
+/* Why mf_open_device() failed with @err. */
+static void device_error(int err)
+{
+	if (err == -ENOENT || err == -ENXIO || err == -ENODEV)
+		cli_error("%s: no such device (is memfilter.ko loaded?)",
+			  MF_DEVICE_PATH);
+	else
+		fail(MF_DEVICE_PATH, err);
+}
+
 int open_device(void)
 {
 	int fd = mf_open_device();
 
-	if (fd == -ENOENT || fd == -ENXIO || fd == -ENODEV)
-		cli_error("%s: no such device (is memfilter.ko loaded?)",
-			  MF_DEVICE_PATH);
-	else if (fd < 0)
-		fail(MF_DEVICE_PATH, fd);
+	if (fd < 0)
+		device_error(fd);
 	return fd;
 }
 
-/* A published filter's fd, or a negative value after reporting why. */
+/*
+ * A published filter's fd, or a negative value after reporting why (a
+ * NAME that is a file instead: how to read it as an image).
+ */
 int open_filter(const char *name)
 {
-	int dev = open_device(), fd;
+	int dev = mf_open_device(), fd;
 
-	if (dev < 0)
+	if (dev < 0 && image_hint(name))
 		return dev;
+	if (dev < 0) {
+		device_error(dev);
+		return dev;
+	}
 	fd = mf_open(dev, name);
 	close(dev);
+	if (fd == -ENOENT && image_hint(name))
+		return fd;
 	if (fd < 0)
 		fail(name, fd);
 	return fd;
@@ -894,7 +945,22 @@ int json_end(struct json_writer *jw)
 	return 0;
 }
 
-/* The JSON members info and inspect share, in the same order. */
+/*
+ * Table bits per key of capacity: a Bloom filter's as built, a cuckoo
+ * filter's from its slots (mf_info's k is then its slots per bucket).
+ */
+double bits_per_key(const struct mf_info *i)
+{
+	if (i->type != MF_TYPE_CUCKOO)
+		return i->bits_per_key;
+	return i->capacity ? (double)i->fill_max * i->fingerprint_bits /
+			     i->capacity : 0;
+}
+
+/*
+ * The JSON members info and inspect share, in the same order: "k" is a
+ * Bloom filter's probes per key; a cuckoo filter has "slots_per_bucket".
+ */
 void json_params(struct json_writer *jw, const struct mf_info *i)
 {
 	jsonw_string_field(jw, "type", type_name(i->type));
@@ -902,8 +968,9 @@ void json_params(struct json_writer *jw, const struct mf_info *i)
 	jsonw_bool_field(jw, "keyed", i->keyed);
 	jsonw_hex_u64_field(jw, "seed", i->seed);
 	jsonw_uint_field(jw, "capacity", i->capacity);
-	jsonw_float_field(jw, "bits_per_key", "%.2f", i->bits_per_key);
-	jsonw_uint_field(jw, "k", i->k);
+	jsonw_float_field(jw, "bits_per_key", "%.2f", bits_per_key(i));
+	jsonw_uint_field(jw, i->type == MF_TYPE_CUCKOO ? "slots_per_bucket" :
+			 "k", i->k);
 	jsonw_uint_field(jw, "fingerprint_bits", i->fingerprint_bits);
 }
 

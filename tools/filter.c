@@ -321,10 +321,8 @@ static int key_command(enum key_cmd kc, int argc, char **argv)
 		if (got < 0) {
 			progress_done(&r);
 			if (got == -ENOSPC)
-				cli_error("%s: filter is full after %" PRIu64
-					  " keys were added (%s:%" PRIu64 " not added)",
-					  name, total + done, r.path,
-					  r.lineno - r.n + done + 1);
+				reader_full(&r, name, total + done, done, t.fd,
+					    t.off);
 			else
 				fail(name, got);
 			goto out_reader;
@@ -405,7 +403,7 @@ static void info_text(const struct mf_info *i, uint32_t pub_id)
 		printf(ROW "-\n", "id:");
 	printf(ROW "%s\n", "type:", type_name(i->type));
 	if (i->keyed)
-		printf(ROW "siphash-2-4 (keyed, secret key)\n", "hash:");
+		printf(ROW "siphash24 (keyed, secret key)\n", "hash:");
 	else
 		printf(ROW "%s, seed 0x%016" PRIx64 "\n", "hash:",
 		       hash_name(i->hash_algo), i->seed);
@@ -414,6 +412,7 @@ static void info_text(const struct mf_info *i, uint32_t pub_id)
 		printf(ROW "%.2f\n", "bits per key:", i->bits_per_key);
 		printf(ROW "%u\n", "probes per key:", i->k);
 	} else {
+		printf(ROW "%.2f\n", "bits per key:", bits_per_key(i));
 		printf(ROW "%u\n", "fingerprint bits:", i->fingerprint_bits);
 		printf(ROW "%u\n", "slots per bucket:", i->k);
 	}

@@ -142,8 +142,8 @@ static int image_overfill(const char *what, const struct mf_info *i,
 }
 
 /* The image of @f to @out, as write_image(); @what names the command. */
-static int write_offline(const char *what, const struct mf_offline *f,
-			 struct output *out)
+int write_offline(const char *what, const struct mf_offline *f,
+		  struct output *out)
 {
 	size_t len;
 	void *img;
@@ -174,10 +174,8 @@ static int build_fill(struct mf_offline *f, const char *path, bool hex)
 		if (got < 0) {
 			progress_done(&r);
 			if (got == -ENOSPC)
-				cli_error("build: filter is full after %" PRIu64
-					  " keys were added (%s:%" PRIu64 " not added)",
-					  total + done, r.path,
-					  r.lineno - r.n + done + 1);
+				reader_full(&r, "build", total + done, done, -1,
+					    f);
 			else
 				fail_offline("build", got);
 			goto out;
@@ -192,7 +190,6 @@ out:
 	return ret;
 }
 
-#define OUTPUT_OPT { "output", required_argument, NULL, 'o' }
 #define STRICT_OPT { "strict", no_argument, NULL, OPT_STRICT }
 
 static const struct option build_opts[] = {
@@ -432,7 +429,7 @@ static void inspect_text(const char *path, const struct mf_info *i,
 	       le16toh(h->version), le16toh(h->header_size));
 	printf(ROW "%s\n", "type:", type_name(i->type));
 	if (i->keyed)
-		printf(ROW "siphash-2-4 (keyed: the image holds the secret key)\n",
+		printf(ROW "siphash24 (keyed: the image holds the secret key)\n",
 		       "hash:");
 	else
 		printf(ROW "%s, seed 0x%016" PRIx64 "\n", "hash:",
@@ -444,6 +441,7 @@ static void inspect_text(const char *path, const struct mf_info *i,
 		printf(ROW "%" PRIu64 " blocks of 64 bytes\n", "geometry:",
 		       (uint64_t)le64toh(h->geometry));
 	} else {
+		printf(ROW "%.2f\n", "bits per key:", bits_per_key(i));
 		printf(ROW "%u\n", "fingerprint bits:", i->fingerprint_bits);
 		printf(ROW "%u\n", "slots per bucket:", i->k);
 		printf(ROW "%" PRIu64 " buckets\n", "geometry:",
@@ -552,7 +550,8 @@ out_free:
 }
 
 /* Read and check the two images; the names say which one is bad. */
-static int merge_inputs(char **paths, unsigned char **img, size_t *len)
+static int merge_inputs(char **paths, unsigned char **img, size_t *len,
+			struct mf_info *info)
 {
 	struct mf_offline *f;
 	const char *why;
@@ -566,7 +565,55 @@ static int merge_inputs(char **paths, unsigned char **img, size_t *len)
 			image_error(paths[i], ret, why);
 			return -1;
 		}
+		mf_offline_info(f, &info[i]);
 		mf_offline_free(f);
+	}
+	return 0;
+}
+
+/* How to build images that merge: the same shape, hash and seed. */
+#define MERGE_HOW "build both with the same --capacity, --fpr or --bits-per-key, --hash and --seed S"
+
+/*
+ * Why the two images cannot be merged, with what to do about it; the
+ * library's reason where it is none of these (a keyed filter's secret).
+ * Return: 0 if they can be, as far as can be told here.
+ */
+static int merge_mismatch(char **paths, const struct mf_info *i)
+{
+	int j;
+
+	for (j = 0; j < 2; j++) {
+		if (i[j].type == MF_TYPE_BLOOM)
+			continue;
+		cli_error("merge: %s is a %s filter image: only Bloom filter images can be merged (%s)",
+			  paths[j], i[j].type == MF_TYPE_GROW ? "growing" :
+			  type_name(i[j].type),
+			  i[j].type == MF_TYPE_CUCKOO ?
+			  "a cuckoo table's slots cannot be ORed" :
+			  i[j].type == MF_TYPE_WINDOW ?
+			  "a window filter's generations have ages of their own" :
+			  "a growing filter's sub-filters differ in number and size");
+		return -1;
+	}
+	if (i[0].keyed != i[1].keyed || i[0].hash_algo != i[1].hash_algo) {
+		cli_error("merge: cannot merge %s and %s: different hashes (%s, %s): %s",
+			  paths[0], paths[1],
+			  i[0].keyed ? "keyed" : hash_name(i[0].hash_algo),
+			  i[1].keyed ? "keyed" : hash_name(i[1].hash_algo),
+			  MERGE_HOW);
+		return -1;
+	}
+	if (i[0].fill_max != i[1].fill_max || i[0].k != i[1].k) {
+		cli_error("merge: cannot merge %s and %s: different table sizes or probes per key (%" PRIu64 " bits, k %u; %" PRIu64 " bits, k %u): %s",
+			  paths[0], paths[1], i[0].fill_max, i[0].k,
+			  i[1].fill_max, i[1].k, MERGE_HOW);
+		return -1;
+	}
+	if (!i[0].keyed && i[0].seed != i[1].seed) {
+		cli_error("merge: cannot merge %s and %s: different hash seeds (0x%016" PRIx64 ", 0x%016" PRIx64 "): images built without --seed get random ones; %s",
+			  paths[0], paths[1], i[0].seed, i[1].seed, MERGE_HOW);
+		return -1;
 	}
 	return 0;
 }
@@ -598,6 +645,7 @@ static int cmd_merge(int argc, char **argv)
 	unsigned char *img[2] = { NULL, NULL };
 	size_t len[2] = { 0, 0 }, out_len;
 	const char *why, *out_path = NULL;
+	struct mf_info info[2];
 	bool strict = false;
 	struct output out;
 	void *merged;
@@ -624,13 +672,14 @@ static int cmd_merge(int argc, char **argv)
 	if (output_open(&out, out_path))
 		return EXIT_ERR;
 	ret = EXIT_ERR;
-	if (merge_inputs(argv + optind, img, len))
+	if (merge_inputs(argv + optind, img, len, info) ||
+	    merge_mismatch(argv + optind, info))
 		goto out_free;
 	ret = mf_image_merge(img[0], len[0], img[1], len[1], &merged, &out_len,
 			     &why);
 	if (ret == -EINVAL) {
-		cli_error("merge: cannot merge %s and %s: %s", argv[optind],
-			  argv[optind + 1], why);
+		cli_error("merge: cannot merge %s and %s: %s (keyed images merge only when they are images of one filter)",
+			  argv[optind], argv[optind + 1], why);
 		ret = EXIT_ERR;
 		goto out_free;
 	}

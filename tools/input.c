@@ -304,3 +304,35 @@ ssize_t reader_next(struct reader *r)
 		progress_update(r);
 	return r->n;
 }
+
+/*
+ * An add that stopped at key @done of the batch, the filter full, with
+ * @added keys added in all. When the key is a cuckoo filter's that
+ * already holds as many copies as it can (2 buckets of 4 slots and the
+ * stash), say so: the filter is full for that key only.
+ */
+void reader_full(const struct reader *r, const char *what, uint64_t added,
+		 size_t done, int fd, const struct mf_offline *off)
+{
+	const unsigned char *key = r->keys;
+	uint64_t line = r->lineno - r->n + done + 1;
+	uint8_t count = 0;
+	ssize_t got;
+	size_t i;
+
+	for (i = 0; i < done; i++)
+		key += r->key_lens[i];
+	got = off ? mf_offline_countv(off, key, &r->key_lens[done], 1, &count,
+				      NULL) :
+		    mf_countv(fd, key, &r->key_lens[done], 1, &count, NULL);
+	if (got < 0 || count < MF_COUNT_MAX - 1) {
+		cli_error("%s: filter is full after %" PRIu64
+			  " keys were added (%s:%" PRIu64 " not added)", what,
+			  added, r->path, line);
+		return;
+	}
+	cli_error("%s: the key of %s:%" PRIu64 " is in the filter %u times already: a cuckoo filter stores one key at most %d times (2 buckets of 4 slots, and the stash); %" PRIu64 " keys were added%s",
+		  what, r->path, line, count, MF_COUNT_MAX, added,
+		  strcmp(cur->name, "add") ? " (give each key once: sort -u)" :
+		  " (add --unique adds only keys not yet present)");
+}

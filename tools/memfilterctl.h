@@ -92,6 +92,9 @@ extern const struct command_table command_tables[];
 extern const size_t command_tables_n;
 extern const struct command global_command;
 
+/* -o FILE, of every command that writes an image. */
+#define OUTPUT_OPT { "output", required_argument, NULL, 'o' }
+
 /* Tables of the commands that take only --help, or JSON and --help. */
 extern const struct option help_opts[];
 extern const struct option json_opts[];
@@ -124,11 +127,13 @@ int positional(int argc, char **argv, int max_extra, const char **name,
 	       const char **extra);
 int open_device(void);
 int open_filter(const char *name);
+int image_hint(const char *name);
 const char *type_name(int type);
 const char *hash_name(int algo);
 void overfill_report(const char *what, const struct mf_info *i, bool strict);
 struct json_writer *json_begin(void);
 int json_end(struct json_writer *jw);
+double bits_per_key(const struct mf_info *i);
 void json_params(struct json_writer *jw, const struct mf_info *i);
 void json_fill(struct json_writer *jw, const struct mf_info *i);
 void json_info(struct json_writer *jw, const struct mf_info *i,
@@ -287,6 +292,8 @@ int reader_open_args(struct reader *r, char **args, size_t n, bool hex);
 ssize_t reader_next(struct reader *r);
 void reader_free(struct reader *r);
 void progress_done(struct reader *r);
+void reader_full(const struct reader *r, const char *what, uint64_t added,
+		 size_t done, int fd, const struct mf_offline *off);
 
 /* output.c: -o FILE or stdout, never replacing what is not a file */
 enum output_kind {
@@ -324,5 +331,7 @@ void output_abort(struct output *o);
 /* image.c */
 int rotate_image(const char *path, const char *out);
 struct mf_offline *open_image(const char *path);
+int write_offline(const char *what, const struct mf_offline *f,
+		  struct output *out);
 
 #endif /* _MEMFILTERCTL_H */

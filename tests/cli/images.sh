@@ -173,8 +173,8 @@ t_image_merge() {
 		return 1
 	expect_error "cannot merge.*seed" memfilterctl merge "$T/m1.img" \
 		"$T/m4.img" &&
-	expect_error "cannot merge.*Bloom" memfilterctl merge "$T/cuckoo.img" \
-		"$T/cuckoo.img"
+	expect_error "cuckoo.img is a cuckoo filter image: only Bloom" \
+		memfilterctl merge "$T/cuckoo.img" "$T/cuckoo.img"
 }
 
 t_image_keyed_warning() {

@@ -81,3 +81,99 @@ t_nf_and_help_output() {
 	fi
 	expect_error "missing COMMAND" memfilterctl
 }
+
+# merge says which image cannot be merged and why; images built apart
+# name --seed.
+t_merge_messages() {
+	offline_images || return 1
+	expect_rc 0 memfilterctl build --generations 2 --capacity 10 \
+		-o "$T/mm-w.img" "$T/o1" &&
+	expect_rc 0 memfilterctl build --grow --capacity 10 \
+		-o "$T/mm-g.img" "$T/o1" &&
+	expect_rc 0 memfilterctl build --type cuckoo --capacity 2000 \
+		-o "$T/mm-c.img" "$T/o1" || return 1
+	for t in w:window g:growing c:cuckoo; do
+		expect_error "mm-${t%%:*}.img is a ${t#*:} filter image: only Bloom filter images can be merged" \
+			memfilterctl merge "$T/o1.img" "$T/mm-${t%%:*}.img" ||
+			return 1
+	done
+	expect_error "window filter's generations" memfilterctl merge \
+		"$T/mm-w.img" "$T/o1.img" &&
+		! grep -q cuckoo "$T/err" || fail "a window blamed on cuckoo" ||
+		return 1
+	expect_rc 0 memfilterctl build --type bloom --capacity 2000 \
+		-o "$T/mm-a.img" "$T/o1" &&
+	expect_rc 0 memfilterctl build --type bloom --capacity 2000 \
+		-o "$T/mm-b.img" "$T/o2" &&
+	expect_error "different hash seeds (0x.*): images built without --seed get random ones; build both with the same .*--seed S" \
+		memfilterctl merge "$T/mm-a.img" "$T/mm-b.img" || return 1
+	expect_rc 0 memfilterctl build --type bloom --capacity 4000 --seed 3 \
+		-o "$T/mm-4k.img" "$T/o1" &&
+	expect_error "different table sizes or probes per key" memfilterctl \
+		merge "$T/o1.img" "$T/mm-4k.img"
+}
+
+# A cuckoo filter full because one key is stored its most times says so.
+t_cuckoo_full_key() {
+	keys a a a a a a a a a a >"$T/cf-a10"
+	expect_error "the key of $T/cf-a10:10 is in the filter 9 times already: a cuckoo filter stores one key at most 9 times" \
+		memfilterctl build --type cuckoo --capacity 1000 \
+		-o "$T/cf.img" "$T/cf-a10" &&
+		[ ! -e "$T/cf.img" ] || fail "an image of a failed build"
+}
+
+# One name for the keyed hash in text and JSON (siphash24, as --hash
+# spells it); a cuckoo filter's JSON has its slots per bucket, not "k",
+# and its table's bits per key.
+t_names_offline() {
+	keys a b >"$T/nm"
+	expect_rc 0 memfilterctl build --type bloom --capacity 10 --keyed \
+		-o "$T/nm-k.img" "$T/nm" &&
+	expect_rc 0 memfilterctl inspect "$T/nm-k.img" &&
+		grep -q '^hash: *siphash24 (keyed' "$T/out" &&
+	expect_rc 0 memfilterctl inspect --json "$T/nm-k.img" &&
+		grep -q '"hash":"siphash24","keyed":true' "$T/out" ||
+		fail "the keyed hash's name" || return 1
+	expect_rc 0 memfilterctl build --type cuckoo --capacity 1000 \
+		--fingerprint-bits 12 -o "$T/nm-c.img" "$T/nm" &&
+	expect_rc 0 memfilterctl inspect --json "$T/nm-c.img" &&
+		grep -q '"slots_per_bucket":4,"fingerprint_bits":12,' "$T/out" &&
+		! grep -q '"k":' "$T/out" || fail "cuckoo JSON: k" || return 1
+	# 1056 slots of 12 bits for 1000 keys: 12.67 bits per key.
+	grep -q '"fill_max":1056,' "$T/out" &&
+		grep -q '"bits_per_key":12.67,' "$T/out" &&
+	memfilterctl inspect "$T/nm-c.img" | grep -q '^bits per key: *12.67$' ||
+		fail "cuckoo bits per key"
+}
+
+# A filter NAME that is a file points to the command that reads images.
+t_image_name_hint() {
+	offline_images || return 1
+	expect_error "o1.img: no filter by that name, but a file: 'memfilterctl inspect $T/o1.img' shows an image" \
+		memfilterctl info "$T/o1.img" &&
+	(cd "$T" && expect_error "o1.img: no filter by that name, but a file: 'memfilterctl inspect o1.img'" \
+		memfilterctl info o1.img) &&
+	expect_error "'memfilterctl query --image $T/o1.img' queries an image" \
+		memfilterctl query "$T/o1.img" --key a
+}
+
+# An overfilled filter's estimated rate is what it is (near 1 for 1000
+# keys in a filter for 10), never 0: in the kernel and offline.
+t_overfill_estimate() {
+	seq 1 1000 >"$T/oe"
+	for how in kernel offline; do
+		if [ "$how" = kernel ]; then
+			memfilterctl create cli-oe --type bloom --capacity 10 &&
+			run memfilterctl add cli-oe "$T/oe" || return 1
+		else
+			run memfilterctl build --type bloom --capacity 10 \
+				-o "$T/oe.img" "$T/oe"
+		fi
+		rate=$(sed -n 's/.*estimated false-positive rate \([0-9.e+-]*\)).*/\1/p' "$T/err")
+		awk -v r="$rate" 'BEGIN { exit !(r + 0 >= 0.5 && r + 0 <= 1) }' ||
+			fail "$how: overfill warning's rate '$rate'" || return 1
+		[ "$how" = offline ] && break
+		memfilterctl info --json cli-oe | grep -q '"est_fpr":\(1\|0\.[5-9]\)' ||
+			fail "info --json est_fpr" || return 1
+	done
+}
