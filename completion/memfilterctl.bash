@@ -107,14 +107,14 @@ _memfilterctl()
 
 	case $cmd in
 	create) opts="$sizing $window $grow" ;;
-	seen) opts="--key --hex --count --invert" ;;
+	seen) opts="--key --hex --count --invert --image --output" ;;
 	nf)
 		case $sub in
 		attach) opts="--hook --key --action --family --priority" ;;
 		list | show | stats) opts="--json --pretty" ;;
 		esac
 		;;
-	add) opts="--key --hex --unique" ;;
+	add) opts="--key --hex --unique --image --output" ;;
 	del) opts="--key --hex" ;;
 	count) opts="--key --hex --image" ;;
 	query) opts="--key --hex --count --invert --image" ;;

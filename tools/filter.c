@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "memfilterctl.h"
@@ -90,13 +91,15 @@ enum key_cmd { KEY_ADD, KEY_QUERY, KEY_DEL, KEY_SEEN, KEY_COUNT };
  * @count: query: print only how many keys answered
  * @invert: query: answer the keys that are certainly absent
  * @unique: add: only keys not already present (cuckoo)
- * @image: query, count: this image file instead of a filter
+ * @image: this image file instead of a filter (add and seen write it
+ *	back, or to @output)
+ * @output: add, seen with @image: -o, where the image goes instead
  * @keys: keys from --key, @nkeys of them
  */
 struct key_opts {
 	enum key_cmd kc;
 	bool hex, count, invert, unique;
-	const char *image;
+	const char *image, *output;
 	char **keys;
 	size_t nkeys;
 };
@@ -107,6 +110,50 @@ struct target {
 	struct mf_offline *off;
 };
 
+/*
+ * Test-and-add in an image, key by key as the kernel does it (a key
+ * repeated in the batch is seen the second time): bit i of @bits set
+ * when key i may have been present. Return: keys answered, or -errno
+ * with *@done the keys processed.
+ */
+static ssize_t offline_seen(struct mf_offline *f, const struct reader *r,
+			    uint64_t *bits, size_t *done)
+{
+	const unsigned char *key = r->keys;
+	uint64_t present;
+	ssize_t seen = 0, got;
+	size_t i;
+
+	memset(bits, 0, (r->n + 63) / 64 * sizeof(*bits));
+	for (i = 0; i < r->n; key += r->key_lens[i], i++) {
+		present = 0;
+		got = mf_offline_queryv(f, key, &r->key_lens[i], 1, &present,
+					NULL);
+		if (got >= 0)
+			got = mf_offline_addv(f, key, &r->key_lens[i], 1, NULL,
+					      NULL);
+		if (got < 0) {
+			*done = i;
+			return got;
+		}
+		bits[i / 64] |= (present & 1) << (i % 64);
+		seen += present & 1;
+	}
+	*done = r->n;
+	return seen;
+}
+
+/* add --unique in an image (cuckoo): as mf_add_uniquev(). */
+static ssize_t offline_add_unique(struct mf_offline *f,
+				  const struct reader *r, size_t *done)
+{
+	MF_OPTS(mf_keys_opts, o, .lens = r->key_lens);
+	ssize_t got = mf_offline_keys(f, MF_KEYS_ADD_UNIQUE, r->keys, r->n, &o);
+
+	*done = o.done;
+	return got;
+}
+
 static ssize_t run_batch(const struct key_opts *ko, const struct target *t,
 			 struct reader *r, uint64_t *bits, uint8_t *counts,
 			 size_t *done)
@@ -116,6 +163,13 @@ static ssize_t run_batch(const struct key_opts *ko, const struct target *t,
 						  r->n, counts, done) :
 				mf_countv(t->fd, r->keys, r->key_lens, r->n,
 					  counts, done);
+	if (t->off && ko->kc == KEY_SEEN)
+		return offline_seen(t->off, r, bits, done);
+	if (t->off && ko->kc == KEY_ADD && ko->unique)
+		return offline_add_unique(t->off, r, done);
+	if (t->off && ko->kc == KEY_ADD)
+		return mf_offline_addv(t->off, r->keys, r->key_lens, r->n, NULL,
+				       done);
 	if (t->off)
 		return mf_offline_queryv(t->off, r->keys, r->key_lens, r->n,
 					 bits, done);
@@ -174,7 +228,8 @@ static void print_counts(const struct reader *r, const uint8_t *counts)
 #define IMAGE_OPT { "image", required_argument, NULL, 'i' }
 
 static const struct option add_opts[] = {
-	KEY_OPTS, { "unique", no_argument, NULL, 'u' }, {}
+	KEY_OPTS, { "unique", no_argument, NULL, 'u' }, IMAGE_OPT, OUTPUT_OPT,
+	{}
 };
 
 static const struct option query_opts[] = {
@@ -185,7 +240,9 @@ static const struct option del_opts[] = { KEY_OPTS, {} };
 
 static const struct option count_opts[] = { KEY_OPTS, IMAGE_OPT, {} };
 
-static const struct option seen_opts[] = { KEY_OPTS, ANSWER_OPTS, {} };
+static const struct option seen_opts[] = {
+	KEY_OPTS, ANSWER_OPTS, IMAGE_OPT, OUTPUT_OPT, {}
+};
 
 static int key_opts_parse(struct key_opts *ko, int argc, char **argv)
 {
@@ -212,6 +269,9 @@ static int key_opts_parse(struct key_opts *ko, int argc, char **argv)
 			break;
 		case 'i':
 			ko->image = optarg;
+			break;
+		case 'o':
+			ko->output = optarg;
 			break;
 		case 'u':
 			ko->unique = true;
@@ -261,12 +321,19 @@ static int key_target(const struct key_opts *ko, int argc, char **argv,
 		if (t->fd < 0)
 			return -1;
 	}
-	if (ko->kc == KEY_QUERY || ko->kc == KEY_SEEN ||
+	if (ko->kc == KEY_QUERY || (ko->kc == KEY_SEEN && !t->off) ||
 	    (ko->kc == KEY_ADD && !ko->unique))
 		return 0;
 	ret = t->off ? mf_offline_info(t->off, &info) : mf_info(t->fd, &info);
 	if (ret) {
 		fail(*name, ret);
+		return -1;
+	}
+	if (ko->kc == KEY_SEEN) {
+		if (info.type != MF_TYPE_CUCKOO)
+			return 0;
+		cli_error("%s: seen needs a Bloom, window or growing filter (test-and-add); a cuckoo filter cannot tell a new key from a false positive",
+			  *name);
 		return -1;
 	}
 	if (info.type != MF_TYPE_CUCKOO) {
@@ -282,10 +349,11 @@ static int key_target(const struct key_opts *ko, int argc, char **argv,
 }
 
 /* After add: say so when the filter now holds more keys than it is for. */
-static int add_overfill_check(int fd, const char *name)
+static int add_overfill_check(const struct target *t, const char *name)
 {
 	struct mf_info info;
-	int ret = mf_info(fd, &info);
+	int ret = t->off ? mf_offline_info(t->off, &info) :
+			   mf_info(t->fd, &info);
 
 	if (ret)
 		return fail(name, ret);
@@ -294,12 +362,44 @@ static int add_overfill_check(int fd, const char *name)
 	return 0;
 }
 
+/*
+ * add and seen --image: where the changed image goes (-o, or back to the
+ * image itself: only a regular file, replaced once complete), opened
+ * before any work. Return: 0 (@out->path NULL when nothing is written),
+ * or -1 after saying why.
+ */
+static int image_out_open(const struct key_opts *ko, struct output *out)
+{
+	const char *path = ko->output ? ko->output : ko->image;
+	struct stat st;
+
+	if (!ko->image || (ko->kc != KEY_ADD && ko->kc != KEY_SEEN)) {
+		if (!ko->output)
+			return 0;
+		usage_error("-o writes the image that --image changes: only with --image");
+		return -1;
+	}
+	if (!strcmp(path, "-")) {
+		usage_error(ko->output ? "-o -: stdout is for %s's output: give -o FILE" :
+			    "--image - reads the image from stdin: give -o FILE for the one %s makes",
+			    cur->name);
+		return -1;
+	}
+	if (!ko->output && lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		cli_error("%s: is not a regular file: %s --image writes back only to one (give -o FILE)",
+			  path, cur->name);
+		return -1;
+	}
+	return output_open(out, path);
+}
+
 static int key_command(enum key_cmd kc, int argc, char **argv)
 {
 	uint64_t bits[(BATCH_LINES + 63) / 64];
 	uint8_t counts[BATCH_LINES];
 	struct key_opts ko = { .kc = kc };
 	struct target t = { .fd = -1 };
+	struct output out = { .fd = -1, .dirfd = -1 };
 	const char *name, *path = NULL;
 	uint64_t total = 0, answered = 0;
 	struct reader r;
@@ -311,6 +411,8 @@ static int key_command(enum key_cmd kc, int argc, char **argv)
 	if (ret >= 0)
 		goto out_keys;
 	ret = EXIT_ERR;
+	if (image_out_open(&ko, &out))
+		goto out_keys;
 	if (key_target(&ko, argc, argv, &t, &name, &path))
 		goto out_close;
 	if (ko.nkeys ? reader_open_args(&r, ko.keys, ko.nkeys, ko.hex) :
@@ -336,13 +438,17 @@ static int key_command(enum key_cmd kc, int argc, char **argv)
 	progress_done(&r);
 	if (n < 0)
 		goto out_reader;
+	/* The image changed only if every key was: written before the count. */
+	if (out.path && (add_overfill_check(&t, name) ||
+			 write_offline(cur->name, t.off, &out)))
+		goto out_reader;
 	/* query -v answers the keys that are certainly absent. */
 	answered = ko.invert ? r.keys_read - total : total;
 	if ((kc != KEY_QUERY && kc != KEY_SEEN && kc != KEY_COUNT) || ko.count)
 		printf("%" PRIu64 "\n", answered);
 	if (stdout_flush())
 		goto out_reader;
-	if (kc == KEY_ADD && add_overfill_check(t.fd, name))
+	if (kc == KEY_ADD && !t.off && add_overfill_check(&t, name))
 		goto out_reader;
 	ret = (kc == KEY_QUERY || kc == KEY_SEEN || kc == KEY_COUNT) &&
 	      !answered ? EXIT_ABSENT : 0;
@@ -352,6 +458,8 @@ out_close:
 	if (t.fd >= 0)
 		close(t.fd);
 	mf_offline_free(t.off);
+	if (ret && out.path)
+		output_abort(&out);
 out_keys:
 	free(ko.keys);
 	return ret;
@@ -583,7 +691,7 @@ static int cmd_clear(int argc, char **argv)
 /* rotate NAME, or rotate --image F.img [-o OUT.img] offline. */
 static const struct option rotate_opts[] = {
 	IMAGE_OPT,
-	{ "output", required_argument, NULL, 'o' },
+	OUTPUT_OPT,
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
@@ -617,6 +725,15 @@ static int cmd_rotate(int argc, char **argv)
 	return name_op(argc, argv, mf_rotate);
 }
 
+/* add and seen --image: the image changed offline and written back. */
+#define IMAGE_WRITE_HELP(what) \
+	"  -i, --image F.img  " what " an image file offline instead of a\n" \
+	"                     filter, and write it back: F.img must be a regular\n" \
+	"                     file, replaced once complete (a failed command\n" \
+	"                     leaves it as it was)\n" \
+	"  -o, --output FILE  with --image: write the new image to FILE instead\n" \
+	"                     (as build -o does)\n"
+
 #define KEYS_HELP \
 	"  -k, --key K        the key K (repeatable) instead of reading FILE\n" \
 	"  -x, --hex          keys are given as hex digits (binary keys)\n\n" \
@@ -635,15 +752,17 @@ const struct command filter_commands[] = {
 	  WINDOW_OPTS_HELP
 	  GROW_OPTS_HELP },
 	{ .name = "add", .fn = cmd_add,
-	  .opts = add_opts, .shortopts = KEY_SHORTOPTS "u",
+	  .opts = add_opts, .shortopts = KEY_SHORTOPTS "ui:o:",
 	  .repeatable = "k",
-	  .usage = "NAME [FILE|-|--key K...] [--hex] [--unique]",
+	  .usage = "NAME [FILE|-|--key K...] [--hex] [--unique]\n"
+	  "       memfilterctl add --image F.img [-o OUT.img] [FILE|-|--key K...] [OPTIONS]",
 	  .help = "Add one key per line of FILE (default: standard input). Prints how\n"
 	  "many keys were added, and a warning on stderr when the filter now\n"
 	  "holds more keys than its capacity (its false-positive rate is then\n"
 	  "above its target).\n\n"
 	  "  -u, --unique       add only keys that are not already present, and\n"
 	  "                     count only those (cuckoo filters)\n"
+	  IMAGE_WRITE_HELP("add to")
 	  KEYS_HELP },
 	{ .name = "query", .fn = cmd_query,
 	  .opts = query_opts,
@@ -681,15 +800,18 @@ const struct command filter_commands[] = {
 	  .usage = "NAME",
 	  .help = "Remove every key from filter NAME; its parameters stay.\n" },
 	{ .name = "seen", .fn = cmd_seen,
-	  .opts = seen_opts, .shortopts = KEY_SHORTOPTS ANSWER_SHORTOPTS,
+	  .opts = seen_opts,
+	  .shortopts = KEY_SHORTOPTS ANSWER_SHORTOPTS "i:o:",
 	  .repeatable = "k",
-	  .usage = "NAME [FILE|-|--key K...] [--hex] [--count] [--invert]",
-	  .help = "Test-and-add (Bloom and window filters): print each key of FILE\n"
-	  "that may have been present already, then add it. A key repeated in\n"
-	  "the input is seen the second time. Exit status: 0 if any key was\n"
+	  .usage = "NAME [FILE|-|--key K...] [--hex] [--count] [--invert]\n"
+	  "       memfilterctl seen --image F.img [-o OUT.img] [FILE|-|--key K...] [OPTIONS]",
+	  .help = "Test-and-add (Bloom, window and growing filters): print each key of\n"
+	  "FILE that may have been present already, then add it. A key repeated\n"
+	  "in the input is seen the second time. Exit status: 0 if any key was\n"
 	  "printed (or counted), 1 if none, 2 on error.\n\n"
 	  "  -v, --invert       print the keys that were new instead (dedup)\n"
 	  "  -n, --count        print only the number of keys that would be printed\n"
+	  IMAGE_WRITE_HELP("test and add in")
 	  KEYS_HELP },
 	{ .name = "rotate", .fn = cmd_rotate,
 	  .opts = rotate_opts, .shortopts = ":i:o:h",

@@ -120,3 +120,80 @@ t_output_files() {
 	[ -z "$(ls -A "$T/of-ro")" ] ||
 		fail "something left in the read-only directory"
 }
+
+# add --image adds to an image offline and writes it back: the same bytes
+# as the image built from all the keys; a failed add, a link, a FIFO or
+# stdout leave everything as it was.
+t_add_image() {
+	offline_images || return 1
+	cat "$T/o1" "$T/o2" >"$T/ai-12"
+	to_image "$T/ai-want.img" memfilterctl build --type bloom \
+		--capacity 2000 --seed 3 "$T/ai-12" || return 1
+	cp "$T/o1.img" "$T/ai.img" &&
+	expect_rc 0 memfilterctl add --image "$T/ai.img" "$T/o2" &&
+		expect_out 1000 && [ ! -s "$T/err" ] &&
+		same_file "$T/ai.img" "$T/ai-want.img" ||
+		fail "add --image: not the image built from both" || return 1
+	# -o: a new image, the old one unchanged; a keyed image stays 0600.
+	cp "$T/o1.img" "$T/ai-src.img" &&
+	expect_rc 0 memfilterctl add -i "$T/ai-src.img" -o "$T/ai-o.img" \
+		"$T/o2" && same_file "$T/ai-o.img" "$T/ai-want.img" &&
+		same_file "$T/ai-src.img" "$T/o1.img" ||
+		fail "add --image -o" || return 1
+	(umask 077 && memfilterctl build --type bloom --capacity 10 --keyed \
+		-o "$T/ai-k.img" "$T/o1" 2>/dev/null)
+	chmod 600 "$T/ai-k.img" &&
+	expect_rc 0 memfilterctl add -i "$T/ai-k.img" -k extra &&
+		[ "$(stat -c %a "$T/ai-k.img")" = 600 ] &&
+		expect_rc 0 memfilterctl query -i "$T/ai-k.img" -k extra ||
+		fail "add --image to a keyed image" || return 1
+	# Failures leave the image as it was.
+	cp "$T/o1.img" "$T/ai-f.img" && cp "$T/o1.img" "$T/ai-f.orig" &&
+	keys 61 6g >"$T/ai-badhex" &&
+	expect_error "invalid hex" memfilterctl add -i "$T/ai-f.img" --hex \
+		"$T/ai-badhex" && same_file "$T/ai-f.img" "$T/ai-f.orig" &&
+	ln -s ai-f.img "$T/ai-link.img" &&
+	expect_error "ai-link.img: is not a regular file" memfilterctl add \
+		-i "$T/ai-link.img" -k x && still L "$T/ai-link.img" &&
+		same_file "$T/ai-f.img" "$T/ai-f.orig" &&
+	expect_error "stdout is for add's output" memfilterctl add \
+		-i "$T/ai-f.img" -o - -k x &&
+	expect_error "give -o FILE" memfilterctl add -i - -k x \
+		<"$T/ai-f.img" &&
+	expect_error "only with --image" memfilterctl add cli-x -o "$T/x.img" \
+		-k x || return 1
+	# --unique in a cuckoo image; a key's most copies named.
+	: | memfilterctl build --type cuckoo --capacity 100 --seed 1 \
+		-o "$T/ai-c.img" &&
+	expect_rc 0 memfilterctl add -i "$T/ai-c.img" -k a -k a -k b &&
+		expect_out 3 &&
+	expect_rc 0 memfilterctl add -u -i "$T/ai-c.img" -k a -k c &&
+		expect_out 1 &&
+	expect_rc 0 memfilterctl count -i "$T/ai-c.img" -k a -k c &&
+		expect_out "$(printf '2\ta\n1\tc')" || return 1
+	keys a a a a a a a a >"$T/ai-a8"
+	expect_error "in the filter 9 times already" memfilterctl add \
+		-i "$T/ai-c.img" "$T/ai-a8" &&
+		grep -q 'add --unique' "$T/err" || fail "the key's most copies"
+}
+
+# seen --image: test-and-add offline, written back as add's; a key
+# repeated in the input is seen the second time.
+t_seen_image() {
+	offline_images || return 1
+	cp "$T/o1.img" "$T/si.img" &&
+	keys o1-1 new-1 new-1 new-2 o1-2 >"$T/si-in" &&
+	expect_rc 0 memfilterctl seen --image "$T/si.img" "$T/si-in" &&
+		expect_out "$(keys o1-1 new-1 o1-2)" &&
+	expect_rc 0 memfilterctl seen -v -i "$T/si.img" -k new-2 -k new-3 &&
+		expect_out new-3 &&
+	expect_rc 0 memfilterctl query -n -i "$T/si.img" -k new-1 -k new-2 \
+		-k new-3 && expect_out 3 || return 1
+	# The same image as add's of the same keys (a Bloom filter's bits).
+	cp "$T/o1.img" "$T/si-a.img" &&
+	memfilterctl add -i "$T/si-a.img" "$T/si-in" >/dev/null &&
+	memfilterctl add -i "$T/si-a.img" -k new-2 -k new-3 >/dev/null &&
+		same_file "$T/si.img" "$T/si-a.img" || return 1
+	expect_error "seen needs a Bloom, window or growing filter" \
+		memfilterctl seen -i "$T/ai-c.img" -k a
+}
