@@ -630,6 +630,46 @@ $(BUILD)/guest/bin/sync_probe: tests/sync_probe.c
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_FLAGS) -static -o $@ $<
 
+# --- the documentation's examples (scripts/doc-examples.py) -----------------
+# Every example block of Documentation/, the man pages and README.md has a
+# marker saying what it is; doc-examples-check fails on a block without
+# one and checks the ones that are not run (declarations against the
+# header, listings against the sources), compiling the C examples against
+# the in-tree library as a user's program would; doc-examples-run runs
+# those that need no module natively (tests/docs_test.sh); the rest run in
+# the guests as the selftest docs_test, with the bundle beside it in docs/.
+DOC_SRCS := $(wildcard Documentation/*.rst man/*.[0-9]) README.md
+DOC_CC = $(CC) -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Ilib -Iuapi \
+	-I$(BUILD)/include
+DOC_LIBS = -L$(BUILD)/lib -lmemfilter -Wl,-rpath,$(abspath $(BUILD)/lib)
+
+.PHONY: doc-examples-check doc-examples-run
+doc-examples-check: lib
+	@scripts/doc-examples.py check --cc "$(DOC_CC)" --libs "$(DOC_LIBS)"
+
+$(BUILD)/docs-host/.stamp: scripts/doc-examples.py $(DOC_SRCS) lib
+	@scripts/doc-examples.py bundle --where host --out $(@D) \
+		--cc "$(DOC_CC)" --libs "$(DOC_LIBS)"
+	@touch $@
+
+doc-examples-run: $(BUILD)/docs-host/.stamp $(BUILD)/bin/memfilterctl
+	@PATH=$(abspath $(BUILD)/bin):$$PATH MF_BUILD=$(abspath $(BUILD)) \
+		tests/docs_test.sh $(BUILD)/docs-host
+
+$(BUILD)/guest/bin/docs/.stamp: scripts/doc-examples.py $(DOC_SRCS) \
+		$(GUEST_LIB_OBJS) $(LIB_HDRS) $(BUILD)/bpf/vmlinux.h \
+		bpf/memfilter.bpf.h
+	scripts/doc-examples.py bundle --where guest --out $(@D) \
+		--cc "$(CC) $(GUEST_FLAGS) -static" --libs "$(GUEST_LIB_OBJS) -lm" \
+		--bpf-cc "$(BPF_CLANG) $(BPF_CFLAGS)"
+	@touch $@
+
+$(BUILD)/guest/bin/docs_test: tests/docs_test.sh $(BUILD)/guest/bin/docs/.stamp
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+guest: $(BUILD)/guest/bin/docs_test
+
 # --- the image loader's fuzzer (libFuzzer, clang) ----------------------------
 FUZZ_OBJS := $(call lib_objs,$(BUILD)/fuzz) $(BUILD)/fuzz/image_fuzz.o
 

@@ -18,7 +18,9 @@
 #  8. scripts/results.py decides and prints "N passed, N failed"
 #
 # Packaging stages (after the build matrix): install test, dkms build,
-# docs (sphinx -W), the example module against the test kernel.
+# docs (sphinx -W; every example block marked, checked and, where it
+# needs no module, run: scripts/doc-examples.py; the rest run in the
+# guests as docs_test), the example module against the test kernel.
 #
 # Every stage runs even when an earlier one failed, so one run shows
 # everything that is wrong. Logs: build/results/.
@@ -218,6 +220,8 @@ packaging() {
 	section $R/packaging.log tap dkms scripts/dkms-test.sh "$KDIR612"
 	section $R/packaging.log tap docs.sphinx tap_one \
 		"make htmldocs (sphinx-build -W)" make -s htmldocs
+	section $R/packaging.log tap docs.examples make -s doc-examples-check
+	section $R/packaging.log tap docs.examples.run make -s doc-examples-run
 	section $R/packaging.log tap docs.kerneldoc tap_one \
 		"kernel-doc -Wall: no warnings" kerneldoc_clean
 	section $R/packaging.log tap build.example tap_one \
