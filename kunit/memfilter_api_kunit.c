@@ -15,6 +15,7 @@
 #include <linux/timer.h>
 
 #include "filter.h"
+#include "kernel_compat.h"
 
 static struct memfilter *mf_new(struct kunit *test, u32 type, u64 cap)
 {
@@ -93,7 +94,7 @@ struct mf_softirq {
 /* A packet path: find the filter by name under RCU, query and add. */
 static void mf_softirq_fn(struct timer_list *t)
 {
-	struct mf_softirq *s = from_timer(s, t, timer);
+	struct mf_softirq *s = timer_container_of(s, t, timer);
 	struct memfilter *f;
 
 	s->in_softirq = in_softirq();
@@ -125,7 +126,7 @@ static void mf_api_softirq(struct kunit *test)
 		timer_setup_on_stack(&s->timer, mf_softirq_fn, 0);
 		mod_timer(&s->timer, jiffies + 1);
 		wait_for_completion(&s->done);
-		del_timer_sync(&s->timer);
+		timer_delete_sync(&s->timer);
 		destroy_timer_on_stack(&s->timer);
 
 		KUNIT_EXPECT_TRUE(test, s->in_softirq);

@@ -26,6 +26,7 @@
 #include "bloom.h"
 #include "filter.h"
 #include "helpers.h"
+#include "kernel_compat.h"
 
 #define MF_TEST_KEYS	BIT(20)
 
@@ -404,7 +405,7 @@ static u64 mf_lk_key(const struct mf_lk *c, int writer, u32 i)
 
 static void mf_lk_tick(struct timer_list *t)
 {
-	struct mf_lk *c = from_timer(c, t, timer);
+	struct mf_lk *c = timer_container_of(c, t, timer);
 	__le64 key;
 	u32 i;
 
@@ -488,7 +489,7 @@ static void mf_bloom_locked_writers(struct kunit *test)
 		mod_timer(&c->timer, jiffies + 1);
 		for (i = 0; i < 3; i++)
 			wait_for_completion(&c->done[i]);
-		del_timer_sync(&c->timer);
+		timer_delete_sync(&c->timer);
 		KUNIT_EXPECT_EQ(test, c->not_softirq, 0);
 
 		ref = mf_test_bloom(test, 1, 40, false);

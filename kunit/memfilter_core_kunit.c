@@ -18,6 +18,7 @@
 
 #include "hash.h"
 #include "hash_vectors.h"
+#include "kernel_compat.h"
 
 static void mf_fill_msg(u8 *buf, unsigned int len)
 {
@@ -267,4 +268,4 @@ kunit_test_suite(memfilter_core_suite);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit tests for memfilter");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");

@@ -27,6 +27,7 @@
 #include <linux/vmalloc.h>
 
 #include "filter.h"
+#include "kernel_compat.h"
 #include <linux/memfilter.h>
 
 #define MF_LAT_PERIOD_NS	(100 * NSEC_PER_USEC)
@@ -122,8 +123,8 @@ static enum hrtimer_restart mf_lat_fire(struct hrtimer *t)
 static void mf_lat_start(struct mf_lat *l)
 {
 	memset(l, 0, sizeof(*l));
-	hrtimer_init(&l->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_SOFT);
-	l->timer.function = mf_lat_fire;
+	hrtimer_setup(&l->timer, mf_lat_fire, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_PINNED_SOFT);
 	hrtimer_start(&l->timer, ns_to_ktime(MF_LAT_PERIOD_NS),
 		      HRTIMER_MODE_REL_PINNED_SOFT);
 	/* Let it settle: a few periods of idle-CPU lateness first. */
@@ -276,4 +277,4 @@ kunit_test_suite(memfilter_latency_suite);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("memfilter bottom-half latency benchmark (not a test)");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");

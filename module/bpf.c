@@ -14,9 +14,11 @@
  * be called.
  *
  * Conventions in this file: every kfunc that takes a pointer is
- * registered with KF_TRUSTED_ARGS, so the verifier refuses a
- * possibly-NULL pointer for any pointer argument (a key from an unchecked
- * bpf_map_lookup_elem(), for one) as well as an untrusted filter. Keys
+ * registered with KF_TRUSTED_ARGS (MEMFILTER_KF_TRUSTED: kernels from 7.0
+ * treat every kfunc so and have no flag, kernel_compat.h), so the
+ * verifier refuses a possibly-NULL pointer for any pointer argument (a key
+ * from an unchecked bpf_map_lookup_elem(), for one) as well as an
+ * untrusted filter. Keys
  * longer than MEMFILTER_KEY_MAX, which no ioctl could query, are refused
  * with -E2BIG; an empty key (key__sz 0) is a key, as it is for the
  * ioctls. Lookups without a reference take rcu_read_lock() themselves:
@@ -48,6 +50,7 @@
 
 #include "bpf.h"
 #include "filter.h"
+#include "kernel_compat.h"
 #include "names.h"
 
 #if MEMFILTER_BPF_KFUNCS
@@ -401,13 +404,13 @@ BTF_ID_FLAGS(func, bpf_memfilter_release, KF_RELEASE)
 BTF_ID_FLAGS(func, bpf_memfilter_borrow, KF_ACQUIRE | KF_RET_NULL)
 BTF_ID_FLAGS(func, bpf_memfilter_borrow_id, KF_ACQUIRE | KF_RET_NULL)
 BTF_ID_FLAGS(func, bpf_memfilter_unborrow, KF_RELEASE)
-BTF_ID_FLAGS(func, bpf_memfilter_contains, KF_TRUSTED_ARGS)
-BTF_ID_FLAGS(func, bpf_memfilter_add, KF_TRUSTED_ARGS)
-BTF_ID_FLAGS(func, bpf_memfilter_delete, KF_TRUSTED_ARGS)
-BTF_ID_FLAGS(func, bpf_memfilter_test_and_add, KF_TRUSTED_ARGS)
-BTF_ID_FLAGS(func, bpf_memfilter_contains_batch, KF_TRUSTED_ARGS)
-BTF_ID_FLAGS(func, bpf_memfilter_contains_id, KF_TRUSTED_ARGS)
-BTF_ID_FLAGS(func, bpf_memfilter_test_and_add_id, KF_TRUSTED_ARGS)
+BTF_ID_FLAGS(func, bpf_memfilter_contains, MEMFILTER_KF_TRUSTED)
+BTF_ID_FLAGS(func, bpf_memfilter_add, MEMFILTER_KF_TRUSTED)
+BTF_ID_FLAGS(func, bpf_memfilter_delete, MEMFILTER_KF_TRUSTED)
+BTF_ID_FLAGS(func, bpf_memfilter_test_and_add, MEMFILTER_KF_TRUSTED)
+BTF_ID_FLAGS(func, bpf_memfilter_contains_batch, MEMFILTER_KF_TRUSTED)
+BTF_ID_FLAGS(func, bpf_memfilter_contains_id, MEMFILTER_KF_TRUSTED)
+BTF_ID_FLAGS(func, bpf_memfilter_test_and_add_id, MEMFILTER_KF_TRUSTED)
 BTF_KFUNCS_END(mf_kfunc_ids)
 
 /* The kfuncs valid only within one RCU read-side section. */

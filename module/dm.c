@@ -51,6 +51,7 @@
 #include <linux/memfilter.h>
 
 #include "dm.h"
+#include "kernel_compat.h"
 
 #define DM_MSG_PREFIX		"memfilter-dedup"
 
@@ -632,7 +633,8 @@ static int mf_dm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			       GFP_KERNEL);
 	t->stats = alloc_percpu(struct mf_dm_stats);
 	t->pages = mempool_create_page_pool(MF_DM_MIN_PAGES, 0);
-	t->wq = alloc_workqueue("memfilter-dedup", WQ_MEM_RECLAIM, 0);
+	t->wq = alloc_workqueue("memfilter-dedup",
+				WQ_MEM_RECLAIM | WQ_PERCPU, 0);
 	if (!t->written || !t->inflight || !t->stats || !t->pages || !t->wq) {
 		ti->error = "Cannot allocate the target";
 		goto out_free;

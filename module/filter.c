@@ -37,6 +37,7 @@
 #include "bpf.h"
 #include "filter.h"
 #include "image.h"
+#include "kernel_compat.h"
 
 unsigned long memfilter_max_filter_mb = 1024;
 module_param_named(max_filter_mb, memfilter_max_filter_mb, ulong, 0644);
@@ -862,7 +863,7 @@ u32 memfilter_filter_count(struct memfilter *f, const u64 *hashes, u32 n,
 
 int memfilter_filter_init(void)
 {
-	mf_wq = alloc_workqueue("memfilter", 0, 0);
+	mf_wq = alloc_workqueue("memfilter", WQ_PERCPU, 0);
 	return mf_wq ? 0 : -ENOMEM;
 }
 

@@ -31,6 +31,7 @@
 #include <linux/workqueue.h>
 
 #include "filter.h"
+#include "kernel_compat.h"
 
 /*
  * How long atomic-context adds take a growing filter that hit the
@@ -156,7 +157,7 @@ static int mf_grow_added(struct memfilter *f, int ret)
 	struct memfilter_grow *g = &f->s.grow;
 
 	if (f->ops->wants_next(&f->s) && !mf_grow_stuck(f))
-		queue_work(system_unbound_wq, &f->grow.work);
+		queue_work(system_dfl_wq, &f->grow.work);
 	if (ret != -ENOSPC)
 		return ret;
 	/* Pairs with memfilter_grow_attach(). */
@@ -164,7 +165,7 @@ static int mf_grow_added(struct memfilter *f, int ret)
 		return -EAGAIN;
 	if (mf_grow_stuck(f) || !f->ops->next_bytes(&f->s))
 		return ret;
-	queue_work(system_unbound_wq, &f->grow.work);
+	queue_work(system_dfl_wq, &f->grow.work);
 	return -EAGAIN;
 }
 

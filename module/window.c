@@ -19,7 +19,7 @@
  *
  * Conventions in this file: rotations of one filter are serialized by
  * f->rot.lock and run in process context (the work runs on
- * system_unbound_wq): wait for the inserters of the previous publish
+ * system_dfl_wq): wait for the inserters of the previous publish
  * (cond_synchronize_rcu() on the cookie taken right after it, usually
  * expired long ago), clear the oldest generation in chunks with
  * cond_resched() in between, publish it, take a new cookie. Inserts run
@@ -36,6 +36,7 @@
 #include <linux/workqueue.h>
 
 #include "filter.h"
+#include "kernel_compat.h"
 
 /* One rotation at time @now, with f->rot.lock held. */
 static void mf_rotate_locked(struct memfilter *f, u64 now)
@@ -91,7 +92,7 @@ static void mf_rotation_arm(struct memfilter *f)
 	if (!period)
 		return;
 	age = mf_gen_age(w, memfilter_window_current(w), memfilter_now_ms());
-	queue_delayed_work(system_unbound_wq, &f->rot.work,
+	queue_delayed_work(system_dfl_wq, &f->rot.work,
 			   age < period ? mf_ms_to_jiffies(period - age) : 0);
 }
 
@@ -150,7 +151,7 @@ int memfilter_rotate(struct memfilter *f)
 	mf_rotate_locked(f, memfilter_now_ms());
 	mutex_unlock(&f->rot.lock);
 	if (f->s.window.p.period_ms)
-		mod_delayed_work(system_unbound_wq, &f->rot.work,
+		mod_delayed_work(system_dfl_wq, &f->rot.work,
 				 mf_ms_to_jiffies(f->s.window.p.period_ms));
 	return 0;
 }
@@ -186,7 +187,7 @@ int memfilter_window_added(struct memfilter *f, int ret)
 	if (ret == -ENOSPC ||
 	    READ_ONCE(w->gen_keys[memfilter_window_current(w)]) >=
 	    w->p.gen.capacity)
-		mod_delayed_work(system_unbound_wq, &f->rot.work, 0);
+		mod_delayed_work(system_dfl_wq, &f->rot.work, 0);
 	return ret == -ENOSPC ? -EAGAIN : ret;
 }
 
