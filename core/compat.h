@@ -145,8 +145,10 @@ static inline int memfilter_random(void *buf, size_t len)
  * FPU cannot be used: in NMI context, where may_use_simd() itself must not
  * be asked (irq_fpu_usable() WARNs there on 6.1 and 6.12), and where
  * may_use_simd() says no (e.g. a hard interrupt that hit softirq-disabled
- * code). Sections must be short: preemption and softirqs stay off until
- * memfilter_simd_end().
+ * code, or before 6.15 a softirq that came inside a task's section).
+ * Sections must be short: preemption stays off until memfilter_simd_end(),
+ * and from 6.15 softirqs too (Documentation/filters.rst, "SIMD in the
+ * kernel", has the path of each context on each kernel).
  */
 static inline bool memfilter_simd_begin(void)
 {

@@ -3,10 +3,12 @@
  * KUnit suite memfilter_hardening: the bounds that let memfilter run next
  * to packet paths. A cuckoo reader whose stripe a writer left odd (the
  * writer interrupted by that very reader) returns; the SIMD batch asked
- * from NMI context goes scalar without asking may_use_simd(); a stepwise
- * copy of a cuckoo table taken while a writer churns is the table of one
- * instant (it restores, and holds every key); a clear done range by range
- * under a writer leaves the counters consistent with the table.
+ * from NMI context goes scalar without asking may_use_simd(), and a
+ * softirq's batch takes the path the running kernel gives it while a
+ * task is in a SIMD section; a stepwise copy of a cuckoo table taken
+ * while a writer churns is the table of one instant (it restores, and
+ * holds every key); a clear done range by range under a writer leaves the
+ * counters consistent with the table.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -14,6 +16,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/hardirq.h>
+#include <linux/interrupt.h>
 #include <linux/kthread.h>
 #include <linux/preempt.h>
 #include <linux/spinlock.h>
@@ -22,6 +25,7 @@
 #include "cuckoo.h"
 #include "filter.h"
 #include "helpers.h"
+#include "kernel_compat.h"
 
 static u64 mf_hh(u64 i)
 {
@@ -103,6 +107,61 @@ static void mf_simd_not_asked_in_nmi(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, simd);
 	for (i = 0; i < 32; i++)
 		KUNIT_EXPECT_TRUE(test, test_bit(i, res));
+}
+
+/* A softirq's batch asking for the FPU, for mf_simd_softirq_in_fpu_section. */
+struct mf_fpu_probe {
+	struct tasklet_struct tasklet;
+	bool section_open;	/* the task's SIMD section, written by the task */
+	bool ran, in_section, simd;
+};
+
+static void mf_fpu_probe_fn(struct tasklet_struct *t)
+{
+	struct mf_fpu_probe *p = from_tasklet(p, t, tasklet);
+
+	p->in_section = READ_ONCE(p->section_open);
+	p->simd = memfilter_simd_begin();
+	if (p->simd)
+		memfilter_simd_end();
+	p->ran = true;
+}
+
+/*
+ * The path a softirq's batch (XDP, TC, netfilter) takes when the softirq
+ * comes while the task below it is in a SIMD section (a batch ioctl):
+ * before 6.15 the softirq runs inside the section (local_bh_enable() runs
+ * it there) and memfilter_simd_begin() says no, so the batch is scalar;
+ * from 6.15 kernel_fpu_begin() holds softirqs off, so the softirq runs
+ * when the section ends and gets AVX2 (MEMFILTER_FPU_HOLDS_SOFTIRQS,
+ * kernel_compat.h; Documentation/filters.rst, "SIMD in the kernel").
+ * PREEMPT_RT runs softirqs in threads: not this question.
+ */
+static void mf_simd_softirq_in_fpu_section(struct kunit *test)
+{
+	struct mf_fpu_probe *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		kunit_skip(test, "PREEMPT_RT: softirqs run in threads");
+	if (!memfilter_simd_begin())
+		kunit_skip(test, "no AVX2 SIMD section on this machine");
+	memfilter_simd_end();
+	tasklet_setup(&p->tasklet, mf_fpu_probe_fn);
+
+	KUNIT_ASSERT_TRUE(test, memfilter_simd_begin());
+	WRITE_ONCE(p->section_open, true);
+	tasklet_schedule(&p->tasklet);
+	/* Runs pending softirqs now, unless the section holds them off. */
+	local_bh_disable();
+	local_bh_enable();
+	WRITE_ONCE(p->section_open, false);
+	memfilter_simd_end();
+	tasklet_kill(&p->tasklet);
+
+	KUNIT_EXPECT_TRUE(test, p->ran);
+	KUNIT_EXPECT_EQ(test, p->in_section, !MEMFILTER_FPU_HOLDS_SOFTIRQS);
+	KUNIT_EXPECT_EQ(test, p->simd, (bool)MEMFILTER_FPU_HOLDS_SOFTIRQS);
 }
 
 struct mf_churn {
@@ -276,6 +335,7 @@ static void mf_last_put_in_nmi(struct kunit *test)
 static struct kunit_case memfilter_hardening_cases[] = {
 	KUNIT_CASE(mf_odd_stripe_does_not_hang),
 	KUNIT_CASE(mf_simd_not_asked_in_nmi),
+	KUNIT_CASE(mf_simd_softirq_in_fpu_section),
 	KUNIT_CASE(mf_last_put_in_nmi),
 	KUNIT_CASE_SLOW(mf_stepwise_dump_is_one_instant),
 	KUNIT_CASE_SLOW(mf_stepwise_clear_keeps_counts),
