@@ -11,10 +11,14 @@
 #     (scripts/check-abi-names.py)
 #  3. native tests of the shared code with ASan + UBSan, and 25 s of
 #     libFuzzer on the image loader
-#  4. build matrix with -Werror: Debian 6.1 and 6.12 headers, test kernels
+#  4. build matrix with -Werror: Debian 6.1 and 6.12 headers, test kernels,
+#     and every module/kernel_compat.h entry's newer-kernel side against
+#     6.12 (scripts/compat-test.sh)
 #  5. debug test kernel in QEMU: KUnit, selftests, rmmod, kmemleak
 #  6. KCSAN test kernel in QEMU: KUnit, the threaded selftests
-#  7. Debian's stock 6.12 and 6.1 kernels in QEMU: selftests
+#  7. Debian's stock 6.12 and 6.1 kernels in QEMU: selftests; and 6.12
+#     with other builds of the module (tests/qemu/variants.sh): the
+#     newer-kernel build's bpf_test, in the host lane after packaging
 #  8. scripts/results.py decides and prints "N passed, N failed"
 #
 # Packaging stages (after the build matrix): install test, dkms build,
@@ -201,12 +205,17 @@ build_matrix() {
 	section $R/build.log tap build.matrix tap_files "eval" \
 		"build_for $KDIR61 stock-6.1" "build_for $KDIR612 stock-6.12" \
 		"test_built" "build_for $KK kcsan"
+	# Every entry of module/kernel_compat.h on its newer-kernel side
+	# against 6.12 (the builds above are the other side).
+	section $R/build.log tap build.compat scripts/compat-test.sh "$K" \
+		"$KDIR612"
 	# SIMD discipline on the machine code: vector registers only inside
 	# the AVX2 functions, called only inside kernel_fpu_begin/end.
 	section $R/build.log tap build.simd tap_files scripts/check-simd.sh \
 		build/kbuild/stock-6.1/memfilter.ko \
 		build/kbuild/stock-6.12/memfilter.ko \
-		build/kbuild/test/memfilter.ko build/kbuild/kcsan/memfilter.ko
+		build/kbuild/test/memfilter.ko build/kbuild/kcsan/memfilter.ko \
+		build/kbuild/stock-6.12-next/memfilter.ko
 	if [ "$(cat $R/guest-build.rc)" != 0 ]; then
 		cat $R/guest-build.log
 		section $R/build.log tap build.guest false
@@ -319,6 +328,25 @@ stock_guest() {
 		--out "$R/vm-stock-$1.log" --timeout 900 ||
 		echo "vm: stock $1 run failed"
 }
+# variants_guest: Debian's stock 6.12 kernel with other builds of the
+# module, each with the selftests that judge it (tests/qemu/variants.sh):
+# the newer-kernel build (scripts/compat-test.sh) with bpf_test.
+variants_guest() {
+	local k
+	k=$(dirname "$VMLINUZ612")
+	if [ ! -f build/kbuild/stock-6.12-next/memfilter.ko ]; then
+		section $R/vm-variants.log tap variants.built tap_one \
+			"the module builds for the variants guest exist" false
+		return 0
+	fi
+	tests/qemu/vm.sh --kernel "$VMLINUZ612" --bin build/guest/bin \
+		--script tests/qemu/variants.sh --smp 1 --mem 2G \
+		--kmods "$k/kmods" --tools "$GUEST_TOOLS" \
+		--variant next=build/kbuild/stock-6.12-next \
+		--env MF_VARIANTS="next:bpf_test" \
+		--out $R/vm-variants.log --timeout 900 ||
+		echo "vm: variants run failed"
+}
 
 # --- the run -----------------------------------------------------------------
 
@@ -360,6 +388,7 @@ lane_host() {
 	run_stage native native_tests
 	run_stage fuzz section $R/native.log tap fuzz.image make -s fuzz-smoke
 	run_stage packaging packaging
+	run_stage stock-6.12-variants variants_guest
 	queued_stages
 }
 stage "stages (two lanes)"
@@ -378,7 +407,7 @@ cat $R/stage-times.txt
 scripts/results.py --kunit-py "$K/tools/testing/kunit/kunit.py" \
 	$R/static.log $R/native.log $R/build.log $R/packaging.log $R/vm-debug.log \
 	$R/vm-debug-2.log $R/vm-kcsan.log \
-	$R/vm-stock-6.12.log $R/vm-stock-6.1.log
+	$R/vm-stock-6.12.log $R/vm-stock-6.1.log $R/vm-variants.log
 rc=$?
 echo "make check: $(($(date +%s) - t0)) s"
 exit $rc

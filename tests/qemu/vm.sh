@@ -7,7 +7,8 @@
 #   vm.sh --kernel BZIMAGE [--ko DIR] [--bin DIR] [--script FILE]
 #         [--out FILE] [--timeout SEC] [--mem SIZE] [--smp N]
 #         [--tcg multi|single] [--tools "ip bpftool ..."] [--kmods DIR]
-#         [--env NAME=VALUE]... [--append "ARGS"] [--shell]
+#         [--env NAME=VALUE]... [--append "ARGS"] [--variant NAME=DIR]...
+#         [--shell]
 #
 # This directory holds the runner and the scripts it runs in guests
 # (lib.sh, debug.sh, kcsan.sh, stock.sh, demo.sh), as WireGuard's
@@ -46,6 +47,10 @@
 # --env NAME=VALUE (repeatable) is exported to the guest script, such as
 # check.sh's MF_DEBUG_PART for the two debug guests (debug.sh).
 #
+# --variant NAME=DIR (repeatable) copies another build's modules (DIR/*.ko)
+# to /memfilter/NAME/ in the guest, such as the DKMS-built module and the
+# newer-kernel build that tests/qemu/variants.sh loads in turn.
+#
 # --tcg single (the default) runs all vCPUs on one host thread, round
 # robin; --tcg multi gives each vCPU a thread of its own. QEMU 7.2's
 # multi-threaded TCG translates guest code before it locks the page
@@ -63,7 +68,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../../scripts/common.sh"
 
 kernel= ko= bin= script= out= timeout=600 mem=2G shell=0 smp=2 tcg=single
-tools= kmods= envs=() extra_append=
+tools= kmods= envs=() extra_append= variants=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift ;;
@@ -82,6 +87,10 @@ while [ $# -gt 0 ]; do
 		[[ "$2" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] ||
 			die "--env NAME=VALUE, not '$2'"
 		envs+=("$2"); shift ;;
+	--variant)
+		[[ "$2" =~ ^[A-Za-z0-9_-]+=. ]] ||
+			die "--variant NAME=DIR, not '$2'"
+		variants+=("$2"); shift ;;
 	--shell) shell=1 ;;
 	*) die "unknown option $1" ;;
 	esac
@@ -103,6 +112,10 @@ root=$work/root
 mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,etc,root,memfilter/bin}
 cp /bin/busybox "$root/bin/busybox"
 [ -n "$ko" ] && cp "$ko"/*.ko "$root/memfilter/"
+for v in "${variants[@]}"; do
+	mkdir -p "$root/memfilter/${v%%=*}"
+	cp "${v#*=}"/*.ko "$root/memfilter/${v%%=*}/"
+done
 [ -n "$bin" ] && cp -r "$bin"/. "$root/memfilter/bin/"
 [ -n "$script" ] && cp "$script" "$root/memfilter/run.sh"
 mkdir -p "$root/memfilter/kmods"
