@@ -171,14 +171,17 @@ $(BUILD)/native/%_test: tests/native/%_test.c tests/native/native_utils.h \
 
 # image_test, count_test, grow_test and offline_window_test also test
 # libmemfilter's offline filters; lib_compat_test its requests to old
-# modules; lib_args_test every exported function's argument checks, against
-# the version script it reads at run time.
+# modules; lib_args_test every exported function's argument checks and
+# strerror_test its messages, against the version script they read at run
+# time.
 $(BUILD)/native/image_test $(BUILD)/native/count_test $(BUILD)/native/grow_test \
 	$(BUILD)/native/offline_window_test $(BUILD)/native/lib_compat_test \
-	$(BUILD)/native/lib_args_test: \
+	$(BUILD)/native/lib_args_test $(BUILD)/native/strerror_test: \
 	$(patsubst lib/%.c,$(BUILD)/native/lib-%.o,$(LIB_SRCS))
-$(BUILD)/native/lib_args_test: lib/libmemfilter.map
-$(BUILD)/native/lib_args_test: TEST_DEFS = -DMF_SRCDIR='"$(CURDIR)"'
+$(BUILD)/native/lib_args_test $(BUILD)/native/strerror_test: \
+	lib/libmemfilter.map
+$(BUILD)/native/lib_args_test $(BUILD)/native/strerror_test: \
+	TEST_DEFS = -DMF_SRCDIR='"$(CURDIR)"'
 
 # cuckoo_test again with every table's batch lookups on the ring of 64-bit
 # bucket indexes, which only tables of over 2^32 buckets (16 GiB) take (the

@@ -74,6 +74,9 @@ int libmf_decode_window_info(const struct memfilter_info *i,
 			     const struct memfilter_generation *g,
 			     struct mf_window_info *wi);
 
+/* Whether mf_call_strerror() knows the function @name (tests). */
+bool libmf_call_known(const char *name);
+
 /* Turn the ABI's struct memfilter_info into the library's mf_info. */
 void libmf_decode_info(const struct memfilter_info *i, struct mf_info *info);
 

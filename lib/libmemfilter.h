@@ -1056,16 +1056,52 @@ LIBMEMFILTER_API int mf_image_merge(const void *a, size_t a_len, const void *b, 
 				    void **out, size_t *out_len, const char **why);
 
 /**
- * mf_strerror() - a message for a negative errno from this library
- * @err: the negative errno
+ * mf_strerror() - what an error of this library means
+ * @err: a negative errno, as the functions return it; a positive errno
+ *	(errno itself) gives the same message, 0 gives "success"
  *
- * The messages are phrased for filter operations: -ENOENT reads "no such
- * filter" (mf_open_device() callers may want to say more), -ENOSPC "filter
- * is full".
+ * The message holds for every function that can return @err: -ENOENT
+ * reads "not found: no /dev/memfilter (the memfilter module is not
+ * loaded), or no filter, attachment or file by that name or id".
+ * mf_call_strerror()
+ * says it in the terms of the one call that returned it. Errnos with no
+ * meaning of memfilter's own get the C library's description
+ * (strerrordesc_np(), never strerror()'s buffer), unknown ones (INT_MIN
+ * among them) "unknown error".
  *
- * Return: a static string.
+ * Return: a static, read-only string, never NULL; the same pointer for the
+ * same @err, which no later call changes (thread-safe).
  */
 LIBMEMFILTER_API const char *mf_strerror(int err);
+
+/**
+ * mf_call_strerror() - what an error means for the call that returned it
+ * @call: the name of the libmemfilter function that returned @err, as in
+ *	C ("mf_open_device"); NULL or a name this library does not know
+ *	gives mf_strerror(@err)
+ * @err: its return value, as for mf_strerror()
+ *
+ * One errno can mean different things in different calls; this says which
+ * (compare mf_strerror()). -ENOENT: "no /dev/memfilter: the memfilter
+ * module is not loaded" from mf_open_device(), "no such filter" from
+ * mf_open(), "no attachment with that id in this network namespace" from
+ * mf_nf_detach(), "the filter is not published" from mf_pub_id(). -EBADF:
+ * "bad file descriptor" from mf_image_read(), "bad file descriptor, or a
+ * read-only filter fd (opened without write access)" from mf_add() and
+ * the other calls on a filter fd, where -ENOTTY is "not a memfilter
+ * filter fd" and -ENOSPC "the filter is full (nothing in it was lost)".
+ *
+ * Every exported function is known to it, and an errno it has nothing
+ * narrower for gets mf_strerror()'s message. MF_CALL_STRERROR() names the
+ * function as a symbol, so that a misspelt name does not compile.
+ *
+ * Return: a static, read-only string, never NULL (thread-safe).
+ */
+LIBMEMFILTER_API const char *mf_call_strerror(const char *call, int err);
+
+/* mf_call_strerror() for @fn, a libmemfilter function (not a string). */
+#define MF_CALL_STRERROR(fn, err) \
+	((void)sizeof(&(fn)), mf_call_strerror(#fn, (err)))
 
 /*
  * Netfilter attachments (Documentation/netfilter.rst): a published filter

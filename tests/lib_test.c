@@ -582,8 +582,33 @@ TEST(strerror_covers_the_abi_errnos)
 		ASSERT_NE(NULL, s);
 		EXPECT_LT(3, strlen(s));
 	}
-	EXPECT_STREQ("no such filter", mf_strerror(-ENOENT));
-	EXPECT_STREQ("filter is full", mf_strerror(-ENOSPC));
+	EXPECT_STREQ("no such filter", mf_call_strerror("mf_open", -ENOENT));
+	EXPECT_STREQ("the filter is full (nothing in it was lost)",
+		     MF_CALL_STRERROR(mf_add, -ENOSPC));
+}
+
+/* The errnos of the real module read in the terms of the call. */
+TEST_F(lib, strerror_of_real_calls)
+{
+	uint64_t key = 1;
+	int fd = mf_open(self->dev, "lib-no-such-filter");
+	int ro;
+
+	ASSERT_EQ(-ENOENT, fd);
+	EXPECT_STREQ("no such filter", MF_CALL_STRERROR(mf_open, fd));
+	/* A filter command on the device fd. */
+	fd = mf_add(self->dev, &key, sizeof(key), 1, NULL, NULL);
+	ASSERT_EQ(-ENOTTY, fd);
+	EXPECT_STREQ("not a memfilter filter fd", MF_CALL_STRERROR(mf_add, fd));
+	/* A device command on a filter fd. */
+	fd = mf_create(self->dev, &(struct mf_create_opts){
+		.type = MF_TYPE_BLOOM, .capacity = 10, .fpr = 0.01 });
+	ASSERT_LE(0, fd) TH_LOG("%s", MF_CALL_STRERROR(mf_create, fd));
+	ro = mf_list(fd, &(char **){ NULL });
+	EXPECT_EQ(-ENOTTY, ro);
+	EXPECT_STREQ("not an fd of /dev/memfilter (see mf_open_device())",
+		     MF_CALL_STRERROR(mf_list, ro));
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

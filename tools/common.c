@@ -797,7 +797,7 @@ int open_filter(const char *name)
 	if (fd == -ENOENT && image_hint(name))
 		return fd;
 	if (fd < 0)
-		fail(name, fd);
+		cli_error("%s: %s", name, MF_CALL_STRERROR(mf_open, fd));
 	return fd;
 }
 

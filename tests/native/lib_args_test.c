@@ -27,11 +27,7 @@
 
 #include "kselftest_harness.h"
 #include "libmemfilter.h"
-
-#ifndef MF_SRCDIR
-#define MF_SRCDIR "."
-#endif
-#define MF_MAP_PATH MF_SRCDIR "/lib/libmemfilter.map"
+#include "native_utils.h"
 
 /* An fd that is not open: calls reach the system and get EBADF. */
 #define BAD_FD (-1)
@@ -209,6 +205,13 @@ static void c_mf_strerror(void)
 	WANT_TRUE(mf_strerror(0) && *mf_strerror(0));
 	WANT_TRUE(mf_strerror(-EINVAL) && *mf_strerror(-EINVAL));
 	WANT_TRUE(mf_strerror(EINVAL) && *mf_strerror(EINVAL));
+}
+
+static void c_mf_call_strerror(void)
+{
+	WANT_TRUE(mf_call_strerror(NULL, 0) && *mf_call_strerror(NULL, 0));
+	WANT_TRUE(mf_call_strerror("", -EINVAL) == mf_strerror(-EINVAL));
+	WANT_TRUE(mf_call_strerror("mf_open", 0) == mf_strerror(0));
 }
 
 static void c_mf_api(void)
@@ -635,8 +638,8 @@ struct args_case {
 /* One case per symbol of lib/libmemfilter.map. */
 static const struct args_case cases[] = {
 	CASE(mf_add), CASE(mf_add_unique), CASE(mf_add_uniquev),
-	CASE(mf_addv), CASE(mf_api), CASE(mf_clear), CASE(mf_count),
-	CASE(mf_countv), CASE(mf_create), CASE(mf_create_grow),
+	CASE(mf_addv), CASE(mf_api), CASE(mf_call_strerror), CASE(mf_clear),
+	CASE(mf_count), CASE(mf_countv), CASE(mf_create), CASE(mf_create_grow),
 	CASE(mf_create_window), CASE(mf_delete), CASE(mf_deletev),
 	CASE(mf_dump), CASE(mf_grow_info), CASE(mf_image_merge),
 	CASE(mf_image_read), CASE(mf_info), CASE(mf_keys), CASE(mf_list),
@@ -658,47 +661,16 @@ static const struct args_case cases[] = {
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
-#define MAP_MAX 512
-
-/*
- * The names a version script exports: the identifiers followed by ';' in
- * a "global:" part of a node. Return: how many (each once), -1 on error.
- */
-static int map_symbols(const char *path, char names[][64], int max)
-{
-	char line[256], name[64];
-	bool global = false;
-	int n = 0, i;
-	FILE *fp = fopen(path, "r");
-
-	if (!fp)
-		return -1;
-	while (fgets(line, sizeof(line), fp)) {
-		if (strstr(line, "global:"))
-			global = true;
-		else if (strstr(line, "local:") || strchr(line, '}'))
-			global = false;
-		else if (global && sscanf(line, " %63[A-Za-z0-9_] ;", name) == 1 &&
-			 strchr(line, ';')) {
-			for (i = 0; i < n && strcmp(names[i], name); i++)
-				;
-			if (i == n && n < max)
-				strcpy(names[n++], name);
-		}
-	}
-	fclose(fp);
-	return n;
-}
 
 TEST(map_and_cases_match)
 {
-	static char names[MAP_MAX][64];
-	int n = map_symbols(MF_MAP_PATH, names, MAP_MAX), i;
+	static char names[MF_MAP_MAX][MF_MAP_NAME];
+	int n = mf_test_map_symbols(MF_MAP_PATH, names, MF_MAP_MAX), i;
 	size_t c;
 	bool ok = true;
 
 	ASSERT_LT(0, n) TH_LOG("cannot read %s", MF_MAP_PATH);
-	ASSERT_LT(n, MAP_MAX);
+	ASSERT_LT(n, MF_MAP_MAX);
 	for (i = 0; i < n; i++) {
 		for (c = 0; c < NCASES && strcmp(cases[c].name, names[i]); c++)
 			;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the native tests: a reproducible stream of numbers
- * and runs of 8-byte keys. Everything is static inline so that each test
- * takes only what it uses.
+ * Helpers shared by the native tests: a reproducible stream of numbers,
+ * runs of 8-byte keys, and the symbols of libmemfilter's version script.
+ * Everything is static inline so that each test takes only what it uses.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -10,9 +10,12 @@
 #define _MF_NATIVE_UTILS_H
 
 #include <endian.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The next number of a reproducible stream (splitmix64) of state @s. */
 static inline uint64_t mf_test_rand(uint64_t *s)
@@ -32,6 +35,46 @@ static inline uint64_t *mf_test_keys(size_t n, uint64_t base)
 	for (size_t i = 0; i < n; i++)
 		keys[i] = htole64(base + i);
 	return keys;
+}
+
+/* The source tree (the Makefile passes it to tests that read its files). */
+#ifndef MF_SRCDIR
+#define MF_SRCDIR "."
+#endif
+#define MF_MAP_PATH MF_SRCDIR "/lib/libmemfilter.map"
+#define MF_MAP_MAX 512
+#define MF_MAP_NAME 64
+
+/*
+ * The names the version script @path exports: the identifiers followed by
+ * ';' in a "global:" part of a node, each once. Return: how many (at most
+ * @max), or -1 if @path cannot be read.
+ */
+static inline int mf_test_map_symbols(const char *path,
+				      char names[][MF_MAP_NAME], int max)
+{
+	char line[256], name[MF_MAP_NAME];
+	bool global = false;
+	int n = 0, i;
+	FILE *fp = fopen(path, "r");
+
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp)) {
+		if (strstr(line, "global:")) {
+			global = true;
+		} else if (strstr(line, "local:") || strchr(line, '}')) {
+			global = false;
+		} else if (global && strchr(line, ';') &&
+			   sscanf(line, " %63[A-Za-z0-9_] ;", name) == 1) {
+			for (i = 0; i < n && strcmp(names[i], name); i++)
+				;
+			if (i == n && n < max)
+				strcpy(names[n++], name);
+		}
+	}
+	fclose(fp);
+	return n;
 }
 
 #endif /* _MF_NATIVE_UTILS_H */
