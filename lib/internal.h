@@ -13,12 +13,30 @@
 #include "libmemfilter.h"
 
 /*
+ * Export @impl as @name of version node @node (lib/libmemfilter.map lists
+ * @name in every node it has a version in): MF_SYMVER() for a version kept
+ * for the programs linked against it, MF_SYMVER_DEFAULT() for the one
+ * programs link against now (and static links resolve @name to).
+ */
+#define MF_SYMVER(impl, name, node) \
+	__asm__(".symver " #impl ", " #name "@" #node)
+#define MF_SYMVER_DEFAULT(impl, name, node) \
+	__asm__(".symver " #impl ", " #name "@@" #node)
+
+/* Set *@why (if @why) to @reason. Return: @err. */
+int libmf_refuse(const char **why, const char *reason, int err);
+
+/*
  * Turn mf_create_opts into the ABI's create request, as the kernel gets it
- * (fpr in ppb, bits per key in quarters); the name is copied too.
- * Return: 0 or -EINVAL / -ENAMETOOLONG.
+ * (fpr in ppb, bits per key in quarters); the name is copied too. @strict:
+ * the rules of MEMFILTER_1.8 (a zero @o->sz reads the whole struct, a
+ * seed needs fixed_seed, bits per key are exact quarters), else those of
+ * the versions before. *@why (optional) gets the reason of a refusal.
+ * Return: 0 or -EINVAL / -E2BIG / -ENAMETOOLONG.
  */
 int libmf_encode_create(struct memfilter_create *c,
-			const struct mf_create_opts *o);
+			const struct mf_create_opts *o, bool strict,
+			const char **why);
 
 /*
  * Check an image's header (memfilter_image_parse(): magic, checksum,
@@ -50,8 +68,12 @@ int libmf_clear_image_out(void **image, size_t *len);
 /* Check mf_keys()'s @op and @opts (and zero opts->done): 0 or -errno. */
 int libmf_keys_opts_check(enum mf_keys_op op, struct mf_keys_opts *opts);
 
-/* Put a growing filter's options into a create request: 0 or -errno. */
-int libmf_encode_grow(struct memfilter_create *c, const struct mf_grow_opts *g);
+/*
+ * Put a growing filter's options into a create request (@strict: the
+ * ratio in whole percent, as MEMFILTER_1.8 takes it): 0 or -errno.
+ */
+int libmf_encode_grow(struct memfilter_create *c, const struct mf_grow_opts *g,
+		      bool strict, const char **why);
 
 /* A growing filter's INFO and sub-filters into the library's mf_grow_info. */
 int libmf_decode_grow_info(const struct memfilter_info *i,
@@ -67,7 +89,7 @@ void libmf_grow_shapes(const struct memfilter_info *i,
 
 /* Put a window filter's options into a create request: 0 or -errno. */
 int libmf_encode_window(struct memfilter_create *c,
-			const struct mf_window_opts *w);
+			const struct mf_window_opts *w, const char **why);
 
 /* A window filter's INFO and generations into mf_window_info. */
 int libmf_decode_window_info(const struct memfilter_info *i,
@@ -79,5 +101,44 @@ bool libmf_call_known(const char *name);
 
 /* Turn the ABI's struct memfilter_info into the library's mf_info. */
 void libmf_decode_info(const struct memfilter_info *i, struct mf_info *info);
+
+/*
+ * The versions of the functions that take mf_create_opts (and of
+ * mf_nf_attach()): _1_8 is MEMFILTER_1.8's, the default, which honours or
+ * refuses every field set; the others are their first nodes' (a zero sz
+ * reads the 1.0.0 fields only, a seed without fixed_seed and a priority
+ * without has_priority are ignored, bits per key and the grow ratio are
+ * rounded), for programs linked against them.
+ */
+LIBMEMFILTER_API int libmf_create_1(int devfd, const struct mf_create_opts *opts);
+LIBMEMFILTER_API int libmf_create_1_8(int devfd, const struct mf_create_opts *opts);
+LIBMEMFILTER_API int libmf_create_window_1_2(int devfd, const struct mf_create_opts *opts,
+					     const struct mf_window_opts *w);
+LIBMEMFILTER_API int libmf_create_window_1_8(int devfd, const struct mf_create_opts *opts,
+					     const struct mf_window_opts *w);
+LIBMEMFILTER_API int libmf_create_grow_1_4(int devfd, const struct mf_create_opts *opts,
+					   const struct mf_grow_opts *g);
+LIBMEMFILTER_API int libmf_create_grow_1_8(int devfd, const struct mf_create_opts *opts,
+					   const struct mf_grow_opts *g);
+LIBMEMFILTER_API int libmf_offline_create_1(const struct mf_create_opts *opts,
+					    struct mf_offline **out);
+LIBMEMFILTER_API int libmf_offline_create_1_8(const struct mf_create_opts *opts,
+					      struct mf_offline **out);
+LIBMEMFILTER_API int libmf_offline_create_grow_1_4(const struct mf_create_opts *opts,
+						   const struct mf_grow_opts *g,
+						   struct mf_offline **out);
+LIBMEMFILTER_API int libmf_offline_create_grow_1_8(const struct mf_create_opts *opts,
+						   const struct mf_grow_opts *g,
+						   struct mf_offline **out);
+LIBMEMFILTER_API int libmf_offline_create_window_1_6(const struct mf_create_opts *opts,
+						     const struct mf_window_opts *w,
+						     struct mf_offline **out);
+LIBMEMFILTER_API int libmf_offline_create_window_1_8(const struct mf_create_opts *opts,
+						     const struct mf_window_opts *w,
+						     struct mf_offline **out);
+LIBMEMFILTER_API int64_t libmf_nf_attach_1_2(int devfd, const char *name,
+					     const struct mf_nf_attach_opts *opts);
+LIBMEMFILTER_API int64_t libmf_nf_attach_1_8(int devfd, const char *name,
+					     const struct mf_nf_attach_opts *opts);
 
 #endif /* _LIBMEMFILTER_INTERNAL_H */

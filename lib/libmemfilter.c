@@ -20,6 +20,7 @@
 
 #include <linux/memfilter.h>
 
+#include "bloom.h"
 #include "internal.h"
 #include "libmemfilter.h"
 
@@ -94,9 +95,17 @@ int mf_open_device(void)
 #define MF_CREATE_OPTS_V1	(offsetof(struct mf_create_opts, name) + \
 				 sizeof(const char *))
 
+int libmf_refuse(const char **why, const char *reason, int err)
+{
+	if (why)
+		*why = reason;
+	return err;
+}
+
 /* @o's hash choice into @c's flags: 0 or -EINVAL. */
 static int libmf_encode_hash(struct memfilter_create *c,
-			     const struct mf_create_opts *o, size_t sz)
+			     const struct mf_create_opts *o, size_t sz,
+			     const char **why)
 {
 	int algo = sz > MF_CREATE_OPTS_V1 ? o->hash_algo : 0;
 
@@ -107,70 +116,104 @@ static int libmf_encode_hash(struct memfilter_create *c,
 		c->flags |= MEMFILTER_CREATE_XXH64;
 		break;
 	case MF_HASH_XXH3:
-		if (o->keyed)
-			return -EINVAL;
 		c->flags |= MEMFILTER_CREATE_XXH3;
 		break;
 	case MF_HASH_SIPHASH24:
 		c->flags |= MEMFILTER_CREATE_KEYED;
 		break;
 	default:
-		return -EINVAL;
+		return libmf_refuse(why, "hash_algo must be 0, MF_HASH_XXH64, MF_HASH_XXH3 or MF_HASH_SIPHASH24",
+				    -EINVAL);
 	}
+	if (o->keyed && (algo == MF_HASH_XXH64 || algo == MF_HASH_XXH3))
+		return libmf_refuse(why, "keyed filters hash with SipHash-2-4, not with hash_algo XXH64 or XXH3",
+				    -EINVAL);
 	if (o->keyed)
 		c->flags |= MEMFILTER_CREATE_KEYED;
-	if ((c->flags & MEMFILTER_CREATE_KEYED) && algo == MF_HASH_XXH64)
-		return -EINVAL;
+	return 0;
+}
+
+/* Bits per key in quarters, as 1.0 (rounded) or 1.8 (exact) encodes them. */
+static int libmf_encode_bpk(struct memfilter_create *c, double bpk,
+			    bool strict, const char **why)
+{
+	if (!strict) {
+		if (!(bpk > 0 && bpk * 4 + 0.5 < 4294967296.0))
+			return -EINVAL;
+		c->bits_per_key_q4 = (__u32)(bpk * 4 + 0.5);
+		return c->bits_per_key_q4 ? 0 : -EINVAL;
+	}
+	/* Written so that NaN fails too; nothing is rounded. */
+	if (!(bpk >= MEMFILTER_BLOOM_MIN_BPK_Q4 / 4.0 &&
+	      bpk <= MEMFILTER_BLOOM_MAX_BPK_Q4 / 4.0) ||
+	    (__u32)(bpk * 4) != bpk * 4)
+		return libmf_refuse(why, "bits_per_key must be 1 to 64 in steps of 0.25",
+				    -EINVAL);
+	c->bits_per_key_q4 = (__u32)(bpk * 4);
 	return 0;
 }
 
 int libmf_encode_create(struct memfilter_create *c,
-			const struct mf_create_opts *o)
+			const struct mf_create_opts *o, bool strict,
+			const char **why)
 {
-	size_t sz = o->sz ? o->sz : MF_CREATE_OPTS_V1;
+	size_t sz;
 	int ret;
 
+	if (!o)
+		return libmf_refuse(why, "no options (NULL)", -EINVAL);
+	/* 1.8 reads every field of its header; 1.0, the fields it had. */
+	sz = o->sz ? o->sz : strict ? sizeof(*o) : MF_CREATE_OPTS_V1;
 	/* One of the released sizes, or larger with the excess zero. */
 	if (sz != MF_CREATE_OPTS_V1 && sz < sizeof(*o))
-		return -EINVAL;
+		return libmf_refuse(why, "sz is not a size of struct mf_create_opts (use MF_OPTS())",
+				    -EINVAL);
 	ret = libmf_opts_check(o, sz, sz == MF_CREATE_OPTS_V1 ? sz : sizeof(*o));
 	if (ret)
-		return ret;
-	ret = libmf_encode_hash(c, o, sz);
+		return libmf_refuse(why, "options set fields this library does not know (it is older than the header)",
+				    ret);
+	ret = libmf_encode_hash(c, o, sz, why);
 	if (ret)
 		return ret;
 	if (o->type != MF_TYPE_BLOOM && o->type != MF_TYPE_CUCKOO &&
 	    o->type != MF_TYPE_WINDOW && o->type != MF_TYPE_GROW)
-		return -EINVAL;
-	if (!o->capacity ||
-	    ((c->flags & MEMFILTER_CREATE_KEYED) && o->fixed_seed))
-		return -EINVAL;
+		return libmf_refuse(why, "type must be MF_TYPE_BLOOM, MF_TYPE_CUCKOO, MF_TYPE_WINDOW or MF_TYPE_GROW",
+				    -EINVAL);
+	if (!o->capacity)
+		return libmf_refuse(why, "capacity must be at least 1", -EINVAL);
+	if ((c->flags & MEMFILTER_CREATE_KEYED) && o->fixed_seed)
+		return libmf_refuse(why, "keyed filters have a secret, not a seed: not with fixed_seed",
+				    -EINVAL);
+	if (strict && o->seed && !o->fixed_seed)
+		return libmf_refuse(why, "seed is set but fixed_seed is not",
+				    -EINVAL);
 	if (o->fpr != 0 && o->bits_per_key != 0)
-		return -EINVAL;
+		return libmf_refuse(why, "fpr and bits_per_key exclude each other",
+				    -EINVAL);
 	c->type = o->type;
 	c->capacity = o->capacity;
 	c->fingerprint_bits = o->fingerprint_bits;
 	if (o->fpr != 0) {
 		/* Written so that NaN fails too. */
 		if (!(o->fpr > 0 && o->fpr < 1))
-			return -EINVAL;
+			return libmf_refuse(why, "fpr must be above 0 and below 1",
+					    -EINVAL);
 		c->fpr_ppb = (__u64)(o->fpr * MF_PPB + 0.5);
 		if (c->fpr_ppb < 1 || c->fpr_ppb >= (__u64)MF_PPB)
-			return -EINVAL;
+			return libmf_refuse(why, "fpr must be 1e-9 to 1 - 1e-9 (it is kept in parts per billion)",
+					    -EINVAL);
 	}
 	if (o->bits_per_key != 0) {
-		if (!(o->bits_per_key > 0 &&
-		      o->bits_per_key * 4 + 0.5 < 4294967296.0))
-			return -EINVAL;
-		c->bits_per_key_q4 = (__u32)(o->bits_per_key * 4 + 0.5);
-		if (!c->bits_per_key_q4)
-			return -EINVAL;
+		ret = libmf_encode_bpk(c, o->bits_per_key, strict, why);
+		if (ret)
+			return ret;
 	}
 	if (o->fixed_seed) {
 		c->flags |= MEMFILTER_CREATE_SEED;
 		c->seed = o->seed;
 	}
-	return mf_copy_name(c->name, o->name);
+	ret = mf_copy_name(c->name, o->name);
+	return ret ? libmf_refuse(why, "name longer than MF_NAME_MAX - 1 characters", ret) : 0;
 }
 
 /*
@@ -195,14 +238,26 @@ static int mf_create_req(int devfd, struct memfilter_create *c, int ret)
 	return ret ? ret : c->out_fd;
 }
 
-int mf_create(int devfd, const struct mf_create_opts *opts)
+static int mf_create_impl(int devfd, const struct mf_create_opts *opts,
+			  bool strict)
 {
 	struct memfilter_create c = { .size = sizeof(c) };
 
-	if (!opts)
-		return -EINVAL;
-	return mf_create_req(devfd, &c, libmf_encode_create(&c, opts));
+	return mf_create_req(devfd, &c,
+			     libmf_encode_create(&c, opts, strict, NULL));
 }
+
+int libmf_create_1_8(int devfd, const struct mf_create_opts *opts)
+{
+	return mf_create_impl(devfd, opts, true);
+}
+MF_SYMVER_DEFAULT(libmf_create_1_8, mf_create, MEMFILTER_1.8);
+
+int libmf_create_1(int devfd, const struct mf_create_opts *opts)
+{
+	return mf_create_impl(devfd, opts, false);
+}
+MF_SYMVER(libmf_create_1, mf_create, MEMFILTER_1);
 
 int mf_open(int devfd, const char *name)
 {
@@ -519,40 +574,53 @@ ssize_t mf_countv(int fd, const void *keys, const uint32_t *lens, size_t n,
 /*
  * mf_create_window() (@type MF_TYPE_WINDOW, with @w) and mf_create_grow()
  * (MF_TYPE_GROW, with @g): @opts and the type's own options encoded into
- * one CREATE.
+ * one CREATE, by the rules of 1.8 (@strict) or of the versions before.
  */
 static int mf_create_typed(int devfd, const struct mf_create_opts *opts, int type,
 			   const struct mf_window_opts *w,
-			   const struct mf_grow_opts *g)
+			   const struct mf_grow_opts *g, bool strict)
 {
 	struct memfilter_create c = { .size = sizeof(c) };
 	int ret;
 
-	if (!opts)
-		return -EINVAL;
-	ret = libmf_encode_create(&c, opts);
+	ret = libmf_encode_create(&c, opts, strict, NULL);
 	if (!ret)
-		ret = type == MF_TYPE_WINDOW ? libmf_encode_window(&c, w) :
-					       libmf_encode_grow(&c, g);
+		ret = type == MF_TYPE_WINDOW ?
+		      libmf_encode_window(&c, w, NULL) :
+		      libmf_encode_grow(&c, g, strict, NULL);
 	return mf_create_req(devfd, &c, ret);
 }
 
-int mf_create_window(int devfd, const struct mf_create_opts *opts,
-		     const struct mf_window_opts *w)
+int libmf_create_window_1_8(int devfd, const struct mf_create_opts *opts,
+			    const struct mf_window_opts *w)
 {
-	return mf_create_typed(devfd, opts, MF_TYPE_WINDOW, w, NULL);
+	return mf_create_typed(devfd, opts, MF_TYPE_WINDOW, w, NULL, true);
 }
+MF_SYMVER_DEFAULT(libmf_create_window_1_8, mf_create_window, MEMFILTER_1.8);
+
+int libmf_create_window_1_2(int devfd, const struct mf_create_opts *opts,
+			    const struct mf_window_opts *w)
+{
+	return mf_create_typed(devfd, opts, MF_TYPE_WINDOW, w, NULL, false);
+}
+MF_SYMVER(libmf_create_window_1_2, mf_create_window, MEMFILTER_1.2);
 
 int libmf_encode_window(struct memfilter_create *c,
-			const struct mf_window_opts *w)
+			const struct mf_window_opts *w, const char **why)
 {
 	int ret;
 
-	if (!w || c->type != MEMFILTER_TYPE_WINDOW)
-		return -EINVAL;
+	if (!w)
+		return libmf_refuse(why, "a window filter needs its struct mf_window_opts",
+				    -EINVAL);
+	if (c->type != MEMFILTER_TYPE_WINDOW)
+		return libmf_refuse(why, "struct mf_window_opts is for type MF_TYPE_WINDOW",
+				    -EINVAL);
 	ret = libmf_opts_check(w, w->sz, sizeof(*w));
 	if (ret)
-		return ret;
+		return libmf_refuse(why, ret == -E2BIG ?
+				    "window options set fields this library does not know" :
+				    "mf_window_opts.sz is too small (use MF_OPTS())", ret);
 	c->generations = w->generations;
 	c->period_ms = w->period_ms;
 	if (w->rotate_by_count)
@@ -560,35 +628,54 @@ int libmf_encode_window(struct memfilter_create *c,
 	return 0;
 }
 
-int libmf_encode_grow(struct memfilter_create *c, const struct mf_grow_opts *g)
+int libmf_encode_grow(struct memfilter_create *c, const struct mf_grow_opts *g,
+		      bool strict, const char **why)
 {
+	const char *range = "ratio must be 0.01 to 0.99 in steps of 0.01";
+	double pct;
 	int ret;
 
 	if (c->type != MEMFILTER_TYPE_GROW)
-		return -EINVAL;
+		return libmf_refuse(why, "struct mf_grow_opts is for type MF_TYPE_GROW",
+				    -EINVAL);
 	if (!g)
 		return 0;
 	ret = libmf_opts_check(g, g->sz, sizeof(*g));
 	if (ret)
-		return ret;
+		return libmf_refuse(why, ret == -E2BIG ?
+				    "grow options set fields this library does not know" :
+				    "mf_grow_opts.sz is too small (use MF_OPTS())", ret);
 	c->grow_max = g->max_subs;
 	c->grow_factor = g->factor;
 	if (g->ratio != 0) {
 		/* Written so that NaN fails too. */
 		if (!(g->ratio > 0 && g->ratio < 1))
-			return -EINVAL;
-		c->grow_ratio_pct = (__u32)(g->ratio * 100 + 0.5);
+			return libmf_refuse(why, range, -EINVAL);
+		pct = g->ratio * 100;
+		c->grow_ratio_pct = (__u32)(pct + 0.5);
 		if (c->grow_ratio_pct < 1 || c->grow_ratio_pct > 99)
-			return -EINVAL;
+			return libmf_refuse(why, range, -EINVAL);
+		/* 1.8 takes whole percent (up to a double's rounding) only. */
+		if (strict && (pct - c->grow_ratio_pct > 1e-6 ||
+			       c->grow_ratio_pct - pct > 1e-6))
+			return libmf_refuse(why, range, -EINVAL);
 	}
 	return 0;
 }
 
-int mf_create_grow(int devfd, const struct mf_create_opts *opts,
-		   const struct mf_grow_opts *g)
+int libmf_create_grow_1_8(int devfd, const struct mf_create_opts *opts,
+			  const struct mf_grow_opts *g)
 {
-	return mf_create_typed(devfd, opts, MF_TYPE_GROW, NULL, g);
+	return mf_create_typed(devfd, opts, MF_TYPE_GROW, NULL, g, true);
 }
+MF_SYMVER_DEFAULT(libmf_create_grow_1_8, mf_create_grow, MEMFILTER_1.8);
+
+int libmf_create_grow_1_4(int devfd, const struct mf_create_opts *opts,
+			  const struct mf_grow_opts *g)
+{
+	return mf_create_typed(devfd, opts, MF_TYPE_GROW, NULL, g, false);
+}
+MF_SYMVER(libmf_create_grow_1_4, mf_create_grow, MEMFILTER_1.4);
 
 int libmf_decode_grow_info(const struct memfilter_info *i,
 			   const struct memfilter_generation *g,

@@ -96,24 +96,26 @@ struct mf_api_info {
 /**
  * struct mf_create_opts - parameters of a new filter
  * @sz: sizeof(struct mf_create_opts), so that the struct can grow (see
- *	MF_OPTS()); 0 stands for the size of this first version
- * @type: MF_TYPE_BLOOM or MF_TYPE_CUCKOO
+ *	MF_OPTS()); 0 stands for the whole struct of this header
+ * @type: MF_TYPE_BLOOM, MF_TYPE_CUCKOO, MF_TYPE_WINDOW (mf_create_window())
+ *	or MF_TYPE_GROW
  * @capacity: number of keys the filter is designed for (>= 1)
- * @fpr: target false-positive rate, 0 < @fpr < 1; 0 for none
- * @bits_per_key: Bloom: bits of table per key of capacity (> 0,
- *	resolution 1/4); 0 for none. At most one of @fpr and @bits_per_key;
- *	a Bloom filter needs one of them.
+ * @fpr: target false-positive rate, 0 < @fpr < 1, kept in parts per
+ *	billion; 0 for none
+ * @bits_per_key: Bloom and window: bits of table per key of capacity, 1 to
+ *	64 in steps of 0.25 (other values are refused, not rounded); 0 for
+ *	none. At most one of @fpr and @bits_per_key; a Bloom filter needs one
+ *	of them.
  * @fingerprint_bits: cuckoo: 8, 12 or 16; 0 derives it from @fpr.
  *	A cuckoo filter needs @fpr or @fingerprint_bits; 0 for Bloom.
  * @keyed: hash with SipHash-2-4 under a secret key from the kernel's RNG
  *	(for keys an adversary chooses)
  * @fixed_seed: use @seed as the XXH3 (XXH64) seed instead of a random one
  *	(reproducible tables); not with @keyed
- * @seed: the seed, when @fixed_seed
+ * @seed: the seed, with @fixed_seed (a seed without it is refused)
  * @name: publish under this name at once (needs CAP_SYS_ADMIN); NULL or
  *	"" for an anonymous filter
- * @hash_algo: (added after 1.0.0; read only when @sz covers it) 0 for
- *	the default: XXH3-64 (SipHash-2-4 with @keyed), or XXH64 in a
+ * @hash_algo: 0 for the default: XXH3-64 (SipHash-2-4 with @keyed), or XXH64 in a
  *	module without MEMFILTER_FEAT_HASH_DEFAULT_XXH3 (mf_info() tells
  *	which); MF_HASH_XXH3 for XXH3-64, faster than XXH64 on keys of up
  *	to 16 bytes (an 8-byte key hashes in about 2/3 of XXH64's time),
@@ -122,7 +124,17 @@ struct mf_api_info {
  *	MF_HASH_XXH64 for XXH64 (the default before XXH3), not with @keyed;
  *	MF_HASH_SIPHASH24 is the same as @keyed
  *
- * Zero-initialise and set what you need.
+ * Zero-initialise and set what you need (MF_OPTS() sets @sz). Every field
+ * that is set is honoured or the call fails: -EINVAL for a value out of
+ * range or a field the filter type does not take, -EOPNOTSUPP for what
+ * the kernel module lacks; mf_create_check() says which field, without
+ * creating anything.
+ *
+ * These are the rules of symbol version MEMFILTER_1.8, which every program
+ * built with this header links against. A program linked against an
+ * earlier version keeps the rules it was built for: a zero @sz reads only
+ * the 1.0.0 fields (up to @name; @hash_algo is ignored), a @seed without
+ * @fixed_seed is ignored, and @bits_per_key is rounded to a quarter.
  */
 struct mf_create_opts {
 	size_t sz;
@@ -271,6 +283,32 @@ LIBMEMFILTER_API int mf_api(int devfd, struct mf_api_info *info);
  * CAP_SYS_ADMIN.
  */
 LIBMEMFILTER_API int mf_create(int devfd, const struct mf_create_opts *opts);
+
+struct mf_window_opts;
+struct mf_grow_opts;
+
+/**
+ * mf_create_check() - would these options make a filter?
+ * @opts: as for mf_create() and mf_offline_create()
+ * @w: a window filter's options (MF_TYPE_WINDOW: required); NULL otherwise
+ * @g: a growing filter's options (MF_TYPE_GROW: optional); NULL otherwise
+ * @why: optional: on failure, a static one-line reason naming the field
+ *	("bits_per_key must be 1 to 64 in steps of 0.25"); NULL otherwise
+ *
+ * Checks @opts, @w and @g exactly as mf_create*() and mf_offline_create*()
+ * do, with the filter code's own checks (the kernel module's), and
+ * creates nothing: a program can refuse a bad parameter when it reads it
+ * (memfilterctl does), with the library's rule. A kernel module may still
+ * refuse what its own limits (max_filter_mb), age or memory do not allow;
+ * the characters of @opts->name are the kernel's to check.
+ *
+ * Return: 0, or -errno as mf_offline_create() (-EINVAL, -E2BIG,
+ * -ENAMETOOLONG, -EOPNOTSUPP).
+ */
+LIBMEMFILTER_API int mf_create_check(const struct mf_create_opts *opts,
+				     const struct mf_window_opts *w,
+				     const struct mf_grow_opts *g,
+				     const char **why);
 
 /**
  * mf_open() - open a published filter by name
@@ -530,7 +568,8 @@ LIBMEMFILTER_API int mf_window_info(int fd, struct mf_window_info *wi);
  * @factor: each new sub-filter holds this many times the keys of the one
  *	before, 1 .. 16; 0 for 2
  * @ratio: each new sub-filter's false-positive rate over the one
- *	before's, 0.01 .. 0.99 (resolution 0.01); 0 for 0.5
+ *	before's, 0.01 .. 0.99 in steps of 0.01 (others are refused, not
+ *	rounded); 0 for 0.5
  */
 struct mf_grow_opts {
 	size_t sz;
@@ -1144,7 +1183,10 @@ enum mf_nf_action {
  * @key: enum mf_nf_key
  * @action: enum mf_nf_action
  * @has_priority: use @priority, else MF_NF_PRIORITY_DEFAULT
- * @priority: the hook priority (INT_MIN + 1 .. INT_MAX - 1)
+ * @priority: the hook priority (INT_MIN + 1 .. INT_MAX - 1), with
+ *	@has_priority; a non-zero @priority without it is refused (-EINVAL;
+ *	programs linked against the library before MEMFILTER_1.8 get the
+ *	default priority)
  */
 struct mf_nf_attach_opts {
 	size_t sz;

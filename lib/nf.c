@@ -27,8 +27,12 @@ _Static_assert(MF_NF_DEDUP == MEMFILTER_NF_DEDUP, "actions");
 _Static_assert(MF_NF_PRIORITY_DEFAULT == MEMFILTER_NF_PRIORITY_DEFAULT,
 	       "priority");
 
-int64_t mf_nf_attach(int devfd, const char *name,
-		     const struct mf_nf_attach_opts *o)
+/*
+ * NF_ATTACH of @name with @o; @strict: 1.8's rules (a priority set
+ * without has_priority is refused, not ignored).
+ */
+static int64_t mf_nf_attach_impl(int devfd, const char *name,
+				 const struct mf_nf_attach_opts *o, bool strict)
 {
 	struct memfilter_nf_attach a;
 	size_t len = name ? strlen(name) : 0;
@@ -39,6 +43,8 @@ int64_t mf_nf_attach(int devfd, const char *name,
 	ret = libmf_opts_check(o, o->sz ? o->sz : sizeof(*o), sizeof(*o));
 	if (ret)
 		return ret;
+	if (strict && !o->has_priority && o->priority)
+		return -EINVAL;
 	if (!len)
 		return -EINVAL;
 	if (len >= MEMFILTER_NAME_MAX)
@@ -58,6 +64,20 @@ int64_t mf_nf_attach(int devfd, const char *name,
 		return -errno;
 	return a.out_id;
 }
+
+int64_t libmf_nf_attach_1_8(int devfd, const char *name,
+			    const struct mf_nf_attach_opts *opts)
+{
+	return mf_nf_attach_impl(devfd, name, opts, true);
+}
+MF_SYMVER_DEFAULT(libmf_nf_attach_1_8, mf_nf_attach, MEMFILTER_1.8);
+
+int64_t libmf_nf_attach_1_2(int devfd, const char *name,
+			    const struct mf_nf_attach_opts *opts)
+{
+	return mf_nf_attach_impl(devfd, name, opts, false);
+}
+MF_SYMVER(libmf_nf_attach_1_2, mf_nf_attach, MEMFILTER_1.2);
 
 int mf_nf_detach(int devfd, uint32_t id)
 {

@@ -109,7 +109,7 @@ static int mf_offline_new(const struct memfilter_type_ops *ops,
 
 /* Check @opts for an offline filter (no name) and encode them into @c. */
 static int mf_offline_encode(struct memfilter_create *c,
-			     const struct mf_create_opts *opts,
+			     const struct mf_create_opts *opts, bool strict,
 			     struct mf_offline **out)
 {
 	if (!out)
@@ -117,7 +117,7 @@ static int mf_offline_encode(struct memfilter_create *c,
 	*out = NULL;
 	if (!opts || (opts->name && *opts->name))
 		return -EINVAL;
-	return libmf_encode_create(c, opts);
+	return libmf_encode_create(c, opts, strict, NULL);
 }
 
 /* The filter the kernel's CREATE would make of @c, in memory. */
@@ -135,37 +135,143 @@ static int mf_offline_create_req(const struct memfilter_create *c,
 	return ret;
 }
 
-int mf_offline_create(const struct mf_create_opts *opts,
-		      struct mf_offline **out)
+/*
+ * mf_offline_create*(): Bloom or cuckoo (@type 0), window (with @w) or
+ * growing (with @g), by 1.8's rules (@strict) or those before.
+ */
+static int mf_offline_create_typed(const struct mf_create_opts *opts, int type,
+				   const struct mf_window_opts *w,
+				   const struct mf_grow_opts *g, bool strict,
+				   struct mf_offline **out)
 {
 	struct memfilter_create c = { .size = sizeof(c) };
-	int ret = mf_offline_encode(&c, opts, out);
+	int ret = mf_offline_encode(&c, opts, strict, out);
 
+	if (!ret && type == MF_TYPE_WINDOW)
+		ret = libmf_encode_window(&c, w, NULL);
+	else if (!ret && type == MF_TYPE_GROW)
+		ret = libmf_encode_grow(&c, g, strict, NULL);
 	return ret ? ret : mf_offline_create_req(&c, out);
 }
 
-int mf_offline_create_grow(const struct mf_create_opts *opts,
-			   const struct mf_grow_opts *g,
-			   struct mf_offline **out)
-{
-	struct memfilter_create c = { .size = sizeof(c) };
-	int ret = mf_offline_encode(&c, opts, out);
-
-	if (!ret)
-		ret = libmf_encode_grow(&c, g);
-	return ret ? ret : mf_offline_create_req(&c, out);
-}
-
-int mf_offline_create_window(const struct mf_create_opts *opts,
-			     const struct mf_window_opts *w,
+int libmf_offline_create_1_8(const struct mf_create_opts *opts,
 			     struct mf_offline **out)
 {
-	struct memfilter_create c = { .size = sizeof(c) };
-	int ret = mf_offline_encode(&c, opts, out);
+	return mf_offline_create_typed(opts, 0, NULL, NULL, true, out);
+}
+MF_SYMVER_DEFAULT(libmf_offline_create_1_8, mf_offline_create, MEMFILTER_1.8);
 
-	if (!ret)
-		ret = libmf_encode_window(&c, w);
-	return ret ? ret : mf_offline_create_req(&c, out);
+int libmf_offline_create_1(const struct mf_create_opts *opts,
+			   struct mf_offline **out)
+{
+	return mf_offline_create_typed(opts, 0, NULL, NULL, false, out);
+}
+MF_SYMVER(libmf_offline_create_1, mf_offline_create, MEMFILTER_1);
+
+int libmf_offline_create_grow_1_8(const struct mf_create_opts *opts,
+				  const struct mf_grow_opts *g,
+				  struct mf_offline **out)
+{
+	return mf_offline_create_typed(opts, MF_TYPE_GROW, NULL, g, true, out);
+}
+MF_SYMVER_DEFAULT(libmf_offline_create_grow_1_8, mf_offline_create_grow,
+		  MEMFILTER_1.8);
+
+int libmf_offline_create_grow_1_4(const struct mf_create_opts *opts,
+				  const struct mf_grow_opts *g,
+				  struct mf_offline **out)
+{
+	return mf_offline_create_typed(opts, MF_TYPE_GROW, NULL, g, false, out);
+}
+MF_SYMVER(libmf_offline_create_grow_1_4, mf_offline_create_grow, MEMFILTER_1.4);
+
+int libmf_offline_create_window_1_8(const struct mf_create_opts *opts,
+				    const struct mf_window_opts *w,
+				    struct mf_offline **out)
+{
+	return mf_offline_create_typed(opts, MF_TYPE_WINDOW, w, NULL, true, out);
+}
+MF_SYMVER_DEFAULT(libmf_offline_create_window_1_8, mf_offline_create_window,
+		  MEMFILTER_1.8);
+
+int libmf_offline_create_window_1_6(const struct mf_create_opts *opts,
+				    const struct mf_window_opts *w,
+				    struct mf_offline **out)
+{
+	return mf_offline_create_typed(opts, MF_TYPE_WINDOW, w, NULL, false, out);
+}
+MF_SYMVER(libmf_offline_create_window_1_6, mf_offline_create_window,
+	  MEMFILTER_1.6);
+
+/*
+ * Why the core refused request @c with @err, for mf_create_check(): the
+ * rules of each type's params() (core/bloom.c, cuckoo.c, window.c, grow.c)
+ * in the order they apply.
+ */
+static const char *mf_create_why(const struct memfilter_create *c, int err)
+{
+	bool cuckoo = c->type == MEMFILTER_TYPE_CUCKOO;
+
+	if (err == -EOPNOTSUPP)
+		return "not supported by this library (filter type, hash or flag)";
+	if (err == -E2BIG)
+		return "too large: beyond the filters' size limit";
+	if (!cuckoo && c->fingerprint_bits)
+		return "fingerprint_bits is for cuckoo filters";
+	if ((cuckoo || c->type == MEMFILTER_TYPE_GROW) && c->bits_per_key_q4)
+		return cuckoo ? "bits_per_key is for Bloom and window filters" :
+				"a growing filter is sized by fpr, not bits_per_key";
+	switch (c->type) {
+	case MEMFILTER_TYPE_CUCKOO:
+		if (!c->fpr_ppb && !c->fingerprint_bits)
+			return "a cuckoo filter needs fpr or fingerprint_bits";
+		if (c->fpr_ppb && c->fingerprint_bits)
+			return "a cuckoo filter takes fpr or fingerprint_bits, not both";
+		if (c->fingerprint_bits)
+			return "fingerprint_bits must be 8, 12 or 16";
+		return "fpr is below what 16-bit fingerprints reach";
+	case MEMFILTER_TYPE_WINDOW:
+	case MEMFILTER_TYPE_BLOOM:
+		if (c->type == MEMFILTER_TYPE_WINDOW &&
+		    (c->generations < MEMFILTER_WINDOW_MIN_GENERATIONS ||
+		     c->generations > MEMFILTER_WINDOW_MAX_GENERATIONS))
+			return "generations must be 2 to 16";
+		if (!c->fpr_ppb && !c->bits_per_key_q4)
+			return "a Bloom or window filter needs fpr or bits_per_key";
+		return "fpr is below what 64 bits per key reach";
+	case MEMFILTER_TYPE_GROW:
+		if (!c->fpr_ppb)
+			return "a growing filter needs fpr (the bound on the whole filter)";
+		if (c->grow_max > MEMFILTER_GROW_MAX_SUBS)
+			return "max_subs must be 0 to 16";
+		if (c->grow_factor > MEMFILTER_GROW_MAX_FACTOR)
+			return "factor must be 0 to 16";
+		return "fpr is below what the sub-filters reach";
+	}
+	return "inconsistent parameters";
+}
+
+int mf_create_check(const struct mf_create_opts *opts,
+		    const struct mf_window_opts *w,
+		    const struct mf_grow_opts *g, const char **why)
+{
+	struct memfilter_create c = { .size = sizeof(c) };
+	const struct memfilter_type_ops *ops;
+	union memfilter_params p;
+	int ret;
+
+	if (why)
+		*why = NULL;
+	ret = libmf_encode_create(&c, opts, true, why);
+	if (!ret && (opts->type == MF_TYPE_WINDOW || w))
+		ret = libmf_encode_window(&c, w, why);
+	if (!ret && (opts->type == MF_TYPE_GROW || g))
+		ret = libmf_encode_grow(&c, g, true, why);
+	if (ret)
+		return ret;
+	ret = memfilter_create_params(&c, &ops, &p);
+	explicit_bzero(&p, sizeof(p));
+	return ret ? libmf_refuse(why, mf_create_why(&c, ret), ret) : 0;
 }
 
 /*

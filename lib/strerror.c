@@ -197,6 +197,7 @@ static const struct mf_call calls[] = {
 	{ "mf_count", KEYS_FD },
 	{ "mf_countv", KEYS_FD },
 	{ "mf_create", CREATE_FD },
+	{ "mf_create_check", CREATE_OFF },
 	{ "mf_create_grow", CREATE_FD },
 	{ "mf_create_window", CREATE_FD },
 	{ "mf_delete", KEYS_FD },

@@ -15,6 +15,8 @@
 #  - memfilter-images (the boot/shutdown unit's helper) restores and saves
 #    images as documented, against a recording memfilterctl
 #  - one version everywhere: VERSION, dkms.conf, man pages, library
+#  - every node of the version script documented; functions that changed
+#    keep their old symbol versions, which keep their old rules
 #  - the headers go to PREFIX/include/memfilter (the .pc file's -I), the
 #    installed memfilterctl has no RUNPATH, the in-tree one runs as built
 #  - make uninstall removes every file; PREFIX=/usr/local uses /etc for udev
@@ -358,6 +360,55 @@ symbol_nodes() {
 }
 ok "every symbol node documented with its release; --atleast-version" \
 	symbol_nodes
+
+# A function whose rules changed keeps its old version for the programs
+# linked against it (MF_SYMVER() in lib/internal.h): each is exported in
+# its first node and, as the default, in MEMFILTER_1.8; a program bound
+# to mf_offline_create@MEMFILTER_1 gets 1.0.0's reading of a zero sz
+# (hash_algo is not read), one built now the whole struct.
+old_versions() {
+	local v
+	nm -D --defined-only "$LIBDIR/libmemfilter.so.1" >"$W/syms" || return 1
+	for v in mf_create@MEMFILTER_1 mf_offline_create@MEMFILTER_1 \
+		 mf_create_window@MEMFILTER_1.2 mf_nf_attach@MEMFILTER_1.2 \
+		 mf_create_grow@MEMFILTER_1.4 mf_offline_create_grow@MEMFILTER_1.4 \
+		 mf_offline_create_window@MEMFILTER_1.6; do
+		grep -q " T $v\$" "$W/syms" &&
+		grep -q " T ${v%@*}@@MEMFILTER_1.8\$" "$W/syms" ||
+			{ echo "$v or its MEMFILTER_1.8 default missing"; return 1; }
+	done
+	cat >"$W/old_versions.c" <<'EOF'
+#include <libmemfilter.h>
+
+int create_1(const struct mf_create_opts *o, struct mf_offline **f);
+__asm__(".symver create_1, mf_offline_create@MEMFILTER_1");
+
+static int algo(int (*create)(const struct mf_create_opts *,
+			      struct mf_offline **))
+{
+	struct mf_create_opts o = { .type = MF_TYPE_BLOOM, .capacity = 10,
+				    .fpr = 0.01, .hash_algo = MF_HASH_XXH64 };
+	struct mf_offline *f;
+	struct mf_info i;
+
+	if (create(&o, &f) || mf_offline_info(f, &i))
+		return -1;
+	mf_offline_free(f);
+	return i.hash_algo;
+}
+
+int main(void)
+{
+	return !(algo(create_1) == MF_HASH_XXH3 &&
+		 algo(mf_offline_create) == MF_HASH_XXH64);
+}
+EOF
+	gcc -Wall -Werror -o "$W/old_versions" "$W/old_versions.c" \
+		$(pc --cflags --libs) &&
+	LD_LIBRARY_PATH=$LIBDIR "$W/old_versions"
+}
+ok "changed functions keep their old versions; new programs get 1.8's" \
+	old_versions
 
 uninstall() {
 	make -C "$SRC" uninstall DESTDIR="$R" PREFIX=/usr >/dev/null &&

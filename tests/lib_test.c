@@ -273,7 +273,7 @@ TEST_F(lib, create_rejects_bad_parameters)
 	o.bits_per_key = 10;	/* both */
 	EXPECT_EQ(-EINVAL, mf_create(self->dev, &o));
 	o.fpr = 0;
-	o.bits_per_key = 0.1;	/* 0 quarter bits */
+	o.bits_per_key = 0.1;	/* not a quarter */
 	EXPECT_EQ(-EINVAL, mf_create(self->dev, &o));
 	o.bits_per_key = 10;
 	o.capacity = 0;
@@ -297,6 +297,67 @@ TEST_F(lib, create_rejects_bad_parameters)
 	EXPECT_EQ(-EINVAL, mf_create(self->dev, &o));
 	EXPECT_FALSE(in_list(self->dev, "bad name"));
 	EXPECT_EQ(-ENOENT, mf_open(self->dev, "libtest-never"));
+}
+
+/*
+ * Every field set is honoured or refused by the real module too:
+ * hash_algo in zero-initialised options, a seed needs fixed_seed, bits
+ * per key exact, the window and grow options as given.
+ */
+TEST_F(lib, create_honours_every_field)
+{
+	struct mf_create_opts o = { .type = MF_TYPE_BLOOM, .capacity = 100,
+				    .fpr = 0.01, .hash_algo = MF_HASH_XXH64 };
+	MF_OPTS(mf_window_opts, w, .generations = 3, .period_ms = 60000,
+		.rotate_by_count = true);
+	MF_OPTS(mf_grow_opts, g, .max_subs = 5, .factor = 3, .ratio = 0.25);
+	MF_OPTS(mf_window_info, wi);
+	MF_OPTS(mf_grow_info, gi);
+	struct mf_info i;
+	int fd;
+
+	fd = mf_create(self->dev, &o);
+	ASSERT_LE(0, fd) TH_LOG("%s", MF_CALL_STRERROR(mf_create, fd));
+	ASSERT_EQ(0, mf_info(fd, &i));
+	EXPECT_EQ(MF_HASH_XXH64, i.hash_algo);
+	close(fd);
+	o.hash_algo = 0;
+	o.seed = 42;
+	EXPECT_EQ(-EINVAL, mf_create(self->dev, &o));
+	o.fixed_seed = true;
+	fd = mf_create(self->dev, &o);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, mf_info(fd, &i));
+	EXPECT_EQ(42, i.seed);
+	close(fd);
+	o = (struct mf_create_opts){ .type = MF_TYPE_BLOOM, .capacity = 100,
+				     .bits_per_key = 10.1 };
+	EXPECT_EQ(-EINVAL, mf_create(self->dev, &o));
+	o.bits_per_key = 10.25;
+	fd = mf_create(self->dev, &o);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, mf_info(fd, &i));
+	EXPECT_EQ(10.25, i.bits_per_key);
+	close(fd);
+	o.type = MF_TYPE_WINDOW;
+	fd = mf_create_window(self->dev, &o, &w);
+	ASSERT_LE(0, fd) TH_LOG("%s", MF_CALL_STRERROR(mf_create_window, fd));
+	ASSERT_EQ(0, mf_window_info(fd, &wi));
+	EXPECT_EQ(3, wi.generations);
+	EXPECT_EQ(60000, wi.period_ms);
+	EXPECT_TRUE(wi.rotate_by_count);
+	close(fd);
+	o = (struct mf_create_opts){ .type = MF_TYPE_GROW, .capacity = 100,
+				     .fpr = 0.01 };
+	fd = mf_create_grow(self->dev, &o, &g);
+	ASSERT_LE(0, fd) TH_LOG("%s", MF_CALL_STRERROR(mf_create_grow, fd));
+	ASSERT_EQ(0, mf_grow_info(fd, &gi));
+	EXPECT_EQ(5, gi.max_subs);
+	EXPECT_EQ(3, gi.factor);
+	EXPECT_EQ(0.25, gi.ratio);
+	close(fd);
+	g.ratio = 0.333;
+	EXPECT_EQ(-EINVAL, mf_create_grow(self->dev, &o, &g));
 }
 
 TEST_F(lib, publish_open_list_unpublish)

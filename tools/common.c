@@ -425,10 +425,10 @@ int filter_opt(int c, struct mf_create_opts *o)
 	case 'b':
 		if (parse_double("--bits-per-key", optarg, &o->bits_per_key))
 			return -1;
-		/* Quarter bits exactly: nothing is rounded behind the user. */
-		if (!(o->bits_per_key >= CLI_BPK_MIN &&
-		      o->bits_per_key <= CLI_BPK_MAX &&
-		      o->bits_per_key * 4 == nearbyint(o->bits_per_key * 4))) {
+		/* The library's rule: quarter bits exactly, nothing rounded. */
+		if (mf_create_check(&(struct mf_create_opts){
+			.type = MF_TYPE_BLOOM, .capacity = 1,
+			.bits_per_key = o->bits_per_key }, NULL, NULL, NULL)) {
 			usage_error("--bits-per-key must be %d to %d in steps of 0.25, not '%s'",
 				    CLI_BPK_MIN, CLI_BPK_MAX, optarg);
 			return -1;
@@ -586,8 +586,14 @@ int grow_opt(int c, struct mf_grow_opts *g)
 	case OPT_GROW_RATIO:
 		if (parse_double("--grow-ratio", optarg, &g->ratio))
 			return -1;
-		if (!(g->ratio >= 0.01 && g->ratio <= 0.99)) {
-			usage_error("--grow-ratio must be 0.01 to 0.99");
+		/* The library's rule: whole percent, nothing rounded. */
+		if (g->ratio == 0 ||
+		    mf_create_check(&(struct mf_create_opts){
+			.type = MF_TYPE_GROW, .capacity = 1, .fpr = 0.01 },
+			NULL, &(struct mf_grow_opts){ .sz = sizeof(*g),
+			.ratio = g->ratio }, NULL)) {
+			usage_error("--grow-ratio must be 0.01 to 0.99 in steps of 0.01, not '%s'",
+				    optarg);
 			return -1;
 		}
 		return 0;

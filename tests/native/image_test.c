@@ -46,7 +46,7 @@ static struct mf_offline *build(int type, bool keyed, uint64_t capacity,
 		.capacity = capacity,
 		.keyed = keyed,
 		.fixed_seed = !keyed,
-		.seed = seed,
+		.seed = keyed ? 0 : seed,
 	};
 	struct mf_offline *f;
 	uint64_t *k;
@@ -593,7 +593,8 @@ static void *bloom_image_hash(int hash_algo, bool keyed, uint64_t capacity,
 			      uint64_t seed, uint64_t first, size_t n, size_t *len)
 {
 	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_BLOOM, .capacity = capacity,
-		.fpr = 0.01, .keyed = keyed, .fixed_seed = !keyed, .seed = seed,
+		.fpr = 0.01, .keyed = keyed, .fixed_seed = !keyed,
+		.seed = keyed ? 0 : seed,
 		.hash_algo = hash_algo);
 	struct mf_offline *f;
 	uint64_t *k = keys_range(first, n);

@@ -231,6 +231,21 @@ static void c_mf_create(void)
 	WANT(mf_create(BAD_FD, &o), -EBADF);
 }
 
+static void c_mf_create_check(void)
+{
+	struct mf_create_opts o = bloom_opts(), zero = { 0 };
+	const char *why = "unset";
+
+	WANT(mf_create_check(NULL, NULL, NULL, &why), -EINVAL);
+	WANT_TRUE(why && strcmp(why, "unset"));
+	WANT(mf_create_check(&zero, NULL, NULL, NULL), -EINVAL);
+	WANT(mf_create_check(&o, NULL, NULL, NULL), 0);
+	o.type = MF_TYPE_WINDOW;
+	WANT(mf_create_check(&o, NULL, NULL, NULL), -EINVAL);
+	o.type = MF_TYPE_GROW;
+	WANT(mf_create_check(&o, NULL, NULL, NULL), 0);
+}
+
 static void c_mf_create_window(void)
 {
 	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_WINDOW, .capacity = 10,
@@ -639,7 +654,8 @@ struct args_case {
 static const struct args_case cases[] = {
 	CASE(mf_add), CASE(mf_add_unique), CASE(mf_add_uniquev),
 	CASE(mf_addv), CASE(mf_api), CASE(mf_call_strerror), CASE(mf_clear),
-	CASE(mf_count), CASE(mf_countv), CASE(mf_create), CASE(mf_create_grow),
+	CASE(mf_count), CASE(mf_countv), CASE(mf_create), CASE(mf_create_check),
+	CASE(mf_create_grow),
 	CASE(mf_create_window), CASE(mf_delete), CASE(mf_deletev),
 	CASE(mf_dump), CASE(mf_grow_info), CASE(mf_image_merge),
 	CASE(mf_image_read), CASE(mf_info), CASE(mf_keys), CASE(mf_list),
