@@ -926,6 +926,73 @@ LIBMEMFILTER_API void mf_offline_free(struct mf_offline *f);
  */
 LIBMEMFILTER_API int mf_offline_image(const struct mf_offline *f, void **image, size_t *len);
 
+/* The bytes of an image header (mf_offline_image_view()). */
+#define MF_IMAGE_HDR_SIZE 128
+
+/**
+ * mf_offline_image_view() - an offline filter's image, its table not copied
+ * @f: the filter
+ * @header: out: the image's MF_IMAGE_HDR_SIZE-byte header
+ * @payload: out: the payload, in the filter's own memory: valid, and
+ *	unchanged, until @f is next changed or freed
+ * @len: out: its length in bytes
+ *
+ * The image mf_offline_image() makes, the header followed by the
+ * payload, without its copy of the table: write @header, then @payload,
+ * to save a filter of any size in about its own memory. The filter is
+ * unchanged.
+ *
+ * Return: 0; -EINVAL for a NULL argument; -EOPNOTSUPP for a growing
+ * filter that has grown (its sub-filters are apart: use
+ * mf_offline_image()).
+ */
+LIBMEMFILTER_API int mf_offline_image_view(struct mf_offline *f, void *header,
+					   const void **payload, size_t *len);
+
+/**
+ * mf_offline_map() - an offline filter on an image file, mapped, not read
+ * @fd: an image file (a regular file), open for reading
+ * @out: out: the filter; release it with mf_offline_free()
+ * @why: optional: on failure, a static one-line reason, as
+ *	mf_offline_from_image() gives; NULL otherwise
+ *
+ * What mf_offline_from_image() makes of the file's contents, checked the
+ * same way (the header first, then the payload's checksum where it
+ * lies), but the table is the file's pages mapped copy on write: nothing
+ * is copied, memory is the pages in use (all of them after the check,
+ * which reads the payload once), and changes (adds) stay in this
+ * process, never in the file. @fd may be closed after the call. The file
+ * must keep its length while mapped (truncating it makes access to the
+ * pages cut off fail with SIGBUS, as for any mapping); replacing it by a
+ * rename, as memfilterctl writes images, leaves the mapping intact.
+ *
+ * Return: 0 or -errno: as mf_offline_from_image(); -ENODEV for a file
+ * that cannot be mapped (a pipe, a device: read it with mf_image_read()),
+ * -EISDIR for a directory.
+ */
+LIBMEMFILTER_API int mf_offline_map(int fd, struct mf_offline **out, const char **why);
+
+/**
+ * mf_offline_size() - the memory an offline filter would take
+ * @opts: as for mf_offline_create()
+ * @w: a window filter's options (as for mf_offline_create_window()), or
+ *	NULL
+ * @g: a growing filter's options (as for mf_offline_create_grow()), or
+ *	NULL; its size is its first sub-filter's: each it grows to takes
+ *	more
+ * @bytes: out: the bytes of table memory mf_offline_create*() would
+ *	allocate for these options
+ *
+ * Allocates nothing: a program can check a size against the memory it
+ * has before it asks for it.
+ *
+ * Return: 0, or what mf_offline_create*() would return (-EINVAL,
+ * -E2BIG), -ENOMEM excepted.
+ */
+LIBMEMFILTER_API int mf_offline_size(const struct mf_create_opts *opts,
+				     const struct mf_window_opts *w,
+				     const struct mf_grow_opts *g, uint64_t *bytes);
+
 /**
  * mf_offline_info() - an offline filter's parameters and fill
  * @f: the filter

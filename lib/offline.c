@@ -16,7 +16,9 @@
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "filter_type.h"
@@ -37,12 +39,16 @@
  * @parts: memory attached later, for types that grow
  *	(&memfilter_type_ops.next_bytes)
  * @nparts: how many
+ * @map: mf_offline_map(): the mapping @mem is in (an image file's pages,
+ *	copy on write), @map_bytes long; NULL when @mem is allocated
  */
 struct mf_offline {
 	const struct memfilter_type_ops *ops;
 	union memfilter_state s;
 	void *mem;
 	size_t mem_bytes;
+	void *map;
+	size_t map_bytes;
 	void *parts[MEMFILTER_MAX_PARTS];
 	u32 nparts;
 	u64 keys;
@@ -78,7 +84,10 @@ void mf_offline_free(struct mf_offline *f)
 		return;
 	for (i = 0; i < f->nparts; i++)
 		free(f->parts[i]);
-	free(f->mem);
+	if (f->map)
+		munmap(f->map, f->map_bytes);
+	else
+		free(f->mem);
 	explicit_bzero(f, sizeof(*f));
 	free(f);
 }
@@ -274,6 +283,38 @@ int mf_create_check(const struct mf_create_opts *opts,
 	return ret ? libmf_refuse(why, mf_create_why(&c, ret), ret) : 0;
 }
 
+int mf_offline_size(const struct mf_create_opts *opts,
+		    const struct mf_window_opts *w, const struct mf_grow_opts *g,
+		    uint64_t *bytes)
+{
+	struct memfilter_create c = { .size = sizeof(c) };
+	const struct memfilter_type_ops *ops;
+	union memfilter_params p;
+	struct mf_offline *unused;
+	u64 n;
+	int ret;
+
+	if (!bytes || (w && g))
+		return -EINVAL;
+	*bytes = 0;
+	ret = mf_offline_encode(&c, opts, true, &unused);
+	if (!ret && w)
+		ret = libmf_encode_window(&c, w, NULL);
+	if (!ret && g)
+		ret = libmf_encode_grow(&c, g, true, NULL);
+	if (!ret)
+		ret = memfilter_create_params(&c, &ops, &p);
+	if (ret)
+		return ret;
+	n = ops->mem_bytes(&p);
+	explicit_bzero(&p, sizeof(p));
+	if (!n)
+		return -EINVAL;
+	/* What mf_table_alloc() takes: 64 bytes of slack, whole lines. */
+	*bytes = (n + 64 + 63) & ~(u64)63;
+	return 0;
+}
+
 /*
  * The kernel's ROTATE (module/window.c), with no inserter to wait for:
  * the oldest generation cleared and published, born now (an offline
@@ -374,6 +415,38 @@ int mf_offline_image(const struct mf_offline *f, void **image, size_t *len)
 	return 0;
 }
 
+/*
+ * The table memory holds the payload as an image has it (from_image and
+ * map below put a payload there as it is): the type's image op can write
+ * its payload onto the table itself, where it copies each word onto
+ * itself and writes only its state section (window, growing filters),
+ * which is the section's own room. Not once a growing filter has grown:
+ * its later sub-filters are parts of their own.
+ */
+int mf_offline_image_view(struct mf_offline *f, void *header,
+			  const void **payload, size_t *len)
+{
+	struct memfilter_image_desc d;
+
+	if (payload)
+		*payload = NULL;
+	if (len)
+		*len = 0;
+	if (!f || !header || !payload || !len)
+		return -EINVAL;
+	if (f->nparts)
+		return -EOPNOTSUPP;
+	f->ops->image(&f->s, f->keys, &d, NULL);
+	if (d.payload_size > f->mem_bytes)
+		return -EOPNOTSUPP;
+	f->ops->image(&f->s, f->keys, &d, f->mem);
+	memfilter_image_header(header, &d, f->mem);
+	*payload = f->mem;
+	*len = d.payload_size;
+	explicit_bzero(&d, sizeof(d));
+	return 0;
+}
+
 /* Why memfilter_image_parse() refused @image (it says only the errno). */
 static const char *mf_image_why(const u8 *image, size_t len, int err)
 {
@@ -452,6 +525,94 @@ int mf_offline_from_image(const void *image, size_t len,
 	*out = f;
 out:
 	explicit_bzero(&d, sizeof(d));
+	if (why)
+		*why = w;
+	return ret;
+}
+
+/*
+ * The image file @fd as a filter, its pages mapped copy on write: the
+ * header read and checked first, then the mapping made with room after
+ * the payload for the rest of the table memory (zeroed, as the table
+ * would be), the payload checked where it lies, and the filter set up on
+ * it. Nothing is copied; memory is the file's pages that are touched.
+ */
+int mf_offline_map(int fd, struct mf_offline **out, const char **why)
+{
+	u8 hdr[MEMFILTER_IMAGE_HDR_SIZE];
+	struct memfilter_image_desc d;
+	struct mf_offline *f = NULL;
+	const char *w = NULL;
+	size_t room, page = sysconf(_SC_PAGESIZE);
+	struct stat st;
+	void *base;
+	u64 mem;
+	int ret;
+
+	if (why)
+		*why = NULL;
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -ENODEV;
+	ret = pread(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) ? 0 :
+	      -EBADMSG;
+	if (!ret)
+		ret = memfilter_image_parse(hdr, st.st_size, &d);
+	if (ret) {
+		/* mf_image_why() reads the header, and compares lengths. */
+		w = st.st_size < (off_t)sizeof(hdr) ?
+		    "truncated: shorter than the 128-byte header" :
+		    mf_image_why(hdr, st.st_size, ret);
+		goto out;
+	}
+	mem = memfilter_type_ops(d.type)->mem_bytes(&d.params);
+	if (mem < d.payload_size ||
+	    mem > SIZE_MAX - MEMFILTER_IMAGE_HDR_SIZE - 64 - page) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	room = (MEMFILTER_IMAGE_HDR_SIZE + mem + 64 + page - 1) & ~(page - 1);
+	f = calloc(1, sizeof(*f));
+	base = f ? mmap(NULL, room, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
+	if (base == MAP_FAILED) {
+		ret = -ENOMEM;
+		w = "out of memory";
+		goto out;
+	}
+	f->map = base;
+	f->map_bytes = room;
+	if (mmap(base, st.st_size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		ret = -errno;
+		goto out;
+	}
+	f->mem = (u8 *)base + MEMFILTER_IMAGE_HDR_SIZE;
+	f->mem_bytes = mem;
+	ret = memfilter_image_check_payload(&d, f->mem);
+	if (ret) {
+		w = "payload checksum mismatch (corrupt table)";
+		goto out;
+	}
+	f->ops = memfilter_type_ops(d.type);
+	f->ops->init(&f->s, &d.params, f->mem);
+	ret = f->ops->restore(&f->s, &d);
+	if (ret) {
+		w = "cuckoo table does not hold the header's key count";
+		goto out;
+	}
+	f->keys = d.keys;
+	f->adds = d.keys;
+	*out = f;
+	f = NULL;
+out:
+	mf_offline_free(f);
+	explicit_bzero(&d, sizeof(d));
+	explicit_bzero(hdr, sizeof(hdr));
 	if (why)
 		*why = w;
 	return ret;

@@ -528,6 +528,51 @@ static void c_mf_offline_image(void)
 	mf_offline_free(f);
 }
 
+static void c_mf_offline_image_view(void)
+{
+	struct mf_offline *f = offline(MF_TYPE_BLOOM);
+	unsigned char hdr[MF_IMAGE_HDR_SIZE];
+	const void *payload = &payload;
+	size_t len = 7;
+
+	WANT(mf_offline_image_view(NULL, hdr, &payload, &len), -EINVAL);
+	WANT_TRUE(!payload && !len);
+	WANT(mf_offline_image_view(f, NULL, &payload, &len), -EINVAL);
+	WANT(mf_offline_image_view(f, hdr, NULL, &len), -EINVAL);
+	WANT(mf_offline_image_view(f, hdr, &payload, NULL), -EINVAL);
+	WANT(mf_offline_image_view(f, hdr, &payload, &len), 0);
+	WANT_TRUE(payload && len);
+	mf_offline_free(f);
+}
+
+static void c_mf_offline_map(void)
+{
+	struct mf_offline *f = (void *)&f;
+	const char *why = "x";
+	int p[2];
+
+	WANT(mf_offline_map(BAD_FD, NULL, NULL), -EINVAL);
+	WANT(mf_offline_map(BAD_FD, &f, &why), -EBADF);
+	WANT_TRUE(!f);
+	WANT_TRUE(!pipe(p));
+	WANT(mf_offline_map(p[0], &f, NULL), -ENODEV);
+	close(p[0]);
+	close(p[1]);
+}
+
+static void c_mf_offline_size(void)
+{
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_BLOOM, .capacity = 1000,
+		.bits_per_key = 8);
+	uint64_t bytes = 7;
+
+	WANT(mf_offline_size(NULL, NULL, NULL, &bytes), -EINVAL);
+	WANT(bytes, 0);
+	WANT(mf_offline_size(&o, NULL, NULL, NULL), -EINVAL);
+	WANT(mf_offline_size(&o, NULL, NULL, &bytes), 0);
+	WANT_TRUE(bytes >= 1000);
+}
+
 static void c_mf_offline_info(void)
 {
 	struct mf_offline *f = offline(MF_TYPE_BLOOM);
@@ -667,6 +712,7 @@ static const struct args_case cases[] = {
 	CASE(mf_offline_delete), CASE(mf_offline_deletev),
 	CASE(mf_offline_free), CASE(mf_offline_from_image),
 	CASE(mf_offline_grow_info), CASE(mf_offline_image),
+	CASE(mf_offline_image_view), CASE(mf_offline_map), CASE(mf_offline_size),
 	CASE(mf_offline_info), CASE(mf_offline_keys),
 	CASE(mf_offline_query), CASE(mf_offline_queryv),
 	CASE(mf_offline_rotate), CASE(mf_offline_window_info),
