@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1040,4 +1041,133 @@ int stdout_flush(void)
 		return EXIT_ERR;
 	}
 	return 0;
+}
+
+/* A number from the line of @path that starts with @key, or 0. */
+static uint64_t read_value(const char *path, const char *key)
+{
+	char line[256];
+	uint64_t v = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, strlen(key))) {
+			v = strtoull(line + strlen(key), NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* The memory cgroup (v2) of this process: memory.max less memory.current. */
+static uint64_t cgroup_room(void)
+{
+	char line[512], path[600];
+	uint64_t max, used;
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	bool found = false;
+
+	if (!f)
+		return UINT64_MAX;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, "0::", 3);
+	fclose(f);
+	if (!found)
+		return UINT64_MAX;
+	line[strcspn(line, "\n")] = '\0';
+	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max", line + 3);
+	f = fopen(path, "r");
+	if (!f)
+		return UINT64_MAX;
+	found = fscanf(f, "%" SCNu64, &max) == 1;
+	fclose(f);
+	if (!found)	/* "max" */
+		return UINT64_MAX;
+	snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.current",
+		 line + 3);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%" SCNu64, &used) != 1)
+		used = 0;
+	if (f)
+		fclose(f);
+	return used < max ? max - used : 0;
+}
+
+/*
+ * The memory this process can still take, and which limit says so: the
+ * least of MemAvailable (/proc/meminfo: what the system can give without
+ * swapping, which a filter's random accesses would make useless), the
+ * room left under RLIMIT_AS and RLIMIT_DATA, and the memory cgroup's
+ * memory.max less its memory.current. UINT64_MAX when none is known.
+ */
+static uint64_t memory_available(const char **which)
+{
+	struct rlimit rl;
+	uint64_t room = UINT64_MAX, v, used;
+
+	*which = NULL;
+	v = read_value("/proc/meminfo", "MemAvailable:");
+	if (v) {
+		room = v * 1024;
+		*which = "MemAvailable in /proc/meminfo";
+	}
+	if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY) {
+		used = read_value("/proc/self/status", "VmSize:") * 1024;
+		v = rl.rlim_cur > used ? rl.rlim_cur - used : 0;
+		if (v < room) {
+			room = v;
+			*which = "RLIMIT_AS (ulimit -v)";
+		}
+	}
+	if (!getrlimit(RLIMIT_DATA, &rl) && rl.rlim_cur != RLIM_INFINITY) {
+		used = read_value("/proc/self/status", "VmData:") * 1024;
+		v = rl.rlim_cur > used ? rl.rlim_cur - used : 0;
+		if (v < room) {
+			room = v;
+			*which = "RLIMIT_DATA (ulimit -d)";
+		}
+	}
+	v = cgroup_room();
+	if (v < room) {
+		room = v;
+		*which = "the memory cgroup's memory.max";
+	}
+	return room;
+}
+
+/* A size in MB, GB or TB (decimal, as df -H prints them). */
+static const char *unit(uint64_t bytes)
+{
+	return bytes >= 1000000000000ULL ? "TB" : bytes >= 1000000000 ? "GB" :
+	       "MB";
+}
+
+static double scaled(uint64_t bytes)
+{
+	return bytes / (bytes >= 1000000000000ULL ? 1e12 :
+			bytes >= 1000000000 ? 1e9 : 1e6);
+}
+
+/*
+ * Before an offline filter of these options is made: refuse at once one
+ * whose table the memory left cannot hold, saying how much it needs.
+ * Return: 0 (a size the library refuses is left to it to say), or -1.
+ */
+int memory_check(const char *what, const struct mf_create_opts *o,
+		 const struct mf_window_opts *w, const struct mf_grow_opts *g)
+{
+	uint64_t need, room;
+	const char *which;
+
+	if (mf_offline_size(o, w, g, &need))
+		return 0;
+	room = memory_available(&which);
+	if (need <= room)
+		return 0;
+	cli_error("%s: the filter's table needs %" PRIu64 " bytes (%.1f %s), more than the %" PRIu64 " bytes (%.1f %s) %s leaves: lower --capacity or raise --fpr",
+		  what, need, scaled(need), unit(need), room, scaled(room),
+		  unit(room), which);
+	return -1;
 }

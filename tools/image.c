@@ -71,18 +71,44 @@ static int read_image(const char *path, unsigned char **img, size_t *len)
 	return ret ? -1 : 0;
 }
 
-/* Parse the image in file @path (checked) into an offline filter. */
-struct mf_offline *open_image(const char *path)
+/*
+ * The image in @path ("-" or NULL: stdin) as an offline filter, checked,
+ * and its header into @h if not NULL. A regular file is mapped, not read
+ * (mf_offline_map(): memory is the file's pages, once); anything else is
+ * read as read_image() reads it and parsed.
+ */
+struct mf_offline *open_image_header(const char *path,
+				     struct memfilter_image_header *h)
 {
-	struct mf_offline *f;
+	struct mf_offline *f = NULL;
 	unsigned char *img;
 	const char *why;
 	size_t len;
-	int ret;
+	int fd, ret;
 
+	if (path && strcmp(path, "-")) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			cli_error("%s: %s", path, strerror(errno));
+			return NULL;
+		}
+		ret = mf_offline_map(fd, &f, &why);
+		if (!ret && h && pread(fd, h, sizeof(*h), 0) != sizeof(*h))
+			ret = -EIO;
+		close(fd);
+		if (ret && ret != -ENODEV) {
+			mf_offline_free(f);
+			image_error(path, ret, why);
+			return NULL;
+		}
+		if (!ret)
+			return f;
+	}
 	if (read_image(path, &img, &len))
 		return NULL;
 	ret = mf_offline_from_image(img, len, &f, &why);
+	if (!ret && h)
+		memcpy(h, img, sizeof(*h));
 	explicit_bzero(img, len);
 	free(img);
 	if (ret) {
@@ -90,6 +116,11 @@ struct mf_offline *open_image(const char *path)
 		return NULL;
 	}
 	return f;
+}
+
+struct mf_offline *open_image(const char *path)
+{
+	return open_image_header(path, NULL);
 }
 
 static bool image_keyed(const unsigned char *img, size_t len)
@@ -114,21 +145,33 @@ static void stdout_secret_check(const void *img, size_t len)
 			 (unsigned int)(st.st_mode & 07777));
 }
 
-/* The whole image to @o, opened by output_open(), and @o finished. */
-static int write_image(struct output *o, const void *img, size_t len)
+/*
+ * The whole image, @hdr (@hdr_len bytes: all of a copied image, or its
+ * header) then @payload (@len bytes, or none), to @o, opened by
+ * output_open(), and @o finished.
+ */
+static int write_image_parts(struct output *o, const void *hdr,
+			     size_t hdr_len, const void *payload, size_t len)
 {
 	if (o->kind == OUTPUT_STDOUT) {
-		stdout_secret_check(img, len);
+		stdout_secret_check(hdr, hdr_len);
 		if (stdout_flush())
 			goto out_abort;
 	}
-	if (output_write(o, img, len) ||
-	    output_commit(o, image_keyed(img, len)))
+	output_progress(o, hdr_len + len);
+	if (output_write(o, hdr, hdr_len) || output_write(o, payload, len) ||
+	    output_commit(o, image_keyed(hdr, hdr_len)))
 		goto out_abort;
 	return 0;
 out_abort:
 	output_abort(o);
 	return EXIT_ERR;
+}
+
+/* The whole image to @o, opened by output_open(), and @o finished. */
+static int write_image(struct output *o, const void *img, size_t len)
+{
+	return write_image_parts(o, img, len, NULL, 0);
 }
 
 /* Overfill of an image about to be written: a warning, an error if strict. */
@@ -141,14 +184,25 @@ static int image_overfill(const char *what, const struct mf_info *i,
 	return strict ? -1 : 0;
 }
 
-/* The image of @f to @out, as write_image(); @what names the command. */
-int write_offline(const char *what, const struct mf_offline *f,
-		  struct output *out)
+/*
+ * The image of @f to @out, as write_image(); @what names the command. The
+ * table goes straight from the filter's memory (mf_offline_image_view()),
+ * copied only for a growing filter that grew.
+ */
+int write_offline(const char *what, struct mf_offline *f, struct output *out)
 {
+	unsigned char hdr[MF_IMAGE_HDR_SIZE];
+	const void *payload;
 	size_t len;
 	void *img;
 	int ret;
 
+	ret = mf_offline_image_view(f, hdr, &payload, &len);
+	if (!ret) {
+		ret = write_image_parts(out, hdr, sizeof(hdr), payload, len);
+		explicit_bzero(hdr, sizeof(hdr));
+		return ret;
+	}
 	if (mf_offline_image(f, &img, &len)) {
 		output_abort(out);
 		return fail_offline(what, -ENOMEM);
@@ -262,6 +316,11 @@ static int cmd_build(int argc, char **argv)
 		o.type = MF_TYPE_WINDOW;
 	if (grow)
 		o.type = MF_TYPE_GROW;
+	if (memory_check("build", &o, wa.window ? &wa.w : NULL,
+			 grow ? &g : NULL)) {
+		output_abort(&out);
+		return EXIT_ERR;
+	}
 	ret = wa.window ? mf_offline_create_window(&o, &wa.w, &f) :
 	      grow ? mf_offline_create_grow(&o, &g, &f) :
 	      mf_offline_create(&o, &f);
@@ -497,10 +556,8 @@ static int cmd_inspect(int argc, char **argv)
 	MF_OPTS(mf_grow_info, gi);
 	struct memfilter_image_header h;
 	struct mf_offline *f;
-	const char *path, *why;
-	unsigned char *img;
 	struct mf_info info;
-	size_t len;
+	const char *path;
 	int ret;
 
 	ret = json_opt(argc, argv);
@@ -514,14 +571,9 @@ static int cmd_inspect(int argc, char **argv)
 		return EXIT_ERR;
 	}
 	path = argv[optind];
-	if (read_image(path, &img, &len))
+	f = open_image_header(path, &h);
+	if (!f)
 		return EXIT_ERR;
-	ret = mf_offline_from_image(img, len, &f, &why);
-	if (ret) {
-		ret = image_error(path, ret, why);
-		goto out_free;
-	}
-	memcpy(&h, img, sizeof(h));
 	mf_offline_info(f, &info);
 	if (info.type == MF_TYPE_WINDOW)
 		mf_offline_window_info(f, &wi);
@@ -543,9 +595,6 @@ static int cmd_inspect(int argc, char **argv)
 		ret = stdout_flush();
 	}
 	explicit_bzero(&h, sizeof(h));
-out_free:
-	explicit_bzero(img, len);
-	free(img);
 	return ret;
 }
 

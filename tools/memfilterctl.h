@@ -141,6 +141,8 @@ void json_info(struct json_writer *jw, const struct mf_info *i,
 	       const struct mf_grow_info *gi);
 int pub_id_of(int fd, const struct mf_info *i, uint32_t *pub_id);
 int stdout_flush(void);
+int memory_check(const char *what, const struct mf_create_opts *o,
+		 const struct mf_window_opts *w, const struct mf_grow_opts *g);
 
 /* Options shared by create and build: the filter's parameters. */
 #define FILTER_OPTS \
@@ -295,6 +297,8 @@ void progress_done(struct reader *r);
 void reader_full(const struct reader *r, const char *what, uint64_t added,
 		 size_t done, int fd, const struct mf_offline *off);
 
+struct memfilter_image_header;
+
 /* output.c: -o FILE or stdout, never replacing what is not a file */
 enum output_kind {
 	OUTPUT_STDOUT,		/* no -o, -o -, or a link to stdout's file */
@@ -312,6 +316,10 @@ enum output_kind {
  * @dir: its name, for messages
  * @base: @path's last component
  * @tmp: the temporary file's name in @dirfd, "" when it has none
+ * @total: output_progress(): the bytes to write, 0 for no progress shown
+ * @written: the bytes written so far
+ * @shown: a progress line is on stderr
+ * @start: when output_progress() was called, @last: when last shown
  */
 struct output {
 	const char *path;
@@ -321,9 +329,13 @@ struct output {
 	char *dir;
 	const char *base;
 	char tmp[NAME_MAX + 1];
+	uint64_t total, written;
+	bool shown;
+	struct timespec start, last;
 };
 
 int output_open(struct output *o, const char *path);
+void output_progress(struct output *o, uint64_t total);
 int output_write(struct output *o, const void *buf, size_t len);
 int output_commit(struct output *o, bool secret);
 void output_abort(struct output *o);
@@ -331,7 +343,8 @@ void output_abort(struct output *o);
 /* image.c */
 int rotate_image(const char *path, const char *out);
 struct mf_offline *open_image(const char *path);
-int write_offline(const char *what, const struct mf_offline *f,
-		  struct output *out);
+struct mf_offline *open_image_header(const char *path,
+				     struct memfilter_image_header *h);
+int write_offline(const char *what, struct mf_offline *f, struct output *out);
 
 #endif /* _MEMFILTERCTL_H */

@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,57 @@ out_close:
 	return -1;
 }
 
+/* Progress lines: for this much output or more, every half second. */
+#define PROGRESS_BYTES (64ULL << 20)
+#define PROGRESS_NS 500000000LL
+/* Bytes per write(): progress between them, and no giant single write. */
+#define WRITE_CHUNK ((size_t)16 << 20)
+
+static long long ns_between(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1000000000LL + (b->tv_nsec - a->tv_nsec);
+}
+
+/*
+ * About to write @total bytes: show progress on stderr, if it is a
+ * terminal and the output large, as dd status=progress does.
+ */
+void output_progress(struct output *o, uint64_t total)
+{
+	o->written = 0;
+	o->total = total >= PROGRESS_BYTES && isatty(STDERR_FILENO) ? total : 0;
+	clock_gettime(CLOCK_MONOTONIC, &o->start);
+	o->last = o->start;
+}
+
+static void progress_line(struct output *o, bool force)
+{
+	struct timespec now;
+	double s;
+
+	if (!o->total)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!force && o->written &&
+	    ns_between(&o->last, &now) < PROGRESS_NS)
+		return;
+	o->last = now;
+	s = ns_between(&o->start, &now) / 1e9;
+	fprintf(stderr, "\r%s: %" PRIu64 " of %" PRIu64 " bytes written (%d%%), %.0f s, %.0f MB/s\033[K",
+		o->path, o->written, o->total,
+		(int)(o->written * 100 / o->total), s,
+		s > 0 ? o->written / s / 1e6 : 0);
+	o->shown = true;
+}
+
+static void progress_clear(struct output *o)
+{
+	if (o->shown)
+		fputs("\r\033[K", stderr);
+	o->shown = false;
+	o->total = 0;
+}
+
 /* Short writes go on; a write that makes no progress is ENOSPC. */
 int output_write(struct output *o, const void *buf, size_t len)
 {
@@ -234,16 +286,19 @@ int output_write(struct output *o, const void *buf, size_t len)
 	ssize_t n;
 
 	while (len) {
-		n = write(o->fd, p, len);
+		progress_line(o, false);
+		n = write(o->fd, p, len < WRITE_CHUNK ? len : WRITE_CHUNK);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
+			progress_clear(o);
 			cli_error("%s: %s", o->path,
 				  strerror(n < 0 ? errno : ENOSPC));
 			return -1;
 		}
 		p += n;
 		len -= n;
+		o->written += n;
 	}
 	return 0;
 }
@@ -351,6 +406,7 @@ int output_commit(struct output *o, bool secret)
 	mode_t mask;
 	int ret;
 
+	progress_clear(o);
 	if (o->kind == OUTPUT_STDOUT) {
 		output_abort(o);
 		return 0;
@@ -389,6 +445,7 @@ out_abort:
 /* Drop the output: any temporary file goes, FILE stays as it was. */
 void output_abort(struct output *o)
 {
+	progress_clear(o);
 	if (o->tmp[0])
 		unlinkat(o->dirfd, o->tmp, 0);
 	o->tmp[0] = '\0';

@@ -197,3 +197,81 @@ t_seen_image() {
 	expect_error "seen needs a Bloom, window or growing filter" \
 		memfilterctl seen -i "$T/ai-c.img" -k a
 }
+
+# peak_kb CMD...: CMD's peak resident memory in KiB (GNU time), or
+# nothing where there is none to measure it with.
+peak_kb() {
+	[ -x /usr/bin/time ] || return 0
+	/usr/bin/time -f '%M' -o "$T/pk-time" "$@" >/dev/null 2>&1 &&
+		cat "$T/pk-time"
+}
+
+# build and query --image hold about one image in memory, not two: the
+# table is written from the filter itself and the image mapped, not read
+# and copied. A 40 MiB image under a 64 MiB limit (ulimit -v); under
+# ASan, which ulimit -v stops, GNU time's peak less that of --version
+# stays under 1.5 images.
+t_peak_memory() {
+	keys a b c >"$T/pm-k" && : >"$T/out" && : >"$T/err"
+	img=41943168	# 2^25 keys at 10 bits per key, and the header
+	set -- build --type bloom --capacity 33554432 --bits-per-key 10 \
+		--seed 1 -o "$T/pm.img" "$T/pm-k"
+	if [ "${MF_CLI_ASAN:-0}" != 1 ]; then
+		(ulimit -v $((64 * 1024)) && exec memfilterctl "$@") &&
+			[ "$(stat -c %s "$T/pm.img")" = "$img" ] &&
+		(ulimit -v $((64 * 1024)) &&
+			exec memfilterctl query -n -i "$T/pm.img" -k a -k zz) \
+			>"$T/out" && expect_out 1 || fail "more than 64 MiB"
+		rc=$?
+		rm -f "$T/pm.img"
+		return $rc
+	fi
+	base=$(peak_kb memfilterctl --version)
+	[ -n "$base" ] || { echo "# no /usr/bin/time: not measured"; return 0; }
+	for cmd in build query; do
+		[ "$cmd" = query ] && set -- query -n -i "$T/pm.img" -k a -k zz
+		kb=$(peak_kb memfilterctl "$@")
+		[ -n "$kb" ] || [ "$cmd" = query ] ||
+			fail "$cmd failed" || return 1
+		kb=${kb:-0}
+		echo "# $cmd: peak $((kb - base)) KiB above --version's for a $((img / 1024)) KiB image"
+		[ $(((kb - base) * 1024)) -lt $((img * 3 / 2)) ] ||
+			fail "$cmd: peak $((kb - base)) KiB" || return 1
+	done
+	rm -f "$T/pm.img"
+}
+
+# A table the memory cannot hold is refused at once, with its size:
+# 5 * 10^11 keys at 1% (625 GB) against MemAvailable; under ulimit -v
+# (not ASan's), 10^8 keys (125 MB) against RLIMIT_AS.
+t_memory_check() {
+	: >"$T/mc-none"
+	rm -f "$T/mc.img"
+	expect_error "build: the filter's table needs 625000000064 bytes (625.0 GB), more than the .* leaves: lower --capacity or raise --fpr" \
+		memfilterctl build --type bloom --capacity 500000000000 \
+		-o "$T/mc.img" "$T/mc-none" &&
+		[ ! -e "$T/mc.img" ] || fail "an image was written" || return 1
+	[ "${MF_CLI_ASAN:-0}" = 1 ] && return 0
+	expect_error "needs 125000064 bytes (125.0 MB), more than the .* RLIMIT_AS (ulimit -v) leaves" \
+		limited memfilterctl build --type bloom --capacity 100000000 \
+		-o "$T/mc.img" "$T/mc-none"
+}
+
+# Writing a large image shows its progress on stderr when stderr is a
+# terminal (script(1) gives it one; where there is none, not tried).
+t_write_progress() {
+	keys a >"$T/wp-k"
+	set -- build --type bloom --capacity 67108864 --bits-per-key 8 \
+		--seed 1 -o "$T/wp.img" "$T/wp-k"
+	if script -qec true /dev/null >/dev/null 2>&1; then
+		script -qec "$(command -v memfilterctl) $*" /dev/null \
+			>"$T/wp-tty" 2>&1 &&
+		tr '\r' '\n' <"$T/wp-tty" |
+			grep -q "wp.img: [0-9]* of 67108992 bytes written (" ||
+			fail "no progress on a terminal: $(cat -v "$T/wp-tty")" ||
+			return 1
+	else
+		echo "# no script(1): progress on a terminal not tried"
+	fi
+	rm -f "$T/wp.img"
+}
