@@ -187,8 +187,8 @@ int memfilter_cuckoo_params_init(struct memfilter_cuckoo_params *p, u64 capacity
 		return -EINVAL;
 	if (capacity > (1ULL << 42))
 		return -E2BIG;
-	nb = DIV_ROUND_UP(capacity * 100,
-			  MEMFILTER_CUCKOO_SLOTS * MEMFILTER_CUCKOO_TARGET_LOAD);
+	nb = DIV_ROUND_UP_ULL(capacity * 100,
+			      MEMFILTER_CUCKOO_SLOTS * MEMFILTER_CUCKOO_TARGET_LOAD);
 	p->capacity = capacity;
 	p->nbuckets = nb;
 	p->layout = MEMFILTER_CUCKOO_LAYOUT_MOD;
@@ -1283,7 +1283,7 @@ static int mf_cuckoo_image_decode(const struct memfilter_image_header *h,
 	if (!mf_cuckoo_fp_bits_ok(fp_bits))
 		return -EBADMSG;
 	if (!nbuckets || (!mod && (nbuckets & (nbuckets - 1))) ||
-	    nbuckets > MEMFILTER_CUCKOO_MAX_BYTES / (fp_bits / 2) ||
+	    nbuckets > div_u64(MEMFILTER_CUCKOO_MAX_BYTES, fp_bits / 2) ||
 	    h->bits_per_key_q4)
 		return -EBADMSG;
 	if (stash && (!(stash & 0xffff) ||
@@ -1316,9 +1316,10 @@ static u64 mf_cuckoo_steps(const union memfilter_state *s)
 static void mf_cuckoo_clear_step(union memfilter_state *s, u64 k)
 {
 	const struct memfilter_cuckoo *c = &s->cuckoo;
-	u64 first = DIV_ROUND_UP(k * MEMFILTER_CUCKOO_DUMP_CHUNK, c->bucket_bytes);
-	u64 end = DIV_ROUND_UP((k + 1) * MEMFILTER_CUCKOO_DUMP_CHUNK,
-			       c->bucket_bytes);
+	u64 first = DIV_ROUND_UP_ULL(k * MEMFILTER_CUCKOO_DUMP_CHUNK,
+				     c->bucket_bytes);
+	u64 end = DIV_ROUND_UP_ULL((k + 1) * MEMFILTER_CUCKOO_DUMP_CHUNK,
+				   c->bucket_bytes);
 
 	memfilter_cuckoo_clear_buckets(&s->cuckoo, first, end - first);
 }

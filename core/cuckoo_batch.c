@@ -189,13 +189,18 @@ static __always_inline void mf_cuckoo_query_batch(const struct memfilter_cuckoo 
 	}
 }
 
-/* The batch lookup for @f-bit fingerprints in layout @lay: the ring's width. */
+/*
+ * The batch lookup for @f-bit fingerprints in layout @lay: the ring's
+ * width. A 32-bit build has no table of 2^32 buckets (16 GiB at least)
+ * and no wide ring: its stack frame stays under 1 KiB.
+ */
 static __always_inline void mf_cuckoo_query_batch_l(const struct memfilter_cuckoo *c,
 						    const u64 *hashes, size_t n,
 						    unsigned long *result,
 						    const u32 f, const u32 lay)
 {
-	if (likely(c->p.nbuckets <= MEMFILTER_CUCKOO_RING32_BUCKETS))
+	if (BITS_PER_LONG == 32 ||
+	    likely(c->p.nbuckets <= MEMFILTER_CUCKOO_RING32_BUCKETS))
 		mf_cuckoo_query_batch(c, hashes, n, result, f, lay, false);
 	else
 		mf_cuckoo_query_batch(c, hashes, n, result, f, lay, true);

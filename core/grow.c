@@ -285,7 +285,7 @@ int memfilter_grow_add_hashes(struct memfilter_grow *g, const u64 *hashes,
 			return -ENOSPC;
 		}
 		take = min((u64)(n - i), b->p.capacity - k);
-		if (!memfilter_grow_cmpxchg(&g->keys[a - 1], &k, k + take))
+		if (!memfilter_grow_cmpxchg64(&g->keys[a - 1], &k, k + take))
 			continue;
 		if (exclusive)
 			memfilter_bloom_add_hashes_exclusive(b, hashes + i, take);
@@ -333,7 +333,7 @@ static u32 mf_grow_ask(const struct memfilter_grow *g, u32 a, const u64 *in,
 		memfilter_bloom_contains_hashes(&g->sub[s], in, n, part);
 		words = DIV_ROUND_UP(n, BITS_PER_LONG);
 		for (w = 0, found = 0; w < words; w++)
-			found += hweight64(part[w]);
+			found += hweight_long(part[w]);
 		if (!found)
 			continue;
 		if (!at) {
@@ -415,7 +415,7 @@ void memfilter_grow_contains_hashes(const struct memfilter_grow *g,
 							hashes + i, m, part);
 			for (w = 0, found = 0; w < words; w++) {
 				out[w] |= part[w];
-				found += hweight64(out[w]);
+				found += hweight_long(out[w]);
 			}
 		}
 		/*
@@ -479,7 +479,7 @@ static void mf_grow_unclaim(struct memfilter_grow *g, u32 i, u64 n)
 {
 	u64 k = READ_ONCE(g->keys[i]);
 
-	while (!memfilter_grow_cmpxchg(&g->keys[i], &k, k - min(k, n)))
+	while (!memfilter_grow_cmpxchg64(&g->keys[i], &k, k - min(k, n)))
 		;
 }
 
@@ -520,7 +520,7 @@ static int mf_grow_ta_chunk(struct memfilter_grow *g, const u64 *hashes,
 		}
 		/* Room for every key no older sub-filter holds. */
 		take = min((u64)n, b->p.capacity - k);
-		if (!memfilter_grow_cmpxchg(&g->keys[a - 1], &k, k + take))
+		if (!memfilter_grow_cmpxchg64(&g->keys[a - 1], &k, k + take))
 			continue;
 		/*
 		 * The test-and-add tells a key the newest held already (if
@@ -662,7 +662,7 @@ int memfilter_grow_test_and_add_hash(struct memfilter_grow *g, u64 h)
 			memfilter_grow_cmpxchg(&g->active, &a, a + 1);
 			continue;
 		}
-		if (memfilter_grow_cmpxchg(&g->keys[a - 1], &k, k + 1))
+		if (memfilter_grow_cmpxchg64(&g->keys[a - 1], &k, k + 1))
 			break;
 	}
 	res = 0;

@@ -30,13 +30,18 @@
 /*
  * Compare-and-exchange on the counters below, lock-free in both builds:
  * true if *@p held *@old and now holds @new, else *@old is what it held.
+ * memfilter_grow_cmpxchg() is for @active (32 bits), _cmpxchg64() for
+ * @keys: 32-bit kernels have no try_cmpxchg() of 64 bits.
  */
 #ifdef __KERNEL__
 #define memfilter_grow_cmpxchg(p, old, new)	try_cmpxchg(p, old, new)
+#define memfilter_grow_cmpxchg64(p, old, new)	try_cmpxchg64(p, old, new)
 #else
 #define memfilter_grow_cmpxchg(p, old, new) \
 	__atomic_compare_exchange_n(p, old, new, false, __ATOMIC_SEQ_CST, \
 				    __ATOMIC_RELAXED)
+#define memfilter_grow_cmpxchg64(p, old, new) \
+	memfilter_grow_cmpxchg(p, old, new)
 #endif
 
 /**

@@ -95,11 +95,19 @@ static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
 #define BITS_PER_LONG		(8 * (int)sizeof(long))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define hweight64(x)		((unsigned int)__builtin_popcountll(x))
+#define hweight_long(x)		((unsigned int)__builtin_popcountl(x))
 
 static inline u64 div64_u64(u64 dividend, u64 divisor)
 {
 	return dividend / divisor;
 }
+
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+
+#define DIV_ROUND_UP_ULL(ll, d)	div_u64((ll) + (d) - 1, (d))
 
 static inline void memfilter_atomic_or64(u64 *p, u64 v)
 {

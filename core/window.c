@@ -250,14 +250,14 @@ int memfilter_window_params_init(struct memfilter_window_params *p, u64 capacity
 		return -EINVAL;
 	if (fpr_ppb)
 		ret = memfilter_bloom_params_from_fpr(&p->gen, capacity,
-						      fpr_ppb / generations);
+						      div_u64(fpr_ppb, generations));
 	else
 		ret = memfilter_bloom_params_from_bpk(&p->gen, capacity,
 						      bits_per_key_q4);
 	if (ret)
 		return ret;
-	if (p->gen.nblocks > MEMFILTER_BLOOM_MAX_BYTES / MEMFILTER_BLOOM_BLOCK_BYTES /
-			     generations)
+	if (p->gen.nblocks > div_u64(MEMFILTER_BLOOM_MAX_BYTES /
+				     MEMFILTER_BLOOM_BLOCK_BYTES, generations))
 		return -E2BIG;
 	p->generations = generations;
 	return 0;
@@ -905,8 +905,8 @@ static int mf_window_image_decode(const struct memfilter_image_header *h,
 
 	if (gens < MEMFILTER_WINDOW_MIN_GENS ||
 	    gens > MEMFILTER_WINDOW_MAX_GENS || !nblocks ||
-	    nblocks > MEMFILTER_BLOOM_MAX_BYTES / MEMFILTER_BLOOM_BLOCK_BYTES /
-		      gens)
+	    nblocks > div_u64(MEMFILTER_BLOOM_MAX_BYTES /
+			      MEMFILTER_BLOOM_BLOCK_BYTES, gens))
 		return -EBADMSG;
 	p->generations = gens;
 	p->gen.nblocks = nblocks;
