@@ -59,6 +59,15 @@
 #define MF_DM_SECTORS		(MF_DM_BLOCK >> SECTOR_SHIFT)
 /* Pages reserved for verify reads: progress under memory pressure. */
 #define MF_DM_MIN_PAGES		4
+/*
+ * The most blocks a target may have: the @written bitmap is one
+ * kvmalloc() (at most INT_MAX bytes, whole words) and its bit numbers
+ * are longs (set_bit()): 2^34 - 64 blocks (64 TiB) on 64-bit kernels,
+ * 2^31 - 1 (8 TiB) on 32-bit ones.
+ */
+#define MF_DM_MAX_BLOCKS \
+	min_t(u64, LONG_MAX, \
+	      (u64)rounddown(INT_MAX, sizeof(long)) * BITS_PER_BYTE)
 /* The table's filter name that means "no filter: verify every write". */
 #define MF_DM_NO_FILTER		"*"
 
@@ -624,9 +633,15 @@ static int mf_dm_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 			goto out_free;
 		}
 	}
-	ret = -ENOMEM;
 	t->nr_blocks = DIV_ROUND_UP_SECTOR_T(ti->len, MF_DM_SECTORS);
-	/* Over INT_MAX bytes (a 64 TiB target) kvmalloc refuses: -ENOMEM. */
+	if (t->nr_blocks > MF_DM_MAX_BLOCKS) {
+		ti->error = BITS_PER_LONG == 32 ?
+			"Target too large: at most 2^31 - 1 blocks (8 TiB)" :
+			"Target too large: at most 2^34 - 64 blocks (64 TiB)";
+		ret = -EINVAL;
+		goto out_free;
+	}
+	ret = -ENOMEM;
 	t->written = kvcalloc(BITS_TO_LONGS(t->nr_blocks), sizeof(long),
 			      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	t->inflight = kvcalloc(MF_DM_SLOT_WIDE + 1, sizeof(*t->inflight),

@@ -183,7 +183,16 @@ t_bad_tables() {
 		fi
 	done
 	! dm message $MAP 0 bogus 2>/dev/null ||
-		fail "message 'bogus' accepted"
+		fail "message 'bogus' accepted" || return 1
+	# Past the written-block bitmap's reach (2^34 - 64 blocks on a 64-bit
+	# kernel): refused by the constructor, with its own table error.
+	big="Target too large: at most 2^34 - 64 blocks (64 TiB)"
+	had=$(dmesg | grep -cF "memfilter-dedup: $big")
+	! dm create mfdd-bad --table \
+		"0 $((1 << 37)) memfilter-dedup $LDEV $FILTER" 2>/dev/null ||
+		fail "a 64 TiB table was accepted" || return 1
+	eq "'$big' in the kernel log" \
+		$(($(dmesg | grep -cF "memfilter-dedup: $big") - had)) 1
 }
 
 # (1) region A, new data: every write is a filter negative, no reads.
