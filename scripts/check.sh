@@ -11,9 +11,9 @@
 #     (scripts/check-abi-names.py)
 #  3. native tests of the shared code with ASan + UBSan, and 25 s of
 #     libFuzzer on the image loader
-#  4. build matrix with -Werror: Debian 6.1 and 6.12 headers, test kernels,
-#     and every module/kernel_compat.h entry's newer-kernel side against
-#     6.12 (scripts/compat-test.sh)
+#  4. build matrix with -Werror: Debian 6.1 and 6.12 headers (and 6.1's
+#     for i386), test kernels, and every module/kernel_compat.h entry's
+#     newer-kernel side against 6.12 (scripts/compat-test.sh)
 #  5. debug test kernel in QEMU: KUnit, selftests, rmmod, kmemleak
 #  6. KCSAN test kernel in QEMU: KUnit, the threaded selftests
 #  7. Debian's stock 6.12 and 6.1 kernels in QEMU: selftests; and 6.12
@@ -134,6 +134,7 @@ read -r KDIR612 VMLINUZ612 < <(scripts/stock-kernel.sh 6.12) ||
 	die "no stock 6.12 kernel"
 read -r KDIR61 VMLINUZ61 < <(scripts/stock-kernel.sh 6.1) ||
 	die "no stock 6.1 kernel"
+KDIR686=$(scripts/stock-kernel.sh 686) || die "no 6.1 i386 (686-pae) headers"
 
 # --- stages ------------------------------------------------------------------
 
@@ -202,9 +203,11 @@ test_built() {
 	return "$(cat $R/build-test.rc)"
 }
 build_matrix() {
+	# i386 (Debian's 6.1 686-pae headers): 64-bit divisions, cmpxchg
+	# sizes, shifts and frames that only a 32-bit build refuses.
 	section $R/build.log tap build.matrix tap_files "eval" \
 		"build_for $KDIR61 stock-6.1" "build_for $KDIR612 stock-6.12" \
-		"test_built" "build_for $KK kcsan"
+		"test_built" "build_for $KK kcsan" "build_for $KDIR686 i386"
 	# Every entry of module/kernel_compat.h on its newer-kernel side
 	# against 6.12 (the builds above are the other side).
 	section $R/build.log tap build.compat scripts/compat-test.sh "$K" \

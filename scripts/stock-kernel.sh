@@ -6,15 +6,58 @@
 # once into the cache with the few modules the guests need (in kmods/,
 # beside vmlinuz, for vm.sh --kmods; 6.12 also kmods-dm/). Prints
 # "KDIR VMLINUZ".
+#
+# "686" is the 32-bit build target (make check's build matrix): the
+# headers of Debian's 6.1 kernel for i386 (flavour 686-pae), the same
+# release as the amd64 6.1 headers installed, downloaded once into the
+# cache (an i386 package list is fetched for that; dpkg's architectures
+# are left alone) and built with the amd64 kbuild and compiler those
+# headers already use (both Multi-Arch: foreign). Prints "KDIR" only:
+# nothing 32-bit is booted.
 
 set -eu
 . "$(dirname "$0")/common.sh"
 
 case "${1:-}" in
 6.12) meta=linux-headers-6.12-amd64 ;;
-6.1) meta=linux-headers-amd64 ;;
-*) die "usage: stock-kernel.sh 6.1|6.12" ;;
+6.1|686) meta=linux-headers-amd64 ;;
+*) die "usage: stock-kernel.sh 6.1|6.12|686" ;;
 esac
+
+if [ "$1" = 686 ]; then
+	rel=$(headers_release $meta)
+	[ -n "$rel" ] || die "$meta is not installed (scripts/deps.sh)"
+	rel=${rel%-amd64}-686-pae
+	dir=$CACHE/stock/$rel
+	kdir=$dir/usr/src/linux-headers-$rel
+	if [ ! -f "$dir/.done" ]; then
+		pkg=linux-headers-$rel:i386
+		i386="-o APT::Architectures=amd64,i386"
+		rm -rf "$dir.tmp"
+		mkdir -p "$dir.tmp"
+		# shellcheck disable=SC2086 # the options are words
+		(cd "$dir.tmp" && { apt-get $i386 download -qq "$pkg" 2>/dev/null ||
+			{ apt-get $i386 update -qq &&
+			  apt-get $i386 download -qq "$pkg"; }; }) >&2 ||
+			die "cannot download $pkg"
+		dpkg-deb -x "$dir.tmp"/*.deb "$dir.tmp"
+		# Its scripts/ and tools/ are relative links into the kbuild
+		# package: the installed (amd64) one of the same series.
+		kb=$(readlink "$dir.tmp/usr/src/linux-headers-$rel/scripts")
+		kb=${kb#../../lib/}
+		kb=${kb%/scripts}
+		[ -d "/usr/lib/$kb" ] || die "no /usr/lib/$kb (linux-kbuild)"
+		mkdir -p "$dir.tmp/usr/lib"
+		ln -s "/usr/lib/$kb" "$dir.tmp/usr/lib/$kb"
+		rm -f "$dir.tmp"/*.deb
+		touch "$dir.tmp/.done"
+		rm -rf "$dir"
+		mv "$dir.tmp" "$dir"
+	fi
+	[ -f "$kdir/Makefile" ] || die "no headers in $kdir"
+	echo "$kdir"
+	exit 0
+fi
 
 rel=$(headers_release $meta)
 [ -n "$rel" ] || die "$meta is not installed (scripts/deps.sh)"
