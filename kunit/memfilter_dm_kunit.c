@@ -164,7 +164,7 @@ static void mf_dm_kunit_busy(struct kunit *test)
 		other[i] = data[i] ^ (i == 4000 ? 1 : 0);
 	}
 	mf_dm_kunit_write(&cand, &bvc, pc, block, data);
-	slot = memfilter_dm_slot(&cand);
+	slot = memfilter_dm_slot(&cand, 0);
 	KUNIT_EXPECT_EQ(test, slot, (unsigned int)hash_64(block, MF_DM_SLOT_BITS));
 	/* another block in the same slot, and one in another */
 	for (twin = block + 1; hash_64(twin, MF_DM_SLOT_BITS) != slot; twin++)
@@ -172,51 +172,51 @@ static void mf_dm_kunit_busy(struct kunit *test)
 	for (next = block + 1; hash_64(next, MF_DM_SLOT_BITS) == slot; next++)
 		;
 
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0, true),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, 0, data, 0, true),
 			MF_DM_ELIDED);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, -EIO, true),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, 0, data, -EIO, true),
 			MF_DM_VERIFY_ERRORS);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, other, 0, true),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, 0, other, 0, true),
 			MF_DM_MISMATCHES);
 	/*
 	 * Equal, but the block's contents are not this target's own write
 	 * (never written since the table was loaded, or discarded since):
 	 * never elided.
 	 */
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0, false),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, 0, data, 0, false),
 			MF_DM_BUSY);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, other, 0, false),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, 0, other, 0, false),
 			MF_DM_MISMATCHES);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, -EIO, false),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, 0, data, -EIO, false),
 			MF_DM_VERIFY_ERRORS);
 
 	/* A write to another block, in another slot: still elided. */
 	mf_dm_kunit_write(&b, &bv, po, next, other);
-	atomic_inc(&inflight[memfilter_dm_slot(&b)]);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0, true),
+	atomic_inc(&inflight[memfilter_dm_slot(&b, 0)]);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, 0, data, 0, true),
 			MF_DM_ELIDED);
-	atomic_dec(&inflight[memfilter_dm_slot(&b)]);
+	atomic_dec(&inflight[memfilter_dm_slot(&b, 0)]);
 	bio_uninit(&b);
 
 	/* A write to the same block, then to its slot's twin: busy. */
 	mf_dm_kunit_write(&b, &bv, po, block, other);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_slot(&b), slot);
-	atomic_inc(&inflight[memfilter_dm_slot(&b)]);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0, true),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_slot(&b, 0), slot);
+	atomic_inc(&inflight[memfilter_dm_slot(&b, 0)]);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, 0, data, 0, true),
 			MF_DM_BUSY);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, other, 0, true),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, 0, other, 0, true),
 			MF_DM_MISMATCHES);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, -EIO, true),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, 0, data, -EIO, true),
 			MF_DM_VERIFY_ERRORS);
-	atomic_dec(&inflight[memfilter_dm_slot(&b)]);
+	atomic_dec(&inflight[memfilter_dm_slot(&b, 0)]);
 	bio_uninit(&b);
 	mf_dm_kunit_write(&b, &bv, po, twin, other);
-	atomic_inc(&inflight[memfilter_dm_slot(&b)]);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0, true),
+	atomic_inc(&inflight[memfilter_dm_slot(&b, 0)]);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, 0, data, 0, true),
 			MF_DM_BUSY);
-	atomic_dec(&inflight[memfilter_dm_slot(&b)]);
+	atomic_dec(&inflight[memfilter_dm_slot(&b, 0)]);
 	bio_uninit(&b);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0, true),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, 0, data, 0, true),
 			MF_DM_ELIDED);
 
 	/* 8 KiB not aligned to a block, elsewhere: the wide slot, busy. */
@@ -224,14 +224,85 @@ static void mf_dm_kunit_busy(struct kunit *test)
 	wide.bi_iter.bi_sector = next * 8 + 4;
 	__bio_add_page(&wide, po, 4096, 0);
 	__bio_add_page(&wide, po, 4096, 0);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_slot(&wide), MF_DM_SLOT_WIDE);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_slot(&wide, 0), MF_DM_SLOT_WIDE);
 	atomic_inc(&inflight[MF_DM_SLOT_WIDE]);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0, true),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, 0, data, 0, true),
 			MF_DM_BUSY);
 	atomic_dec(&inflight[MF_DM_SLOT_WIDE]);
-	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, data, 0, true),
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, 0, data, 0, true),
 			MF_DM_ELIDED);
 	bio_uninit(&wide);
+	bio_uninit(&cand);
+}
+
+/*
+ * A target whose <offset> is 4 sectors: its block b is device sectors
+ * [8b + 4, 8b + 12), across two of the device's 4 KiB blocks. Slots are
+ * the target's blocks: a candidate is not "wide", and a partial write of
+ * either half of its block is in its slot, so equal data read back while
+ * one is in flight is busy, never elided (the partial write may still be
+ * in the device's volatile cache: a flush after the elided write need
+ * not cover it). Writes of the blocks before and after are not in its
+ * slot, candidates or not.
+ */
+static void mf_dm_kunit_unaligned(struct kunit *test)
+{
+	static const struct {
+		int at;			/* device sector - 8b */
+		unsigned int sectors;
+		enum mf_dm_counter want;
+	} c[] = {
+		{ 8, 4, MF_DM_BUSY },	/* P: the block's second half */
+		{ 4, 4, MF_DM_BUSY },	/* its first half */
+		{ 4, 8, MF_DM_BUSY },	/* the whole block */
+		{ 12, 4, MF_DM_ELIDED },	/* the next block's first half */
+		{ 0, 4, MF_DM_ELIDED },	/* the block before's second half */
+		{ 12, 8, MF_DM_ELIDED },	/* the next block */
+		{ -4, 8, MF_DM_ELIDED },	/* the block before */
+	};
+	atomic_t *inflight = kunit_kcalloc(test, MF_DM_SLOT_WIDE + 1,
+					   sizeof(*inflight), GFP_KERNEL);
+	struct page *pc = mf_dm_kunit_page(test), *po = mf_dm_kunit_page(test);
+	u8 *data = kunit_kmalloc(test, 4096, GFP_KERNEL);
+	const sector_t start = 4;
+	struct bio_vec bvc, bv;
+	struct bio cand, p;
+	unsigned int slot, s, i;
+	u64 b;
+
+	KUNIT_ASSERT_NOT_NULL(test, inflight);
+	KUNIT_ASSERT_NOT_NULL(test, data);
+	/* a block whose neighbours hash to other slots */
+	for (b = 1000; hash_64(b, MF_DM_SLOT_BITS) ==
+		       hash_64(b + 1, MF_DM_SLOT_BITS) ||
+		       hash_64(b, MF_DM_SLOT_BITS) ==
+		       hash_64(b - 1, MF_DM_SLOT_BITS); b++)
+		;
+	slot = hash_64(b, MF_DM_SLOT_BITS);
+	for (i = 0; i < 4096; i++)
+		data[i] = i * 29 + 3;
+	bio_init(&cand, NULL, &bvc, 1, REQ_OP_WRITE);
+	cand.bi_iter.bi_sector = 8 * b + start;
+	mf_dm_kunit_segment(&cand, pc, 0, data, 4096);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_slot(&cand, start), slot);
+	KUNIT_EXPECT_EQ(test, memfilter_dm_decide(inflight, &cand, start, data,
+						  0, true), MF_DM_ELIDED);
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		bio_init(&p, NULL, &bv, 1, REQ_OP_WRITE);
+		p.bi_iter.bi_sector = 8 * b + c[i].at;
+		__bio_add_page(&p, po, c[i].sectors << SECTOR_SHIFT, 0);
+		s = memfilter_dm_slot(&p, start);
+		KUNIT_EXPECT_NE_MSG(test, s, MF_DM_SLOT_WIDE, "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, s == slot, c[i].want == MF_DM_BUSY,
+				    "case %u", i);
+		atomic_inc(&inflight[s]);
+		KUNIT_EXPECT_EQ_MSG(test, memfilter_dm_decide(inflight, &cand,
+							      start, data, 0,
+							      true),
+				    c[i].want, "case %u", i);
+		atomic_dec(&inflight[s]);
+		bio_uninit(&p);
+	}
 	bio_uninit(&cand);
 }
 
@@ -239,6 +310,7 @@ static struct kunit_case memfilter_dm_cases[] = {
 	KUNIT_CASE(mf_dm_kunit_candidate),
 	KUNIT_CASE(mf_dm_kunit_segments),
 	KUNIT_CASE(mf_dm_kunit_busy),
+	KUNIT_CASE(mf_dm_kunit_unaligned),
 	{}
 };
 

@@ -19,10 +19,10 @@
  * queues it to the target's workqueue, whose worker reads the block
  * (GFP_NOIO, a page from a mempool), compares, and ends the bio or
  * submits it. Every bio this target sends to the device that may change
- * data is counted in an in-flight slot of its block (hashed; wide bios
- * share one extra slot) from map() or the worker until its end_io; the
- * worker elides a write only if no such write is in flight, see
- * mf_dm_verify().
+ * data is counted in an in-flight slot of its block on the target
+ * (hashed; wide bios share one extra slot) from map() or the worker
+ * until its end_io; the worker elides a write only if no such write is
+ * in flight, see mf_dm_verify().
  *
  * A read is trusted only for data this target wrote: the @written bitmap
  * has a bit per block, set when a full-block write of ours completed and
@@ -319,18 +319,25 @@ static bool mf_dm_trusted(struct mf_dm_target *t, sector_t block)
 
 /**
  * memfilter_dm_slot() - the in-flight slot a data-changing bio counts in
- * @bio: the bio, remapped or not (only its range counts)
+ * @bio: the bio, remapped to the device
+ * @start: the target's first sector on the device
+ *
+ * Slots are the target's own blocks, whatever @start: with an offset that
+ * is not a multiple of 8 sectors, a target block straddles two of the
+ * device's, and a partial write of either half must count in the slot
+ * that the block's verification checks.
  *
  * Context: any.
- * Return: the hash slot of its block if it lies within one 4 KiB block,
- * else MF_DM_SLOT_WIDE (which every verification checks too).
+ * Return: the hash slot of its block if it lies within one 4 KiB block
+ * of the target, else MF_DM_SLOT_WIDE (which every verification checks
+ * too).
  */
-VISIBLE_IF_KUNIT unsigned int memfilter_dm_slot(struct bio *bio)
+VISIBLE_IF_KUNIT unsigned int memfilter_dm_slot(struct bio *bio,
+						sector_t start)
 {
-	sector_t first = bio->bi_iter.bi_sector >> 3;
-	sector_t last = bio_end_sector(bio) - 1;
+	sector_t first = (bio->bi_iter.bi_sector - start) >> 3;
+	sector_t last = (bio_end_sector(bio) - 1 - start) >> 3;
 
-	last >>= 3;
 	return first == last ? hash_64(first, MF_DM_SLOT_BITS) :
 			       MF_DM_SLOT_WIDE;
 }
@@ -343,7 +350,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_dm_slot);
 static void mf_dm_track(struct mf_dm_target *t, struct mf_dm_io *io,
 			struct bio *bio)
 {
-	io->slot = memfilter_dm_slot(bio);
+	io->slot = memfilter_dm_slot(bio, t->start);
 	atomic_inc(&t->inflight[io->slot]);
 	io->tracked = true;
 	if (io->kind == MF_DM_IO_FORGET)
@@ -352,11 +359,11 @@ static void mf_dm_track(struct mf_dm_target *t, struct mf_dm_io *io,
 		io->seq = atomic_read(&t->forget_seq);
 }
 
-static bool mf_dm_busy(const atomic_t *inflight, sector_t block)
+static bool mf_dm_busy(const atomic_t *inflight, unsigned int slot)
 {
 	/* Pairs with the atomic_inc() before the write was submitted. */
 	smp_mb();
-	return atomic_read(&inflight[hash_64(block, MF_DM_SLOT_BITS)]) ||
+	return atomic_read(&inflight[slot]) ||
 	       atomic_read(&inflight[MF_DM_SLOT_WIDE]);
 }
 
@@ -392,7 +399,8 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_dm_block_same);
 /**
  * memfilter_dm_decide() - what a verified candidate becomes
  * @inflight: the target's in-flight counters (MF_DM_SLOT_WIDE + 1)
- * @bio: the candidate
+ * @bio: the candidate, remapped to the device
+ * @start: the target's first sector on the device
  * @disk: the 4096 bytes its verify read returned
  * @err: that read's error, or 0
  * @written: the block's @written bit, read after the read ended
@@ -408,13 +416,13 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_dm_block_same);
  */
 VISIBLE_IF_KUNIT enum mf_dm_counter
 memfilter_dm_decide(const atomic_t *inflight, struct bio *bio,
-		    const void *disk, int err, bool written)
+		    sector_t start, const void *disk, int err, bool written)
 {
 	if (err)
 		return MF_DM_VERIFY_ERRORS;
 	if (!memfilter_dm_block_same(bio, disk))
 		return MF_DM_MISMATCHES;
-	if (mf_dm_busy(inflight, bio->bi_iter.bi_sector >> 3) || !written)
+	if (mf_dm_busy(inflight, memfilter_dm_slot(bio, start)) || !written)
 		return MF_DM_BUSY;
 	return MF_DM_ELIDED;
 }
@@ -460,7 +468,7 @@ static enum mf_dm_counter mf_dm_verify(struct mf_dm_target *t,
 	err = submit_bio_wait(&rbio);
 	bio_uninit(&rbio);
 	disk = kmap_local_page(page);
-	res = memfilter_dm_decide(t->inflight, bio, disk, err,
+	res = memfilter_dm_decide(t->inflight, bio, t->start, disk, err,
 				  mf_dm_trusted(t, block));
 	kunmap_local(disk);
 	mempool_free(page, t->pages);

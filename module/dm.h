@@ -54,10 +54,11 @@ bool memfilter_dm_candidate(blk_opf_t opf, sector_t offset,
 			    unsigned int sectors);
 void memfilter_dm_block_key(struct bio *bio, struct memfilter_dm_key *key);
 bool memfilter_dm_block_same(struct bio *bio, const void *data);
-unsigned int memfilter_dm_slot(struct bio *bio);
+unsigned int memfilter_dm_slot(struct bio *bio, sector_t start);
 enum mf_dm_counter memfilter_dm_decide(const atomic_t *inflight,
-				       struct bio *bio, const void *disk,
-				       int err, bool written);
+				       struct bio *bio, sector_t start,
+				       const void *disk, int err,
+				       bool written);
 #endif
 #else
 static inline int memfilter_dm_init(void)

@@ -43,14 +43,14 @@ mutate() {
 	# (a) the read-back data equals the write
 	same) sed -i 's/if (!memfilter_dm_block_same(bio, disk))/if (0 \&\& !memfilter_dm_block_same(bio, disk))/' "$2" ;;
 	# (b) no data-changing bio to its slot or a wide one in flight
-	busy) sed -i 's/if (mf_dm_busy(inflight, bio->bi_iter.bi_sector >> 3) ||/if ((0 \&\& mf_dm_busy(inflight, bio->bi_iter.bi_sector >> 3)) ||/' "$2" ;;
+	busy) sed -i 's/if (mf_dm_busy(inflight, memfilter_dm_slot(bio, start)) ||/if ((0 \&\& mf_dm_busy(inflight, memfilter_dm_slot(bio, start))) ||/' "$2" ;;
 	# (c) not FUA
 	fua) sed -i 's/!(opf & (REQ_FUA | REQ_PREFLUSH))/!(opf \& REQ_PREFLUSH)/' "$2" ;;
 	# (d) the block holds the target's own completed write: neither
 	# map() nor the decision after the read asks
 	written)
 		sed -i -e 's/return test_bit(block, t->written);/return true;/' \
-			-e 's/bi_sector >> 3) || !written)/bi_sector >> 3))/' "$2" ;;
+			-e 's/memfilter_dm_slot(bio, start)) || !written)/memfilter_dm_slot(bio, start)))/' "$2" ;;
 	# (d), parts: map() and the verify trust every block
 	trusted) sed -i 's/return test_bit(block, t->written);/return true;/' "$2" ;;
 	# (d), parts: a discard (write-zeroes, ...) forgets nothing

@@ -66,8 +66,9 @@ kdir=/usr/src/linux-headers-$rel
 
 # Modules the guests load from the image package (the test kernel has them
 # built in): loop and dm-mod for the dedup target, veth for the network
-# tests. None of them depends on another module.
-kmods="drivers/block/loop drivers/md/dm-mod drivers/net/veth"
+# tests, and dm-delay (not in the test kernels), which holds writes below
+# the target for dm_test. Numbered in load order: dm-delay needs dm-mod.
+kmods="drivers/block/loop drivers/md/dm-mod drivers/md/dm-delay drivers/net/veth"
 # nf_tables for Debian's nft (make bench-nf), in kmods-nf/, in load order
 # (6.12's nf_tables depends on nfnetlink and libcrc32c, whose softdep is
 # crc32c; the set types and dynset are built into nf_tables): apart,
@@ -83,6 +84,7 @@ dmkmods=
 
 dir=$CACHE/stock/$rel
 if [ ! -f "$dir/vmlinuz" ] || [ ! -f "$dir/kmods/.done" ] ||
+	! ls "$dir"/kmods/*-dm-delay.ko >/dev/null 2>&1 ||
 	[ ! -f "$dir/kmods-nf/.done" ] ||
 	{ [ -n "$dmkmods" ] && [ ! -f "$dir/kmods-dm/.done" ]; }; then
 	pkg=linux-image-$rel-unsigned
@@ -117,7 +119,7 @@ if [ ! -f "$dir/vmlinuz" ] || [ ! -f "$dir/kmods/.done" ] ||
 		done
 	}
 	# shellcheck disable=SC2086 # one word per module
-	put kmods 0 $kmods && put kmods-nf 1 $nfkmods && put kmods-dm 2 $dmkmods
+	put kmods 1 $kmods && put kmods-nf 1 $nfkmods && put kmods-dm 2 $dmkmods
 	touch "$dir.tmp/kmods/.done" "$dir.tmp/kmods-nf/.done" \
 		"$dir.tmp/kmods-dm/.done"
 	rm -rf "$dir.tmp/boot" "$dir.tmp/lib" "$dir.tmp"/*.deb
