@@ -26,29 +26,7 @@
 #include <linux/userfaultfd.h>
 
 #include "kselftest_harness.h"
-
-#define PARAMS "/sys/module/memfilter/parameters/"
-
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
-
-static int create(int dev, __u32 type, __u64 cap, __u64 fpr_ppb,
-		  __u32 bpk_q4, __u32 fp_bits, const char *name)
-{
-	struct memfilter_create c = {
-		.size = sizeof(c), .type = type, .capacity = cap,
-		.fpr_ppb = fpr_ppb, .bits_per_key_q4 = bpk_q4,
-		.fingerprint_bits = fp_bits,
-	};
-	int ret;
-
-	if (name)
-		memcpy(c.name, name, strnlen(name, sizeof(c.name) - 1));
-	ret = xioctl(dev, MEMFILTER_IOC_CREATE, &c);
-	return ret ? ret : c.out_fd;
-}
+#include "memfilter_utils.h"
 
 static int keys8(int fd, unsigned long cmd, const __u64 *keys, __u32 n,
 		 __u32 *out_count, __u32 *out_done)
@@ -64,43 +42,6 @@ static int keys8(int fd, unsigned long cmd, const __u64 *keys, __u32 n,
 	if (out_done)
 		*out_done = k.out_done;
 	return ret;
-}
-
-static int info(int fd, struct memfilter_info *i)
-{
-	memset(i, 0, sizeof(*i));
-	i->size = sizeof(*i);
-	return xioctl(fd, MEMFILTER_IOC_INFO, i);
-}
-
-static unsigned long param_get(const char *name)
-{
-	char path[128];
-	unsigned long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), PARAMS "%s", name);
-	f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%lu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
-}
-
-static int param_set(const char *name, unsigned long v)
-{
-	char path[128];
-	FILE *f;
-	int ret;
-
-	snprintf(path, sizeof(path), PARAMS "%s", name);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	ret = fprintf(f, "%lu\n", v) > 0 ? 0 : -1;
-	return fclose(f) ? -1 : ret;
 }
 
 FIXTURE(lim) {
@@ -140,7 +81,7 @@ TEST_F(lim, dump_snapshots_count_against_total)
 
 	if (geteuid() != 0)
 		SKIP(return, "needs root for module parameters");
-	fd = create(self->dev, MEMFILTER_TYPE_BLOOM, 16 << 20, 0, 32, 0,
+	fd = create(self->dev, MEMFILTER_TYPE_BLOOM, 16 << 20, 0, 32, 0, 0,
 		    "limits.snap");
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, info(fd, &i));
@@ -189,7 +130,7 @@ TEST_F_TIMEOUT(lim, filter_over_2_gib, 600)
 		     (unsigned long long)si.freeram * si.mem_unit >> 20);
 	ASSERT_EQ(0, param_set("max_filter_mb", 3072));
 	ASSERT_EQ(0, param_set("max_total_mb", 4096));
-	fd = create(self->dev, MEMFILTER_TYPE_BLOOM, cap, 0, 32, 0, NULL);
+	fd = create(self->dev, MEMFILTER_TYPE_BLOOM, cap, 0, 32, 0, 0, NULL);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, info(fd, &i));
 	EXPECT_EQ(3ULL << 30, i.bytes);
@@ -205,9 +146,9 @@ TEST_F(lim, names_are_ascii)
 	struct memfilter_open o = { .size = sizeof(o) };
 
 	EXPECT_EQ(-EINVAL, create(self->dev, MEMFILTER_TYPE_BLOOM, 100, 0, 40,
-				  0, "caf\xe9"));
+				  0, 0, "caf\xe9"));
 	EXPECT_EQ(-EINVAL, create(self->dev, MEMFILTER_TYPE_BLOOM, 100, 0, 40,
-				  0, "\xc0\xff"));
+				  0, 0, "\xc0\xff"));
 	memcpy(o.name, "caf\xe9", 4);
 	EXPECT_EQ(-EINVAL, xioctl(self->dev, MEMFILTER_IOC_OPEN, &o));
 	memcpy(o.name, "no.such.filter", 14);
@@ -220,10 +161,10 @@ TEST_F(lim, fpr_ppb_range)
 	int fd;
 
 	EXPECT_EQ(-EINVAL, create(self->dev, MEMFILTER_TYPE_CUCKOO, 100,
-				  1000000000, 0, 0, NULL));
+				  1000000000, 0, 0, 0, NULL));
 	EXPECT_EQ(-EINVAL, create(self->dev, MEMFILTER_TYPE_BLOOM, 100,
-				  1000000000, 0, 0, NULL));
-	fd = create(self->dev, MEMFILTER_TYPE_CUCKOO, 100, 999999999, 0, 0,
+				  1000000000, 0, 0, 0, NULL));
+	fd = create(self->dev, MEMFILTER_TYPE_CUCKOO, 100, 999999999, 0, 0, 0,
 		    NULL);
 	EXPECT_LE(0, fd);
 	close(fd);
@@ -246,7 +187,8 @@ TEST_F(lim, variable_batch_validated_first)
 		.results = (__u64)(uintptr_t)res,
 	};
 	struct memfilter_info i;
-	int fd = create(self->dev, MEMFILTER_TYPE_CUCKOO, 10000, 0, 0, 12, NULL);
+	int fd = create(self->dev, MEMFILTER_TYPE_CUCKOO, 10000, 0, 0, 12, 0,
+			NULL);
 
 	ASSERT_LE(0, fd);
 	ASSERT_NE(NULL, keys);
@@ -344,7 +286,7 @@ TEST_F(lim, lengths_rewritten_during_call)
 	r.lens = lens;
 	r.src = src;
 	k.keys = (__u64)(uintptr_t)r.page;
-	fd = create(self->dev, MEMFILTER_TYPE_CUCKOO, 10000, 0, 0, 12, NULL);
+	fd = create(self->dev, MEMFILTER_TYPE_CUCKOO, 10000, 0, 0, 12, 0, NULL);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pthread_create(&thread, NULL, lens_race_handler, &r));
 	ret = xioctl(fd, MEMFILTER_IOC_ADD, &k);
@@ -369,7 +311,8 @@ TEST_F(lim, lengths_rewritten_during_call)
 /* DELETE and ADD_UNIQUE are cuckoo commands, with or without keys. */
 TEST_F(lim, cuckoo_commands_on_bloom)
 {
-	int fd = create(self->dev, MEMFILTER_TYPE_BLOOM, 100, 0, 40, 0, NULL);
+	int fd = create(self->dev, MEMFILTER_TYPE_BLOOM, 100, 0, 40, 0, 0,
+			NULL);
 	__u64 key = 1;
 
 	ASSERT_LE(0, fd);
@@ -385,7 +328,8 @@ TEST_F(lim, cuckoo_commands_on_bloom)
 TEST_F(lim, info_reserved_must_be_zero)
 {
 	struct memfilter_info i = { .size = sizeof(i), .__reserved = 1 };
-	int fd = create(self->dev, MEMFILTER_TYPE_BLOOM, 100, 0, 40, 0, NULL);
+	int fd = create(self->dev, MEMFILTER_TYPE_BLOOM, 100, 0, 40, 0, 0,
+			NULL);
 
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(-EOPNOTSUPP, xioctl(fd, MEMFILTER_IOC_INFO, &i));

@@ -3,9 +3,9 @@
  * Helpers shared by memfilter's guest selftests and the ioctl fuzzer (the
  * way tools/testing/selftests/iommu/iommufd_utils.h serves iommufd's
  * tests): raw ioctls that return -errno, filter creation, key batches,
- * image dumps and loads, key generators, and running a check as an
- * unprivileged user. Everything is static inline so that each test takes
- * only what it uses.
+ * image dumps and loads, key generators, module parameters, and running
+ * a check as an unprivileged user. Everything is static inline so that
+ * each test takes only what it uses.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -29,6 +29,9 @@
 
 /* The unprivileged user and group the privilege tests become. */
 #define MF_NOBODY 65534
+
+/* The module's parameters (param_get(), param_set()). */
+#define MF_PARAMS "/sys/module/memfilter/parameters/"
 
 /* ioctl() that returns 0 or -errno. */
 static inline int xioctl(int fd, unsigned long cmd, void *arg)
@@ -107,6 +110,38 @@ static inline int info(int fd, struct memfilter_info *i)
 	memset(i, 0, sizeof(*i));
 	i->size = sizeof(*i);
 	return xioctl(fd, MEMFILTER_IOC_INFO, i);
+}
+
+/* A module parameter's value (max_total_mb, ...), 0 if unreadable. */
+static inline unsigned long param_get(const char *name)
+{
+	char path[128];
+	unsigned long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), MF_PARAMS "%s", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Set a writable module parameter (root): 0 or -1. */
+static inline int param_set(const char *name, unsigned long v)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), MF_PARAMS "%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%lu\n", v) > 0 ? 0 : -1;
+	return fclose(f) ? -1 : ret;
 }
 
 /*
