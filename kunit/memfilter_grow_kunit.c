@@ -242,7 +242,7 @@ static void mf_grow_made_meanwhile(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, memfilter_grow_prepare(f), 0);
 	KUNIT_ASSERT_EQ(test, f->s.grow.p.nsubs, 2);
 	KUNIT_ASSERT_EQ(test, memfilter_grow_active(&f->s.grow), 1);
-	KUNIT_EXPECT_EQ(test, f->kops->added(f, -ENOSPC), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, f->kops->added(f, -ENOSPC, false), -EAGAIN);
 	/* The retry moves to it. */
 	KUNIT_EXPECT_EQ(test, memfilter_add(f, &i, sizeof(i)), 0);
 	KUNIT_EXPECT_EQ(test, memfilter_grow_active(&f->s.grow), 2);
@@ -313,6 +313,47 @@ static void mf_grow_total_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->s.grow.p.nsubs, 2);
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(f->grow.mem_full));
 	KUNIT_EXPECT_EQ(test, mf_gk_add_bh(f, i), 0);
+	mf_gk_expect_keys(test, f, 65, 2);
+	memfilter_put(f);
+}
+
+/*
+ * An add that may sleep (the ioctls) takes max_total_mb as it is now: at
+ * the limit it fails with -ENOSPC (nothing lost, one failure counted),
+ * and once memory is back it grows at once, though the atomic adds'
+ * back-off still runs (an atomic add at that moment is refused).
+ */
+static void mf_grow_total_limit_sleepable(struct kunit *test)
+{
+	unsigned long saved = memfilter_max_total_mb;
+	struct memfilter *f = mf_gk_filter(test, 64, 0);
+	struct memfilter_info info = {};
+	unsigned long res;
+	u32 done;
+	u64 i, h;
+
+	memfilter_max_total_mb = 0;
+	for (i = 0; i < 65; i++) {
+		h = mf_gk_hash(f, i);
+		KUNIT_EXPECT_EQ(test, memfilter_filter_add_sleepable(f, &h, 1,
+								     &res,
+								     &done),
+				i < 64 ? 0 : -ENOSPC);
+	}
+	flush_work(&f->grow.work);
+	KUNIT_EXPECT_EQ(test, f->s.grow.p.nsubs, 1);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(f->grow.mem_full));
+	memfilter_max_total_mb = saved;
+	KUNIT_EXPECT_TRUE(test, time_before(jiffies, READ_ONCE(f->grow.retry)));
+	WRITE_ONCE(f->grow.retry, jiffies + 1000 * HZ);
+	KUNIT_EXPECT_EQ(test, mf_gk_add_bh(f, i), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, memfilter_filter_add_sleepable(f, &h, 1, &res,
+							     &done), 0);
+	KUNIT_EXPECT_EQ(test, done, 1);
+	KUNIT_EXPECT_EQ(test, f->s.grow.p.nsubs, 2);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(f->grow.mem_full));
+	memfilter_filter_info(f, &info);
+	KUNIT_EXPECT_EQ(test, info.failed, 2);
 	mf_gk_expect_keys(test, f, 65, 2);
 	memfilter_put(f);
 }
@@ -509,6 +550,7 @@ static struct kunit_case mf_grow_cases[] = {
 	KUNIT_CASE(mf_grow_atomic),
 	KUNIT_CASE_SLOW(mf_grow_filter_limit),
 	KUNIT_CASE(mf_grow_total_limit),
+	KUNIT_CASE(mf_grow_total_limit_sleepable),
 	KUNIT_CASE(mf_grow_image),
 	KUNIT_CASE(mf_grow_test_and_add),
 	KUNIT_CASE_SLOW(mf_grow_concurrent),

@@ -117,9 +117,9 @@ int memfilter_test_and_add(struct memfilter *f, const void *key, u32 len)
 	ret = memfilter_state_test_and_add_key(f->ops, &f->s, key, len);
 	rcu_read_unlock();
 	if (f->kops == &memfilter_window_kops)
-		ret = memfilter_window_added(f, ret);
+		ret = memfilter_window_added(f, ret, false);
 	else if (f->kops->added)
-		ret = f->kops->added(f, ret);
+		ret = f->kops->added(f, ret, false);
 	if (unlikely(ret < 0)) {
 		/* No room, nothing added: a key that may be in is still 1. */
 		if ((ret == -EAGAIN || ret == -ENOSPC) &&

@@ -585,10 +585,13 @@ static int mf_filter_write_locked(struct memfilter *f, mf_write_op op,
 	return ret;
 }
 
-/* One writing operation of the type, under the writer lock if it needs it. */
+/*
+ * One writing operation of the type, under the writer lock if it needs
+ * it; @may_sleep: the caller makes room on -EAGAIN (kops' added).
+ */
 static int mf_filter_write(struct memfilter *f, mf_write_op op,
 			   const u64 *hashes, u32 n, unsigned long *result,
-			   u32 *done, bool deletes)
+			   u32 *done, bool deletes, bool may_sleep)
 {
 	u32 count;
 	int ret;
@@ -607,7 +610,7 @@ static int mf_filter_write(struct memfilter *f, mf_write_op op,
 		rcu_read_unlock();
 	}
 	if (!deletes && f->kops->added)
-		ret = f->kops->added(f, ret);
+		ret = f->kops->added(f, ret, may_sleep);
 	count = bitmap_weight(result, *done);
 	if (deletes)
 		this_cpu_add(f->stats->deletes, count);
@@ -615,6 +618,35 @@ static int mf_filter_write(struct memfilter *f, mf_write_op op,
 		this_cpu_add(f->stats->adds, count);
 	if (ret == -ENOSPC)
 		this_cpu_inc(f->stats->failed);
+	return ret;
+}
+
+static int mf_filter_add(struct memfilter *f, const u64 *hashes, u32 n,
+			 unsigned long *result, u32 *done, bool may_sleep)
+{
+	return mf_filter_write(f, f->ops->add, hashes, n, result, done, false,
+			       may_sleep);
+}
+
+static int mf_filter_test_and_add(struct memfilter *f, const u64 *hashes,
+				  u32 n, unsigned long *result, u32 *done,
+				  bool may_sleep)
+{
+	int ret;
+
+	bitmap_zero(result, n);
+	if (!f->ops->test_and_add) {
+		*done = 0;
+		return -EOPNOTSUPP;
+	}
+	rcu_read_lock();
+	ret = f->ops->test_and_add(&f->s, hashes, n, result, done);
+	rcu_read_unlock();
+	if (f->kops->added)
+		ret = f->kops->added(f, ret, may_sleep);
+	this_cpu_add(f->stats->queries, *done);
+	this_cpu_add(f->stats->hits, bitmap_weight(result, *done));
+	this_cpu_add(f->stats->adds, *done);
 	return ret;
 }
 
@@ -635,11 +667,11 @@ static int mf_filter_write(struct memfilter *f, mf_write_op op,
 int memfilter_filter_add(struct memfilter *f, const u64 *hashes, u32 n,
 			 unsigned long *result, u32 *done)
 {
-	return mf_filter_write(f, f->ops->add, hashes, n, result, done, false);
+	return mf_filter_add(f, hashes, n, result, done, false);
 }
 
 typedef int (*mf_filter_fn)(struct memfilter *f, const u64 *hashes, u32 n,
-			    unsigned long *result, u32 *done);
+			    unsigned long *result, u32 *done, bool may_sleep);
 
 /*
  * @fn, and while it says -EAGAIN (a growing filter's newest sub-filter is
@@ -655,7 +687,7 @@ static int mf_filter_sleepable(struct memfilter *f, mf_filter_fn fn,
 	int ret;
 
 	might_sleep();
-	ret = fn(f, hashes, n, result, &d);
+	ret = fn(f, hashes, n, result, &d, true);
 	while (ret == -EAGAIN) {
 		ret = f->kops->make_room ? f->kops->make_room(f) : -ENOSPC;
 		if (ret) {
@@ -671,7 +703,7 @@ static int mf_filter_sleepable(struct memfilter *f, mf_filter_fn fn,
 		do {
 			part = 0;
 			m = min_t(u32, n - d, BITS_PER_LONG);
-			ret = fn(f, hashes + d, m, &part, &got);
+			ret = fn(f, hashes + d, m, &part, &got, true);
 			for (j = 0; j < got; j++)
 				__assign_bit(d + j, result, part & BIT(j));
 			d += got;
@@ -700,8 +732,7 @@ static int mf_filter_sleepable(struct memfilter *f, mf_filter_fn fn,
 int memfilter_filter_add_sleepable(struct memfilter *f, const u64 *hashes,
 				   u32 n, unsigned long *result, u32 *done)
 {
-	return mf_filter_sleepable(f, memfilter_filter_add, hashes, n, result,
-				   done);
+	return mf_filter_sleepable(f, mf_filter_add, hashes, n, result, done);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_add_sleepable);
 
@@ -720,7 +751,7 @@ int memfilter_filter_test_and_add_sleepable(struct memfilter *f,
 					    const u64 *hashes, u32 n,
 					    unsigned long *result, u32 *done)
 {
-	return mf_filter_sleepable(f, memfilter_filter_test_and_add, hashes, n,
+	return mf_filter_sleepable(f, mf_filter_test_and_add, hashes, n,
 				   result, done);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_test_and_add_sleepable);
@@ -767,7 +798,7 @@ int memfilter_filter_add_unique(struct memfilter *f, const u64 *hashes, u32 n,
 				unsigned long *result, u32 *done)
 {
 	return mf_filter_write(f, f->ops->add_unique, hashes, n, result, done,
-			       false);
+			       false, false);
 }
 
 /**
@@ -785,7 +816,7 @@ int memfilter_filter_delete(struct memfilter *f, const u64 *hashes, u32 n,
 			    unsigned long *result, u32 *done)
 {
 	return mf_filter_write(f, f->ops->delete, hashes, n, result, done,
-			       true);
+			       true, false);
 }
 
 /**
@@ -807,22 +838,7 @@ int memfilter_filter_delete(struct memfilter *f, const u64 *hashes, u32 n,
 int memfilter_filter_test_and_add(struct memfilter *f, const u64 *hashes,
 				  u32 n, unsigned long *result, u32 *done)
 {
-	int ret;
-
-	bitmap_zero(result, n);
-	if (!f->ops->test_and_add) {
-		*done = 0;
-		return -EOPNOTSUPP;
-	}
-	rcu_read_lock();
-	ret = f->ops->test_and_add(&f->s, hashes, n, result, done);
-	rcu_read_unlock();
-	if (f->kops->added)
-		ret = f->kops->added(f, ret);
-	this_cpu_add(f->stats->queries, *done);
-	this_cpu_add(f->stats->hits, bitmap_weight(result, *done));
-	this_cpu_add(f->stats->adds, *done);
-	return ret;
+	return mf_filter_test_and_add(f, hashes, n, result, done, false);
 }
 
 /**

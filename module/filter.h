@@ -86,8 +86,10 @@ struct memfilter;
  *	not yet shared: arm its timers
  * @added: a batch was added with result @ret (any context but hard
  *	interrupt; must not sleep): queue what the filter's new fill asks
- *	for. Return: the result to report (-EAGAIN for "full until a worker
- *	makes room"; @make_room may make it now).
+ *	for. @may_sleep: the caller makes room itself on -EAGAIN
+ *	(@make_room), so a limit that lifts by itself is tried again now,
+ *	not after a back-off. Return: the result to report (-EAGAIN for
+ *	"full until a worker makes room"; @make_room may make it now).
  * @make_room: an add in process context got -EAGAIN from @added: make
  *	room now (may sleep). Return: 0 if the add should be retried, else
  *	-ENOSPC or -ENOMEM.
@@ -104,7 +106,7 @@ struct memfilter;
 struct memfilter_kops {
 	void (*init)(struct memfilter *f);
 	void (*start)(struct memfilter *f);
-	int (*added)(struct memfilter *f, int ret);
+	int (*added)(struct memfilter *f, int ret, bool may_sleep);
 	int (*make_room)(struct memfilter *f);
 	int (*rotate)(struct memfilter *f);
 	void (*image_begin)(struct memfilter *f);
@@ -260,7 +262,7 @@ u32 memfilter_filter_parts(struct memfilter *f, struct memfilter_generation *g);
 /* window.c: window filters' rotation (memfilter_window_kops) */
 int memfilter_rotate(struct memfilter *f);
 bool memfilter_rotate_tick(struct memfilter *f, u64 now);
-int memfilter_window_added(struct memfilter *f, int ret);
+int memfilter_window_added(struct memfilter *f, int ret, bool may_sleep);
 
 /* grow.c: growing filters' sub-filters (memfilter_grow_kops) */
 int memfilter_grow_prepare(struct memfilter *f);

@@ -35,7 +35,8 @@
 
 /*
  * How long atomic-context adds take a growing filter that hit the
- * module's max_total_mb as full before they queue another try.
+ * module's max_total_mb as full before they queue another try (adds
+ * that may sleep try again each time: mf_grow_added()).
  */
 #define MF_GROW_RETRY	HZ
 
@@ -150,9 +151,12 @@ static void mf_grow_kfree(struct memfilter *f)
  * full; an add it stopped is -EAGAIN while there is room after the
  * newest (the work item made the next sub-filter after the add gave
  * up: the retry moves to it) or the work item may still make some,
- * -ENOSPC once it found the filter at its limits.
+ * -ENOSPC once it found the filter at its limits. An add that may sleep
+ * makes the next sub-filter itself (memfilter_grow_prepare()), at once
+ * even while atomic adds back off from max_total_mb: -EAGAIN unless the
+ * filter's own limits stop it.
  */
-static int mf_grow_added(struct memfilter *f, int ret)
+static int mf_grow_added(struct memfilter *f, int ret, bool may_sleep)
 {
 	struct memfilter_grow *g = &f->s.grow;
 
@@ -163,7 +167,11 @@ static int mf_grow_added(struct memfilter *f, int ret)
 	/* Pairs with memfilter_grow_attach(). */
 	if (smp_load_acquire(&g->p.nsubs) > memfilter_grow_active(g))
 		return -EAGAIN;
-	if (mf_grow_stuck(f) || !f->ops->next_bytes(&f->s))
+	if (READ_ONCE(f->grow.full) || !f->ops->next_bytes(&f->s))
+		return ret;
+	if (may_sleep)
+		return -EAGAIN;
+	if (mf_grow_stuck(f))
 		return ret;
 	queue_work(system_dfl_wq, &f->grow.work);
 	return -EAGAIN;

@@ -178,7 +178,7 @@ static void mf_window_kfree(struct memfilter *f)
  * "retry once the rotation is done". The kops' added; called directly by
  * memfilter_test_and_add() (no indirect call per packet).
  */
-int memfilter_window_added(struct memfilter *f, int ret)
+int memfilter_window_added(struct memfilter *f, int ret, bool may_sleep)
 {
 	const struct memfilter_window *w = &f->s.window;
 

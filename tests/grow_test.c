@@ -5,7 +5,8 @@
  * parameters and their errors, growth to exact sub-filter and key counts
  * with no false negative, false positives counted exactly against the
  * offline library's filter of the same seed, ENOSPC at max_subs with
- * nothing lost, test-and-add, clear, and images both ways (a kernel dump
+ * nothing lost, growth again at once when max_total_mb lifts,
+ * test-and-add, clear, and images both ways (a kernel dump
  * loads and answers alike and grows on; an offline image loads into the
  * kernel and answers as the offline filter does).
  *
@@ -190,6 +191,41 @@ TEST_F(g, enospc_at_max)
 	EXPECT_EQ(0, mf_query(fd, keys, 8, 300, NULL, NULL));
 	EXPECT_EQ(300, mf_add(fd, keys + 100, 8, 300, NULL, &done));
 	EXPECT_EQ(300, mf_query(fd, keys + 100, 8, 300, NULL, NULL));
+	close(fd);
+	free(keys);
+}
+
+/*
+ * max_total_mb is the one limit that lifts by itself (other filters go
+ * away, or the limit is raised): an ioctl's add that found the filter
+ * full for it grows again at once, not after the second that adds from
+ * softirq context back off for.
+ */
+TEST_F(g, total_limit_lifts)
+{
+	unsigned long saved = param_get("max_total_mb");
+	uint64_t *keys = keys_from(0, 101), res[2] = { 0 };
+	int fd = grow_filter(self->dev, 100, 0);
+	struct memfilter_info mi;
+	size_t done = 0;
+
+	if (geteuid() != 0)
+		SKIP(return, "needs root for module parameters");
+	ASSERT_LE(0, fd);
+	ASSERT_NE(0, saved);
+	/* At the limit: the first sub-filter's 100 keys, then ENOSPC. */
+	ASSERT_EQ(0, param_set("max_total_mb", 0));
+	EXPECT_EQ(-ENOSPC, mf_add(fd, keys, 8, 101, res, &done));
+	EXPECT_EQ(100, done);
+	EXPECT_EQ(0, param_set("max_total_mb", saved));
+	/* Memory is back: the next add grows the filter. */
+	EXPECT_EQ(1, mf_add(fd, keys + 100, 8, 1, NULL, &done));
+	EXPECT_EQ(1, done);
+	ASSERT_EQ(0, info(fd, &mi));
+	EXPECT_EQ(101, mi.keys);
+	EXPECT_EQ(2, mi.subfilters);
+	EXPECT_EQ(1, mi.failed);
+	EXPECT_EQ(101, mf_query(fd, keys, 8, 101, NULL, NULL));
 	close(fd);
 	free(keys);
 }
