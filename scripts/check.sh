@@ -18,10 +18,13 @@
 #  6. KCSAN test kernel in QEMU: KUnit, the threaded selftests
 #  7. Debian's stock 6.12 and 6.1 kernels in QEMU: selftests; and 6.12
 #     with other builds of the module (tests/qemu/variants.sh): the
-#     newer-kernel build's bpf_test, in the host lane after packaging
+#     newer-kernel build's bpf_test and the DKMS-built module's
+#     cli_test, in the host lane after packaging
 #  8. scripts/results.py decides and prints "N passed, N failed"
 #
 # Packaging stages (after the build matrix): install test, dkms build,
+# the Debian packages built, lintian-clean, installed on this host and
+# purged (scripts/deb-test.sh),
 # docs (sphinx -W; every example block marked, checked and, where it
 # needs no module, run: scripts/doc-examples.py; the rest run in the
 # guests as docs_test), the example module against the test kernel.
@@ -230,6 +233,7 @@ packaging() {
 	section $R/packaging.log tap install scripts/install-test.sh \
 		build/install-test "$KDIR612"
 	section $R/packaging.log tap dkms scripts/dkms-test.sh "$KDIR612"
+	section $R/packaging.log tap deb scripts/deb-test.sh
 	section $R/packaging.log tap docs.sphinx tap_one \
 		"make htmldocs (sphinx-build -W)" make -s htmldocs
 	section $R/packaging.log tap docs.examples make -s doc-examples-check
@@ -333,22 +337,31 @@ stock_guest() {
 }
 # variants_guest: Debian's stock 6.12 kernel with other builds of the
 # module, each with the selftests that judge it (tests/qemu/variants.sh):
-# the newer-kernel build (scripts/compat-test.sh) with bpf_test.
+# the newer-kernel build (scripts/compat-test.sh) with bpf_test, the
+# module DKMS built from the memfilter-dkms package (scripts/deb-test.sh)
+# with cli_test. A build that is missing fails here (its stage failed).
 variants_guest() {
-	local k
+	local k v var dir args=() run=""
 	k=$(dirname "$VMLINUZ612")
-	if [ ! -f build/kbuild/stock-6.12-next/memfilter.ko ]; then
-		section $R/vm-variants.log tap variants.built tap_one \
-			"the module builds for the variants guest exist" false
-		return 0
-	fi
+	for v in next=build/kbuild/stock-6.12-next:bpf_test \
+		dkms=build/deb-test/dkms-ko:cli_test; do
+		var=${v%%=*} dir=${v#*=} dir=${dir%:*}
+		if [ -f "$dir/memfilter.ko" ]; then
+			args+=(--variant "$var=$dir")
+			run="$run $var:${v##*:}"
+		else
+			section $R/vm-variants.log tap "variant.$var.built" \
+				tap_one "$dir/memfilter.ko exists" false
+		fi
+	done
+	[ -n "$run" ] || return 0
 	tests/qemu/vm.sh --kernel "$VMLINUZ612" --bin build/guest/bin \
 		--script tests/qemu/variants.sh --smp 1 --mem 2G \
-		--kmods "$k/kmods" --tools "$GUEST_TOOLS" \
-		--variant next=build/kbuild/stock-6.12-next \
-		--env MF_VARIANTS="next:bpf_test" \
-		--out $R/vm-variants.log --timeout 900 ||
+		--kmods "$k/kmods" --tools "$GUEST_TOOLS" "${args[@]}" \
+		--env MF_VARIANTS="${run# }" \
+		--out $R/vm-variants.log.guest --timeout 900 ||
 		echo "vm: variants run failed"
+	cat $R/vm-variants.log.guest >>$R/vm-variants.log
 }
 
 # --- the run -----------------------------------------------------------------

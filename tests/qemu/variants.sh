@@ -5,7 +5,10 @@
 # /memfilter/NAME/memfilter.ko (vm.sh --variant NAME=DIR), runs those
 # selftests against it and unloads it. make check's variants:
 #   dkms  the module DKMS built when the memfilter-dkms package was
-#         installed on the host (scripts/deb-test.sh): cli_test
+#         installed on the host (scripts/deb-test.sh): cli_test's tests
+#         that reach the kernel, with 20000 keys for its big one, as in
+#         the debug guest (the stock 6.12 guest runs all of it against
+#         make's own build of the same sources)
 #   next  the newer-kernel build (scripts/compat-test.sh): bpf_test, told
 #         by MF_KFUNCS_WITHOUT_TRUSTED_FLAG=1 that the kfuncs are
 #         registered without KF_TRUSTED_ARGS, as for kernels that trust
@@ -21,11 +24,13 @@ for v in ${MF_VARIANTS:-}; do
 	ko=$MF/$var/memfilter.ko
 	section tap "variant.$var.load" tap_check "insmod $var/memfilter.ko" \
 		eval "insmod $ko && [ -c /dev/memfilter ]"
-	if [ "$var" = next ]; then
-		export MF_KFUNCS_WITHOUT_TRUSTED_FLAG=1
-	else
-		unset MF_KFUNCS_WITHOUT_TRUSTED_FLAG
-	fi
+	unset MF_KFUNCS_WITHOUT_TRUSTED_FLAG MF_CLI_BIG MF_CLI_SKIP_OFFLINE \
+		MF_CLI_SKIP_USERSPACE
+	case $var in
+	next) export MF_KFUNCS_WITHOUT_TRUSTED_FLAG=1 ;;
+	dkms) export MF_CLI_BIG=20000 MF_CLI_SKIP_OFFLINE=1 \
+		MF_CLI_SKIP_USERSPACE=1 ;;
+	esac
 	for t in $tests; do
 		section tap "variant.$var.selftest.$t" "$MF/bin/$t"
 	done
