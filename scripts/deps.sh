@@ -14,7 +14,7 @@ dkms python3-sphinx bash-completion man-db pkg-config valgrind \
 libbpf-dev bpftool zlib1g-dev libzstd-dev clang-16 iproute2 dmsetup \
 util-linux ccache nftables patch e2fsprogs fio xfsprogs rsync \
 tcpreplay xdp-tools iperf3 python3-scapy \
-dpkg-dev debhelper dh-dkms lintian fakeroot"
+dpkg-dev debhelper dh-dkms lintian fakeroot systemd"
 
 missing=""
 for p in $PKGS; do
