@@ -66,7 +66,7 @@ struct mfb_bloom *mfb_bloom_new(size_t n, size_t *bytes)
 {
 	struct mfb_bloom *m = calloc(1, sizeof(*m));
 
-	if (!m || memfilter_bloom_params_from_bpk(&m->s.bloom.p, n, 40) ||
+	if (!m || memfilter_bloom_params_from_bpk(&m->s.bloom.p, n, 40, MEMFILTER_BLOOM_LINE64) ||
 	    memfilter_hasher_init(&m->s.bloom.p.hasher,
 				  mfb_xxh3 ? MEMFILTER_HASH_XXH3 : MEMFILTER_HASH_XXH64,
 				  1, NULL))

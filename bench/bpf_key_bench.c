@@ -171,7 +171,7 @@ static double run(enum way way, const struct kbloom *kb,
 /* @b: 131072 bits (16384 keys x 8 bits, q4 32, as bpf_bench makes it). */
 static int mf_make(struct memfilter_bloom *b, u32 algo)
 {
-	if (memfilter_bloom_params_from_bpk(&b->p, 16384, 8 * 4) ||
+	if (memfilter_bloom_params_from_bpk(&b->p, 16384, 8 * 4, MEMFILTER_BLOOM_LINE64) ||
 	    memfilter_hasher_init(&b->p.hasher, algo, 42, NULL))
 		return -1;
 	b->words = bench_zalloc(memfilter_bloom_bytes(&b->p));

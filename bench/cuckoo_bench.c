@@ -611,7 +611,7 @@ static void bench_size(const char *label, u64 n)
 	row_init(&rows[bloom], "memfilter Bloom at the cuckoo-12 FPR");
 	/* params_from_fpr() leaves the hasher alone: XXH64, seed 1, as the cuckoo's. */
 	if (!memfilter_bloom_params_from_fpr(&bp, n,
-					     (u64)(rows[0].v[FPR] * 1e7) + 1) &&
+					     (u64)(rows[0].v[FPR] * 1e7) + 1, MEMFILTER_BLOOM_LINE64) &&
 	    !memfilter_hasher_init(&bp.hasher, MEMFILTER_HASH_XXH64, 1, NULL)) {
 		bl.b.p = bp;
 		bl.bytes = memfilter_bloom_bytes(&bp);

@@ -110,7 +110,7 @@ int main(int argc, char **argv)
 	struct memfilter_bloom b;
 	u64 seed = 7;
 
-	if (memfilter_bloom_params_from_fpr(&b.p, 1 << 20, FPR_PPB) ||
+	if (memfilter_bloom_params_from_fpr(&b.p, 1 << 20, FPR_PPB, MEMFILTER_BLOOM_LINE64) ||
 	    memfilter_hasher_init(&b.p.hasher, MEMFILTER_HASH_XXH64, 42, NULL))
 		abort();
 	b.words = aligned_alloc(64, memfilter_bloom_bytes(&b.p));

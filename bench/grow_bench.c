@@ -102,8 +102,8 @@ static void gb_row(const char *what, u64 cap, u32 subs, size_t nq)
 	char row[64];
 	u32 done, n = 0;
 
-	if (memfilter_grow_params_init(&p, cap, FPR_PPB, 0, 2, 50) ||
-	    memfilter_bloom_params_from_fpr(&b.p, total, FPR_PPB))
+	if (memfilter_grow_params_init(&p, cap, FPR_PPB, 0, 2, 50, MEMFILTER_BLOOM_LINE64) ||
+	    memfilter_bloom_params_from_fpr(&b.p, total, FPR_PPB, MEMFILTER_BLOOM_LINE64))
 		abort();
 	memfilter_grow_init(&g, &p, bench_zalloc(memfilter_grow_bytes(&p)));
 	b.words = bench_zalloc(memfilter_bloom_bytes(&b.p));
@@ -191,7 +191,7 @@ static void gb_ta_row(const char *what, u64 cap, u32 subs, size_t n)
 	u32 done, np = 0;
 
 	if (!fill || !present || !bm ||
-	    memfilter_grow_params_init(&p, cap, FPR_PPB, 0, 2, 50))
+	    memfilter_grow_params_init(&p, cap, FPR_PPB, 0, 2, 50, MEMFILTER_BLOOM_LINE64))
 		abort();
 	memfilter_grow_init(g, &p, bench_zalloc(memfilter_grow_bytes(&p)));
 	for (u64 i = 0; i < total; i++)

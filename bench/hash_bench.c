@@ -189,7 +189,7 @@ static u64 hb_query_window(const struct memfilter_bloom *b, const u64 *k, size_t
 static void hb_filter(struct memfilter_bloom *b, u32 algo, size_t n)
 {
 	memset(b, 0, sizeof(*b));
-	if (memfilter_bloom_params_from_bpk(&b->p, n, 40) ||
+	if (memfilter_bloom_params_from_bpk(&b->p, n, 40, MEMFILTER_BLOOM_LINE64) ||
 	    memfilter_hasher_init(&b->p.hasher, algo, HB_SEED, NULL))
 		abort();
 	b->words = bench_zalloc(memfilter_bloom_bytes(&b->p));

@@ -170,8 +170,8 @@ static void wb_size(const char *what, u64 per_gen, size_t nq)
 	unsigned long *bm = calloc(nq / BITS_PER_LONG + 1, sizeof(long));
 	double wq, bq, wp_, bp, wa, wt, ba, bt, pg, p1;
 
-	if (memfilter_window_params_init(&wp, per_gen, GENS, FPR_PPB, 0) ||
-	    memfilter_bloom_params_from_fpr(&f.b.p, per_gen * GENS, FPR_PPB))
+	if (memfilter_window_params_init(&wp, per_gen, GENS, FPR_PPB, 0, MEMFILTER_BLOOM_LINE64) ||
+	    memfilter_bloom_params_from_fpr(&f.b.p, per_gen * GENS, FPR_PPB, MEMFILTER_BLOOM_LINE64))
 		abort();
 	memfilter_window_init(&f.w, &wp, bench_zalloc(memfilter_window_bytes(&wp)),
 			      0);

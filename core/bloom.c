@@ -68,38 +68,56 @@
 #include "filter_type.h"
 #include "image.h"
 
+/* The model's rate of @layout at @q4 quarter bits per key and @k probes. */
+static u32 mf_bloom_model_at(u32 layout, u32 q4, u32 k)
+{
+	if (layout == MEMFILTER_BLOOM_SPLIT32)
+		return memfilter_bloom_model_split32_ppb[q4];
+	return memfilter_bloom_model_ppb[q4][k - 1];
+}
+
 /**
  * memfilter_bloom_params_from_bpk() - size a filter from bits per key
  * @p: the parameters to fill in; @p->hasher is left alone
  * @capacity: how many keys the filter is for, at least 1
  * @bits_per_key_q4: bits per key times 4, MEMFILTER_BLOOM_MIN_BPK_Q4 (1 bit/key)
  *	to MEMFILTER_BLOOM_MAX_BPK_Q4 (64 bits/key)
+ * @layout: MEMFILTER_BLOOM_LINE64 or MEMFILTER_BLOOM_SPLIT32
  *
- * Picks the probe count from the model table (bloom_model.h) and rounds
- * the size up to whole 64-byte blocks.
+ * Picks the probe count from the model table (bloom_model.h; SPLIT32
+ * always sets 8 bits) and rounds the size up to whole blocks (SPLIT32: to
+ * an even number of them, whole 64-byte lines).
  *
  * Context: any.
- * Return: 0; -EINVAL for a zero @capacity or @bits_per_key_q4 out of range;
- * -E2BIG if the filter would exceed MEMFILTER_BLOOM_MAX_BYTES.
+ * Return: 0; -EINVAL for a zero @capacity, @bits_per_key_q4 out of range
+ * or an unknown @layout; -E2BIG if the filter would exceed
+ * MEMFILTER_BLOOM_MAX_BYTES.
  */
 int memfilter_bloom_params_from_bpk(struct memfilter_bloom_params *p, u64 capacity,
-				    u32 bits_per_key_q4)
+				    u32 bits_per_key_q4, u32 layout)
 {
 	u64 bits_q4, nblocks;
+	unsigned int shift;
 
 	if (!capacity || bits_per_key_q4 < MEMFILTER_BLOOM_MIN_BPK_Q4 ||
-	    bits_per_key_q4 > MEMFILTER_BLOOM_MAX_BPK_Q4)
+	    bits_per_key_q4 > MEMFILTER_BLOOM_MAX_BPK_Q4 ||
+	    layout >= MEMFILTER_BLOOM_NLAYOUTS)
 		return -EINVAL;
 	if (check_mul_overflow(capacity, (u64)bits_per_key_q4, &bits_q4))
 		return -E2BIG;
-	nblocks = bits_q4 / (4 * MEMFILTER_BLOOM_BLOCK_BITS) +
-		  !!(bits_q4 % (4 * MEMFILTER_BLOOM_BLOCK_BITS));
-	if (nblocks > MEMFILTER_BLOOM_MAX_BYTES / MEMFILTER_BLOOM_BLOCK_BYTES)
+	/* Quarter bits per block: 2^(block shift + 5), a power of two. */
+	shift = memfilter_bloom_block_shift(layout) + 5;
+	nblocks = (bits_q4 >> shift) + !!(bits_q4 & (BIT_ULL(shift) - 1));
+	if (layout == MEMFILTER_BLOOM_SPLIT32)
+		nblocks += nblocks & 1;
+	if (nblocks > memfilter_bloom_max_blocks(layout))
 		return -E2BIG;
 	p->capacity = capacity;
 	p->nblocks = nblocks;
-	p->k = memfilter_bloom_model_best_k[bits_per_key_q4];
+	p->k = layout == MEMFILTER_BLOOM_SPLIT32 ? MEMFILTER_BLOOM_SPLIT32_K :
+		memfilter_bloom_model_best_k[bits_per_key_q4];
 	p->bits_per_key_q4 = bits_per_key_q4;
+	p->layout = layout;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_params_from_bpk);
@@ -110,28 +128,31 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_params_from_bpk);
  * @capacity: how many keys the filter is for, at least 1
  * @fpr_ppb: the false-positive rate wanted at @capacity keys, in parts per
  *	billion, 1 to 999999999
+ * @layout: MEMFILTER_BLOOM_LINE64 or MEMFILTER_BLOOM_SPLIT32
  *
- * Takes the fewest quarter bits per key whose modelled rate (bloom_model.h)
- * is at most @fpr_ppb. The layout reaches about 300 ppb at 64 bits/key;
- * lower targets are refused.
+ * Takes the fewest quarter bits per key whose modelled rate for @layout
+ * (bloom_model.h) is at most @fpr_ppb. At 64 bits/key LINE64 reaches
+ * about 300 ppb, SPLIT32 about 1100 ppb; lower targets are refused.
  *
  * Context: any.
- * Return: 0; -EINVAL for a zero @capacity or @fpr_ppb out of range or below
- * what 64 bits/key reaches; -E2BIG if the filter would exceed
- * MEMFILTER_BLOOM_MAX_BYTES.
+ * Return: 0; -EINVAL for a zero @capacity, @fpr_ppb out of range or below
+ * what 64 bits/key reaches, or an unknown @layout; -E2BIG if the filter
+ * would exceed MEMFILTER_BLOOM_MAX_BYTES.
  */
 int memfilter_bloom_params_from_fpr(struct memfilter_bloom_params *p, u64 capacity,
-				    u64 fpr_ppb)
+				    u64 fpr_ppb, u32 layout)
 {
 	u32 q4;
 
-	if (!capacity || !fpr_ppb || fpr_ppb >= 1000000000ULL)
+	if (!capacity || !fpr_ppb || fpr_ppb >= 1000000000ULL ||
+	    layout >= MEMFILTER_BLOOM_NLAYOUTS)
 		return -EINVAL;
 	for (q4 = MEMFILTER_BLOOM_MIN_BPK_Q4; q4 <= MEMFILTER_BLOOM_MAX_BPK_Q4; q4++) {
 		u32 k = memfilter_bloom_model_best_k[q4];
 
-		if (memfilter_bloom_model_ppb[q4][k - 1] <= fpr_ppb)
-			return memfilter_bloom_params_from_bpk(p, capacity, q4);
+		if (mf_bloom_model_at(layout, q4, k) <= fpr_ppb)
+			return memfilter_bloom_params_from_bpk(p, capacity, q4,
+							       layout);
 	}
 	return -EINVAL;
 }
@@ -142,11 +163,12 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_params_from_fpr);
  * @p: its parameters
  *
  * Context: any.
- * Return: @p->nblocks * 64, the bytes to allocate for &struct memfilter_bloom.words.
+ * Return: @p->nblocks times the layout's block size, a multiple of 64: the
+ * bytes to allocate for &struct memfilter_bloom.words.
  */
 u64 memfilter_bloom_bytes(const struct memfilter_bloom_params *p)
 {
-	return p->nblocks * MEMFILTER_BLOOM_BLOCK_BYTES;
+	return p->nblocks * memfilter_bloom_block_bytes(p->layout);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_bytes);
 
@@ -161,8 +183,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_bytes);
  */
 void memfilter_bloom_add_hash_scalar(struct memfilter_bloom *b, u64 hash)
 {
-	mf_bloom_with_k(memfilter_bloom_block_ptr(b, hash), hash, b->p.k,
-			MF_BLOOM_SET);
+	mf_bloom_key_op(b, hash, MF_BLOOM_SET);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hash_scalar);
 
@@ -196,8 +217,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hash);
  */
 void memfilter_bloom_add_hash_exclusive_scalar(struct memfilter_bloom *b, u64 hash)
 {
-	mf_bloom_with_k(memfilter_bloom_block_ptr(b, hash), hash, b->p.k,
-			MF_BLOOM_SET_EXCLUSIVE);
+	mf_bloom_key_op(b, hash, MF_BLOOM_SET_EXCLUSIVE);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hash_exclusive_scalar);
 
@@ -265,8 +285,7 @@ static __always_inline bool mf_bloom_contains_one(const struct memfilter_bloom *
 noinline bool memfilter_bloom_contains_hash_scalar(const struct memfilter_bloom *b,
 						   u64 hash)
 {
-	return mf_bloom_with_k(memfilter_bloom_block_ptr(b, hash), hash, b->p.k,
-			       MF_BLOOM_TEST);
+	return mf_bloom_key_op(b, hash, MF_BLOOM_TEST);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hash_scalar);
 
@@ -392,7 +411,7 @@ void memfilter_bloom_add_key_exclusive(struct memfilter_bloom *b, const void *ke
  */
 u64 memfilter_bloom_popcount(const struct memfilter_bloom *b)
 {
-	u64 i, n = b->p.nblocks * MEMFILTER_BLOOM_BLOCK_WORDS, sum = 0;
+	u64 i, n = memfilter_bloom_nwords(&b->p), sum = 0;
 
 	for (i = 0; i < n; i++) {
 		sum += hweight64(READ_ONCE(b->words[i]));
@@ -403,14 +422,41 @@ u64 memfilter_bloom_popcount(const struct memfilter_bloom *b)
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_popcount);
 
+/*
+ * SPLIT32's estimate: per block, the product over its 8 32-bit words of
+ * the fraction of their bits set, c_0 ... c_7 / 32^8 = 2^-40, summed in
+ * units of 2^-28 (up to 2^35 blocks of at most 2^28 fit in 64 bits).
+ */
+static u64 mf_split32_est_fpr_ppb(const struct memfilter_bloom *b)
+{
+	u64 blk, sum = 0;
+	unsigned int w;
+
+	for (blk = 0; blk < b->p.nblocks; blk++) {
+		const u64 *words = b->words + blk * MEMFILTER_BLOOM_SPLIT32_WORDS;
+		u64 num = 1;
+
+		for (w = 0; w < MEMFILTER_BLOOM_SPLIT32_WORDS; w++) {
+			u64 v = READ_ONCE(words[w]);
+
+			num *= (u64)hweight64(v & 0xffffffffULL) * hweight64(v >> 32);
+		}
+		sum += (num + (1ULL << 11)) >> 12;
+		if (!((blk + 1) & 0x3fff))
+			memfilter_cond_resched();
+	}
+	return (div64_u64(sum, b->p.nblocks) * 1000000000ULL + (1ULL << 27)) >> 28;
+}
+
 /**
  * memfilter_bloom_est_fpr_ppb() - false-positive rate of a filter as it is
  * @b: the filter
  *
  * The chance that a random absent key is reported present, given the bits
- * actually set: the average over blocks and window starts of the product,
- * over the window's words, of the fraction of the word's bits that are set.
- * Fixed point throughout (2^-29 per block, rounded), no floating point.
+ * actually set: the average over blocks (and, for LINE64, window starts)
+ * of the product, over the key's words, of the fraction of the word's
+ * bits that are set. Fixed point throughout (2^-29 per block for LINE64,
+ * 2^-28 for SPLIT32, rounded), no floating point.
  *
  * Context: process context in the kernel: lockless, a snapshot under
  * concurrent inserts; takes time linear in the filter's size and yields
@@ -422,6 +468,8 @@ u64 memfilter_bloom_est_fpr_ppb(const struct memfilter_bloom *b)
 	unsigned int k = b->p.k, s, i, w;
 	u64 blk, sum = 0;
 
+	if (b->p.layout == MEMFILTER_BLOOM_SPLIT32)
+		return mf_split32_est_fpr_ppb(b);
 	for (blk = 0; blk < b->p.nblocks; blk++) {
 		const u64 *words = b->words + blk * MEMFILTER_BLOOM_BLOCK_WORDS;
 		u64 c[MEMFILTER_BLOOM_BLOCK_WORDS], num = 0;
@@ -453,17 +501,19 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_est_fpr_ppb);
  * @p: the filter's parameters
  * @nkeys: how many distinct keys it holds
  *
- * Looks up @p->k at the filter's real bits per key (nblocks * 512 / @nkeys)
- * in the model table, interpolating between quarter bits; below 1/4
- * bit/key and above 64 bits/key the table's ends are returned.
+ * Looks up @p->k at the filter's real bits per key (its table's bits /
+ * @nkeys) in its layout's model table, interpolating between quarter
+ * bits; below 1/4 bit/key and above 64 bits/key the table's ends are
+ * returned.
  *
  * Context: any.
  * Return: the expected rate for a random absent key, in parts per billion.
  */
 u64 memfilter_bloom_model_fpr_ppb(const struct memfilter_bloom_params *p, u64 nkeys)
 {
-	u64 num = p->nblocks * 4 * MEMFILTER_BLOOM_BLOCK_BITS, q, rem, frac, f0, f1;
+	u64 num = memfilter_bloom_bytes(p) * 4 * 8, q, rem, frac, f0, f1;
 	unsigned int k = clamp(p->k, 1U, (u32)MEMFILTER_BLOOM_MAX_K);
+	u32 layout = p->layout;
 
 	if (!nkeys)
 		return 0;
@@ -474,11 +524,11 @@ u64 memfilter_bloom_model_fpr_ppb(const struct memfilter_bloom_params *p, u64 nk
 	q = div64_u64(num, nkeys);
 	rem = num - q * nkeys;
 	if (q < 1)
-		return memfilter_bloom_model_ppb[1][k - 1];
+		return mf_bloom_model_at(layout, 1, k);
 	if (q >= MEMFILTER_BLOOM_MODEL_Q4_MAX)
-		return memfilter_bloom_model_ppb[MEMFILTER_BLOOM_MODEL_Q4_MAX][k - 1];
-	f0 = memfilter_bloom_model_ppb[q][k - 1];
-	f1 = memfilter_bloom_model_ppb[q + 1][k - 1];
+		return mf_bloom_model_at(layout, MEMFILTER_BLOOM_MODEL_Q4_MAX, k);
+	f0 = mf_bloom_model_at(layout, q, k);
+	f1 = mf_bloom_model_at(layout, q + 1, k);
 	frac = div64_u64(rem << 16, nkeys);
 	return f0 - (((f0 - f1) * frac) >> 16);
 }
@@ -531,15 +581,14 @@ mf_bloom_lock_of(const struct memfilter_bloom *b, u64 hash)
 bool memfilter_bloom_one_locked(struct memfilter_bloom *b, u64 hash,
 				bool test_first)
 {
-	u64 *blk = memfilter_bloom_block_ptr(b, hash);
 	struct memfilter_lock *l = mf_bloom_lock_of(b, hash);
 	bool had;
 
-	if (test_first && mf_bloom_with_k(blk, hash, b->p.k, MF_BLOOM_TEST))
+	if (test_first && mf_bloom_key_op(b, hash, MF_BLOOM_TEST))
 		return true;
 	memfilter_bh_disable();
 	memfilter_lock(l);
-	had = mf_bloom_with_k(blk, hash, b->p.k, MF_BLOOM_TEST_AND_SET_LOCKED);
+	had = mf_bloom_key_op(b, hash, MF_BLOOM_TEST_AND_SET_LOCKED);
 	memfilter_unlock(l);
 	memfilter_bh_enable();
 	return had;
@@ -581,8 +630,7 @@ bool memfilter_bloom_test_and_add_hash(struct memfilter_bloom *b, u64 hash)
 {
 	if (b->stripes)
 		return memfilter_bloom_one_locked(b, hash, true);
-	return mf_bloom_with_k(memfilter_bloom_block_ptr(b, hash), hash, b->p.k,
-			       MF_BLOOM_TEST_AND_SET);
+	return mf_bloom_key_op(b, hash, MF_BLOOM_TEST_AND_SET);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_test_and_add_hash);
 
@@ -618,9 +666,9 @@ static int mf_bloom_create_params(const struct memfilter_create *c,
 		return -EINVAL;
 	if (c->fpr_ppb)
 		return memfilter_bloom_params_from_fpr(&p->bloom, c->capacity,
-						       c->fpr_ppb);
+						       c->fpr_ppb, MEMFILTER_BLOOM_LINE64);
 	return memfilter_bloom_params_from_bpk(&p->bloom, c->capacity,
-					       c->bits_per_key_q4);
+					       c->bits_per_key_q4, MEMFILTER_BLOOM_LINE64);
 }
 
 static struct memfilter_hasher *mf_bloom_hasher(union memfilter_params *p)
@@ -707,7 +755,7 @@ static int mf_bloom_test_and_add_key(union memfilter_state *s, const void *key,
 
 static void mf_bloom_clear(union memfilter_state *s)
 {
-	u64 i, n = s->bloom.p.nblocks * MEMFILTER_BLOOM_BLOCK_WORDS;
+	u64 i, n = memfilter_bloom_nwords(&s->bloom.p);
 
 	for (i = 0; i < n; i++) {
 		WRITE_ONCE(s->bloom.words[i], 0);
@@ -726,7 +774,7 @@ static void mf_bloom_info(const union memfilter_state *s, u64 added,
 	info->bits_per_key_q4 = b->p.bits_per_key_q4;
 	info->keys = added;
 	info->fill = memfilter_bloom_popcount(b);
-	info->fill_max = b->p.nblocks * MEMFILTER_BLOOM_BLOCK_BITS;
+	info->fill_max = memfilter_bloom_bytes(&b->p) * 8;
 	info->est_fpr_ppb = memfilter_bloom_est_fpr_ppb(b);
 }
 

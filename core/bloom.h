@@ -1,18 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
- * memfilter's blocked Bloom filter: the split-block layout, its sizing from
- * the offline model table (bloom_model.h), and the insert and query entry
+ * memfilter's blocked Bloom filter: its two layouts, their sizing from
+ * the offline model tables (bloom_model.h), and the insert and query entry
  * points shared by the module and userspace.
  *
- * Layout: the filter is nblocks 64-byte blocks of 8 x 64-bit words. A
+ * Layouts, fixed per filter (struct memfilter_bloom_params.layout). A
  * key's 64-bit hash h picks its block by multiply-shift range reduction,
- * ((u128)h * nblocks) >> 64, so any block count works. The low 32 bits x
- * pick a window of k consecutive words (mod 8) starting at word
- * (x * 0x9e3779b9) >> 29, and in each word w of the window one bit,
- * (x * memfilter_bloom_salt[w]) >> 26. Every probe is in a different word, so a
- * key always sets exactly k distinct bits, whatever its hash (even 0): no
- * degenerate probes by construction. All probes of a key are in one cache
- * line, and the whole 512-bit pattern is two AVX2 registers.
+ * ((u128)h * nblocks) >> 64, so any block count works, and its bits from
+ * the low 32 bits x, one multiply per word by an odd salt.
+ *
+ * - MEMFILTER_BLOOM_LINE64: nblocks 64-byte blocks of 8 x 64-bit words.
+ *   x picks a window of k consecutive words (mod 8) starting at word
+ *   (x * 0x9e3779b9) >> 29, and in each word w of the window one bit,
+ *   (x * memfilter_bloom_salt[w]) >> 26. Every probe is in a different
+ *   word, so a key always sets exactly k distinct bits, whatever its hash
+ *   (even 0): no degenerate probes by construction. All probes of a key
+ *   are in one cache line, and the whole 512-bit pattern is two AVX2
+ *   registers.
+ * - MEMFILTER_BLOOM_SPLIT32: nblocks 32-byte blocks of 8 x 32-bit words,
+ *   the split-block layout of Impala, Kudu, Parquet's SBBF and
+ *   fastfilter_cpp's SimdBlockFilter: one bit in every word, bit
+ *   (x * salt[i]) >> 27 of word i (the same salts), so k is always 8 and
+ *   the pattern is one AVX2 register. Word i is the low (i even) or high
+ *   (i odd) half of the block's little-endian 64-bit word i / 2, which is
+ *   how the scalar code holds it: bit for bit the same table on x86. A
+ *   little worse FPR per bit than LINE64 (about 6% more memory at 1%),
+ *   one vector operation per key. nblocks is even, so that tables stay
+ *   whole 64-byte lines.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -22,9 +36,20 @@
 #include "compat.h"
 #include "hash.h"
 
+/* Layouts (struct memfilter_bloom_params.layout): 0, a zeroed one, is LINE64. */
+#define MEMFILTER_BLOOM_LINE64		0
+#define MEMFILTER_BLOOM_SPLIT32		1
+#define MEMFILTER_BLOOM_NLAYOUTS	2
+
+/* LINE64's block; every table is 64-byte aligned and whole 64-byte lines. */
 #define MEMFILTER_BLOOM_BLOCK_BYTES	64
 #define MEMFILTER_BLOOM_BLOCK_WORDS	8
 #define MEMFILTER_BLOOM_BLOCK_BITS	512
+/* SPLIT32's block: 8 x 32 bits, held as 4 x 64. */
+#define MEMFILTER_BLOOM_SPLIT32_BYTES	32
+#define MEMFILTER_BLOOM_SPLIT32_WORDS	4
+#define MEMFILTER_BLOOM_SPLIT32_BITS	256
+#define MEMFILTER_BLOOM_SPLIT32_K	8
 /* Largest filter the sizing functions accept: 1 TiB. */
 #define MEMFILTER_BLOOM_MAX_BYTES	BIT_ULL(40)
 /* Most probes per key: one per word of a block. */
@@ -54,9 +79,12 @@
 /**
  * struct memfilter_bloom_params - the shape of a Bloom filter
  * @capacity: keys it was sized for
- * @nblocks: 64-byte blocks, at least 1
- * @k: probes (bits set) per key, 1..MEMFILTER_BLOOM_MAX_K
+ * @nblocks: blocks of the layout (64 or 32 bytes), at least 1; even for
+ *	MEMFILTER_BLOOM_SPLIT32
+ * @k: probes (bits set) per key, 1..MEMFILTER_BLOOM_MAX_K; always 8 for
+ *	MEMFILTER_BLOOM_SPLIT32
  * @bits_per_key_q4: bits per key it was sized for, times 4
+ * @layout: MEMFILTER_BLOOM_LINE64 or MEMFILTER_BLOOM_SPLIT32
  * @hasher: how keys are hashed; filled in by the caller with
  *	memfilter_hasher_init()
  */
@@ -65,6 +93,7 @@ struct memfilter_bloom_params {
 	u64 nblocks;
 	u32 k;
 	u32 bits_per_key_q4;
+	u32 layout;
 	struct memfilter_hasher hasher;
 };
 
@@ -94,8 +123,9 @@ struct memfilter_bloom_stripe {
 /**
  * struct memfilter_bloom - a Bloom filter
  * @p: its shape
- * @words: nblocks * 8 words, 64-byte aligned, zeroed, allocated and freed
- *	by the caller (kernel: kvzalloc(); userspace: aligned_alloc())
+ * @words: memfilter_bloom_bytes() of table, 64-byte aligned, zeroed,
+ *	allocated and freed by the caller (kernel: kvzalloc(); userspace:
+ *	aligned_alloc())
  * @stripes: MEMFILTER_BLOOM_STRIPES writer locks, attached by the owner
  *	(memfilter_bloom_attach_stripes()) and used by the _locked inserts;
  *	NULL (after the type's init) for a filter written with atomic ORs.
@@ -124,26 +154,75 @@ struct memfilter_bloom_sort {
 			 0x705495c7U, 0x2df1424bU, 0x9efc4947U, 0x5c6bfb31U }
 #define MEMFILTER_BLOOM_START_MUL	0x9e3779b9U
 
+/* 64-bit words per block of @layout: 8 (LINE64) or 4 (SPLIT32). */
+static __always_inline unsigned int memfilter_bloom_block_words(u32 layout)
+{
+	return layout == MEMFILTER_BLOOM_SPLIT32 ? MEMFILTER_BLOOM_SPLIT32_WORDS :
+						   MEMFILTER_BLOOM_BLOCK_WORDS;
+}
+
+/* Bytes per block of @layout. */
+static __always_inline unsigned int memfilter_bloom_block_bytes(u32 layout)
+{
+	return memfilter_bloom_block_words(layout) * sizeof(u64);
+}
+
+/* log2 of memfilter_bloom_block_bytes(@layout): no divisions (32-bit). */
+static __always_inline unsigned int memfilter_bloom_block_shift(u32 layout)
+{
+	return layout == MEMFILTER_BLOOM_SPLIT32 ? 5 : 6;
+}
+
+/* The most blocks of @layout a filter (or a window generation) may have. */
+static __always_inline u64 memfilter_bloom_max_blocks(u32 layout)
+{
+	return MEMFILTER_BLOOM_MAX_BYTES >> memfilter_bloom_block_shift(layout);
+}
+
+/* Is @nblocks a valid block count for @layout (images, sizing)? */
+static __always_inline bool memfilter_bloom_nblocks_ok(u32 layout, u64 nblocks)
+{
+	return nblocks && nblocks <= memfilter_bloom_max_blocks(layout) &&
+	       (layout != MEMFILTER_BLOOM_SPLIT32 || !(nblocks & 1));
+}
+
+/* 64-bit words of a filter's table. */
+static __always_inline u64 memfilter_bloom_nwords(const struct memfilter_bloom_params *p)
+{
+	return p->nblocks * memfilter_bloom_block_words(p->layout);
+}
+
 /* The block a hash lives in. */
 static __always_inline u64 memfilter_bloom_block(const struct memfilter_bloom *b, u64 hash)
 {
 	return memfilter_mulhi64(hash, b->p.nblocks);
 }
 
-/* The first of the 8 words of the block a hash lives in. */
+/*
+ * The first word of the block a hash lives in, @layout a constant where
+ * the caller has one (the layout's own loops), else @b's.
+ */
+static __always_inline u64 *
+memfilter_bloom_block_ptr_of(const struct memfilter_bloom *b, u64 hash, u32 layout)
+{
+	return b->words + memfilter_bloom_block(b, hash) *
+			  memfilter_bloom_block_words(layout);
+}
+
+/* The first word of the block a hash lives in. */
 static __always_inline u64 *
 memfilter_bloom_block_ptr(const struct memfilter_bloom *b, u64 hash)
 {
-	return b->words + memfilter_bloom_block(b, hash) * MEMFILTER_BLOOM_BLOCK_WORDS;
+	return memfilter_bloom_block_ptr_of(b, hash, b->p.layout);
 }
 
-/* Prefetch the block of hashes[@i], if @i < @n. */
+/* Prefetch the block of hashes[@i], if @i < @n; @layout is @b's. */
 static __always_inline void memfilter_bloom_prefetch(const struct memfilter_bloom *b,
 						     const u64 *hashes, size_t i,
-						     size_t n)
+						     size_t n, u32 layout)
 {
 	if (i < n)
-		memfilter_prefetch(memfilter_bloom_block_ptr(b, hashes[i]));
+		memfilter_prefetch(memfilter_bloom_block_ptr_of(b, hashes[i], layout));
 }
 
 /*
@@ -176,12 +255,13 @@ struct memfilter_bloom_ring {
 
 /*
  * Hash the group of keys from @i (a multiple of MEMFILTER_BLOOM_GROUP), as
- * many as there are before @n, into the ring and prefetch their blocks.
+ * many as there are before @n, into the ring and prefetch their blocks
+ * (@layout is @b's).
  */
 static __always_inline void memfilter_bloom_ring_fill(const struct memfilter_bloom *b,
 						      struct memfilter_bloom_ring *r,
 						      const u8 *keys, size_t key_len,
-						      size_t i, size_t n)
+						      size_t i, size_t n, u32 layout)
 {
 	u64 *h = &r->h[i % MEMFILTER_BLOOM_RING];
 	size_t j, m;
@@ -191,7 +271,7 @@ static __always_inline void memfilter_bloom_ring_fill(const struct memfilter_blo
 	m = min(n - i, (size_t)MEMFILTER_BLOOM_GROUP);
 	memfilter_hash_keys(&b->p.hasher, keys + i * key_len, key_len, m, h);
 	for (j = 0; j < m; j++)
-		memfilter_prefetch(memfilter_bloom_block_ptr(b, h[j]));
+		memfilter_prefetch(memfilter_bloom_block_ptr_of(b, h[j], layout));
 }
 
 /*
@@ -204,13 +284,14 @@ static __always_inline void memfilter_bloom_ring_fill(const struct memfilter_blo
  * BITS_PER_LONG keys. @f is the caller's local copy of the filter, so
  * that the per-key work need not assume the stores through @r and
  * @result_bitmap change its fields (its hasher is handed out of line, to
- * memfilter_hash_keys(), once per group).
+ * memfilter_hash_keys(), once per group). @layout is @f's, a constant.
  */
 static __always_inline void
 memfilter_bloom_keys_section(const struct memfilter_bloom *f, struct memfilter_bloom_ring *r,
 			     const void *keys, size_t key_len, size_t start, size_t m,
 			     size_t n, unsigned long *result_bitmap, enum memfilter_bloom_op op,
-			     bool (*one)(const void *ctx, u64 *blk, u64 hash,
+			     u32 layout,
+			     bool (*one)(const void *ctx, u64 *blk, u64 hash, u32 layout,
 					 enum memfilter_bloom_op op),
 			     const void *ctx)
 {
@@ -222,10 +303,10 @@ memfilter_bloom_keys_section(const struct memfilter_bloom *f, struct memfilter_b
 
 		g = min(end - i, (size_t)MEMFILTER_BLOOM_GROUP);
 		memfilter_bloom_ring_fill(f, r, keys, key_len,
-					  i + MEMFILTER_BLOOM_AHEAD, n);
+					  i + MEMFILTER_BLOOM_AHEAD, n, layout);
 		for (j = 0; j < g; j++) {
-			bool hit = one(ctx, memfilter_bloom_block_ptr(f, h[j]),
-				       h[j], op);
+			bool hit = one(ctx, memfilter_bloom_block_ptr_of(f, h[j], layout),
+				       h[j], layout, op);
 
 			if (op == MEMFILTER_BLOOM_OP_CONTAINS)
 				acc |= (unsigned long)hit << (i % BITS_PER_LONG + j);
@@ -240,24 +321,45 @@ memfilter_bloom_keys_section(const struct memfilter_bloom *f, struct memfilter_b
 
 /* memfilter_bloom_keys_section() with @op a constant in each call. */
 static __always_inline void
+memfilter_bloom_keys_section_of(const struct memfilter_bloom *f, struct memfilter_bloom_ring *r,
+				const void *keys, size_t key_len, size_t start,
+				size_t m, size_t n, unsigned long *result_bitmap,
+				enum memfilter_bloom_op op, u32 layout,
+				bool (*one)(const void *ctx, u64 *blk, u64 hash,
+					    u32 layout, enum memfilter_bloom_op op),
+				const void *ctx)
+{
+	if (op == MEMFILTER_BLOOM_OP_ADD)
+		memfilter_bloom_keys_section(f, r, keys, key_len, start, m, n, NULL,
+					     MEMFILTER_BLOOM_OP_ADD, layout, one, ctx);
+	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
+		memfilter_bloom_keys_section(f, r, keys, key_len, start, m, n, NULL,
+					     MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE, layout, one,
+					     ctx);
+	else
+		memfilter_bloom_keys_section(f, r, keys, key_len, start, m, n,
+					     result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS,
+					     layout, one, ctx);
+}
+
+/* memfilter_bloom_keys_section() with @op and @f's layout constants. */
+static __always_inline void
 memfilter_bloom_keys_section_op(const struct memfilter_bloom *f, struct memfilter_bloom_ring *r,
 				const void *keys, size_t key_len, size_t start,
 				size_t m, size_t n, unsigned long *result_bitmap,
 				enum memfilter_bloom_op op,
 				bool (*one)(const void *ctx, u64 *blk, u64 hash,
-					    enum memfilter_bloom_op op),
+					    u32 layout, enum memfilter_bloom_op op),
 				const void *ctx)
 {
-	if (op == MEMFILTER_BLOOM_OP_ADD)
-		memfilter_bloom_keys_section(f, r, keys, key_len, start, m, n, NULL,
-					     MEMFILTER_BLOOM_OP_ADD, one, ctx);
-	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
-		memfilter_bloom_keys_section(f, r, keys, key_len, start, m, n, NULL,
-					     MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE, one, ctx);
+	if (f->p.layout == MEMFILTER_BLOOM_SPLIT32)
+		memfilter_bloom_keys_section_of(f, r, keys, key_len, start, m, n,
+						result_bitmap, op, MEMFILTER_BLOOM_SPLIT32,
+						one, ctx);
 	else
-		memfilter_bloom_keys_section(f, r, keys, key_len, start, m, n,
-					     result_bitmap, MEMFILTER_BLOOM_OP_CONTAINS,
-					     one, ctx);
+		memfilter_bloom_keys_section_of(f, r, keys, key_len, start, m, n,
+						result_bitmap, op, MEMFILTER_BLOOM_LINE64,
+						one, ctx);
 }
 
 /*
@@ -275,7 +377,7 @@ static __always_inline void memfilter_bloom_sort(const struct memfilter_bloom *b
 	memset(s->end, 0, sizeof(s->end));
 	for (j = 0; j < m; j++) {
 		blk = memfilter_bloom_block(b, hashes[j]);
-		memfilter_prefetch(b->words + blk * MEMFILTER_BLOOM_BLOCK_WORDS);
+		memfilter_prefetch(b->words + blk * memfilter_bloom_block_words(b->p.layout));
 		s->end[blk % MEMFILTER_BLOOM_STRIPES + 1]++;
 	}
 	for (t = 0; t < MEMFILTER_BLOOM_STRIPES; t++)
@@ -293,12 +395,13 @@ static __always_inline void memfilter_bloom_sort(const struct memfilter_bloom *b
  * MEMFILTER_BLOOM_LOCK_KEYS keys; @one(@ctx, block, hash) test-and-sets a
  * key and says whether it was present, which sets its bit of @out (words
  * cleared by the caller; NULL: not wanted). Inlined into the scalar and
- * the AVX2 walks, each with its own @one. The caller has bottom halves off.
+ * the AVX2 walks, each with its own @one for each @layout (@b's, a
+ * constant). The caller has bottom halves off.
  */
 static __always_inline void
 memfilter_bloom_walk(struct memfilter_bloom *b, const u64 *hashes,
 		     const struct memfilter_bloom_sort *s, unsigned long *out,
-		     bool (*one)(const void *ctx, u64 *blk, u64 hash),
+		     u32 layout, bool (*one)(const void *ctx, u64 *blk, u64 hash, u32 layout),
 		     const void *ctx)
 {
 	unsigned int t, held;
@@ -320,7 +423,7 @@ memfilter_bloom_walk(struct memfilter_bloom *b, const u64 *hashes,
 			}
 			j = s->ord[pos];
 			h = hashes[j];
-			if (one(ctx, memfilter_bloom_block_ptr(b, h), h) && out)
+			if (one(ctx, memfilter_bloom_block_ptr_of(b, h, layout), h, layout) && out)
 				out[j / BITS_PER_LONG] |= 1UL << (j % BITS_PER_LONG);
 		}
 		memfilter_unlock(l);
@@ -363,10 +466,41 @@ static __always_inline void memfilter_bloom_pattern(u64 hash, u32 k,
 		pat[w] = (u64)((win >> w) & 1) << memfilter_bloom_bit(hash, w);
 }
 
+/*
+ * SPLIT32: the bit a hash sets in 32-bit word @i (0..7) of its block, the
+ * same salts as LINE64's, five bits of each product.
+ */
+static __always_inline unsigned int memfilter_split32_bit(u64 hash, unsigned int i)
+{
+	static const u32 salt[MEMFILTER_BLOOM_BLOCK_WORDS] = MEMFILTER_BLOOM_SALTS;
+
+	return ((u32)hash * salt[i]) >> 27;
+}
+
+/*
+ * SPLIT32: the 64-bit word @w (0..3) of a hash's pattern: the bits of
+ * 32-bit words 2w (low half) and 2w + 1 (high half).
+ */
+static __always_inline u64 memfilter_split32_word(u64 hash, unsigned int w)
+{
+	return (1ULL << memfilter_split32_bit(hash, 2 * w)) |
+	       (1ULL << (32 + memfilter_split32_bit(hash, 2 * w + 1)));
+}
+
+/* SPLIT32: the 4-word pattern a hash sets in its block. */
+static __always_inline void memfilter_split32_pattern(u64 hash,
+						      u64 pat[MEMFILTER_BLOOM_SPLIT32_WORDS])
+{
+	unsigned int w;
+
+	for (w = 0; w < MEMFILTER_BLOOM_SPLIT32_WORDS; w++)
+		pat[w] = memfilter_split32_word(hash, w);
+}
+
 int memfilter_bloom_params_from_fpr(struct memfilter_bloom_params *p, u64 capacity,
-				    u64 fpr_ppb);
+				    u64 fpr_ppb, u32 layout);
 int memfilter_bloom_params_from_bpk(struct memfilter_bloom_params *p, u64 capacity,
-				    u32 bits_per_key_q4);
+				    u32 bits_per_key_q4, u32 layout);
 u64 memfilter_bloom_bytes(const struct memfilter_bloom_params *p);
 
 void memfilter_bloom_add_hash(struct memfilter_bloom *b, u64 hash);

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * AVX2 batch insert and query for memfilter's blocked Bloom filter
- * (bloom.h), x86-64 only. The whole 512-bit pattern of a key is built in
- * two YMM registers: one 32-bit multiply per word gives the bit, the key's
- * window (a row of memfilter_bloom_avx2_win) sends the words outside it to
- * 64, and a variable shift turns the bit numbers into masks. A query is
- * then two 32-byte loads, two VPANDNs, a VPOR and one VPTEST; an insert
- * ORs, atomically, only the words still missing bits; an exclusive insert
- * (single writer) is two VPORs and two 32-byte stores. Answers and
+ * (bloom.h), x86-64 only, both layouts. LINE64: the whole 512-bit pattern
+ * of a key is built in two YMM registers: one 32-bit multiply per word
+ * gives the bit, the key's window (a row of memfilter_bloom_avx2_win)
+ * sends the words outside it to 64, and a variable shift turns the bit
+ * numbers into masks. A query is then two 32-byte loads, two VPANDNs, a
+ * VPOR and one VPTEST; an insert ORs, atomically, only the words still
+ * missing bits; an exclusive insert (single writer) is two VPORs and two
+ * 32-byte stores. SPLIT32: the 256-bit pattern in one register (eight
+ * multiplies, a shift each), a query one load and one VPTEST. Answers and
  * filters are bit for bit those of the scalar code.
  *
  * Only the functions marked MF_AVX2 (here and in bloom_avx2.h) are
@@ -28,6 +30,7 @@
  * Copyright (C) 2026 The memfilter authors.
  */
 #include "bloom_avx2.h"
+#include "bloom_internal.h"
 
 /*
  * The windows of memfilter_bloom_avx2_pattern(): row k - 1 holds, twice,
@@ -49,6 +52,66 @@ const u32 memfilter_bloom_avx2_win[MEMFILTER_BLOOM_MAX_K][2 * MEMFILTER_BLOOM_BL
 	{ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 },
 };
 
+/*
+ * @op on one key's block @blk, @layout a constant: the AVX2 twin of
+ * mf_bloom_do_layout(), with the pattern from @c.
+ */
+static __always_inline MF_AVX2 bool
+mf_bloom_avx2_do(const struct memfilter_bloom_avx2 *c, u64 *blk, u64 hash, u32 layout,
+		 enum mf_bloom_scalar_op op)
+{
+	__m256i lo, hi;
+
+	if (layout == MEMFILTER_BLOOM_SPLIT32) {
+		lo = memfilter_split32_avx2_pattern(c, hash);
+		switch (op) {
+		case MF_BLOOM_TEST:
+			return memfilter_split32_avx2_has(blk, lo);
+		case MF_BLOOM_SET:
+		case MF_BLOOM_TEST_AND_SET:
+			return memfilter_split32_avx2_set(blk, lo);
+		case MF_BLOOM_TEST_AND_SET_LOCKED:
+			return memfilter_split32_avx2_set_locked(blk, lo);
+		default:
+			memfilter_split32_avx2_set_exclusive(blk, lo);
+			return true;
+		}
+	}
+	memfilter_bloom_avx2_pattern(c, hash, &lo, &hi);
+	switch (op) {
+	case MF_BLOOM_TEST:
+		return memfilter_bloom_avx2_has_pattern(blk, lo, hi);
+	case MF_BLOOM_SET:
+	case MF_BLOOM_TEST_AND_SET:
+		return memfilter_bloom_avx2_set_pattern(blk, lo, hi);
+	case MF_BLOOM_TEST_AND_SET_LOCKED:
+		return memfilter_bloom_avx2_set_locked(blk, lo, hi);
+	default:
+		lo = _mm256_or_si256(lo, _mm256_load_si256((void *)blk));
+		hi = _mm256_or_si256(hi, _mm256_load_si256((void *)(blk + 4)));
+		memfilter_bloom_avx2_store(blk, lo);
+		memfilter_bloom_avx2_store(blk + 4, hi);
+		return true;
+	}
+}
+
+/* One key of @b, its constants set up for it (the single-key calls). */
+static __always_inline MF_AVX2 bool mf_bloom_avx2_one(const struct memfilter_bloom *b,
+						      u64 hash, enum mf_bloom_scalar_op op)
+{
+	struct memfilter_bloom_avx2 c;
+	u64 *words = b->words;
+
+	memfilter_bloom_avx2_init(&c, b->p.k);
+	if (b->p.layout == MEMFILTER_BLOOM_SPLIT32)
+		return mf_bloom_avx2_do(&c, words + memfilter_bloom_block(b, hash) *
+					MEMFILTER_BLOOM_SPLIT32_WORDS, hash,
+					MEMFILTER_BLOOM_SPLIT32, op);
+	return mf_bloom_avx2_do(&c, words + memfilter_bloom_block(b, hash) *
+				MEMFILTER_BLOOM_BLOCK_WORDS, hash, MEMFILTER_BLOOM_LINE64,
+				op);
+}
+
 /**
  * memfilter_bloom_contains_hash_avx2() - query one hash with AVX2
  * @b: the filter
@@ -60,10 +123,14 @@ const u32 memfilter_bloom_avx2_win[MEMFILTER_BLOOM_MAX_K][2 * MEMFILTER_BLOOM_BL
  */
 MF_AVX2 bool memfilter_bloom_contains_hash_avx2(const struct memfilter_bloom *b, u64 hash)
 {
+	const u64 *blk;
 	__m256i lo, hi;
 
+	if (b->p.layout == MEMFILTER_BLOOM_SPLIT32)
+		return mf_bloom_avx2_one(b, hash, MF_BLOOM_TEST);
 	memfilter_bloom_avx2_pattern_table(hash, b->p.k, &lo, &hi);
-	return memfilter_bloom_avx2_has_pattern(memfilter_bloom_block_ptr(b, hash), lo, hi);
+	blk = memfilter_bloom_block_ptr_of(b, hash, MEMFILTER_BLOOM_LINE64);
+	return memfilter_bloom_avx2_has_pattern(blk, lo, hi);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hash_avx2);
 
@@ -77,10 +144,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hash_avx2);
  */
 MF_AVX2 void memfilter_bloom_add_hash_avx2(struct memfilter_bloom *b, u64 hash)
 {
-	struct memfilter_bloom_avx2 c;
-
-	memfilter_bloom_avx2_init(&c, b->p.k);
-	memfilter_bloom_avx2_set(&c, memfilter_bloom_block_ptr(b, hash), hash);
+	mf_bloom_avx2_one(b, hash, MF_BLOOM_SET);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hash_avx2);
 
@@ -94,12 +158,48 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hash_avx2);
  */
 MF_AVX2 void memfilter_bloom_add_hash_exclusive_avx2(struct memfilter_bloom *b, u64 hash)
 {
-	struct memfilter_bloom_avx2 c;
-
-	memfilter_bloom_avx2_init(&c, b->p.k);
-	memfilter_bloom_avx2_set_exclusive(&c, memfilter_bloom_block_ptr(b, hash), hash);
+	mf_bloom_avx2_one(b, hash, MF_BLOOM_SET_EXCLUSIVE);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hash_exclusive_avx2);
+
+/* The AVX2 batch loop's key (mf_bloom_hashes_loop()); @ctx its constants. */
+static __always_inline MF_AVX2 bool mf_bloom_avx2_hashes_one(const void *ctx, u64 *blk,
+							     u64 hash, u32 layout, u32 k,
+							     enum mf_bloom_scalar_op op)
+{
+	return mf_bloom_avx2_do(ctx, blk, hash, layout, op);
+}
+
+/*
+ * The AVX2 batch loop over hashes, the scalar one's with the pattern in
+ * YMM registers. @f is a local copy, so the result stores cannot make the
+ * compiler reload its fields; @layout is its layout, a constant.
+ */
+static __always_inline MF_AVX2 void
+mf_bloom_avx2_hashes(const struct memfilter_bloom *f, const u64 *hashes, size_t n,
+		     unsigned long *result_bitmap, u32 layout, enum mf_bloom_scalar_op op)
+{
+	struct memfilter_bloom_avx2 c;
+
+	memfilter_bloom_avx2_init(&c, f->p.k);
+	mf_bloom_hashes_loop(f, hashes, n, result_bitmap, layout, f->p.k, op,
+			     mf_bloom_avx2_hashes_one, &c);
+}
+
+/* mf_bloom_avx2_hashes() on a copy of @b, with its layout a constant. */
+static __always_inline MF_AVX2 void
+mf_bloom_avx2_hashes_any(const struct memfilter_bloom *b, const u64 *hashes, size_t n,
+			 unsigned long *result_bitmap, enum mf_bloom_scalar_op op)
+{
+	const struct memfilter_bloom f = *b;
+
+	if (f.p.layout == MEMFILTER_BLOOM_SPLIT32)
+		mf_bloom_avx2_hashes(&f, hashes, n, result_bitmap,
+				     MEMFILTER_BLOOM_SPLIT32, op);
+	else
+		mf_bloom_avx2_hashes(&f, hashes, n, result_bitmap,
+				     MEMFILTER_BLOOM_LINE64, op);
+}
 
 /**
  * memfilter_bloom_add_hashes_avx2() - insert many hashes with AVX2
@@ -112,17 +212,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hash_exclusive_avx2);
  */
 MF_AVX2 void memfilter_bloom_add_hashes_avx2(struct memfilter_bloom *b, const u64 *hashes, size_t n)
 {
-	struct memfilter_bloom_avx2 c;
-	size_t i;
-
-	memfilter_bloom_avx2_init(&c, b->p.k);
-	for (i = 0; i < MEMFILTER_BLOOM_AHEAD && i < n; i++)
-		memfilter_bloom_prefetch(b, hashes, i, n);
-	for (i = 0; i < n; i++) {
-		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
-		memfilter_bloom_avx2_set(&c, memfilter_bloom_block_ptr(b, hashes[i]),
-					 hashes[i]);
-	}
+	mf_bloom_avx2_hashes_any(b, hashes, n, NULL, MF_BLOOM_SET);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_avx2);
 
@@ -140,26 +230,7 @@ MF_AVX2 void
 memfilter_bloom_test_and_add_hashes_avx2(struct memfilter_bloom *b, const u64 *hashes, size_t n,
 					 unsigned long *result_bitmap)
 {
-	struct memfilter_bloom_avx2 c;
-	unsigned long acc = 0, had;
-	__m256i lo, hi;
-	u64 *blk;
-	size_t i;
-
-	memfilter_bloom_avx2_init(&c, b->p.k);
-	for (i = 0; i < MEMFILTER_BLOOM_AHEAD && i < n; i++)
-		memfilter_bloom_prefetch(b, hashes, i, n);
-	for (i = 0; i < n; i++) {
-		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
-		blk = memfilter_bloom_block_ptr(b, hashes[i]);
-		memfilter_bloom_avx2_pattern(&c, hashes[i], &lo, &hi);
-		had = memfilter_bloom_avx2_set_pattern(blk, lo, hi);
-		acc |= had << (i % BITS_PER_LONG);
-		if (i % BITS_PER_LONG == BITS_PER_LONG - 1 || i == n - 1) {
-			result_bitmap[i / BITS_PER_LONG] = acc;
-			acc = 0;
-		}
-	}
+	mf_bloom_avx2_hashes_any(b, hashes, n, result_bitmap, MF_BLOOM_TEST_AND_SET);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_test_and_add_hashes_avx2);
 
@@ -175,18 +246,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_test_and_add_hashes_avx2);
 MF_AVX2 void
 memfilter_bloom_add_hashes_exclusive_avx2(struct memfilter_bloom *b, const u64 *hashes, size_t n)
 {
-	struct memfilter_bloom_avx2 c;
-	size_t i;
-
-	memfilter_bloom_avx2_init(&c, b->p.k);
-	for (i = 0; i < MEMFILTER_BLOOM_AHEAD && i < n; i++)
-		memfilter_bloom_prefetch(b, hashes, i, n);
-	for (i = 0; i < n; i++) {
-		memfilter_bloom_prefetch(b, hashes, i + MEMFILTER_BLOOM_AHEAD, n);
-		memfilter_bloom_avx2_set_exclusive(&c,
-						   memfilter_bloom_block_ptr(b, hashes[i]),
-					    hashes[i]);
-	}
+	mf_bloom_avx2_hashes_any(b, hashes, n, NULL, MF_BLOOM_SET_EXCLUSIVE);
 }
 
 /**
@@ -204,43 +264,21 @@ MF_AVX2 void
 memfilter_bloom_contains_hashes_avx2(const struct memfilter_bloom *b, const u64 *hashes, size_t n,
 				     unsigned long *result_bitmap)
 {
-	/* A copy the result stores cannot alias: no reloads per key. */
-	const struct memfilter_bloom f = *b;
-	struct memfilter_bloom_avx2 c;
-	size_t i, j, run;
-
-	memfilter_bloom_avx2_init(&c, f.p.k);
-	for (i = 0; i < MEMFILTER_BLOOM_AHEAD && i < n; i++)
-		memfilter_bloom_prefetch(&f, hashes, i, n);
-	/* Runs of up to BITS_PER_LONG keys, one result word each. */
-	for (i = 0; i < n; i += run) {
-		unsigned long acc = 0;
-
-		run = min(n - i, (size_t)BITS_PER_LONG);
-		for (j = 0; j < run; j++) {
-			u64 h = hashes[i + j];
-			const u64 *blk = memfilter_bloom_block_ptr(&f, h);
-
-			memfilter_bloom_prefetch(&f, hashes,
-						 i + j + MEMFILTER_BLOOM_AHEAD, n);
-			acc |= (unsigned long)memfilter_bloom_avx2_test(&c, blk, h) << j;
-		}
-		result_bitmap[i / BITS_PER_LONG] = acc;
-	}
+	mf_bloom_avx2_hashes_any(b, hashes, n, result_bitmap, MF_BLOOM_TEST);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes_avx2);
 
 /* A key batch call's key, AVX2; @ctx is the pattern's constants. */
 static __always_inline MF_AVX2 bool mf_bloom_avx2_keys_one(const void *ctx, u64 *blk,
-							   u64 hash,
+							   u64 hash, u32 layout,
 							   enum memfilter_bloom_op op)
 {
 	if (op == MEMFILTER_BLOOM_OP_ADD)
-		memfilter_bloom_avx2_set(ctx, blk, hash);
+		mf_bloom_avx2_do(ctx, blk, hash, layout, MF_BLOOM_SET);
 	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
-		memfilter_bloom_avx2_set_exclusive(ctx, blk, hash);
+		mf_bloom_avx2_do(ctx, blk, hash, layout, MF_BLOOM_SET_EXCLUSIVE);
 	else
-		return memfilter_bloom_avx2_test(ctx, blk, hash);
+		return mf_bloom_avx2_do(ctx, blk, hash, layout, MF_BLOOM_TEST);
 	return false;
 }
 
@@ -274,12 +312,9 @@ memfilter_bloom_keys_avx2(struct memfilter_bloom *b, struct memfilter_bloom_ring
 
 /* The AVX2 walk's key (memfilter_bloom_walk()); @ctx its constants. */
 static __always_inline MF_AVX2 bool mf_bloom_avx2_walk_one(const void *ctx, u64 *blk,
-							   u64 hash)
+							   u64 hash, u32 layout)
 {
-	__m256i lo, hi;
-
-	memfilter_bloom_avx2_pattern(ctx, hash, &lo, &hi);
-	return memfilter_bloom_avx2_set_locked(blk, lo, hi);
+	return mf_bloom_avx2_do(ctx, blk, hash, layout, MF_BLOOM_TEST_AND_SET_LOCKED);
 }
 
 /**
@@ -289,7 +324,7 @@ static __always_inline MF_AVX2 bool mf_bloom_avx2_walk_one(const void *ctx, u64 
  * @s: them sorted by stripe (memfilter_bloom_sort())
  * @result_bitmap: cleared words for the chunk's keys, or NULL (add)
  *
- * memfilter_bloom_walk() with the key's pattern in two YMM registers: the
+ * memfilter_bloom_walk() with the key's pattern in YMM registers: the
  * same bits and answers as the scalar walk.
  *
  * Context: between memfilter_simd_begin() (true) and memfilter_simd_end(),
@@ -302,6 +337,11 @@ MF_AVX2 void memfilter_bloom_walk_avx2(struct memfilter_bloom *b, const u64 *has
 	struct memfilter_bloom_avx2 c;
 
 	memfilter_bloom_avx2_init(&c, b->p.k);
-	memfilter_bloom_walk(b, hashes, s, result_bitmap, mf_bloom_avx2_walk_one, &c);
+	if (b->p.layout == MEMFILTER_BLOOM_SPLIT32)
+		memfilter_bloom_walk(b, hashes, s, result_bitmap, MEMFILTER_BLOOM_SPLIT32,
+				     mf_bloom_avx2_walk_one, &c);
+	else
+		memfilter_bloom_walk(b, hashes, s, result_bitmap, MEMFILTER_BLOOM_LINE64,
+				     mf_bloom_avx2_walk_one, &c);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_walk_avx2);

@@ -31,7 +31,7 @@
 #endif
 
 struct memfilter_bloom_avx2 {
-	__m256i salt, one;
+	__m256i salt, one, one32;
 	const u32 *win;
 };
 
@@ -51,6 +51,7 @@ static __always_inline MF_AVX2 void memfilter_bloom_avx2_init(struct memfilter_b
 				    0xa2b7289d, 0x705495c7, 0x2df1424b,
 				    0x9efc4947, 0x5c6bfb31);
 	c->one = _mm256_set1_epi64x(1);
+	c->one32 = _mm256_set1_epi32(1);
 	if (--k > MEMFILTER_BLOOM_MAX_K - 1)
 		k = MEMFILTER_BLOOM_MAX_K - 1;
 	c->win = &memfilter_bloom_avx2_win[k][MEMFILTER_BLOOM_BLOCK_WORDS];
@@ -137,6 +138,30 @@ static __always_inline MF_AVX2 void memfilter_bloom_avx2_store(u64 *p, __m256i v
 }
 
 /*
+ * The 64-bit words of the 4 at @blk missing bits of @pat, bit w for word
+ * w (a lockless read: the insert that follows ORs only those).
+ */
+static __always_inline MF_AVX2 unsigned int
+memfilter_bloom_avx2_missing(const u64 *blk, __m256i pat)
+{
+	__m256i got = _mm256_and_si256(pat, memfilter_bloom_avx2_load(blk));
+
+	return memfilter_bloom_avx2_mask(_mm256_cmpeq_epi64(got, pat)) ^ 0xf;
+}
+
+/* One relaxed atomic OR of @pat[w] into @blk[w] for each bit w of @miss. */
+static __always_inline void memfilter_bloom_avx2_or_words(u64 *blk, const u64 *pat,
+							  unsigned int miss)
+{
+	do {
+		unsigned int w = __builtin_ctz(miss);
+
+		memfilter_atomic_or64(&blk[w], pat[w]);
+		miss &= miss - 1;
+	} while (miss);
+}
+
+/*
  * Insert pattern @lo, @hi into block @blk, safe against concurrent
  * inserters (as mf_bloom_set()); returns whether every bit was set before.
  */
@@ -145,27 +170,16 @@ memfilter_bloom_avx2_set_pattern(u64 *blk, __m256i lo, __m256i hi)
 {
 	/* Stored whole below before any read: no auto-var-init zeroing. */
 	u64 pat[MEMFILTER_BLOOM_BLOCK_WORDS] __aligned(32) __uninitialized;
-	__m256i got_lo, got_hi;
 	unsigned int miss;
 
 	/* Words whose pattern bits are all set already: skip them. */
-	got_lo = _mm256_and_si256(lo, memfilter_bloom_avx2_load(blk));
-	got_hi = _mm256_and_si256(hi, memfilter_bloom_avx2_load(blk + 4));
-	got_lo = _mm256_cmpeq_epi64(got_lo, lo);
-	got_hi = _mm256_cmpeq_epi64(got_hi, hi);
-	miss = memfilter_bloom_avx2_mask(got_lo) |
-	       memfilter_bloom_avx2_mask(got_hi) << 4;
-	miss ^= 0xff;
+	miss = memfilter_bloom_avx2_missing(blk, lo) |
+	       memfilter_bloom_avx2_missing(blk + 4, hi) << 4;
 	if (!miss)
 		return true;
 	_mm256_store_si256((void *)pat, lo);
 	_mm256_store_si256((void *)(pat + 4), hi);
-	do {
-		unsigned int w = __builtin_ctz(miss);
-
-		memfilter_atomic_or64(&blk[w], pat[w]);
-		miss &= miss - 1;
-	} while (miss);
+	memfilter_bloom_avx2_or_words(blk, pat, miss);
 	return false;
 }
 
@@ -235,6 +249,63 @@ memfilter_bloom_avx2_test(const struct memfilter_bloom_avx2 *c,
 
 	memfilter_bloom_avx2_pattern(c, hash, &lo, &hi);
 	return memfilter_bloom_avx2_has_pattern(blk, lo, hi);
+}
+
+/*
+ * SPLIT32 (bloom.h): a key's whole 256-bit pattern, one bit per 32-bit
+ * lane, (x * salt[i]) >> 27 shifted into lane i: one register, the
+ * layout of fastfilter_cpp's SimdBlockFilter.
+ */
+static __always_inline MF_AVX2 __m256i
+memfilter_split32_avx2_pattern(const struct memfilter_bloom_avx2 *c, u64 hash)
+{
+	__m256i bit = _mm256_srli_epi32(_mm256_mullo_epi32(_mm256_set1_epi32((u32)hash),
+							   c->salt), 27);
+
+	return _mm256_sllv_epi32(c->one32, bit);
+}
+
+/* SPLIT32: does block @blk hold every bit of @pat? One VPTEST. */
+static __always_inline MF_AVX2 bool memfilter_split32_avx2_has(const u64 *blk, __m256i pat)
+{
+	return _mm256_testc_si256(memfilter_bloom_avx2_load(blk), pat);
+}
+
+/*
+ * SPLIT32: insert @pat into @blk, safe against concurrent inserters (an
+ * atomic OR of each 64-bit word still missing bits); whether every bit
+ * was set before.
+ */
+static __always_inline MF_AVX2 bool memfilter_split32_avx2_set(u64 *blk, __m256i pat)
+{
+	/* Stored whole below before any read: no auto-var-init zeroing. */
+	u64 p[MEMFILTER_BLOOM_SPLIT32_WORDS] __aligned(32) __uninitialized;
+	unsigned int miss = memfilter_bloom_avx2_missing(blk, pat);
+
+	if (!miss)
+		return true;
+	_mm256_store_si256((void *)p, pat);
+	memfilter_bloom_avx2_or_words(blk, p, miss);
+	return false;
+}
+
+/* SPLIT32: insert by the only writer: one VPOR and one store. */
+static __always_inline MF_AVX2 void memfilter_split32_avx2_set_exclusive(u64 *blk, __m256i pat)
+{
+	memfilter_bloom_avx2_store(blk, _mm256_or_si256(pat, _mm256_load_si256((void *)blk)));
+}
+
+/*
+ * SPLIT32: test-and-insert under the block's stripe lock, without a
+ * branch on the block (as memfilter_bloom_avx2_set_locked()).
+ */
+static __always_inline MF_AVX2 bool memfilter_split32_avx2_set_locked(u64 *blk, __m256i pat)
+{
+	__m256i old = memfilter_bloom_avx2_load(blk);
+	bool had = _mm256_testc_si256(old, pat);
+
+	memfilter_bloom_avx2_store(blk, _mm256_or_si256(old, pat));
+	return had;
 }
 
 #endif /* _MEMFILTER_BLOOM_AVX2_H */

@@ -46,6 +46,7 @@ __m256i _mm256_set1_epi32(int a);
 __m256i _mm256_set1_epi64x(long long a);
 __m256i _mm256_setr_epi32(int a, int b, int c, int d, int e, int f, int g,
 			  int h);
+__m256i _mm256_sllv_epi32(__m256i a, __m256i b);
 __m256i _mm256_sllv_epi64(__m256i a, __m256i b);
 __m256i _mm256_srli_epi32(__m256i a, int i);
 void _mm256_store_si256(void *p, __m256i a);

@@ -12,73 +12,77 @@
  */
 #include "bloom_internal.h"
 
-/*
- * The scalar batch loop: the blocks of the first MEMFILTER_BLOOM_AHEAD
- * hashes (no more than there are: a one-key call costs one key) are
- * prefetched, then each key's block is prefetched MEMFILTER_BLOOM_AHEAD
- * keys before @op runs on it; keys in runs of up to BITS_PER_LONG, one
- * result word each (written for the ops that answer).
- */
+/* The scalar batch loop's key (mf_bloom_hashes_loop()). */
+static __always_inline bool mf_bloom_hashes_one(const void *ctx, u64 *blk, u64 hash,
+						u32 layout, u32 k,
+						enum mf_bloom_scalar_op op)
+{
+	return mf_bloom_do_layout(blk, hash, layout, k, op);
+}
+
+/* The scalar batch loop; @layout and @k are @b's, constants. */
 static __always_inline void mf_bloom_hashes(struct memfilter_bloom *b,
 					    const u64 *hashes, size_t n,
-					    unsigned long *result_bitmap, u32 k,
-					    enum mf_bloom_scalar_op op)
+					    unsigned long *result_bitmap, u32 layout,
+					    u32 k, enum mf_bloom_scalar_op op)
 {
-	size_t i, j, run;
+	mf_bloom_hashes_loop(b, hashes, n, result_bitmap, layout, k, op,
+			     mf_bloom_hashes_one, NULL);
+}
 
-	for (i = 0; i < n && i < MEMFILTER_BLOOM_AHEAD; i++)
-		memfilter_prefetch(memfilter_bloom_block_ptr(b, hashes[i]));
-	for (i = 0; i < n; i += run) {
-		unsigned long acc = 0;
-
-		run = min(n - i, (size_t)BITS_PER_LONG);
-		for (j = 0; j < run; j++) {
-			u64 h = hashes[i + j];
-
-			memfilter_bloom_prefetch(b, hashes,
-						 i + j + MEMFILTER_BLOOM_AHEAD, n);
-			acc |= (unsigned long)mf_bloom_do(memfilter_bloom_block_ptr(b, h),
-							  h, k, op) << j;
-		}
-		if (op == MF_BLOOM_TEST || op == MF_BLOOM_TEST_AND_SET)
-			result_bitmap[i / BITS_PER_LONG] = acc;
-	}
+/* mf_bloom_hashes() with @b's layout a constant in each case. */
+static __always_inline void mf_bloom_hashes_any(struct memfilter_bloom *b,
+						const u64 *hashes, size_t n,
+						unsigned long *result_bitmap,
+						enum mf_bloom_scalar_op op)
+{
+	if (b->p.layout == MEMFILTER_BLOOM_SPLIT32)
+		mf_bloom_hashes(b, hashes, n, result_bitmap, MEMFILTER_BLOOM_SPLIT32,
+				MEMFILTER_BLOOM_SPLIT32_K, op);
+	else
+		mf_bloom_hashes(b, hashes, n, result_bitmap, MEMFILTER_BLOOM_LINE64,
+				b->p.k, op);
 }
 
 /*
- * mf_bloom_hashes() with k a constant in each case: for the loops whose
- * per-key work is the probes themselves (query, exclusive insert); the
- * atomic ones are bound by their locked ORs and keep one copy.
+ * mf_bloom_hashes() with the layout and k constants in each case: for the
+ * loops whose per-key work is the probes themselves (query, exclusive
+ * insert); the atomic ones are bound by their locked ORs and keep one
+ * copy per layout.
  */
 static __always_inline void mf_bloom_hashes_with_k(struct memfilter_bloom *b,
 						   const u64 *hashes, size_t n,
 						   unsigned long *result_bitmap,
 						   enum mf_bloom_scalar_op op)
 {
+	if (b->p.layout == MEMFILTER_BLOOM_SPLIT32) {
+		mf_bloom_hashes_any(b, hashes, n, result_bitmap, op);
+		return;
+	}
 	switch (b->p.k) {
 	case 1:
-		mf_bloom_hashes(b, hashes, n, result_bitmap, 1, op);
+		mf_bloom_hashes(b, hashes, n, result_bitmap, MEMFILTER_BLOOM_LINE64, 1, op);
 		break;
 	case 2:
-		mf_bloom_hashes(b, hashes, n, result_bitmap, 2, op);
+		mf_bloom_hashes(b, hashes, n, result_bitmap, MEMFILTER_BLOOM_LINE64, 2, op);
 		break;
 	case 3:
-		mf_bloom_hashes(b, hashes, n, result_bitmap, 3, op);
+		mf_bloom_hashes(b, hashes, n, result_bitmap, MEMFILTER_BLOOM_LINE64, 3, op);
 		break;
 	case 4:
-		mf_bloom_hashes(b, hashes, n, result_bitmap, 4, op);
+		mf_bloom_hashes(b, hashes, n, result_bitmap, MEMFILTER_BLOOM_LINE64, 4, op);
 		break;
 	case 5:
-		mf_bloom_hashes(b, hashes, n, result_bitmap, 5, op);
+		mf_bloom_hashes(b, hashes, n, result_bitmap, MEMFILTER_BLOOM_LINE64, 5, op);
 		break;
 	case 6:
-		mf_bloom_hashes(b, hashes, n, result_bitmap, 6, op);
+		mf_bloom_hashes(b, hashes, n, result_bitmap, MEMFILTER_BLOOM_LINE64, 6, op);
 		break;
 	case 7:
-		mf_bloom_hashes(b, hashes, n, result_bitmap, 7, op);
+		mf_bloom_hashes(b, hashes, n, result_bitmap, MEMFILTER_BLOOM_LINE64, 7, op);
 		break;
 	default:
-		mf_bloom_hashes(b, hashes, n, result_bitmap,
+		mf_bloom_hashes(b, hashes, n, result_bitmap, MEMFILTER_BLOOM_LINE64,
 				MEMFILTER_BLOOM_MAX_K, op);
 	}
 }
@@ -96,7 +100,7 @@ static __always_inline void mf_bloom_hashes_with_k(struct memfilter_bloom *b,
 void memfilter_bloom_add_hashes_scalar(struct memfilter_bloom *b, const u64 *hashes,
 				       size_t n)
 {
-	mf_bloom_hashes(b, hashes, n, NULL, b->p.k, MF_BLOOM_SET);
+	mf_bloom_hashes_any(b, hashes, n, NULL, MF_BLOOM_SET);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_hashes_scalar);
 
@@ -250,17 +254,15 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hashes);
 
 /* A key batch call's key, scalar; @ctx is the filter. */
 static __always_inline bool mf_bloom_keys_one(const void *ctx, u64 *blk, u64 hash,
-					      enum memfilter_bloom_op op)
+					      u32 layout, enum memfilter_bloom_op op)
 {
 	const struct memfilter_bloom *b = ctx;
+	enum mf_bloom_scalar_op sop = op == MEMFILTER_BLOOM_OP_ADD ? MF_BLOOM_SET :
+				      op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE ?
+				      MF_BLOOM_SET_EXCLUSIVE : MF_BLOOM_TEST;
 
-	if (op == MEMFILTER_BLOOM_OP_ADD)
-		mf_bloom_set(blk, hash, b->p.k);
-	else if (op == MEMFILTER_BLOOM_OP_ADD_EXCLUSIVE)
-		mf_bloom_set_exclusive(blk, hash, b->p.k);
-	else
-		return mf_bloom_test(blk, hash, b->p.k);
-	return false;
+	return mf_bloom_do_layout(blk, hash, layout, b->p.k, sop) &&
+	       op == MEMFILTER_BLOOM_OP_CONTAINS;
 }
 
 /* One section of a key batch call, scalar (see memfilter_bloom_keys_avx2()). */
@@ -290,7 +292,7 @@ static void mf_bloom_keys(struct memfilter_bloom *b, const void *keys, size_t ke
 	size_t i, m;
 
 	for (i = 0; i < MEMFILTER_BLOOM_AHEAD; i += MEMFILTER_BLOOM_GROUP)
-		memfilter_bloom_ring_fill(b, &r, keys, key_len, i, n);
+		memfilter_bloom_ring_fill(b, &r, keys, key_len, i, n, b->p.layout);
 	for (i = 0; i < n; i += m) {
 		m = min(n - i, (size_t)MEMFILTER_SIMD_CHUNK);
 		if (MEMFILTER_HAVE_AVX2 && simd && memfilter_simd_begin_batch(m)) {
@@ -406,10 +408,13 @@ static __always_inline void mf_bloom_had(unsigned long *out, size_t j, bool had)
 }
 
 /* The scalar walk's key (memfilter_bloom_walk()); @ctx is the filter. */
-static __always_inline bool mf_bloom_walk_one(const void *ctx, u64 *blk, u64 hash)
+static __always_inline bool mf_bloom_walk_one(const void *ctx, u64 *blk, u64 hash,
+					      u32 layout)
 {
 	const struct memfilter_bloom *b = ctx;
 
+	if (layout == MEMFILTER_BLOOM_SPLIT32)
+		return mf_split32_test_and_set_locked(blk, hash);
 	return mf_bloom_with_k(blk, hash, b->p.k, MF_BLOOM_TEST_AND_SET_LOCKED);
 }
 
@@ -450,8 +455,13 @@ static void mf_bloom_locked(struct memfilter_bloom *b, const u64 *hashes,
 		memfilter_bh_disable();
 		if (vec)
 			memfilter_bloom_walk_avx2(b, hashes + i, &s, out);
+		else if (b->p.layout == MEMFILTER_BLOOM_SPLIT32)
+			memfilter_bloom_walk(b, hashes + i, &s, out,
+					     MEMFILTER_BLOOM_SPLIT32,
+					     mf_bloom_walk_one, b);
 		else
 			memfilter_bloom_walk(b, hashes + i, &s, out,
+					     MEMFILTER_BLOOM_LINE64,
 					     mf_bloom_walk_one, b);
 		memfilter_bh_enable();
 		if (vec)
@@ -535,8 +545,7 @@ void memfilter_bloom_test_and_add_hashes_scalar(struct memfilter_bloom *b,
 						const u64 *hashes, size_t n,
 						unsigned long *result_bitmap)
 {
-	mf_bloom_hashes(b, hashes, n, result_bitmap, b->p.k,
-			MF_BLOOM_TEST_AND_SET);
+	mf_bloom_hashes_any(b, hashes, n, result_bitmap, MF_BLOOM_TEST_AND_SET);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_test_and_add_hashes_scalar);
 

@@ -200,6 +200,148 @@ static __always_inline bool mf_bloom_with_k(u64 *blk, u64 hash, u32 k,
 }
 
 /*
+ * SPLIT32's per-key operations: the key's pattern as 4 64-bit words, two
+ * bits each (memfilter_split32_word()), against the block's 4 words, with
+ * the disciplines of the LINE64 operations above (loads marked as
+ * mf_bloom_probe()'s, atomic ORs only of words missing bits, plain
+ * read-modify-writes under the stripe lock). The 8 multiplies are
+ * independent: no loop-carried chain, and at most 4 atomic ORs per key.
+ */
+static __always_inline bool mf_split32_test(const u64 *blk, u64 hash)
+{
+	u64 miss = 0;
+	unsigned int w;
+
+	for (w = 0; w < MEMFILTER_BLOOM_SPLIT32_WORDS; w++)
+		/* Inserters' atomic ORs race with these loads by design. */
+		miss |= memfilter_split32_word(hash, w) & ~data_race(blk[w]);
+	return !miss;
+}
+
+static __always_inline bool mf_split32_set(u64 *blk, u64 hash)
+{
+	bool had = true;
+	unsigned int w;
+	u64 pat;
+
+	for (w = 0; w < MEMFILTER_BLOOM_SPLIT32_WORDS; w++) {
+		pat = memfilter_split32_word(hash, w);
+		if (pat & ~READ_ONCE(blk[w])) {
+			had = false;
+			memfilter_atomic_or64(&blk[w], pat);
+		}
+	}
+	return had;
+}
+
+static __always_inline void mf_split32_set_exclusive(u64 *blk, u64 hash)
+{
+	unsigned int w;
+
+	for (w = 0; w < MEMFILTER_BLOOM_SPLIT32_WORDS; w++)
+		WRITE_ONCE(blk[w], READ_ONCE(blk[w]) | memfilter_split32_word(hash, w));
+}
+
+static __always_inline bool mf_split32_test_and_set_locked(u64 *blk, u64 hash)
+{
+	u64 pat, old, miss = 0;
+	unsigned int w;
+
+	for (w = 0; w < MEMFILTER_BLOOM_SPLIT32_WORDS; w++) {
+		pat = memfilter_split32_word(hash, w);
+		old = READ_ONCE(blk[w]);
+		miss |= pat & ~old;
+		WRITE_ONCE(blk[w], old | pat);
+	}
+	return !miss;
+}
+
+static __always_inline bool mf_split32_do(u64 *blk, u64 hash,
+					  enum mf_bloom_scalar_op op)
+{
+	switch (op) {
+	case MF_BLOOM_TEST:
+		return mf_split32_test(blk, hash);
+	case MF_BLOOM_TEST_AND_SET:
+	case MF_BLOOM_SET:
+		return mf_split32_set(blk, hash);
+	case MF_BLOOM_TEST_AND_SET_LOCKED:
+		return mf_split32_test_and_set_locked(blk, hash);
+	default:
+		mf_split32_set_exclusive(blk, hash);
+		return true;
+	}
+}
+
+/*
+ * @op on one key's block @blk of a filter of @layout and @k probes, both
+ * constants where the caller specialises for them (the batch loops).
+ */
+static __always_inline bool mf_bloom_do_layout(u64 *blk, u64 hash, u32 layout,
+					       u32 k, enum mf_bloom_scalar_op op)
+{
+	if (layout == MEMFILTER_BLOOM_SPLIT32)
+		return mf_split32_do(blk, hash, op);
+	return mf_bloom_do(blk, hash, k, op);
+}
+
+/*
+ * The batch loop over hashes, for the scalar and the AVX2 paths alike
+ * (bloom_batch.c, bloom_avx2.c): the blocks of the first
+ * MEMFILTER_BLOOM_AHEAD hashes (no more than there are: a one-key call
+ * costs one key) are prefetched, then each key's block is prefetched
+ * MEMFILTER_BLOOM_AHEAD keys before @one (inlined, with @layout, @k and
+ * @op constants; @ctx its own) runs @op on it; keys in runs of up to
+ * BITS_PER_LONG, one result word each (written for the ops that answer).
+ * @layout is @b's.
+ */
+static __always_inline void
+mf_bloom_hashes_loop(const struct memfilter_bloom *b, const u64 *hashes, size_t n,
+		     unsigned long *result_bitmap, u32 layout, u32 k,
+		     enum mf_bloom_scalar_op op,
+		     bool (*one)(const void *ctx, u64 *blk, u64 hash, u32 layout,
+				 u32 k, enum mf_bloom_scalar_op op),
+		     const void *ctx)
+{
+	size_t i, j, run;
+
+	for (i = 0; i < n && i < MEMFILTER_BLOOM_AHEAD; i++)
+		memfilter_bloom_prefetch(b, hashes, i, n, layout);
+	for (i = 0; i < n; i += run) {
+		unsigned long acc = 0;
+
+		run = min(n - i, (size_t)BITS_PER_LONG);
+		for (j = 0; j < run; j++) {
+			u64 h = hashes[i + j];
+			u64 *blk = memfilter_bloom_block_ptr_of(b, h, layout);
+
+			memfilter_bloom_prefetch(b, hashes,
+						 i + j + MEMFILTER_BLOOM_AHEAD, n, layout);
+			acc |= (unsigned long)one(ctx, blk, h, layout, k, op) << j;
+		}
+		if (op == MF_BLOOM_TEST || op == MF_BLOOM_TEST_AND_SET)
+			result_bitmap[i / BITS_PER_LONG] = acc;
+	}
+}
+
+/*
+ * @op on one key of @b, the single-key calls' path: its layout's block
+ * and operation, and for LINE64 a copy with k a constant.
+ */
+static __always_inline bool mf_bloom_key_op(const struct memfilter_bloom *b, u64 hash,
+					    enum mf_bloom_scalar_op op)
+{
+	/* Not written through for MF_BLOOM_TEST: only the inserts write. */
+	u64 *words = b->words;
+
+	if (b->p.layout == MEMFILTER_BLOOM_SPLIT32)
+		return mf_split32_do(words + memfilter_bloom_block(b, hash) *
+				     MEMFILTER_BLOOM_SPLIT32_WORDS, hash, op);
+	return mf_bloom_with_k(words + memfilter_bloom_block(b, hash) *
+			       MEMFILTER_BLOOM_BLOCK_WORDS, hash, b->p.k, op);
+}
+
+/*
  * One key under its stripe's lock (bloom.c): the single-key _locked calls
  * and the batch's short chunks. Whether it was present before.
  */

@@ -63,7 +63,7 @@ int memfilter_grow_sub_params(const struct memfilter_grow_params *p, u32 i,
 			return -E2BIG;
 		fpr = div64_u64(fpr * p->ratio_pct, 100);
 	}
-	ret = memfilter_bloom_params_from_fpr(sub, cap, fpr);
+	ret = memfilter_bloom_params_from_fpr(sub, cap, fpr, p->sub0.layout);
 	sub->hasher = p->sub0.hasher;
 	return ret;
 }
@@ -77,6 +77,8 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_sub_params);
  * @max_subs: the most sub-filters, 1..MEMFILTER_GROW_MAX_SUBS; 0: that
  * @factor: s, 1..MEMFILTER_GROW_MAX_FACTOR; 0: the default, 2
  * @ratio_pct: r in percent, 1..99; 0: the default, 50
+ * @layout: the sub-filters' Bloom layout, MEMFILTER_BLOOM_LINE64 or
+ *	MEMFILTER_BLOOM_SPLIT32
  *
  * Context: any.
  * Return: 0; -EINVAL for a value out of range or a first sub-filter rate
@@ -84,7 +86,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_sub_params);
  */
 int memfilter_grow_params_init(struct memfilter_grow_params *p, u64 capacity,
 			       u64 fpr_ppb, u32 max_subs, u32 factor,
-			       u32 ratio_pct)
+			       u32 ratio_pct, u32 layout)
 {
 	int ret;
 
@@ -105,6 +107,7 @@ int memfilter_grow_params_init(struct memfilter_grow_params *p, u64 capacity,
 	p->factor = factor;
 	p->ratio_pct = ratio_pct;
 	p->nsubs = 1;
+	p->sub0.layout = layout;
 	ret = memfilter_grow_sub_params(p, 0, &p->sub0);
 	return ret;
 }
@@ -710,7 +713,7 @@ static int mf_grow_params(const struct memfilter_create *c,
 		return -EINVAL;
 	return memfilter_grow_params_init(&p->grow, c->capacity, c->fpr_ppb,
 					  c->grow_max, c->grow_factor,
-					  c->grow_ratio_pct);
+					  c->grow_ratio_pct, MEMFILTER_BLOOM_LINE64);
 }
 
 static struct memfilter_hasher *mf_grow_hasher(union memfilter_params *p)
@@ -801,7 +804,7 @@ static void mf_grow_clear(union memfilter_state *s)
 	/* Queries and inserts start over in the first sub-filter. */
 	smp_store_release(&g->active, 1);
 	for (i = 0; i < nsubs; i++) {
-		words = g->sub[i].p.nblocks * MEMFILTER_BLOOM_BLOCK_WORDS;
+		words = memfilter_bloom_nwords(&g->sub[i].p);
 		for (j = 0; j < words; j++) {
 			WRITE_ONCE(g->sub[i].words[j], 0);
 			if (!(j & 0xffff))
@@ -824,7 +827,7 @@ static void mf_grow_info(const union memfilter_state *s, u64 added,
 		cap += g->sub[i].p.capacity;
 		keys += READ_ONCE(g->keys[i]);
 		fill += memfilter_bloom_popcount(&g->sub[i]);
-		fill_max += g->sub[i].p.nblocks * MEMFILTER_BLOOM_BLOCK_BITS;
+		fill_max += memfilter_bloom_bytes(&g->sub[i].p) * 8;
 	}
 	info->capacity = cap;
 	info->keys = keys;
@@ -869,7 +872,7 @@ static void mf_grow_image(const union memfilter_state *s, u64 added,
 		sec->keys[i] = cpu_to_le64(keys[i]);
 	dst = (u64 *)(sec + 1);
 	for (i = 0; i < nsubs; i++) {
-		words = g->sub[i].p.nblocks * MEMFILTER_BLOOM_BLOCK_WORDS;
+		words = memfilter_bloom_nwords(&g->sub[i].p);
 		for (j = 0; j < words; j++) {
 			*dst++ = READ_ONCE(g->sub[i].words[j]);
 			if (!(j & 0xffff))
@@ -907,7 +910,8 @@ static int mf_grow_image_decode(const struct memfilter_image_header *h,
 	/* Zero would mean "the default" to params_init: not in an image. */
 	if (!nsubs || !max_subs || nsubs > max_subs || !factor || !ratio ||
 	    memfilter_grow_params_init(p, le64_to_cpu(h->capacity),
-				       stash >> 32, max_subs, factor, ratio))
+				       stash >> 32, max_subs, factor, ratio,
+				       MEMFILTER_BLOOM_LINE64))
 		return -EBADMSG;
 	if (p->sub0.nblocks != le64_to_cpu(h->geometry) ||
 	    p->sub0.k != le32_to_cpu(h->k) ||

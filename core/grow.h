@@ -87,7 +87,7 @@ struct memfilter_grow {
 
 int memfilter_grow_params_init(struct memfilter_grow_params *p, u64 capacity,
 			       u64 fpr_ppb, u32 max_subs, u32 factor,
-			       u32 ratio_pct);
+			       u32 ratio_pct, u32 layout);
 int memfilter_grow_sub_params(const struct memfilter_grow_params *p, u32 i,
 			      struct memfilter_bloom_params *sub);
 u64 memfilter_grow_bytes(const struct memfilter_grow_params *p);

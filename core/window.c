@@ -74,14 +74,14 @@
 #include "image.h"
 #include "window.h"
 
-/* Does block @blk hold all of pattern @pat? */
-static __always_inline bool mf_window_block_has(const u64 *blk,
-						const u64 pat[MEMFILTER_BLOOM_BLOCK_WORDS])
+/* Does block @blk, of @nw words, hold all of pattern @pat? */
+static __always_inline bool mf_window_block_has(const u64 *blk, const u64 *pat,
+						unsigned int nw)
 {
 	u64 miss = 0;
 	unsigned int w;
 
-	for (w = 0; w < MEMFILTER_BLOOM_BLOCK_WORDS; w++)
+	for (w = 0; w < nw; w++)
 		miss |= pat[w] & ~READ_ONCE(blk[w]);
 	return !miss;
 }
@@ -90,13 +90,13 @@ static __always_inline bool mf_window_block_has(const u64 *blk,
  * Test (does the block hold the key?) and set its missing bits in one pass;
  * returns whether all were set before.
  */
-static __always_inline bool mf_window_block_set(u64 *blk,
-						const u64 pat[MEMFILTER_BLOOM_BLOCK_WORDS])
+static __always_inline bool mf_window_block_set(u64 *blk, const u64 *pat,
+						unsigned int nw)
 {
 	bool had = true;
 	unsigned int w;
 
-	for (w = 0; w < MEMFILTER_BLOOM_BLOCK_WORDS; w++) {
+	for (w = 0; w < nw; w++) {
 		if (pat[w] & ~READ_ONCE(blk[w])) {
 			had = false;
 			memfilter_atomic_or64(&blk[w], pat[w]);
@@ -105,28 +105,34 @@ static __always_inline bool mf_window_block_set(u64 *blk,
 	return had;
 }
 
-/* @op on one key's group; returns whether it was present before. */
+/*
+ * @op on one key's group; returns whether it was present before. @layout
+ * and @gens are constants where the caller specialises for them.
+ */
 static __always_inline bool mf_window_do(u64 *grp, u64 hash, u32 k, u32 gens,
-					 u32 cur, enum memfilter_window_op op)
+					 u32 cur, u32 layout, enum memfilter_window_op op)
 {
 	/*
-	 * Written whole by memfilter_bloom_pattern() first: not zeroed at
-	 * every call by the kernel's -ftrivial-auto-var-init=zero.
+	 * Written whole by the pattern's builder first: not zeroed at every
+	 * call by the kernel's -ftrivial-auto-var-init=zero.
 	 */
 	u64 pat[MEMFILTER_BLOOM_BLOCK_WORDS] __uninitialized;
+	unsigned int nw = memfilter_bloom_block_words(layout);
 	bool hit = false;
 	u32 j;
 
-	memfilter_bloom_pattern(hash, k, pat);
+	if (layout == MEMFILTER_BLOOM_SPLIT32)
+		memfilter_split32_pattern(hash, pat);
+	else
+		memfilter_bloom_pattern(hash, k, pat);
 	if (op == MEMFILTER_WINDOW_OP_ADD)
-		return mf_window_block_set(grp + cur * MEMFILTER_BLOOM_BLOCK_WORDS,
-					   pat);
+		return mf_window_block_set(grp + cur * nw, pat, nw);
 	for (j = 0; j < gens; j++) {
-		u64 *blk = grp + j * MEMFILTER_BLOOM_BLOCK_WORDS;
+		u64 *blk = grp + j * nw;
 
 		if (op == MEMFILTER_WINDOW_OP_TEST_AND_ADD && j == cur)
-			hit |= mf_window_block_set(blk, pat);
-		else if (mf_window_block_has(blk, pat))
+			hit |= mf_window_block_set(blk, pat, nw);
+		else if (mf_window_block_has(blk, pat, nw))
 			hit = true;
 		if (hit && op == MEMFILTER_WINDOW_OP_CONTAINS)
 			break;
@@ -137,25 +143,26 @@ static __always_inline bool mf_window_do(u64 *grp, u64 hash, u32 k, u32 gens,
 /*
  * The scalar batch loop: @op on @n hashes, prefetching MEMFILTER_BLOOM_AHEAD keys
  * ahead; with a @result_bitmap, bit i says key i was present before.
+ * @layout is @w's, a constant.
  */
 static __always_inline void mf_window_scalar(struct memfilter_window *w,
 					     const u64 *hashes, size_t n,
 					     unsigned long *result_bitmap,
-					     u32 cur, enum memfilter_window_op op)
+					     u32 cur, u32 layout, enum memfilter_window_op op)
 {
 	u32 k = w->p.gen.k, gens = w->p.generations;
 	unsigned long acc = 0;
 	size_t i;
 
 	for (i = 0; i < MEMFILTER_BLOOM_AHEAD && i < n; i++)
-		memfilter_window_prefetch(w, hashes, i, n, cur, gens, op);
+		memfilter_window_prefetch(w, hashes, i, n, cur, gens, layout, op);
 	for (i = 0; i < n; i++) {
 		bool hit;
 
 		memfilter_window_prefetch(w, hashes, i + MEMFILTER_BLOOM_AHEAD, n,
-					  cur, gens, op);
-		hit = mf_window_do(memfilter_window_group_ptr(w, hashes[i]), hashes[i],
-				   k, gens, cur, op);
+					  cur, gens, layout, op);
+		hit = mf_window_do(memfilter_window_group_ptr_of(w, hashes[i], layout),
+				   hashes[i], k, gens, cur, layout, op);
 		if (!result_bitmap)
 			continue;
 		acc |= (unsigned long)hit << (i % BITS_PER_LONG);
@@ -164,6 +171,23 @@ static __always_inline void mf_window_scalar(struct memfilter_window *w,
 			acc = 0;
 		}
 	}
+}
+
+/* mf_window_scalar() with @op (and @layout) a constant in each call. */
+static __always_inline void mf_window_scalar_op(struct memfilter_window *w,
+						const u64 *hashes, size_t n,
+						unsigned long *result_bitmap, u32 cur,
+						u32 layout, enum memfilter_window_op op)
+{
+	if (op == MEMFILTER_WINDOW_OP_ADD)
+		mf_window_scalar(w, hashes, n, NULL, cur, layout,
+				 MEMFILTER_WINDOW_OP_ADD);
+	else if (op == MEMFILTER_WINDOW_OP_CONTAINS)
+		mf_window_scalar(w, hashes, n, result_bitmap, cur, layout,
+				 MEMFILTER_WINDOW_OP_CONTAINS);
+	else
+		mf_window_scalar(w, hashes, n, result_bitmap, cur, layout,
+				 MEMFILTER_WINDOW_OP_TEST_AND_ADD);
 }
 
 /**
@@ -184,14 +208,12 @@ void memfilter_window_hashes_scalar(struct memfilter_window *w, const u64 *hashe
 				    size_t n, unsigned long *result_bitmap,
 				    u32 cur, enum memfilter_window_op op)
 {
-	if (op == MEMFILTER_WINDOW_OP_ADD)
-		mf_window_scalar(w, hashes, n, NULL, cur, MEMFILTER_WINDOW_OP_ADD);
-	else if (op == MEMFILTER_WINDOW_OP_CONTAINS)
-		mf_window_scalar(w, hashes, n, result_bitmap, cur,
-				 MEMFILTER_WINDOW_OP_CONTAINS);
+	if (w->p.gen.layout == MEMFILTER_BLOOM_SPLIT32)
+		mf_window_scalar_op(w, hashes, n, result_bitmap, cur,
+				    MEMFILTER_BLOOM_SPLIT32, op);
 	else
-		mf_window_scalar(w, hashes, n, result_bitmap, cur,
-				 MEMFILTER_WINDOW_OP_TEST_AND_ADD);
+		mf_window_scalar_op(w, hashes, n, result_bitmap, cur,
+				    MEMFILTER_BLOOM_LINE64, op);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_window_hashes_scalar);
 
@@ -229,6 +251,8 @@ static void mf_window_hashes(struct memfilter_window *w, const u64 *hashes, size
  * @fpr_ppb: the false-positive rate wanted with every generation full, in
  *	parts per billion; each generation is sized for @fpr_ppb / G
  * @bits_per_key_q4: or: bits per key of each generation, times 4
+ * @layout: the generations' Bloom layout, MEMFILTER_BLOOM_LINE64 or
+ *	MEMFILTER_BLOOM_SPLIT32
  *
  * Exactly one of @fpr_ppb and @bits_per_key_q4 is non-zero. With all G
  * generations at @capacity keys, the rate is 1 - (1 - f)^G <= G * f for a
@@ -240,7 +264,7 @@ static void mf_window_hashes(struct memfilter_window *w, const u64 *hashes, size
  */
 int memfilter_window_params_init(struct memfilter_window_params *p, u64 capacity,
 				 u32 generations, u64 fpr_ppb,
-				 u32 bits_per_key_q4)
+				 u32 bits_per_key_q4, u32 layout)
 {
 	int ret;
 
@@ -250,14 +274,13 @@ int memfilter_window_params_init(struct memfilter_window_params *p, u64 capacity
 		return -EINVAL;
 	if (fpr_ppb)
 		ret = memfilter_bloom_params_from_fpr(&p->gen, capacity,
-						      div_u64(fpr_ppb, generations));
+						      div_u64(fpr_ppb, generations), layout);
 	else
 		ret = memfilter_bloom_params_from_bpk(&p->gen, capacity,
-						      bits_per_key_q4);
+						      bits_per_key_q4, layout);
 	if (ret)
 		return ret;
-	if (p->gen.nblocks > div_u64(MEMFILTER_BLOOM_MAX_BYTES /
-				     MEMFILTER_BLOOM_BLOCK_BYTES, generations))
+	if (p->gen.nblocks > div_u64(memfilter_bloom_max_blocks(layout), generations))
 		return -E2BIG;
 	p->generations = generations;
 	return 0;
@@ -273,7 +296,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_window_params_init);
  */
 u64 memfilter_window_bytes(const struct memfilter_window_params *p)
 {
-	return p->gen.nblocks * p->generations * MEMFILTER_BLOOM_BLOCK_BYTES;
+	return memfilter_bloom_bytes(&p->gen) * p->generations;
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_window_bytes);
 
@@ -439,25 +462,35 @@ u32 memfilter_window_add_key(struct memfilter_window *w, const void *key, size_t
  * (AVX2 where entering a SIMD section is free, userspace): the same
  * answers and bits as a batch of one.
  */
-static __always_inline bool mf_window_one(struct memfilter_window *w, u64 h,
-					  u32 cur, enum memfilter_window_op op)
+static __always_inline bool mf_window_one_of(struct memfilter_window *w, u64 h,
+					     u32 cur, u32 layout,
+					     enum memfilter_window_op op)
 {
-	u64 *grp = memfilter_window_group_ptr(w, h);
+	u64 *grp = memfilter_window_group_ptr_of(w, h, layout);
 	u32 gens = w->p.generations;
 	bool hit;
 
-	if (gens == 4)	/* the common case: four prefetches, no loop */
-		memfilter_window_prefetch_group(grp, 4);
+	if (gens == 4)	/* the common case: its prefetches, no loop */
+		memfilter_window_prefetch_group(grp, 4, layout);
 	else
-		memfilter_window_prefetch_group(grp, gens);
+		memfilter_window_prefetch_group(grp, gens, layout);
 	if (MEMFILTER_SIMD_CHEAP && memfilter_simd_begin()) {
 		hit = memfilter_window_one_avx2(w, grp, h, cur, op);
 		memfilter_simd_end();
 		return hit;
 	}
 	if (gens == 4)	/* the common case, unrolled */
-		return mf_window_do(grp, h, w->p.gen.k, 4, cur, op);
-	return mf_window_do(grp, h, w->p.gen.k, gens, cur, op);
+		return mf_window_do(grp, h, w->p.gen.k, 4, cur, layout, op);
+	return mf_window_do(grp, h, w->p.gen.k, gens, cur, layout, op);
+}
+
+/* mf_window_one_of() with @w's layout a constant. */
+static __always_inline bool mf_window_one(struct memfilter_window *w, u64 h,
+					  u32 cur, enum memfilter_window_op op)
+{
+	if (w->p.gen.layout == MEMFILTER_BLOOM_SPLIT32)
+		return mf_window_one_of(w, h, cur, MEMFILTER_BLOOM_SPLIT32, op);
+	return mf_window_one_of(w, h, cur, MEMFILTER_BLOOM_LINE64, op);
 }
 
 /**
@@ -536,13 +569,12 @@ void memfilter_window_clear_gen(struct memfilter_window *w, u32 gen, u64 first,
 				u64 n)
 {
 	u64 g, end = min(first + n, w->p.gen.nblocks);
-	u32 i;
+	u32 i, nw = memfilter_bloom_block_words(w->p.gen.layout);
 
 	for (g = first; g < end; g++) {
-		u64 *blk = w->words + (g * w->p.generations + gen) *
-				      MEMFILTER_BLOOM_BLOCK_WORDS;
+		u64 *blk = w->words + (g * w->p.generations + gen) * nw;
 
-		for (i = 0; i < MEMFILTER_BLOOM_BLOCK_WORDS; i++)
+		for (i = 0; i < nw; i++)
 			WRITE_ONCE(blk[i], 0);
 	}
 }
@@ -598,14 +630,13 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_window_rotate_exclusive);
  */
 u64 memfilter_window_gen_popcount(const struct memfilter_window *w, u32 gen)
 {
+	u32 i, nw = memfilter_bloom_block_words(w->p.gen.layout);
 	u64 g, sum = 0;
-	u32 i;
 
 	for (g = 0; g < w->p.gen.nblocks; g++) {
-		const u64 *blk = w->words + (g * w->p.generations + gen) *
-					    MEMFILTER_BLOOM_BLOCK_WORDS;
+		const u64 *blk = w->words + (g * w->p.generations + gen) * nw;
 
-		for (i = 0; i < MEMFILTER_BLOOM_BLOCK_WORDS; i++)
+		for (i = 0; i < nw; i++)
 			sum += hweight64(READ_ONCE(blk[i]));
 		if (!((g + 1) & 0x1fff))
 			memfilter_cond_resched();
@@ -681,7 +712,7 @@ static int mf_window_params(const struct memfilter_create *c,
 		return -EOPNOTSUPP;
 	ret = memfilter_window_params_init(&p->window, c->capacity,
 					   c->generations, c->fpr_ppb,
-					   c->bits_per_key_q4);
+					   c->bits_per_key_q4, MEMFILTER_BLOOM_LINE64);
 	p->window.flags = c->window_flags;
 	p->window.period_ms = c->period_ms;
 	return ret;
@@ -830,8 +861,7 @@ static void mf_window_info(const union memfilter_state *s, u64 added,
 	info->capacity = w->p.gen.capacity;
 	info->k = w->p.gen.k;
 	info->bits_per_key_q4 = w->p.gen.bits_per_key_q4;
-	info->fill_max = w->p.gen.nblocks * w->p.generations *
-			 MEMFILTER_BLOOM_BLOCK_BITS;
+	info->fill_max = memfilter_window_bytes(&w->p) * 8;
 	info->generations = w->p.generations;
 	info->current_gen = memfilter_window_current(w);
 	info->period_ms = w->p.period_ms;

@@ -8,13 +8,14 @@
  * least G - 1 whole periods.
  *
  * Layout: every generation has the same shape, that of a Bloom filter of
- * ngroups 64-byte blocks (bloom.h), and keys map to the same block index
- * and the same bits in each one. The G blocks of one index are stored
- * next to each other, a group of G * 64 bytes: group g's block of
- * generation j is block g * G + j of the table. So a key touches G
- * adjacent cache lines (one DRAM page; the adjacent-line prefetcher
- * helps), not G random ones, and the key's bit pattern is computed once
- * for all of them.
+ * ngroups blocks of either layout (bloom.h: 64-byte LINE64 or 32-byte
+ * SPLIT32 blocks), and keys map to the same block index and the same
+ * bits in each one. The G blocks of one index are stored next to each
+ * other, a group of G blocks: group g's block of generation j is block
+ * g * G + j of the table. So a key touches G adjacent blocks (G cache
+ * lines for LINE64, about G / 2 for SPLIT32; one DRAM page, and the
+ * adjacent-line prefetcher helps), not G random ones, and the key's bit
+ * pattern is computed once for all of them.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -34,7 +35,7 @@
  * struct memfilter_window_params - the shape of a window filter
  * @gen: the shape of each generation: @gen.capacity keys per generation,
  *	@gen.nblocks blocks (the number of groups), @gen.k probes,
- *	@gen.bits_per_key_q4, @gen.hasher
+ *	@gen.bits_per_key_q4, @gen.layout, @gen.hasher
  * @generations: G, MEMFILTER_WINDOW_MIN_GENS..MEMFILTER_WINDOW_MAX_GENS
  * @flags: MEMFILTER_WINDOW_* bits (uapi): how the owner rotates it
  * @period_ms: the owner's rotation period, 0 for none
@@ -49,7 +50,7 @@ struct memfilter_window_params {
 /**
  * struct memfilter_window - a window filter
  * @p: its shape
- * @words: gen.nblocks * generations * 8 words, 64-byte aligned, zeroed,
+ * @words: memfilter_window_bytes() of table, 64-byte aligned, zeroed,
  *	allocated and freed by the caller
  * @cur: the current generation, written only by the rotator with
  *	memfilter_window_publish()
@@ -69,12 +70,22 @@ struct memfilter_window {
 	u64 gen_keys[MEMFILTER_WINDOW_MAX_GENS];
 };
 
+/*
+ * The group (G adjacent blocks) of a hash, @layout a constant where the
+ * caller has one, else @w's.
+ */
+static __always_inline u64 *
+memfilter_window_group_ptr_of(const struct memfilter_window *w, u64 hash, u32 layout)
+{
+	return w->words + memfilter_mulhi64(hash, w->p.gen.nblocks) *
+			  w->p.generations * memfilter_bloom_block_words(layout);
+}
+
 /* The group (G adjacent blocks) of a hash. */
 static __always_inline u64 *memfilter_window_group_ptr(const struct memfilter_window *w,
 						       u64 hash)
 {
-	return w->words + memfilter_mulhi64(hash, w->p.gen.nblocks) *
-			  w->p.generations * MEMFILTER_BLOOM_BLOCK_WORDS;
+	return memfilter_window_group_ptr_of(w, hash, w->p.gen.layout);
 }
 
 /* What a batch call does with each key. */
@@ -86,40 +97,45 @@ enum memfilter_window_op {
 
 /*
  * Prefetch every line of group @grp; @gens is the filter's generation
- * count (a constant where the caller specialises for it: no loop then).
+ * count and @layout its layout (constants where the caller specialises
+ * for them: no loop then). SPLIT32 blocks are 32 bytes, two to a line:
+ * every other block starts one, wherever the group starts (blocks 0, 2,
+ * 4, ... land in distinct lines that cover the group).
  */
-static __always_inline void memfilter_window_prefetch_group(const u64 *grp, u32 gens)
+static __always_inline void memfilter_window_prefetch_group(const u64 *grp, u32 gens,
+							    u32 layout)
 {
-	u32 j;
+	u32 j, step = layout == MEMFILTER_BLOOM_SPLIT32 ? 2 : 1;
 
-	for (j = 0; j < gens; j++)
-		memfilter_prefetch(grp + j * MEMFILTER_BLOOM_BLOCK_WORDS);
+	for (j = 0; j < gens; j += step)
+		memfilter_prefetch(grp + j * memfilter_bloom_block_words(layout));
 }
 
 /*
  * Prefetch the lines of hashes[@i]'s group that @op reads, if @i < @n;
- * @gens is @w's generation count (a constant in specialised loops).
+ * @gens is @w's generation count and @layout its layout (constants in
+ * specialised loops).
  */
 static __always_inline void
 memfilter_window_prefetch(const struct memfilter_window *w, const u64 *hashes,
-			  size_t i, size_t n, u32 cur, u32 gens,
+			  size_t i, size_t n, u32 cur, u32 gens, u32 layout,
 			  enum memfilter_window_op op)
 {
 	const u64 *grp;
 
 	if (i >= n)
 		return;
-	grp = memfilter_window_group_ptr(w, hashes[i]);
+	grp = memfilter_window_group_ptr_of(w, hashes[i], layout);
 	if (op == MEMFILTER_WINDOW_OP_ADD) {
-		memfilter_prefetch(grp + cur * MEMFILTER_BLOOM_BLOCK_WORDS);
+		memfilter_prefetch(grp + cur * memfilter_bloom_block_words(layout));
 		return;
 	}
-	memfilter_window_prefetch_group(grp, gens);
+	memfilter_window_prefetch_group(grp, gens, layout);
 }
 
 int memfilter_window_params_init(struct memfilter_window_params *p, u64 capacity,
 				 u32 generations, u64 fpr_ppb,
-				 u32 bits_per_key_q4);
+				 u32 bits_per_key_q4, u32 layout);
 u64 memfilter_window_bytes(const struct memfilter_window_params *p);
 void memfilter_window_init(struct memfilter_window *w,
 			   const struct memfilter_window_params *p, u64 *words,

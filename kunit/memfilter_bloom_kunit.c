@@ -2,11 +2,12 @@
 /*
  * KUnit suite memfilter_bloom: the blocked Bloom filter in the kernel.
  *
- * No false negatives on a million keys, the FPR targets against the model,
- * SIMD and scalar paths bit-identical (the AVX2 path runs inside
- * kernel_fpu_begin/end, as in production), lockless inserters and queriers
- * in kthreads, stripe-locked writers in softirq and process context at
- * once, keyed and unkeyed hashing, sizing limits and statistics.
+ * No false negatives on a million keys, the FPR targets against each
+ * layout's model, SIMD and scalar paths bit-identical for both layouts
+ * (the AVX2 path runs inside kernel_fpu_begin/end, as in production),
+ * lockless inserters and queriers in kthreads, stripe-locked writers in
+ * softirq and process context at once, keyed and unkeyed hashing, sizing
+ * limits and statistics.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -35,9 +36,9 @@ struct mf_test_bloom {
 	void *mem;
 };
 
-/* A filter that KUnit frees when the test ends. */
-static struct memfilter_bloom *mf_test_bloom(struct kunit *test, u64 capacity,
-					     u32 bpk_q4, bool keyed)
+/* A filter of @layout that KUnit frees when the test ends. */
+static struct memfilter_bloom *mf_test_bloom_of(struct kunit *test, u64 capacity,
+						u32 bpk_q4, bool keyed, u32 layout)
 {
 	static const u64 key[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
 	struct mf_test_bloom *t;
@@ -46,7 +47,7 @@ static struct memfilter_bloom *mf_test_bloom(struct kunit *test, u64 capacity,
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	KUNIT_ASSERT_EQ(test, memfilter_bloom_params_from_bpk(&t->b.p, capacity,
-							      bpk_q4), 0);
+							      bpk_q4, layout), 0);
 	if (keyed)
 		KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&t->b.p.hasher,
 							    MEMFILTER_HASH_SIPHASH24,
@@ -59,6 +60,29 @@ static struct memfilter_bloom *mf_test_bloom(struct kunit *test, u64 capacity,
 	t->mem = memfilter_kunit_alloc(test, 1, bytes + MEMFILTER_BLOOM_BLOCK_BYTES);
 	t->b.words = PTR_ALIGN(t->mem, MEMFILTER_BLOOM_BLOCK_BYTES);
 	return &t->b;
+}
+
+static struct memfilter_bloom *mf_test_bloom(struct kunit *test, u64 capacity,
+					     u32 bpk_q4, bool keyed)
+{
+	return mf_test_bloom_of(test, capacity, bpk_q4, keyed, MEMFILTER_BLOOM_LINE64);
+}
+
+/* The layouts, for the cases run on each. */
+static const u32 mf_layouts[] = { MEMFILTER_BLOOM_LINE64, MEMFILTER_BLOOM_SPLIT32 };
+
+static void mf_layout_desc(const u32 *layout, char *desc)
+{
+	strscpy(desc, *layout == MEMFILTER_BLOOM_SPLIT32 ? "split32" : "line64",
+		KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(mf_layout, mf_layouts, mf_layout_desc);
+
+/* The layout of a case run on each (mf_layout_gen_params). */
+static u32 mf_test_layout(struct kunit *test)
+{
+	return *(const u32 *)test->param_value;
 }
 
 /* Keys are 8-byte little-endian integers; absent keys have bit 63 set. */
@@ -103,12 +127,16 @@ static void mf_bloom_no_false_negatives(struct kunit *test)
 struct mf_fpr_case {
 	u32 bpk_q4;
 	u64 max_ppb;
+	u32 layout;
 	const char *desc;
 };
 
+/* The bits per key memfilter_bloom_params_from_fpr() gives each rate. */
 static const struct mf_fpr_case mf_fpr_cases[] = {
-	{ 40, 10000000, "10 bits/key, FPR <= 1.0%" },
-	{ 64, 1000000, "16 bits/key, FPR <= 0.1%" },
+	{ 40, 10000000, MEMFILTER_BLOOM_LINE64, "line64, 10 bits/key, FPR <= 1.0%" },
+	{ 64, 1000000, MEMFILTER_BLOOM_LINE64, "line64, 16 bits/key, FPR <= 0.1%" },
+	{ 43, 10000000, MEMFILTER_BLOOM_SPLIT32, "split32, 10.75 bits/key, FPR <= 1.0%" },
+	{ 68, 1000000, MEMFILTER_BLOOM_SPLIT32, "split32, 17 bits/key, FPR <= 0.1%" },
 };
 
 static void mf_fpr_desc(const struct mf_fpr_case *c, char *desc)
@@ -127,7 +155,7 @@ static void mf_bloom_fpr_targets(struct kunit *test)
 	unsigned long *res;
 
 	memfilter_kunit_concurrent_only_under_kcsan(test);
-	b = mf_test_bloom(test, MF_TEST_KEYS, c->bpk_q4, false);
+	b = mf_test_bloom_of(test, MF_TEST_KEYS, c->bpk_q4, false, c->layout);
 	keys = mf_test_keys(test, MF_TEST_KEYS, 0);
 	absent = mf_test_keys(test, MF_TEST_KEYS, 1ULL << 63);
 	res = mf_test_bitmap(test, MF_TEST_KEYS);
@@ -178,10 +206,10 @@ static void mf_adversarial_hashes(u64 *h, u32 n)
 
 static void mf_bloom_simd_matches_scalar(struct kunit *test)
 {
-	const u32 n = 64 * 1024;
-	struct memfilter_bloom *a = mf_test_bloom(test, n, 40, false);
-	struct memfilter_bloom *s = mf_test_bloom(test, n, 40, false);
-	struct memfilter_bloom *v = mf_test_bloom(test, n, 40, false);
+	const u32 n = 64 * 1024, l = mf_test_layout(test);
+	struct memfilter_bloom *a = mf_test_bloom_of(test, n, 40, false, l);
+	struct memfilter_bloom *s = mf_test_bloom_of(test, n, 40, false, l);
+	struct memfilter_bloom *v = mf_test_bloom_of(test, n, 40, false, l);
 	unsigned long *ra = mf_test_bitmap(test, 2 * n);
 	unsigned long *rs = mf_test_bitmap(test, 2 * n);
 	u64 *h = memfilter_kunit_alloc(test, 2 * n, sizeof(u64));
@@ -247,7 +275,8 @@ static void mf_bloom_simd_matches_scalar(struct kunit *test)
 
 static void mf_bloom_degenerate_probes(struct kunit *test)
 {
-	struct memfilter_bloom *b = mf_test_bloom(test, 1, 40, false);
+	struct memfilter_bloom *b = mf_test_bloom_of(test, 1, 40, false,
+						     mf_test_layout(test));
 	u64 h;
 
 	/* Whatever the hash, a key sets exactly k distinct bits. */
@@ -333,7 +362,8 @@ static void mf_bloom_concurrent(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	c->per_writer = 128 * 1024;
-	c->b = mf_test_bloom(test, 2 * c->per_writer, 40, false);
+	c->b = mf_test_bloom_of(test, 2 * c->per_writer, 40, false,
+				mf_test_layout(test));
 	atomic_set(&c->writers_left, 2);
 	for (i = 0; i < 4; i++) {
 		init_completion(&c->done[i]);
@@ -537,32 +567,52 @@ static void mf_bloom_keyed(struct kunit *test)
 
 static void mf_bloom_sizes(struct kunit *test)
 {
+	const u32 l64 = MEMFILTER_BLOOM_LINE64;
 	struct memfilter_bloom_params p;
 
-	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 1, 40), 0);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 1, 40, l64), 0);
 	KUNIT_EXPECT_EQ(test, p.nblocks, 1ULL);
 	KUNIT_EXPECT_EQ(test, memfilter_bloom_bytes(&p), 64ULL);
-	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 1000, 40), 0);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 1000, 40, l64), 0);
 	KUNIT_EXPECT_EQ(test, p.nblocks, 20ULL);	/* 10000 bits: not 32 */
-	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 0, 40), -EINVAL);
-	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 10, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 0, 40, l64), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 10, 0, l64), -EINVAL);
 	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 10,
-							      MEMFILTER_BLOOM_MAX_BPK_Q4 + 1),
+							      MEMFILTER_BLOOM_MAX_BPK_Q4 + 1,
+							      l64),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 1ULL << 40, 40),
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 1ULL << 40, 40, l64),
 			-E2BIG);
-	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, U64_MAX, 256),
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, U64_MAX, 256, l64),
 			-E2BIG);
-	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_fpr(&p, 1000, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_fpr(&p, 1000, 0, l64), -EINVAL);
 	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_fpr(&p, 1000,
-							      1000000000ULL),
+							      1000000000ULL, l64),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_fpr(&p, U64_MAX, 1000),
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_fpr(&p, U64_MAX, 1000, l64),
 			-E2BIG);
 	KUNIT_ASSERT_EQ(test, memfilter_bloom_params_from_fpr(&p, 1000000,
-							      10000000), 0);
+							      10000000, l64), 0);
 	KUNIT_EXPECT_LE(test, memfilter_bloom_model_fpr_ppb(&p, 1000000),
 			10000000ULL);
+	/* SPLIT32: an even number of 32-byte blocks, k = 8; its own model. */
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 1, 40,
+							      MEMFILTER_BLOOM_SPLIT32), 0);
+	KUNIT_EXPECT_EQ(test, p.nblocks, 2ULL);
+	KUNIT_EXPECT_EQ(test, p.k, 8U);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_bytes(&p), 64ULL);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 1000, 40,
+							      MEMFILTER_BLOOM_SPLIT32), 0);
+	KUNIT_EXPECT_EQ(test, p.nblocks, 40ULL);
+	KUNIT_ASSERT_EQ(test, memfilter_bloom_params_from_fpr(&p, 1000000, 10000000,
+							      MEMFILTER_BLOOM_SPLIT32), 0);
+	KUNIT_EXPECT_EQ(test, p.bits_per_key_q4, 43U);
+	KUNIT_EXPECT_LE(test, memfilter_bloom_model_fpr_ppb(&p, 1000000),
+			10000000ULL);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_fpr(&p, 1000, 1000,
+							      MEMFILTER_BLOOM_SPLIT32), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memfilter_bloom_params_from_bpk(&p, 1000, 40,
+							      MEMFILTER_BLOOM_NLAYOUTS), -EINVAL);
 }
 
 static void mf_bloom_stats(struct kunit *test)
@@ -620,9 +670,10 @@ static struct kunit_case memfilter_bloom_cases[] = {
 	KUNIT_CASE_SLOW(mf_bloom_no_false_negatives),
 	KUNIT_CASE_PARAM_ATTR(mf_bloom_fpr_targets, mf_fpr_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
-	KUNIT_CASE(mf_bloom_simd_matches_scalar),
-	KUNIT_CASE(mf_bloom_degenerate_probes),
-	KUNIT_CASE_SLOW(mf_bloom_concurrent),
+	KUNIT_CASE_PARAM(mf_bloom_simd_matches_scalar, mf_layout_gen_params),
+	KUNIT_CASE_PARAM(mf_bloom_degenerate_probes, mf_layout_gen_params),
+	KUNIT_CASE_PARAM_ATTR(mf_bloom_concurrent, mf_layout_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_SLOW(mf_bloom_locked_writers),
 	KUNIT_CASE(mf_bloom_keyed),
 	KUNIT_CASE(mf_bloom_sizes),

@@ -88,7 +88,8 @@ static void mf_simd_not_asked_in_nmi(struct kunit *test)
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, b);
-	KUNIT_ASSERT_EQ(test, memfilter_bloom_params_from_bpk(&b->p, 1000, 40), 0);
+	KUNIT_ASSERT_EQ(test, memfilter_bloom_params_from_bpk(&b->p, 1000, 40,
+							      MEMFILTER_BLOOM_LINE64), 0);
 	mem = memfilter_kunit_alloc(test, 1, memfilter_bloom_bytes(&b->p) + 64);
 	b->words = PTR_ALIGN(mem, 64);
 	for (i = 0; i < 64; i++)

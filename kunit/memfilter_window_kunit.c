@@ -22,8 +22,12 @@
 #include "filter.h"
 #include "helpers.h"
 
-/* A core window filter with KUnit-managed memory, generation 0 born at 0. */
-static struct memfilter_window *mf_wk_core(struct kunit *test, u64 cap, u32 gens)
+/*
+ * A core window filter of @layout with KUnit-managed memory, generation 0
+ * born at 0.
+ */
+static struct memfilter_window *mf_wk_core_of(struct kunit *test, u64 cap, u32 gens,
+					      u32 layout)
 {
 	struct memfilter_window *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 	struct memfilter_window_params p;
@@ -31,7 +35,7 @@ static struct memfilter_window *mf_wk_core(struct kunit *test, u64 cap, u32 gens
 
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	KUNIT_ASSERT_EQ(test, memfilter_window_params_init(&p, cap, gens, 0,
-							   64), 0);
+							   64, layout), 0);
 	KUNIT_ASSERT_EQ(test, memfilter_hasher_init(&p.gen.hasher,
 						    MEMFILTER_HASH_XXH64, 5, NULL), 0);
 	words = memfilter_kunit_alloc(test, memfilter_window_bytes(&p), 1);
@@ -39,6 +43,31 @@ static struct memfilter_window *mf_wk_core(struct kunit *test, u64 cap, u32 gens
 	memfilter_window_init(w, &p, words, 0);
 	return w;
 }
+
+static struct memfilter_window *mf_wk_core(struct kunit *test, u64 cap, u32 gens)
+{
+	return mf_wk_core_of(test, cap, gens, MEMFILTER_BLOOM_LINE64);
+}
+
+/* The layouts and G, for the SIMD case: G = 4 has loops of its own. */
+struct mf_wk_shape {
+	u32 layout, gens;
+	const char *desc;
+};
+
+static const struct mf_wk_shape mf_wk_shapes[] = {
+	{ MEMFILTER_BLOOM_LINE64, 4, "line64, G=4" },
+	{ MEMFILTER_BLOOM_LINE64, 3, "line64, G=3" },
+	{ MEMFILTER_BLOOM_SPLIT32, 4, "split32, G=4" },
+	{ MEMFILTER_BLOOM_SPLIT32, 3, "split32, G=3" },
+};
+
+static void mf_wk_shape_desc(const struct mf_wk_shape *s, char *desc)
+{
+	strscpy(desc, s->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(mf_wk_shape, mf_wk_shapes, mf_wk_shape_desc);
 
 static u64 mf_wk_hash(const struct memfilter_window *w, u64 id)
 {
@@ -98,12 +127,16 @@ static void mf_window_retention(struct kunit *test)
 	KUNIT_EXPECT_LE(test, stale * 1000, checked * gens * 2);
 }
 
-/* The AVX2 sections give the scalar code's answers and tables. */
+/*
+ * The AVX2 sections, and the single-key AVX2 call, give the scalar code's
+ * answers and tables.
+ */
 static void mf_window_simd_matches_scalar(struct kunit *test)
 {
+	const struct mf_wk_shape *sh = test->param_value;
 	const u32 n = MEMFILTER_SIMD_CHUNK;
-	struct memfilter_window *a = mf_wk_core(test, 2000, 4);
-	struct memfilter_window *b = mf_wk_core(test, 2000, 4);
+	struct memfilter_window *a = mf_wk_core_of(test, 2000, sh->gens, sh->layout);
+	struct memfilter_window *b = mf_wk_core_of(test, 2000, sh->gens, sh->layout);
 	unsigned long *ra = memfilter_kunit_alloc(test, BITS_TO_LONGS(n), sizeof(long));
 	unsigned long *rb = memfilter_kunit_alloc(test, BITS_TO_LONGS(n), sizeof(long));
 	u64 *h = memfilter_kunit_alloc(test, n, sizeof(u64));
@@ -115,7 +148,7 @@ static void mf_window_simd_matches_scalar(struct kunit *test)
 	memfilter_simd_end();
 	for (round = 0; round < 12; round++) {
 		enum memfilter_window_op op = round % 3;
-		u32 cur = round / 3;
+		u32 cur = round / 3 % sh->gens, diff = 0;
 
 		for (i = 0; i < n; i++)
 			h[i] = i % 3 ? get_random_u64() :
@@ -129,8 +162,21 @@ static void mf_window_simd_matches_scalar(struct kunit *test)
 					     cur, op);
 		memfilter_simd_end();
 		KUNIT_ASSERT_EQ(test, memcmp(a->words, b->words, bytes), 0);
-		if (op != MEMFILTER_WINDOW_OP_ADD)
-			KUNIT_ASSERT_TRUE(test, bitmap_equal(ra, rb, n));
+		if (op == MEMFILTER_WINDOW_OP_ADD)
+			continue;
+		KUNIT_ASSERT_TRUE(test, bitmap_equal(ra, rb, n));
+		for (i = 0; i < 16; i++) {
+			u64 x = h[i] ^ (i % 4 ? 0 : round);
+
+			memfilter_window_hashes_scalar(a, &x, 1, ra, cur, op);
+			KUNIT_ASSERT_TRUE(test, memfilter_simd_begin());
+			diff += (ra[0] & 1) !=
+				memfilter_window_one_avx2(b, memfilter_window_group_ptr(b, x),
+							  x, cur, op);
+			memfilter_simd_end();
+		}
+		KUNIT_EXPECT_EQ(test, diff, 0);
+		KUNIT_ASSERT_EQ(test, memcmp(a->words, b->words, bytes), 0);
 	}
 }
 
@@ -611,7 +657,7 @@ static void mf_window_concurrent(struct kunit *test)
 
 static struct kunit_case mf_window_cases[] = {
 	KUNIT_CASE_PARAM(mf_window_retention, mf_wk_gens_gen_params),
-	KUNIT_CASE(mf_window_simd_matches_scalar),
+	KUNIT_CASE_PARAM(mf_window_simd_matches_scalar, mf_wk_shape_gen_params),
 	KUNIT_CASE(mf_window_module_rotate),
 	KUNIT_CASE(mf_window_module_tick),
 	KUNIT_CASE(mf_window_count_exact),

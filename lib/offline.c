@@ -363,13 +363,13 @@ void libmf_grow_shapes(const struct memfilter_info *i,
 	if (!units || i->capacity % units ||
 	    memfilter_grow_params_init(&p, i->capacity / units, i->fpr_ppb,
 				       i->grow_max, i->grow_factor,
-				       i->grow_ratio_pct))
+				       i->grow_ratio_pct, MEMFILTER_BLOOM_LINE64))
 		return;
 	for (j = 0; j < n; j++) {
 		if (memfilter_grow_sub_params(&p, j, &sub))
 			return;
 		gi->capacity[j] = sub.capacity;
-		gi->fill_max[j] = sub.nblocks * MEMFILTER_BLOOM_BLOCK_BITS;
+		gi->fill_max[j] = memfilter_bloom_bytes(&sub) * 8;
 		gi->est_fpr[j] = memfilter_bloom_model_fpr_ppb(&sub,
 							      gi->keys[j]) /
 				 1e9;
@@ -1137,6 +1137,8 @@ static const char *mf_merge_mismatch(const struct mf_offline *a,
 
 	if (a->ops != &memfilter_bloom_ops || b->ops != &memfilter_bloom_ops)
 		return "only Bloom filters can be merged (cuckoo tables cannot be ORed)";
+	if (pa->layout != pb->layout)
+		return "different layouts (line64, split32)";
 	if (pa->nblocks != pb->nblocks)
 		return "different table sizes (block counts)";
 	if (pa->k != pb->k)
@@ -1177,7 +1179,7 @@ int mf_image_merge(const void *a, size_t a_len, const void *b, size_t b_len,
 		ret = -EINVAL;
 		goto out_free_b;
 	}
-	n = fa->s.bloom.p.nblocks * MEMFILTER_BLOOM_BLOCK_WORDS;
+	n = memfilter_bloom_nwords(&fa->s.bloom.p);
 	for (i = 0; i < n; i++)
 		fa->s.bloom.words[i] |= fb->s.bloom.words[i];
 	if (check_add_overflow(fa->keys, fb->keys, &fa->keys))

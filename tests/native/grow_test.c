@@ -53,29 +53,29 @@ TEST(params)
 	struct memfilter_bloom_params sub;
 	u32 i;
 
-	ASSERT_EQ(0, memfilter_grow_params_init(&p, 1000, 10000000, 0, 0, 0));
+	ASSERT_EQ(0, memfilter_grow_params_init(&p, 1000, 10000000, 0, 0, 0, MEMFILTER_BLOOM_LINE64));
 	EXPECT_EQ(MEMFILTER_GROW_MAX_SUBS, p.max_subs);
 	EXPECT_EQ(2, p.factor);
 	EXPECT_EQ(50, p.ratio_pct);
 	EXPECT_EQ(1, p.nsubs);
 	EXPECT_EQ(1000, p.sub0.capacity);
-	EXPECT_EQ(-EINVAL, memfilter_grow_params_init(&p, 0, 10000000, 0, 0, 0));
-	EXPECT_EQ(-EINVAL, memfilter_grow_params_init(&p, 1000, 0, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, memfilter_grow_params_init(&p, 0, 10000000, 0, 0, 0, MEMFILTER_BLOOM_LINE64));
+	EXPECT_EQ(-EINVAL, memfilter_grow_params_init(&p, 1000, 0, 0, 0, 0, MEMFILTER_BLOOM_LINE64));
 	EXPECT_EQ(-EINVAL, memfilter_grow_params_init(&p, 1000, 1000000000,
-						     0, 0, 0));
+						     0, 0, 0, MEMFILTER_BLOOM_LINE64));
 	EXPECT_EQ(-EINVAL, memfilter_grow_params_init(&p, 1000, 10000000,
 						     MEMFILTER_GROW_MAX_SUBS + 1,
-						     0, 0));
+						     0, 0, MEMFILTER_BLOOM_LINE64));
 	EXPECT_EQ(-EINVAL, memfilter_grow_params_init(&p, 1000, 10000000, 0,
 						     MEMFILTER_GROW_MAX_FACTOR + 1,
-						     0));
+						     0, MEMFILTER_BLOOM_LINE64));
 	EXPECT_EQ(-EINVAL, memfilter_grow_params_init(&p, 1000, 10000000, 0, 0,
-						     100));
+						     100, MEMFILTER_BLOOM_LINE64));
 	/* A first sub-filter the layout cannot reach (~300 ppb at best). */
-	EXPECT_EQ(-EINVAL, memfilter_grow_params_init(&p, 1000, 100, 0, 0, 0));
+	EXPECT_EQ(-EINVAL, memfilter_grow_params_init(&p, 1000, 100, 0, 0, 0, MEMFILTER_BLOOM_LINE64));
 
 	/* Sub-filter i: capacity * 3^i at 1% * 0.75 * 0.25^i, rounded down. */
-	ASSERT_EQ(0, memfilter_grow_params_init(&p, 1000, 10000000, 8, 3, 25));
+	ASSERT_EQ(0, memfilter_grow_params_init(&p, 1000, 10000000, 8, 3, 25, MEMFILTER_BLOOM_LINE64));
 	for (i = 0; i < 4; i++) {
 		u64 cap = 1000, fpr = 7500000;
 
@@ -89,12 +89,12 @@ TEST(params)
 	}
 	EXPECT_EQ(-EINVAL, memfilter_grow_sub_params(&p, 8, &sub));
 	/* 9e6 * 0.1^5 = 90 ppb: beyond the layout (~300 ppb), so no 6th. */
-	ASSERT_EQ(0, memfilter_grow_params_init(&p, 1000, 10000000, 8, 3, 10));
+	ASSERT_EQ(0, memfilter_grow_params_init(&p, 1000, 10000000, 8, 3, 10, MEMFILTER_BLOOM_LINE64));
 	EXPECT_EQ(0, memfilter_grow_sub_params(&p, 4, &sub));
 	EXPECT_EQ(-EINVAL, memfilter_grow_sub_params(&p, 5, &sub));
 	/* Capacities past the layout or 64 bits are refused, not wrapped. */
 	ASSERT_EQ(0, memfilter_grow_params_init(&p, 1ULL << 20, 10000000, 16,
-						16, 50));
+						16, 50, MEMFILTER_BLOOM_LINE64));
 	EXPECT_EQ(-E2BIG, memfilter_grow_sub_params(&p, 6, &sub));
 	EXPECT_EQ(-E2BIG, memfilter_grow_sub_params(&p, 11, &sub));
 
@@ -116,7 +116,7 @@ TEST(params)
 }
 
 /* The sum of every sub-filter's model rate at capacity: under the bound. */
-TEST(compound_bound)
+MF_LAYOUT_TEST(compound_bound)
 {
 	static const u32 ratios[] = { 10, 25, 50, 75, 90 };
 	static const u32 factors[] = { 1, 2, 4, 16 };
@@ -131,7 +131,7 @@ TEST(compound_bound)
 		u64 sum = 0;
 
 		if (memfilter_grow_params_init(&p, 1000, fprs[x], 0,
-					       factors[s], ratios[r]))
+					       factors[s], ratios[r], mf_test_layout))
 			continue;
 		for (i = 0; i < p.max_subs; i++) {
 			if (memfilter_grow_sub_params(&p, i, &sub))
@@ -181,7 +181,7 @@ TEST(grows_exactly)
 	EXPECT_EQ(n, mf_offline_query(f, keys, 8, n, NULL, NULL));
 
 	/* The same four sub-filters, by hand, with the default hash. */
-	ASSERT_EQ(0, memfilter_grow_params_init(&p, 1000, 10000000, 0, 0, 0));
+	ASSERT_EQ(0, memfilter_grow_params_init(&p, 1000, 10000000, 0, 0, 0, MEMFILTER_BLOOM_LINE64));
 	memfilter_hasher_init(&p.sub0.hasher, MEMFILTER_HASH_XXH3, SEED, NULL);
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(0, memfilter_grow_sub_params(&p, i, &subs[i].p));
@@ -331,7 +331,7 @@ TEST(test_and_add_repeat)
  * sub-filters), batches of 1 to 300 keys (across chunks and sub-filter
  * boundaries), up to ENOSPC at max_subs. Batch queries agree key by key.
  */
-TEST(test_and_add_as_one_by_one)
+MF_LAYOUT_TEST(test_and_add_as_one_by_one)
 {
 	struct memfilter_grow_params p;
 	struct memfilter_grow g[2];
@@ -341,7 +341,7 @@ TEST(test_and_add_as_one_by_one)
 	u32 t, i, n, done, one_done, at = 0, np = 0, batches = 0;
 	int ret, one_ret = 0;
 
-	ASSERT_EQ(0, memfilter_grow_params_init(&p, 100, 10000000, 5, 2, 50));
+	ASSERT_EQ(0, memfilter_grow_params_init(&p, 100, 10000000, 5, 2, 50, mf_test_layout));
 	memfilter_hasher_init(&p.sub0.hasher, MEMFILTER_HASH_XXH64, SEED, NULL);
 	for (t = 0; t < 2; t++) {
 		mem[t] = aligned_alloc(64, memfilter_grow_bytes(&p));
@@ -745,7 +745,7 @@ static void mf_race_run(struct __test_metadata *_metadata, bool tas)
 	u64 sum = 0;
 	u32 i;
 
-	ASSERT_EQ(0, memfilter_grow_params_init(&p, 1000, 10000000, 0, 2, 50));
+	ASSERT_EQ(0, memfilter_grow_params_init(&p, 1000, 10000000, 0, 2, 50, mf_test_layout));
 	memfilter_hasher_init(&p.sub0.hasher, MEMFILTER_HASH_XXH64, SEED, NULL);
 	mem = aligned_alloc(64, memfilter_grow_bytes(&p));
 	memset(mem, 0, memfilter_grow_bytes(&p));
@@ -808,7 +808,7 @@ static void mf_race_run(struct __test_metadata *_metadata, bool tas)
 	free(r);
 }
 
-TEST(race)
+MF_LAYOUT_TEST(race)
 {
 	mf_race_run(_metadata, false);
 }
@@ -819,7 +819,7 @@ TEST(race)
  * negative for the racing querier, nor for a key's second test-and-add,
  * nor afterwards.
  */
-TEST(race_test_and_add)
+MF_LAYOUT_TEST(race_test_and_add)
 {
 	mf_race_run(_metadata, true);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the native tests: a reproducible stream of numbers,
- * runs of 8-byte keys, and the symbols of libmemfilter's version script.
- * Everything is static inline so that each test takes only what it uses.
+ * runs of 8-byte keys, the symbols of libmemfilter's version script, and
+ * tests run once per Bloom layout. Everything is static inline so that
+ * each test takes only what it uses.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -76,5 +77,29 @@ static inline int mf_test_map_symbols(const char *path,
 	fclose(fp);
 	return n;
 }
+
+/*
+ * The Bloom layout (MEMFILTER_BLOOM_LINE64 or _SPLIT32) a test's helpers
+ * give the filters they make, set by MF_LAYOUT_TEST().
+ */
+static uint32_t mf_test_layout __attribute__((unused));
+
+/*
+ * A test run on LINE64 filters (NAME) and again on SPLIT32 ones
+ * (NAME_split32): its body sees the layout in mf_test_layout.
+ */
+#define MF_LAYOUT_TEST(name)						\
+	static void name##_body(struct __test_metadata *_metadata);	\
+	TEST(name)							\
+	{								\
+		mf_test_layout = MEMFILTER_BLOOM_LINE64;		\
+		name##_body(_metadata);					\
+	}								\
+	TEST(name##_split32)						\
+	{								\
+		mf_test_layout = MEMFILTER_BLOOM_SPLIT32;		\
+		name##_body(_metadata);					\
+	}								\
+	static void name##_body(struct __test_metadata *_metadata)
 
 #endif /* _MF_NATIVE_UTILS_H */

@@ -26,14 +26,17 @@
 #define NKEYS		(1u << 20)
 #define NABSENT		(4u << 20)
 
-/* A zeroed window filter: @capacity keys per generation at @q4 / 4 bits. */
+/*
+ * A zeroed window filter of mf_test_layout: @capacity keys per generation
+ * at @q4 / 4 bits.
+ */
 static struct memfilter_window *mf_test_window(u64 capacity, u32 gens, u32 q4)
 {
 	struct memfilter_window_params p;
 	struct memfilter_window *w;
 	u64 *words;
 
-	if (memfilter_window_params_init(&p, capacity, gens, 0, q4))
+	if (memfilter_window_params_init(&p, capacity, gens, 0, q4, mf_test_layout))
 		return NULL;
 	memfilter_hasher_init(&p.gen.hasher, MEMFILTER_HASH_XXH64, 11, NULL);
 	words = aligned_alloc(64, memfilter_window_bytes(&p));
@@ -134,22 +137,22 @@ static void mf_test_retention(struct __test_metadata *_metadata, u32 gens,
 	mf_test_window_free(w);
 }
 
-TEST(retention_g2)
+MF_LAYOUT_TEST(retention_g2)
 {
 	mf_test_retention(_metadata, 2, 3000);
 }
 
-TEST(retention_g3)
+MF_LAYOUT_TEST(retention_g3)
 {
 	mf_test_retention(_metadata, 3, 3000);
 }
 
-TEST(retention_g4)
+MF_LAYOUT_TEST(retention_g4)
 {
 	mf_test_retention(_metadata, 4, 3000);
 }
 
-TEST(retention_g16)
+MF_LAYOUT_TEST(retention_g16)
 {
 	mf_test_retention(_metadata, 16, 1000);
 }
@@ -186,7 +189,7 @@ static void mf_test_fpr_vs_model(struct __test_metadata *_metadata,
  * union model at full fill, then half-rotated (the oldest cleared, the new
  * current one half full).
  */
-TEST(fpr_model_full_and_half_rotated)
+MF_LAYOUT_TEST(fpr_model_full_and_half_rotated)
 {
 	const u32 gens = 4, per = NKEYS / 4;
 	struct memfilter_window *w = mf_test_window(per, gens, 40);
@@ -218,14 +221,14 @@ TEST(fpr_model_full_and_half_rotated)
 }
 
 /* Sized from a target: every generation full stays under it. */
-TEST(fpr_target)
+MF_LAYOUT_TEST(fpr_target)
 {
 	struct memfilter_window_params p;
 	u64 gen_keys[MEMFILTER_WINDOW_MAX_GENS];
 
 	for (u32 g = MEMFILTER_WINDOW_MIN_GENS; g <= MEMFILTER_WINDOW_MAX_GENS; g++) {
 		ASSERT_EQ(0, memfilter_window_params_init(&p, 100000, g,
-							  10000000, 0));
+							  10000000, 0, mf_test_layout));
 		for (u32 j = 0; j < g; j++)
 			gen_keys[j] = 100000;
 		EXPECT_LE(memfilter_window_model_fpr_ppb(&p, gen_keys),
@@ -240,7 +243,7 @@ TEST(fpr_target)
  * present after, and the batch call is the single-key call in order
  * (a key repeated inside one batch is present the second time).
  */
-TEST(test_and_add_semantics)
+MF_LAYOUT_TEST(test_and_add_semantics)
 {
 	const u32 n = 50000;
 	struct memfilter_window *a = mf_test_window(n, 4, 40);
@@ -311,7 +314,7 @@ TEST(bloom_test_and_add)
 	unsigned long one, *bm2;
 	u32 absent = 0;
 
-	ASSERT_EQ(0, memfilter_bloom_params_from_bpk(&p, n, 40));
+	ASSERT_EQ(0, memfilter_bloom_params_from_bpk(&p, n, 40, MEMFILTER_BLOOM_LINE64));
 	memfilter_hasher_init(&p.hasher, MEMFILTER_HASH_XXH64, 3, NULL);
 	a.p = p;
 	b.p = p;
@@ -357,7 +360,7 @@ TEST(bloom_test_and_add)
 }
 
 /* Chunked clears make the same table as one clear; other gens untouched. */
-TEST(chunked_clear)
+MF_LAYOUT_TEST(chunked_clear)
 {
 	struct memfilter_window *a = mf_test_window(30000, 3, 40);
 	struct memfilter_window *b = mf_test_window(30000, 3, 40);
@@ -423,6 +426,19 @@ static void mf_test_simd(struct __test_metadata *_metadata, u32 gens)
 				    memfilter_window_bytes(&a->p)));
 		if (op != MEMFILTER_WINDOW_OP_ADD)
 			ASSERT_EQ(0, memcmp(ra, rb, sizeof(ra)));
+		if (op == MEMFILTER_WINDOW_OP_ADD)
+			continue;
+		/* The single-key AVX2 path: a batch of one's answer and bits. */
+		for (u32 i = 0; i < 16; i++) {
+			u64 x = h[i] ^ (i % 4 ? 0 : round);
+
+			memfilter_window_hashes_scalar(a, &x, 1, ra, cur, op);
+			ASSERT_EQ(ra[0] & 1,
+				  memfilter_window_one_avx2(b, memfilter_window_group_ptr(b, x),
+							    x, cur, op));
+		}
+		ASSERT_EQ(0, memcmp(a->words, b->words,
+				    memfilter_window_bytes(&a->p)));
 	}
 	/* Some keys were found, some not: the comparison meant something. */
 	EXPECT_NE(0, mf_test_popcount(ra, n));
@@ -435,9 +451,10 @@ static void mf_test_simd(struct __test_metadata *_metadata, u32 gens)
  * G = 4 has its own unrolled AVX2 loops; 2 and 5 take the general ones,
  * a query of 2 testing every generation, of 5 stopping at the first hit.
  */
-TEST(simd_matches_scalar)
+MF_LAYOUT_TEST(simd_matches_scalar)
 {
 	mf_test_simd(_metadata, 2);
+	mf_test_simd(_metadata, 3);
 	mf_test_simd(_metadata, 4);
 	mf_test_simd(_metadata, 5);
 }
@@ -910,22 +927,34 @@ TEST(sizing)
 {
 	struct memfilter_window_params p;
 
-	EXPECT_EQ(-EINVAL, memfilter_window_params_init(&p, 1000, 1, 0, 40));
-	EXPECT_EQ(-EINVAL, memfilter_window_params_init(&p, 1000, 17, 0, 40));
-	EXPECT_EQ(-EINVAL, memfilter_window_params_init(&p, 1000, 4, 0, 0));
-	EXPECT_EQ(-EINVAL, memfilter_window_params_init(&p, 1000, 4, 1000, 40));
-	EXPECT_EQ(-EINVAL, memfilter_window_params_init(&p, 0, 4, 0, 40));
+	EXPECT_EQ(-EINVAL, memfilter_window_params_init(&p, 1000, 1, 0, 40, MEMFILTER_BLOOM_LINE64));
+	EXPECT_EQ(-EINVAL, memfilter_window_params_init(&p, 1000, 17, 0, 40, MEMFILTER_BLOOM_LINE64));
+	EXPECT_EQ(-EINVAL, memfilter_window_params_init(&p, 1000, 4, 0, 0, MEMFILTER_BLOOM_LINE64));
+	EXPECT_EQ(-EINVAL, memfilter_window_params_init(&p, 1000, 4, 1000, 40, MEMFILTER_BLOOM_LINE64));
+	EXPECT_EQ(-EINVAL, memfilter_window_params_init(&p, 0, 4, 0, 40, MEMFILTER_BLOOM_LINE64));
 	/* Below what 64 bits/key per generation reaches. */
-	EXPECT_EQ(-EINVAL, memfilter_window_params_init(&p, 1000, 4, 1000, 0));
+	EXPECT_EQ(-EINVAL, memfilter_window_params_init(&p, 1000, 4, 1000, 0, MEMFILTER_BLOOM_LINE64));
 	/* Each generation fits, G of them do not. */
-	EXPECT_EQ(0, memfilter_window_params_init(&p, 1ULL << 36, 2, 0, 64));
+	EXPECT_EQ(0, memfilter_window_params_init(&p, 1ULL << 36, 2, 0, 64, MEMFILTER_BLOOM_LINE64));
 	EXPECT_EQ(-E2BIG, memfilter_window_params_init(&p, 1ULL << 36, 16, 0,
-						       64));
-	ASSERT_EQ(0, memfilter_window_params_init(&p, 1000, 4, 0, 40));
+						       64, MEMFILTER_BLOOM_LINE64));
+	ASSERT_EQ(0, memfilter_window_params_init(&p, 1000, 4, 0, 40, MEMFILTER_BLOOM_LINE64));
 	EXPECT_EQ(4, p.generations);
 	EXPECT_EQ(1000, p.gen.capacity);
 	EXPECT_EQ(DIV_ROUND_UP(1000 * 10, 512), p.gen.nblocks);
 	EXPECT_EQ(p.gen.nblocks * 4 * 64, memfilter_window_bytes(&p));
+	/* SPLIT32: 32-byte blocks, an even number of them. */
+	ASSERT_EQ(0, memfilter_window_params_init(&p, 1000, 3, 0, 40,
+						  MEMFILTER_BLOOM_SPLIT32));
+	EXPECT_EQ(40, p.gen.nblocks);
+	EXPECT_EQ(8, p.gen.k);
+	EXPECT_EQ(MEMFILTER_BLOOM_SPLIT32, p.gen.layout);
+	EXPECT_EQ(40 * 3 * 32, memfilter_window_bytes(&p));
+	EXPECT_EQ(0, memfilter_window_params_init(&p, 1ULL << 36, 2, 0, 64,
+						  MEMFILTER_BLOOM_SPLIT32));
+	EXPECT_EQ(-E2BIG, memfilter_window_params_init(&p, 1ULL << 36, 16, 0, 64,
+						       MEMFILTER_BLOOM_SPLIT32));
+	EXPECT_EQ(-EINVAL, memfilter_window_params_init(&p, 1000, 4, 0, 40, 2));
 }
 
 TEST_HARNESS_MAIN
