@@ -181,8 +181,8 @@ $(BUILD)/native/image_test $(BUILD)/native/count_test $(BUILD)/native/grow_test 
 	$(patsubst lib/%.c,$(BUILD)/native/lib-%.o,$(LIB_SRCS))
 $(BUILD)/native/lib_args_test $(BUILD)/native/strerror_test: \
 	lib/libmemfilter.map
-$(BUILD)/native/lib_args_test $(BUILD)/native/strerror_test: \
-	TEST_DEFS = -DMF_SRCDIR='"$(CURDIR)"'
+$(BUILD)/native/lib_args_test $(BUILD)/native/strerror_test \
+	$(BUILD)/native/image_test: TEST_DEFS = -DMF_SRCDIR='"$(CURDIR)"'
 
 # cuckoo_test again with every table's batch lookups on the ring of 64-bit
 # bucket indexes, which only tables of over 2^32 buckets (16 GiB) take (the

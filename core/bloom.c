@@ -657,6 +657,56 @@ bool memfilter_bloom_test_and_add_key(struct memfilter_bloom *b, const void *key
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_test_and_add_key);
 
+/**
+ * memfilter_image_encode_layout() - a Bloom table's layout in a header
+ * @h: the header a Bloom, window or growing filter's image_encode fills
+ * @layout: the table's MEMFILTER_BLOOM_* layout
+ *
+ * Context: any.
+ */
+void memfilter_image_encode_layout(struct memfilter_image_header *h, u32 layout)
+{
+	if (layout == MEMFILTER_BLOOM_SPLIT32)
+		h->flags |= cpu_to_le32(MEMFILTER_IMAGE_SPLIT32);
+}
+
+/**
+ * memfilter_image_decode_shape() - read and check a Bloom table's shape
+ * @h: a Bloom or window image's header
+ * @p: out: its layout (from @h's flags), nblocks (@h's geometry), k and
+ *	bits per key
+ * @gens: tables of that shape in the payload (window generations), >= 1
+ *
+ * Images made before layouts have no MEMFILTER_IMAGE_SPLIT32: LINE64, as
+ * they always were.
+ *
+ * Context: any.
+ * Return: 0, or -EBADMSG for a shape the layout cannot have (no blocks,
+ * more than MEMFILTER_BLOOM_MAX_BYTES in all, an odd SPLIT32 count, k
+ * outside 1..8 or not 8 for SPLIT32, bits per key out of range).
+ */
+int memfilter_image_decode_shape(const struct memfilter_image_header *h,
+				 struct memfilter_bloom_params *p, u32 gens)
+{
+	bool split = le32_to_cpu(h->flags) & MEMFILTER_IMAGE_SPLIT32;
+	u32 layout = split ? MEMFILTER_BLOOM_SPLIT32 : MEMFILTER_BLOOM_LINE64;
+	u64 nblocks = le64_to_cpu(h->geometry);
+
+	if (!memfilter_bloom_nblocks_ok(layout, nblocks) ||
+	    nblocks > div_u64(memfilter_bloom_max_blocks(layout), gens))
+		return -EBADMSG;
+	p->layout = layout;
+	p->nblocks = nblocks;
+	p->k = le32_to_cpu(h->k);
+	p->bits_per_key_q4 = le32_to_cpu(h->bits_per_key_q4);
+	if (!p->k || p->k > MEMFILTER_BLOOM_MAX_K ||
+	    (split && p->k != MEMFILTER_BLOOM_SPLIT32_K) ||
+	    p->bits_per_key_q4 < MEMFILTER_BLOOM_MIN_BPK_Q4 ||
+	    p->bits_per_key_q4 > MEMFILTER_BLOOM_MAX_BPK_Q4)
+		return -EBADMSG;
+	return 0;
+}
+
 /* The Bloom filter's entry in the table of filter types (filter_type.h). */
 
 static int mf_bloom_create_params(const struct memfilter_create *c,
@@ -666,9 +716,9 @@ static int mf_bloom_create_params(const struct memfilter_create *c,
 		return -EINVAL;
 	if (c->fpr_ppb)
 		return memfilter_bloom_params_from_fpr(&p->bloom, c->capacity,
-						       c->fpr_ppb, MEMFILTER_BLOOM_LINE64);
+						       c->fpr_ppb, memfilter_create_layout(c));
 	return memfilter_bloom_params_from_bpk(&p->bloom, c->capacity,
-					       c->bits_per_key_q4, MEMFILTER_BLOOM_LINE64);
+					       c->bits_per_key_q4, memfilter_create_layout(c));
 }
 
 static struct memfilter_hasher *mf_bloom_hasher(union memfilter_params *p)
@@ -776,6 +826,7 @@ static void mf_bloom_info(const union memfilter_state *s, u64 added,
 	info->fill = memfilter_bloom_popcount(b);
 	info->fill_max = memfilter_bloom_bytes(&b->p) * 8;
 	info->est_fpr_ppb = memfilter_bloom_est_fpr_ppb(b);
+	info->layout = memfilter_info_layout(b->p.layout);
 }
 
 /* Lockless: every key added before the call is in the copy. */
@@ -805,26 +856,18 @@ static void mf_bloom_image_encode(struct memfilter_image_header *h,
 	h->geometry = cpu_to_le64(d->params.bloom.nblocks);
 	h->k = cpu_to_le32(d->params.bloom.k);
 	h->bits_per_key_q4 = cpu_to_le32(d->params.bloom.bits_per_key_q4);
+	memfilter_image_encode_layout(h, d->params.bloom.layout);
 }
 
 static int mf_bloom_image_decode(const struct memfilter_image_header *h,
 				 struct memfilter_image_desc *d)
 {
 	struct memfilter_bloom_params *p = &d->params.bloom;
-	u64 nblocks = le64_to_cpu(h->geometry);
 
-	if (!nblocks ||
-	    nblocks > MEMFILTER_BLOOM_MAX_BYTES / MEMFILTER_BLOOM_BLOCK_BYTES)
-		return -EBADMSG;
-	p->nblocks = nblocks;
-	p->k = le32_to_cpu(h->k);
-	p->bits_per_key_q4 = le32_to_cpu(h->bits_per_key_q4);
-	if (!p->k || p->k > MEMFILTER_BLOOM_MAX_K || h->stash ||
-	    p->bits_per_key_q4 < MEMFILTER_BLOOM_MIN_BPK_Q4 ||
-	    p->bits_per_key_q4 > MEMFILTER_BLOOM_MAX_BPK_Q4)
+	if (h->stash)
 		return -EBADMSG;
 	p->capacity = le64_to_cpu(h->capacity);
-	return 0;
+	return memfilter_image_decode_shape(h, p, 1);
 }
 
 static int mf_bloom_restore(union memfilter_state *s,

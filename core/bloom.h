@@ -40,6 +40,8 @@
 #define MEMFILTER_BLOOM_LINE64		0
 #define MEMFILTER_BLOOM_SPLIT32		1
 #define MEMFILTER_BLOOM_NLAYOUTS	2
+/* The layout of new filters whose request names none. */
+#define MEMFILTER_BLOOM_DEFAULT_LAYOUT	MEMFILTER_BLOOM_LINE64
 
 /* LINE64's block; every table is 64-byte aligned and whole 64-byte lines. */
 #define MEMFILTER_BLOOM_BLOCK_BYTES	64

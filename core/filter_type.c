@@ -97,8 +97,11 @@ int memfilter_create_params(const struct memfilter_create *c,
 	if (c->type != MEMFILTER_TYPE_GROW &&
 	    (c->grow_max || c->grow_factor || c->grow_ratio_pct))
 		return -EINVAL;
-	if (c->__reserved)
+	/* Bloom layouts: a known one, and none for cuckoo filters. */
+	if (c->layout > MEMFILTER_LAYOUT_SPLIT32)
 		return -EOPNOTSUPP;
+	if (c->type == MEMFILTER_TYPE_CUCKOO && c->layout)
+		return -EINVAL;
 	*ops = memfilter_type_ops(c->type);
 	if (!*ops)
 		return -EOPNOTSUPP;

@@ -198,6 +198,27 @@ void memfilter_state_info(const struct memfilter_type_ops *ops,
 			  const union memfilter_state *s, u64 added,
 			  struct memfilter_info *info);
 
+/*
+ * A create request's Bloom layout (memfilter_create.layout, checked by
+ * memfilter_create_params()) as the core's: MEMFILTER_LAYOUT_DEFAULT is
+ * MEMFILTER_BLOOM_DEFAULT_LAYOUT.
+ */
+static inline u32 memfilter_create_layout(const struct memfilter_create *c)
+{
+	if (c->layout == MEMFILTER_LAYOUT_SPLIT32)
+		return MEMFILTER_BLOOM_SPLIT32;
+	if (c->layout == MEMFILTER_LAYOUT_LINE64)
+		return MEMFILTER_BLOOM_LINE64;
+	return MEMFILTER_BLOOM_DEFAULT_LAYOUT;
+}
+
+/* The core's layout as memfilter_info.layout reports it. */
+static inline u32 memfilter_info_layout(u32 layout)
+{
+	return layout == MEMFILTER_BLOOM_SPLIT32 ? MEMFILTER_LAYOUT_SPLIT32 :
+						   MEMFILTER_LAYOUT_LINE64;
+}
+
 /* Result bitmaps: bit i answers for hash i; the caller zeroes them. */
 static inline void memfilter_result_set(unsigned long *result, u32 i)
 {

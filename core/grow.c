@@ -713,7 +713,7 @@ static int mf_grow_params(const struct memfilter_create *c,
 		return -EINVAL;
 	return memfilter_grow_params_init(&p->grow, c->capacity, c->fpr_ppb,
 					  c->grow_max, c->grow_factor,
-					  c->grow_ratio_pct, MEMFILTER_BLOOM_LINE64);
+					  c->grow_ratio_pct, memfilter_create_layout(c));
 }
 
 static struct memfilter_hasher *mf_grow_hasher(union memfilter_params *p)
@@ -823,6 +823,7 @@ static void mf_grow_info(const union memfilter_state *s, u64 added,
 
 	info->k = g->p.sub0.k;
 	info->bits_per_key_q4 = g->p.sub0.bits_per_key_q4;
+	info->layout = memfilter_info_layout(g->p.sub0.layout);
 	for (i = 0; i < a; i++) {
 		cap += g->sub[i].p.capacity;
 		keys += READ_ONCE(g->keys[i]);
@@ -893,6 +894,7 @@ static void mf_grow_image_encode(struct memfilter_image_header *h,
 	h->stash = cpu_to_le64((u64)p->nsubs | (u64)p->max_subs << 8 |
 			       (u64)p->factor << 16 | (u64)p->ratio_pct << 24 |
 			       p->fpr_ppb << 32);
+	memfilter_image_encode_layout(h, p->sub0.layout);
 }
 
 /*
@@ -906,12 +908,13 @@ static int mf_grow_image_decode(const struct memfilter_image_header *h,
 	u64 stash = le64_to_cpu(h->stash);
 	u32 nsubs = stash & 0xff, max_subs = (stash >> 8) & 0xff;
 	u32 factor = (stash >> 16) & 0xff, ratio = (stash >> 24) & 0xff;
+	u32 layout = le32_to_cpu(h->flags) & MEMFILTER_IMAGE_SPLIT32 ?
+		     MEMFILTER_BLOOM_SPLIT32 : MEMFILTER_BLOOM_LINE64;
 
 	/* Zero would mean "the default" to params_init: not in an image. */
 	if (!nsubs || !max_subs || nsubs > max_subs || !factor || !ratio ||
 	    memfilter_grow_params_init(p, le64_to_cpu(h->capacity),
-				       stash >> 32, max_subs, factor, ratio,
-				       MEMFILTER_BLOOM_LINE64))
+				       stash >> 32, max_subs, factor, ratio, layout))
 		return -EBADMSG;
 	if (p->sub0.nblocks != le64_to_cpu(h->geometry) ||
 	    p->sub0.k != le32_to_cpu(h->k) ||

@@ -17,7 +17,8 @@
  */
 #include "image.h"
 
-#define MF_IMAGE_FLAGS	(MEMFILTER_IMAGE_SECRET | MEMFILTER_IMAGE_CUCKOO_MOD)
+#define MF_IMAGE_FLAGS	(MEMFILTER_IMAGE_SECRET | MEMFILTER_IMAGE_CUCKOO_MOD | \
+			 MEMFILTER_IMAGE_SPLIT32)
 
 /**
  * memfilter_image_payload_bytes() - size of a described filter's table
@@ -161,6 +162,9 @@ int memfilter_image_parse(const void *hdr, u64 image_len,
 		return -EOPNOTSUPP;
 	if ((le32_to_cpu(h->flags) & MEMFILTER_IMAGE_CUCKOO_MOD) &&
 	    ops->type != MEMFILTER_TYPE_CUCKOO)
+		return -EBADMSG;
+	if ((le32_to_cpu(h->flags) & MEMFILTER_IMAGE_SPLIT32) &&
+	    ops->type == MEMFILTER_TYPE_CUCKOO)
 		return -EBADMSG;
 	ret = ops->image_decode(h, d);
 	if (!ret)

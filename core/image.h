@@ -42,5 +42,8 @@ int memfilter_image_parse(const void *hdr, u64 image_len,
 			  struct memfilter_image_desc *d);
 int memfilter_image_check_payload(const struct memfilter_image_desc *d,
 				  const void *payload);
+void memfilter_image_encode_layout(struct memfilter_image_header *h, u32 layout);
+int memfilter_image_decode_shape(const struct memfilter_image_header *h,
+				 struct memfilter_bloom_params *p, u32 gens);
 
 #endif /* _MEMFILTER_IMAGE_H */

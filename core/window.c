@@ -712,7 +712,7 @@ static int mf_window_params(const struct memfilter_create *c,
 		return -EOPNOTSUPP;
 	ret = memfilter_window_params_init(&p->window, c->capacity,
 					   c->generations, c->fpr_ppb,
-					   c->bits_per_key_q4, MEMFILTER_BLOOM_LINE64);
+					   c->bits_per_key_q4, memfilter_create_layout(c));
 	p->window.flags = c->window_flags;
 	p->window.period_ms = c->period_ms;
 	return ret;
@@ -861,6 +861,7 @@ static void mf_window_info(const union memfilter_state *s, u64 added,
 	info->capacity = w->p.gen.capacity;
 	info->k = w->p.gen.k;
 	info->bits_per_key_q4 = w->p.gen.bits_per_key_q4;
+	info->layout = memfilter_info_layout(w->p.gen.layout);
 	info->fill_max = memfilter_window_bytes(&w->p) * 8;
 	info->generations = w->p.generations;
 	info->current_gen = memfilter_window_current(w);
@@ -925,29 +926,20 @@ static void mf_window_image_encode(struct memfilter_image_header *h,
 	h->k = cpu_to_le32(p->gen.k);
 	h->bits_per_key_q4 = cpu_to_le32(p->gen.bits_per_key_q4);
 	h->stash = cpu_to_le64(p->generations);
+	memfilter_image_encode_layout(h, p->gen.layout);
 }
 
 static int mf_window_image_decode(const struct memfilter_image_header *h,
 				  struct memfilter_image_desc *d)
 {
 	struct memfilter_window_params *p = &d->params.window;
-	u64 gens = le64_to_cpu(h->stash), nblocks = le64_to_cpu(h->geometry);
+	u64 gens = le64_to_cpu(h->stash);
 
-	if (gens < MEMFILTER_WINDOW_MIN_GENS ||
-	    gens > MEMFILTER_WINDOW_MAX_GENS || !nblocks ||
-	    nblocks > div_u64(MEMFILTER_BLOOM_MAX_BYTES /
-			      MEMFILTER_BLOOM_BLOCK_BYTES, gens))
+	if (gens < MEMFILTER_WINDOW_MIN_GENS || gens > MEMFILTER_WINDOW_MAX_GENS)
 		return -EBADMSG;
 	p->generations = gens;
-	p->gen.nblocks = nblocks;
-	p->gen.k = le32_to_cpu(h->k);
-	p->gen.bits_per_key_q4 = le32_to_cpu(h->bits_per_key_q4);
-	if (!p->gen.k || p->gen.k > MEMFILTER_BLOOM_MAX_K ||
-	    p->gen.bits_per_key_q4 < MEMFILTER_BLOOM_MIN_BPK_Q4 ||
-	    p->gen.bits_per_key_q4 > MEMFILTER_BLOOM_MAX_BPK_Q4)
-		return -EBADMSG;
 	p->gen.capacity = le64_to_cpu(h->capacity);
-	return 0;
+	return memfilter_image_decode_shape(h, &p->gen, gens);
 }
 
 /*

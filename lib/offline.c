@@ -362,8 +362,10 @@ void libmf_grow_shapes(const struct memfilter_info *i,
 	}
 	if (!units || i->capacity % units ||
 	    memfilter_grow_params_init(&p, i->capacity / units, i->fpr_ppb,
-				       i->grow_max, i->grow_factor,
-				       i->grow_ratio_pct, MEMFILTER_BLOOM_LINE64))
+				       i->grow_max, i->grow_factor, i->grow_ratio_pct,
+				       /* Kernels before layouts report 0: line64. */
+				       i->layout == MEMFILTER_LAYOUT_SPLIT32 ?
+				       MEMFILTER_BLOOM_SPLIT32 : MEMFILTER_BLOOM_LINE64))
 		return;
 	for (j = 0; j < n; j++) {
 		if (memfilter_grow_sub_params(&p, j, &sub))

@@ -350,7 +350,7 @@ static int mf_cmd_info(struct memfilter_ucmd *ucmd)
 	u64 ugens = info->gens;
 	int ret;
 
-	if (info->flags || info->__reserved)
+	if (info->flags || info->__reserved || info->__reserved2)
 		return -EOPNOTSUPP;
 	memset(info, 0, sizeof(*info));
 	info->size = size;

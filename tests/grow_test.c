@@ -95,7 +95,7 @@ TEST_F(g, create_errors)
 	CREATE(-EINVAL, c.generations = 4);
 	CREATE(-EINVAL, c.type = MEMFILTER_TYPE_BLOOM; c.grow_max = 2);
 	CREATE(-EINVAL, c.type = MEMFILTER_TYPE_CUCKOO; c.grow_factor = 2);
-	CREATE(-EOPNOTSUPP, c.__reserved = 1);
+	CREATE(-EOPNOTSUPP, c.layout = MEMFILTER_LAYOUT_SPLIT32 + 1);
 	/* A first sub-filter rate the layout cannot reach. */
 	CREATE(-EINVAL, c.fpr_ppb = 100);
 #undef CREATE

@@ -217,9 +217,14 @@ void fz_create(struct ctx *c)
 		fz_grow_fields(c, cr, &x);
 	else if (chance(&c->r, 2))
 		fz_grow_fields(c, cr, &x);	/* on another type: EINVAL */
+	/* A layout: mostly known ones, sometimes one no kernel has. */
 	if (chance(&c->r, 2)) {
-		cr->__reserved = 1 + below(&c->r, 1000);
-		violate(&x, "__reserved", B(EOPNOTSUPP), R_ACCEPTED);
+		cr->layout = chance(&c->r, 50) ? below(&c->r, 3) :
+			     MEMFILTER_LAYOUT_SPLIT32 + 1 + below(&c->r, 1000);
+		if (cr->layout > MEMFILTER_LAYOUT_SPLIT32)
+			violate(&x, "unknown layout", B(EOPNOTSUPP), R_ACCEPTED);
+		else if (cr->layout && cr->type == MEMFILTER_TYPE_CUCKOO)
+			violate(&x, "layout on a cuckoo filter", B(EINVAL), R_ACCEPTED);
 	}
 	if (cr->type == MEMFILTER_TYPE_BLOOM || cr->type == MEMFILTER_TYPE_WINDOW) {
 		if (chance(&c->r, 60))

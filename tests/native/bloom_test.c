@@ -1164,8 +1164,9 @@ MF_LAYOUT_TEST(locked_writers_lose_nothing)
  * every type's contains_key gives the answer contains gives the key's
  * hash, for keys of 1 to 40 bytes, under XXH64, SipHash and XXH3, and
  * every added key is found (Bloom: half of them added by
- * memfilter_bloom_add_key()). tests/native/single_key_test.c covers the
- * growing filter, rotations and test_and_add_key.
+ * memfilter_bloom_add_key()), for Bloom and window filters of each layout
+ * (create.layout 1 and 2, and 0, the default). tests/native/single_key_test.c
+ * covers the growing filter, rotations and test_and_add_key.
  */
 TEST(contains_key_op)
 {
@@ -1175,14 +1176,16 @@ TEST(contains_key_op)
 	u64 rng = 6;
 
 	for (size_t t = 0; t < ARRAY_SIZE(types); t++) {
-		/* XXH64, SipHash-2-4 (keyed), XXH3. */
-		for (int keyed = 0; keyed < 3; keyed++) {
+		/* XXH64, SipHash-2-4 (keyed), XXH3; each layout but on cuckoo. */
+		for (int kl = 0; kl < (types[t] == MEMFILTER_TYPE_CUCKOO ? 3 : 9); kl++) {
+			int keyed = kl % 3;
 			struct memfilter_create c = {
 				.size = sizeof(c), .type = types[t],
 				.capacity = 2000, .seed = keyed == 1 ? 0 : 9,
 				.flags = keyed == 1 ? MEMFILTER_CREATE_KEYED :
 					 keyed ? MEMFILTER_CREATE_SEED | MEMFILTER_CREATE_XXH3 :
 					 MEMFILTER_CREATE_SEED | MEMFILTER_CREATE_XXH64,
+				.layout = kl / 3,
 			};
 			const struct memfilter_type_ops *ops;
 			union memfilter_params p;
@@ -1200,7 +1203,7 @@ TEST(contains_key_op)
 				c.period_ms = 1000;
 			}
 			ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p))
-				TH_LOG("type %u keyed %d", types[t], keyed);
+				TH_LOG("type %u keyed %d layout %u", types[t], keyed, c.layout);
 			ASSERT_NE(NULL, ops->contains_key);
 			mem = aligned_alloc(64, ops->mem_bytes(&p));
 			memset(mem, 0, ops->mem_bytes(&p));
@@ -1242,8 +1245,8 @@ TEST(contains_key_op)
  * type's test_and_add_key) against the batch calls on the keys' hashes,
  * with and without stripes attached, for XXH3, XXH64 and SipHash and keys
  * of 4, 8 and 16 bytes (hashed straight-line) and others (the general
- * hash): the same answers key by key, repeats included, and the same
- * table bit for bit.
+ * hash), both layouts: the same answers key by key, repeats included, and
+ * the same table bit for bit.
  */
 TEST(single_test_and_add_matches_batch)
 {
@@ -1260,12 +1263,14 @@ TEST(single_test_and_add_matches_batch)
 
 	for (size_t fl = 0; fl < ARRAY_SIZE(flags); fl++) {
 		for (size_t l = 0; l < ARRAY_SIZE(lens); l++) {
-			for (int locked = 0; locked < 2; locked++) {
+			for (int locked = 0; locked < 4; locked++) {
 				struct memfilter_create c = {
 					.size = sizeof(c), .type = MEMFILTER_TYPE_BLOOM,
 					.capacity = 1000, .bits_per_key_q4 = 40,
 					.flags = flags[fl],
 					.seed = flags[fl] & MEMFILTER_CREATE_SEED ? 3 : 0,
+					.layout = locked < 2 ? MEMFILTER_LAYOUT_LINE64 :
+						  MEMFILTER_LAYOUT_SPLIT32,
 				};
 				const struct memfilter_type_ops *ops;
 				union memfilter_params p;
@@ -1281,7 +1286,7 @@ TEST(single_test_and_add_matches_batch)
 				memset(m2, 0, ops->mem_bytes(&p));
 				ops->init(&one, &p, m1);
 				ops->init(&batch, &p, m2);
-				if (locked) {
+				if (locked % 2) {
 					mf_test_attach(&one.bloom);
 					mf_test_attach(&batch.bloom);
 				}
@@ -1295,7 +1300,7 @@ TEST(single_test_and_add_matches_batch)
 					h[i] = memfilter_key_hash(ops, &batch, keys[i], len);
 				}
 				memset(bm, 0, sizeof(bm));
-				if (locked)
+				if (locked % 2)
 					memfilter_bloom_test_and_add_hashes_locked(&batch.bloom,
 										   h, 1500, bm);
 				else
@@ -1311,7 +1316,7 @@ TEST(single_test_and_add_matches_batch)
 					present += got;
 				}
 				ASSERT_EQ(0, memcmp(m1, m2, ops->mem_bytes(&p)));
-				if (locked) {
+				if (locked % 2) {
 					free(one.bloom.stripes);
 					free(batch.bloom.stripes);
 				}
@@ -1321,8 +1326,8 @@ TEST(single_test_and_add_matches_batch)
 		}
 	}
 	/* Repeats were found present: the comparison saw both answers. */
-	EXPECT_LT(3 * 7 * 2 * 300, present);
-	EXPECT_GT(3 * 7 * 2 * 600, present);
+	EXPECT_LT(3 * 7 * 4 * 300, present);
+	EXPECT_GT(3 * 7 * 4 * 600, present);
 }
 
 TEST_HARNESS_MAIN

@@ -237,7 +237,8 @@ TEST(fpr_fingerprint_capacity_type)
 	struct mf_create_opts o = BLOOM(.fpr = 0.001);
 	struct mf_info i;
 
-	ASSERT_EQ(0, memfilter_bloom_params_from_fpr(&p, 1000, 1000000));
+	ASSERT_EQ(0, memfilter_bloom_params_from_fpr(&p, 1000, 1000000,
+						     MEMFILTER_BLOOM_DEFAULT_LAYOUT));
 	ASSERT_EQ(0, made(&o, NULL, NULL, &i, NULL));
 	EXPECT_EQ(MF_TYPE_BLOOM, i.type);
 	EXPECT_EQ(1000, i.capacity);
