@@ -135,6 +135,7 @@ clean_host() {
 		[ ! -e "$f" ] || echo "$f"
 	done >"$W/paths.before"
 	getent group memfilter >/dev/null && touch "$W/group.before"
+	[ $clash = 1 ] || touch "$W/host.clean"
 	return $clash
 }
 timed_ok "no file of the packages on the host before, DKMS does not modprobe" \
@@ -142,6 +143,7 @@ timed_ok "no file of the packages on the host before, DKMS does not modprobe" \
 
 install() {
 	local d args=()
+	[ -e "$W/host.clean" ] || { echo "not installing on this host (above)"; return 1; }
 	for d in $DEBS; do
 		args+=("$W/src/$d")
 	done
@@ -246,12 +248,17 @@ lintian_clean() {
 }
 timed_ok "lintian: no error, no warning" lintian_clean
 
+# Purged whatever happened before, so that a failed run leaves the host
+# as it was.
 purge() {
+	local rc=0
 	dpkg -L $PKGS 2>/dev/null | sort -u >"$W/dpkg.files"
-	[ -s "$W/dpkg.files" ] || { echo "dpkg -L listed nothing"; return 1; }
+	[ -s "$W/dpkg.files" ] || { echo "dpkg -L listed nothing"; rc=1; }
 	"${APT[@]}" purge $PKGS >"$W/purge.log" 2>&1 ||
-		{ tail -n 40 "$W/purge.log"; return 1; }
-	[ -e "$W/group.before" ] || groupdel memfilter
+		{ tail -n 40 "$W/purge.log"; dpkg --purge --force-all $PKGS; rc=1; }
+	[ -e "$W/group.before" ] || ! getent group memfilter >/dev/null ||
+		groupdel memfilter
+	return $rc
 }
 timed_ok "apt-get purge $PKGS" purge
 
