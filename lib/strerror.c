@@ -162,6 +162,11 @@ static const struct mf_msg mf_nf_msgs[] = {
 	{ ENOTTY, "not an fd of /dev/memfilter, or a module without netfilter" },
 };
 
+/* mf_offline_map(): an image file mapped. */
+static const struct mf_msg mf_map_msgs[] = {
+	{ ENODEV, "cannot be mapped (a pipe or device: read it with mf_image_read())" },
+};
+
 struct mf_table {
 	const struct mf_msg *m;
 	unsigned int n;
@@ -227,11 +232,14 @@ static const struct mf_call calls[] = {
 	{ "mf_offline_from_image", IMAGE },
 	{ "mf_offline_grow_info", OFFLINE },
 	{ "mf_offline_image", OFFLINE },
+	{ "mf_offline_image_view", OFFLINE },
 	{ "mf_offline_info", OFFLINE },
 	{ "mf_offline_keys", KEYS_OFF },
+	{ "mf_offline_map", { T(mf_map_msgs), T(mf_image_msgs) } },
 	{ "mf_offline_query", KEYS_OFF },
 	{ "mf_offline_queryv", KEYS_OFF },
 	{ "mf_offline_rotate", OFFLINE },
+	{ "mf_offline_size", CREATE_OFF },
 	{ "mf_offline_window_info", OFFLINE },
 	{ "mf_open", { T(mf_name), T(mf_devcmd) } },
 	{ "mf_open_device", { T(mf_device) } },
