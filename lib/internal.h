@@ -65,6 +65,12 @@ bool libmf_keys_layout_ok(const void *keys, size_t key_size,
  */
 int libmf_clear_image_out(void **image, size_t *len);
 
+/* One key of @len bytes: @key may be NULL only for the empty key. */
+static inline bool libmf_key_ok(const void *key, size_t len)
+{
+	return (key || !len) && len <= MF_KEY_MAX;
+}
+
 /* Check mf_keys()'s @op and @opts (and zero opts->done): 0 or -errno. */
 int libmf_keys_opts_check(enum mf_keys_op op, struct mf_keys_opts *opts);
 

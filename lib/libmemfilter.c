@@ -572,6 +572,55 @@ ssize_t mf_countv(int fd, const void *keys, const uint32_t *lens, size_t n,
 }
 
 /*
+ * One key of @len bytes as a batch of one (@key may be NULL if @len is
+ * 0): the count of keys it took effect for (0 or 1), or its COUNT.
+ */
+static int mf_key_ioctl(int fd, unsigned long cmd, const void *key, size_t len)
+{
+	uint32_t l = (uint32_t)len;
+	uint8_t count = 0;
+	ssize_t ret;
+
+	if (!libmf_key_ok(key, len))
+		return -EINVAL;
+	ret = mf_keys_ioctl(fd, cmd, key ? key : "", 0, &l, 1, NULL,
+			    cmd == MEMFILTER_IOC_COUNT ? &count : NULL, NULL);
+	if (ret < 0)
+		return (int)ret;
+	return cmd == MEMFILTER_IOC_COUNT ? count : (int)ret;
+}
+
+int mf_add_key(int fd, const void *key, size_t len)
+{
+	return mf_key_ioctl(fd, MEMFILTER_IOC_ADD, key, len);
+}
+
+int mf_query_key(int fd, const void *key, size_t len)
+{
+	return mf_key_ioctl(fd, MEMFILTER_IOC_QUERY, key, len);
+}
+
+int mf_delete_key(int fd, const void *key, size_t len)
+{
+	return mf_key_ioctl(fd, MEMFILTER_IOC_DELETE, key, len);
+}
+
+int mf_add_unique_key(int fd, const void *key, size_t len)
+{
+	return mf_key_ioctl(fd, MEMFILTER_IOC_ADD_UNIQUE, key, len);
+}
+
+int mf_test_and_add_key(int fd, const void *key, size_t len)
+{
+	return mf_key_ioctl(fd, MEMFILTER_IOC_TEST_AND_ADD, key, len);
+}
+
+int mf_count_key(int fd, const void *key, size_t len)
+{
+	return mf_key_ioctl(fd, MEMFILTER_IOC_COUNT, key, len);
+}
+
+/*
  * mf_create_window() (@type MF_TYPE_WINDOW, with @w) and mf_create_grow()
  * (MF_TYPE_GROW, with @g): @opts and the type's own options encoded into
  * one CREATE, by the rules of 1.8 (@strict) or of the versions before.

@@ -481,6 +481,72 @@ LIBMEMFILTER_API ssize_t mf_countv(int fd, const void *keys, const uint32_t *len
 				   uint8_t *counts, size_t *done);
 
 /**
+ * mf_query_key() - one key, without a lengths array
+ * @fd: a filter fd
+ * @key: the key's bytes; may be NULL when @len is 0 (the empty key)
+ * @len: its length, 0 .. MF_KEY_MAX
+ *
+ * mf_queryv() of one key. mf_add_key(), mf_delete_key(),
+ * mf_add_unique_key(), mf_test_and_add_key() and mf_count_key() are the
+ * same for mf_addv() and the others, with their filter types and errors.
+ *
+ * Return: 1 if the key may be present, 0 if it is certainly absent, or
+ * -errno (-EINVAL for a NULL @key with a length, or @len over MF_KEY_MAX).
+ */
+LIBMEMFILTER_API int mf_query_key(int fd, const void *key, size_t len);
+
+/**
+ * mf_add_key() - add one key
+ * @fd: a filter fd
+ * @key: as for mf_query_key()
+ * @len: as for mf_query_key()
+ *
+ * Return: 1 (added), or -errno (-ENOSPC when a cuckoo filter is full).
+ */
+LIBMEMFILTER_API int mf_add_key(int fd, const void *key, size_t len);
+
+/**
+ * mf_delete_key() - delete one copy of a key from a cuckoo filter
+ * @fd: a cuckoo filter fd
+ * @key: as for mf_query_key(); delete only what you added
+ * @len: as for mf_query_key()
+ *
+ * Return: 1 if a copy was found and removed, 0 if none, or -errno.
+ */
+LIBMEMFILTER_API int mf_delete_key(int fd, const void *key, size_t len);
+
+/**
+ * mf_add_unique_key() - add one key unless present (cuckoo)
+ * @fd: a cuckoo filter fd
+ * @key: as for mf_query_key()
+ * @len: as for mf_query_key()
+ *
+ * Return: 1 if added, 0 if it may already have been present, or -errno.
+ */
+LIBMEMFILTER_API int mf_add_unique_key(int fd, const void *key, size_t len);
+
+/**
+ * mf_test_and_add_key() - was one key present? add it
+ * @fd: a Bloom, window or growing filter fd
+ * @key: as for mf_query_key()
+ * @len: as for mf_query_key()
+ *
+ * Return: 1 if it may have been present before it was added, 0 if not
+ * (it is added either way), or -errno.
+ */
+LIBMEMFILTER_API int mf_test_and_add_key(int fd, const void *key, size_t len);
+
+/**
+ * mf_count_key() - how many times one key may have been added (cuckoo)
+ * @fd: a cuckoo filter fd
+ * @key: as for mf_query_key()
+ * @len: as for mf_query_key()
+ *
+ * Return: the count, 0 .. MF_COUNT_MAX (as mf_count()), or -errno.
+ */
+LIBMEMFILTER_API int mf_count_key(int fd, const void *key, size_t len);
+
+/**
  * struct mf_window_opts - what makes a window filter
  * @sz: sizeof(struct mf_window_opts) (MF_OPTS()); required
  * @generations: G, 2 .. 16
@@ -1136,6 +1202,112 @@ LIBMEMFILTER_API ssize_t mf_offline_count(const struct mf_offline *f, const void
 LIBMEMFILTER_API ssize_t mf_offline_countv(const struct mf_offline *f, const void *keys,
 					   const uint32_t *lens, size_t n, uint8_t *counts,
 					   size_t *done);
+
+/**
+ * mf_offline_test_and_add() - mf_test_and_add() on an offline filter
+ * @f: a Bloom, window or growing filter
+ * @keys: @n keys of @key_size bytes each, back to back
+ * @key_size: bytes per key, 1 .. MF_KEY_MAX
+ * @n: number of keys
+ * @results: optional bitmap, as for mf_test_and_add()
+ * @done: optional: keys processed, as for mf_add()
+ *
+ * As the kernel's: a window that rotates by count rotates when its
+ * generation is full, a growing filter grows; the table ends as
+ * mf_offline_add() of the same keys leaves it.
+ *
+ * Return: as mf_test_and_add().
+ */
+LIBMEMFILTER_API ssize_t mf_offline_test_and_add(struct mf_offline *f, const void *keys,
+						 size_t key_size, size_t n,
+						 uint64_t *results, size_t *done);
+
+/**
+ * mf_offline_test_and_addv() - mf_offline_test_and_add(), variable-size keys
+ * @f: a Bloom, window or growing filter
+ * @keys: the keys' bytes, back to back
+ * @lens: @n key lengths, each 0 .. MF_KEY_MAX
+ * @n: number of keys
+ * @results: optional bitmap, as for mf_test_and_add()
+ * @done: optional: keys processed, as for mf_add()
+ *
+ * Return: as mf_test_and_add().
+ */
+LIBMEMFILTER_API ssize_t mf_offline_test_and_addv(struct mf_offline *f, const void *keys,
+						  const uint32_t *lens, size_t n,
+						  uint64_t *results, size_t *done);
+
+/**
+ * mf_offline_query_key() - one key of an offline filter, no lengths array
+ * @f: the filter
+ * @key: the key's bytes; may be NULL when @len is 0 (the empty key)
+ * @len: its length, 0 .. MF_KEY_MAX
+ *
+ * mf_offline_queryv() of one key. mf_offline_add_key(),
+ * mf_offline_delete_key(), mf_offline_add_unique_key(),
+ * mf_offline_test_and_add_key() and mf_offline_count_key() are the same
+ * for the other operations, and return what mf_add_key() and the others
+ * return for a filter fd.
+ *
+ * Return: 1 if the key may be present, 0 if it is certainly absent, or
+ * -EINVAL (a NULL @f, a NULL @key with a length, @len over MF_KEY_MAX).
+ */
+LIBMEMFILTER_API int mf_offline_query_key(const struct mf_offline *f, const void *key,
+					  size_t len);
+
+/**
+ * mf_offline_add_key() - add one key to an offline filter
+ * @f: the filter
+ * @key: as for mf_offline_query_key()
+ * @len: as for mf_offline_query_key()
+ *
+ * Return: as mf_add_key().
+ */
+LIBMEMFILTER_API int mf_offline_add_key(struct mf_offline *f, const void *key, size_t len);
+
+/**
+ * mf_offline_delete_key() - delete one copy of a key (cuckoo)
+ * @f: the filter
+ * @key: as for mf_offline_query_key()
+ * @len: as for mf_offline_query_key()
+ *
+ * Return: as mf_delete_key().
+ */
+LIBMEMFILTER_API int mf_offline_delete_key(struct mf_offline *f, const void *key,
+					   size_t len);
+
+/**
+ * mf_offline_add_unique_key() - add one key unless present (cuckoo)
+ * @f: the filter
+ * @key: as for mf_offline_query_key()
+ * @len: as for mf_offline_query_key()
+ *
+ * Return: as mf_add_unique_key().
+ */
+LIBMEMFILTER_API int mf_offline_add_unique_key(struct mf_offline *f, const void *key,
+					       size_t len);
+
+/**
+ * mf_offline_test_and_add_key() - was one key present? add it
+ * @f: a Bloom, window or growing filter
+ * @key: as for mf_offline_query_key()
+ * @len: as for mf_offline_query_key()
+ *
+ * Return: as mf_test_and_add_key().
+ */
+LIBMEMFILTER_API int mf_offline_test_and_add_key(struct mf_offline *f, const void *key,
+						 size_t len);
+
+/**
+ * mf_offline_count_key() - one key's count (cuckoo)
+ * @f: the filter
+ * @key: as for mf_offline_query_key()
+ * @len: as for mf_offline_query_key()
+ *
+ * Return: as mf_count_key().
+ */
+LIBMEMFILTER_API int mf_offline_count_key(const struct mf_offline *f, const void *key,
+					  size_t len);
 
 /**
  * mf_image_merge() - the union of two Bloom filter images

@@ -835,8 +835,9 @@ static int mf_offline_add_at(struct mf_offline *f, mf_offline_op_fn add,
  * after the add that filled it (memfilter_rotate_tick()); offline, the
  * batch is split there, so every generation takes exactly its capacity.
  */
-static int mf_offline_add_by_count(struct mf_offline *f, const u64 *hashes,
-				   u32 n, unsigned long *result, u32 *done)
+static int mf_offline_add_by_count(struct mf_offline *f, mf_offline_op_fn add,
+				   const u64 *hashes, u32 n,
+				   unsigned long *result, u32 *done)
 {
 	struct memfilter_window *w = &f->s.window;
 	u64 cap = w->p.gen.capacity, cur_keys;
@@ -851,7 +852,7 @@ static int mf_offline_add_by_count(struct mf_offline *f, const u64 *hashes,
 		}
 		if (d == n || ret)
 			break;
-		ret = mf_offline_add_at(f, f->ops->add, hashes, d,
+		ret = mf_offline_add_at(f, add, hashes, d,
 					(u32)min((u64)(n - d), cap - cur_keys),
 					result, &got);
 		d += got;
@@ -866,29 +867,56 @@ static bool mf_offline_rotates_by_count(const struct mf_offline *f)
 	       (f->s.window.p.flags & MEMFILTER_WINDOW_ROTATE_BY_COUNT);
 }
 
-static int mf_offline_do_add(struct mf_offline *f, const u64 *hashes, u32 n,
-			     unsigned long *result, u32 *done)
+/*
+ * The type's adding @op (add or test-and-add) on @n hashes, as the kernel
+ * runs it: a window that rotates by count rotated when its generation is
+ * full, a growing filter given its next part when its newest is.
+ */
+static int mf_offline_write(struct mf_offline *f, mf_offline_op_fn op,
+			    const u64 *hashes, u32 n, unsigned long *result,
+			    u32 *done)
 {
-	/* An offline filter has one owner: no atomics needed. */
-	mf_offline_op_fn add = f->ops->add_exclusive ?: f->ops->add;
 	u32 d, got;
 	int ret;
 
-	if (mf_offline_rotates_by_count(f)) {
-		ret = mf_offline_add_by_count(f, hashes, n, result, done);
-		return mf_offline_added(f, ret, result, *done);
-	}
-	ret = add(&f->s, hashes, n, result, done);
+	if (mf_offline_rotates_by_count(f))
+		return mf_offline_add_by_count(f, op, hashes, n, result, done);
+	ret = op(&f->s, hashes, n, result, done);
 	d = *done;
 	while (ret == -ENOSPC && d < n && f->ops->next_bytes) {
 		ret = mf_offline_grow(f);
 		if (ret)
 			break;
-		ret = mf_offline_add_at(f, add, hashes, d, n - d, result, &got);
+		ret = mf_offline_add_at(f, op, hashes, d, n - d, result, &got);
 		d += got;
 	}
 	*done = d;
+	return ret;
+}
+
+static int mf_offline_do_add(struct mf_offline *f, const u64 *hashes, u32 n,
+			     unsigned long *result, u32 *done)
+{
+	/* An offline filter has one owner: no atomics needed. */
+	mf_offline_op_fn add = mf_offline_rotates_by_count(f) ? f->ops->add :
+			       f->ops->add_exclusive ?: f->ops->add;
+	int ret = mf_offline_write(f, add, hashes, n, result, done);
+
 	return mf_offline_added(f, ret, result, *done);
+}
+
+/* Every key done was added; the bits say which may have been present. */
+static int mf_offline_do_test_and_add(struct mf_offline *f, const u64 *hashes,
+				      u32 n, unsigned long *result, u32 *done)
+{
+	int ret = mf_offline_write(f, f->ops->test_and_add, hashes, n, result,
+				   done);
+
+	f->keys += *done;
+	f->adds += *done;
+	if (ret == -ENOSPC)
+		f->failed++;
+	return ret;
 }
 
 static int mf_offline_do_query(struct mf_offline *f, const u64 *hashes, u32 n,
@@ -926,7 +954,8 @@ static int mf_offline_check(const struct mf_offline *f, mf_offline_op op,
 	if (!f || !libmf_keys_layout_ok(keys, key_size, lens, n))
 		return -EINVAL;
 	if ((op == mf_offline_do_delete && !f->ops->delete) ||
-	    (op == mf_offline_do_add_unique && !f->ops->add_unique))
+	    (op == mf_offline_do_add_unique && !f->ops->add_unique) ||
+	    (op == mf_offline_do_test_and_add && !f->ops->test_and_add))
 		return -EOPNOTSUPP;
 	for (i = 0; !key_size && i < n; i++)
 		if (lens[i] > MF_KEY_MAX)
@@ -1080,6 +1109,27 @@ ssize_t mf_offline_deletev(struct mf_offline *f, const void *keys,
 			       results, done);
 }
 
+ssize_t mf_offline_test_and_add(struct mf_offline *f, const void *keys,
+				size_t key_size, size_t n, uint64_t *results,
+				size_t *done)
+{
+	if (!key_size) {
+		if (done)
+			*done = 0;
+		return -EINVAL;
+	}
+	return mf_offline_run(f, mf_offline_do_test_and_add, keys, key_size,
+			      NULL, n, results, done);
+}
+
+ssize_t mf_offline_test_and_addv(struct mf_offline *f, const void *keys,
+				 const uint32_t *lens, size_t n,
+				 uint64_t *results, size_t *done)
+{
+	return mf_offline_run(f, mf_offline_do_test_and_add, keys, 0, lens, n,
+			      results, done);
+}
+
 /* mf_offline_run() for COUNT: a byte per key into @counts (optional). */
 static ssize_t mf_offline_count_run(const struct mf_offline *f,
 				    const void *keys, size_t key_size,
@@ -1197,4 +1247,57 @@ out:
 	if (why)
 		*why = w;
 	return ret;
+}
+
+/* One key of @len bytes as a batch of one; @key may be NULL if @len is 0. */
+static int mf_offline_key(struct mf_offline *f, mf_offline_op op,
+			  const void *key, size_t len)
+{
+	uint32_t l = (uint32_t)len;
+
+	if (!libmf_key_ok(key, len))
+		return -EINVAL;
+	return (int)mf_offline_run(f, op, key ? key : "", 0, &l, 1, NULL, NULL);
+}
+
+int mf_offline_add_key(struct mf_offline *f, const void *key, size_t len)
+{
+	return mf_offline_key(f, mf_offline_do_add, key, len);
+}
+
+int mf_offline_query_key(const struct mf_offline *f, const void *key,
+			 size_t len)
+{
+	return mf_offline_key((struct mf_offline *)f, mf_offline_do_query, key,
+			      len);
+}
+
+int mf_offline_delete_key(struct mf_offline *f, const void *key, size_t len)
+{
+	return mf_offline_key(f, mf_offline_do_delete, key, len);
+}
+
+int mf_offline_add_unique_key(struct mf_offline *f, const void *key,
+			      size_t len)
+{
+	return mf_offline_key(f, mf_offline_do_add_unique, key, len);
+}
+
+int mf_offline_test_and_add_key(struct mf_offline *f, const void *key,
+				size_t len)
+{
+	return mf_offline_key(f, mf_offline_do_test_and_add, key, len);
+}
+
+int mf_offline_count_key(const struct mf_offline *f, const void *key,
+			 size_t len)
+{
+	uint32_t l = (uint32_t)len;
+	u8 count = 0;
+	ssize_t ret;
+
+	if (!libmf_key_ok(key, len))
+		return -EINVAL;
+	ret = mf_offline_count_run(f, key ? key : "", 0, &l, 1, &count, NULL);
+	return ret < 0 ? (int)ret : count;
 }

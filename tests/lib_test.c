@@ -500,6 +500,52 @@ TEST_F(lib, variable_keys)
 	close(fd);
 }
 
+/*
+ * One key without a lengths array, the empty key among them, against the
+ * real module: each call answers as its lengths-array call of one key,
+ * and an offline filter of the same seed answers alike.
+ */
+TEST_F(lib, single_keys_and_the_empty_key)
+{
+	int c = cuckoo(self->dev, 100, 16), b = bloom(self->dev, 100, 0.01);
+	struct mf_create_opts o = { .type = MF_TYPE_BLOOM, .capacity = 100,
+				    .fpr = 0.01, .fixed_seed = true, .seed = 1 };
+	char big[MF_KEY_MAX + 1];
+	struct mf_offline *off;
+
+	ASSERT_LE(0, c);
+	ASSERT_LE(0, b);
+	memset(big, 'k', sizeof(big));
+	EXPECT_EQ(0, mf_query_key(c, NULL, 0));
+	EXPECT_EQ(1, mf_add_key(c, NULL, 0));
+	EXPECT_EQ(1, mf_query_key(c, "", 0));
+	EXPECT_EQ(1, mf_queryv(c, "x", &(uint32_t){ 0 }, 1, NULL, NULL));
+	EXPECT_EQ(1, mf_count_key(c, NULL, 0));
+	EXPECT_EQ(0, mf_add_unique_key(c, NULL, 0));
+	EXPECT_EQ(1, mf_add_unique_key(c, "pear", 4));
+	EXPECT_EQ(2, mf_count_key(c, NULL, 0) + mf_count_key(c, "pear", 4));
+	EXPECT_EQ(1, mf_delete_key(c, NULL, 0));
+	EXPECT_EQ(0, mf_query_key(c, NULL, 0));
+	EXPECT_EQ(0, mf_delete_key(c, NULL, 0));
+	EXPECT_EQ(-EOPNOTSUPP, mf_test_and_add_key(c, "pear", 4));
+	EXPECT_EQ(1, mf_add_key(c, big, MF_KEY_MAX));
+	EXPECT_EQ(1, mf_query_key(c, big, MF_KEY_MAX));
+	EXPECT_EQ(-EINVAL, mf_add_key(c, big, MF_KEY_MAX + 1));
+	EXPECT_EQ(-EINVAL, mf_query_key(c, NULL, 1));
+
+	ASSERT_EQ(0, mf_offline_create(&o, &off));
+	EXPECT_EQ(0, mf_test_and_add_key(b, NULL, 0));
+	EXPECT_EQ(1, mf_test_and_add_key(b, NULL, 0));
+	EXPECT_EQ(0, mf_offline_test_and_add_key(off, NULL, 0));
+	EXPECT_EQ(1, mf_offline_test_and_add_key(off, NULL, 0));
+	EXPECT_EQ(1, mf_add_key(b, "plum", 4));
+	EXPECT_EQ(1, mf_offline_add_key(off, "plum", 4));
+	EXPECT_EQ(mf_query_key(b, "fig", 3), mf_offline_query_key(off, "fig", 3));
+	EXPECT_EQ(-EOPNOTSUPP, mf_delete_key(b, "plum", 4));
+	expect_dump_is_offline(_metadata, b, off);	/* closes b */
+	close(c);
+}
+
 TEST_F(lib, add_unique_and_delete_fixed)
 {
 	enum { N = 5000 };

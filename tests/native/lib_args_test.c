@@ -604,10 +604,10 @@ typedef ssize_t (*ofixed_fn)(struct mf_offline *, const void *, size_t,
 typedef ssize_t (*ovar_fn)(struct mf_offline *, const void *,
 			   const uint32_t *, size_t, uint64_t *, size_t *);
 
-/* An offline fixed-size key call on a cuckoo filter (all ops work). */
-static void ofixed_cases(ofixed_fn fn)
+/* An offline fixed-size key call on a filter of @type, which has it. */
+static void ofixed_cases(ofixed_fn fn, int type)
 {
-	struct mf_offline *f = offline(MF_TYPE_CUCKOO);
+	struct mf_offline *f = offline(type);
 	uint64_t res = ~0ULL;
 	size_t done = 7;
 
@@ -621,9 +621,9 @@ static void ofixed_cases(ofixed_fn fn)
 	mf_offline_free(f);
 }
 
-static void ovar_cases(ovar_fn fn)
+static void ovar_cases(ovar_fn fn, int type)
 {
-	struct mf_offline *f = offline(MF_TYPE_CUCKOO);
+	struct mf_offline *f = offline(type);
 	size_t done = 7;
 
 	WANT(fn(NULL, &key8, len1, 1, NULL, &done), -EINVAL);
@@ -660,14 +660,65 @@ static ssize_t ocountv(struct mf_offline *f, const void *k,
 	return mf_offline_countv(f, k, l, n, NULL, d);
 }
 
-static void c_mf_offline_add(void) { ofixed_cases(mf_offline_add); }
-static void c_mf_offline_query(void) { ofixed_cases(oquery); }
-static void c_mf_offline_delete(void) { ofixed_cases(mf_offline_delete); }
-static void c_mf_offline_count(void) { ofixed_cases(ocount); }
-static void c_mf_offline_addv(void) { ovar_cases(mf_offline_addv); }
-static void c_mf_offline_queryv(void) { ovar_cases(oqueryv); }
-static void c_mf_offline_deletev(void) { ovar_cases(mf_offline_deletev); }
-static void c_mf_offline_countv(void) { ovar_cases(ocountv); }
+#define C MF_TYPE_CUCKOO
+#define B MF_TYPE_BLOOM
+static void c_mf_offline_add(void) { ofixed_cases(mf_offline_add, C); }
+static void c_mf_offline_query(void) { ofixed_cases(oquery, C); }
+static void c_mf_offline_delete(void) { ofixed_cases(mf_offline_delete, C); }
+static void c_mf_offline_count(void) { ofixed_cases(ocount, C); }
+static void c_mf_offline_test_and_add(void) { ofixed_cases(mf_offline_test_and_add, B); }
+static void c_mf_offline_addv(void) { ovar_cases(mf_offline_addv, C); }
+static void c_mf_offline_queryv(void) { ovar_cases(oqueryv, C); }
+static void c_mf_offline_deletev(void) { ovar_cases(mf_offline_deletev, C); }
+static void c_mf_offline_countv(void) { ovar_cases(ocountv, C); }
+static void c_mf_offline_test_and_addv(void) { ovar_cases(mf_offline_test_and_addv, B); }
+
+typedef int (*key_fn)(int, const void *, size_t);
+typedef int (*okey_fn)(struct mf_offline *, const void *, size_t);
+
+/* A single-key call on an fd: a NULL key with a length, too long. */
+static void key_cases(key_fn fn)
+{
+	WANT(fn(BAD_FD, NULL, 1), -EINVAL);
+	WANT(fn(BAD_FD, &key8, MF_KEY_MAX + 1), -EINVAL);
+	WANT(fn(BAD_FD, NULL, 0), -EBADF);
+	WANT(fn(BAD_FD, &key8, 8), -EBADF);
+}
+
+static void okey_cases(okey_fn fn, int type)
+{
+	struct mf_offline *f = offline(type);
+
+	WANT(fn(NULL, &key8, 8), -EINVAL);
+	WANT(fn(f, NULL, 1), -EINVAL);
+	WANT(fn(f, &key8, MF_KEY_MAX + 1), -EINVAL);
+	WANT_TRUE(fn(f, NULL, 0) >= 0);
+	WANT_TRUE(fn(f, &key8, 8) >= 0);
+	mf_offline_free(f);
+}
+
+static int oquery_key(struct mf_offline *f, const void *k, size_t l)
+{
+	return mf_offline_query_key(f, k, l);
+}
+
+static int ocount_key(struct mf_offline *f, const void *k, size_t l)
+{
+	return mf_offline_count_key(f, k, l);
+}
+
+static void c_mf_add_key(void) { key_cases(mf_add_key); }
+static void c_mf_query_key(void) { key_cases(mf_query_key); }
+static void c_mf_delete_key(void) { key_cases(mf_delete_key); }
+static void c_mf_add_unique_key(void) { key_cases(mf_add_unique_key); }
+static void c_mf_test_and_add_key(void) { key_cases(mf_test_and_add_key); }
+static void c_mf_count_key(void) { key_cases(mf_count_key); }
+static void c_mf_offline_add_key(void) { okey_cases(mf_offline_add_key, C); }
+static void c_mf_offline_query_key(void) { okey_cases(oquery_key, C); }
+static void c_mf_offline_delete_key(void) { okey_cases(mf_offline_delete_key, C); }
+static void c_mf_offline_add_unique_key(void) { okey_cases(mf_offline_add_unique_key, C); }
+static void c_mf_offline_test_and_add_key(void) { okey_cases(mf_offline_test_and_add_key, B); }
+static void c_mf_offline_count_key(void) { okey_cases(ocount_key, C); }
 
 static void c_mf_image_merge(void)
 {
@@ -697,6 +748,13 @@ struct args_case {
 
 /* One case per symbol of lib/libmemfilter.map. */
 static const struct args_case cases[] = {
+	CASE(mf_add_key), CASE(mf_query_key), CASE(mf_delete_key),
+	CASE(mf_add_unique_key), CASE(mf_test_and_add_key), CASE(mf_count_key),
+	CASE(mf_offline_add_key), CASE(mf_offline_query_key),
+	CASE(mf_offline_delete_key), CASE(mf_offline_add_unique_key),
+	CASE(mf_offline_test_and_add_key), CASE(mf_offline_count_key),
+	CASE(mf_offline_test_and_add), CASE(mf_offline_test_and_addv),
+
 	CASE(mf_add), CASE(mf_add_unique), CASE(mf_add_uniquev),
 	CASE(mf_addv), CASE(mf_api), CASE(mf_call_strerror), CASE(mf_clear),
 	CASE(mf_count), CASE(mf_countv), CASE(mf_create), CASE(mf_create_check),
