@@ -102,6 +102,13 @@ int libmf_decode_window_info(const struct memfilter_info *i,
 			     const struct memfilter_generation *g,
 			     struct mf_window_info *wi);
 
+/*
+ * Write @len bytes at @buf to @path by mf_offline_save()'s rules (lib/file.c);
+ * @secret: mode 0600. Return: 0 or -errno.
+ */
+int libmf_write_file(const char *path, const void *buf, size_t len,
+		     bool secret);
+
 /* Whether mf_call_strerror() knows the function @name (tests). */
 bool libmf_call_known(const char *name);
 

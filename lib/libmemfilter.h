@@ -1060,6 +1060,48 @@ LIBMEMFILTER_API int mf_offline_size(const struct mf_create_opts *opts,
 				     const struct mf_grow_opts *g, uint64_t *bytes);
 
 /**
+ * mf_offline_save() - write an offline filter's image to a file
+ * @f: the filter
+ * @path: where; what it names decides how (memfilterctl's -o rules):
+ *	nothing or a regular file: a new file in the same directory, put in
+ *	@path's place once complete and on disk, so that no reader sees it
+ *	half written and a failure leaves the old file as it was; a
+ *	character or block device or a FIFO: written in place, never
+ *	created, replaced or truncated; a symbolic link, a directory or a
+ *	socket: refused, nothing written
+ *
+ * The new file is the caller's, mode 0666 less the umask, or 0600 for a
+ * keyed filter (its image holds the secret). An entry that changes into
+ * something else while the image is written is left alone (-EAGAIN).
+ * The umask is applied by the kernel, never read or set: safe from any
+ * number of threads.
+ *
+ * Return: 0 or -errno: -ELOOP for a symbolic link, -EISDIR for a
+ * directory, -ENXIO for a socket, -EAGAIN (above), -ENOMEM, or the
+ * system's (-ENOENT for a missing directory, -EACCES, -ENOSPC, ...).
+ */
+LIBMEMFILTER_API int mf_offline_save(const struct mf_offline *f, const char *path);
+
+/**
+ * mf_offline_load() - an offline filter from an image file
+ * @path: the file (a link is followed: reading destroys nothing)
+ * @out: out: the filter; release it with mf_offline_free()
+ * @why: optional: on -EBADMSG or -EOPNOTSUPP, a static one-line reason
+ *	(as mf_offline_from_image() gives); NULL otherwise
+ *
+ * A regular file is read with read(), its header checked against the
+ * file's size before anything is allocated and its payload read straight
+ * into the filter's table: the table is the only memory it takes. A pipe
+ * or device is read as mf_image_read() reads it. Validated exactly as
+ * the kernel's loader validates an image.
+ *
+ * Return: 0 or -errno: -EBADMSG, -EOPNOTSUPP and -ENOMEM as for
+ * mf_offline_from_image(), -EISDIR, or open()'s and read()'s errno.
+ */
+LIBMEMFILTER_API int mf_offline_load(const char *path, struct mf_offline **out,
+				     const char **why);
+
+/**
  * mf_offline_info() - an offline filter's parameters and fill
  * @f: the filter
  * @info: filled in as mf_info() would for the same filter in the kernel;

@@ -15,6 +15,7 @@
  *
  * Copyright (C) 2026 The memfilter authors.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/random.h>
@@ -1300,4 +1301,136 @@ int mf_offline_count_key(const struct mf_offline *f, const void *key,
 		return -EINVAL;
 	ret = mf_offline_count_run(f, key ? key : "", 0, &l, 1, &count, NULL);
 	return ret < 0 ? (int)ret : count;
+}
+
+/*
+ * The image in regular file @fd of @size bytes into a new filter, its
+ * payload read straight into the filter's table: the table is the only
+ * memory it takes, and none before the header, checked, declares exactly
+ * @size bytes. *@why: the reason of a refusal.
+ */
+static int mf_offline_read_regular(int fd, u64 size, struct mf_offline **out,
+				   const char **why)
+{
+	u8 hdr[MEMFILTER_IMAGE_HDR_SIZE], extra;
+	struct memfilter_image_desc d;
+	struct mf_offline *f = NULL;
+	size_t total;
+	ssize_t n;
+	int ret;
+
+	n = mf_read_full(fd, hdr, sizeof(hdr));
+	if (n < 0)
+		return n;
+	ret = mf_image_declared(hdr, n, &total, why);
+	if (ret)
+		return ret;
+	if (size != total) {
+		*why = size < total ? "truncated: shorter than header + payload" :
+				      "trailing bytes after the payload";
+		return -EBADMSG;
+	}
+	ret = memfilter_image_parse(hdr, total, &d);
+	if (ret) {
+		*why = mf_image_why(hdr, total, ret);
+		goto out;
+	}
+	ret = mf_offline_new(memfilter_type_ops(d.type), &d.params, &f);
+	if (ret) {
+		*why = "out of memory";
+		goto out;
+	}
+	/* Short or long: the file changed since its size was read. */
+	n = mf_read_full(fd, f->mem, d.payload_size);
+	if (n >= 0 && (u64)n < d.payload_size) {
+		*why = "truncated: shorter than header + payload";
+		n = -EBADMSG;
+	} else if (n >= 0) {
+		n = mf_read_full(fd, &extra, 1);
+		if (n > 0) {
+			*why = "trailing bytes after the payload";
+			n = -EBADMSG;
+		}
+	}
+	if (n < 0) {
+		ret = n;
+		goto out;
+	}
+	ret = memfilter_image_check_payload(&d, f->mem);
+	if (ret) {
+		*why = "payload checksum mismatch (corrupt table)";
+		goto out;
+	}
+	ret = f->ops->restore(&f->s, &d);
+	if (ret) {
+		*why = "cuckoo table does not hold the header's key count";
+		goto out;
+	}
+	f->keys = d.keys;
+	f->adds = d.keys;
+	*out = f;
+	f = NULL;
+out:
+	mf_offline_free(f);
+	explicit_bzero(&d, sizeof(d));
+	return ret;
+}
+
+int mf_offline_load(const char *path, struct mf_offline **out,
+		    const char **why)
+{
+	const char *w = NULL;
+	struct stat st;
+	size_t len;
+	void *img;
+	int fd, ret;
+
+	if (why)
+		*why = NULL;
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!path)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		ret = -errno;
+	} else if (S_ISDIR(st.st_mode)) {
+		ret = -EISDIR;
+	} else if (S_ISREG(st.st_mode)) {
+		ret = mf_offline_read_regular(fd, st.st_size, out, &w);
+	} else {
+		/* A pipe or device: read as a stream, in bounded memory. */
+		ret = mf_image_read(fd, &img, &len, &w);
+		if (!ret) {
+			ret = mf_offline_from_image(img, len, out, &w);
+			explicit_bzero(img, len);
+			free(img);
+		}
+	}
+	close(fd);
+	if (why)
+		*why = w;
+	return ret;
+}
+
+int mf_offline_save(const struct mf_offline *f, const char *path)
+{
+	void *img;
+	size_t len;
+	int ret;
+
+	if (!f || !path)
+		return -EINVAL;
+	ret = mf_offline_image(f, &img, &len);
+	if (ret)
+		return ret;
+	ret = libmf_write_file(path, img, len,
+			       memfilter_state_hasher(f->ops, &f->s)->algo ==
+			       MEMFILTER_HASH_SIPHASH24);
+	explicit_bzero(img, len);
+	free(img);
+	return ret;
 }

@@ -167,6 +167,22 @@ static const struct mf_msg mf_map_msgs[] = {
 	{ ENODEV, "cannot be mapped (a pipe or device: read it with mf_image_read())" },
 };
 
+/* mf_offline_save(): a path, written by memfilterctl's -o rules. */
+static const struct mf_msg mf_save_msgs[] = {
+	{ ELOOP, "is a symbolic link: not written through (give the file it should write)" },
+	{ EISDIR, "is a directory" },
+	{ ENXIO, "is a socket" },
+	{ EAGAIN, "changed into something else while the image was written: left alone" },
+	{ ENOENT, "no such directory" },
+	{ ENOSPC, "no space left on the device" },
+	{ ENOMEM, "out of memory" },
+};
+
+/* mf_offline_load(): an image file. */
+static const struct mf_msg mf_load_file_msgs[] = {
+	{ ENOENT, "no such file" },
+};
+
 struct mf_table {
 	const struct mf_msg *m;
 	unsigned int n;
@@ -243,11 +259,13 @@ static const struct mf_call calls[] = {
 	{ "mf_offline_image_view", OFFLINE },
 	{ "mf_offline_info", OFFLINE },
 	{ "mf_offline_keys", KEYS_OFF },
+	{ "mf_offline_load", { T(mf_load_file_msgs), T(mf_image_msgs) } },
 	{ "mf_offline_map", { T(mf_map_msgs), T(mf_image_msgs) } },
 	{ "mf_offline_query", KEYS_OFF },
 	{ "mf_offline_query_key", KEYS_OFF },
 	{ "mf_offline_queryv", KEYS_OFF },
 	{ "mf_offline_rotate", OFFLINE },
+	{ "mf_offline_save", { T(mf_save_msgs) } },
 	{ "mf_offline_size", CREATE_OFF },
 	{ "mf_offline_test_and_add", KEYS_OFF },
 	{ "mf_offline_test_and_add_key", KEYS_OFF },

@@ -720,6 +720,31 @@ static void c_mf_offline_add_unique_key(void) { okey_cases(mf_offline_add_unique
 static void c_mf_offline_test_and_add_key(void) { okey_cases(mf_offline_test_and_add_key, B); }
 static void c_mf_offline_count_key(void) { okey_cases(ocount_key, C); }
 
+static void c_mf_offline_save(void)
+{
+	struct mf_offline *f = offline(MF_TYPE_BLOOM);
+
+	WANT(mf_offline_save(NULL, "/nonexistent/x"), -EINVAL);
+	WANT(mf_offline_save(f, NULL), -EINVAL);
+	WANT(mf_offline_save(f, ""), -ENOENT);
+	WANT(mf_offline_save(f, "/nonexistent/x"), -ENOENT);
+	mf_offline_free(f);
+}
+
+static void c_mf_offline_load(void)
+{
+	struct mf_offline *f = (struct mf_offline *)&f;
+	const char *why = "unset";
+
+	WANT(mf_offline_load(NULL, &f, &why), -EINVAL);
+	WANT_TRUE(!f && !why);
+	WANT(mf_offline_load("/nonexistent", NULL, NULL), -EINVAL);
+	WANT(mf_offline_load("/nonexistent", &f, &why), -ENOENT);
+	WANT_TRUE(!f && !why);
+	WANT(mf_offline_load("", &f, NULL), -ENOENT);
+	WANT(mf_offline_load("/", &f, NULL), -EISDIR);
+}
+
 static void c_mf_image_merge(void)
 {
 	const char *why = "unset";
@@ -754,7 +779,7 @@ static const struct args_case cases[] = {
 	CASE(mf_offline_delete_key), CASE(mf_offline_add_unique_key),
 	CASE(mf_offline_test_and_add_key), CASE(mf_offline_count_key),
 	CASE(mf_offline_test_and_add), CASE(mf_offline_test_and_addv),
-
+	CASE(mf_offline_save), CASE(mf_offline_load),
 	CASE(mf_add), CASE(mf_add_unique), CASE(mf_add_uniquev),
 	CASE(mf_addv), CASE(mf_api), CASE(mf_call_strerror), CASE(mf_clear),
 	CASE(mf_count), CASE(mf_countv), CASE(mf_create), CASE(mf_create_check),
