@@ -69,7 +69,10 @@ extern "C" {
 
 /* Longest name including its NUL; names are made of [A-Za-z0-9._-]. */
 #define MF_NAME_MAX 64
-/* Longest key in bytes. */
+/*
+ * Longest key in bytes: keys are 0 .. MF_KEY_MAX bytes (the empty key is a
+ * key); fixed-size keys 1 .. MF_KEY_MAX, a key size of 0 meaning lengths.
+ */
 #define MF_KEY_MAX 4096
 
 /* Filter types (the ABI's MEMFILTER_TYPE_* values). */

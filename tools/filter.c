@@ -737,8 +737,9 @@ static int cmd_rotate(int argc, char **argv)
 #define KEYS_HELP \
 	"  -k, --key K        the key K (repeatable) instead of reading FILE\n" \
 	"  -x, --hex          keys are given as hex digits (binary keys)\n\n" \
-	"A key is a line of FILE without its line end: a CR before the newline\n" \
-	"(CRLF files) is not part of the key. Use --hex for keys that end in CR.\n"
+	"A key is a line of FILE without its line end, 0 to 4096 bytes (an empty\n" \
+	"line is the empty key): a CR before the newline (CRLF files) is not\n" \
+	"part of the key. Use --hex for keys that end in CR.\n"
 
 const struct command filter_commands[] = {
 	{ .name = "create", .fn = cmd_create,

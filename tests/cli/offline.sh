@@ -25,6 +25,34 @@ same_file() {
 	cmp -s "$1" "$2" || fail "$1 changed"
 }
 
+# The empty key is a key (0 to 4096 bytes), as the library and the kernel
+# take it: an empty line, --key '', and --hex's empty line; a key of 4096
+# bytes is one too, 4097 is refused.
+t_empty_key_offline() {
+	printf 'a\n\nb\n' >"$T/ek"
+	expect_rc 0 memfilterctl build --type bloom --capacity 100 --seed 1 \
+		-o "$T/ek.img" "$T/ek" &&
+	memfilterctl inspect "$T/ek.img" | grep -q '^keys: *3$' &&
+	expect_rc 0 memfilterctl query --image "$T/ek.img" --key '' &&
+		expect_out '' &&
+	printf '\n' >"$T/ek1" &&
+	expect_rc 0 memfilterctl query --image "$T/ek.img" --count --hex "$T/ek1" &&
+		expect_out 1 ||
+		fail "the empty line is not the empty key" || return 1
+	keys a >"$T/ek2"
+	expect_rc 0 memfilterctl build --type bloom --capacity 100 --seed 1 \
+		-o "$T/ek2.img" "$T/ek2" &&
+	expect_rc 1 memfilterctl query --image "$T/ek2.img" --count --key '' &&
+		expect_out 0 || fail "the empty key found where never added" ||
+		return 1
+	head -c 4096 /dev/zero | tr '\0' k >"$T/ek4096" && echo >>"$T/ek4096"
+	expect_rc 0 memfilterctl build --type bloom --capacity 100 \
+		-o "$T/ek3.img" "$T/ek4096" &&
+	head -c 4097 /dev/zero | tr '\0' k >"$T/ek4097" &&
+	expect_error "key longer than 4096 bytes" memfilterctl build \
+		--type bloom --capacity 100 -o "$T/ek3.img" "$T/ek4097"
+}
+
 t_version_flag() {
 	expect_rc 0 memfilterctl --version &&
 		grep -Eq '^memfilterctl [0-9]+\.[0-9]+\.[0-9]+' "$T/out" &&
