@@ -162,7 +162,15 @@ int libmf_encode_create(struct memfilter_create *c,
 
 	if (!o)
 		return libmf_refuse(why, "no options (NULL)", -EINVAL);
-	/* 1.8 reads every field of its header; 1.0, the fields it had. */
+	/*
+	 * 1.8 reads every field of its header; 1.0, the fields it had. A
+	 * field added later is for the 1.8 versions (@strict) only, while
+	 * the node is unreleased: the earlier versions' callers were built
+	 * against a struct that ends at name (1.0.0) or hash_algo (1.1.0),
+	 * and a field in 1.1.0's tail padding has no sz of its own (those
+	 * bytes are the caller's padding, not necessarily zero). Once 1.8
+	 * is released, a new field means new versions of these functions.
+	 */
 	sz = o->sz ? o->sz : strict ? sizeof(*o) : MF_CREATE_OPTS_V1;
 	/* One of the released sizes, or larger with the excess zero. */
 	if (sz != MF_CREATE_OPTS_V1 && sz < sizeof(*o))
