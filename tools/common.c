@@ -5,6 +5,7 @@
  *
  * Copyright (C) 2026 The memfilter authors.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -362,13 +363,24 @@ int json_opt(int argc, char **argv)
 	return -1;
 }
 
-int parse_u64(const char *opt, const char *s, int base, uint64_t *v)
+/*
+ * Digits only, as typed: no sign, space or other base (strtoull() takes
+ * " -5" as 2^64 - 5 and, in base 0, "010" as 8). @hex: "0x" and hex
+ * digits too (a seed, as inspect prints it).
+ */
+int parse_u64(const char *opt, const char *s, bool hex, uint64_t *v)
 {
 	unsigned long long x;
+	int base = 10;
 	char *end;
 
+	if (hex && (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))) {
+		s += 2;
+		base = 16;
+	}
 	errno = 0;
-	if (!*s || *s == '-' || *s == '+')
+	if (!*s || strspn(s, base == 16 ? "0123456789abcdefABCDEF" :
+			  "0123456789") != strlen(s))
 		goto bad;
 	x = strtoull(s, &end, base);
 	if (errno || *end)
@@ -376,17 +388,21 @@ int parse_u64(const char *opt, const char *s, int base, uint64_t *v)
 	*v = x;
 	return 0;
 bad:
-	usage_error("%s: '%s' is not a valid unsigned integer", opt, s);
+	usage_error("%s: '%s' is not a valid unsigned integer", opt,
+		    base == 16 ? s - 2 : s);
 	return -1;
 }
 
+/* A decimal fraction or exponent form, as typed (no space, sign or hex). */
 int parse_double(const char *opt, const char *s, double *v)
 {
 	char *end;
 
 	errno = 0;
 	*v = strtod(s, &end);
-	if (!*s || errno || *end || !isfinite(*v)) {
+	if ((!isdigit((unsigned char)*s) && *s != '.') ||
+	    strspn(s, "0123456789.eE+-") != strlen(s) || errno || *end ||
+	    !isfinite(*v)) {
 		usage_error("%s: '%s' is not a number", opt, s);
 		return -1;
 	}
@@ -413,7 +429,7 @@ int filter_opt(int c, struct mf_create_opts *o)
 		}
 		return 1;
 	case 'c':
-		return parse_u64("--capacity", optarg, 10, &o->capacity) ? -1 : 1;
+		return parse_u64("--capacity", optarg, false, &o->capacity) ? -1 : 1;
 	case 'e':
 		if (parse_double("--fpr", optarg, &o->fpr))
 			return -1;
@@ -436,7 +452,7 @@ int filter_opt(int c, struct mf_create_opts *o)
 		}
 		return 1;
 	case 'f':
-		if (parse_u64("--fingerprint-bits", optarg, 10, &fp))
+		if (parse_u64("--fingerprint-bits", optarg, false, &fp))
 			return -1;
 		if (fp != 8 && fp != 12 && fp != 16) {
 			usage_error("--fingerprint-bits must be 8, 12 or 16");
@@ -448,7 +464,7 @@ int filter_opt(int c, struct mf_create_opts *o)
 		o->keyed = true;
 		return 1;
 	case 's':
-		if (parse_u64("--seed", optarg, 0, &o->seed))
+		if (parse_u64("--seed", optarg, true, &o->seed))
 			return -1;
 		o->fixed_seed = true;
 		return 1;
@@ -504,7 +520,8 @@ static int parse_duration_ms(const char *opt, const char *s, uint64_t max,
 
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	for (i = 0; !errno && end != s && i < ARRAY_SIZE(units); i++) {
+	for (i = 0; !errno && isdigit((unsigned char)*s) && end != s &&
+	     i < ARRAY_SIZE(units); i++) {
 		if (strcmp(end, units[i].unit))
 			continue;
 		if (!v || v > max / units[i].ms)
@@ -526,7 +543,7 @@ int window_opt(int c, struct window_args *a)
 		return parse_duration_ms("--window", optarg, CLI_WINDOW_MAX_MS,
 					 &a->window_ms);
 	case 'g':
-		if (parse_u64("--generations", optarg, 10, &a->gens))
+		if (parse_u64("--generations", optarg, false, &a->gens))
 			return -1;
 		if (a->gens < 2 || a->gens > 16) {
 			usage_error("--generations must be 2 to 16");
@@ -576,7 +593,7 @@ int grow_opt(int c, struct mf_grow_opts *g)
 
 	switch (c) {
 	case OPT_GROW_FACTOR:
-		if (parse_u64("--grow-factor", optarg, 10, &v))
+		if (parse_u64("--grow-factor", optarg, false, &v))
 			return -1;
 		if (v < 1 || v > 16) {
 			usage_error("--grow-factor must be 1 to 16");
@@ -599,7 +616,7 @@ int grow_opt(int c, struct mf_grow_opts *g)
 		}
 		return 0;
 	case OPT_GROW_MAX:
-		if (parse_u64("--grow-max", optarg, 10, &v))
+		if (parse_u64("--grow-max", optarg, false, &v))
 			return -1;
 		if (v < 1 || v > 16) {
 			usage_error("--grow-max must be 1 to 16");

@@ -121,7 +121,7 @@ int cmd_opt(int argc, char **argv);
 int help_opt(int argc, char **argv);
 bool json_flag(int c);
 int json_opt(int argc, char **argv);
-int parse_u64(const char *opt, const char *s, int base, uint64_t *v);
+int parse_u64(const char *opt, const char *s, bool hex, uint64_t *v);
 int parse_double(const char *opt, const char *s, double *v);
 int positional(int argc, char **argv, int max_extra, const char **name,
 	       const char **extra);
@@ -231,7 +231,8 @@ int window_opts_check(struct mf_create_opts *o, struct window_args *a);
 	"                            (default 12)\n" \
 	"      --keyed               hash with SipHash-2-4 under a secret key\n" \
 	"                            (keys chosen by an adversary)\n" \
-	"  -s, --seed S              fixed hash seed (reproducible tables)\n" \
+	"  -s, --seed S              fixed hash seed (reproducible tables):\n" \
+	"                            decimal, or hex after 0x\n" \
 	"      --hash H              xxh3 (default), xxh64 (slower on keys of up\n" \
 	"                            to 16 bytes; the default before 1.1.0) or\n" \
 	"                            siphash24 (as --keyed)\n"

@@ -6,6 +6,7 @@
  *
  * Copyright (C) 2026 The memfilter authors.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -114,8 +115,11 @@ static int nf_attach(int argc, char **argv)
 			break;
 		case 'P':
 			errno = 0;
-			prio = strtol(optarg, &end, 0);
-			if (errno || *end || !*optarg || prio <= INT_MIN ||
+			/* Decimal, as typed: "010" is 10, not octal 8. */
+			prio = strtol(optarg, &end, 10);
+			if (errno || *end ||
+			    !isdigit((unsigned char)optarg[*optarg == '-']) ||
+			    prio <= INT_MIN ||
 			    prio >= INT_MAX) {
 				usage_error("--priority: '%s' is not an integer between %d and %d",
 					    optarg, INT_MIN + 1, INT_MAX - 1);
@@ -167,7 +171,7 @@ static int nf_id(int argc, char **argv, uint32_t *id)
 			    "missing attachment ID");
 		return -1;
 	}
-	if (parse_u64("ID", argv[optind], 10, &v))
+	if (parse_u64("ID", argv[optind], false, &v))
 		return -1;
 	if (!v || v > UINT32_MAX) {
 		usage_error("ID: '%s' is not an attachment ID", argv[optind]);

@@ -122,3 +122,48 @@ t_help_cmd() {
 	expect_error "unknown command 'frob'" memfilterctl help frob &&
 	expect_error "unexpected argument 'x'" memfilterctl help build x
 }
+
+# Numbers are decimal as typed: no sign, space, exponent or other base
+# (strtoull() took " -5" as 2^64 - 5 and --seed 010 as octal 8); --seed
+# also takes hex after 0x, --priority a minus.
+t_number_forms() {
+	: >"$T/nf-none"
+	for c in " -5" " 10" "+5" 0x10 1e3 "10 " ""; do
+		expect_error "--capacity: '$c' is not a valid unsigned integer" \
+			memfilterctl build --type bloom --capacity "$c" \
+			-o "$T/nf.img" "$T/nf-none" || return 1
+	done
+	for s in " -1" -1 0x 0x0x5 0x10000000000000000 " 1"; do
+		expect_error "--seed: '$s' is not a valid unsigned integer" \
+			memfilterctl build --type bloom --capacity 10 --seed "$s" \
+			-o "$T/nf.img" "$T/nf-none" || return 1
+	done
+	for e in " 0.01" +0.01 0x1p-4 "0.01 " nan; do
+		expect_error "--fpr: '$e' is not a number" memfilterctl build \
+			--type bloom --capacity 10 --fpr "$e" -o "$T/nf.img" \
+			"$T/nf-none" || return 1
+	done
+	for w in " 5s" +5s; do
+		expect_error "--window: '$w' is not a duration" memfilterctl \
+			build --window "$w" --capacity 10 -o "$T/nf.img" \
+			"$T/nf-none" || return 1
+	done
+	for p in " 5" +5 0x10 - 5x; do
+		expect_error "--priority: '$p' is not an integer" memfilterctl \
+			nf attach cli-x --hook input --key saddr --action count \
+			--priority "$p" || return 1
+	done
+	[ ! -e "$T/nf.img" ] || fail "a bad number made an image" || return 1
+	for s in 010:000000000000000a 0x10:0000000000000010 \
+		0XfFfFfFfFfFfFfFfF:ffffffffffffffff 09:0000000000000009; do
+		expect_rc 0 memfilterctl build --type bloom --capacity 10 \
+			--seed "${s%%:*}" -o "$T/nf.img" "$T/nf-none" &&
+		memfilterctl inspect "$T/nf.img" |
+			grep -q "^hash: *xxh3, seed 0x${s#*:}$" ||
+			fail "--seed ${s%%:*} is not 0x${s#*:}" || return 1
+	done
+	expect_rc 0 memfilterctl build --type bloom --capacity 010 \
+		-o "$T/nf.img" "$T/nf-none" &&
+	memfilterctl inspect "$T/nf.img" | grep -q '^capacity: *10 keys$' ||
+		fail "--capacity 010 is not 10"
+}
