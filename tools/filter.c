@@ -390,7 +390,16 @@ static int image_out_open(const struct key_opts *ko, struct output *out)
 			  path, cur->name);
 		return -1;
 	}
-	return output_open(out, path);
+	if (output_open(out, path))
+		return -1;
+	/* A link to stdout's file (/dev/stdout) is stdout, as -o - is. */
+	if (out->kind == OUTPUT_STDOUT) {
+		output_abort(out);
+		usage_error("-o %s: is stdout, which is for %s's output: give -o FILE",
+			    path, cur->name);
+		return -1;
+	}
+	return 0;
 }
 
 static int key_command(enum key_cmd kc, int argc, char **argv)

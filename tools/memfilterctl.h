@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -317,6 +318,8 @@ enum output_kind {
  * @dir: its name, for messages
  * @base: @path's last component
  * @tmp: the temporary file's name in @dirfd, "" when it has none
+ * @old: OUTPUT_REPLACE: the file replaced, whose mode and owners the new
+ *	file takes
  * @total: output_progress(): the bytes to write, 0 for no progress shown
  * @written: the bytes written so far
  * @shown: a progress line is on stderr
@@ -330,6 +333,7 @@ struct output {
 	char *dir;
 	const char *base;
 	char tmp[NAME_MAX + 1];
+	struct stat old;
 	uint64_t total, written;
 	bool shown;
 	struct timespec start, last;

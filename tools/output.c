@@ -7,8 +7,10 @@
  *  - missing, or a regular file: the image is written to a new file in
  *    FILE's directory and put in FILE's place only once complete and on
  *    disk (fsync), so FILE is never seen half written; a failed command
- *    leaves FILE as it was. A file that appears at FILE meanwhile is
- *    never replaced unless it is a regular file either.
+ *    leaves FILE as it was. A file replaced hands its mode and, where
+ *    this user may give them, its owner and group to the new one, as
+ *    '>' would keep them. A file that appears at FILE meanwhile is never
+ *    replaced unless it is a regular file either.
  *  - a character or block device or a FIFO: written in place, as the
  *    shell's '>' writes it, but never created and never truncated.
  *  - a symbolic link to the file on stdout (/dev/stdout, /proc/self/fd/1):
@@ -64,7 +66,12 @@ static int output_dir(struct output *o)
 
 	o->base = slash ? slash + 1 : o->path;
 	if (!*o->base || !strcmp(o->base, ".") || !strcmp(o->base, "..")) {
-		cli_error("%s: %s", o->path, strerror(EISDIR));
+		/* As the shell's '>': "file/" is not a directory. */
+		struct stat st;
+
+		cli_error("%s: %s", o->path,
+			  strerror(stat(o->path, &st) && errno == ENOTDIR ?
+				   ENOTDIR : EISDIR));
 		return -1;
 	}
 	if (!slash)
@@ -206,6 +213,7 @@ int output_open(struct output *o, const char *path)
 		o->kind = OUTPUT_NEW;
 	} else if (S_ISREG(st.st_mode)) {
 		o->kind = OUTPUT_REPLACE;
+		o->old = st;
 	} else if (S_ISLNK(st.st_mode)) {
 		if (output_link(o))
 			goto out_close;
@@ -398,12 +406,33 @@ static int output_create(struct output *o)
 }
 
 /*
- * Finish: the new file gets its mode (0600 for a @secret image, else 0666
- * less the umask), reaches the disk and takes the output's place.
+ * The new file's owners and mode: a replaced file's (its owner where this
+ * user may give it, else its group where this user is in it), or 0666
+ * less the umask; a @secret image never more than 0600.
+ */
+static int output_mode(struct output *o, bool secret)
+{
+	mode_t mode, mask;
+
+	if (o->kind == OUTPUT_REPLACE) {
+		if (fchown(o->fd, o->old.st_uid, o->old.st_gid) &&
+		    fchown(o->fd, (uid_t)-1, o->old.st_gid) && errno != EPERM)
+			return -1;
+		mode = o->old.st_mode & 0777;
+	} else {
+		mask = umask(0);
+		umask(mask);
+		mode = 0666 & ~mask;
+	}
+	return fchmod(o->fd, secret ? mode & 0600 : mode);
+}
+
+/*
+ * Finish: the new file gets its mode and owners (output_mode()), reaches
+ * the disk and takes the output's place.
  */
 int output_commit(struct output *o, bool secret)
 {
-	mode_t mask;
 	int ret;
 
 	progress_clear(o);
@@ -419,9 +448,7 @@ int output_commit(struct output *o, bool secret)
 		output_abort(o);
 		return ret ? -1 : 0;
 	}
-	mask = umask(0);
-	umask(mask);
-	if ((!secret && fchmod(o->fd, 0666 & ~mask)) || fsync(o->fd)) {
+	if (output_mode(o, secret) || fsync(o->fd)) {
 		cli_error("%s: %s", o->path, strerror(errno));
 		goto out_abort;
 	}

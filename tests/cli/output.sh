@@ -91,17 +91,44 @@ t_output_links() {
 		--capacity 10 -o "$T" "$T/o1"
 }
 
-# A regular file is replaced whole, by a file of mode 0666 less the umask
-# (0600 for a keyed image); the directory must be writable, and the
-# message says it is the directory.
+# A regular file is replaced whole, by a file of its mode and (as far as
+# this user may give them) owner and group, as '>' would keep them; a new
+# one gets 0666 less the umask; a keyed image at most 0600. The directory
+# must be writable, and the message says it is the directory.
 t_output_files() {
 	offline_images || return 1
 	rm -rf "$T/of-"*
 	echo old >"$T/of-a.img" && chmod 444 "$T/of-a.img" &&
 	(umask 022 && memfilterctl build --type bloom --capacity 2000 --seed 3 \
 		-o "$T/of-a.img" "$T/o1") && same_file "$T/of-a.img" "$T/o1.img" &&
-		[ "$(stat -c %a "$T/of-a.img")" = 644 ] ||
-		fail "replace a regular file" || return 1
+		[ "$(stat -c %a "$T/of-a.img")" = 444 ] ||
+		fail "replace a regular file: mode $(stat -c %a "$T/of-a.img")" ||
+		return 1
+	(umask 022 && memfilterctl build --type bloom --capacity 10 \
+		-o "$T/of-new.img" "$T/o1" 2>/dev/null) &&
+		[ "$(stat -c %a "$T/of-new.img")" = 644 ] &&
+	chmod 600 "$T/of-new.img" &&
+	memfilterctl build --type bloom --capacity 10 -o "$T/of-new.img" \
+		"$T/o1" 2>/dev/null && [ "$(stat -c %a "$T/of-new.img")" = 600 ] &&
+	chmod 644 "$T/of-new.img" &&
+	memfilterctl build --type bloom --capacity 10 --keyed \
+		-o "$T/of-new.img" "$T/o1" 2>/dev/null &&
+		[ "$(stat -c %a "$T/of-new.img")" = 600 ] ||
+		fail "modes: $(stat -c %a "$T/of-new.img")" || return 1
+	if [ "$(id -u)" = 0 ] && chown 65534:65534 "$T/of-new.img"; then
+		chmod 640 "$T/of-new.img" &&
+		memfilterctl build --type bloom --capacity 10 \
+			-o "$T/of-new.img" "$T/o1" 2>/dev/null &&
+			[ "$(stat -c %u:%g:%a "$T/of-new.img")" = 65534:65534:640 ] ||
+			fail "owners: $(stat -c %u:%g:%a "$T/of-new.img")" ||
+			return 1
+	fi
+	echo old >"$T/of-file" &&
+	expect_error "of-file/: Not a directory" memfilterctl build \
+		--type bloom --capacity 10 -o "$T/of-file/" "$T/o1" &&
+	expect_error "of-none/: Is a directory" memfilterctl build \
+		--type bloom --capacity 10 -o "$T/of-none/" "$T/o1" &&
+		[ "$(cat "$T/of-file")" = old ] || return 1
 	mkdir "$T/of-ro" && chmod 555 "$T/of-ro" || return 1
 	if [ "$(id -u)" = 0 ]; then
 		# Root writes anywhere: nobody tries, in a directory it may enter.
@@ -158,6 +185,11 @@ t_add_image() {
 		same_file "$T/ai-f.img" "$T/ai-f.orig" &&
 	expect_error "stdout is for add's output" memfilterctl add \
 		-i "$T/ai-f.img" -o - -k x &&
+	expect_error "is stdout, which is for add's output" memfilterctl add \
+		-i "$T/ai-f.img" -o /dev/stdout -k x &&
+	expect_error "is stdout, which is for seen's output" memfilterctl \
+		seen -i "$T/ai-f.img" -o /dev/stdout -k x &&
+		same_file "$T/ai-f.img" "$T/ai-f.orig" &&
 	expect_error "give -o FILE" memfilterctl add -i - -k x \
 		<"$T/ai-f.img" &&
 	expect_error "only with --image" memfilterctl add cli-x -o "$T/x.img" \
