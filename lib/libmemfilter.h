@@ -1037,7 +1037,8 @@ LIBMEMFILTER_API int mf_offline_image_view(struct mf_offline *f, void *header,
  *
  * Return: 0 or -errno: as mf_offline_from_image(); -ENODEV for a file
  * that cannot be mapped (a pipe, a device: read it with mf_image_read()),
- * -EISDIR for a directory.
+ * -EISDIR for a directory, the system's for an fd that cannot be read
+ * (-EBADF: not open for reading).
  */
 LIBMEMFILTER_API int mf_offline_map(int fd, struct mf_offline **out, const char **why);
 

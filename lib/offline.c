@@ -549,6 +549,7 @@ int mf_offline_map(int fd, struct mf_offline **out, const char **why)
 	size_t room, page = sysconf(_SC_PAGESIZE);
 	struct stat st;
 	void *base;
+	ssize_t n;
 	u64 mem;
 	int ret;
 
@@ -561,8 +562,11 @@ int mf_offline_map(int fd, struct mf_offline **out, const char **why)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return S_ISDIR(st.st_mode) ? -EISDIR : -ENODEV;
-	ret = pread(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) ? 0 :
-	      -EBADMSG;
+	/* Unreadable (a write-only or O_PATH fd): the system's errno. */
+	n = pread(fd, hdr, sizeof(hdr), 0);
+	if (n < 0)
+		return -errno;
+	ret = n == (ssize_t)sizeof(hdr) ? 0 : -EBADMSG;
 	if (!ret)
 		ret = memfilter_image_parse(hdr, st.st_size, &d);
 	if (ret) {

@@ -548,8 +548,11 @@ static void c_mf_offline_image_view(void)
 static void c_mf_offline_map(void)
 {
 	struct mf_offline *f = (void *)&f;
+	char path[] = "/tmp/mf_args_map.XXXXXX";
 	const char *why = "x";
-	int p[2];
+	size_t len;
+	void *img = image(&len);
+	int p[2], fd;
 
 	WANT(mf_offline_map(BAD_FD, NULL, NULL), -EINVAL);
 	WANT(mf_offline_map(BAD_FD, &f, &why), -EBADF);
@@ -558,6 +561,24 @@ static void c_mf_offline_map(void)
 	WANT(mf_offline_map(p[0], &f, NULL), -ENODEV);
 	close(p[0]);
 	close(p[1]);
+	/* An image file open write-only or O_PATH: unreadable, not corrupt. */
+	fd = mkstemp(path);
+	WANT_TRUE(fd >= 0 && write(fd, img, len) == (ssize_t)len);
+	close(fd);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	why = "x";
+	WANT(mf_offline_map(fd, &f, &why), -EBADF);
+	WANT_TRUE(!f && !why);
+	close(fd);
+	fd = open(path, O_PATH | O_CLOEXEC);
+	WANT(mf_offline_map(fd, &f, &why), -EBADF);
+	close(fd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	WANT(mf_offline_map(fd, &f, &why), 0);
+	mf_offline_free(f);
+	close(fd);
+	unlink(path);
+	free(img);
 }
 
 static void c_mf_offline_size(void)
