@@ -43,10 +43,14 @@ static int mf_ioctl(int fd, unsigned long cmd, void *arg)
 	return ioctl(fd, cmd, arg) ? -errno : 0;
 }
 
-/* Copy @name into an ABI name field; "" and NULL give an all-zero field. */
+/*
+ * Copy @name into an ABI name field; "" and NULL give an all-zero field.
+ * No more than MEMFILTER_NAME_MAX bytes of @name are read: a name field
+ * of that size without its NUL is too long, not read past.
+ */
 static int mf_copy_name(char dst[MEMFILTER_NAME_MAX], const char *name)
 {
-	size_t len = name ? strlen(name) : 0;
+	size_t len = name ? strnlen(name, MEMFILTER_NAME_MAX) : 0;
 
 	if (len >= MEMFILTER_NAME_MAX)
 		return -ENAMETOOLONG;

@@ -35,7 +35,7 @@ static int64_t mf_nf_attach_impl(int devfd, const char *name,
 				 const struct mf_nf_attach_opts *o, bool strict)
 {
 	struct memfilter_nf_attach a;
-	size_t len = name ? strlen(name) : 0;
+	size_t len = name ? strnlen(name, MEMFILTER_NAME_MAX) : 0;
 	int ret;
 
 	if (!o)

@@ -98,6 +98,20 @@ static void *image(size_t *len)
 	return img;
 }
 
+/*
+ * A name field of MF_NAME_MAX bytes without its NUL, on the heap so that
+ * ASan sees a read past it: too long, never read beyond.
+ */
+static char *unterminated(void)
+{
+	char *n = malloc(MF_NAME_MAX);
+
+	if (!n)
+		exit(2);
+	memset(n, 'a', MF_NAME_MAX);
+	return n;
+}
+
 typedef ssize_t (*fixed_fn)(int, const void *, size_t, size_t, uint64_t *,
 			    size_t *);
 typedef ssize_t (*var_fn)(int, const void *, const uint32_t *, size_t,
@@ -229,6 +243,9 @@ static void c_mf_create(void)
 	WANT(mf_create(BAD_FD, NULL), -EINVAL);
 	WANT(mf_create(BAD_FD, &zero), -EINVAL);
 	WANT(mf_create(BAD_FD, &o), -EBADF);
+	o.name = unterminated();
+	WANT(mf_create(BAD_FD, &o), -ENAMETOOLONG);
+	free((char *)o.name);
 }
 
 static void c_mf_create_check(void)
@@ -272,9 +289,13 @@ static void c_mf_create_grow(void)
 
 static void c_mf_open(void)
 {
+	char *n = unterminated();
+
 	WANT(mf_open(BAD_FD, NULL), -EINVAL);
 	WANT(mf_open(BAD_FD, ""), -EINVAL);
 	WANT(mf_open(BAD_FD, "x"), -EBADF);
+	WANT(mf_open(BAD_FD, n), -ENAMETOOLONG);
+	free(n);
 }
 
 static void c_mf_list(void)
@@ -300,9 +321,13 @@ static void c_mf_unpublish(void) { WANT(mf_unpublish(BAD_FD), -EBADF); }
 
 static void c_mf_publish(void)
 {
+	char *n = unterminated();
+
 	WANT(mf_publish(BAD_FD, NULL), -EINVAL);
 	WANT(mf_publish(BAD_FD, ""), -EINVAL);
 	WANT(mf_publish(BAD_FD, "x"), -EBADF);
+	WANT(mf_publish(BAD_FD, n), -ENAMETOOLONG);
+	free(n);
 }
 
 static void c_mf_dump(void)
@@ -325,10 +350,14 @@ static void c_mf_load(void)
 {
 	size_t len;
 	void *img = image(&len);
+	char *name;
 
 	WANT(mf_load(BAD_FD, NULL, 0, NULL), -EINVAL);
 	WANT(mf_load(BAD_FD, NULL, len, NULL), -EINVAL);
 	WANT(mf_load(BAD_FD, img, len, NULL), -EBADF);
+	name = unterminated();
+	WANT(mf_load(BAD_FD, img, len, name), -ENAMETOOLONG);
+	free(name);
 	free(img);
 }
 
@@ -365,11 +394,15 @@ static void c_mf_nf_attach(void)
 	MF_OPTS(mf_nf_attach_opts, o, .family = MF_NF_IPV4,
 		.hook = MF_NF_INPUT, .key = MF_NF_KEY_SADDR,
 		.action = MF_NF_COUNT);
+	char *n;
 
 	WANT(mf_nf_attach(BAD_FD, NULL, &o), -EINVAL);
 	WANT(mf_nf_attach(BAD_FD, "", &o), -EINVAL);
 	WANT(mf_nf_attach(BAD_FD, "x", NULL), -EINVAL);
 	WANT(mf_nf_attach(BAD_FD, "x", &o), -EBADF);
+	n = unterminated();
+	WANT(mf_nf_attach(BAD_FD, n, &o), -ENAMETOOLONG);
+	free(n);
 }
 
 static void c_mf_nf_detach(void) { WANT(mf_nf_detach(BAD_FD, 1), -EBADF); }
