@@ -681,7 +681,8 @@ TEST(merge_mismatched)
 	expect_mismatch(_metadata, k1, lk1, k2, lk2, "secret");
 	expect_mismatch(_metadata, a, la, k1, lk1, "hash algorithm");
 	expect_mismatch(_metadata, a, la, big, lbig, "table size");
-	expect_mismatch(_metadata, cimg, lcu, cimg, lcu, "Bloom");
+	expect_mismatch(_metadata, cimg, lcu, cimg, lcu, "cuckoo table");
+	expect_mismatch(_metadata, a, la, cimg, lcu, "cuckoo table");
 	/* Same key: merging a keyed image with itself is fine. */
 	EXPECT_EQ(0, mf_image_merge(k1, lk1, k1, lk1, &c, &lc, &why));
 	free(c);
@@ -695,6 +696,31 @@ TEST(merge_mismatched)
 	free(k2);
 	free(big);
 	free(cimg);
+}
+
+/* Window and growing images are named as such, not as cuckoo tables. */
+TEST(merge_other_types)
+{
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_WINDOW, .capacity = 100,
+		.fpr = 0.01, .fixed_seed = true, .seed = 5);
+	MF_OPTS(mf_window_opts, w, .generations = 2);
+	size_t la, lw, lg;
+	void *a = bloom_image(false, 100, 5, 0, 10, &la), *wimg, *gimg;
+	struct mf_offline *f;
+
+	ASSERT_EQ(0, mf_offline_create_window(&o, &w, &f));
+	wimg = image_of(f, &lw);
+	o.type = MF_TYPE_GROW;
+	ASSERT_EQ(0, mf_offline_create_grow(&o, NULL, &f));
+	gimg = image_of(f, &lg);
+	ASSERT_NE(NULL, wimg);
+	ASSERT_NE(NULL, gimg);
+	expect_mismatch(_metadata, wimg, lw, wimg, lw, "window filter");
+	expect_mismatch(_metadata, a, la, wimg, lw, "window filter");
+	expect_mismatch(_metadata, gimg, lg, a, la, "growing filter");
+	free(a);
+	free(wimg);
+	free(gimg);
 }
 
 /*
