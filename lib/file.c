@@ -8,8 +8,11 @@
  *  - nothing, or a regular file: the image is written to a new file in the
  *    same directory and put in the path's place only once complete and on
  *    disk (fsync), so no reader ever sees it half written and a failure
- *    leaves the old file as it was. The file is the caller's, of mode 0666
- *    less the umask, or 0600 for an image that holds a filter's secret.
+ *    leaves the old file as it was. A new file is the caller's, of mode
+ *    0666 less the umask; one that replaces a file takes that file's mode
+ *    and, as far as the caller may give them, its owner and group (as
+ *    '>' keeps them); an image that holds a filter's secret is never
+ *    more than 0600.
  *  - a character or block device or a FIFO: written in place, as a shell's
  *    '>' writes it, but never created, replaced or truncated.
  *  - a symbolic link (-ELOOP), a directory (-EISDIR) or a socket (-ENXIO):
@@ -53,8 +56,12 @@ static int mf_out_dir(struct mf_out *o, const char *path)
 	char *dir;
 
 	o->base = slash ? slash + 1 : path;
-	if (!*o->base || !strcmp(o->base, ".") || !strcmp(o->base, ".."))
-		return -EISDIR;
+	if (!*o->base || !strcmp(o->base, ".") || !strcmp(o->base, "..")) {
+		struct stat st;
+
+		/* As the shell's '>': "file/" is not a directory. */
+		return stat(path, &st) && errno == ENOTDIR ? -ENOTDIR : -EISDIR;
+	}
 	if (!slash)
 		dir = strdup(".");
 	else if (slash == path)
@@ -179,16 +186,35 @@ static int mf_out_rename(struct mf_out *o)
 	return 0;
 }
 
-/* Nothing or a regular file at the output: a new file in its place. */
-static int mf_out_replace(struct mf_out *o, const void *buf, size_t len,
-			  bool secret)
+/*
+ * The file @old replaced: its owner where the caller may give it, else its
+ * group where the caller is in it, and its mode (a secret's at most 0600).
+ */
+static int mf_out_keep(int fd, const struct stat *old, bool secret)
+{
+	mode_t mode = old->st_mode & 0777;
+
+	if (fchown(fd, old->st_uid, old->st_gid) &&
+	    fchown(fd, (uid_t)-1, old->st_gid) && errno != EPERM)
+		return -errno;
+	return fchmod(fd, secret ? mode & 0600 : mode) ? -errno : 0;
+}
+
+/*
+ * Nothing (@old NULL) or the regular file @old at the output: a new file
+ * in its place.
+ */
+static int mf_out_replace(struct mf_out *o, const struct stat *old,
+			  const void *buf, size_t len, bool secret)
 {
 	/* The kernel applies the umask: nothing process-wide is touched. */
 	int fd = mf_out_temp(o, secret ? 0600 : 0666), ret;
 
 	if (fd < 0)
 		return fd;
-	ret = mf_write_all(fd, buf, len);
+	ret = old ? mf_out_keep(fd, old, secret) : 0;
+	if (!ret)
+		ret = mf_write_all(fd, buf, len);
 	if (!ret && fsync(fd))
 		ret = -errno;
 	if (close(fd) && !ret)
@@ -217,10 +243,10 @@ int libmf_write_file(const char *path, const void *buf, size_t len,
 	if (ret)
 		return ret;
 	if (fstatat(o.dirfd, o.base, &st, AT_SYMLINK_NOFOLLOW))
-		ret = errno == ENOENT ? mf_out_replace(&o, buf, len, secret) :
-					-errno;
+		ret = errno == ENOENT ?
+		      mf_out_replace(&o, NULL, buf, len, secret) : -errno;
 	else if (S_ISREG(st.st_mode))
-		ret = mf_out_replace(&o, buf, len, secret);
+		ret = mf_out_replace(&o, &st, buf, len, secret);
 	else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ||
 		 S_ISFIFO(st.st_mode))
 		ret = mf_out_in_place(&o, &st, buf, len);

@@ -1074,8 +1074,10 @@ LIBMEMFILTER_API int mf_offline_size(const struct mf_create_opts *opts,
  *	created, replaced or truncated; a symbolic link, a directory or a
  *	socket: refused, nothing written
  *
- * The new file is the caller's, mode 0666 less the umask, or 0600 for a
- * keyed filter (its image holds the secret). An entry that changes into
+ * A new file is the caller's, mode 0666 less the umask; one that replaces
+ * a regular file takes its mode and, as far as the caller may give them,
+ * its owner and group (as '>' keeps them); a keyed filter's (its image
+ * holds the secret) is never more than 0600. An entry that changes into
  * something else while the image is written is left alone (-EAGAIN).
  * The umask is applied by the kernel, never read or set: safe from any
  * number of threads.

@@ -3,7 +3,7 @@
  * Native tests of mf_offline_save() and mf_offline_load(), with ASan and
  * UBSan, in a directory of their own: a missing path is created (mode
  * 0666 less the umask; 0600 for a keyed filter), a regular file replaced
- * by a new inode (a hard link to the old one keeps the old bytes: never
+ * by a new inode of its mode and owners (a hard link to the old one keeps the old bytes: never
  * truncated in place), a FIFO and /dev/null written in place and left
  * what they were, a symbolic link, a directory and a socket refused with
  * nothing changed, no temporary file left behind; load reads back what
@@ -167,6 +167,41 @@ TEST_F(files, keyed_image_is_0600)
 	mf_offline_free(k);
 }
 
+/*
+ * A replaced file's mode, owner and group go to the new one, as '>' keeps
+ * them (a keyed image's at most 0600); the umask is for new files only.
+ */
+TEST_F(files, replaced_file_keeps_mode_and_owners)
+{
+	struct mf_offline *k = filled(true);
+	struct stat st;
+
+	write_bytes(self->path, "old", 3);
+	ASSERT_EQ(0, chmod(self->path, 0640));
+	umask(077);
+	ASSERT_EQ(0, mf_offline_save(self->f, self->path));
+	ASSERT_EQ(0, stat(self->path, &st));
+	EXPECT_EQ(0640, st.st_mode & 07777);
+	ASSERT_EQ(0, chmod(self->path, 0444));
+	ASSERT_EQ(0, mf_offline_save(self->f, self->path));
+	ASSERT_EQ(0, stat(self->path, &st));
+	EXPECT_EQ(0444, st.st_mode & 07777);
+	EXPECT_TRUE(file_is_image(self->path, self->f));
+	ASSERT_EQ(0, chmod(self->path, 0640));
+	ASSERT_EQ(0, mf_offline_save(k, self->path));
+	ASSERT_EQ(0, stat(self->path, &st));
+	EXPECT_EQ(0600, st.st_mode & 07777);
+	if (!geteuid()) {
+		ASSERT_EQ(0, chown(self->path, 65534, 65534));
+		ASSERT_EQ(0, mf_offline_save(self->f, self->path));
+		ASSERT_EQ(0, stat(self->path, &st));
+		EXPECT_EQ(65534, st.st_uid);
+		EXPECT_EQ(65534, st.st_gid);
+	}
+	EXPECT_EQ(0, temporaries(self->dir));
+	mf_offline_free(k);
+}
+
 /* A regular file is replaced, never truncated or rewritten in place. */
 TEST_F(files, regular_file_replaced_by_a_new_one)
 {
@@ -214,6 +249,11 @@ TEST_F(files, link_dir_socket_refused)
 	EXPECT_EQ(-EISDIR, mf_offline_save(self->f, self->dir));
 	snprintf(target, sizeof(target), "%s/", self->dir);
 	EXPECT_EQ(-EISDIR, mf_offline_save(self->f, target));
+	/* "file/" is not a directory, as the shell says. */
+	snprintf(target, sizeof(target), "%s/target", self->dir);
+	write_bytes(target, "target", 6);
+	strcat(target, "/");
+	EXPECT_EQ(-ENOTDIR, mf_offline_save(self->f, target));
 	/* A socket. */
 	snprintf(sock, sizeof(sock), "%s/sock", self->dir);
 	strcpy(sa.sun_path, sock);
