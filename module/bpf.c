@@ -129,20 +129,20 @@ __bpf_kfunc void bpf_memfilter_release(struct memfilter *f)
  * @name__str: its name, a constant string in a read-only map (.rodata)
  *
  * bpf_memfilter_get() without the reference: no atomic operation on the
- * filter, for the per-packet path. Refused to sleepable programs
- * (mf_kfunc_filter()); the others (XDP, TC and netfilter programs cannot
- * be sleepable) run each time in one RCU read-side section. Their bpf_wq
- * callbacks and freplace programs may run under rcu_read_lock_trace()
- * only: the lookup takes rcu_read_lock() itself, and the last put frees
- * a filter only after an RCU Tasks Trace and an RCU grace period, so the
- * filter stays valid until the run (or callback) ends even if it is
+ * filter, for the per-packet path. Not for SYSCALL programs (sleepable:
+ * not in their kfunc set); the others (XDP, TC and netfilter programs
+ * cannot be sleepable) run each time in one RCU read-side section. Their
+ * bpf_wq callbacks and freplace programs may run under
+ * rcu_read_lock_trace() only: the lookup takes rcu_read_lock() itself,
+ * and the last put frees a filter only after an RCU Tasks Trace and an
+ * RCU grace period, so the filter stays valid until the run (or callback) ends even if it is
  * unpublished and closed meanwhile. The verifier tracks the result as an
  * acquired reference of its own type, so the program must end it with
  * bpf_memfilter_unborrow() and cannot store it in a map (no destructor
  * exists for that type) or pass it to bpf_memfilter_release().
  *
- * Context: programs that are not sleepable (XDP, TC, netfilter; refused
- * to SYSCALL programs by mf_kfunc_filter()); never sleeps.
+ * Context: programs that are not sleepable (XDP, TC, netfilter; not in
+ * SYSCALL programs' kfunc set); never sleeps.
  * Return: the filter (pass &b->f to the other kfuncs), or NULL if no
  * filter has that name.
  */
@@ -167,7 +167,7 @@ __bpf_kfunc struct memfilter_borrowed *bpf_memfilter_borrow(const char *name__st
  * that was never issued or whose filter was unpublished finds nothing; a
  * republished filter has a new id.
  *
- * Context: as bpf_memfilter_borrow() (refused to sleepable programs).
+ * Context: as bpf_memfilter_borrow() (not for SYSCALL programs).
  * Return: the filter (pass &b->f to the other kfuncs), or NULL if no
  * published filter has that id. End it with bpf_memfilter_unborrow().
  */
@@ -289,7 +289,7 @@ __bpf_kfunc int bpf_memfilter_test_and_add(struct memfilter *f,
  * with no handle for the verifier to track, so no borrow or unborrow call
  * and no reference count.
  *
- * Context: as bpf_memfilter_borrow() (refused to sleepable programs);
+ * Context: as bpf_memfilter_borrow() (not for SYSCALL programs);
  * lockless.
  * Return: 0 if the key may be present, -ENOENT if it is definitely absent,
  * -ESRCH if no published filter has that id, -E2BIG if @key__sz is over
@@ -398,57 +398,55 @@ CFI_NOSEAL(bpf_memfilter_release_dtor);
 
 __bpf_kfunc_end_defs();
 
+/*
+ * Two sets: every kfunc for XDP, TC and netfilter programs (never
+ * sleepable); for SYSCALL programs (always sleepable: the verifier
+ * refuses one loaded without BPF_F_SLEEPABLE) only the kfuncs that take
+ * a reference or are given one, not those that find a filter without a
+ * reference (borrow, borrow_id, unborrow, contains_id, test_and_add_id):
+ * a policy, so that a borrow reads as "for this packet". The kernel
+ * decides by the set registered for the program's type, by ids it
+ * relocates itself when the module's BTF was built on a distilled base
+ * (pahole >= 1.26): nothing here compares BTF ids. The policy is not what
+ * keeps those kfuncs safe, and it cannot see every context (a bpf_wq
+ * callback of an XDP program is verified as sleepable but allowed as
+ * its program is); safety holds in every context through the kfuncs'
+ * own rcu_read_lock() and the filter's free after both an RCU Tasks
+ * Trace and an RCU grace period (see the top of this file).
+ */
 BTF_KFUNCS_START(mf_kfunc_ids)
 BTF_ID_FLAGS(func, bpf_memfilter_get, KF_ACQUIRE | KF_RET_NULL)
 BTF_ID_FLAGS(func, bpf_memfilter_release, KF_RELEASE)
-BTF_ID_FLAGS(func, bpf_memfilter_borrow, KF_ACQUIRE | KF_RET_NULL)
-BTF_ID_FLAGS(func, bpf_memfilter_borrow_id, KF_ACQUIRE | KF_RET_NULL)
-BTF_ID_FLAGS(func, bpf_memfilter_unborrow, KF_RELEASE)
 BTF_ID_FLAGS(func, bpf_memfilter_contains, MEMFILTER_KF_TRUSTED)
 BTF_ID_FLAGS(func, bpf_memfilter_add, MEMFILTER_KF_TRUSTED)
 BTF_ID_FLAGS(func, bpf_memfilter_delete, MEMFILTER_KF_TRUSTED)
 BTF_ID_FLAGS(func, bpf_memfilter_test_and_add, MEMFILTER_KF_TRUSTED)
 BTF_ID_FLAGS(func, bpf_memfilter_contains_batch, MEMFILTER_KF_TRUSTED)
+BTF_ID_FLAGS(func, bpf_memfilter_borrow, KF_ACQUIRE | KF_RET_NULL)
+BTF_ID_FLAGS(func, bpf_memfilter_borrow_id, KF_ACQUIRE | KF_RET_NULL)
+BTF_ID_FLAGS(func, bpf_memfilter_unborrow, KF_RELEASE)
 BTF_ID_FLAGS(func, bpf_memfilter_contains_id, MEMFILTER_KF_TRUSTED)
 BTF_ID_FLAGS(func, bpf_memfilter_test_and_add_id, MEMFILTER_KF_TRUSTED)
 BTF_KFUNCS_END(mf_kfunc_ids)
 
-/* The kfuncs valid only within one RCU read-side section. */
-#define MF_RCU_ONLY_KFUNCS	5
-BTF_ID_LIST(mf_rcu_only_ids)
-BTF_ID(func, bpf_memfilter_borrow)
-BTF_ID(func, bpf_memfilter_borrow_id)
-BTF_ID(func, bpf_memfilter_unborrow)
-BTF_ID(func, bpf_memfilter_contains_id)
-BTF_ID(func, bpf_memfilter_test_and_add_id)
-
-/*
- * The kfuncs that find a filter without a reference are refused to
- * sleepable programs (SYSCALL programs always are; XDP, TC and netfilter
- * programs never are): a policy, so that a borrow reads as "for this
- * packet". It is not what keeps them safe, and it cannot see every
- * context: a bpf_wq callback of an XDP program is verified as sleepable
- * but filtered as its (non-sleepable) program, and a freplace program is
- * filtered as itself. Safety holds in every context through the
- * kfuncs' own rcu_read_lock() and the filter's free after both an RCU
- * Tasks Trace and an RCU grace period (see the top of this file).
- */
-static int mf_kfunc_filter(const struct bpf_prog *prog, u32 kfunc_id)
-{
-	int i;
-
-	if (!prog->sleepable)
-		return 0;
-	for (i = 0; i < MF_RCU_ONLY_KFUNCS; i++)
-		if (kfunc_id == mf_rcu_only_ids[i])
-			return -EACCES;
-	return 0;
-}
+BTF_KFUNCS_START(mf_kfunc_syscall_ids)
+BTF_ID_FLAGS(func, bpf_memfilter_get, KF_ACQUIRE | KF_RET_NULL)
+BTF_ID_FLAGS(func, bpf_memfilter_release, KF_RELEASE)
+BTF_ID_FLAGS(func, bpf_memfilter_contains, MEMFILTER_KF_TRUSTED)
+BTF_ID_FLAGS(func, bpf_memfilter_add, MEMFILTER_KF_TRUSTED)
+BTF_ID_FLAGS(func, bpf_memfilter_delete, MEMFILTER_KF_TRUSTED)
+BTF_ID_FLAGS(func, bpf_memfilter_test_and_add, MEMFILTER_KF_TRUSTED)
+BTF_ID_FLAGS(func, bpf_memfilter_contains_batch, MEMFILTER_KF_TRUSTED)
+BTF_KFUNCS_END(mf_kfunc_syscall_ids)
 
 static const struct btf_kfunc_id_set mf_kfunc_set = {
 	.owner = THIS_MODULE,
 	.set = &mf_kfunc_ids,
-	.filter = mf_kfunc_filter,
+};
+
+static const struct btf_kfunc_id_set mf_kfunc_syscall_set = {
+	.owner = THIS_MODULE,
+	.set = &mf_kfunc_syscall_ids,
 };
 
 BTF_ID_LIST(mf_dtor_ids)
@@ -456,12 +454,15 @@ BTF_ID(struct, memfilter)
 BTF_ID(func, bpf_memfilter_release_dtor)
 
 /* One registration per program type: a second one for the same type WARNs. */
-static const enum bpf_prog_type mf_prog_types[] = {
-	BPF_PROG_TYPE_XDP,
-	BPF_PROG_TYPE_SCHED_CLS,
-	BPF_PROG_TYPE_SCHED_ACT,
-	BPF_PROG_TYPE_NETFILTER,
-	BPF_PROG_TYPE_SYSCALL,
+static const struct {
+	enum bpf_prog_type type;
+	const struct btf_kfunc_id_set *set;
+} mf_prog_types[] = {
+	{ BPF_PROG_TYPE_XDP, &mf_kfunc_set },
+	{ BPF_PROG_TYPE_SCHED_CLS, &mf_kfunc_set },
+	{ BPF_PROG_TYPE_SCHED_ACT, &mf_kfunc_set },
+	{ BPF_PROG_TYPE_NETFILTER, &mf_kfunc_set },
+	{ BPF_PROG_TYPE_SYSCALL, &mf_kfunc_syscall_set },
 };
 
 /**
@@ -485,10 +486,11 @@ int memfilter_bpf_init(void)
 		return 0;
 	}
 	for (i = 0; i < ARRAY_SIZE(mf_prog_types); i++) {
-		ret = register_btf_kfunc_id_set(mf_prog_types[i], &mf_kfunc_set);
+		ret = register_btf_kfunc_id_set(mf_prog_types[i].type,
+						mf_prog_types[i].set);
 		if (ret) {
 			pr_err("registering BPF kfuncs for program type %d: %d\n",
-			       mf_prog_types[i], ret);
+			       mf_prog_types[i].type, ret);
 			return ret;
 		}
 	}

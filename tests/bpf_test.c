@@ -622,7 +622,7 @@ REFUSED(borrow_stash, "invalid kptr access")
 
 REFUSED(borrow_no_unborrow, "Unreleased reference")
 
-/* SYSCALL programs are sleepable: mf_kfunc_filter() refuses the borrow. */
+/* SYSCALL programs are sleepable: their kfunc set has no borrow. */
 REFUSED(borrow_syscall,
 	"calling kernel function bpf_memfilter_borrow is not allowed")
 
