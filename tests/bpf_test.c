@@ -24,7 +24,8 @@
  *    reference, read a packet past its checked end, pass a read-only key,
  *    use a kptr read in place, release or stash a borrowed filter, forget
  *    to end a borrow, borrow in a (sleepable) syscall program, or call the
- *    kfuncs from a program type they are not registered for;
+ *    kfuncs from a program type they are not registered for; and a
+ *    syscall program is sleepable or does not load at all;
  *  - the example loaders (XDP, netfilter) attach and detach, or say
  *    clearly that the kfuncs are absent; the XDP one by the filter's id
  *    when it is published;
@@ -625,6 +626,54 @@ REFUSED(borrow_no_unborrow, "Unreleased reference")
 /* SYSCALL programs are sleepable: their kfunc set has no borrow. */
 REFUSED(borrow_syscall,
 	"calling kernel function bpf_memfilter_borrow is not allowed")
+
+/*
+ * ...and always are: the verifier refuses a SYSCALL program loaded
+ * without BPF_F_SLEEPABLE before it looks at any kfunc call
+ * (check_attach_btf_id(): "Syscall programs can only be sleepable"), so
+ * no syscall program calls a kfunc without being sleepable. A raw
+ * bpf(BPF_PROG_LOAD) of "r0 = 0; exit" as such a program is refused, and
+ * loads (and runs) with the flag. (libbpf 1.1 cannot load one: its
+ * "syscall" sections get BPF_F_SLEEPABLE at load whatever the program's
+ * flags say.)
+ */
+TEST_F(bpf, syscall_prog_needs_sleepable)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	static const char msg[] = "Syscall programs can only be sleepable";
+	union bpf_attr a;
+	int fd, flags;
+
+	for (flags = 0; flags <= BPF_F_SLEEPABLE; flags += BPF_F_SLEEPABLE) {
+		memset(&a, 0, sizeof(a));
+		a.prog_type = BPF_PROG_TYPE_SYSCALL;
+		a.insns = (__u64)(uintptr_t)insns;
+		a.insn_cnt = 2;
+		a.license = (__u64)(uintptr_t)"GPL";
+		a.prog_flags = flags;
+		a.log_buf = (__u64)(uintptr_t)vlog;
+		a.log_size = sizeof(vlog);
+		a.log_level = 1;
+		vlog[0] = 0;
+		fd = syscall(__NR_bpf, BPF_PROG_LOAD, &a, sizeof(a));
+		if (!flags) {
+			EXPECT_EQ(-1, fd);
+			EXPECT_EQ(EINVAL, errno);
+			EXPECT_NE(NULL, strstr(vlog, msg)) TH_LOG("log: %s", vlog);
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		ASSERT_LE(0, fd) TH_LOG("log: %s", vlog);
+		LIBBPF_OPTS(bpf_test_run_opts, o);
+		EXPECT_EQ(0, bpf_prog_test_run_opts(fd, &o));
+		EXPECT_EQ(0, o.retval);
+		close(fd);
+	}
+}
 
 /* Nor the borrow by id. */
 REFUSED(borrow_id_syscall,
