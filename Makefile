@@ -713,7 +713,7 @@ fuzz-ioctl:
 
 # make faults: the ioctl fuzzer, memfilterctl and the dm target under the
 # kernel's fault injection in the debug guest (tests/faults.sh; several
-# minutes: not in make check). make dm-mutants: the dm target's tests
+# minutes; make check runs a short pass of it). make dm-mutants: the dm target's tests
 # against builds with one condition of its elision rule removed (one
 # debug guest). Documentation/testing.rst, "Fault injection" and
 # "Mutants of the dm elision rule".
@@ -721,6 +721,14 @@ fuzz-ioctl:
 $(BUILD)/guest/bin/faultrun: tests/faultrun.c
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_FLAGS) -static -o $@ $<
+
+# make check's debug guest runs a short pass of it (tests/qemu/debug.sh):
+# the script is installed as bin/faults, not as a *_test selftest.
+$(BUILD)/guest/bin/faults: tests/faults.sh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+guest: $(BUILD)/guest/bin/faultrun $(BUILD)/guest/bin/faults
 
 faults:
 	BUILD=$(BUILD) scripts/faults-vm.sh

@@ -65,6 +65,15 @@ for t in $MF/bin/*_test; do
 	esac
 	section tap "selftest.${t##*/}" "$t"
 done
+# The short pass of fault injection (tests/faults.sh, the same parts as
+# make faults with smaller numbers: about 2 minutes here), in the second
+# part, the shorter one. Its sections are its own; the unload and the
+# kmemleak scan below cover it too.
+if [ $part != 1 ] && only_selected faults; then
+	MF_FAULTS_PART=debug MF_FAULTS_FUZZ_SECONDS=15 MF_FAULTS_CLI=16 \
+		MF_FAULTS_NF=12 MF_FAULTS_FORK_SECONDS=15 \
+		MF_FAULTS_DM_BLOCKS=256 sh $MF/bin/faults || failed=1
+fi
 section tap module.unload tap_check "rmmod memfilter" unload_memfilter
 section tap kmemleak tap_check "no kmemleak reports" kmemleak_clean
 exit $failed
