@@ -158,6 +158,12 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tmpfs tmp /tmp
+# What udev makes on every real system and devtmpfs does not: without
+# them "-o /dev/stdout" would create a file in /dev.
+ln -sf /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
 export PATH=/memfilter/bin:/sbin:/bin HOME=/root MF_CPUS=$smp
 . /memfilter/env.sh
 cd /memfilter
