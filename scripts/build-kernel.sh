@@ -11,9 +11,10 @@
 # mitigations, X86_DEBUG_FPU). Each tree is cached outside the checkout as
 # kernel-<variant>-<key>, the key a hash of the source package version, the
 # variant's fragments, its patches (scripts/kernel-patches/<variant>/) and
-# this script, so a warm run costs nothing. A new
-# build deletes the finished older trees of its own variant only, so the
-# variants coexist. Prints the path of the built tree on stdout.
+# this script (the fragments without their comments), so a warm run costs
+# nothing. A new build keeps one older finished tree of its own variant
+# and deletes the rest, so the variants coexist and a run of the previous
+# key elsewhere keeps its tree. Prints the path of the built tree on stdout.
 
 set -eu
 . "$(dirname "$0")/common.sh"
@@ -35,9 +36,13 @@ patches=$(find "$TOP/scripts/kernel-patches/$variant" -name '*.patch' \
 srcver=$(pkg_version linux-source-6.12)
 [ -n "$srcver" ] || die "linux-source-6.12 is not installed (scripts/deps.sh)"
 tarball=/usr/src/linux-source-6.12.tar.xz
+# The fragments' comments are not in the key (an edited comment must not
+# cost a 15-minute build); "# CONFIG_X is not set" lines are options.
 # shellcheck disable=SC2086 # one path per word
-key=$( (echo "$srcver $variant"; cat $frag_files $patches "$0") |
-	sha256sum | cut -c1-16)
+key=$( (echo "$srcver $variant"
+	sed '/^#/{/^# CONFIG_[A-Z0-9_]* is not set$/!d}; /^[[:space:]]*$/d' \
+		$frag_files
+	cat $patches "$0") | sha256sum | cut -c1-16)
 tree="$CACHE/kernel-$variant-$key"
 
 if [ -f "$tree/.memfilter-built" ]; then
@@ -53,14 +58,6 @@ if [ -z "${MEMFILTER_BUILD_LOCKED:-}" ] && command -v flock >/dev/null; then
 	echo "build-kernel: waiting for the kernel build lock ($CACHE/.build.lock)" >&2
 	MEMFILTER_BUILD_LOCKED=1 exec flock "$CACHE/.build.lock" "$0" "$@"
 fi
-
-# Drop older finished trees of this variant (each is about 3 GiB), and
-# those of the scheme before variants (kernel-<key>). Unfinished trees
-# (*.tmp) may be another build under way: left alone.
-for old in "$CACHE"/kernel-"$variant"-* "$CACHE"/kernel-????????????????; do
-	[ -f "$old/.memfilter-built" ] && [ "$old" != "$tree" ] &&
-		rm -rf "$old"
-done
 
 echo "build-kernel: building $variant test kernel $srcver (key $key) in $tree" >&2
 rm -rf "$tree" "$tree.tmp"
@@ -113,4 +110,14 @@ echo "build-kernel: built in $(($(date +%s) - start)) s" >&2
 touch .memfilter-built
 cd /
 mv "$tree.tmp" "$tree"
+# Keep this tree and the newest other finished one of its variant (about
+# 3 GiB each): a run still using the previous key, from another checkout,
+# keeps its tree. Older ones go, and those of the scheme before variants
+# (kernel-<key>). Unfinished trees (*.tmp) are never touched.
+ls -dt "$CACHE"/kernel-"$variant"-*/.memfilter-built 2>/dev/null |
+	sed 's|/.memfilter-built$||' | grep -vxF "$tree" | tail -n +2 |
+	while read -r old; do rm -rf "$old"; done
+for old in "$CACHE"/kernel-????????????????; do
+	[ -f "$old/.memfilter-built" ] && rm -rf "$old"
+done
 echo "$tree"
