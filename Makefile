@@ -208,13 +208,16 @@ native-test-list:
 	@echo $(notdir $(NATIVE_TESTS))
 
 # --- static binaries for the guests -----------------------------------------
-$(BUILD)/guest/bin/%_test: tests/%_test.c $(GUEST_LIB_OBJS) $(LIB_HDRS)
+# Every selftest includes tests/memfilter_utils.h, its helpers.
+$(BUILD)/guest/bin/%_test: tests/%_test.c tests/memfilter_utils.h \
+		$(GUEST_LIB_OBJS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -static -O2 $(TEST_WARN) \
 		-o $@ $< $(GUEST_LIB_OBJS) -lpthread
 
-# Helpers one guest test includes (as iommufd_utils.h serves iommufd's
-# selftests): nf_test's packets, namespace and counter checks.
+# Helpers of one area on top of memfilter_utils.h (as iommufd_utils.h
+# serves iommufd's selftests): nf_test's packets, namespace and counter
+# checks.
 $(BUILD)/guest/bin/nf_test: tests/nf_utils.h
 
 # The ioctl fuzzer: its main program and its parts in tests/ioctl_fuzz/.

@@ -28,22 +28,6 @@
 #include "kselftest_harness.h"
 #include "memfilter_utils.h"
 
-static int keys8(int fd, unsigned long cmd, const __u64 *keys, __u32 n,
-		 __u32 *out_count, __u32 *out_done)
-{
-	struct memfilter_keys k = {
-		.size = sizeof(k), .count = n, .key_size = 8,
-		.keys = (__u64)(uintptr_t)keys,
-	};
-	int ret = xioctl(fd, cmd, &k);
-
-	if (out_count)
-		*out_count = k.out_count;
-	if (out_done)
-		*out_done = k.out_done;
-	return ret;
-}
-
 FIXTURE(lim) {
 	int dev;
 	unsigned long max_filter_mb, max_total_mb;
@@ -51,7 +35,7 @@ FIXTURE(lim) {
 
 FIXTURE_SETUP(lim)
 {
-	self->dev = open("/dev/memfilter", O_RDWR | O_CLOEXEC);
+	self->dev = dev_open();
 	ASSERT_LE(0, self->dev);
 	self->max_filter_mb = param_get("max_filter_mb");
 	self->max_total_mb = param_get("max_total_mb");
@@ -134,8 +118,9 @@ TEST_F_TIMEOUT(lim, filter_over_2_gib, 600)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, info(fd, &i));
 	EXPECT_EQ(3ULL << 30, i.bytes);
-	ASSERT_EQ(0, keys8(fd, MEMFILTER_IOC_ADD, keys, 4, NULL, NULL));
-	ASSERT_EQ(0, keys8(fd, MEMFILTER_IOC_QUERY, keys, 4, &cnt, NULL));
+	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, keys, 4, NULL, NULL, NULL));
+	ASSERT_EQ(0,
+		  keys_op(fd, MEMFILTER_IOC_QUERY, keys, 4, NULL, &cnt, NULL));
 	EXPECT_EQ(4, cnt);
 	close(fd);
 }
@@ -316,11 +301,11 @@ TEST_F(lim, cuckoo_commands_on_bloom)
 	__u64 key = 1;
 
 	ASSERT_LE(0, fd);
-	EXPECT_EQ(-EOPNOTSUPP, keys8(fd, MEMFILTER_IOC_DELETE, &key, 0, NULL,
-				     NULL));
-	EXPECT_EQ(-EOPNOTSUPP, keys8(fd, MEMFILTER_IOC_ADD_UNIQUE, &key, 0,
-				     NULL, NULL));
-	EXPECT_EQ(0, keys8(fd, MEMFILTER_IOC_ADD, &key, 0, NULL, NULL));
+	EXPECT_EQ(-EOPNOTSUPP, keys_op(fd, MEMFILTER_IOC_DELETE, &key, 0, NULL,
+					NULL, NULL));
+	EXPECT_EQ(-EOPNOTSUPP, keys_op(fd, MEMFILTER_IOC_ADD_UNIQUE, &key, 0,
+					NULL, NULL, NULL));
+	EXPECT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, &key, 0, NULL, NULL, NULL));
 	close(fd);
 }
 

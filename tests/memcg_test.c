@@ -15,18 +15,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <linux/memfilter.h>
 
 #include "kselftest_harness.h"
+#include "memfilter_utils.h"
 
-#define DEV		"/dev/memfilter"
 #define CGROOT		"/sys/fs/cgroup"
 #define CREATOR		CGROOT "/mf.creator"
 #define ADDER		CGROOT "/mf.adder"
@@ -37,23 +35,6 @@
 #define SLACK		(1 << 20)
 #define CAPACITY	65536
 #define BATCH		4096
-
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
-
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return -1;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -1;
-	close(fd);
-	return ret;
-}
 
 static long long read_ll(const char *path)
 {
@@ -85,58 +66,6 @@ static int join(const char *cg)
 	return write_file(path, pid);
 }
 
-static int send_fd(int sock, int fd)
-{
-	char c = 0, cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char c, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &m, 0) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&m);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
-/* Run @fn in a child; its exit status (0 = pass, else the failed step). */
-static int in_child(int (*fn)(void *), void *arg)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0)
-		_exit(fn(arg));
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 /*
  * In the creator's cgroup: a growing filter whose second sub-filter holds
  * 16 times the keys of the first, handed to the parent.
@@ -152,7 +81,7 @@ static int create_in_cgroup(void *arg)
 
 	if (join(CREATOR))
 		return 10;
-	dev = open(DEV, O_RDWR | O_CLOEXEC);
+	dev = dev_open();
 	if (dev < 0)
 		return 11;
 	if (xioctl(dev, MEMFILTER_IOC_CREATE, &c))
@@ -181,13 +110,6 @@ static int add_in_cgroup(void *arg)
 			return 11;
 	}
 	return 0;
-}
-
-static int info(int fd, struct memfilter_info *i)
-{
-	memset(i, 0, sizeof(*i));
-	i->size = sizeof(i[0]);
-	return xioctl(fd, MEMFILTER_IOC_INFO, i);
 }
 
 FIXTURE(memcg) {
@@ -240,7 +162,7 @@ TEST_F(memcg, growth_charged_to_creator)
 	__u64 sub;
 
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
-	ASSERT_EQ(0, in_child(create_in_cgroup, &sv[1]));
+	ASSERT_EQ(0, run_child(create_in_cgroup, &sv[1]));
 	fd = recv_fd(sv[0]);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, info(fd, &i0));
@@ -253,7 +175,7 @@ TEST_F(memcg, growth_charged_to_creator)
 	/* The creator's cgroup paid for the first table already. */
 	EXPECT_LE(i0.bytes, c0);
 
-	ASSERT_EQ(0, in_child(add_in_cgroup, &fd));
+	ASSERT_EQ(0, run_child(add_in_cgroup, &fd));
 	ASSERT_EQ(0, info(fd, &i1));
 	ASSERT_EQ(2, i1.subfilters);
 	ASSERT_EQ(CAPACITY + 1, i1.keys);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by memfilter's guest selftests and the ioctl fuzzer (the
- * way tools/testing/selftests/iommu/iommufd_utils.h serves iommufd's
- * tests): raw ioctls that return -errno, filter creation, key batches,
- * image dumps and loads, key generators, module parameters, and running
- * a check as an unprivileged user. Everything is static inline so that
- * each test takes only what it uses.
+ * Helpers shared by every memfilter guest selftest and the ioctl fuzzer
+ * (the way tools/testing/selftests/iommu/iommufd_utils.h serves iommufd's
+ * tests; nf_utils.h and bpf_utils.h add their areas' on top): raw ioctls
+ * that return -errno, a fixture with the device open, filter creation,
+ * key batches, image dumps and loads, key generators, module parameters,
+ * files and command lines, fd passing, and running a check in a child or
+ * as an unprivileged user. Everything is static inline so that each test
+ * takes only what it uses.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -14,11 +16,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,19 +50,88 @@ static inline int dev_open(void)
 }
 
 /*
- * memfilterctl @args (the guest's copy first on PATH), its output thrown
- * away: its exit status, or -1 if it did not exit.
+ * A kselftest fixture @name whose tests find /dev/memfilter open in
+ * self->dev. Written on a line of its own, as TEST_HARNESS_MAIN is.
+ */
+#define MF_DEV_FIXTURE(name)						\
+	FIXTURE(name) {							\
+		int dev;						\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		self->dev = dev_open();					\
+		ASSERT_LE(0, self->dev);				\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		close(self->dev);					\
+	}
+
+/*
+ * Run the shell command line @fmt: with @out, its whole output (stdout
+ * and stderr) into @out (@len bytes, always NUL-terminated); without,
+ * its output goes where the caller's does. Returns its exit status, or
+ * -1 if it did not exit.
+ */
+static inline __attribute__((format(printf, 3, 4)))
+int run_cmd(char *out, size_t len, const char *fmt, ...)
+{
+	char cmd[4400];
+	size_t n = 0;
+	va_list ap;
+	FILE *p;
+	int status, c;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd) - 8, fmt, ap);
+	va_end(ap);
+	if (!out) {
+		status = system(cmd);
+		return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	}
+	strcat(cmd, " 2>&1");
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while ((c = fgetc(p)) != EOF)
+		if (n + 1 < len)
+			out[n++] = c;
+	if (len)
+		out[n] = 0;
+	status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* memfilterctl in a shell command line: the guest's copy first on PATH. */
+#define MF_CTL "PATH=/memfilter/bin:$PATH memfilterctl"
+
+/* Whether there is a memfilterctl to run (MF_CTL). */
+static inline bool have_ctl(void)
+{
+	return !system("PATH=/memfilter/bin:$PATH command -v memfilterctl"
+		       " >/dev/null 2>&1");
+}
+
+/*
+ * memfilterctl @args (MF_CTL), its output thrown away: its exit status,
+ * or -1 if it did not exit.
  */
 static inline int ctl_status(const char *args)
 {
-	char cmd[512];
-	int st;
+	return run_cmd(NULL, 0, MF_CTL " %s >/dev/null 2>&1", args);
+}
 
-	snprintf(cmd, sizeof(cmd),
-		 "PATH=/memfilter/bin:$PATH memfilterctl %s >/dev/null 2>&1",
-		 args);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+/* Write the string @s to the file @path (sysfs, procfs, cgroupfs): 0 or -1. */
+static inline int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		ret = -1;
+	close(fd);
+	return ret;
 }
 
 /* MEMFILTER_IOC_CREATE with every parameter: the new fd or -errno. */
@@ -227,14 +301,51 @@ static inline size_t popcount_bits(const void *bits, size_t n)
 	return c;
 }
 
+/* Send @fd over the AF_UNIX socket @sock (SCM_RIGHTS): 0 or -1. */
+static inline int send_fd(int sock, int fd)
+{
+	char c = 0, cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
+}
+
+/* The fd send_fd() sent over @sock, or -1. */
+static inline int recv_fd(int sock)
+{
+	char c, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
+	struct msghdr m = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &m, 0) != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&m);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
 /*
- * Run @fn(@arg) in a child process that has become user and group
- * MF_NOBODY; file descriptors the caller opened before are inherited (an
- * open fd is a grant). Returns @fn's result as the child's exit status
- * (0 means the check passed), 100 when privileges could not be dropped,
- * or -1 when the child could not run or did not exit normally.
+ * Run @fn(@arg) in a child process: its result as the child's exit
+ * status (0 means the check passed, else the step that failed), or -1
+ * when the child could not run or did not exit normally.
  */
-static inline int as_nobody(int (*fn)(void *arg), void *arg)
+static inline int run_child(int (*fn)(void *arg), void *arg)
 {
 	int status;
 	pid_t pid;
@@ -242,14 +353,38 @@ static inline int as_nobody(int (*fn)(void *arg), void *arg)
 	pid = fork();
 	if (pid < 0)
 		return -1;
-	if (pid == 0) {
-		if (setgid(MF_NOBODY) || setuid(MF_NOBODY))
-			_exit(100);
+	if (pid == 0)
 		_exit(fn(arg));
-	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+struct as_nobody_call {
+	int (*fn)(void *arg);
+	void *arg;
+};
+
+static inline int as_nobody_child(void *arg)
+{
+	const struct as_nobody_call *call = arg;
+
+	if (setgid(MF_NOBODY) || setuid(MF_NOBODY))
+		return 100;
+	return call->fn(call->arg);
+}
+
+/*
+ * Run @fn(@arg) in a child process that has become user and group
+ * MF_NOBODY; file descriptors the caller opened before are inherited (an
+ * open fd is a grant). Returns what run_child() returns; 100 when
+ * privileges could not be dropped.
+ */
+static inline int as_nobody(int (*fn)(void *arg), void *arg)
+{
+	struct as_nobody_call call = { .fn = fn, .arg = arg };
+
+	return run_child(as_nobody_child, &call);
 }
 
 /* In a kselftest TEST body: skip unless we can drop privileges. */

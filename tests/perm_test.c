@@ -28,18 +28,13 @@
 #include <linux/memfilter.h>
 
 #include "kselftest_harness.h"
+#include "memfilter_utils.h"
 
-#define DEV		"/dev/memfilter"
 #define GROUP		4242	/* the device's group, as the udev rule sets */
-#define USER		65534
 #define OTHER_USER	65533
 
-static int xioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? -errno : 0;
-}
-
-static int create(int dev, __u32 type, __u32 flags, const char *name)
+/* A filter of any @type for 1000 keys at 10 bits per key (cuckoo: 12-bit). */
+static int filter(int dev, __u32 type, __u32 flags, const char *name)
 {
 	struct memfilter_create c = {
 		.size = sizeof(c), .type = type, .capacity = 1000,
@@ -69,17 +64,10 @@ static int open_name(int dev, const char *name, __u32 flags)
 	return ret ? ret : o.out_fd;
 }
 
-static int keys_op(int fd, unsigned long cmd, __u64 key, __u32 *out_count)
+/* One 8-byte key through a batch command. */
+static int key_op(int fd, unsigned long cmd, __u64 key, __u32 *out_count)
 {
-	struct memfilter_keys k = {
-		.size = sizeof(k), .count = 1, .key_size = 8,
-		.keys = (__u64)(uintptr_t)&key,
-	};
-	int ret = xioctl(fd, cmd, &k);
-
-	if (out_count)
-		*out_count = k.out_count;
-	return ret;
+	return keys_op(fd, cmd, &key, 1, NULL, out_count, NULL);
 }
 
 static int publish(int fd, const char *name)
@@ -92,19 +80,12 @@ static int publish(int fd, const char *name)
 			  MEMFILTER_IOC_UNPUBLISH, &nm);
 }
 
-static int info(int fd, struct memfilter_info *i)
-{
-	memset(i, 0, sizeof(*i));
-	i->size = sizeof(*i);
-	return xioctl(fd, MEMFILTER_IOC_INFO, i);
-}
-
 /* Become @uid, a member of the device's group, with no capabilities. */
 static int drop_to(uid_t uid)
 {
 	gid_t g = GROUP;
 
-	return setgroups(1, &g) || setgid(USER) || setuid(uid) ? -1 : 0;
+	return setgroups(1, &g) || setgid(MF_NOBODY) || setuid(uid) ? -1 : 0;
 }
 
 /*
@@ -158,58 +139,6 @@ static int clear(int fd)
 	return xioctl(fd, MEMFILTER_IOC_CLEAR, &c);
 }
 
-static int send_fd(int sock, int fd)
-{
-	char c = 0, cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char c, cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr m = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *cm;
-	int fd;
-
-	if (recvmsg(sock, &m, 0) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&m);
-	if (!cm || cm->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
-}
-
-/* Run @fn in a child; its exit status (0 = pass, else the failed step). */
-static int in_child(int (*fn)(void *), void *arg)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0)
-		_exit(fn(arg));
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 FIXTURE(perm) {
 	int dev;
 	struct stat st;
@@ -217,22 +146,21 @@ FIXTURE(perm) {
 
 FIXTURE_SETUP(perm)
 {
-	if (geteuid() != 0)
-		SKIP(return, "needs root to drop privileges");
-	self->dev = open(DEV, O_RDWR | O_CLOEXEC);
+	SKIP_UNLESS_ROOT();
+	self->dev = dev_open();
 	ASSERT_LE(0, self->dev);
 	/* The admin guide's udev rule: GROUP="memfilter", MODE="0660". */
-	ASSERT_EQ(0, stat(DEV, &self->st));
-	ASSERT_EQ(0, chown(DEV, 0, GROUP));
-	ASSERT_EQ(0, chmod(DEV, 0660));
+	ASSERT_EQ(0, stat(MF_DEV, &self->st));
+	ASSERT_EQ(0, chown(MF_DEV, 0, GROUP));
+	ASSERT_EQ(0, chmod(MF_DEV, 0660));
 }
 
 FIXTURE_TEARDOWN(perm)
 {
 	if (geteuid() != 0)
 		return;
-	chown(DEV, self->st.st_uid, self->st.st_gid);
-	chmod(DEV, self->st.st_mode & 07777);
+	chown(MF_DEV, self->st.st_uid, self->st.st_gid);
+	chmod(MF_DEV, self->st.st_mode & 07777);
 	close(self->dev);
 }
 
@@ -249,9 +177,9 @@ static int unpriv_read_only(void *arg)
 	__u32 cnt = 0;
 	int dev, fd;
 
-	if (drop_to(USER))
+	if (drop_to(MF_NOBODY))
 		return 10;
-	dev = open(DEV, O_RDWR);
+	dev = dev_open();
 	if (dev < 0)
 		return 11;
 	if (open_name(dev, "perm.root", MEMFILTER_OPEN_WRITE) != -EPERM)
@@ -261,15 +189,15 @@ static int unpriv_read_only(void *arg)
 	fd = open_name(dev, "perm.root", 0);
 	if (fd < 0)
 		return 14;
-	if (keys_op(fd, MEMFILTER_IOC_QUERY, 42, &cnt) || cnt != 1)
+	if (key_op(fd, MEMFILTER_IOC_QUERY, 42, &cnt) || cnt != 1)
 		return 15;
 	if (info(fd, &i) || strcmp(i.name, "perm.root"))
 		return 16;
-	if (keys_op(fd, MEMFILTER_IOC_ADD, 7, NULL) != -EBADF)
+	if (key_op(fd, MEMFILTER_IOC_ADD, 7, NULL) != -EBADF)
 		return 17;
-	if (keys_op(fd, MEMFILTER_IOC_DELETE, 42, NULL) != -EBADF)
+	if (key_op(fd, MEMFILTER_IOC_DELETE, 42, NULL) != -EBADF)
 		return 18;
-	if (keys_op(fd, MEMFILTER_IOC_ADD_UNIQUE, 7, NULL) != -EBADF)
+	if (key_op(fd, MEMFILTER_IOC_ADD_UNIQUE, 7, NULL) != -EBADF)
 		return 19;
 	if (xioctl(fd, MEMFILTER_IOC_CLEAR,
 		   &(struct memfilter_clear){ .size = 8 }) != -EBADF)
@@ -284,11 +212,11 @@ static int unpriv_read_only(void *arg)
 	fd = open_name(dev, "perm.keyed", 0);
 	if (fd < 0)
 		return 23;
-	if (keys_op(fd, MEMFILTER_IOC_QUERY, 42, &cnt) || cnt != 1)
+	if (key_op(fd, MEMFILTER_IOC_QUERY, 42, &cnt) || cnt != 1)
 		return 24;
 	if (pread(fd, img, sizeof(img), 0) != -1 || errno != EPERM)
 		return 25;
-	if (keys_op(fd, MEMFILTER_IOC_DELETE, 42, NULL) != -EBADF)
+	if (key_op(fd, MEMFILTER_IOC_DELETE, 42, NULL) != -EBADF)
 		return 26;
 	close(fd);
 	/* A window filter: no rotation, no test-and-add through it. */
@@ -297,12 +225,12 @@ static int unpriv_read_only(void *arg)
 		return 27;
 	if (xioctl(fd, MEMFILTER_IOC_ROTATE, &rot) != -EBADF)
 		return 28;
-	if (keys_op(fd, MEMFILTER_IOC_TEST_AND_ADD, 7, NULL) != -EBADF)
+	if (key_op(fd, MEMFILTER_IOC_TEST_AND_ADD, 7, NULL) != -EBADF)
 		return 29;
 	if (xioctl(fd, MEMFILTER_IOC_CLEAR,
 		   &(struct memfilter_clear){ .size = 8 }) != -EBADF)
 		return 30;
-	if (keys_op(fd, MEMFILTER_IOC_QUERY, 42, &cnt) || cnt != 1)
+	if (key_op(fd, MEMFILTER_IOC_QUERY, 42, &cnt) || cnt != 1)
 		return 31;
 	return 0;
 }
@@ -313,20 +241,20 @@ TEST_F(perm, group_member_gets_read_only_fds)
 	__u32 cnt;
 	int bloom, keyed, window;
 
-	bloom = create(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.root");
+	bloom = filter(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.root");
 	ASSERT_LE(0, bloom);
-	keyed = create(self->dev, MEMFILTER_TYPE_CUCKOO, MEMFILTER_CREATE_KEYED,
+	keyed = filter(self->dev, MEMFILTER_TYPE_CUCKOO, MEMFILTER_CREATE_KEYED,
 		       "perm.keyed");
 	ASSERT_LE(0, keyed);
-	ASSERT_EQ(0, keys_op(bloom, MEMFILTER_IOC_ADD, 42, NULL));
-	ASSERT_EQ(0, keys_op(keyed, MEMFILTER_IOC_ADD, 42, NULL));
-	window = create(self->dev, MEMFILTER_TYPE_WINDOW, 0, "perm.window");
+	ASSERT_EQ(0, key_op(bloom, MEMFILTER_IOC_ADD, 42, NULL));
+	ASSERT_EQ(0, key_op(keyed, MEMFILTER_IOC_ADD, 42, NULL));
+	window = filter(self->dev, MEMFILTER_TYPE_WINDOW, 0, "perm.window");
 	ASSERT_LE(0, window);
-	ASSERT_EQ(0, keys_op(window, MEMFILTER_IOC_ADD, 42, NULL));
+	ASSERT_EQ(0, key_op(window, MEMFILTER_IOC_ADD, 42, NULL));
 	ASSERT_EQ(0, info(bloom, &before));
 	ASSERT_EQ(0, info(window, &wbefore));
 
-	EXPECT_EQ(0, in_child(unpriv_read_only, NULL));
+	EXPECT_EQ(0, run_child(unpriv_read_only, NULL));
 
 	ASSERT_EQ(0, info(window, &wafter));
 	EXPECT_EQ(wbefore.current_gen, wafter.current_gen);
@@ -337,9 +265,9 @@ TEST_F(perm, group_member_gets_read_only_fds)
 	ASSERT_EQ(0, info(bloom, &after));
 	EXPECT_EQ(before.keys, after.keys);
 	EXPECT_EQ(before.fill, after.fill);
-	EXPECT_EQ(0, keys_op(bloom, MEMFILTER_IOC_QUERY, 42, &cnt));
+	EXPECT_EQ(0, key_op(bloom, MEMFILTER_IOC_QUERY, 42, &cnt));
 	EXPECT_EQ(1, cnt);
-	EXPECT_EQ(0, keys_op(keyed, MEMFILTER_IOC_QUERY, 42, &cnt));
+	EXPECT_EQ(0, key_op(keyed, MEMFILTER_IOC_QUERY, 42, &cnt));
 	EXPECT_EQ(1, cnt);
 	EXPECT_TRUE(after.status & MEMFILTER_STATUS_PUBLISHED);
 	EXPECT_EQ(0, publish(bloom, NULL));
@@ -354,18 +282,18 @@ TEST_F(perm, admin_opens_for_writing)
 	__u32 cnt;
 	int fd, rw, ro;
 
-	fd = create(self->dev, MEMFILTER_TYPE_CUCKOO, 0, "perm.admin");
+	fd = filter(self->dev, MEMFILTER_TYPE_CUCKOO, 0, "perm.admin");
 	ASSERT_LE(0, fd);
 	close(fd);
 	rw = open_name(self->dev, "perm.admin", MEMFILTER_OPEN_WRITE);
 	ASSERT_LE(0, rw);
 	ro = open_name(self->dev, "perm.admin", 0);
 	ASSERT_LE(0, ro);
-	EXPECT_EQ(0, keys_op(rw, MEMFILTER_IOC_ADD, 5, NULL));
-	EXPECT_EQ(-EBADF, keys_op(ro, MEMFILTER_IOC_ADD, 6, NULL));
-	EXPECT_EQ(0, keys_op(ro, MEMFILTER_IOC_QUERY, 5, &cnt));
+	EXPECT_EQ(0, key_op(rw, MEMFILTER_IOC_ADD, 5, NULL));
+	EXPECT_EQ(-EBADF, key_op(ro, MEMFILTER_IOC_ADD, 6, NULL));
+	EXPECT_EQ(0, key_op(ro, MEMFILTER_IOC_QUERY, 5, &cnt));
 	EXPECT_EQ(1, cnt);
-	EXPECT_EQ(0, keys_op(rw, MEMFILTER_IOC_DELETE, 5, NULL));
+	EXPECT_EQ(0, key_op(rw, MEMFILTER_IOC_DELETE, 5, NULL));
 	EXPECT_EQ(-EBADF, publish(ro, NULL));
 	EXPECT_EQ(0, publish(rw, NULL));
 	close(ro);
@@ -379,15 +307,15 @@ static int owner_writes(void *arg)
 
 	if (drop_to(*(uid_t *)arg))
 		return 10;
-	dev = open(DEV, O_RDWR);
+	dev = dev_open();
 	if (dev < 0)
 		return 11;
 	fd = open_name(dev, "perm.owned", MEMFILTER_OPEN_WRITE);
-	if (*(uid_t *)arg != USER)
+	if (*(uid_t *)arg != MF_NOBODY)
 		return fd == -EPERM ? 0 : 12;
 	if (fd < 0)
 		return 13;
-	if (keys_op(fd, MEMFILTER_IOC_ADD, 9, NULL))
+	if (key_op(fd, MEMFILTER_IOC_ADD, 9, NULL))
 		return 14;
 	/* Naming stays with CAP_SYS_ADMIN, owner or not. */
 	return publish(fd, NULL) == -EPERM ? 0 : 15;
@@ -407,22 +335,22 @@ static int root_unpublish(int dev, const char *name)
 
 TEST_F(perm, owner_may_write)
 {
-	uid_t user = USER, other = OTHER_USER;
+	uid_t user = MF_NOBODY, other = OTHER_USER;
 	__u32 cnt;
 	int fd;
 
 	/*
-	 * Create as the user (euid USER, no capabilities) through root's
+	 * Create as the user (euid nobody, no capabilities) through root's
 	 * /dev/memfilter fd, whose opener may name it: the user owns it.
 	 */
-	ASSERT_EQ(0, seteuid(USER));
-	fd = create(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.owned");
+	ASSERT_EQ(0, seteuid(MF_NOBODY));
+	fd = filter(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.owned");
 	ASSERT_EQ(0, seteuid(0));
 	ASSERT_LE(0, fd);
 
-	EXPECT_EQ(0, in_child(owner_writes, &user));
-	EXPECT_EQ(0, in_child(owner_writes, &other));
-	EXPECT_EQ(0, keys_op(fd, MEMFILTER_IOC_QUERY, 9, &cnt));
+	EXPECT_EQ(0, run_child(owner_writes, &user));
+	EXPECT_EQ(0, run_child(owner_writes, &other));
+	EXPECT_EQ(0, key_op(fd, MEMFILTER_IOC_QUERY, 9, &cnt));
 	EXPECT_EQ(1, cnt);
 	/* The fd is the user's, whoever holds it: root cannot unpublish by it. */
 	EXPECT_EQ(-EPERM, publish(fd, NULL));
@@ -444,7 +372,7 @@ static int capless_root(void *arg)
 
 	if (caps_only(0))
 		return 10;
-	dev = open(DEV, O_RDWR);
+	dev = dev_open();
 	if (dev < 0)
 		return 11;
 	if (open_name(dev, "perm.croot", MEMFILTER_OPEN_WRITE) != -EPERM)
@@ -454,11 +382,11 @@ static int capless_root(void *arg)
 	fd = open_name(dev, "perm.croot", 0);
 	if (fd < 0)
 		return 14;
-	if (keys_op(fd, MEMFILTER_IOC_QUERY, 42, &cnt) || cnt != 1)
+	if (key_op(fd, MEMFILTER_IOC_QUERY, 42, &cnt) || cnt != 1)
 		return 15;
 	if (pread(fd, img, sizeof(img), 0) != sizeof(img))
 		return 16;
-	if (keys_op(fd, MEMFILTER_IOC_ADD, 7, NULL) != -EBADF)
+	if (key_op(fd, MEMFILTER_IOC_ADD, 7, NULL) != -EBADF)
 		return 17;
 	if (clear(fd) != -EBADF)
 		return 18;
@@ -468,15 +396,15 @@ static int capless_root(void *arg)
 	fd = open_name(dev, "perm.croot.c", 0);
 	if (fd < 0)
 		return 20;
-	if (keys_op(fd, MEMFILTER_IOC_DELETE, 42, NULL) != -EBADF)
+	if (key_op(fd, MEMFILTER_IOC_DELETE, 42, NULL) != -EBADF)
 		return 21;
 	close(fd);
 	/* Names are root's: not by create, not by load, not by publish. */
 	if (load_named(dev, "perm.croot") != -EPERM)
 		return 22;
-	if (create(dev, MEMFILTER_TYPE_BLOOM, 0, "perm.croot.2") != -EPERM)
+	if (filter(dev, MEMFILTER_TYPE_BLOOM, 0, "perm.croot.2") != -EPERM)
 		return 23;
-	own = create(dev, MEMFILTER_TYPE_BLOOM, 0, NULL);
+	own = filter(dev, MEMFILTER_TYPE_BLOOM, 0, NULL);
 	if (own < 0)
 		return 24;
 	if (publish(own, "perm.croot.3") != -EPERM)
@@ -490,21 +418,21 @@ TEST_F(perm, uid0_without_capabilities)
 	__u32 cnt;
 	int bloom, cuckoo;
 
-	bloom = create(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.croot");
+	bloom = filter(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.croot");
 	ASSERT_LE(0, bloom);
-	cuckoo = create(self->dev, MEMFILTER_TYPE_CUCKOO, 0, "perm.croot.c");
+	cuckoo = filter(self->dev, MEMFILTER_TYPE_CUCKOO, 0, "perm.croot.c");
 	ASSERT_LE(0, cuckoo);
-	ASSERT_EQ(0, keys_op(bloom, MEMFILTER_IOC_ADD, 42, NULL));
-	ASSERT_EQ(0, keys_op(cuckoo, MEMFILTER_IOC_ADD, 42, NULL));
+	ASSERT_EQ(0, key_op(bloom, MEMFILTER_IOC_ADD, 42, NULL));
+	ASSERT_EQ(0, key_op(cuckoo, MEMFILTER_IOC_ADD, 42, NULL));
 	ASSERT_EQ(0, info(bloom, &before));
 
-	EXPECT_EQ(0, in_child(capless_root, NULL));
+	EXPECT_EQ(0, run_child(capless_root, NULL));
 
 	ASSERT_EQ(0, info(bloom, &after));
 	EXPECT_EQ(before.keys, after.keys);
 	EXPECT_EQ(before.fill, after.fill);
 	EXPECT_TRUE(after.status & MEMFILTER_STATUS_PUBLISHED);
-	EXPECT_EQ(0, keys_op(cuckoo, MEMFILTER_IOC_QUERY, 42, &cnt));
+	EXPECT_EQ(0, key_op(cuckoo, MEMFILTER_IOC_QUERY, 42, &cnt));
 	EXPECT_EQ(1, cnt);
 	EXPECT_EQ(-ENOENT, open_name(self->dev, "perm.croot.2", 0));
 	EXPECT_EQ(0, publish(bloom, NULL));
@@ -527,7 +455,7 @@ static int create_as(void *arg)
 
 	if (caps_only(a->caps))
 		return 10;
-	return create(a->dev, MEMFILTER_TYPE_BLOOM, 0, a->name) < 0 ? 11 : 0;
+	return filter(a->dev, MEMFILTER_TYPE_BLOOM, 0, a->name) < 0 ? 11 : 0;
 }
 
 /* 0: opened @name for writing through its own fd and added; 1: EPERM. */
@@ -538,13 +466,13 @@ static int write_open_as(void *arg)
 
 	if (caps_only(a->caps))
 		return 10;
-	dev = open(DEV, O_RDWR);
+	dev = dev_open();
 	if (dev < 0)
 		return 11;
 	fd = open_name(dev, a->name, MEMFILTER_OPEN_WRITE);
 	if (fd < 0)
 		return fd == -EPERM ? 1 : 12;
-	return keys_op(fd, MEMFILTER_IOC_ADD, 3, NULL) ? 13 : 0;
+	return key_op(fd, MEMFILTER_IOC_ADD, 3, NULL) ? 13 : 0;
 }
 
 /*
@@ -557,18 +485,18 @@ TEST_F(perm, owner_needs_creator_capabilities)
 	struct as_root a;
 
 	a = (struct as_root){ "perm.cap.net", net, self->dev };
-	ASSERT_EQ(0, in_child(create_as, &a));
+	ASSERT_EQ(0, run_child(create_as, &a));
 	a = (struct as_root){ "perm.cap.none", 0, self->dev };
-	ASSERT_EQ(0, in_child(create_as, &a));
+	ASSERT_EQ(0, run_child(create_as, &a));
 
 	a = (struct as_root){ "perm.cap.net", 0 };
-	EXPECT_EQ(1, in_child(write_open_as, &a));
+	EXPECT_EQ(1, run_child(write_open_as, &a));
 	a = (struct as_root){ "perm.cap.net", net };
-	EXPECT_EQ(0, in_child(write_open_as, &a));
+	EXPECT_EQ(0, run_child(write_open_as, &a));
 	a = (struct as_root){ "perm.cap.none", 0 };
-	EXPECT_EQ(0, in_child(write_open_as, &a));
+	EXPECT_EQ(0, run_child(write_open_as, &a));
 	a = (struct as_root){ "perm.cap.none", net };
-	EXPECT_EQ(0, in_child(write_open_as, &a));
+	EXPECT_EQ(0, run_child(write_open_as, &a));
 
 	EXPECT_EQ(0, root_unpublish(self->dev, "perm.cap.net"));
 	EXPECT_EQ(0, root_unpublish(self->dev, "perm.cap.none"));
@@ -584,25 +512,25 @@ static int use_roots_fds(void *arg)
 {
 	int rootdev = ((int *)arg)[0], rootf = ((int *)arg)[1], dev, fd;
 
-	if (drop_to(USER))
+	if (drop_to(MF_NOBODY))
 		return 10;
 	fd = open_name(rootdev, "perm.pass", MEMFILTER_OPEN_WRITE);
 	if (fd < 0)
 		return 11;
-	if (keys_op(fd, MEMFILTER_IOC_ADD, 7, NULL))
+	if (key_op(fd, MEMFILTER_IOC_ADD, 7, NULL))
 		return 12;
 	close(fd);
-	fd = create(rootdev, MEMFILTER_TYPE_BLOOM, 0, "perm.pass.2");
+	fd = filter(rootdev, MEMFILTER_TYPE_BLOOM, 0, "perm.pass.2");
 	if (fd < 0)
 		return 13;
 	if (publish(rootf, NULL) || publish(rootf, "perm.pass"))
 		return 14;
-	dev = open(DEV, O_RDWR);
+	dev = dev_open();
 	if (dev < 0)
 		return 15;
 	if (open_name(dev, "perm.pass", MEMFILTER_OPEN_WRITE) != -EPERM)
 		return 16;
-	if (create(dev, MEMFILTER_TYPE_BLOOM, 0, "perm.pass.3") != -EPERM)
+	if (filter(dev, MEMFILTER_TYPE_BLOOM, 0, "perm.pass.3") != -EPERM)
 		return 17;
 	return 0;
 }
@@ -613,12 +541,12 @@ TEST_F(perm, passed_fds_keep_opener_rights)
 	__u32 cnt;
 
 	fds[0] = self->dev;
-	fds[1] = create(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.pass");
+	fds[1] = filter(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.pass");
 	ASSERT_LE(0, fds[1]);
 
-	EXPECT_EQ(0, in_child(use_roots_fds, fds));
+	EXPECT_EQ(0, run_child(use_roots_fds, fds));
 
-	EXPECT_EQ(0, keys_op(fds[1], MEMFILTER_IOC_QUERY, 7, &cnt));
+	EXPECT_EQ(0, key_op(fds[1], MEMFILTER_IOC_QUERY, 7, &cnt));
 	EXPECT_EQ(1, cnt);
 	EXPECT_EQ(0, publish(fds[1], NULL));
 	EXPECT_EQ(0, root_unpublish(self->dev, "perm.pass.2"));
@@ -635,12 +563,12 @@ static int hand_over_fds(void *arg)
 {
 	int sock = *(int *)arg, dev, fd;
 
-	if (drop_to(USER))
+	if (drop_to(MF_NOBODY))
 		return 10;
-	dev = open(DEV, O_RDWR);
+	dev = dev_open();
 	if (dev < 0)
 		return 11;
-	fd = create(dev, MEMFILTER_TYPE_BLOOM, 0, NULL);
+	fd = filter(dev, MEMFILTER_TYPE_BLOOM, 0, NULL);
 	if (fd < 0)
 		return 12;
 	return send_fd(sock, dev) || send_fd(sock, fd) ? 13 : 0;
@@ -650,23 +578,23 @@ TEST_F(perm, handed_fds_do_not_escalate)
 {
 	int sv[2], dev, fd, pub, ro;
 
-	pub = create(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.esc");
+	pub = filter(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.esc");
 	ASSERT_LE(0, pub);
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
-	ASSERT_EQ(0, in_child(hand_over_fds, &sv[1]));
+	ASSERT_EQ(0, run_child(hand_over_fds, &sv[1]));
 	dev = recv_fd(sv[0]);
 	ASSERT_LE(0, dev);
 	fd = recv_fd(sv[0]);
 	ASSERT_LE(0, fd);
 
 	EXPECT_EQ(-EPERM, open_name(dev, "perm.esc", MEMFILTER_OPEN_WRITE));
-	EXPECT_EQ(-EPERM, create(dev, MEMFILTER_TYPE_BLOOM, 0, "perm.esc.2"));
+	EXPECT_EQ(-EPERM, filter(dev, MEMFILTER_TYPE_BLOOM, 0, "perm.esc.2"));
 	EXPECT_EQ(-EPERM, load_named(dev, "perm.esc.2"));
 	EXPECT_EQ(-EPERM, publish(fd, "perm.esc.3"));
 	/* What the user may do, root may do through them. */
 	ro = open_name(dev, "perm.esc", 0);
 	EXPECT_LE(0, ro);
-	EXPECT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, 1, NULL));
+	EXPECT_EQ(0, key_op(fd, MEMFILTER_IOC_ADD, 1, NULL));
 	EXPECT_EQ(-ENOENT, open_name(self->dev, "perm.esc.2", 0));
 	EXPECT_EQ(-ENOENT, open_name(self->dev, "perm.esc.3", 0));
 	EXPECT_EQ(0, publish(pub, NULL));
@@ -687,15 +615,15 @@ static int hand_over_keyed(void *arg)
 {
 	int sock = *(int *)arg, dev, fd;
 
-	if (drop_to(USER))
+	if (drop_to(MF_NOBODY))
 		return 10;
-	dev = open(DEV, O_RDWR);
+	dev = dev_open();
 	if (dev < 0)
 		return 11;
-	fd = create(dev, MEMFILTER_TYPE_CUCKOO, MEMFILTER_CREATE_KEYED, NULL);
+	fd = filter(dev, MEMFILTER_TYPE_CUCKOO, MEMFILTER_CREATE_KEYED, NULL);
 	if (fd < 0)
 		return 12;
-	if (keys_op(fd, MEMFILTER_IOC_ADD, 1, NULL))
+	if (key_op(fd, MEMFILTER_IOC_ADD, 1, NULL))
 		return 13;
 	/* The owner itself lacks the capability a keyed dump needs. */
 	if (pread(fd, &(char[8]){ 0 }, 8, 0) != -1 || errno != EPERM)
@@ -709,14 +637,14 @@ TEST_F(perm, keyed_dump_uses_opener_credentials)
 	int sv[2], fd, own;
 
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
-	ASSERT_EQ(0, in_child(hand_over_keyed, &sv[1]));
+	ASSERT_EQ(0, run_child(hand_over_keyed, &sv[1]));
 	fd = recv_fd(sv[0]);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(-1, pread(fd, buf, sizeof(buf), 0));
 	EXPECT_EQ(EPERM, errno);
 	close(fd);
 	/* Root's own keyed filter dumps. */
-	own = create(self->dev, MEMFILTER_TYPE_CUCKOO, MEMFILTER_CREATE_KEYED,
+	own = filter(self->dev, MEMFILTER_TYPE_CUCKOO, MEMFILTER_CREATE_KEYED,
 		     NULL);
 	ASSERT_LE(0, own);
 	EXPECT_EQ(sizeof(buf), pread(own, buf, sizeof(buf), 0));
@@ -737,13 +665,13 @@ TEST_F(perm, read_only_device)
 	struct memfilter_nf_detach nd = { .size = sizeof(nd) };
 	int ro, fd, pub;
 
-	pub = create(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.rodev");
+	pub = filter(self->dev, MEMFILTER_TYPE_BLOOM, 0, "perm.rodev");
 	ASSERT_LE(0, pub);
-	ro = open(DEV, O_RDONLY | O_CLOEXEC);
+	ro = open(MF_DEV, O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, ro);
 	EXPECT_EQ(0, xioctl(ro, MEMFILTER_IOC_API, &a));
 	EXPECT_EQ(0, xioctl(ro, MEMFILTER_IOC_LIST, &ls));
-	EXPECT_EQ(-EBADF, create(ro, MEMFILTER_TYPE_BLOOM, 0, NULL));
+	EXPECT_EQ(-EBADF, filter(ro, MEMFILTER_TYPE_BLOOM, 0, NULL));
 	EXPECT_EQ(-EBADF, xioctl(ro, MEMFILTER_IOC_LOAD, &l));
 	/* Attaching to or detaching from a netfilter hook changes state. */
 	EXPECT_EQ(-EBADF, xioctl(ro, MEMFILTER_IOC_NF_ATTACH, &na));
@@ -751,7 +679,7 @@ TEST_F(perm, read_only_device)
 	EXPECT_EQ(-EBADF, open_name(ro, "perm.rodev", MEMFILTER_OPEN_WRITE));
 	fd = open_name(ro, "perm.rodev", 0);
 	ASSERT_LE(0, fd);
-	EXPECT_EQ(-EBADF, keys_op(fd, MEMFILTER_IOC_ADD, 1, NULL));
+	EXPECT_EQ(-EBADF, key_op(fd, MEMFILTER_IOC_ADD, 1, NULL));
 	close(fd);
 	close(ro);
 	EXPECT_EQ(0, publish(pub, NULL));
