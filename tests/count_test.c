@@ -24,20 +24,7 @@
 
 #define SEED	0x0c0c0c0c5eed5eedULL
 
-FIXTURE(count) {
-	int dev;
-};
-
-FIXTURE_SETUP(count)
-{
-	self->dev = dev_open();
-	ASSERT_LE(0, self->dev);
-}
-
-FIXTURE_TEARDOWN(count)
-{
-	close(self->dev);
-}
+MF_DEV_FIXTURE(count)
 
 static int cuckoo(int dev, __u64 capacity, __u32 fp_bits)
 {

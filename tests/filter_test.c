@@ -25,20 +25,7 @@ static int cuckoo(int dev, __u64 cap)
 	return create_default(dev, MEMFILTER_TYPE_CUCKOO, cap, 0);
 }
 
-FIXTURE(f) {
-	int dev;
-};
-
-FIXTURE_SETUP(f)
-{
-	self->dev = dev_open();
-	ASSERT_LE(0, self->dev);
-}
-
-FIXTURE_TEARDOWN(f)
-{
-	close(self->dev);
-}
+MF_DEV_FIXTURE(f)
 
 TEST_F(f, bloom_add_query)
 {
@@ -463,7 +450,7 @@ TEST(rmmod_refused_while_filter_fd_open)
 	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_ADD, &key, 1, NULL, NULL, NULL));
 	status = system("rmmod memfilter 2>/dev/null");
 	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0);
-	EXPECT_EQ(0, access("/dev/memfilter", F_OK));
+	EXPECT_EQ(0, access(MF_DEV, F_OK));
 	ASSERT_EQ(0, keys_op(fd, MEMFILTER_IOC_QUERY, &key, 1, NULL, &cnt, NULL));
 	EXPECT_EQ(1, cnt);
 	close(fd);

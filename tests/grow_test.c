@@ -49,20 +49,7 @@ static int grow_filter(int dev, __u64 cap, __u32 max_subs)
 	return mf_create_grow(dev, &o, &g);
 }
 
-FIXTURE(g) {
-	int dev;
-};
-
-FIXTURE_SETUP(g)
-{
-	self->dev = dev_open();
-	ASSERT_LE(0, self->dev);
-}
-
-FIXTURE_TEARDOWN(g)
-{
-	close(self->dev);
-}
+MF_DEV_FIXTURE(g)
 
 TEST_F(g, create_errors)
 {
@@ -315,19 +302,16 @@ TEST_F(g, images)
 	free(keys);
 }
 
+/* memfilterctl info @name has a line that matches @pattern: 0, else 1. */
 static int ctl_info_has(const char *name, const char *pattern)
 {
-	char cmd[512];
-
-	snprintf(cmd, sizeof(cmd),
-		 "PATH=/memfilter/bin:$PATH memfilterctl info %s | grep -q '%s'",
-		 name, pattern);
-	return system(cmd);
+	return run_cmd(NULL, 0, MF_CTL " info %s | grep -q '%s'", name,
+		       pattern);
 }
 
 TEST(memfilterctl)
 {
-	if (system("PATH=/memfilter/bin:$PATH command -v memfilterctl >/dev/null 2>&1"))
+	if (!have_ctl())
 		SKIP(return, "no memfilterctl here");
 	ASSERT_EQ(0, system("seq 1 700 | sed 's/^/k/' >/tmp/grow-keys"));
 	ASSERT_EQ(0, ctl_status("create selftest.grow --grow -c 100 --grow-max 3 --seed 1"));

@@ -14,20 +14,7 @@
 #include "kselftest_harness.h"
 #include "memfilter_utils.h"
 
-FIXTURE(img) {
-	int dev;
-};
-
-FIXTURE_SETUP(img)
-{
-	self->dev = dev_open();
-	ASSERT_LE(0, self->dev);
-}
-
-FIXTURE_TEARDOWN(img)
-{
-	close(self->dev);
-}
+MF_DEV_FIXTURE(img)
 
 FIXTURE_VARIANT(img) {
 	__u32 type;

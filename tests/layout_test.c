@@ -18,20 +18,7 @@
 #define NKEYS	20000
 #define NABSENT	200000
 
-FIXTURE(l) {
-	int dev;
-};
-
-FIXTURE_SETUP(l)
-{
-	self->dev = dev_open();
-	ASSERT_LE(0, self->dev);
-}
-
-FIXTURE_TEARDOWN(l)
-{
-	close(self->dev);
-}
+MF_DEV_FIXTURE(l)
 
 /* A request for a filter of @type and @layout, seed 7, 1% at 30000 keys. */
 static struct memfilter_create req(__u32 type, __u32 layout)

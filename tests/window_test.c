@@ -90,20 +90,7 @@ static int rotate(int fd)
 	return xioctl(fd, MEMFILTER_IOC_ROTATE, &r);
 }
 
-FIXTURE(dev) {
-	int dev;
-};
-
-FIXTURE_SETUP(dev)
-{
-	self->dev = dev_open();
-	ASSERT_LE(0, self->dev);
-}
-
-FIXTURE_TEARDOWN(dev)
-{
-	close(self->dev);
-}
+MF_DEV_FIXTURE(dev)
 
 TEST_F(dev, create_errors)
 {
@@ -434,7 +421,7 @@ TEST_F(dev, libmemfilter)
 
 TEST(memfilterctl)
 {
-	if (system("PATH=/memfilter/bin:$PATH command -v memfilterctl >/dev/null 2>&1"))
+	if (!have_ctl())
 		SKIP(return, "no memfilterctl here");
 	ASSERT_EQ(0, ctl_status("create selftest.win --window 1h --generations 3 -c 1000 -b 16"));
 	EXPECT_EQ(2, ctl_status("create selftest.bad --window 1h --generations 17 -c 10"));
@@ -447,9 +434,9 @@ TEST(memfilterctl)
 	EXPECT_EQ(0, ctl_status("query selftest.win --key alpha"));
 	ASSERT_EQ(0, ctl_status("rotate selftest.win"));
 	EXPECT_EQ(1, ctl_status("query selftest.win --key alpha --key beta --key gamma"));
-	EXPECT_EQ(0, system("PATH=/memfilter/bin:$PATH memfilterctl info selftest.win | grep -q '^generations: *3 (current 0)'"));
+	EXPECT_EQ(0, system(MF_CTL " info selftest.win | grep -q '^generations: *3 (current 0)'"));
 	/* info --json: the generations, all cleared by the three rotations. */
-	EXPECT_EQ(0, system("PATH=/memfilter/bin:$PATH memfilterctl info --json selftest.win | grep -q '\"generations\":3,\"current_gen\":0,\"period_ms\":1800000,\"rotate_by_count\":false,\"gens\":\\[{\"age_ms\":[0-9]*,\"keys\":0,\"fill\":0},{'"));
+	EXPECT_EQ(0, system(MF_CTL " info --json selftest.win | grep -q '\"generations\":3,\"current_gen\":0,\"period_ms\":1800000,\"rotate_by_count\":false,\"gens\":\\[{\"age_ms\":[0-9]*,\"keys\":0,\"fill\":0},{'"));
 	EXPECT_EQ(0, ctl_status("rm selftest.win"));
 }
 
