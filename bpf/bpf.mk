@@ -37,16 +37,16 @@ $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 BPF_SKELS := $(BUILD)/bpf/xdp_blocklist.skel.h $(BUILD)/bpf/kfunc_ops.skel.h \
 	$(BUILD)/bpf/tc_dedup.skel.h $(BUILD)/bpf/nf_dedup.skel.h
 
-$(BUILD)/guest/bin/bpf_test: tests/bpf_test.c tests/bpf_utils.h tests/bpf/kfunc_ops.h \
-		$(BPF_SKELS) $(GUEST_LIB_OBJS) $(LIB_HDRS)
+$(BUILD)/guest/bin/bpf_test: tests/bpf_test.c tests/bpf_utils.h tests/memfilter_utils.h \
+		tests/bpf/kfunc_ops.h $(BPF_SKELS) $(GUEST_LIB_OBJS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -I$(BUILD)/bpf -Ibpf -Itests/bpf -static \
 		-O2 $(TEST_WARN) -o $@ $< $(GUEST_LIB_OBJS) $(BPF_LIBS) -lpthread
 
 # The veth traffic test: TC and netfilter through skeletons, XDP through ip
 # from the object file, which goes into the guest beside it.
-$(BUILD)/guest/bin/veth_test: tests/veth_test.c bpf/tc_dedup.h \
-		bpf/xdp_blocklist.h bpf/nf_dedup.h bpf/loader.h \
+$(BUILD)/guest/bin/veth_test: tests/veth_test.c tests/memfilter_utils.h \
+		bpf/tc_dedup.h bpf/xdp_blocklist.h bpf/nf_dedup.h bpf/loader.h \
 		$(BUILD)/bpf/tc_dedup.skel.h $(BUILD)/bpf/nf_dedup.skel.h \
 		$(GUEST_LIB_OBJS) $(LIB_HDRS) | $(BUILD)/guest/bin/xdp_blocklist.bpf.o
 	@mkdir -p $(@D)

@@ -176,7 +176,7 @@ TEST_F(bpf, cuckoo_returns)
 	}
 	EXPECT_EQ(0, skel->bss->args.got);
 
-	fd = create(self->dev, MF_TYPE_CUCKOO, 64, 0.01, "bpf.test.cuckoo");
+	fd = seeded(self->dev, MF_TYPE_CUCKOO, 64, 0.01, "bpf.test.cuckoo");
 	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
 	k = 1;
 	EXPECT_EQ(-ENOENT, op(skel, KFUNC_OP_CONTAINS, &k, 4));
@@ -231,11 +231,11 @@ TEST_F(bpf, pub_id)
 
 	ASSERT_EQ(0, mf_api(self->dev, &api));
 	EXPECT_TRUE(api.features & MEMFILTER_FEAT_PUB_ID);
-	fd = create(self->dev, MF_TYPE_BLOOM, 1000, 0.01, "bpf.test.id1");
+	fd = seeded(self->dev, MF_TYPE_BLOOM, 1000, 0.01, "bpf.test.id1");
 	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
-	fd2 = create(self->dev, MF_TYPE_CUCKOO, 1000, 0.01, "bpf.test.id2");
+	fd2 = seeded(self->dev, MF_TYPE_CUCKOO, 1000, 0.01, "bpf.test.id2");
 	ASSERT_LE(0, fd2) TH_LOG("create: %s", mf_strerror(fd2));
-	anon = create(self->dev, MF_TYPE_BLOOM, 1000, 0.01, NULL);
+	anon = seeded(self->dev, MF_TYPE_BLOOM, 1000, 0.01, NULL);
 	ASSERT_LE(0, anon) TH_LOG("create: %s", mf_strerror(anon));
 
 	ASSERT_EQ(0, mf_pub_id(fd, &id1));
@@ -284,7 +284,7 @@ TEST_F(bpf, borrow_id)
 	int fd, ret;
 
 	NEED_KFUNCS();
-	fd = create(self->dev, MF_TYPE_BLOOM, 1000, 0.01, "bpf.test.byid");
+	fd = seeded(self->dev, MF_TYPE_BLOOM, 1000, 0.01, "bpf.test.byid");
 	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
 	ASSERT_EQ(1, mf_add(fd, &k, 4, 1, NULL, NULL));
 	/* A key the filter answers "absent" for (fixed seed: deterministic). */
@@ -343,7 +343,7 @@ TEST_F(bpf, contains_id)
 	int fd, cfd, want, ret, hits = 0;
 
 	NEED_KFUNCS();
-	fd = create(self->dev, MF_TYPE_BLOOM, 1000, 0.05, "bpf.test.cid");
+	fd = seeded(self->dev, MF_TYPE_BLOOM, 1000, 0.05, "bpf.test.cid");
 	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
 	/* Full (1000 keys): some of the absent keys answer present. */
 	for (k = 0; k < 3000; k += 3)
@@ -401,7 +401,7 @@ TEST_F(bpf, contains_id)
 	EXPECT_EQ(0, one_call(skel, KFUNC_OP_CONTAINS, id2, &k, 4));
 
 	/* A cuckoo filter: contains by id works, test-and-add does not. */
-	cfd = create(self->dev, MF_TYPE_CUCKOO, 64, 0.01, "bpf.test.cid.c");
+	cfd = seeded(self->dev, MF_TYPE_CUCKOO, 64, 0.01, "bpf.test.cid.c");
 	ASSERT_LE(0, cfd) TH_LOG("create: %s", mf_strerror(cfd));
 	ASSERT_EQ(0, mf_pub_id(cfd, &cid));
 	k = 7;
@@ -429,7 +429,7 @@ TEST_F(bpf, bloom_batch)
 	int fd, i;
 
 	NEED_KFUNCS();
-	fd = create(self->dev, MF_TYPE_BLOOM, 32, 0.2, "bpf.test.bloom");
+	fd = seeded(self->dev, MF_TYPE_BLOOM, 32, 0.2, "bpf.test.bloom");
 	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
 	skel = ops_load("bpf.test.bloom");
 	ASSERT_NE(NULL, skel);
@@ -481,9 +481,9 @@ TEST_F(bpf, test_and_add_exact)
 	int fd, twin, i, dups = 0, fps = 0;
 
 	NEED_KFUNCS();
-	fd = create(self->dev, MF_TYPE_BLOOM, 64, 0.1, "bpf.test.tadd");
+	fd = seeded(self->dev, MF_TYPE_BLOOM, 64, 0.1, "bpf.test.tadd");
 	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
-	twin = create(self->dev, MF_TYPE_BLOOM, 64, 0.1, NULL);
+	twin = seeded(self->dev, MF_TYPE_BLOOM, 64, 0.1, NULL);
 	ASSERT_LE(0, twin);
 	skel = ops_load("bpf.test.tadd");
 	ASSERT_NE(NULL, skel);
@@ -505,7 +505,7 @@ TEST_F(bpf, test_and_add_exact)
 	close(fd);
 	close(twin);
 
-	fd = create(self->dev, MF_TYPE_CUCKOO, 64, 0.01, "bpf.test.tadd");
+	fd = seeded(self->dev, MF_TYPE_CUCKOO, 64, 0.01, "bpf.test.tadd");
 	ASSERT_LE(0, fd);
 	skel = ops_load("bpf.test.tadd");
 	ASSERT_NE(NULL, skel);
@@ -532,7 +532,7 @@ TEST_F(bpf, kptr_holds_filter)
 	if (listed(cap) < 0)
 		SKIP(return, "no debugfs: cannot see when the filter is freed");
 	ASSERT_EQ(0, listed(cap));
-	fd = create(self->dev, MF_TYPE_CUCKOO, cap, 0.01, "bpf.test.kptr");
+	fd = seeded(self->dev, MF_TYPE_CUCKOO, cap, 0.01, "bpf.test.kptr");
 	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
 	ASSERT_EQ(1, mf_add(fd, &k, 4, 1, NULL, NULL));
 	skel = ops_load("bpf.test.kptr");
@@ -763,7 +763,7 @@ TEST_F(bpf, key_limits)
 
 	NEED_KFUNCS();
 	memset(big, 0xa5, sizeof(big));
-	fd = create(self->dev, MF_TYPE_BLOOM, 1000, 0.01, "bpf.test.keymax");
+	fd = seeded(self->dev, MF_TYPE_BLOOM, 1000, 0.01, "bpf.test.keymax");
 	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
 	ASSERT_EQ(0, mf_pub_id(fd, &id));
 	skel = ops_load("bpf.test.keymax");
@@ -805,7 +805,7 @@ TEST_F(bpf, key_limits)
 	EXPECT_EQ(-EEXIST, op(skel, KFUNC_OP_TEST_AND_ADD, big, 0));
 
 	/* A cuckoo filter's delete, likewise. */
-	cfd = create(self->dev, MF_TYPE_CUCKOO, 1000, 0.01, NULL);
+	cfd = seeded(self->dev, MF_TYPE_CUCKOO, 1000, 0.01, NULL);
 	ASSERT_LE(0, cfd) TH_LOG("create: %s", mf_strerror(cfd));
 	kfunc_ops_bpf__destroy(skel);
 	ASSERT_EQ(0, mf_unpublish(fd));
@@ -853,7 +853,7 @@ TEST_F(bpf, wq_borrow_outlives_close)
 	ASSERT_EQ(0, kfunc_ops_bpf__load(skel));
 	st = &skel->bss->wq_state;
 	for (round = 0; round < 3; round++) {
-		fd = create(self->dev, MF_TYPE_BLOOM, 1000, 0.01,
+		fd = seeded(self->dev, MF_TYPE_BLOOM, 1000, 0.01,
 			    "bpf.test.wq");
 		ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
 		for (k = 0; k < 1000; k++)
@@ -893,11 +893,8 @@ REFUSED(socket_filter,
 /* Run a program installed beside this test; its output in @out. */
 static int beside(const char *prog, const char *args, char *out, size_t size)
 {
-	char path[4096], cmd[4400], *dir;
+	char path[4096], *dir;
 	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-	size_t got;
-	FILE *p;
-	int st;
 
 	if (n <= 0)
 		return -1;
@@ -906,14 +903,7 @@ static int beside(const char *prog, const char *args, char *out, size_t size)
 	snprintf(dir, sizeof(path) - (dir - path), "%s", prog);
 	if (access(path, X_OK))
 		return -2;
-	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", path, args);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	got = fread(out, 1, size - 1, p);
-	out[got] = 0;
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return run_cmd(out, size, "%s %s", path, args);
 }
 
 /*
@@ -949,7 +939,7 @@ TEST_F(bpf, loader_by_id)
 	int fd, st;
 
 	NEED_KFUNCS();
-	fd = create(self->dev, MF_TYPE_BLOOM, 1000, 0.01, "bpf.test.loader.id");
+	fd = seeded(self->dev, MF_TYPE_BLOOM, 1000, 0.01, "bpf.test.loader.id");
 	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
 	ASSERT_EQ(0, mf_pub_id(fd, &id));
 	st = beside("xdp_blocklist", "lo bpf.test.loader.id 0", out,

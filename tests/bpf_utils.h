@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bpf_test's helpers: filters and the packets sent through the XDP
+ * bpf_test's helpers, on top of memfilter_utils.h: filters and the
+ * packets sent through the XDP
  * example (the source addresses a filter blocks), running XDP, TC and
  * syscall programs with BPF_PROG_TEST_RUN and kfunc_ops's programs one
  * kfunc at a time, the exact blocklist check, and loading one program
@@ -12,11 +13,14 @@
 #ifndef _MF_BPF_UTILS_H
 #define _MF_BPF_UTILS_H
 
+#include "memfilter_utils.h"
+
 /* Sources sent through the XDP program; the filter holds every 4th. */
 #define N_SRC	600
 #define XDP_NAME "bpf.test.xdp"
 
-static int create(int dev, int type, uint64_t capacity, double fpr,
+/* A library filter with the tests' fixed seed: its fd or -errno. */
+static int seeded(int dev, int type, uint64_t capacity, double fpr,
 		  const char *name)
 {
 	struct mf_create_opts o = {
@@ -76,7 +80,7 @@ static int blocklist(int dev, const char *name, bool v6, struct mf_offline **off
 	size_t klen, ilen;
 	void *img;
 
-	fd = create(dev, MF_TYPE_BLOOM, (v6 ? 2 : 1) * N_SRC / 4, 0.05, name);
+	fd = seeded(dev, MF_TYPE_BLOOM, (v6 ? 2 : 1) * N_SRC / 4, 0.05, name);
 	if (fd < 0)
 		return fd;
 	for (fam = 0; fam <= v6; fam++)

@@ -935,21 +935,12 @@ TEST_F(nf, opener_credentials)
 /* Run a memfilterctl command line; its first output line into @out. */
 static int ctl(const char *args, char *out, size_t len)
 {
-	char cmd[512];
-	FILE *p;
-	int status;
+	int status = run_cmd(out, len, CTL " %s", args);
+	char *nl = strchr(out, '\n');
 
-	snprintf(cmd, sizeof(cmd), CTL " %s 2>&1", args);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	out[0] = 0;
-	if (!fgets(out, len, p))
-		out[0] = 0;
-	while (fgetc(p) != EOF)
-		;
-	status = pclose(p);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	if (nl)
+		nl[1] = 0;
+	return status;
 }
 
 /* memfilterctl nf: attach, list --json, stats, detach, and its errors. */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * nf_test's helpers: the sources (127.1.x.y, fd00::1:x), the network
- * namespace with lo up, the filter that blocks some of them, the
- * prediction of what it answers, sending and receiving the datagrams,
- * and the checks of an attachment's counters. Included by
- * tests/nf_test.c only, after kselftest_harness.h (the ASSERTs take
- * its _metadata).
+ * nf_test's helpers, on top of memfilter_utils.h: the sources
+ * (127.1.x.y, fd00::1:x), the network namespace with lo up, the filter
+ * that blocks some of them, the prediction of what it answers, sending
+ * and receiving the datagrams, and the checks of an attachment's
+ * counters. Included by tests/nf_test.c only, after kselftest_harness.h
+ * (the ASSERTs take its _metadata).
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -14,6 +14,7 @@
 
 #include "kselftest_harness.h"
 #include "libmemfilter.h"
+#include "memfilter_utils.h"
 
 #define PORT		9999
 #define NSRC		512	/* sources per run */

@@ -36,7 +36,6 @@
 #include <netpacket/packet.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +51,7 @@
 
 #include "kselftest_harness.h"
 #include "libmemfilter.h"
+#include "memfilter_utils.h"
 #include "loader.h"
 #include "nf_dedup.h"
 #include "nf_dedup.skel.h"
@@ -93,44 +93,6 @@ static void enter(struct __test_metadata *_metadata, int ns)
 {
 	ASSERT_EQ(0, setns(nsfd[ns], CLONE_NEWNET)) TH_LOG("setns: %s",
 							    strerror(errno));
-}
-
-/* Run a shell command line; its exit status (-1 if it did not exit). */
-static int sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-	int status;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	status = system(cmd);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* Run a command line; its whole output (stdout and stderr) into @out. */
-static int sh_out(char *out, size_t len, const char *fmt, ...)
-{
-	char cmd[1024];
-	size_t n = 0;
-	va_list ap;
-	FILE *p;
-	int status, c;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd) - 8, fmt, ap);
-	va_end(ap);
-	strcat(cmd, " 2>&1");
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while ((c = fgetc(p)) != EOF)
-		if (n + 1 < len)
-			out[n++] = c;
-	out[n] = 0;
-	status = pclose(p);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /*
@@ -213,17 +175,6 @@ static __be32 src_addr(unsigned int src)
 static void payload(char *buf, size_t len, unsigned int id)
 {
 	snprintf(buf, len, "pkt-%06u", id);
-}
-
-static void write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		if (write(fd, s, strlen(s)) < 0)
-			perror(path);
-		close(fd);
-	}
 }
 
 /*
@@ -506,7 +457,7 @@ static unsigned int predict_saddr(struct __test_metadata *_metadata, int fd,
  */
 static int bss_dump(char *out, size_t len, const char *map)
 {
-	return sh_out(out, len, BPFTOOL " -j map dump name %s", map) ? -1 : 0;
+	return run_cmd(out, len, BPFTOOL " -j map dump name %s", map) ? -1 : 0;
 }
 
 /* One counter of a bss_dump() (-2 if it is not there). */
@@ -539,8 +490,8 @@ TEST_F_TIMEOUT(veth, xdp_blocklist_ip_bpftool, VETH_TIMEOUT)
 	if (access(BPFTOOL, X_OK) || access(XDP_OBJ, R_OK) || access(CTL, X_OK))
 		SKIP(return, "needs " BPFTOOL ", " XDP_OBJ " and " CTL);
 	n = all_sources(seq);
-	ASSERT_EQ(0, sh(CTL " create xdp.blocklist --type bloom --capacity %d --fpr %g --seed %llu >/dev/null",
-			NBLOCK, FPR, (unsigned long long)SEED));
+	ASSERT_EQ(0, run_cmd(NULL, 0, CTL " create xdp.blocklist --type bloom --capacity %d --fpr %g --seed %llu >/dev/null",
+			     NBLOCK, FPR, (unsigned long long)SEED));
 	p = popen(CTL " add xdp.blocklist --hex >/dev/null", "w");
 	ASSERT_NE(NULL, p);
 	for (i = 0; i < NBLOCK; i++) {
@@ -559,19 +510,19 @@ TEST_F_TIMEOUT(veth, xdp_blocklist_ip_bpftool, VETH_TIMEOUT)
 	enter(_metadata, NS_B);
 	ifindex_b = if_nametoindex("vb");
 	enter(_metadata, NS_ROOT);
-	ASSERT_EQ(0, sh_out(out, sizeof(out), IP " -n mfB link set dev vb xdp obj "
-			    XDP_OBJ " sec xdp")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_cmd(out, sizeof(out), IP " -n mfB link set dev vb xdp obj "
+			     XDP_OBJ " sec xdp")) TH_LOG("%s", out);
 	/* bpftool: loaded, the kfunc calls resolved, attached to vb. */
-	ASSERT_EQ(0, sh_out(out, sizeof(out), BPFTOOL " prog show name xdp_blocklist"))
+	ASSERT_EQ(0, run_cmd(out, sizeof(out), BPFTOOL " prog show name xdp_blocklist"))
 		TH_LOG("%s", out);
 	ASSERT_EQ(1, sscanf(out, "%d: xdp ", &prog_id)) TH_LOG("%s", out);
 	snprintf(want, sizeof(want), "vb(%d) driver id %d", ifindex_b, prog_id);
-	ASSERT_EQ(0, sh_out(out, sizeof(out),
-			    BPFTOOL " prog dump xlated name xdp_blocklist"));
+	ASSERT_EQ(0, run_cmd(out, sizeof(out),
+			     BPFTOOL " prog dump xlated name xdp_blocklist"));
 	EXPECT_NE(NULL, strstr(out, "bpf_memfilter_borrow")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "bpf_memfilter_contains"));
 	enter(_metadata, NS_B);
-	EXPECT_EQ(0, sh_out(out, sizeof(out), BPFTOOL " net show dev vb"));
+	EXPECT_EQ(0, run_cmd(out, sizeof(out), BPFTOOL " net show dev vb"));
 	enter(_metadata, NS_ROOT);
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("want '%s' in: %s", want, out);
 
@@ -582,7 +533,7 @@ TEST_F_TIMEOUT(veth, xdp_blocklist_ip_bpftool, VETH_TIMEOUT)
 	EXPECT_EQ(n - hits + 1, bss_counter(out, "passed"));
 	EXPECT_EQ(0, bss_counter(out, "not_ip"));
 
-	ASSERT_EQ(0, sh(IP " -n mfB link set dev vb xdp off"));
+	ASSERT_EQ(0, run_cmd(NULL, 0, IP " -n mfB link set dev vb xdp off"));
 	EXPECT_EQ(0, mf_unpublish(fd));
 	close(fd);
 }
@@ -633,7 +584,8 @@ static unsigned int predict_dedup(struct __test_metadata *_metadata, int twin,
 	return drops;
 }
 
-static int create(int dev, const char *name, uint64_t capacity)
+/* A Bloom filter of FPR with the test's seed, published as @name (or not). */
+static int seeded(int dev, const char *name, uint64_t capacity)
 {
 	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_BLOOM, .capacity = capacity,
 		.fpr = FPR, .fixed_seed = true, .seed = SEED, .name = name);
@@ -655,9 +607,9 @@ static unsigned int dedup_setup(struct __test_metadata *_metadata, int dev,
 	unsigned int drops;
 
 	*n = repeats(seq, NSRC / 4);
-	*fd = create(dev, name, NSRC);
+	*fd = seeded(dev, name, NSRC);
 	ASSERT_LE(0, *fd) TH_LOG("%s", mf_strerror(*fd));
-	*twin = create(dev, NULL, NSRC);
+	*twin = seeded(dev, NULL, NSRC);
 	ASSERT_LE(0, *twin);
 	drops = predict_dedup(_metadata, *twin, seq, *n, sentinel, len);
 	TH_LOG("%u packets, %u repeats, %u false positives", *n, NSRC / 4,
@@ -679,7 +631,7 @@ static void expect_link_listed(struct __test_metadata *_metadata,
 
 	ASSERT_EQ(0, bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info,
 					    &info_len));
-	EXPECT_EQ(0, sh_out(out, sizeof(out), BPFTOOL " link show"));
+	EXPECT_EQ(0, run_cmd(out, sizeof(out), BPFTOOL " link show"));
 	snprintf(want, sizeof(want), "prog %u", info.id);
 	EXPECT_TRUE(strstr(out, want) && (strstr(out, type) || strstr(out, num)))
 		TH_LOG("want '%s' in: %s", want, out);
@@ -815,7 +767,7 @@ TEST_F_TIMEOUT(veth, nf_blocklist_prerouting, VETH_TIMEOUT)
 	int fd;
 
 	n = all_sources(seq);
-	fd = create(self->dev, "nf.veth", NBLOCK);
+	fd = seeded(self->dev, "nf.veth", NBLOCK);
 	ASSERT_LE(0, fd);
 	for (i = 0; i < NBLOCK; i++) {
 		a = src_addr(i * 3);
@@ -825,7 +777,7 @@ TEST_F_TIMEOUT(veth, nf_blocklist_prerouting, VETH_TIMEOUT)
 	TH_LOG("%u sources, %u blocked, %u false positives", n, NBLOCK,
 	       hits - NBLOCK);
 	enter(_metadata, NS_B);
-	ASSERT_EQ(0, sh_out(out, sizeof(out), CTL " nf attach nf.veth --hook prerouting --key saddr --action drop-hit --family ipv4"))
+	ASSERT_EQ(0, run_cmd(out, sizeof(out), CTL " nf attach nf.veth --hook prerouting --key saddr --action drop-hit --family ipv4"))
 		TH_LOG("%s", out);
 	id = strtol(out, NULL, 10);
 	enter(_metadata, NS_ROOT);
@@ -1014,11 +966,11 @@ TEST_F_TIMEOUT(veth, tc_dedup_loader_egress, VETH_TIMEOUT)
 
 	if (access(TC_LOADER, X_OK))
 		SKIP(return, "no " TC_LOADER);
-	fd = create(self->dev, "tc.loader", NSRC);
+	fd = seeded(self->dev, "tc.loader", NSRC);
 	ASSERT_LE(0, fd);
 	if (have_kfuncs(self->dev))
 		ASSERT_EQ(0, mf_pub_id(fd, &id));
-	twin = create(self->dev, NULL, NSRC);
+	twin = seeded(self->dev, NULL, NSRC);
 	ASSERT_LE(0, twin);
 	ASSERT_EQ(0, pipe(pipefd));
 	enter(_metadata, NS_A);
@@ -1156,7 +1108,7 @@ TEST_F_TIMEOUT(veth, nf_blocklist_payload_v6, VETH_TIMEOUT)
 	int fd;
 
 	enable_v6(_metadata);
-	fd = create(self->dev, "nf.veth6", NSRC6 / 4);
+	fd = seeded(self->dev, "nf.veth6", NSRC6 / 4);
 	ASSERT_LE(0, fd);
 	for (i = 0; i < NSRC6; i++) {
 		seq[i] = (struct pkt){ .src = i, .id = i };
