@@ -608,12 +608,20 @@ htmldocs:
 		exit 1; }
 	sphinx-build -W -q -b html Documentation $(BUILD)/htmldocs
 
+# The shell selftests' TAP library, installed beside them: they source it
+# from there (from tests/ in the tree).
+GUEST_TAP := $(BUILD)/guest/bin/tap.sh
+
+$(GUEST_TAP): tests/tap.sh
+	@mkdir -p $(@D)
+	install -m 644 $< $@
+
 # The CLI test is a POSIX sh script; installed without .sh so that guest
 # scripts run it with the other */bin/*_test selftests, and its tests
 # (tests/cli/*.sh, which it sources) beside it in cli/.
 CLI_TEST_PARTS := $(wildcard tests/cli/*.sh)
 
-$(BUILD)/guest/bin/cli_test: tests/cli_test.sh $(CLI_TEST_PARTS)
+$(BUILD)/guest/bin/cli_test: tests/cli_test.sh $(CLI_TEST_PARTS) $(GUEST_TAP)
 	@mkdir -p $(@D)/cli
 	install -m 644 $(CLI_TEST_PARTS) $(@D)/cli/
 	install -m 755 $< $@
@@ -624,7 +632,7 @@ guest: $(BUILD)/guest/bin/cli_test
 # dm_discard_test and dm_fs_test) and the O_DIRECT writer and predictor
 # dm_test drives the device with.
 $(BUILD)/guest/bin/dm_test $(BUILD)/guest/bin/dm_discard_test \
-	$(BUILD)/guest/bin/dm_fs_test: $(BUILD)/guest/bin/%: tests/%.sh
+	$(BUILD)/guest/bin/dm_fs_test: $(BUILD)/guest/bin/%: tests/%.sh $(GUEST_TAP)
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
@@ -674,7 +682,8 @@ $(BUILD)/guest/bin/docs/.stamp: scripts/doc-examples.py $(DOC_SRCS) \
 		--bpf-cc "$(BPF_CLANG) $(BPF_CFLAGS)"
 	@touch $@
 
-$(BUILD)/guest/bin/docs_test: tests/docs_test.sh $(BUILD)/guest/bin/docs/.stamp
+$(BUILD)/guest/bin/docs_test: tests/docs_test.sh $(BUILD)/guest/bin/docs/.stamp \
+		$(GUEST_TAP)
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 

@@ -71,7 +71,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/bin/mutants"
 cp "$B/guest/bin/dm_test" "$B/guest/bin/dm_discard_test" \
-	"$B/guest/bin/dedup_io" "$B/guest/bin/memfilterctl" "$work/bin/"
+	"$B/guest/bin/tap.sh" "$B/guest/bin/dedup_io" \
+	"$B/guest/bin/memfilterctl" "$work/bin/"
 scripts/build-module.sh "$K" "$M/src" -j2 >"$M.build.log" 2>&1 ||
 	{ cat "$M.build.log"; die "building the module failed"; }
 src=$(cd "$M/src" && pwd)

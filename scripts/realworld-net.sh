@@ -40,7 +40,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 scripts/build-module.sh "$KDIR612" "$B/kbuild/stock-6.12" >/dev/null
 FILES="memfilterctl nf_dedup tc_dedup replay.pcap replay_predict replay_test
-	xdp-dispatcher.o xdp_blocklist.bpf.o tc_dedup.bpf.o"
+	tap.sh xdp-dispatcher.o xdp_blocklist.bpf.o tc_dedup.bpf.o"
 # shellcheck disable=SC2046 # one target per file
 make -s BUILD="$B" $(for f in $FILES; do echo "$B/guest/bin/$f"; done)
 mkdir "$work/bin" "$work/kmods"

@@ -25,8 +25,9 @@ MAP=mfdisc
 FILTER=mfdisc-filter
 BLOCKS=256
 T=$(mktemp -d) || exit 1
-n=0
-failed=0
+# The TAP library: installed beside this script, tests/tap.sh in the tree.
+. "${0%/*}/tap.sh"
+tap_log=$T/log
 
 dm() { $DMSETUP --noudevsync "$@"; }
 
@@ -36,27 +37,6 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-
-run() {
-	n=$((n + 1))
-	if "$2" >"$T/log" 2>&1; then
-		grep '^# ' "$T/log"
-		echo "ok $n $1"
-	else
-		sed 's/^/# /' "$T/log"
-		echo "not ok $n $1"
-		failed=1
-	fi
-}
-
-fail() {
-	echo "$*"
-	return 1
-}
-
-eq() {
-	[ "$2" = "$3" ] || fail "$1: '$2', want '$3'"
-}
 
 # The target's counters (dm.c's order), as in dm_test.sh.
 status() {
@@ -119,20 +99,16 @@ t_rewrite_elided() {
 		eq "provisioned" "$(provisioned)" "0-$((BLOCKS * 8 - 1))"
 }
 
-echo "TAP version 13"
 if [ ! -r $SD/map ] ||
 	[ "$(cat /sys/module/scsi_debug/parameters/lbpu 2>/dev/null)" != 1 ] ||
 	[ "$(cat /sys/module/scsi_debug/parameters/lbprz 2>/dev/null)" != 0 ]; then
-	echo "1..1"; echo "ok 1 # SKIP no scsi_debug disk with lbpu=1 lbprz=0 here"
-	exit 0
+	tap_skip_all "no scsi_debug disk with lbpu=1 lbprz=0 here"
 fi
-[ -x $DMSETUP ] && [ -x $BLKDISCARD ] || {
-	echo "1..1"; echo "ok 1 # SKIP no $DMSETUP or $BLKDISCARD (vm.sh --tools)"
-	exit 0
-}
-echo "1..3"
-run "setup: scsi_debug disk (lbprz=0), filter, dmsetup create" t_setup
-run "dd, blkdiscard, dd: every block written again, on the device" \
+[ -x $DMSETUP ] && [ -x $BLKDISCARD ] ||
+	tap_skip_all "no $DMSETUP or $BLKDISCARD (vm.sh --tools)"
+tap_begin 3
+step "setup: scsi_debug disk (lbprz=0), filter, dmsetup create" t_setup
+step "dd, blkdiscard, dd: every block written again, on the device" \
 	t_discard_rewrite
-run "dd again: every block elided" t_rewrite_elided
-exit $failed
+step "dd again: every block elided" t_rewrite_elided
+tap_end

@@ -34,11 +34,12 @@ MIB=${MF_DM_FS_MIB:-32}
 FIO_MIB=${MF_DM_FIO_MIB:-2}
 
 T=$(mktemp -d) || exit 1
+# The TAP library: installed beside this script, tests/tap.sh in the tree.
+. "${0%/*}/tap.sh"
+tap_log=$T/log
 MNT=$T/mnt
 BACK=$T/backing.img
 LDEV=
-n=0
-failed=0
 
 dm() { $DMSETUP --noudevsync "$@"; }
 
@@ -51,39 +52,6 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-
-uptime_cs() {
-	read -r UP _ </proc/uptime
-	UP=$((${UP%.*} * 100 + 1${UP#*.} - 100))
-}
-
-# run NAME FUNCTION: one TAP test; the function's output is shown on
-# failure, its "# " lines always, with the time it took.
-run() {
-	n=$((n + 1))
-	uptime_cs
-	t0=$UP
-	if "$2" >"$T/log" 2>&1; then
-		grep '^# ' "$T/log"
-		uptime_cs
-		t0=$((UP - t0))
-		echo "# $2: $((t0 / 100)).$((t0 / 10 % 10))$((t0 % 10)) s"
-		echo "ok $n $1"
-	else
-		sed 's/^/# /' "$T/log"
-		echo "not ok $n $1"
-		failed=1
-	fi
-}
-
-fail() {
-	echo "$*"
-	return 1
-}
-
-eq() {
-	[ "$2" = "$3" ] || fail "$1: '$2', want '$3'"
-}
 
 # status: the counters since the last reset (dm.c's order), printed with
 # the fraction of candidates elided, in per mille.
@@ -245,34 +213,27 @@ t_fio_pattern() {
 		eq "elided + busy" $((E + B)) $blocks
 }
 
-echo "TAP version 13"
-if ! grep -qw ext4 /proc/filesystems; then
-	echo "1..1"; echo "ok 1 # SKIP no ext4 in this kernel (the debug and stock 6.12 guests have it)"
-	exit 0
-fi
+grep -qw ext4 /proc/filesystems ||
+	tap_skip_all "no ext4 in this kernel (the debug and stock 6.12 guests have it)"
 for t in $DMSETUP $LOSETUP $MKE2FS $E2FSCK $FSTRIM $FIO; do
-	[ -x $t ] || {
-		echo "1..1"; echo "ok 1 # SKIP no $t (vm.sh --tools)"
-		exit 0
-	}
+	[ -x $t ] || tap_skip_all "no $t (vm.sh --tools)"
 done
-echo "1..8"
-run "setup: loop device, filter, dmsetup create" t_setup
-run "the tree to copy, its checksums" t_tree
-run "mkfs.ext4, copy: e2fsck clean, files intact" t_mkfs_copy
-run "rewrite in place: data elided, e2fsck clean, files intact" t_rewrite
-run "cp over the files" t_cp_over
-run "rm, fstrim, copy again: e2fsck clean, files intact" t_trim_copy
+tap_begin 8
+step "setup: loop device, filter, dmsetup create" t_setup
+step "the tree to copy, its checksums" t_tree
+step "mkfs.ext4, copy: e2fsck clean, files intact" t_mkfs_copy
+step "rewrite in place: data elided, e2fsck clean, files intact" t_rewrite
+step "cp over the files" t_cp_over
+step "rm, fstrim, copy again: e2fsck clean, files intact" t_trim_copy
 # Debian's fio needs System V shared memory (shmget for its job table,
 # even with --thread): a kernel without CONFIG_SYSVIPC skips these two.
 if [ -d /proc/sysvipc ]; then
-	run "fio libaio crc32c: verified" t_fio_crc
-	run "fio io_uring pattern, twice: verified, second pass elided" \
+	step "fio libaio crc32c: verified" t_fio_crc
+	step "fio io_uring pattern, twice: verified, second pass elided" \
 		t_fio_pattern
 else
 	for t in "fio libaio crc32c" "fio io_uring pattern"; do
-		n=$((n + 1))
-		echo "ok $n $t # SKIP no System V IPC in this kernel (fio's shmget)"
+		tap_skip "no System V IPC in this kernel (fio's shmget)" "$t"
 	done
 fi
-exit $failed
+tap_end

@@ -24,12 +24,13 @@ BLOCKS=1024
 SECTORS=$((BLOCKS * 8))
 
 T=$(mktemp -d) || exit 1
+# The TAP library: installed beside this script, tests/tap.sh in the tree.
+. "${0%/*}/tap.sh"
+tap_log=$T/log
 EXP=$T/expected.img
 BACK=$T/backing.img
 LDEV=
 LDEV2=
-n=0
-failed=0
 
 dm() { $DMSETUP --noudevsync "$@"; }
 
@@ -44,42 +45,6 @@ cleanup() {
 	rm -rf "$T"
 }
 trap cleanup EXIT
-
-# UP: the guest's uptime in centiseconds. Shell builtins only, here and
-# in loopstat: a process started costs up to seconds under KASAN.
-uptime_cs() {
-	read -r UP _ </proc/uptime
-	UP=$((${UP%.*} * 100 + 1${UP#*.} - 100))
-}
-
-# run NAME FUNCTION: one TAP test; the function's output is shown on
-# failure, its "# " lines always.
-run() {
-	n=$((n + 1))
-	uptime_cs
-	t0=$UP
-	if "$2" >"$T/log" 2>&1; then
-		grep '^# ' "$T/log"
-		uptime_cs
-		t0=$((UP - t0))
-		echo "# $2: $((t0 / 100)).$((t0 / 10 % 10))$((t0 % 10)) s"
-		echo "ok $n $1"
-	else
-		sed 's/^/# /' "$T/log"
-		echo "not ok $n $1"
-		failed=1
-	fi
-}
-
-fail() {
-	echo "$*"
-	return 1
-}
-
-# eq WHAT GOT WANT
-eq() {
-	[ "$2" = "$3" ] || fail "$1: $2, want $3"
-}
 
 # status [MAP]: the target's counters as W E V M N P B X U (dm.c's order).
 status() {
@@ -532,24 +497,23 @@ t_unaligned() {
 		eq "passthrough" "$P" 1 && una_same && una_remove
 }
 
-echo "TAP version 13"
-echo "1..18"
-run "setup: loop device, filter, dmsetup create" t_setup
-run "dmsetup table shows the table line" t_table
-run "bad tables and messages are refused" t_bad_tables
-run "region A: filter negatives only, no verify reads" t_write_a
-run "region A unchanged: all elided, loop writes unchanged" t_rewrite_a
-run "region B: verify reads = predicted false positives" t_write_b
-run "half of A changed: mismatches counted and written" t_half_a
-run "FUA writes are never elided" t_fua
-run "64 KiB write split per block; partial, unaligned pass through" t_split_partial
-run "concurrent overlapping writers: a valid result" t_concurrent
-run "suspend/resume with writes in flight" t_suspend
-run "reload with writes in flight" t_reload
-run "filter unpublished while the target holds it" t_unpublish
-run "remove with the device open: refused, then deferred" t_remove
-run "no filter ('*'): every write verified" t_no_filter
-run "cuckoo filter" t_cuckoo
-run "two targets on one device at their offsets" t_offset
-run "unaligned offset: slots of the target's blocks" t_unaligned
-exit $failed
+tap_begin 18
+step "setup: loop device, filter, dmsetup create" t_setup
+step "dmsetup table shows the table line" t_table
+step "bad tables and messages are refused" t_bad_tables
+step "region A: filter negatives only, no verify reads" t_write_a
+step "region A unchanged: all elided, loop writes unchanged" t_rewrite_a
+step "region B: verify reads = predicted false positives" t_write_b
+step "half of A changed: mismatches counted and written" t_half_a
+step "FUA writes are never elided" t_fua
+step "64 KiB write split per block; partial, unaligned pass through" t_split_partial
+step "concurrent overlapping writers: a valid result" t_concurrent
+step "suspend/resume with writes in flight" t_suspend
+step "reload with writes in flight" t_reload
+step "filter unpublished while the target holds it" t_unpublish
+step "remove with the device open: refused, then deferred" t_remove
+step "no filter ('*'): every write verified" t_no_filter
+step "cuckoo filter" t_cuckoo
+step "two targets on one device at their offsets" t_offset
+step "unaligned offset: slots of the target's blocks" t_unaligned
+tap_end

@@ -19,7 +19,7 @@ $(BUILD)/guest/bin/replay_predict: tests/replay_predict.c $(GUEST_LIB_OBJS) \
 	@mkdir -p $(@D)
 	$(CC) $(GUEST_FLAGS) -static -o $@ $< $(GUEST_LIB_OBJS) -lm
 
-$(BUILD)/guest/bin/replay_test: tests/replay_test.sh
+$(BUILD)/guest/bin/replay_test: tests/replay_test.sh $(GUEST_TAP)
 	@mkdir -p $(@D)
 	install -m 755 $< $@
 
