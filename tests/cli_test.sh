@@ -9,6 +9,14 @@
 MFC=$(command -v memfilterctl) || { echo "1..0 # SKIP memfilterctl not on PATH"; exit 1; }
 T=$(mktemp -d) || exit 1
 trap 'rm -rf "$T"' EXIT
+# Installed as cli_test with the TAP library (tap.sh) and tests/cli/ as
+# cli/ beside it, as in the tree.
+case $0 in
+*/*) here=${0%/*} ;;
+*) here=. ;;
+esac
+. "$here/tap.sh"
+tap_log=$T/log
 
 # --- helpers ---------------------------------------------------------------
 
@@ -18,11 +26,10 @@ run() {
 	rc=$?
 }
 
-fail() {
-	echo "$*"
+# What fail() adds to its message: the last command's output.
+tap_context() {
 	echo "stdout:"; sed 's/^/  /' "$T/out"
 	echo "stderr:"; sed 's/^/  /' "$T/err"
-	return 1
 }
 
 # expect_rc WANT CMD...
@@ -75,13 +82,6 @@ expect_out() {
 	[ "$(cat "$T/out")" = "$1" ] || fail "stdout is not '$1'"
 }
 
-# UP: seconds since boot, with shell builtins (no date process: under
-# KASAN every process started costs a fraction of a second or more).
-uptime_s() {
-	read -r UP _ </proc/uptime
-	UP=${UP%.*}
-}
-
 # listed NAME: memfilterctl list has the line NAME (read by the shell:
 # one process, not two).
 listed() {
@@ -98,13 +98,9 @@ keys() {
 
 # --- tests -----------------------------------------------------------------
 
-# In tests/cli/ (installed as cli/ beside cli_test), all sourced before
-# any test runs: a part may use another's helpers. $TESTS below gives
-# the order.
-case $0 in
-*/*) CLI_PARTS=${0%/*}/cli ;;
-*) CLI_PARTS=cli ;;
-esac
+# In tests/cli/, all sourced before any test runs: a part may use
+# another's helpers. $TESTS below gives the order.
+CLI_PARTS=$here/cli
 for p in basic images offline module options output messages; do
 	[ -r "$CLI_PARTS/$p.sh" ] ||
 		{ echo "Bail out! no $CLI_PARTS/$p.sh"; exit 1; }
@@ -166,23 +162,9 @@ without() {
 # MF_CLI_TESTS="a b ...": just those (a targeted guest run).
 [ -n "${MF_CLI_TESTS:-}" ] && TESTS=$MF_CLI_TESTS
 
-echo "TAP version 13"
 set -- $TESTS
-echo "1..$#"
-n=0
-failed=0
+tap_begin $#
 for t in $TESTS; do
-	n=$((n + 1))
-	uptime_s
-	t0=$UP
-	if out=$("t_$t" 2>&1); then
-		echo "ok $n $t"
-	else
-		echo "$out" | sed 's/^/# /'
-		echo "not ok $n $t"
-		failed=1
-	fi
-	uptime_s
-	echo "# $t: $((UP - t0)) s"
+	ok "$t" "t_$t"
 done
-exit $failed
+tap_end
