@@ -23,6 +23,9 @@ export MF_BIN
 MFC=$(command -v memfilterctl) || { echo "1..0 # SKIP memfilterctl not on PATH"; exit 1; }
 W=$(mktemp -d) || exit 1
 trap 'rm -rf "$W"' EXIT
+# The TAP library: installed beside this script, tests/tap.sh in the tree.
+. "$here/tap.sh"
+tap_log=$W/tap.log
 
 # What every run.sh can call, sourced before it: the guest's real tools
 # (lib.sh's functions that call /sbin/NAME, not busybox's applets),
@@ -74,64 +77,52 @@ needs() {
 	esac
 }
 
-# UP: seconds since boot, with shell builtins (a process costs up to
-# seconds under KASAN).
-uptime_s() {
-	read -r UP _ </proc/uptime
-	UP=${UP%.*}
-}
-
 # The names published now, one per line (none without the module).
 published() {
 	[ -e /dev/memfilter ] && memfilterctl list 2>/dev/null
 }
 
+# example DIR NETNS: run the example in DIR (in a network namespace of
+# its own with NETNS "netns"); when it fails, how it ended.
+example() {
+	T=$W/run
+	rm -rf "$T"
+	mkdir -p "$T/build/bin"
+	ln -s "$MFC" "$T/build/bin/memfilterctl"
+	ns=
+	[ "$2" = netns ] && ns="unshare -n"
+	(cd "$T" && EX=$1 timeout 300 $ns sh -c '. "$1"; set -e; . "$2"' sh \
+		"$W/prelude.sh" "$1/run.sh") >"$W/log" 2>&1
+	rc=$?
+	[ $rc != 0 ] || return 0
+	echo "exit status $rc"
+	cat "$W/log"
+	for f in stdout stderr; do
+		[ -s "$T/$f" ] || continue
+		echo "$f:"
+		tail -n 20 "$T/$f" | sed 's/^/  /'
+	done
+	return 1
+}
+
 set -- "$B"/[0-9]*
 [ -d "$1" ] || set --
-echo "TAP version 13"
-echo "1..$#"
-n=0 failed=0
+tap_begin $#
 for ex in "$@"; do
-	n=$((n + 1))
 	{ read -r where kind; read -r need; read -r netns; } <"$ex/info"
 	missing=
 	for w in $need; do
 		needs "$w" || missing="$missing $w"
 	done
 	if [ -n "$missing" ]; then
-		echo "ok $n $where $kind # SKIP needs$missing"
+		tap_skip "needs$missing" "$where $kind"
 		continue
 	fi
-	T=$W/run
-	rm -rf "$T"
-	mkdir -p "$T/build/bin"
-	ln -s "$MFC" "$T/build/bin/memfilterctl"
 	published >"$W/before"
-	ns=
-	[ "$netns" = netns ] && ns="unshare -n"
-	uptime_s
-	t0=$UP
-	(cd "$T" && EX=$ex timeout 300 $ns sh -c '. "$1"; set -e; . "$2"' sh \
-		"$W/prelude.sh" "$ex/run.sh") >"$W/log" 2>&1
-	rc=$?
-	uptime_s
-	echo "# $where: $((UP - t0)) s"
-	if [ $rc = 0 ]; then
-		echo "ok $n $where $kind"
-	else
-		echo "# exit status $rc"
-		sed 's/^/# /' "$W/log"
-		for f in stdout stderr; do
-			[ -s "$T/$f" ] || continue
-			echo "# $f:"
-			tail -n 20 "$T/$f" | sed 's/^/#   /'
-		done
-		echo "not ok $n $where $kind"
-		failed=1
-	fi
+	ok "$where $kind" example "$ex" "$netns"
 	# Filters the example published and left.
 	published | while read -r f; do
 		grep -qx -- "$f" "$W/before" || memfilterctl rm "$f" >/dev/null 2>&1
 	done
 done
-exit $failed
+tap_end

@@ -39,33 +39,31 @@ PCAP=$BIN/replay.pcap
 NF=/sys/kernel/debug/memfilter/netfilter
 T=/tmp/replay
 full=${MF_REPLAY_FULL:-0}
-n=0
-rc=0
+# The TAP library, installed beside this script (tests/tap.sh).
+. $BIN/tap.sh
 
-echo "TAP version 13"
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n $*"; rc=1; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
+tap_begin
 # check DESC EXPECTED GOT
 check() {
 	if [ "$2" = "$3" ]; then
-		ok "$1"
+		tap_ok "$1"
 		echo "#   $3"
 	else
-		not_ok "$1"
+		tap_not_ok "$1"
 		echo "#   expected: $2"
 		echo "#   got:      $3"
 	fi
 }
+# finish: the plan, and exit 0 only if every test passed.
 finish() {
-	echo "1..$n"
-	exit $rc
+	tap_end
+	exit
 }
 inA() { nsenter --net=/run/netns/rpA "$@"; }
 inB() { nsenter --net=/run/netns/rpB "$@"; }
 
 if [ ! -x /sbin/tcpreplay ] || [ ! -x /sbin/ip ]; then
-	skip "replay: no tcpreplay or ip in this guest (vm.sh --tools)"
+	tap_skip "replay: no tcpreplay or ip in this guest (vm.sh --tools)"
 	finish
 fi
 rm -rf $T
@@ -81,7 +79,7 @@ frames=$(($4 + $6))
 # --- the veth pair: rpA (va, the sender) -> rpB (vb, receives) -------------
 /sbin/ip netns del rpA 2>/dev/null
 /sbin/ip netns del rpB 2>/dev/null
-/sbin/ip netns add rpA && /sbin/ip netns add rpB || { not_ok "ip netns add"; finish; }
+/sbin/ip netns add rpA && /sbin/ip netns add rpB || { tap_not_ok "ip netns add"; finish; }
 # The sender must send nothing of its own (IPv6 router solicitations, DAD
 # and MLD reports would reach vb): IPv6 off in rpA before va exists.
 inA sh -c 'echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6 &&
@@ -89,7 +87,7 @@ inA sh -c 'echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6 &&
 /sbin/ip -n rpB link add vb address 02:00:00:00:00:02 type veth peer name va \
 	address 02:00:00:00:00:01 netns rpA &&
 /sbin/ip -n rpA link set va up && /sbin/ip -n rpB link set vb up ||
-	{ not_ok "veth pair rpA/va - rpB/vb"; finish; }
+	{ tap_not_ok "veth pair rpA/va - rpB/vb"; finish; }
 
 rx_packets() {
 	/sbin/ip -n rpB -s link show dev vb | awk '/RX:/ { getline; print $2; exit }'
@@ -139,10 +137,10 @@ count_hook() {
 # nf_case NAME KEY ACTION IMAGE: replay through one attachment.
 nf_case() {
 	name=$1 key=$2 action=$3 img=$4
-	$CTL load rp.$name <"$img" || { not_ok "$name: load the image"; return; }
+	$CTL load rp.$name <"$img" || { tap_not_ok "$name: load the image"; return; }
 	id=$(inB $CTL nf attach rp.$name --hook prerouting --key "$key" \
-		--action "$action") || { not_ok "$name: nf attach"; return; }
-	count_hook || { not_ok "$name: count attachment"; return; }
+		--action "$action") || { tap_not_ok "$name: nf attach"; return; }
+	count_hook || { tap_not_ok "$name: count attachment"; return; }
 	want=$($PRED nf $PCAP "$key" "$action" "$img" $T/$name.after.img)
 	replay "$name"
 	settle "$ip_pkts" hook_packets "$id"
@@ -214,11 +212,11 @@ bss_total() {
 }
 
 if ! $CTL version 2>/dev/null | grep -q bpf-kfuncs; then
-	skip "xdp-loader: the module has no BPF kfuncs on this kernel"
+	tap_skip "xdp-loader: the module has no BPF kfuncs on this kernel"
 	finish
 fi
 if [ ! -x /sbin/xdp-loader ] || [ ! -x /sbin/bpftool ]; then
-	skip "xdp-loader: not in this guest (vm.sh --tools xdp-loader bpftool)"
+	tap_skip "xdp-loader: not in this guest (vm.sh --tools xdp-loader bpftool)"
 	finish
 fi
 mkdir -p /sys/fs/bpf
@@ -227,17 +225,17 @@ grep -q ' /sys/fs/bpf ' /proc/mounts || mount -t bpf bpf /sys/fs/bpf
 export LIBXDP_OBJECT_PATH=$BIN
 $CTL load xdp.blocklist <$T/block.img
 if out=$(inB /sbin/xdp-loader load -m native vb $BIN/xdp_blocklist.bpf.o 2>&1); then
-	ok "xdp-loader load -m native vb xdp_blocklist.bpf.o"
+	tap_ok "xdp-loader load -m native vb xdp_blocklist.bpf.o"
 else
-	not_ok "xdp-loader load -m native vb xdp_blocklist.bpf.o"
+	tap_not_ok "xdp-loader load -m native vb xdp_blocklist.bpf.o"
 fi
 echo "$out" | sed 's/^/# /'
 st=$(inB /sbin/xdp-loader status vb 2>&1)
 echo "$st" | sed 's/^/# /'
 if echo "$st" | grep -q 'xdp_blocklist'; then
-	ok "xdp-loader status vb lists xdp_blocklist"
+	tap_ok "xdp-loader status vb lists xdp_blocklist"
 else
-	not_ok "xdp-loader status vb lists xdp_blocklist"
+	tap_not_ok "xdp-loader status vb lists xdp_blocklist"
 fi
 net=$(inB /sbin/bpftool net show dev vb 2>&1)
 echo "$net" | sed 's/^/# /'
@@ -245,8 +243,8 @@ pid=$(echo "$net" | sed -n 's/.*vb(.*) driver id \([0-9]*\).*/\1/p')
 pname=$(/sbin/bpftool prog show id "${pid:-0}" 2>/dev/null | sed -n 's/^[0-9]*: xdp  *name \([^ ]*\).*/\1/p')
 case "$pname" in
 xdp_blocklist|xdp_dispatcher)
-	ok "bpftool net: vb has an XDP program in driver mode ($pname)" ;;
-*)	not_ok "bpftool net: vb has an XDP program in driver mode (id '${pid:-}', '${pname:-}')" ;;
+	tap_ok "bpftool net: vb has an XDP program in driver mode ($pname)" ;;
+*)	tap_not_ok "bpftool net: vb has an XDP program in driver mode (id '${pid:-}', '${pname:-}')" ;;
 esac
 
 count_hook
@@ -263,22 +261,22 @@ inB $CTL nf detach "$cid"
 $CTL rm rp.past
 
 if out=$(inB /sbin/xdp-loader unload vb --all 2>&1); then
-	ok "xdp-loader unload vb --all"
+	tap_ok "xdp-loader unload vb --all"
 else
-	not_ok "xdp-loader unload vb --all"
+	tap_not_ok "xdp-loader unload vb --all"
 	echo "$out" | sed 's/^/# /'
 fi
 net=$(inB /sbin/bpftool net show dev vb 2>&1)
 if echo "$net" | grep -q 'driver id\|generic id'; then
-	not_ok "bpftool net: nothing left on vb"
+	tap_not_ok "bpftool net: nothing left on vb"
 	echo "$net" | sed 's/^/# /'
 else
-	ok "bpftool net: nothing left on vb"
+	tap_ok "bpftool net: nothing left on vb"
 fi
 if /sbin/bpftool prog show name xdp_blocklist 2>/dev/null | grep -q .; then
-	not_ok "no xdp_blocklist program left loaded"
+	tap_not_ok "no xdp_blocklist program left loaded"
 else
-	ok "no xdp_blocklist program left loaded"
+	tap_ok "no xdp_blocklist program left loaded"
 fi
 $CTL rm xdp.blocklist
 
@@ -301,7 +299,7 @@ if [ "$full" = 1 ]; then
 		loader=$!
 		settle 1 grep -c attached $T/tc.out
 		grep -q attached $T/tc.out
-	fi && ok "$how" || { not_ok "$how"; sed 's/^/# /' $T/tc.err; }
+	fi && tap_ok "$how" || { tap_not_ok "$how"; sed 's/^/# /' $T/tc.err; }
 	count_hook
 	want=$($PRED tc $PCAP $T/dedup.img $T/tc.after.img)
 	replay tc
