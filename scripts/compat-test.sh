@@ -24,7 +24,8 @@ cd "$(dirname "$0")/.." || exit 1
 kk=$1 k612=$2 dir=${3:-build/kbuild}
 next=$PWD/tests/compat/kernel_next.h
 
-. scripts/tap.sh
+. tests/tap.sh
+tap_begin
 
 build_next() {
 	scripts/build-module.sh "$1" "$dir/$2" -j"${JOBS:-3}" \

@@ -48,7 +48,8 @@ unset WERROR MEMFILTER_WERROR
 export DEBIAN_FRONTEND=noninteractive sign_file=/nonexistent
 APT=(apt-get -y -q -o DPkg::Lock::Timeout=300)
 
-. scripts/tap.sh
+. tests/tap.sh
+tap_begin
 # Each test's seconds since the start, as a TAP comment.
 t0=$SECONDS
 timed_ok() {

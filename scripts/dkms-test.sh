@@ -16,7 +16,8 @@ V=$(cat VERSION)
 krel=$(cat "$kdir/include/config/kernel.release") || exit 1
 unset MEMFILTER_WERROR WERROR
 
-. scripts/tap.sh
+. tests/tap.sh
+tap_begin
 
 rm -rf "$W"
 mkdir -p "$W/tree"

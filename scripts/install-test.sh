@@ -39,7 +39,8 @@ KDIR=${2:-}
 # The installed tree is what the user gets: no -Werror from make check.
 unset WERROR MEMFILTER_WERROR
 
-. scripts/tap.sh
+. tests/tap.sh
+tap_begin
 
 MA=$(gcc -print-multiarch)
 # The library's public header; <memfilter.h> is its 1.0.0 name (through 1.x).
