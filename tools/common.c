@@ -410,7 +410,7 @@ int parse_double(const char *opt, const char *s, double *v)
 }
 
 /* One filter option into @o. Return: 1 taken, 0 not ours, -1 bad. */
-int filter_opt(int c, struct mf_create_opts *o)
+static int filter_opt(int c, struct mf_create_opts *o)
 {
 	uint64_t fp = 0;
 
@@ -502,7 +502,6 @@ static int fpr_in_range(const struct mf_create_opts *o)
 	return -1;
 }
 
-/* Check the filter options as a whole and fill in the defaults. */
 /*
  * A duration: N[ms|s|m|h], seconds without a unit, 1 ms to @max ms (365
  * days: --window 99999999999h is a typing error, not a window).
@@ -536,7 +535,7 @@ static int parse_duration_ms(const char *opt, const char *s, uint64_t max,
 }
 
 /* One of a window filter's options (WINDOW_OPTS_HELP): 0, or -1. */
-int window_opt(int c, struct window_args *a)
+static int window_opt(int c, struct window_args *a)
 {
 	switch (c) {
 	case 'w':
@@ -562,7 +561,7 @@ int window_opt(int c, struct window_args *a)
  * filter's shape: before filter_opts_finish(), which then sees a Bloom
  * filter. Fills in @a->w and @a->window: 0, or -1.
  */
-int window_opts_check(struct mf_create_opts *o, struct window_args *a)
+static int window_opts_check(struct mf_create_opts *o, struct window_args *a)
 {
 	struct mf_window_opts *w = &a->w;
 
@@ -587,7 +586,7 @@ int window_opts_check(struct mf_create_opts *o, struct window_args *a)
 }
 
 /* One of a growing filter's options (GROW_OPTS_HELP): 0, or -1. */
-int grow_opt(int c, struct mf_grow_opts *g)
+static int grow_opt(int c, struct mf_grow_opts *g)
 {
 	uint64_t v;
 
@@ -634,8 +633,8 @@ int grow_opt(int c, struct mf_grow_opts *g)
  * given, or 0). It is Bloom sub-filters sized by a rate: before
  * filter_opts_finish(), which then sees a Bloom filter. Return: 0, or -1.
  */
-int grow_opts_check(struct mf_create_opts *o, bool window, bool *grow,
-		    int grow_param)
+static int grow_opts_check(struct mf_create_opts *o, bool window, bool *grow,
+			   int grow_param)
 {
 	static const char *const names[] = {
 		[OPT_GROW_FACTOR - OPT_GROW_FACTOR] = "--grow-factor",
@@ -664,7 +663,8 @@ int grow_opts_check(struct mf_create_opts *o, bool window, bool *grow,
 	return 0;
 }
 
-int filter_opts_finish(struct mf_create_opts *o)
+/* Check the filter options as a whole and fill in the defaults. */
+static int filter_opts_finish(struct mf_create_opts *o)
 {
 	if (!o->type) {
 		usage_error("--type bloom|cuckoo|grow is required");
@@ -710,6 +710,50 @@ int filter_opts_finish(struct mf_create_opts *o)
 		if (o->fpr == 0 && !o->fingerprint_bits)
 			o->fingerprint_bits = 12;
 	}
+	return 0;
+}
+
+/*
+ * One option of a new filter (NEW_FILTER_OPTS) into @a, whichever command
+ * reads it. Return: 1 taken, 0 not one of them, -1 bad (reported).
+ */
+int filter_args_opt(int c, struct filter_args *a)
+{
+	switch (c) {
+	case 'G':
+		a->grow = true;
+		return 1;
+	case OPT_GROW_FACTOR:
+	case OPT_GROW_RATIO:
+	case OPT_GROW_MAX:
+		a->grow_param = a->grow_param ? a->grow_param : c;
+		return grow_opt(c, &a->g) ? -1 : 1;
+	case 'w':
+	case 'g':
+	case 'R':
+		return window_opt(c, &a->wa) ? -1 : 1;
+	}
+	return filter_opt(c, &a->o);
+}
+
+/*
+ * The new filter's options checked as a whole, the defaults filled in,
+ * and its type set (window, growing or what --type said): @a->o, with
+ * @a->window or @a->growing, is what to create. Return: 0, or -1
+ * (reported).
+ */
+int filter_args_finish(struct filter_args *a)
+{
+	if (window_opts_check(&a->o, &a->wa) ||
+	    grow_opts_check(&a->o, a->wa.window, &a->grow, a->grow_param) ||
+	    filter_opts_finish(&a->o))
+		return -1;
+	a->window = a->wa.window ? &a->wa.w : NULL;
+	a->growing = a->grow ? &a->g : NULL;
+	if (a->window)
+		a->o.type = MF_TYPE_WINDOW;
+	if (a->growing)
+		a->o.type = MF_TYPE_GROW;
 	return 0;
 }
 

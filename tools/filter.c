@@ -16,61 +16,33 @@
 #include "memfilterctl.h"
 
 static const struct option create_opts[] = {
-	FILTER_OPTS,
-	WINDOW_OPTS,
-	GROW_OPTS,
+	NEW_FILTER_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
 
 static int cmd_create(int argc, char **argv)
 {
-	MF_OPTS(mf_create_opts, o);
-	struct window_args wa = { .w = { .sz = sizeof(wa.w) } };
-	MF_OPTS(mf_grow_opts, g);
-	bool grow = false;
+	FILTER_ARGS(fa);
 	const char *name;
-	int c, dev, fd, grow_param = 0;
+	int c, dev, fd;
 
 	while ((c = cmd_opt(argc, argv)) != -1) {
 		if (c == 'h')
 			return print_help();
-		if (c == 'G') {
-			grow = true;
-			continue;
-		}
-		if (c == OPT_GROW_FACTOR || c == OPT_GROW_RATIO ||
-		    c == OPT_GROW_MAX) {
-			grow_param = grow_param ? grow_param : c;
-			if (grow_opt(c, &g))
-				return EXIT_ERR;
-			continue;
-		}
-		if (c == 'w' || c == 'g' || c == 'R') {
-			if (window_opt(c, &wa))
-				return EXIT_ERR;
-			continue;
-		}
-		if (filter_opt(c, &o) != 1)
+		if (filter_args_opt(c, &fa) != 1)
 			return EXIT_ERR;
 	}
-	if (positional(argc, argv, 0, &name, NULL))
+	if (positional(argc, argv, 0, &name, NULL) || filter_args_finish(&fa))
 		return EXIT_ERR;
-	if (window_opts_check(&o, &wa) ||
-	    grow_opts_check(&o, wa.window, &grow, grow_param) ||
-	    filter_opts_finish(&o))
-		return EXIT_ERR;
-	o.name = name;
+	fa.o.name = name;
 
 	dev = open_device();
 	if (dev < 0)
 		return EXIT_ERR;
-	if (wa.window)
-		o.type = MF_TYPE_WINDOW;
-	if (grow)
-		o.type = MF_TYPE_GROW;
-	fd = wa.window ? mf_create_window(dev, &o, &wa.w) :
-	     grow ? mf_create_grow(dev, &o, &g) : mf_create(dev, &o);
+	fd = fa.window ? mf_create_window(dev, &fa.o, fa.window) :
+	     fa.growing ? mf_create_grow(dev, &fa.o, fa.growing) :
+	     mf_create(dev, &fa.o);
 	close(dev);
 	if (fd == -EEXIST) {
 		cli_error("%s: a filter by that name already exists", name);
@@ -753,7 +725,7 @@ static int cmd_rotate(int argc, char **argv)
 const struct command filter_commands[] = {
 	{ .name = "create", .fn = cmd_create,
 	  .opts = create_opts,
-	  .shortopts = ":" FILTER_SHORTOPTS WINDOW_SHORTOPTS GROW_SHORTOPTS "h",
+	  .shortopts = ":" NEW_FILTER_SHORTOPTS "h",
 	  .usage = "NAME --type bloom|cuckoo --capacity N [OPTIONS]\n"
 	  "       memfilterctl create NAME --window T [--generations G] --capacity N [OPTIONS]\n"
 	  "       memfilterctl create NAME --grow --capacity N [--fpr P] [GROW OPTIONS]",

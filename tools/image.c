@@ -247,9 +247,7 @@ out:
 #define STRICT_OPT { "strict", no_argument, NULL, OPT_STRICT }
 
 static const struct option build_opts[] = {
-	FILTER_OPTS,
-	WINDOW_OPTS,
-	GROW_OPTS,
+	NEW_FILTER_OPTS,
 	{ "hex", no_argument, NULL, 'x' },
 	OUTPUT_OPT,
 	STRICT_OPT,
@@ -259,36 +257,18 @@ static const struct option build_opts[] = {
 
 static int cmd_build(int argc, char **argv)
 {
-	MF_OPTS(mf_create_opts, o);
-	struct window_args wa = { .w = { .sz = sizeof(wa.w) } };
-	MF_OPTS(mf_grow_opts, g);
+	FILTER_ARGS(fa);
 	const char *path = NULL, *out_path = NULL;
 	struct mf_offline *f = NULL;
-	bool hex = false, strict = false, grow = false;
+	bool hex = false, strict = false;
 	struct output out;
 	struct mf_info info;
-	int c, ret = EXIT_ERR, grow_param = 0;
+	int c, ret = EXIT_ERR;
 
 	while ((c = cmd_opt(argc, argv)) != -1) {
 		switch (c) {
 		case 'h':
 			return print_help();
-		case 'w':
-		case 'g':
-		case 'R':
-			if (window_opt(c, &wa))
-				return EXIT_ERR;
-			continue;
-		case 'G':
-			grow = true;
-			continue;
-		case OPT_GROW_FACTOR:
-		case OPT_GROW_RATIO:
-		case OPT_GROW_MAX:
-			grow_param = grow_param ? grow_param : c;
-			if (grow_opt(c, &g))
-				return EXIT_ERR;
-			continue;
 		case 'x':
 			hex = true;
 			continue;
@@ -299,7 +279,7 @@ static int cmd_build(int argc, char **argv)
 			strict = true;
 			continue;
 		}
-		if (filter_opt(c, &o) != 1)
+		if (filter_args_opt(c, &fa) != 1)
 			return EXIT_ERR;
 	}
 	if (argc - optind > 1) {
@@ -308,22 +288,15 @@ static int cmd_build(int argc, char **argv)
 	}
 	if (optind < argc)
 		path = argv[optind];
-	if (window_opts_check(&o, &wa) ||
-	    grow_opts_check(&o, wa.window, &grow, grow_param) ||
-	    filter_opts_finish(&o) || output_open(&out, out_path))
+	if (filter_args_finish(&fa) || output_open(&out, out_path))
 		return EXIT_ERR;
-	if (wa.window)
-		o.type = MF_TYPE_WINDOW;
-	if (grow)
-		o.type = MF_TYPE_GROW;
-	if (memory_check("build", &o, wa.window ? &wa.w : NULL,
-			 grow ? &g : NULL)) {
+	if (memory_check("build", &fa.o, fa.window, fa.growing)) {
 		output_abort(&out);
 		return EXIT_ERR;
 	}
-	ret = wa.window ? mf_offline_create_window(&o, &wa.w, &f) :
-	      grow ? mf_offline_create_grow(&o, &g, &f) :
-	      mf_offline_create(&o, &f);
+	ret = fa.window ? mf_offline_create_window(&fa.o, fa.window, &f) :
+	      fa.growing ? mf_offline_create_grow(&fa.o, fa.growing, &f) :
+	      mf_offline_create(&fa.o, &f);
 	if (ret) {
 		output_abort(&out);
 		return fail_offline("build", ret);
@@ -762,7 +735,7 @@ out_free:
 const struct command image_commands[] = {
 	{ .name = "build", .fn = cmd_build,
 	  .opts = build_opts,
-	  .shortopts = ":" FILTER_SHORTOPTS WINDOW_SHORTOPTS GROW_SHORTOPTS "xo:h",
+	  .shortopts = ":" NEW_FILTER_SHORTOPTS "xo:h",
 	  .usage = "--type bloom|cuckoo --capacity N [OPTIONS] [FILE|-] [-o F.img]\n"
 	  "       memfilterctl build --window T [--generations G] --capacity N [OPTIONS] [FILE|-] [-o F.img]\n"
 	  "       memfilterctl build --grow --capacity N [OPTIONS] [FILE|-] [-o F.img]",

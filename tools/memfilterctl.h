@@ -180,9 +180,6 @@ enum { OPT_GROW_FACTOR = 0x100, OPT_GROW_RATIO, OPT_GROW_MAX };
 	"      --grow-max M          at most M sub-filters (1 to 16, default 16)\n"
 /* The longest window, 365 days in ms. */
 #define CLI_WINDOW_MAX_MS (365ULL * 24 * 3600 * 1000)
-int grow_opt(int c, struct mf_grow_opts *g);
-int grow_opts_check(struct mf_create_opts *o, bool window, bool *grow,
-		    int grow_param);
 void window_text(const struct mf_window_info *w);
 void json_window(struct json_writer *jw, const struct mf_window_info *w);
 void grow_text(const struct mf_grow_info *g);
@@ -215,8 +212,6 @@ struct window_args {
 	bool window;
 };
 
-int window_opt(int c, struct window_args *a);
-int window_opts_check(struct mf_create_opts *o, struct window_args *a);
 /* Their --help lines. */
 #define FILTER_OPTS_HELP \
 	"  -t, --type T              bloom, cuckoo or grow (required, unless\n" \
@@ -238,8 +233,42 @@ int window_opts_check(struct mf_create_opts *o, struct window_args *a);
 	"                            to 16 bytes; the default before 1.1.0) or\n" \
 	"                            siphash24 (as --keyed)\n"
 
-int filter_opt(int c, struct mf_create_opts *o);
-int filter_opts_finish(struct mf_create_opts *o);
+/* The options of a new filter, create's and build's: one parser. */
+#define NEW_FILTER_OPTS FILTER_OPTS, WINDOW_OPTS, GROW_OPTS
+#define NEW_FILTER_SHORTOPTS FILTER_SHORTOPTS WINDOW_SHORTOPTS GROW_SHORTOPTS
+
+/**
+ * struct filter_args - the new filter a command was asked for
+ * @o: the filter's options (FILTER_OPTS)
+ * @wa: a window filter's (WINDOW_OPTS)
+ * @g: a growing filter's (GROW_OPTS)
+ * @grow: --grow, or --type grow, was given
+ * @grow_param: the first growing filter's option given, or 0
+ * @window: set by filter_args_finish(): a window filter's options, or NULL
+ * @growing: set by filter_args_finish(): a growing filter's, or NULL
+ *
+ * Declared with FILTER_ARGS(), filled by filter_args_opt() for each option
+ * the command's loop reads, checked as a whole by filter_args_finish().
+ */
+struct filter_args {
+	struct mf_create_opts o;
+	struct window_args wa;
+	struct mf_grow_opts g;
+	bool grow;
+	int grow_param;
+	const struct mf_window_opts *window;
+	const struct mf_grow_opts *growing;
+};
+
+#define FILTER_ARGS(name)						\
+	struct filter_args name = {					\
+		.o = { .sz = sizeof(struct mf_create_opts) },		\
+		.wa = { .w = { .sz = sizeof(struct mf_window_opts) } },	\
+		.g = { .sz = sizeof(struct mf_grow_opts) },		\
+	}
+
+int filter_args_opt(int c, struct filter_args *a);
+int filter_args_finish(struct filter_args *a);
 
 /* input.c: keys one per line from a file or stdin, or from --key */
 struct progress {
