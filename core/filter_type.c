@@ -30,7 +30,7 @@ const struct memfilter_type_ops *memfilter_type_ops(u32 type)
 
 /*
  * A keyed (SipHash) filter gets a random secret, others (XXH3, XXH64) a
- * seed. No hash named: XXH3 (issue 32; before it, XXH64).
+ * seed: XXH3 unless MEMFILTER_CREATE_XXH64 asks for XXH64.
  */
 static int memfilter_create_hasher(const struct memfilter_create *c,
 				   struct memfilter_hasher *h)

@@ -6,12 +6,14 @@
  * Three algorithms, all pinned bit for bit because the hash is part of a
  * filter's identity (a filter answered with another hash gives false
  * negatives): XXH3-64 with a per-filter 64-bit seed (xxHash 0.8's
- * XXH3_64bits_withSeed()), the default since issue 32, for its speed on
- * keys of up to 16 bytes (two multiplies for an 8-byte key against XXH64's
- * five chained ones; about a third less time, bench/hash_bench.c); XXH64
- * with a per-filter 64-bit seed, the default before; and SipHash-2-4 with a per-filter 128-bit
- * secret, for filters fed by untrusted input, where an attacker who can
- * predict the hash could pick keys that all land in one block or bucket.
+ * XXH3_64bits_withSeed()), the default, for its speed on keys of up to
+ * 16 bytes (two multiplies for an 8-byte key against XXH64's five chained
+ * ones; about a third less time, bench/hash_bench.c); XXH64 with a
+ * per-filter 64-bit seed, on request (MEMFILTER_CREATE_XXH64; the default
+ * before 1.1.0, so older images carry it); and SipHash-2-4 with a
+ * per-filter 128-bit secret, for filters fed by untrusted input, where an
+ * attacker who can predict the hash could pick keys that all land in one
+ * block or bucket.
  *
  * The implementations are inline so that the filters' hot loops can hash
  * without a call (XXH3 of keys over 16 bytes is out of line, in hash.c);
