@@ -22,7 +22,7 @@ struct bs_filter {
 	u32 nparts;
 };
 
-/* @c's filter, XXH3 with a fixed seed (the default hash, issue 32). */
+/* @c's filter, XXH3 (the default hash) with a fixed seed. */
 static inline void bs_make(struct bs_filter *f, struct memfilter_create *c)
 {
 	union memfilter_params p;

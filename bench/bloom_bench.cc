@@ -28,7 +28,7 @@
  * FPR (equal-FPR peers, 32- and 64-byte blocks), and memfilter's
  * single-key calls run on 4-, 8- and 16-byte keys; --bloom leaves the
  * cuckoo tables out; --locks runs only the concurrent-safe insert designs
- * (issue 15 item 3) against fastfilter's inserts. --huge: memfilter's
+ * (writer-lock prototypes) against fastfilter's inserts. --huge: memfilter's
  * and the probe's tables on huge pages. Times are the thread's CPU time
  * unless --wall. --instr: one small run for
  * callgrind (scripts/bloom-bench.sh), each timed loop dumped as its own
@@ -640,7 +640,7 @@ static void table(const char *title, const Keys &k, std::vector<Row> &rows)
 }
 
 /*
- * --locks: concurrent-safe insert designs (issue 15 item 3), one writer,
+ * --locks: concurrent-safe insert designs (writer-lock prototypes), one writer,
  * single keys and batches, against fastfilter's Add and AddAll and the
  * lock probe (one random line per key: a lock-prefixed OR on it, a plain
  * read-modify-write of it, or a hot lock line taken around the plain one).

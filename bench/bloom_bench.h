@@ -79,7 +79,7 @@ uint64_t mfb_probe_batch(const struct mfb_probe *p, const uint64_t *k,
 uint64_t mfb_probe_single(const struct mfb_probe *p, const uint64_t *k,
 			  size_t n);
 
-/* Writer-lock designs for concurrent inserts (issue 15 item 3). */
+/* Writer-lock designs for concurrent inserts (prototypes, not in core/). */
 void mfb_proto_add_stripe(struct mfb_bloom *b, const uint64_t *k, size_t n,
 			  unsigned int stripes);
 void mfb_proto_add_batch_stripe(struct mfb_bloom *b, const uint64_t *k,

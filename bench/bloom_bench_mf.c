@@ -22,7 +22,7 @@
 #define MFB_CHUNK	1024
 
 int mfb_huge;
-int mfb_xxh3 = 1;	/* the default hash since issue 32; --xxh64 clears it */
+int mfb_xxh3 = 1;	/* the default hash; --xxh64 clears it */
 const size_t mfb_ahead = MEMFILTER_BLOOM_AHEAD;
 
 /*
@@ -412,7 +412,7 @@ u64 mfb_probe_single(const struct mfb_probe *p, const u64 *k, size_t n)
 	return line_probe_single(p->lines, p->nlines, k, n, 1);
 }
 
-/* ---- issue 15 item 3: writer-lock prototypes and the lock probe --------- */
+/* ---- writer-lock prototypes and the lock probe -------------------------- */
 
 /*
  * A cacheline-padded test-and-test-and-set spinlock per stripe of blocks

@@ -200,7 +200,7 @@ static double net(__u32 med[2][NPROG], int k, int a, int na, int b, int nb)
 }
 
 /*
- * The query ioctl on the same filter in the same boot (issue 15 item 6):
+ * The query ioctl on the same filter in the same boot:
  * ns per call of IO_SIZES[i] 4-byte keys (half present), CALLS calls per
  * measurement, sizes alternating over ROUNDS rounds, medians in @ns.
  */

@@ -4,7 +4,7 @@
  * the benches' memfilter rows) as a fastfilter_cpp hash family, inlined as
  * in memfilter's own loops. fastfilter's tables fed with it are reference
  * rows, not peers: they show how much of the gap to fastfilter is the hash
- * alone (issue 15). Shared by bloom_bench.cc and cuckoo_bench_ff.cc.
+ * alone. Shared by bloom_bench.cc and cuckoo_bench_ff.cc.
  *
  * Include after the C++ and fastfilter headers: hash.h (through
  * core/userspace.h) defines min and max as macros, undone here. Also gives

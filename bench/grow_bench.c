@@ -256,7 +256,7 @@ static void gb_ta_row(const char *what, u64 cap, u32 subs, size_t n)
  * @subs full sub-filters (first capacity @cap, factor 2, ratio 0.5, 1%
  * bound) against one Bloom filter of the same keys at 1%; 8-byte keys,
  * XXH3. "before": the key's hash and the batch op on one key, the
- * growing filter's single-key path until issue 32. Medians of @nreps
+ * growing filter's single-key path before it had its own. Medians of @nreps
  * runs, the contenders in turn.
  */
 static void gb_single(const char *what, u64 cap, u32 subs, size_t nq,

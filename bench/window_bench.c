@@ -232,7 +232,7 @@ static void wb_size(const char *what, u64 per_gen, size_t nq)
  * @per_gen keys per generation, every generation full, against a Bloom
  * filter of the same G * @per_gen keys at the same FPR; 8-byte keys,
  * XXH3. "before": the key's hash and the batch op on one key, the
- * window's single-key path until issue 32. Medians of @reps runs, the
+ * window's single-key path before it had its own. Medians of @reps runs, the
  * contenders in turn.
  */
 static void wb_single(const char *what, u64 per_gen, size_t nq, int nreps)
