@@ -48,12 +48,12 @@
  * must be one the uapi errno table gives for that command, and a request
  * the documentation calls invalid must fail (with its errno). A departure
  * already reported elsewhere may be listed as known in rules[]: printed,
- * not failed. None is listed now: issue 10 item 18's findings (Latin-1
- * names, cuckoo fpr_ppb = 10^9, EINVAL after a partial batch, Bloom
- * DELETE/ADD_UNIQUE with no keys, INFO's __reserved, CREATE on a
- * read-only device) are fixed and checked like any rule, and its two
- * decisions (E2BIG also means over the size limit; an unknown type is
- * EOPNOTSUPP) are documented and expected. Filter fds carry rights: write
+ * not failed. None is listed now: the rules on Latin-1 names, cuckoo
+ * fpr_ppb = 10^9, EINVAL after a partial batch, Bloom DELETE/ADD_UNIQUE
+ * with no keys, INFO's __reserved and CREATE on a read-only device are
+ * checked like any other, and two of the documentation's choices (E2BIG
+ * also means over the size limit; an unknown type is EOPNOTSUPP) are
+ * expected. Filter fds carry rights: write
  * commands on a read-only one (OPEN without MEMFILTER_OPEN_WRITE) must
  * fail with EBADF.
  *
@@ -126,8 +126,7 @@ static const emask op_errnos[OP_NR] = {
 
 /*
  * What each rule is called. A departure already reported elsewhere may be
- * marked known (printed, not failed, unless MF_FUZZ_STRICT); issue 10 item
- * 18's were, until the kernel was fixed: they fail again if they come back.
+ * marked known (printed, not failed, unless MF_FUZZ_STRICT).
  */
 static const struct {
 	const char *id;

@@ -101,7 +101,7 @@ TEST_F(lib, create_bloom_info)
 	ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
 	ASSERT_EQ(0, mf_info(fd, &i));
 	EXPECT_EQ(MF_TYPE_BLOOM, i.type);
-	/* No hash named: XXH3, the default (issue 32). */
+	/* No hash named: XXH3, the default. */
 	EXPECT_EQ(MF_HASH_XXH3, i.hash_algo);
 	EXPECT_EQ(0x1234, i.seed);
 	EXPECT_EQ(1000, i.capacity);

@@ -2,7 +2,7 @@
 #
 # memfilterctl's tests (tests/cli_test.sh, which sources this file and has
 # the helpers and the driver). What its help and messages say, and the
-# options it refuses (issue 42), offline.
+# options it refuses, offline.
 
 # The help says XXH3 is the default hash (it is, since 1.1.0).
 t_help_hash() {

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # memfilterctl's tests (tests/cli_test.sh, which sources this file and has
-# the helpers and the driver). The issue 16 commands against the module
+# the helpers and the driver). The commands against the module
 # (version, list --json, keys, count, clear, dump), growing filters, --hash,
 # and the bounded image and key readers.
 
-# --- issue 16: against the module --------------------------------------------
+# --- against the module ------------------------------------------------------
 
 t_version_both() {
 	expect_rc 0 memfilterctl --version && cp "$T/out" "$T/version" &&

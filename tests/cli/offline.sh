@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # memfilterctl's tests (tests/cli_test.sh, which sources this file and has
-# the helpers and the driver). Offline behaviour (issue 16; also run on the
-# host, MF_CLI_OFFLINE=1): warnings, window images, merge arguments, atomic
+# the helpers and the driver). Offline behaviour (also run on the host,
+# MF_CLI_OFFLINE=1): warnings, window images, merge arguments, atomic
 # output, ranges, JSON, keys and count offline, help.
 
-# --- issue 16: offline behaviour (also run on the host: MF_CLI_OFFLINE=1) -----
+# --- offline behaviour (also run on the host: MF_CLI_OFFLINE=1) ---------------
 
 # expect_warning SUBSTRING CMD...: exit 0 and one stderr line
 # "memfilterctl: warning: ..." containing SUBSTRING.

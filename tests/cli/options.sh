@@ -2,10 +2,10 @@
 #
 # memfilterctl's tests (tests/cli_test.sh, which sources this file and has
 # the helpers and the driver). One meaning per option, no silent guesses
-# (issue 33, offline): no abbreviated long options, grow options only with
-# --grow, the bits-per-key grid, stdin, window limits, help CMD.
+# (offline): no abbreviated long options, grow options only with --grow,
+# the bits-per-key grid, stdin, window limits, help CMD.
 
-# --- issue 33: one meaning per option, no silent guesses (offline) ----------
+# --- one meaning per option, no silent guesses (offline) --------------------
 
 # Long options are never abbreviated (build --key was --keyed); -k is
 # --key (add, query, del, count, seen), never --keyed.

@@ -2,7 +2,7 @@
 #
 # memfilterctl's tests (tests/cli_test.sh, which sources this file and has
 # the helpers and the driver). Where images go: -o never replaces what is
-# not a regular file (issue 42), offline but for dump.
+# not a regular file, offline but for dump.
 
 # dev_nodes: make $T/od-null and $T/od-full, our own null and full devices
 # (never the real /dev/null or /dev/full), if this user and file system

@@ -368,7 +368,7 @@ TEST(create_hash_flags)
 		ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p));
 		EXPECT_EQ(MEMFILTER_HASH_XXH3, ops->hasher(&p)->algo);
 
-		/* No hash named: XXH3 (issue 32); XXH64 on request. */
+		/* No hash named: XXH3; XXH64 on request. */
 		c.flags = 0;
 		ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p));
 		EXPECT_EQ(MEMFILTER_HASH_XXH3, ops->hasher(&p)->algo);

@@ -727,7 +727,7 @@ TEST(merge_other_types)
  * XXH3 filters (MF_HASH_XXH3) and XXH64 ones (MF_HASH_XXH64): the choice
  * reaches the hasher, the info, the image header, a reload and merges;
  * the options that exclude it are refused; no hash named, or a caller of
- * the first mf_create_opts size, gets XXH3 (issue 32; XXH64 before).
+ * the first mf_create_opts size, gets XXH3.
  */
 TEST(offline_xxh3)
 {

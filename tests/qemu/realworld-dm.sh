@@ -2,8 +2,8 @@
 #
 # Guest script of `make realworld` (scripts/realworld-dm.sh): the
 # memfilter-dedup target under the clients users put on it, each judged
-# by its own checker (issue 31, items 1 to 3). Not part of make check,
-# whose subset is tests/dm_fs_test.sh.
+# by its own checker. Not part of make check, whose subset is
+# tests/dm_fs_test.sh.
 #
 #   fs      mkfs.ext4 and mkfs.xfs (each if the kernel has it), a real
 #           tree copied on, sync, umount: e2fsck -fn / xfs_repair -n
