@@ -748,7 +748,7 @@ faults:
 dm-mutants:
 	BUILD=$(BUILD) scripts/dm-mutants.sh
 
-# make realworld (issue 31; not in make check: about an hour of guests):
+# make realworld (not in make check: about an hour of guests):
 # the clients users run, each judged by its own checker, results in
 # bench/results/realworld.md. Each part's script runs if present:
 # realworld-dm.sh (ext4, xfs, fio, dm flakey/error under the dm target),

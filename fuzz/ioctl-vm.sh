@@ -11,7 +11,7 @@
 #   FUZZ_SEED     its seed (default: random, printed)
 #   FUZZ_THREADS  chaos threads (default 4)
 #   FUZZ_KERNEL   debug (default), 6.12 or 6.1
-#   FUZZ_STRICT=1 fail on issue 10 item 18's known departures too
+#   FUZZ_STRICT=1 fail on the departures marked known too
 #   FUZZ_INJECT=1 plant a false negative in the shadow model (must fail)
 #   FUZZ_WATCHDOG seconds a single call may take (default 60)
 #

@@ -8,9 +8,9 @@
  *
  * The probe is a pinned softirq hrtimer firing every 100 us on the CPU
  * doing the work; its worst lateness is the longest time softirqs could
- * not run there. "Before" repeats what the module did until issue 10: the
- * whole table copied (dump) or zeroed (clear) in one spin_lock_bh()
- * section. "After" calls the module's own dump and clear. The probe's
+ * not run there. "Before" is the design the module's bounded steps
+ * replace: the whole table copied (dump) or zeroed (clear) in one
+ * spin_lock_bh() section. "After" calls the module's own dump and clear. The probe's
  * figure includes the emulator's and the host's scheduling; the length of
  * each locked section itself is timed too, by wrapping the filter's step
  * and add operations (as the memfilter_bounds suite counts them): the

@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make realworld`, the device-mapper part (issue 31, items 1 to 3): the
-# memfilter-dedup target under ext4, xfs and fio, with dm flakey and
-# error between it and its device, each client's own checker deciding
-# (tests/qemu/realworld-dm.sh runs in the guests). Two boots:
+# `make realworld`, the device-mapper part: the memfilter-dedup target
+# under ext4, xfs and fio, with dm flakey and error between it and its
+# device, each client's own checker deciding (tests/qemu/realworld-dm.sh
+# runs in the guests). Two boots:
 #
 #   debug  the debug test kernel (KASAN, lockdep): correctness; small
 #          sizes (it has no xfs: ext4 only)

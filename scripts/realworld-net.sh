@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make realworld`, the network part (issue 31, items 4 to 6): replayed
-# traffic (tcpreplay) through memfilter's netfilter hook and the XDP and
-# TC examples with exact counts against replay_predict's, the XDP example
-# loaded by xdp-loader, and iperf3 TCP and UDP through a veth pair with
-# each configuration (tests/qemu/realworld-net.sh runs in the guest). One
+# `make realworld`, the network part: replayed traffic (tcpreplay)
+# through memfilter's netfilter hook and the XDP and TC examples with
+# exact counts against replay_predict's, the XDP example loaded by
+# xdp-loader, and iperf3 TCP and UDP through a veth pair with each
+# configuration (tests/qemu/realworld-net.sh runs in the guest). One
 # boot of Debian's stock 6.12 kernel (one vCPU, TCG: throughput ratios
 # only), with its veth and nf_tables modules (stock-kernel.sh's kmods/ and
 # kmods-nf/) and Debian's tcpreplay, xdp-loader, tc, iperf3, nft, ip and

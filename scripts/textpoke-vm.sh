@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The guest flake of issue 30 item 16, on demand: RUNS guests of Debian's
+# The oops of a static key flipped under multi-threaded TCG, on demand
+# (Documentation/testing.rst, "One TCG thread"): RUNS guests of Debian's
 # stock 6.12 kernel with 2 vCPUs run tests/qemu/textpoke.sh (a static key
 # flipped by netfilter attach/detach on one vCPU while the other receives
 # packets) under the TCG mode given, and the runs that oopsed are
-# counted. Documentation/testing.rst, "Guests".
+# counted.
 #
 #   textpoke-vm.sh multi|single [RUNS [ROUNDS]]
 #
