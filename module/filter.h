@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * memfilter's filter object, private to the module: one Bloom or cuckoo
- * filter with its memory, reference count, writer lock, statistics and
- * published name.
+ * memfilter's filter object, private to the module: a filter of any type
+ * (Bloom, cuckoo, window, growing: core/filter_type.h) with its memory,
+ * reference count, writer lock, statistics, kernel-side state (a window's
+ * rotation, a growing filter's growth) and published name; and what the
+ * module's files that work on it export to each other, file by file.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -205,7 +207,7 @@ extern struct list_head memfilter_all_filters;
  * @f: the filter
  *
  * Types with locked_writers (cuckoo) take f->lock with bottom halves
- * disabled; the others (Bloom) write locklessly.
+ * disabled; the others (Bloom, window, growing) write locklessly.
  *
  * Context: any but hard interrupt.
  */
@@ -258,6 +260,13 @@ int memfilter_filter_test_and_add_sleepable(struct memfilter *f,
 					    unsigned long *result, u32 *done);
 int memfilter_filter_rotate(struct memfilter *f);
 u32 memfilter_filter_parts(struct memfilter *f, struct memfilter_generation *g);
+int memfilter_charge(u64 bytes);
+void memfilter_uncharge(u64 bytes);
+u64 memfilter_total_settled(void);
+bool memfilter_nmi_frees_pending(void);
+void *memfilter_table_alloc(u64 bytes);
+int memfilter_filter_init(void);
+void memfilter_filter_exit(void);
 
 /* window.c: window filters' rotation (memfilter_window_kops) */
 int memfilter_rotate(struct memfilter *f);
@@ -271,27 +280,23 @@ int memfilter_grow_prepare(struct memfilter *f);
 struct memfilter *memfilter_filter_load(const u8 __user *uimage, u64 len);
 void *memfilter_filter_image(struct memfilter *f, size_t *len);
 void memfilter_filter_image_free(void *image, size_t len);
-int memfilter_charge(u64 bytes);
-void memfilter_uncharge(u64 bytes);
-u64 memfilter_total_settled(void);
-bool memfilter_nmi_frees_pending(void);
-void *memfilter_table_alloc(u64 bytes);
 
+/* names.c: published names and their ids */
 int memfilter_name_valid(const char *name);
 int memfilter_publish(struct memfilter *f, const char *name);
 int memfilter_unpublish(struct memfilter *f);
 void memfilter_unpublish_all(void);
 u32 memfilter_list_names(char *names, u32 max);
 
+/* fd.c: a filter's fds */
 int memfilter_filter_install_fd(struct memfilter *f, bool writable,
 				struct file **filep);
 
-int memfilter_filter_init(void);
-void memfilter_filter_exit(void);
+/* debugfs.c */
 int memfilter_debugfs_init(void);
 void memfilter_debugfs_exit(void);
 
-/* Module parameters (MiB). */
+/* Module parameters (MiB; filter.c). */
 extern unsigned long memfilter_max_filter_mb;
 extern unsigned long memfilter_max_total_mb;
 
