@@ -311,6 +311,44 @@ ssize_t reader_next(struct reader *r)
  * already holds as many copies as it can (2 buckets of 4 slots and the
  * stash), say so: the filter is full for that key only.
  */
+/*
+ * A full growing filter: which limit it reached, and what to change.
+ * Return: false if it is not a growing filter (nothing said).
+ */
+static bool grow_full(const char *what, uint64_t added, const char *path,
+		      uint64_t line, int fd, const struct mf_offline *off)
+{
+	MF_OPTS(mf_grow_info, g);
+	uint64_t cap = 0, next;
+	double rate;
+	unsigned int i;
+
+	if (off ? mf_offline_grow_info(off, &g) : mf_grow_info(fd, &g))
+		return false;
+	for (i = 0; i < g.subfilters && i < 16; i++)
+		cap += g.capacity[i];
+	if (g.subfilters >= g.max_subs) {
+		cli_error("%s: the growing filter is full: its %u sub-filter%s, the most --grow-max allows, hold%s %" PRIu64 " keys; %" PRIu64 " keys were added (%s:%" PRIu64 " not added): raise --grow-max or --grow-factor",
+			  what, g.subfilters, g.subfilters == 1 ? "" : "s",
+			  g.subfilters == 1 ? "s" : "", cap, added, path, line);
+		return true;
+	}
+	/* Sub-filter i's rate: fpr (1 - ratio) ratio^i (core/grow.c). */
+	rate = g.fpr * (1 - g.ratio);
+	for (i = 0; i < g.subfilters; i++)
+		rate *= g.ratio;
+	next = g.subfilters ? g.capacity[g.subfilters - 1] * g.factor : 0;
+	if (rate * 1e9 < CLI_BLOOM_FPR_MIN_PPB)
+		cli_error("%s: the growing filter is full at %u of at most %u sub-filters, %" PRIu64 " keys: the next would need a false-positive rate of %.3g, below what a Bloom filter reaches (%g); %" PRIu64 " keys were added (%s:%" PRIu64 " not added): raise --fpr or --grow-ratio (rates that fall slower), or --capacity or --grow-factor (more keys in each sub-filter)",
+			  what, g.subfilters, g.max_subs, cap, rate,
+			  CLI_BLOOM_FPR_MIN_PPB / 1e9, added, path, line);
+	else
+		cli_error("%s: the growing filter is full at %u of at most %u sub-filters, %" PRIu64 " keys: the next (%" PRIu64 " keys at a rate of %.3g) could not be made (too large, beyond the module's memory limits, or a rate its layout cannot reach); %" PRIu64 " keys were added (%s:%" PRIu64 " not added)",
+			  what, g.subfilters, g.max_subs, cap, next, rate,
+			  added, path, line);
+	return true;
+}
+
 void reader_full(const struct reader *r, const char *what, uint64_t added,
 		 size_t done, int fd, const struct mf_offline *off)
 {
@@ -320,6 +358,8 @@ void reader_full(const struct reader *r, const char *what, uint64_t added,
 	ssize_t got;
 	size_t i;
 
+	if (grow_full(what, added, r->path, line, fd, off))
+		return;
 	for (i = 0; i < done; i++)
 		key += r->key_lens[i];
 	got = off ? mf_offline_countv(off, key, &r->key_lens[done], 1, &count,

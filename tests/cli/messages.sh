@@ -177,3 +177,29 @@ t_overfill_estimate() {
 			fail "info --json est_fpr" || return 1
 	done
 }
+
+# A full growing filter says which limit it reached: --grow-max, or a
+# next sub-filter's rate below what a Bloom filter reaches (--grow-ratio
+# 0.01: 3 sub-filters of 10, 20 and 40 keys, the fourth at 1e-8). build,
+# add --image and, where there is a device, add to a filter.
+t_grow_full() {
+	seq 1 71 >"$T/gf"
+	expect_error "build: the growing filter is full: its 1 sub-filter, the most --grow-max allows, holds 10 keys; 10 keys were added ($T/gf:11 not added): raise --grow-max" \
+		memfilterctl build --grow --grow-max 1 --capacity 10 \
+		-o "$T/gf.img" "$T/gf" &&
+	expect_error "build: the growing filter is full at 3 of at most 16 sub-filters, 70 keys: the next would need a false-positive rate of 9.9e-09, below what a Bloom filter reaches" \
+		memfilterctl build --grow --grow-ratio 0.01 --capacity 10 \
+		-o "$T/gf.img" "$T/gf" &&
+		[ ! -e "$T/gf.img" ] || fail "a full build wrote an image" ||
+		return 1
+	seq 1 5 | memfilterctl build --grow --grow-max 2 --capacity 10 \
+		--seed 1 -o "$T/gf.img" && cp "$T/gf.img" "$T/gf.orig" &&
+	expect_error "gf.img: the growing filter is full: its 2 sub-filters, the most --grow-max allows, hold 30 keys; 25 keys were added ($T/gf:26 not added)" \
+		memfilterctl add --image "$T/gf.img" "$T/gf" &&
+		same_file "$T/gf.img" "$T/gf.orig" || return 1
+	[ -e /dev/memfilter ] || return 0
+	memfilterctl create cli-gf --grow --grow-max 1 --capacity 10 &&
+	expect_error "cli-gf: the growing filter is full: its 1 sub-filter, the most --grow-max allows, holds 10 keys; 10 keys were added ($T/gf:11 not added)" \
+		memfilterctl add cli-gf "$T/gf" &&
+	memfilterctl rm cli-gf
+}
