@@ -178,7 +178,10 @@ static int help_command(int argc, char **argv)
 			  argv[optind + 2], prog);
 		return EXIT_ERR;
 	}
-	if (argc - optind < 2 || !strcmp(argv[optind + 1], "help")) {
+	/* help --help, as every command's --help: this help. */
+	if (argc - optind < 2 || !strcmp(argv[optind + 1], "help") ||
+	    !strcmp(argv[optind + 1], "--help") ||
+	    !strcmp(argv[optind + 1], "-h")) {
 		usage(stdout);
 		return stdout_flush();
 	}

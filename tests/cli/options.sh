@@ -119,6 +119,12 @@ t_help_cmd() {
 	expect_rc 0 memfilterctl help && grep -q '^usage: memfilterctl \[' \
 		"$T/out" && grep -q '^  help  *\[COMMAND\]' "$T/out" ||
 		fail "help" || return 1
+	cp "$T/out" "$T/help-want"
+	for h in --help -h help; do
+		expect_rc 0 memfilterctl help "$h" &&
+			same_file "$T/out" "$T/help-want" ||
+			fail "help $h is not help" || return 1
+	done
 	expect_error "unknown command 'frob'" memfilterctl help frob &&
 	expect_error "unexpected argument 'x'" memfilterctl help build x
 }
