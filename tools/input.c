@@ -159,6 +159,19 @@ static int reader_push(struct reader *r, const char *line, size_t len)
 	r->text_len += len;
 	r->text_lens[r->n] = len;
 	if (r->hex) {
+		/* What is not a digit first: "ab cd" has a space, not 5 digits. */
+		for (i = 0; i < len && hexval(line[i]) >= 0; i++)
+			;
+		if (i < len) {
+			char msg[64];
+			unsigned char c = line[i];
+
+			snprintf(msg, sizeof(msg), c >= ' ' && c < 0x7f ?
+				 "invalid hex digit '%c' at column %zu" :
+				 "invalid hex digit (byte 0x%02x) at column %zu",
+				 c, i + 1);
+			return reader_error(r, msg);
+		}
 		if (len % 2)
 			return reader_error(r, "odd number of hex digits");
 		if (grow(&r->keys, &r->keys_cap, r->keys_len + klen + 1))
@@ -167,8 +180,6 @@ static int reader_push(struct reader *r, const char *line, size_t len)
 		for (i = 0; i < klen; i++) {
 			int hi = hexval(line[2 * i]), lo = hexval(line[2 * i + 1]);
 
-			if (hi < 0 || lo < 0)
-				return reader_error(r, "invalid hex digit");
 			k[i] = hi << 4 | lo;
 		}
 		r->keys_len += klen;

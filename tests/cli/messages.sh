@@ -203,3 +203,21 @@ t_grow_full() {
 		memfilterctl add cli-gf "$T/gf" &&
 	memfilterctl rm cli-gf
 }
+
+# --hex names the character that is not a hex digit, and where, before
+# counting digits ("ab cd" has a space, not five digits).
+t_hex_messages() {
+	printf '00\nab cd\n' >"$T/hm"
+	expect_error "hm:2: invalid hex digit ' ' at column 3" memfilterctl \
+		build --hex --type bloom --capacity 10 -o "$T/hm.img" "$T/hm" &&
+	printf 'ab\r\r\n' >"$T/hm" &&
+	expect_error "hm:1: invalid hex digit (byte 0x0d) at column 3" \
+		memfilterctl build --hex --type bloom --capacity 10 \
+		-o "$T/hm.img" "$T/hm" &&
+	[ ! -e "$T/hm.img" ] || fail "an image of bad hex" || return 1
+	: | memfilterctl build --type bloom --capacity 10 -o "$T/hm.img" &&
+	expect_error "--key:2: invalid hex digit 'x' at column 2" \
+		memfilterctl query --hex -i "$T/hm.img" --key 00 --key 0x1 &&
+	expect_error "odd number of hex digits" memfilterctl query --hex \
+		-i "$T/hm.img" --key abc
+}
