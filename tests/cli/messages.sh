@@ -221,3 +221,25 @@ t_hex_messages() {
 	expect_error "odd number of hex digits" memfilterctl query --hex \
 		-i "$T/hm.img" --key abc
 }
+
+# An image file mapped by query --image and cut short by another program
+# while the command runs (here: between the map and the keys, read from a
+# FIFO) ends it with one line and exit status 2, not "Bus error".
+t_image_truncated() {
+	seq 1 10 | memfilterctl build --type bloom --capacity 10 \
+		-o "$T/it.img" && rm -f "$T/it-keys" && mkfifo "$T/it-keys" ||
+		return 1
+	memfilterctl query --image "$T/it.img" "$T/it-keys" >"$T/out" \
+		2>"$T/err" &
+	pid=$!
+	# Opened once the query has mapped the image and opens its keys.
+	exec 3>"$T/it-keys"
+	: >"$T/it.img"
+	echo 5 >&3
+	exec 3>&-
+	wait "$pid"
+	rc=$?
+	[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] &&
+		grep -qx "memfilterctl: $T/it.img: the image file could not be read while in use (another program truncated it, or an I/O error): stopped" \
+		"$T/err" || fail "exit $rc"
+}
