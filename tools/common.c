@@ -503,6 +503,38 @@ static int fpr_in_range(const struct mf_create_opts *o)
 }
 
 /*
+ * --fpr against what a window or growing filter reaches, their types set:
+ * each of a window's G generations is sized for fpr / G, a growing
+ * filter's first sub-filter for fpr (1 - ratio) (core/window.c,
+ * core/grow.c), and each must be what 64 bits per key reach or more.
+ * Return: 0, or -1 after saying the range.
+ */
+static int fpr_reachable(const struct mf_create_opts *o,
+			 const struct mf_window_opts *w,
+			 const struct mf_grow_opts *g)
+{
+	double ratio = g && g->ratio != 0 ? g->ratio : 0.5, min;
+	unsigned int gens = w ? w->generations : 0;
+
+	if (o->fpr == 0 || (o->type != MF_TYPE_WINDOW && o->type != MF_TYPE_GROW))
+		return 0;
+	if (o->type == MF_TYPE_WINDOW)
+		min = CLI_BLOOM_FPR_MIN_PPB * (double)gens;
+	else
+		min = CLI_BLOOM_FPR_MIN_PPB / (1 - ratio);
+	/* In parts per billion, rounded as the library rounds. */
+	if ((uint64_t)(o->fpr * 1e9 + 0.5) >= min)
+		return 0;
+	if (o->type == MF_TYPE_WINDOW)
+		usage_error("--fpr %g is out of range for a window filter of %u generations: %.4g to below 1 (each generation is sized for fpr / %u, at least what 64 bits per key reach)",
+			    o->fpr, gens, min / 1e9, gens);
+	else
+		usage_error("--fpr %g is out of range for a growing filter with --grow-ratio %g: %.4g to below 1 (its first sub-filter is sized for fpr x (1 - %g), at least what 64 bits per key reach)",
+			    o->fpr, ratio, min / 1e9, ratio);
+	return -1;
+}
+
+/*
  * A duration: N[ms|s|m|h], seconds without a unit, 1 ms to @max ms (365
  * days: --window 99999999999h is a typing error, not a window).
  */
@@ -754,7 +786,7 @@ int filter_args_finish(struct filter_args *a)
 		a->o.type = MF_TYPE_WINDOW;
 	if (a->growing)
 		a->o.type = MF_TYPE_GROW;
-	return 0;
+	return fpr_reachable(&a->o, a->window, a->growing);
 }
 
 static bool valid_name(const char *name)

@@ -173,3 +173,28 @@ t_number_forms() {
 	memfilterctl inspect "$T/nf.img" | grep -q '^capacity: *10 keys$' ||
 		fail "--capacity 010 is not 10"
 }
+
+# --fpr of a window or growing filter: each of G generations is sized for
+# fpr / G, a growing filter's first sub-filter for fpr (1 - ratio); below
+# what 64 bits per key reach is refused with the range (it was "build:
+# invalid argument"), by build and create alike, before any device.
+t_fpr_ranges() {
+	: >"$T/fr-none"
+	for c in build create; do
+		[ "$c" = build ] && set -- build -o "$T/fr.img" "$T/fr-none"
+		[ "$c" = create ] && set -- create cli-fr
+		expect_error "$c: --fpr 1e-06 is out of range for a window filter of 4 generations: 1.196e-06 to below 1 (each generation is sized for fpr / 4" \
+			memfilterctl "$@" --window 10s --capacity 10 --fpr 1e-6 &&
+		expect_error "$c: --fpr 2.99e-07 is out of range for a growing filter with --grow-ratio 0.5: 5.98e-07 to below 1" \
+			memfilterctl "$@" --grow --capacity 10 --fpr 2.99e-7 &&
+		expect_error "$c: --fpr 2e-06 is out of range for a growing filter with --grow-ratio 0.9: 2.99e-06 to below 1" \
+			memfilterctl "$@" --grow --grow-ratio 0.9 --capacity 10 \
+			--fpr 2e-6 || return 1
+	done
+	[ ! -e "$T/fr.img" ] || fail "an image of an unreachable rate" ||
+		return 1
+	expect_rc 0 memfilterctl build --generations 4 --capacity 10 \
+		--fpr 1.196e-6 -o "$T/fr.img" "$T/fr-none" &&
+	expect_rc 0 memfilterctl build --grow --capacity 10 --fpr 5.98e-7 \
+		-o "$T/fr.img" "$T/fr-none"
+}
