@@ -939,11 +939,36 @@ const char *type_name(int type)
 void overfill_report(const char *what, const struct mf_info *i, bool strict)
 {
 	void (*say)(const char *fmt, ...) = strict ? cli_error : cli_warn;
+	double m = i->fill_max, n;
+	char rate[32];
 
+	/* In parts per billion: 0 is a rate below one. */
+	if (i->est_fpr > 0)
+		snprintf(rate, sizeof(rate), "%.3g", i->est_fpr);
+	else
+		snprintf(rate, sizeof(rate), "below 1e-09");
+	/*
+	 * A Bloom filter counts adds, not distinct keys; at most half full,
+	 * its bits tell how many distinct keys set them, n = -(m / k)
+	 * ln(1 - fill / m). Far fewer than counted: keys added again (yes a
+	 * | head -1000), which need not overfill the table at all.
+	 */
+	if (i->type == MF_TYPE_BLOOM && i->k && i->fill * 2 <= i->fill_max) {
+		n = -(m / i->k) * log1p(-(double)i->fill / m);
+		if (n * 2 < i->keys) {
+			say("%s: %" PRIu64 " keys counted for capacity %" PRIu64
+			    ", but its bits are those of about %.0f distinct key%s (estimated false-positive rate %s): a key added again is counted again%s%s",
+			    what, i->keys, i->capacity, n,
+			    n < 1.5 ? "" : "s", rate,
+			    n > 1.1 * i->capacity ?	/* past its error */
+			    "; use a larger --capacity" : "",
+			    strict ? " (--strict)" : "");
+			return;
+		}
+	}
 	say("%s: overfilled: %" PRIu64 " keys for capacity %" PRIu64
-	    " (estimated false-positive rate %.3g): use a larger --capacity%s",
-	    what, i->keys, i->capacity, i->est_fpr,
-	    strict ? " (--strict)" : "");
+	    " (estimated false-positive rate %s): use a larger --capacity%s",
+	    what, i->keys, i->capacity, rate, strict ? " (--strict)" : "");
 }
 
 /* A window filter's generations, after info_text(). */

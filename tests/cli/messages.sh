@@ -243,3 +243,39 @@ t_image_truncated() {
 		grep -qx "memfilterctl: $T/it.img: the image file could not be read while in use (another program truncated it, or an I/O error): stopped" \
 		"$T/err" || fail "exit $rc"
 }
+
+# A Bloom filter counts adds: 1,000 adds of one key into capacity 10 are
+# "1000 keys", but its bits are one key's. The warning says so (it said
+# "overfilled ... (estimated false-positive rate 0)"), with a rate under
+# the estimate's resolution as "below 1e-09"; 20 keys 10 times each are
+# too many for 10, and 1,000 distinct keys overfill it. build, inspect
+# and, with a device, add and info.
+t_overfill_repeats() {
+	yes a 2>/dev/null | head -n 1000 >"$T/or-a"
+	msg="1000 keys counted for capacity 10, but its bits are those of about 1 distinct key (estimated false-positive rate below 1e-09): a key added again is counted again"
+	expect_rc 0 memfilterctl build --type bloom --capacity 10 --seed 1 \
+		-o "$T/or.img" "$T/or-a" &&
+		grep -qx "memfilterctl: warning: build: $msg" "$T/err" &&
+	expect_rc 0 memfilterctl inspect "$T/or.img" &&
+		grep -qx "memfilterctl: warning: $T/or.img: $msg" "$T/err" ||
+		fail "one key 1000 times" || return 1
+	seq 1 20 >"$T/or-20"
+	for i in 1 2 3 4 5; do cat "$T/or-20" "$T/or-20"; done >"$T/or-200"
+	expect_rc 0 memfilterctl build --type bloom --capacity 10 --seed 1 \
+		-o "$T/or.img" "$T/or-200" &&
+		grep -q "200 keys counted for capacity 10, but its bits are those of about 2[0-9] distinct keys (.*): a key added again is counted again; use a larger --capacity$" \
+		"$T/err" || fail "20 keys 10 times" || return 1
+	seq 1 1000 >"$T/or-1000"
+	expect_rc 0 memfilterctl build --type bloom --capacity 10 --seed 1 \
+		-o "$T/or.img" "$T/or-1000" &&
+		grep -q "overfilled: 1000 keys for capacity 10 (estimated false-positive rate 1)" \
+		"$T/err" || fail "distinct keys" || return 1
+	[ -e /dev/memfilter ] || return 0
+	memfilterctl create cli-or --type bloom --capacity 10 &&
+	expect_rc 0 memfilterctl add cli-or "$T/or-a" &&
+		grep -qx "memfilterctl: warning: cli-or: $msg" "$T/err" &&
+	expect_rc 0 memfilterctl info cli-or &&
+		grep -qx "memfilterctl: warning: cli-or: $msg" "$T/err" ||
+		fail "one key 1000 times in the kernel" || return 1
+	memfilterctl rm cli-or
+}
