@@ -289,6 +289,31 @@ static int repeated(int c, const struct option *o)
 	return -1;
 }
 
+/* -o '' or --image '': a path, said to be empty (not "No such file"). */
+static int empty_path_opt(int c, const struct option *o)
+{
+	for (; o->name && o->val != c; o++)
+		;
+	if (!o->name || (strcmp(o->name, "output") && strcmp(o->name, "image")))
+		return 0;
+	if (*optarg)
+		return 0;
+	usage_error("option '--%s': the path is empty", o->name);
+	return -1;
+}
+
+/*
+ * A FILE or IMAGE argument (@what) that is "": said to be empty, not
+ * ": No such file or directory". Returns true if it is.
+ */
+bool empty_path(const char *what, const char *path)
+{
+	if (!path || *path)
+		return false;
+	usage_error("%s: the path is empty", what);
+	return true;
+}
+
 /*
  * getopt_long() over the arguments of the command being parsed
  * (parse_begin()), long options typed whole, none given twice but the
@@ -309,7 +334,9 @@ int cmd_opt(int argc, char **argv)
 			unknown_opt(abbr);
 			return 0;
 		}
-		return repeated(c, longopts) ? 0 : c;
+		if (repeated(c, longopts) || empty_path_opt(c, longopts))
+			return 0;
+		return c;
 	}
 	if (c == '?') {
 		abbr = argv[optind - 1];

@@ -54,6 +54,8 @@ static int read_image(const char *path, unsigned char **img, size_t *len)
 	const char *why;
 	void *buf;
 
+	if (empty_path("IMAGE", path))
+		return -1;
 	if (path && strcmp(path, "-")) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
@@ -121,6 +123,8 @@ struct mf_offline *open_image_header(const char *path,
 	size_t len;
 	int fd, ret;
 
+	if (empty_path("IMAGE", path))
+		return NULL;
 	if (path && strcmp(path, "-")) {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {

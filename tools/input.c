@@ -68,6 +68,8 @@ int reader_open(struct reader *r, const char *path, bool hex)
 	struct stat st;
 
 	memset(r, 0, sizeof(*r));
+	if (empty_path("FILE", path))
+		return -1;
 	if (!path || !strcmp(path, "-")) {
 		r->f = stdin;
 		r->path = "<stdin>";

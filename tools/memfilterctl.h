@@ -119,6 +119,7 @@ int fail_offline(const char *what, int err);
 int print_help(void);
 void parse_begin(const struct command *c);
 int cmd_opt(int argc, char **argv);
+bool empty_path(const char *what, const char *path);
 int help_opt(int argc, char **argv);
 bool json_flag(int c);
 int json_opt(int argc, char **argv);

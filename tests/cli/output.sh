@@ -307,3 +307,35 @@ t_write_progress() {
 	fi
 	rm -f "$T/wp.img"
 }
+
+# An empty path names no file: each command says which is empty (it was
+# ": Is a directory" for -o '', ": No such file or directory" for the
+# rest) and writes nothing.
+t_empty_paths() {
+	keys a >"$T/ep" &&
+	memfilterctl build --type bloom --capacity 10 -o "$T/ep.img" "$T/ep" ||
+		return 1
+	for o in "-o" "--output="; do
+		expect_error "^memfilterctl build: option '--output': the path is empty (try" \
+			memfilterctl build --type bloom --capacity 10 \
+			$o "" "$T/ep" || return 1
+	done
+	expect_error "^memfilterctl build: FILE: the path is empty (try" \
+		memfilterctl build --type bloom --capacity 10 -o "$T/ep2.img" "" &&
+	[ ! -e "$T/ep2.img" ] || fail "build wrote an image" || return 1
+	expect_error "^memfilterctl inspect: IMAGE: the path is empty" \
+		memfilterctl inspect "" &&
+	expect_error "^memfilterctl merge: IMAGE: the path is empty" \
+		memfilterctl merge -o "$T/ep2.img" "$T/ep.img" "" &&
+	expect_error "^memfilterctl merge: option '--output': the path is empty" \
+		memfilterctl merge -o "" "$T/ep.img" "$T/ep.img" || return 1
+	for c in query seen add count; do
+		expect_error "^memfilterctl $c: option '--image': the path is empty" \
+			memfilterctl $c --image "" --key a || return 1
+	done
+	expect_error "^memfilterctl add: FILE: the path is empty" \
+		memfilterctl add --image "$T/ep.img" -o "$T/ep2.img" "" &&
+	expect_error "^memfilterctl rotate: option '--image': the path is empty" \
+		memfilterctl rotate --image "" -o "$T/ep2.img" &&
+	[ ! -e "$T/ep2.img" ] || fail "an image was written"
+}
