@@ -125,7 +125,7 @@ other_commands_options options_once nf_and_help_output merge_messages
 cuckoo_full_key names_offline image_name_hint add_image seen_image
 peak_memory memory_check write_progress
 empty_key_offline number_forms grow_full hex_messages fpr_ranges image_truncated overfill_repeats
-empty_paths"
+empty_paths number_too_large"
 
 TESTS="version create_bloom create_cuckoo create_defaults_and_params create_xxh3
 create_existing_name add_file add_stdin query_present query_absent

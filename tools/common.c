@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -392,16 +393,19 @@ int json_opt(int argc, char **argv)
 
 /*
  * Digits only, as typed: no sign, space or other base (strtoull() takes
- * " -5" as 2^64 - 5 and, in base 0, "010" as 8). @hex: "0x" and hex
- * digits too (a seed, as inspect prints it).
+ * " -5" as 2^64 - 5 and, in base 0, "010" as 8). U64_HEX: "0x" and hex
+ * digits too (a seed, as inspect prints it). A number past 2^64 - 1 is
+ * too large, said with the limit, or with U64_SATURATE 2^64 - 1 (for an
+ * option whose caller says its own, smaller range).
  */
-int parse_u64(const char *opt, const char *s, bool hex, uint64_t *v)
+int parse_u64(const char *opt, const char *s, unsigned int flags, uint64_t *v)
 {
 	unsigned long long x;
 	int base = 10;
 	char *end;
 
-	if (hex && (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))) {
+	if ((flags & U64_HEX) &&
+	    (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))) {
 		s += 2;
 		base = 16;
 	}
@@ -410,7 +414,16 @@ int parse_u64(const char *opt, const char *s, bool hex, uint64_t *v)
 			  "0123456789") != strlen(s))
 		goto bad;
 	x = strtoull(s, &end, base);
-	if (errno || *end)
+	if (errno == ERANGE && !(flags & U64_SATURATE)) {
+		if (base == 16)
+			usage_error("%s: '%s' is too large (at most 0x%llx)",
+				    opt, s - 2, ULLONG_MAX);
+		else
+			usage_error("%s: '%s' is too large (at most %llu)",
+				    opt, s, ULLONG_MAX);
+		return -1;
+	}
+	if ((errno && errno != ERANGE) || *end)
 		goto bad;
 	*v = x;
 	return 0;
@@ -456,7 +469,7 @@ static int filter_opt(int c, struct mf_create_opts *o)
 		}
 		return 1;
 	case 'c':
-		return parse_u64("--capacity", optarg, false, &o->capacity) ? -1 : 1;
+		return parse_u64("--capacity", optarg, 0, &o->capacity) ? -1 : 1;
 	case 'e':
 		if (parse_double("--fpr", optarg, &o->fpr))
 			return -1;
@@ -479,7 +492,7 @@ static int filter_opt(int c, struct mf_create_opts *o)
 		}
 		return 1;
 	case 'f':
-		if (parse_u64("--fingerprint-bits", optarg, false, &fp))
+		if (parse_u64("--fingerprint-bits", optarg, U64_SATURATE, &fp))
 			return -1;
 		if (fp != 8 && fp != 12 && fp != 16) {
 			usage_error("--fingerprint-bits must be 8, 12 or 16");
@@ -491,7 +504,7 @@ static int filter_opt(int c, struct mf_create_opts *o)
 		o->keyed = true;
 		return 1;
 	case 's':
-		if (parse_u64("--seed", optarg, true, &o->seed))
+		if (parse_u64("--seed", optarg, U64_HEX, &o->seed))
 			return -1;
 		o->fixed_seed = true;
 		return 1;
@@ -601,7 +614,7 @@ static int window_opt(int c, struct window_args *a)
 		return parse_duration_ms("--window", optarg, CLI_WINDOW_MAX_MS,
 					 &a->window_ms);
 	case 'g':
-		if (parse_u64("--generations", optarg, false, &a->gens))
+		if (parse_u64("--generations", optarg, U64_SATURATE, &a->gens))
 			return -1;
 		if (a->gens < 2 || a->gens > 16) {
 			usage_error("--generations must be 2 to 16");
@@ -651,7 +664,7 @@ static int grow_opt(int c, struct mf_grow_opts *g)
 
 	switch (c) {
 	case OPT_GROW_FACTOR:
-		if (parse_u64("--grow-factor", optarg, false, &v))
+		if (parse_u64("--grow-factor", optarg, U64_SATURATE, &v))
 			return -1;
 		if (v < 1 || v > 16) {
 			usage_error("--grow-factor must be 1 to 16");
@@ -674,7 +687,7 @@ static int grow_opt(int c, struct mf_grow_opts *g)
 		}
 		return 0;
 	case OPT_GROW_MAX:
-		if (parse_u64("--grow-max", optarg, false, &v))
+		if (parse_u64("--grow-max", optarg, U64_SATURATE, &v))
 			return -1;
 		if (v < 1 || v > 16) {
 			usage_error("--grow-max must be 1 to 16");

@@ -123,7 +123,10 @@ bool empty_path(const char *what, const char *path);
 int help_opt(int argc, char **argv);
 bool json_flag(int c);
 int json_opt(int argc, char **argv);
-int parse_u64(const char *opt, const char *s, bool hex, uint64_t *v);
+/* parse_u64()'s flags: "0x" and hex digits too; past 2^64 - 1 as 2^64 - 1. */
+#define U64_HEX		0x1
+#define U64_SATURATE	0x2
+int parse_u64(const char *opt, const char *s, unsigned int flags, uint64_t *v);
 int parse_double(const char *opt, const char *s, double *v);
 int positional(int argc, char **argv, int max_extra, const char **name,
 	       const char **extra);

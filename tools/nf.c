@@ -171,7 +171,7 @@ static int nf_id(int argc, char **argv, uint32_t *id)
 			    "missing attachment ID");
 		return -1;
 	}
-	if (parse_u64("ID", argv[optind], false, &v))
+	if (parse_u64("ID", argv[optind], U64_SATURATE, &v))
 		return -1;
 	if (!v || v > UINT32_MAX) {
 		usage_error("ID: '%s' is not an attachment ID", argv[optind]);
