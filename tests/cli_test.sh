@@ -130,7 +130,7 @@ empty_paths number_too_large"
 TESTS="version create_bloom create_cuckoo create_defaults_and_params create_xxh3
 create_existing_name add_file add_stdin query_present query_absent
 query_mixed_like_grep query_count empty_key hex hex_invalid del_cuckoo
-del_bloom_refused info info_json list overfill cuckoo_full rm bad_usage help
+del_bloom_refused seen_cuckoo_refused info info_json list overfill cuckoo_full rm bad_usage help
 unprivileged million_keys image_build_load image_dump_load
 image_dump_identical image_dump_kernel_filter image_inspect image_corrupt
 image_load_existing_name image_merge image_keyed_warning image_help

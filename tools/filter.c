@@ -56,6 +56,9 @@ static int cmd_create(int argc, char **argv)
 
 enum key_cmd { KEY_ADD, KEY_QUERY, KEY_DEL, KEY_SEEN, KEY_COUNT };
 
+/* seen on a cuckoo filter: offline and in the kernel, one message. */
+#define SEEN_NEEDS "%s: seen needs a Bloom, window or growing filter (test-and-add); a cuckoo filter cannot tell a new key from a false positive"
+
 /**
  * struct key_opts - what a key command was asked to do
  * @kc: add, query, del, seen or count
@@ -304,8 +307,7 @@ static int key_target(const struct key_opts *ko, int argc, char **argv,
 	if (ko->kc == KEY_SEEN) {
 		if (info.type != MF_TYPE_CUCKOO)
 			return 0;
-		cli_error("%s: seen needs a Bloom, window or growing filter (test-and-add); a cuckoo filter cannot tell a new key from a false positive",
-			  *name);
+		cli_error(SEEN_NEEDS, *name);
 		return -1;
 	}
 	if (info.type != MF_TYPE_CUCKOO) {
@@ -318,6 +320,15 @@ static int key_target(const struct key_opts *ko, int argc, char **argv,
 		return -1;
 	}
 	return 0;
+}
+
+/* seen refused by the kernel: a cuckoo filter (not an older module)? */
+static bool seen_cuckoo(const struct target *t)
+{
+	struct mf_info info;
+
+	return !t->off && !mf_info(t->fd, &info) &&
+	       info.type == MF_TYPE_CUCKOO;
 }
 
 /* After add: say so when the filter now holds more keys than it is for. */
@@ -406,6 +417,10 @@ static int key_command(enum key_cmd kc, int argc, char **argv)
 			if (got == -ENOSPC)
 				reader_full(&r, name, total + done, done, t.fd,
 					    t.off);
+			else if (got == -EOPNOTSUPP && kc == KEY_SEEN &&
+				 seen_cuckoo(&t))
+				/* In the kernel: asked when it refuses. */
+				cli_error(SEEN_NEEDS, name);
 			else
 				fail(name, got);
 			goto out_reader;

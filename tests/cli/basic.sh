@@ -161,6 +161,15 @@ t_del_bloom_refused() {
 	expect_error "cuckoo" memfilterctl del cli-b "$T/abc"
 }
 
+# seen (test-and-add) on a cuckoo filter in the kernel: the reason, the
+# line seen --image gives (it was "not supported by this filter type,
+# kernel module or library"), and no key added.
+t_seen_cuckoo_refused() {
+	expect_error "^memfilterctl: cli-c: seen needs a Bloom, window or growing filter (test-and-add); a cuckoo filter cannot tell a new key from a false positive$" \
+		memfilterctl seen cli-c --key seen-cuckoo-x &&
+	expect_rc 1 memfilterctl query cli-c --key seen-cuckoo-x
+}
+
 t_info() {
 	expect_rc 0 memfilterctl info cli-b || return 1
 	for pat in '^name: *cli-b$' '^type: *bloom$' '^capacity: *10000 keys$' \
