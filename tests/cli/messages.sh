@@ -114,12 +114,18 @@ t_merge_messages() {
 }
 
 # A cuckoo filter full because one key is stored its most times says so.
+# Seed 1 gives key a two buckets; seed 574 one (its alternate bucket is
+# its first), where the sixth copy does not fit.
 t_cuckoo_full_key() {
 	keys a a a a a a a a a a >"$T/cf-a10"
 	expect_error "the key of $T/cf-a10:10 is in the filter 9 times already: a cuckoo filter stores one key at most 9 times" \
-		memfilterctl build --type cuckoo --capacity 1000 \
+		memfilterctl build --type cuckoo --capacity 1000 --seed 1 \
 		-o "$T/cf.img" "$T/cf-a10" &&
-		[ ! -e "$T/cf.img" ] || fail "an image of a failed build"
+		[ ! -e "$T/cf.img" ] || fail "an image of a failed build" ||
+		return 1
+	expect_error "the key of $T/cf-a10:6 is in the filter 5 times already: .*; 5 if its two buckets are one); 5 keys were added" \
+		memfilterctl build --type cuckoo --capacity 1000 --seed 574 \
+		-o "$T/cf.img" "$T/cf-a10"
 }
 
 # One name for the keyed hash in text and JSON (siphash24, as --hash
