@@ -47,7 +47,8 @@ CORE_SRCS := $(wildcard core/*.c)
 ifneq ($(shell $(CC) -dumpmachine | cut -d- -f1),x86_64)
 CORE_SRCS := $(filter-out core/%_avx2.c,$(CORE_SRCS))
 endif
-CORE_HDRS := $(wildcard core/*.h)
+# core/ includes the uapi header too.
+CORE_HDRS := $(wildcard core/*.h) uapi/linux/memfilter.h
 LIB_SRCS := $(filter-out lib/%_test.c,$(wildcard lib/*.c))
 LIB_HDRS := $(wildcard lib/*.h uapi/linux/*.h) $(CORE_HDRS) $(VERSION_H)
 # The library's public header, and <memfilter.h>, its 1.0.0 name, which

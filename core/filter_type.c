@@ -74,6 +74,7 @@ int memfilter_create_params(const struct memfilter_create *c,
 			    const struct memfilter_type_ops **ops,
 			    union memfilter_params *p)
 {
+	struct memfilter_create per_key;
 	int ret;
 
 	if (c->flags & ~MEMFILTER_CREATE_FLAGS)
@@ -102,9 +103,24 @@ int memfilter_create_params(const struct memfilter_create *c,
 		return -EOPNOTSUPP;
 	if (c->type == MEMFILTER_TYPE_CUCKOO && c->layout)
 		return -EINVAL;
+	if (c->__reserved1)
+		return -EOPNOTSUPP;
+	if (c->prefix_lengths > MEMFILTER_PREFIX_LENGTHS_MAX)
+		return -EINVAL;
 	*ops = memfilter_type_ops(c->type);
 	if (!*ops)
 		return -EOPNOTSUPP;
+	/*
+	 * A prefix filter's address lookup probes up to prefix_lengths keys:
+	 * at fpr_ppb / L per key, its rate 1 - (1 - p / L)^L stays under p.
+	 */
+	if (c->prefix_lengths && c->fpr_ppb) {
+		per_key = *c;
+		per_key.fpr_ppb = div_u64(c->fpr_ppb, c->prefix_lengths);
+		if (!per_key.fpr_ppb)
+			per_key.fpr_ppb = 1;
+		c = &per_key;
+	}
 	memset(p, 0, sizeof(*p));
 	ret = (*ops)->params(c, p);
 	if (ret)

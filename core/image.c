@@ -18,40 +18,140 @@
 #include "image.h"
 
 #define MF_IMAGE_FLAGS	(MEMFILTER_IMAGE_SECRET | MEMFILTER_IMAGE_CUCKOO_MOD | \
-			 MEMFILTER_IMAGE_SPLIT32)
+			 MEMFILTER_IMAGE_SPLIT32 | MEMFILTER_IMAGE_PREFIXES)
 
 /**
- * memfilter_image_payload_bytes() - size of a described filter's table
+ * memfilter_image_payload_bytes() - size of a described filter's payload
  * @d: a description from memfilter_image_parse() or a type's image op
+ *	(then memfilter_image_put_prefixes())
+ *
+ * What the parameters give, to check the header's payload size against.
  *
  * Context: any.
- * Return: the payload size in bytes.
+ * Return: the payload size in bytes: the table, and a prefix filter's
+ * lengths.
  */
 u64 memfilter_image_payload_bytes(const struct memfilter_image_desc *d)
 {
-	return memfilter_type_ops(d->type)->payload_bytes(&d->params);
+	return memfilter_type_ops(d->type)->payload_bytes(&d->params) +
+	       (d->prefixes ? MEMFILTER_IMAGE_PREFIXES_SIZE : 0);
 }
+
+/**
+ * memfilter_image_table_bytes() - size of a described filter's table
+ * @d: a description from memfilter_image_parse() (its parameters may have
+ *	been wiped since), or a type's image op
+ *
+ * Context: any.
+ * Return: the bytes of the payload that are the type's table: all of it
+ * but a prefix filter's lengths at its end.
+ */
+u64 memfilter_image_table_bytes(const struct memfilter_image_desc *d)
+{
+	return d->payload_size - (d->prefixes ? MEMFILTER_IMAGE_PREFIXES_SIZE : 0);
+}
+
+/**
+ * memfilter_image_put_prefixes() - a prefix filter's lengths into its image
+ * @d: the description its type's image op just filled in (the table
+ *	copied)
+ * @px: the filter's lengths
+ * @payload: the payload the table was copied to, with room for
+ *	memfilter_image_prefix_bytes() more after it; NULL to describe only
+ *
+ * Reads the lengths after the table was copied (a read barrier between):
+ * a writer records a length before it adds keys of that length, so
+ * every key in the copy has its length in the image. Nothing for a
+ * filter of keys.
+ *
+ * Context: any.
+ */
+void memfilter_image_put_prefixes(struct memfilter_image_desc *d,
+				  const struct memfilter_prefixes *px,
+				  void *payload)
+{
+	struct memfilter_image_prefixes t = {};
+	u32 w;
+
+	if (!px->max)
+		return;
+	/* The table copied, then its lengths: memfilter_prefixes_add()'s smp_mb(). */
+	smp_rmb();
+	memfilter_prefixes_init(&d->px, px->max, NULL);
+	for (w = 0; w < MEMFILTER_PREFIX_WORDS; w++) {
+		d->px.lengths[w] = READ_ONCE(px->lengths[w]);
+		t.lengths[w] = cpu_to_le64(d->px.lengths[w]);
+	}
+	t.prefix_lengths = cpu_to_le32(px->max);
+	BUILD_BUG_ON(sizeof(t) != MEMFILTER_IMAGE_PREFIXES_SIZE);
+	if (payload)
+		memcpy((u8 *)payload + d->payload_size, &t, sizeof(t));
+	d->payload_size += sizeof(t);
+	d->prefixes = true;
+}
+
+/**
+ * memfilter_image_get_prefixes() - a prefix filter's lengths from its image
+ * @d: a description from memfilter_image_parse(), its payload's checksum
+ *	verified
+ * @trailer: the payload's last MEMFILTER_IMAGE_PREFIXES_SIZE bytes; not
+ *	read for an image without MEMFILTER_IMAGE_PREFIXES
+ *
+ * Context: any.
+ * Return: 0 (@d->px filled in, empty for a filter of keys), or -EBADMSG
+ * for lengths no filter could hold.
+ */
+int memfilter_image_get_prefixes(struct memfilter_image_desc *d,
+				 const void *trailer)
+{
+	struct memfilter_image_prefixes t;
+	u64 lengths[MEMFILTER_PREFIX_WORDS];
+	u32 w, max;
+
+	memfilter_prefixes_init(&d->px, 0, NULL);
+	if (!d->prefixes)
+		return 0;
+	memcpy(&t, trailer, sizeof(t));
+	max = le32_to_cpu(t.prefix_lengths);
+	if (!max || t.__reserved0 || memchr_inv(t.__reserved, 0, sizeof(t.__reserved)))
+		return -EBADMSG;
+	for (w = 0; w < MEMFILTER_PREFIX_WORDS; w++)
+		lengths[w] = le64_to_cpu(t.lengths[w]);
+	return memfilter_prefixes_init(&d->px, max, lengths) ? -EBADMSG : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_image_get_prefixes);
 
 /*
  * XXH64 (seed 0) of a payload of any size, yielding between 512 KiB pieces
- * in the kernel: payloads reach gigabytes.
+ * in the kernel: payloads reach gigabytes. The payload is @a's @alen bytes
+ * followed by @b's @blen, at most MEMFILTER_IMAGE_PREFIXES_SIZE (a table
+ * and the prefix lengths that end its payload, loaded into two places).
  */
-static u64 mf_image_xxh64(const void *data, u64 len)
+static u64 mf_image_xxh64(const void *a, u64 alen, const void *b, u64 blen)
 {
 	const u64 piece = 512 * 1024 / 32;	/* stripes per piece */
-	const u8 *p = data;
-	u64 v[4], n, stripes = len / 32;
+	u8 tail[32 + MEMFILTER_IMAGE_PREFIXES_SIZE];
+	u64 v[4], n, rest, stripes = alen / 32, len = alen + blen;
+	const u8 *p = a;
 
-	if (len < 32)
-		return memfilter_xxh64(data, len, 0);
+	rest = alen % 32;
+	if (blen)
+		memcpy(tail + rest, b, blen);
+	if (len < 32) {
+		memcpy(tail, a, rest);
+		return memfilter_xxh64(tail, len, 0);
+	}
 	memfilter_xxh64_lanes(v, 0);
 	for (; stripes; stripes -= n) {
 		n = min(stripes, piece);
 		p = memfilter_xxh64_stripes(v, p, n);
 		memfilter_cond_resched();
 	}
+	/* What is left of @a, then @b: a few more stripes and the end. */
+	memcpy(tail, p, rest);
+	p = memfilter_xxh64_stripes(v, tail, (rest + blen) / 32);
 	return memfilter_xxh64_finish(memfilter_xxh64_converge(v), len, p,
-				      (const u8 *)data + len);
+				      tail + rest + blen);
 }
 
 /**
@@ -78,6 +178,8 @@ void memfilter_image_header(struct memfilter_image_header *h,
 	ops->image_encode(h, d);
 	hs = ops->hasher((union memfilter_params *)&d->params);
 	h->hash_algo = cpu_to_le32(hs->algo);
+	if (d->prefixes)
+		h->flags |= cpu_to_le32(MEMFILTER_IMAGE_PREFIXES);
 	if (hs->algo == MEMFILTER_HASH_SIPHASH24) {
 		h->flags |= cpu_to_le32(MEMFILTER_IMAGE_SECRET);
 		h->secret[0] = cpu_to_le64(hs->key[0]);
@@ -87,7 +189,8 @@ void memfilter_image_header(struct memfilter_image_header *h,
 	}
 	h->keys = cpu_to_le64(d->keys);
 	h->payload_size = cpu_to_le64(d->payload_size);
-	h->payload_xxh64 = cpu_to_le64(mf_image_xxh64(payload, d->payload_size));
+	h->payload_xxh64 = cpu_to_le64(mf_image_xxh64(payload, d->payload_size,
+						      NULL, 0));
 	h->header_xxh64 = cpu_to_le64(memfilter_xxh64(h, offsetof(typeof(*h),
 								  header_xxh64), 0));
 }
@@ -173,6 +276,7 @@ int memfilter_image_parse(const void *hdr, u64 image_len,
 		return ret;
 
 	d->type = ops->type;
+	d->prefixes = le32_to_cpu(h->flags) & MEMFILTER_IMAGE_PREFIXES;
 	d->keys = le64_to_cpu(h->keys);
 	d->payload_size = le64_to_cpu(h->payload_size);
 	d->payload_xxh64 = le64_to_cpu(h->payload_xxh64);
@@ -195,7 +299,29 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_image_parse);
 int memfilter_image_check_payload(const struct memfilter_image_desc *d,
 				  const void *payload)
 {
-	return mf_image_xxh64(payload, d->payload_size) == d->payload_xxh64 ?
-	       0 : -EBADMSG;
+	return mf_image_xxh64(payload, d->payload_size, NULL, 0) ==
+	       d->payload_xxh64 ? 0 : -EBADMSG;
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_image_check_payload);
+
+/**
+ * memfilter_image_check_parts() - verify the checksum of a payload in two
+ *	places
+ * @d: the parsed description
+ * @table: the memfilter_image_table_bytes() bytes the payload starts with
+ * @trailer: the rest (a prefix filter's lengths), or NULL when there is
+ *	none
+ *
+ * Context: as memfilter_image_check_payload().
+ * Return: 0, or -EBADMSG if the payload is not the one the header names.
+ */
+int memfilter_image_check_parts(const struct memfilter_image_desc *d,
+				const void *table, const void *trailer)
+{
+	u64 tbytes = memfilter_image_table_bytes(d);
+
+	return mf_image_xxh64(table, tbytes, trailer,
+			      d->payload_size - tbytes) ==
+	       d->payload_xxh64 ? 0 : -EBADMSG;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_image_check_parts);

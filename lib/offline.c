@@ -42,10 +42,13 @@
  * @nparts: how many
  * @map: mf_offline_map(): the mapping @mem is in (an image file's pages,
  *	copy on write), @map_bytes long; NULL when @mem is allocated
+ * @px: the prefix lengths it holds (core/prefix.h); @px.max 0 for a
+ *	filter of keys
  */
 struct mf_offline {
 	const struct memfilter_type_ops *ops;
 	union memfilter_state s;
+	struct memfilter_prefixes px;
 	void *mem;
 	size_t mem_bytes;
 	void *map;
@@ -142,6 +145,9 @@ static int mf_offline_create_req(const struct memfilter_create *c,
 	if (!ret)
 		ret = mf_offline_new(ops, &p, out);
 	explicit_bzero(&p, sizeof(p));
+	/* Checked by memfilter_create_params(): cannot fail. */
+	if (!ret)
+		memfilter_prefixes_init(&(*out)->px, c->prefix_lengths, NULL);
 	return ret;
 }
 
@@ -404,12 +410,14 @@ int mf_offline_image(const struct mf_offline *f, void **image, size_t *len)
 	*image = NULL;
 	*len = 0;
 	f->ops->image(&f->s, f->keys, &d, NULL);
+	memfilter_image_put_prefixes(&d, &f->px, NULL);
 	if (d.payload_size > SIZE_MAX - MEMFILTER_IMAGE_HDR_SIZE)
 		return -ENOMEM;
 	img = malloc(MEMFILTER_IMAGE_HDR_SIZE + d.payload_size);
 	if (!img)
 		return -ENOMEM;
 	f->ops->image(&f->s, f->keys, &d, img + MEMFILTER_IMAGE_HDR_SIZE);
+	memfilter_image_put_prefixes(&d, &f->px, img + MEMFILTER_IMAGE_HDR_SIZE);
 	memfilter_image_header((struct memfilter_image_header *)img, &d,
 			       img + MEMFILTER_IMAGE_HDR_SIZE);
 	*image = img;
@@ -437,7 +445,8 @@ int mf_offline_image_view(struct mf_offline *f, void *header,
 		*len = 0;
 	if (!f || !header || !payload || !len)
 		return -EINVAL;
-	if (f->nparts)
+	/* A prefix filter's lengths follow the table: not in its memory. */
+	if (f->nparts || f->px.max)
 		return -EOPNOTSUPP;
 	f->ops->image(&f->s, f->keys, &d, NULL);
 	if (d.payload_size > f->mem_bytes)
@@ -511,18 +520,25 @@ int mf_offline_from_image(const void *image, size_t len,
 		w = "payload checksum mismatch (corrupt table)";
 		goto out;
 	}
+	ret = memfilter_image_get_prefixes(&d, payload +
+					   memfilter_image_table_bytes(&d));
+	if (ret) {
+		w = "prefix lengths no filter can hold";
+		goto out;
+	}
 	ret = mf_offline_new(memfilter_type_ops(d.type), &d.params, &f);
 	if (ret) {
 		w = "out of memory";
 		goto out;
 	}
-	memcpy(f->mem, payload, d.payload_size);
+	memcpy(f->mem, payload, memfilter_image_table_bytes(&d));
 	ret = f->ops->restore(&f->s, &d);
 	if (ret) {
 		w = "cuckoo table does not hold the header's key count";
 		mf_offline_free(f);
 		goto out;
 	}
+	f->px = d.px;
 	f->keys = d.keys;
 	f->adds = d.keys;
 	*out = f;
@@ -531,6 +547,27 @@ out:
 	if (why)
 		*why = w;
 	return ret;
+}
+
+/*
+ * A prefix filter's lengths, at @trailer (an image's payload's end), into
+ * @f, the bytes there zeroed (they lie in @f's table memory, where
+ * nothing but zeroes may follow the table). *@why: a refusal's reason.
+ */
+static int mf_offline_take_prefixes(struct mf_offline *f,
+				    struct memfilter_image_desc *d,
+				    void *trailer, const char **why)
+{
+	int ret = memfilter_image_get_prefixes(d, trailer);
+
+	if (ret) {
+		*why = "prefix lengths no filter can hold";
+		return ret;
+	}
+	f->px = d->px;
+	if (d->prefixes)
+		memset(trailer, 0, MEMFILTER_IMAGE_PREFIXES_SIZE);
+	return 0;
 }
 
 /*
@@ -577,7 +614,7 @@ int mf_offline_map(int fd, struct mf_offline **out, const char **why)
 		goto out;
 	}
 	mem = memfilter_type_ops(d.type)->mem_bytes(&d.params);
-	if (mem < d.payload_size ||
+	if (mem < memfilter_image_table_bytes(&d) ||
 	    mem > SIZE_MAX - MEMFILTER_IMAGE_HDR_SIZE - 64 - page) {
 		ret = -ENOMEM;
 		goto out;
@@ -605,6 +642,11 @@ int mf_offline_map(int fd, struct mf_offline **out, const char **why)
 		w = "payload checksum mismatch (corrupt table)";
 		goto out;
 	}
+	/* A prefix filter's lengths: out of the table's memory, then zeroed. */
+	ret = mf_offline_take_prefixes(f, &d, (u8 *)f->mem +
+				       memfilter_image_table_bytes(&d), &w);
+	if (ret)
+		goto out;
 	f->ops = memfilter_type_ops(d.type);
 	f->ops->init(&f->s, &d.params, f->mem);
 	ret = f->ops->restore(&f->s, &d);
@@ -761,6 +803,7 @@ int mf_offline_info(const struct mf_offline *f, struct mf_info *info)
 	if (!f || !info)
 		return -EINVAL;
 	memfilter_state_info(f->ops, &f->s, f->keys, &i);
+	memfilter_prefixes_info(&f->px, &i);
 	i.bytes = f->ops->mem_bytes(f->ops->params_of(&f->s));
 	i.adds = f->adds;
 	i.deletes = f->deletes;
@@ -1215,6 +1258,12 @@ static const char *mf_merge_mismatch(const struct mf_offline *a,
 	    (pa->hasher.key[0] != pb->hasher.key[0] ||
 	     pa->hasher.key[1] != pb->hasher.key[1]))
 		return "different secret keys";
+	if (a->px.max != b->px.max)
+		return a->px.max && b->px.max ?
+		       "different most prefix lengths per family" :
+		       "a prefix filter and a filter of keys";
+	if (memfilter_prefixes_check_add(&a->px, b->px.lengths) == -ENOSPC)
+		return "more prefix lengths together than the filters take";
 	return NULL;
 }
 
@@ -1246,6 +1295,8 @@ int mf_image_merge(const void *a, size_t a_len, const void *b, size_t b_len,
 	n = memfilter_bloom_nwords(&fa->s.bloom.p);
 	for (i = 0; i < n; i++)
 		fa->s.bloom.words[i] |= fb->s.bloom.words[i];
+	if (fa->px.max)
+		memfilter_prefixes_add(&fa->px, fb->px.lengths);
 	if (check_add_overflow(fa->keys, fb->keys, &fa->keys))
 		fa->keys = ~0ULL;
 	ret = mf_offline_image(fa, out, out_len);
@@ -1372,6 +1423,10 @@ static int mf_offline_read_regular(int fd, u64 size, struct mf_offline **out,
 		*why = "payload checksum mismatch (corrupt table)";
 		goto out;
 	}
+	ret = mf_offline_take_prefixes(f, &d, (u8 *)f->mem +
+				       memfilter_image_table_bytes(&d), why);
+	if (ret)
+		goto out;
 	ret = f->ops->restore(&f->s, &d);
 	if (ret) {
 		*why = "cuckoo table does not hold the header's key count";

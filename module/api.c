@@ -45,6 +45,35 @@ bool memfilter_contains(struct memfilter *f, const void *key, u32 len)
 EXPORT_SYMBOL_GPL(memfilter_contains);
 
 /**
+ * memfilter_contains_addr() - may an address be in the filter?
+ * @f: the filter (a reference, or found under RCU)
+ * @addr: an IPv4 (4 bytes) or IPv6 (16 bytes) address, network byte order
+ * @len: 4 or 16
+ *
+ * The address lookup rule (core/prefix.h): a prefix filter is asked for
+ * the address's key at each prefix length of its family that it holds,
+ * longest first, until one may be present; a filter of keys for the
+ * address itself, as memfilter_contains() would be. Never a false
+ * negative for a prefix (or key) whose add returned before this call
+ * started. Counted as one query.
+ *
+ * Context: any but hard interrupt; lockless, does not sleep; at most
+ * MEMFILTER_PREFIX_LENGTHS_MAX probes.
+ * Return: false if the address is definitely not covered (a prefix filter
+ * and a @len other than 4 or 16: never), true if it may be.
+ */
+bool memfilter_contains_addr(struct memfilter *f, const void *addr, u32 len)
+{
+	bool hit = memfilter_prefix_contains(f->ops, &f->s, &f->px, addr, len);
+
+	this_cpu_inc(f->stats->queries);
+	if (hit)
+		this_cpu_inc(f->stats->hits);
+	return hit;
+}
+EXPORT_SYMBOL_GPL(memfilter_contains_addr);
+
+/**
  * memfilter_add() - add a key
  * @f: the filter
  * @key: the key

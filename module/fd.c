@@ -45,6 +45,7 @@
 #define MF_KEYBUF	(16 * 1024)
 
 static_assert(MF_WINDOW % BITS_PER_LONG == 0);
+static_assert(MF_WINDOW * sizeof(struct memfilter_prefix) <= MF_KEYBUF);
 static_assert(MEMFILTER_KEY_MAX <= MF_KEYBUF);
 static_assert(2 * MEMFILTER_CUCKOO_SLOTS + 1 == MEMFILTER_COUNT_MAX);
 
@@ -193,6 +194,53 @@ static int mf_hash_window(struct memfilter *f, const struct memfilter_keys *k,
 	return 0;
 }
 
+/*
+ * ADD_PREFIXES, before any key: every entry checked and the lengths of
+ * the whole batch recorded (or refused), so that EINVAL and ENOSPC change
+ * nothing.
+ */
+static int mf_prefixes_check(struct memfilter *f, const struct memfilter_keys *k,
+			     struct mf_batch *b)
+{
+	const struct memfilter_prefix __user *up = u64_to_user_ptr(k->keys);
+	const struct memfilter_prefix *p = (const void *)b->keys;
+	const u32 per = MF_KEYBUF / sizeof(*p);
+	u64 want[MEMFILTER_PREFIX_WORDS] = {};
+	u32 i, x, n;
+
+	for (i = 0; i < k->count; i += n) {
+		n = min(per, k->count - i);
+		if (copy_from_user(b->keys, up + i, n * sizeof(*p)))
+			return -EFAULT;
+		for (x = 0; x < n; x++) {
+			if (memfilter_prefix_check(&p[x]))
+				return -EINVAL;
+			memfilter_prefix_mark(want, &p[x]);
+		}
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	return memfilter_filter_add_lengths(f, want);
+}
+
+/*
+ * Hash prefixes [i, i + n) of an ADD_PREFIXES call into b->hashes[0..n):
+ * each one's key (core/prefix.h). An entry that changed since
+ * mf_prefixes_check() to one invalid or of a length not recorded is
+ * EINVAL here: its key is never added without its length.
+ */
+static int mf_prefixes_window(struct memfilter *f, const struct memfilter_keys *k,
+			      struct mf_batch *b, u32 i, u32 n)
+{
+	const struct memfilter_prefix __user *up = u64_to_user_ptr(k->keys);
+
+	if (copy_from_user(b->keys, up + i, n * sizeof(struct memfilter_prefix)))
+		return -EFAULT;
+	return memfilter_filter_prefix_hashes(f, (const void *)b->keys, n,
+					      b->hashes);
+}
+
 typedef int (*mf_keys_op)(struct memfilter *f, const u64 *hashes, u32 n,
 			  unsigned long *result, u32 *done);
 
@@ -223,8 +271,10 @@ static int mf_count_window(struct memfilter *f, const struct memfilter_keys *k,
  * result bits go out; @op NULL: COUNT, a byte per key. @has_op: the
  * filter's type has the operation; a command it lacks fails with
  * EOPNOTSUPP even with no keys, before anything else is checked.
+ * @prefixes: the keys are struct memfilter_prefix entries (ADD_PREFIXES).
  */
-static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op, bool has_op)
+static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op, bool has_op,
+		       bool prefixes)
 {
 	struct memfilter_keys *k = ucmd->cmd;
 	struct mf_file *mfile = ucmd->file->private_data;
@@ -245,17 +295,22 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op, bool has_op)
 		return -EINVAL;
 	if (k->key_size ? k->lens != 0 : (k->count && !k->lens))
 		return -EINVAL;
+	if (prefixes && k->key_size != sizeof(struct memfilter_prefix))
+		return -EINVAL;
 	if (k->count && !k->keys && (k->key_size || k->lens))
 		return -EFAULT;
 
 	b = mf_batch_get(mfile, &own);
 	if (!b)
 		return -ENOMEM;
-	if (!k->key_size)
+	if (prefixes)
+		ret = mf_prefixes_check(f, k, b);
+	else if (!k->key_size)
 		ret = mf_copy_lens(k, b, &lens);
 	while (!ret && i < k->count) {
 		n = min_t(u32, k->count - i, MF_WINDOW);
-		ret = mf_hash_window(f, k, b, lens, i, n, &off);
+		ret = prefixes ? mf_prefixes_window(f, k, b, i, n) :
+		      mf_hash_window(f, k, b, lens, i, n, &off);
 		if (ret)
 			break;
 		if (!op) {
@@ -290,34 +345,42 @@ static int mf_cmd_keys(struct memfilter_ucmd *ucmd, mf_keys_op op, bool has_op)
 static int mf_cmd_add(struct memfilter_ucmd *ucmd)
 {
 	return mf_cmd_keys(ucmd, memfilter_filter_add_sleepable,
-			   ucmd->f->ops->add);
+			   ucmd->f->ops->add, false);
 }
 
 static int mf_cmd_query(struct memfilter_ucmd *ucmd)
 {
-	return mf_cmd_keys(ucmd, mf_query, ucmd->f->ops->contains);
+	return mf_cmd_keys(ucmd, mf_query, ucmd->f->ops->contains, false);
 }
 
 static int mf_cmd_delete(struct memfilter_ucmd *ucmd)
 {
-	return mf_cmd_keys(ucmd, memfilter_filter_delete, ucmd->f->ops->delete);
+	return mf_cmd_keys(ucmd, memfilter_filter_delete, ucmd->f->ops->delete,
+			   false);
 }
 
 static int mf_cmd_add_unique(struct memfilter_ucmd *ucmd)
 {
 	return mf_cmd_keys(ucmd, memfilter_filter_add_unique,
-			   ucmd->f->ops->add_unique);
+			   ucmd->f->ops->add_unique, false);
 }
 
 static int mf_cmd_test_and_add(struct memfilter_ucmd *ucmd)
 {
 	return mf_cmd_keys(ucmd, memfilter_filter_test_and_add_sleepable,
-			   ucmd->f->ops->test_and_add);
+			   ucmd->f->ops->test_and_add, false);
 }
 
 static int mf_cmd_count(struct memfilter_ucmd *ucmd)
 {
-	return mf_cmd_keys(ucmd, NULL, ucmd->f->ops->count);
+	return mf_cmd_keys(ucmd, NULL, ucmd->f->ops->count, false);
+}
+
+/* Prefixes, each as its key, after their lengths (core/prefix.h). */
+static int mf_cmd_add_prefixes(struct memfilter_ucmd *ucmd)
+{
+	return mf_cmd_keys(ucmd, memfilter_filter_add_sleepable,
+			   ucmd->f->px.max != 0, true);
 }
 
 /*
@@ -429,6 +492,8 @@ static const struct memfilter_ioctl_op mf_filter_ops[] = {
 				 struct memfilter_rotate, flags),
 	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_COUNT, mf_cmd_count,
 			   struct memfilter_keys, out_done),
+	MEMFILTER_IOCTL_OP_WRITE(MEMFILTER_IOC_ADD_PREFIXES, mf_cmd_add_prefixes,
+				 struct memfilter_keys, out_done),
 };
 
 static long mf_filter_ioctl(struct file *file, unsigned int cmd,

@@ -154,6 +154,7 @@ static void mf_filter_free_work(struct work_struct *work)
 	kvfree(f->mem);
 	free_percpu(f->stats);
 	atomic64_sub(f->bytes + mf_lock_bytes(f->ops), &mf_total_bytes);
+	mutex_destroy(&f->prefix_lock);
 	mutex_destroy(&f->dump_lock);
 	kfree(f);
 }
@@ -319,6 +320,7 @@ struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
 	refcount_set(&f->ref, 1);
 	spin_lock_init(&f->lock);
 	mutex_init(&f->dump_lock);
+	mutex_init(&f->prefix_lock);
 	INIT_RCU_WORK(&f->free_work, mf_filter_free_work);
 	if (f->kops->init)
 		f->kops->init(f);
@@ -359,7 +361,11 @@ struct memfilter *memfilter_filter_create(const struct memfilter_create *c)
 	ret = memfilter_create_params(c, &ops, &p);
 	f = ret ? ERR_PTR(ret) : memfilter_filter_alloc(ops, c->flags, &p);
 	memzero_explicit(&p, sizeof(p));
-	if (!IS_ERR(f) && f->kops->start)
+	if (IS_ERR(f))
+		return f;
+	/* Checked by memfilter_create_params(): cannot fail. */
+	memfilter_prefixes_init(&f->px, c->prefix_lengths, NULL);
+	if (f->kops->start)
 		f->kops->start(f);
 	return f;
 }
@@ -433,6 +439,7 @@ void memfilter_filter_info(struct memfilter *f, struct memfilter_info *info)
 	info->deletes = s.deletes;
 	info->failed = s.failed;
 	info->bytes = f->bytes;
+	memfilter_prefixes_info(&f->px, info);
 
 	mutex_lock(&memfilter_names_lock);
 	if (f->pub) {
@@ -443,6 +450,67 @@ void memfilter_filter_info(struct memfilter *f, struct memfilter_info *info)
 	mutex_unlock(&memfilter_names_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_info);
+
+/**
+ * memfilter_filter_add_lengths() - record prefix lengths before their keys
+ * @f: a prefix filter
+ * @want: the lengths a batch of prefixes has (memfilter_prefix_mark())
+ *
+ * The lengths are recorded, and visible, before this returns: add the
+ * batch's keys only after it (core/prefix.h).
+ *
+ * Context: process context, may sleep (takes @f->prefix_lock).
+ * Return: 0, -EOPNOTSUPP for a filter of keys, -ENOSPC if a family would
+ * hold more than its most lengths (nothing recorded then).
+ */
+int memfilter_filter_add_lengths(struct memfilter *f, const u64 *want)
+{
+	int ret;
+
+	mutex_lock(&f->prefix_lock);
+	ret = memfilter_prefixes_check_add(&f->px, want);
+	if (!ret)
+		memfilter_prefixes_add(&f->px, want);
+	mutex_unlock(&f->prefix_lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_add_lengths);
+
+/**
+ * memfilter_filter_prefix_hashes() - the hashes of prefixes' keys
+ * @f: a prefix filter
+ * @p: @n prefixes
+ * @n: how many
+ * @hashes: out: @n hashes, to add as memfilter_filter_add() takes them
+ *
+ * Each prefix must be valid and its length recorded
+ * (memfilter_filter_add_lengths()): its key is never added without its
+ * length.
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL for a prefix invalid or of a length not recorded
+ * (the first @n hashes are then not all written).
+ */
+int memfilter_filter_prefix_hashes(struct memfilter *f,
+				   const struct memfilter_prefix *p, u32 n,
+				   u64 *hashes)
+{
+	const struct memfilter_hasher *hasher = memfilter_state_hasher(f->ops, &f->s);
+	u8 key[MEMFILTER_PREFIX_KEY_MAX];
+	u32 i, len;
+
+	for (i = 0; i < n; i++) {
+		if (memfilter_prefix_check(&p[i]) ||
+		    !memfilter_prefix_marked(f->px.lengths, &p[i]))
+			return -EINVAL;
+		len = memfilter_prefix_key(key, p[i].addr,
+					   memfilter_prefix_addr_len(p[i].family),
+					   p[i].length);
+		hashes[i] = memfilter_hash_lean(hasher, key, len);
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(memfilter_filter_prefix_hashes);
 
 /**
  * memfilter_filter_clear() - empty a filter

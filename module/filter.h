@@ -22,6 +22,7 @@
 #include <linux/memfilter.h>
 
 #include "filter_type.h"
+#include "prefix.h"
 
 /* Per-CPU counters, so the packet path never bounces a shared line. */
 struct memfilter_pcpu_stats {
@@ -150,6 +151,9 @@ extern const struct memfilter_kops memfilter_grow_kops;
  * @owner_caps: MEMFILTER_OWNER_* capabilities its creator held: whoever
  *	opens it for writing as its owner must hold them too
  * @dump_lock: one stepwise table copy at a time (dumps of locked types)
+ * @px: the prefix lengths it holds (core/prefix.h); @px.max 0 for a
+ *	filter of keys, set before the filter is shared and then constant
+ * @prefix_lock: serializes writers of new prefix lengths
  */
 struct memfilter {
 	refcount_t ref;
@@ -174,6 +178,8 @@ struct memfilter {
 	kuid_t owner;
 	u8 owner_caps;
 	struct mutex dump_lock;	/* stepwise table copies */
+	struct memfilter_prefixes px;
+	struct mutex prefix_lock;	/* new prefix lengths */
 };
 
 /**
@@ -252,6 +258,10 @@ int memfilter_filter_test_and_add(struct memfilter *f, const u64 *hashes,
 				  u32 n, unsigned long *result, u32 *done);
 u32 memfilter_filter_count(struct memfilter *f, const u64 *hashes, u32 n,
 			   u8 *counts);
+int memfilter_filter_add_lengths(struct memfilter *f, const u64 *want);
+int memfilter_filter_prefix_hashes(struct memfilter *f,
+				   const struct memfilter_prefix *p, u32 n,
+				   u64 *hashes);
 
 int memfilter_filter_add_sleepable(struct memfilter *f, const u64 *hashes,
 				   u32 n, unsigned long *result, u32 *done);

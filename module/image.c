@@ -48,9 +48,11 @@ static int mf_copy_payload(u8 *table, const u8 __user *upayload, u64 size)
 struct memfilter *memfilter_filter_load(const u8 __user *uimage, u64 len)
 {
 	const struct memfilter_type_ops *ops;
+	u8 trailer[MEMFILTER_IMAGE_PREFIXES_SIZE];
 	struct memfilter_image_header hdr;
 	struct memfilter_image_desc d;
 	struct memfilter *f;
+	u64 tbytes;
 	u8 *table;
 	u32 algo;
 	int ret;
@@ -72,14 +74,24 @@ struct memfilter *memfilter_filter_load(const u8 __user *uimage, u64 len)
 	if (IS_ERR(f))
 		return f;
 
+	/* The table into its place; a prefix filter's lengths after it here. */
 	table = PTR_ALIGN(f->mem, MEMFILTER_BLOOM_BLOCK_BYTES);
-	ret = mf_copy_payload(table, uimage + sizeof(hdr), d.payload_size);
+	tbytes = memfilter_image_table_bytes(&d);
+	ret = mf_copy_payload(table, uimage + sizeof(hdr), tbytes);
+	if (!ret && d.prefixes &&
+	    copy_from_user(trailer, uimage + sizeof(hdr) + tbytes,
+			   sizeof(trailer)))
+		ret = -EFAULT;
 	if (!ret)
-		ret = memfilter_image_check_payload(&d, table);
+		ret = memfilter_image_check_parts(&d, table,
+						  d.prefixes ? trailer : NULL);
+	if (!ret)
+		ret = memfilter_image_get_prefixes(&d, trailer);
 	if (!ret)
 		ret = ops->restore(&f->s, &d);
 	if (ret)
 		goto out_put;
+	f->px = d.px;
 	if (!ops->counts_keys)
 		this_cpu_write(f->stats->adds, d.keys);
 	if (f->kops->start)
@@ -152,7 +164,8 @@ void *memfilter_filter_image(struct memfilter *f, size_t *len)
 	/* The table's shape (generations, sub-filters) holds still from here. */
 	if (f->kops->image_begin)
 		f->kops->image_begin(f);
-	*len = hdr + f->ops->payload_bytes(f->ops->params_of(&f->s));
+	*len = hdr + f->ops->payload_bytes(f->ops->params_of(&f->s)) +
+	       memfilter_image_prefix_bytes(&f->px);
 	ret = memfilter_charge(*len);
 	if (ret)
 		goto out_end;
@@ -173,6 +186,8 @@ void *memfilter_filter_image(struct memfilter *f, size_t *len)
 		/* Types without steps copy with no lock, yielding (filter_type.h). */
 		f->ops->image(&f->s, memfilter_filter_added(f), &d, image + hdr);
 	}
+	/* After the table: every key copied has its length (core/prefix.h). */
+	memfilter_image_put_prefixes(&d, &f->px, image + hdr);
 	if (f->kops->image_end)
 		f->kops->image_end(f);
 	memfilter_image_header((struct memfilter_image_header *)image, &d,

@@ -121,7 +121,8 @@ static int mf_cmd_api(struct memfilter_ucmd *ucmd)
 			MEMFILTER_FEAT_TEST_AND_ADD | MEMFILTER_FEAT_COUNT |
 			MEMFILTER_FEAT_GROW | MEMFILTER_FEAT_PUB_ID |
 			MEMFILTER_FEAT_HASH_XXH3 |
-			MEMFILTER_FEAT_HASH_DEFAULT_XXH3 | MEMFILTER_FEAT_LAYOUTS;
+			MEMFILTER_FEAT_HASH_DEFAULT_XXH3 | MEMFILTER_FEAT_LAYOUTS |
+			MEMFILTER_FEAT_PREFIXES;
 	if (memfilter_bpf_available())
 		cmd->features |= MEMFILTER_FEAT_BPF_KFUNCS;
 	ret = memfilter_respond(ucmd, sizeof(*cmd));

@@ -405,7 +405,10 @@ static unsigned int mf_nf_hook(void *priv, struct sk_buff *skb,
 		failed = ret < 0;
 		drop = hit;
 	} else {
-		hit = memfilter_contains(a->f, key, len);
+		/* Addresses by the prefix rule: a filter of keys looks one up. */
+		hit = mf_nf_address_key(a) ?
+		      memfilter_contains_addr(a->f, key, len) :
+		      memfilter_contains(a->f, key, len);
 		drop = a->action == MEMFILTER_NF_DROP_HIT ? hit :
 		       a->action == MEMFILTER_NF_DROP_MISS ? !hit : false;
 	}
@@ -609,8 +612,13 @@ int memfilter_nf_cmd_attach(struct memfilter_ucmd *ucmd)
 		ret = -ENOENT;
 		goto out_free;
 	}
-	/* Dedup adds keys: a type with test-and-add (Bloom, window, grow). */
-	if (cmd->action == MEMFILTER_NF_DEDUP && !a->f->ops->test_and_add) {
+	/*
+	 * Dedup adds keys: a type with test-and-add (Bloom, window, grow),
+	 * and not addresses into a prefix filter (whose keys are prefixes).
+	 */
+	if (cmd->action == MEMFILTER_NF_DEDUP &&
+	    (!a->f->ops->test_and_add ||
+	     (a->f->px.max && mf_nf_address_key(a)))) {
 		ret = -EOPNOTSUPP;
 		goto out_put;
 	}

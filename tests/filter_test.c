@@ -402,6 +402,8 @@ TEST_F(f, size_matrix_every_command)
 		  sizeof(struct memfilter_name), 0 },
 		{ MEMFILTER_IOC_TEST_AND_ADD, sizeof(struct memfilter_keys),
 		  sizeof(struct memfilter_keys), 0 },
+		{ MEMFILTER_IOC_ADD_PREFIXES, sizeof(struct memfilter_keys),
+		  sizeof(struct memfilter_keys), 0 },
 	};
 	unsigned char buf[512];
 	int fd = bloom(self->dev);
@@ -433,6 +435,184 @@ TEST_F(f, size_matrix_every_command)
 	memset(buf, 0, sizeof(buf));
 	((struct memfilter_list *)buf)->size = sizeof(struct memfilter_list) + 8;
 	EXPECT_EQ(0, xioctl(self->dev, MEMFILTER_IOC_LIST, buf));
+	close(fd);
+}
+
+/* ADD_PREFIXES on @fd: @n prefixes; @key_size and @lens as given. */
+static int add_prefixes(int fd, const struct memfilter_prefix *p, __u32 n,
+			__u32 key_size, __u64 lens, __u64 *results,
+			__u32 *out_count, __u32 *out_done)
+{
+	struct memfilter_keys k = {
+		.size = sizeof(k), .count = n, .key_size = key_size,
+		.keys = (__u64)(uintptr_t)p, .lens = lens,
+		.results = (__u64)(uintptr_t)results,
+		.out_count = 77, .out_done = 77,
+	};
+	int ret = xioctl(fd, MEMFILTER_IOC_ADD_PREFIXES, &k);
+
+	if (out_count)
+		*out_count = k.out_count;
+	if (out_done)
+		*out_done = k.out_done;
+	return ret;
+}
+
+/*
+ * An address lookup's false-positive rate from the key rate @p for @l
+ * lengths, 1 - (1 - p)^l, rounded as memfilter_info reports it.
+ */
+static __u64 prefix_rate(__u64 p, unsigned int l)
+{
+	const __u64 one = 1000000000;
+	__u64 miss = one;
+
+	while (l--)
+		miss = miss * (one - p) / one;
+	return one - miss;
+}
+
+static void prefix(struct memfilter_prefix *p, __u8 family, __u8 length,
+		   __u8 a0, __u8 a1)
+{
+	memset(p, 0, sizeof(*p));
+	p->family = family;
+	p->length = length;
+	p->addr[0] = a0;
+	p->addr[1] = a1;
+}
+
+/*
+ * MEMFILTER_IOC_ADD_PREFIXES's errno table (uapi.rst, "Address
+ * prefixes"): every refusal of a batch comes before anything changes
+ * (out_done 0, no length recorded, no key added); the feature bit; INFO's
+ * lengths and lookup rates; the size and the reserved field of the create
+ * request.
+ */
+TEST_F(f, add_prefixes_errors)
+{
+	struct memfilter_create c = {
+		.size = sizeof(c), .type = MEMFILTER_TYPE_BLOOM,
+		.capacity = 1000, .fpr_ppb = 10000000, .prefix_lengths = 2,
+	};
+	struct memfilter_api api = { .size = sizeof(api),
+				     .api_version = MEMFILTER_API_VERSION };
+	struct memfilter_name nm = { .size = sizeof(nm) };
+	struct memfilter_open o = { .size = sizeof(o) };
+	struct memfilter_prefix p[4], more[510];
+	struct memfilter_info i;
+	__u32 cnt, done, j;
+	__u64 res = 0;
+	int fd, keys, ro;
+
+	ASSERT_EQ(0, xioctl(self->dev, MEMFILTER_IOC_API, &api));
+	EXPECT_TRUE(api.features & MEMFILTER_FEAT_PREFIXES);
+	ASSERT_EQ(0, xioctl(self->dev, MEMFILTER_IOC_CREATE, &c));
+	fd = c.out_fd;
+	prefix(&p[0], MEMFILTER_PREFIX_IPV4, 8, 10, 0);
+	prefix(&p[1], MEMFILTER_PREFIX_IPV4, 16, 10, 1);
+	prefix(&p[2], MEMFILTER_PREFIX_IPV6, 16, 0x20, 0x01);
+	prefix(&p[3], MEMFILTER_PREFIX_IPV4, 24, 10, 2);
+
+	/* Layout and entries: EINVAL, nothing changed. */
+	EXPECT_EQ(-EINVAL, add_prefixes(fd, p, 3, 16, 0, NULL, NULL, &done));
+	EXPECT_EQ(-EINVAL, add_prefixes(fd, p, 3, sizeof(p[0]),
+					(__u64)(uintptr_t)&cnt, NULL, NULL, &done));
+	EXPECT_EQ(-EINVAL, add_prefixes(fd, p, 3, 0, 0, NULL, NULL, &done));
+	p[1].addr[2] = 1;			/* a bit past /16 */
+	EXPECT_EQ(-EINVAL, add_prefixes(fd, p, 3, sizeof(p[0]), 0, NULL,
+					NULL, &done));
+	EXPECT_EQ(0, done);
+	p[1].addr[2] = 0;
+	p[2].__reserved[0] = 1;
+	EXPECT_EQ(-EINVAL, add_prefixes(fd, p, 3, sizeof(p[0]), 0, NULL,
+					NULL, &done));
+	p[2].__reserved[0] = 0;
+	p[0].family = 5;
+	EXPECT_EQ(-EINVAL, add_prefixes(fd, p, 3, sizeof(p[0]), 0, NULL,
+					NULL, &done));
+	p[0].family = MEMFILTER_PREFIX_IPV4;
+	p[0].length = 33;
+	EXPECT_EQ(-EINVAL, add_prefixes(fd, p, 3, sizeof(p[0]), 0, NULL,
+					NULL, &done));
+	p[0].length = 8;
+	p[0].addr[7] = 1;			/* past an IPv4 address */
+	EXPECT_EQ(-EINVAL, add_prefixes(fd, p, 3, sizeof(p[0]), 0, NULL,
+					NULL, &done));
+	p[0].addr[7] = 0;
+	/* Three IPv4 lengths into a filter of two: ENOSPC, nothing added. */
+	EXPECT_EQ(-ENOSPC, add_prefixes(fd, p, 4, sizeof(p[0]), 0, NULL,
+					NULL, &done));
+	EXPECT_EQ(0, done);
+	ASSERT_EQ(0, info(fd, &i));
+	EXPECT_EQ(2, i.prefix_lengths);
+	EXPECT_EQ(0, i.prefixes[0] | i.prefixes[1] | i.prefixes[2] | i.prefixes[3]);
+	EXPECT_EQ(0, i.keys);
+	EXPECT_EQ(-EFAULT, add_prefixes(fd, (void *)8, 3, sizeof(p[0]), 0,
+					NULL, NULL, NULL));
+	EXPECT_EQ(-EFAULT, add_prefixes(fd, NULL, 3, sizeof(p[0]), 0, NULL,
+					NULL, NULL));
+
+	/* The batch: every prefix added, its bit set, the lengths in INFO. */
+	ASSERT_EQ(0, add_prefixes(fd, p, 3, sizeof(p[0]), 0, &res, &cnt, &done));
+	EXPECT_EQ(3, cnt);
+	EXPECT_EQ(3, done);
+	EXPECT_EQ(7, res);
+	ASSERT_EQ(0, info(fd, &i));
+	EXPECT_EQ(3, i.keys);
+	EXPECT_EQ((1ULL << 8) | (1ULL << 16), i.prefixes[0]);
+	EXPECT_EQ(1ULL << 16, i.prefixes[1]);
+	EXPECT_EQ(0, i.prefixes[2] | i.prefixes[3]);
+	EXPECT_EQ(prefix_rate(i.est_fpr_ppb, 2), i.prefix_fpr4_ppb);
+	EXPECT_EQ(prefix_rate(i.est_fpr_ppb, 1), i.prefix_fpr6_ppb);
+	/* 510 more of those lengths: a key rate above 0, the same rule. */
+	for (j = 0; j < 255; j++) {
+		prefix(&more[2 * j], MEMFILTER_PREFIX_IPV4, 8, j, 0);
+		prefix(&more[2 * j + 1], MEMFILTER_PREFIX_IPV4, 16, 11, j);
+	}
+	ASSERT_EQ(0, add_prefixes(fd, more, 510, sizeof(more[0]), 0, NULL,
+				  &cnt, &done));
+	EXPECT_EQ(510, done);
+	ASSERT_EQ(0, info(fd, &i));
+	EXPECT_EQ(2, __builtin_popcountll(i.prefixes[0]));
+	EXPECT_LT(0, i.est_fpr_ppb);
+	EXPECT_EQ(prefix_rate(i.est_fpr_ppb, 2), i.prefix_fpr4_ppb);
+	EXPECT_LT(i.est_fpr_ppb, i.prefix_fpr4_ppb);
+	EXPECT_EQ(prefix_rate(i.est_fpr_ppb, 1), i.prefix_fpr6_ppb);
+	/* An empty batch, and lengths already held: fine. */
+	EXPECT_EQ(0, add_prefixes(fd, p, 0, sizeof(p[0]), 0, NULL, &cnt, &done));
+	EXPECT_EQ(0, done);
+	EXPECT_EQ(0, add_prefixes(fd, p, 1, sizeof(p[0]), 0, NULL, NULL, NULL));
+
+	/* A read-only fd of it: EBADF. */
+	strcpy(nm.name, "ft.prefixes");
+	ASSERT_EQ(0, xioctl(fd, MEMFILTER_IOC_PUBLISH, &nm));
+	strcpy(o.name, "ft.prefixes");
+	ASSERT_EQ(0, xioctl(self->dev, MEMFILTER_IOC_OPEN, &o));
+	ro = o.out_fd;
+	EXPECT_EQ(-EBADF, add_prefixes(ro, p, 1, sizeof(p[0]), 0, NULL, NULL,
+				       NULL));
+	close(ro);
+	memset(nm.name, 0, sizeof(nm.name));
+	EXPECT_EQ(0, xioctl(fd, MEMFILTER_IOC_UNPUBLISH, &nm));
+
+	/* A filter of keys: EOPNOTSUPP, even for no prefixes; no lengths. */
+	keys = bloom(self->dev);
+	ASSERT_LE(0, keys);
+	EXPECT_EQ(-EOPNOTSUPP, add_prefixes(keys, p, 0, sizeof(p[0]), 0, NULL,
+					    NULL, NULL));
+	ASSERT_EQ(0, info(keys, &i));
+	EXPECT_EQ(0, i.prefix_lengths);
+	EXPECT_EQ(0, i.prefix_fpr4_ppb);
+	close(keys);
+
+	/* The create request: over 32 lengths EINVAL, its reserved field. */
+	c.out_fd = 0;
+	c.prefix_lengths = MEMFILTER_PREFIX_LENGTHS_MAX + 1;
+	EXPECT_EQ(-EINVAL, xioctl(self->dev, MEMFILTER_IOC_CREATE, &c));
+	c.prefix_lengths = 1;
+	c.__reserved1 = 1;
+	EXPECT_EQ(-EOPNOTSUPP, xioctl(self->dev, MEMFILTER_IOC_CREATE, &c));
 	close(fd);
 }
 

@@ -23,6 +23,7 @@ struct memfilter *memfilter_get(struct memfilter *f);
 void memfilter_put(struct memfilter *f);
 
 bool memfilter_contains(struct memfilter *f, const void *key, u32 len);
+bool memfilter_contains_addr(struct memfilter *f, const void *addr, u32 len);
 int memfilter_add(struct memfilter *f, const void *key, u32 len);
 int memfilter_delete(struct memfilter *f, const void *key, u32 len);
 int memfilter_test_and_add(struct memfilter *f, const void *key, u32 len);

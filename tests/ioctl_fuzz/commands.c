@@ -872,7 +872,7 @@ void fz_badcmd(struct ctx *c, int p)
 	switch (below(&c->r, 4)) {
 	case 0:
 		nr = below(&c->r, 256);
-		if (nr >= MEMFILTER_CMD_BASE && nr <= MEMFILTER_CMD_COUNT)
+		if (nr >= MEMFILTER_CMD_BASE && nr <= MEMFILTER_CMD_ADD_PREFIXES)
 			nr = MEMFILTER_CMD_BASE + 0x40;
 		cmd = _IOC(below(&c->r, 4), MEMFILTER_IOCTL_TYPE, nr,
 			   below(&c->r, 1 << 14));

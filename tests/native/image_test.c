@@ -488,12 +488,15 @@ TEST_F(corrupt, fields)
 	EDIT(hash_algo, htole32(MEMFILTER_HASH_XXH3 + 1), -EOPNOTSUPP);
 	/* XXH3 takes a seed like XXH64: a secret with it is corrupt. */
 	EDIT(hash_algo, htole32(MEMFILTER_HASH_XXH3), variant->keyed ? -EBADMSG : 0);
-	EDIT(flags, o->flags | htole32(8), -EOPNOTSUPP);
+	EDIT(flags, o->flags | htole32(16), -EOPNOTSUPP);
+	EDIT(flags, o->flags | htole32(1u << 31), -EOPNOTSUPP);
 	/*
 	 * The split-block flag on a LINE64 Bloom image: its geometry and k
 	 * are not a SPLIT32 table's; on a cuckoo image: Bloom types only.
 	 */
 	EDIT(flags, o->flags | htole32(MEMFILTER_IMAGE_SPLIT32), -EBADMSG);
+	/* A prefix filter's image has its lengths after the table. */
+	EDIT(flags, o->flags | htole32(MEMFILTER_IMAGE_PREFIXES), -EBADMSG);
 	/* The cuckoo layout flag: cuckoo images only, and it is the layout. */
 	if (variant->type != MF_TYPE_CUCKOO)
 		EDIT(flags, o->flags | htole32(MEMFILTER_IMAGE_CUCKOO_MOD),

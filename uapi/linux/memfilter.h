@@ -104,6 +104,7 @@
 #define MEMFILTER_CMD_TEST_AND_ADD (MEMFILTER_CMD_BASE + 0x18)
 #define MEMFILTER_CMD_ROTATE	(MEMFILTER_CMD_BASE + 0x19)
 #define MEMFILTER_CMD_COUNT	(MEMFILTER_CMD_BASE + 0x1a)
+#define MEMFILTER_CMD_ADD_PREFIXES (MEMFILTER_CMD_BASE + 0x1b)
 
 /* Bits of memfilter_api.features: what this kernel module can do. */
 #define MEMFILTER_FEAT_HASH_XXH64	_BITULL(0)
@@ -129,6 +130,12 @@
  * gets XXH3-64; without this bit it gets XXH64 and the flag is refused.
  */
 #define MEMFILTER_FEAT_HASH_DEFAULT_XXH3 _BITULL(14)
+/*
+ * Address prefix filters: memfilter_create.prefix_lengths,
+ * MEMFILTER_IOC_ADD_PREFIXES, address lookups by the prefix rule (see
+ * struct memfilter_prefix) in the netfilter hook and the BPF kfuncs.
+ */
+#define MEMFILTER_FEAT_PREFIXES		_BITULL(16)
 /*
  * Bloom, window and growing filters have a layout (memfilter_create.layout,
  * memfilter_info.layout, MEMFILTER_IMAGE_SPLIT32): MEMFILTER_LAYOUT_SPLIT32
@@ -268,6 +275,13 @@ struct memfilter_api {
  *	module's default; sizing from @fpr_ppb follows the layout's model.
  *	Must be 0 for cuckoo filters (EINVAL); an unknown layout, or any but
  *	0 on modules without MEMFILTER_FEAT_LAYOUTS, is EOPNOTSUPP
+ * @prefix_lengths: 0 for a filter of keys; 1 .. MEMFILTER_PREFIX_LENGTHS_MAX
+ *	for an address prefix filter (struct memfilter_prefix) that holds
+ *	prefixes of at most this many distinct lengths per address family.
+ *	Its size from @fpr_ppb is for @fpr_ppb / @prefix_lengths per key,
+ *	so that an address lookup, which tests one key per length held,
+ *	stays under @fpr_ppb (1 - (1 - p / L)^L <= p)
+ * @__reserved1: must be 0
  *
  * A growing filter (MEMFILTER_TYPE_GROW) starts as one Bloom sub-filter
  * of @capacity keys at rate @fpr_ppb * (1 - r); when the newest is full
@@ -301,6 +315,8 @@ struct memfilter_create {
 	__u32 grow_factor;
 	__u32 grow_ratio_pct;
 	__u32 layout;
+	__u32 prefix_lengths;
+	__u32 __reserved1;
 };
 
 /* Flags of memfilter_open.flags. */
@@ -427,6 +443,63 @@ struct memfilter_keys {
 /* The largest COUNT: 2 buckets of 4 slots, and the victim stash. */
 #define MEMFILTER_COUNT_MAX	9
 
+/**
+ * DOC: Address prefixes
+ *
+ * A filter created with a non-zero memfilter_create.prefix_lengths holds
+ * address prefixes (CIDR: 10.0.0.0/8, 2001:db8::/32; an address is its
+ * /32 or /128) for lookups by address. MEMFILTER_IOC_ADD_PREFIXES adds
+ * them: struct memfilter_keys whose @keys are @count struct
+ * memfilter_prefix (@key_size sizeof(struct memfilter_prefix), @lens 0).
+ * A prefix of length L is stored as one key: the byte L, then the
+ * address with every bit past the first L cleared, 4 bytes (5 in all)
+ * for IPv4, 16 (17) for IPv6. The filter records which lengths it holds,
+ * per family, at most @prefix_lengths of each.
+ *
+ * An address lookup (the netfilter hook's SADDR and DADDR keys, the
+ * address kfuncs of Documentation/bpf.rst, libmemfilter, memfilterctl
+ * query --prefixes) tests the address's key at each length its family
+ * holds, longest first, and stops at the first that may be present: at
+ * most @prefix_lengths probes. A filter without prefixes looks the
+ * address itself up, as a 4- or 16-byte key. Each probe may be a false
+ * positive, so an address whose family holds L lengths is a false
+ * positive with probability 1 - (1 - p)^L, about L times the key rate
+ * p (memfilter_info.prefix_fpr4_ppb, _fpr6_ppb); sizing from fpr_ppb
+ * accounts for @prefix_lengths (struct memfilter_create).
+ *
+ * Lengths are recorded before any key of the batch is added and are never
+ * forgotten (CLEAR keeps them; they cost probes, not answers): a lookup
+ * that starts after an add returned sees the prefix. Prefixes cannot be
+ * deleted: rebuild the filter instead. Errnos of ADD_PREFIXES beyond those
+ * of ADD: EOPNOTSUPP on a filter without prefixes; EINVAL when @key_size
+ * is not sizeof(struct memfilter_prefix), @lens is set, or any entry is
+ * invalid (family, length, an address bit set past the length, a
+ * non-zero reserved byte or byte past an IPv4 address); ENOSPC when the
+ * batch would give a family more than @prefix_lengths lengths. All three
+ * are checked on the whole batch before anything changes (out_done 0).
+ */
+#define MEMFILTER_PREFIX_IPV4	4
+#define MEMFILTER_PREFIX_IPV6	6
+
+/* The most lengths per family a filter may hold, and the CLI's default. */
+#define MEMFILTER_PREFIX_LENGTHS_MAX	32
+#define MEMFILTER_PREFIX_LENGTHS_DEFAULT 16
+
+/**
+ * struct memfilter_prefix - one address prefix (MEMFILTER_IOC_ADD_PREFIXES)
+ * @family: MEMFILTER_PREFIX_IPV4 or MEMFILTER_PREFIX_IPV6
+ * @length: bits of the prefix: 0 .. 32 (IPv4), 0 .. 128 (IPv6)
+ * @__reserved: must be 0
+ * @addr: the address in network byte order, every bit past @length 0;
+ *	IPv4 in the first 4 bytes, the other 12 bytes 0
+ */
+struct memfilter_prefix {
+	__u8 family;
+	__u8 length;
+	__u8 __reserved[2];
+	__u8 addr[16];
+};
+
 /* memfilter_info.status bits. */
 #define MEMFILTER_STATUS_OVERFILL	_BITUL(0) /* keys > capacity */
 #define MEMFILTER_STATUS_PUBLISHED	_BITUL(1)
@@ -485,6 +558,15 @@ struct memfilter_keys {
  *	creation); 0 for cuckoo filters, and from kernels without
  *	MEMFILTER_FEAT_LAYOUTS (whose filters are all LINE64)
  * @__reserved2: 0
+ * @prefix_lengths: prefix filters: the most lengths per family
+ *	(memfilter_create.prefix_lengths); 0 for filters of keys
+ * @__reserved3: 0
+ * @prefixes: prefix filters: the lengths held, bit L of word 0 for IPv4
+ *	/L, bit L % 64 of word 1 + L / 64 for IPv6 /L; 0 otherwise
+ * @prefix_fpr4_ppb: prefix filters: the false-positive rate of an IPv4
+ *	address lookup, 1 - (1 - @est_fpr_ppb)^L for the L IPv4 lengths
+ *	held (0 with none); 0 for filters of keys
+ * @prefix_fpr6_ppb: the same for IPv6
  *
  * Window filters report @capacity per generation, @keys and @fill summed
  * over the generations (keys: adds since each was last cleared),
@@ -537,6 +619,11 @@ struct memfilter_info {
 	__aligned_u64 pub_id;
 	__u32 layout;
 	__u32 __reserved2;
+	__u32 prefix_lengths;
+	__u32 __reserved3;
+	__aligned_u64 prefixes[4];
+	__aligned_u64 prefix_fpr4_ppb;
+	__aligned_u64 prefix_fpr6_ppb;
 };
 
 /**
@@ -635,6 +722,11 @@ struct memfilter_rotate {
  * (MEMFILTER_LAYOUT_LINE64), which every image made before layouts has.
  */
 #define MEMFILTER_IMAGE_SPLIT32		_BITUL(2)
+/*
+ * A prefix filter (memfilter_create.prefix_lengths): the payload ends with
+ * struct memfilter_image_prefixes, after the table.
+ */
+#define MEMFILTER_IMAGE_PREFIXES	_BITUL(3)
 
 /**
  * struct memfilter_image_header - the first 128 bytes of a filter image
@@ -742,6 +834,27 @@ struct memfilter_image_grow {
 	__u8 __reserved[56];
 };
 
+/* Bytes of struct memfilter_image_prefixes at the end of a payload. */
+#define MEMFILTER_IMAGE_PREFIXES_SIZE 64
+
+/**
+ * struct memfilter_image_prefixes - prefix filters' images: the payload's
+ *	last bytes (with MEMFILTER_IMAGE_PREFIXES)
+ * @prefix_lengths: the most lengths per family, 1 ..
+ *	MEMFILTER_PREFIX_LENGTHS_MAX
+ * @__reserved0: must be 0
+ * @lengths: the lengths held, as memfilter_info.prefixes: at most
+ *	@prefix_lengths of each family, no bit past IPv4 /32 in word 0 nor
+ *	past IPv6 /128 in word 3
+ * @__reserved: must be 0
+ */
+struct memfilter_image_prefixes {
+	__le32 prefix_lengths;
+	__le32 __reserved0;
+	__le64 lengths[4];
+	__u8 __reserved[24];
+};
+
 /**
  * struct memfilter_load - ioctl(MEMFILTER_IOC_LOAD): a filter from an image
  * @size: sizeof(struct memfilter_load)
@@ -782,6 +895,7 @@ struct memfilter_load {
 #define MEMFILTER_IOC_TEST_AND_ADD MEMFILTER_IO(MEMFILTER_CMD_TEST_AND_ADD, struct memfilter_keys)
 #define MEMFILTER_IOC_ROTATE	MEMFILTER_IO(MEMFILTER_CMD_ROTATE, struct memfilter_rotate)
 #define MEMFILTER_IOC_COUNT	MEMFILTER_IO(MEMFILTER_CMD_COUNT, struct memfilter_keys)
+#define MEMFILTER_IOC_ADD_PREFIXES MEMFILTER_IO(MEMFILTER_CMD_ADD_PREFIXES, struct memfilter_keys)
 
 /**
  * DOC: Netfilter attachments
