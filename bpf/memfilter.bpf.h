@@ -86,6 +86,19 @@ extern int bpf_memfilter_contains_id(__u32 id, const void *key,
 extern int bpf_memfilter_test_and_add_id(__u32 id, const void *key,
 					 __u32 key__sz) __weak __ksym;
 /*
+ * Address lookups (a 4-byte IPv4 or 16-byte IPv6 address, network byte
+ * order): on a prefix filter, the address's key at each prefix length its
+ * family holds, longest first (Documentation/filters.rst, "Address
+ * prefixes"); on a filter of keys, the address as a key. 0: may be
+ * covered; -ENOENT: certainly not; -EINVAL: addr__sz is not 4 or 16; the
+ * _id variant also -ESRCH (no published filter has that id) and is for
+ * XDP, TC and netfilter programs only.
+ */
+extern int bpf_memfilter_contains_addr(struct memfilter *f, const void *addr,
+				       __u32 addr__sz) __weak __ksym;
+extern int bpf_memfilter_contains_addr_id(__u32 id, const void *addr,
+					  __u32 addr__sz) __weak __ksym;
+/*
  * How many of keys__sz / key_size keys (at most 64) may be present, their
  * bits set in *bitmap; or -EINVAL.
  */

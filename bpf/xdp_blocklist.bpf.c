@@ -23,9 +23,8 @@
 
 #include "memfilter.bpf.h"
 #include "xdp_blocklist.h"
+#include "xdp_saddr.bpf.h"
 
-#define ETH_P_IP	0x0800
-#define ETH_P_IPV6	0x86DD
 #define ESRCH		3
 
 const volatile char filter_name[64] = "xdp.blocklist";
@@ -47,33 +46,14 @@ static __always_inline int verdict(int ret)
 SEC("xdp")
 int xdp_blocklist(struct xdp_md *ctx)
 {
-	void *data = (void *)(long)ctx->data;
-	void *end = (void *)(long)ctx->data_end;
-	struct ethhdr *eth = data;
 	struct memfilter_borrowed *b;
 	__u8 key[16];
 	__u32 len;
 	int ret;
 
-	if ((void *)(eth + 1) > end)
+	len = memfilter_xdp_saddr(ctx, key);
+	if (!len)
 		goto not_ip;
-	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
-		struct iphdr *ip = (void *)(eth + 1);
-
-		if ((void *)(ip + 1) > end)
-			goto not_ip;
-		__builtin_memcpy(key, &ip->saddr, 4);
-		len = 4;
-	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
-		struct ipv6hdr *ip6 = (void *)(eth + 1);
-
-		if ((void *)(ip6 + 1) > end)
-			goto not_ip;
-		__builtin_memcpy(key, &ip6->saddr, 16);
-		len = 16;
-	} else {
-		goto not_ip;
-	}
 
 	/*
 	 * No reference, so no atomic operation per packet: by id, one kfunc

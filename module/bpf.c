@@ -85,6 +85,15 @@ static __always_inline int mf_bpf_contains(struct memfilter *f,
 	return memfilter_contains(f, key, len) ? 0 : -ENOENT;
 }
 
+/* An address lookup: 4 or 16 bytes, else -EINVAL. */
+static __always_inline int mf_bpf_contains_addr(struct memfilter *f,
+						const void *addr, u32 len)
+{
+	if (unlikely(len != 4 && len != 16))
+		return -EINVAL;
+	return memfilter_contains_addr(f, addr, len) ? 0 : -ENOENT;
+}
+
 static __always_inline int mf_bpf_test_and_add(struct memfilter *f,
 					       const void *key, u32 len)
 {
@@ -341,6 +350,58 @@ __bpf_kfunc int bpf_memfilter_test_and_add_id(u32 id, const void *key,
 }
 
 /**
+ * bpf_memfilter_contains_addr() - may an address be in the filter?
+ * @f: a filter from bpf_memfilter_get() (or &b->f of a borrowed one)
+ * @addr: an IPv4 or IPv6 address, network byte order
+ * @addr__sz: 4 or 16
+ *
+ * memfilter_contains_addr(): a prefix filter is asked for the address's
+ * key at each prefix length of its family that it holds, longest first,
+ * until one may be present (core/prefix.h, the netfilter hook's rule); a
+ * filter of keys for the address itself, as bpf_memfilter_contains()
+ * would be.
+ *
+ * Context: as bpf_memfilter_contains(); lockless, at most
+ * MEMFILTER_PREFIX_LENGTHS_MAX probes.
+ * Return: 0 if the address may be covered, -ENOENT if it certainly is
+ * not, -EINVAL if @addr__sz is neither 4 nor 16.
+ */
+__bpf_kfunc int bpf_memfilter_contains_addr(struct memfilter *f,
+					    const void *addr, u32 addr__sz)
+{
+	return mf_bpf_contains_addr(f, addr, addr__sz);
+}
+
+/**
+ * bpf_memfilter_contains_addr_id() - bpf_memfilter_contains_addr() by id
+ * @id: the filter's published id (MEMFILTER_IOC_INFO's pub_id)
+ * @addr: an IPv4 or IPv6 address, network byte order
+ * @addr__sz: 4 or 16
+ *
+ * The per-packet address lookup in one call, as bpf_memfilter_contains_id()
+ * is the key query's.
+ *
+ * Context: as bpf_memfilter_contains_id().
+ * Return: as bpf_memfilter_contains_addr(), or -ESRCH if no published
+ * filter has that id.
+ */
+__bpf_kfunc int bpf_memfilter_contains_addr_id(u32 id, const void *addr,
+					       u32 addr__sz)
+{
+	struct memfilter *f;
+	int ret = -ESRCH;
+
+	if (unlikely(addr__sz != 4 && addr__sz != 16))
+		return -EINVAL;
+	rcu_read_lock();
+	f = memfilter_lookup_id_fast(id);
+	if (likely(f))
+		ret = mf_bpf_contains_addr(f, addr, addr__sz);
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
  * bpf_memfilter_contains_batch() - query up to 64 fixed-size keys at once
  * @f: a filter from bpf_memfilter_get()
  * @keys: keys__sz / @key_size keys of @key_size bytes, back to back
@@ -403,7 +464,8 @@ __bpf_kfunc_end_defs();
  * sleepable); for SYSCALL programs (always sleepable: the verifier
  * refuses one loaded without BPF_F_SLEEPABLE) only the kfuncs that take
  * a reference or are given one, not those that find a filter without a
- * reference (borrow, borrow_id, unborrow, contains_id, test_and_add_id):
+ * reference (borrow, borrow_id, unborrow, contains_id, test_and_add_id,
+ * contains_addr_id):
  * a policy, so that a borrow reads as "for this packet". The kernel
  * decides by the set registered for the program's type, by ids it
  * relocates itself when the module's BTF was built on a distilled base
@@ -427,6 +489,8 @@ BTF_ID_FLAGS(func, bpf_memfilter_borrow_id, KF_ACQUIRE | KF_RET_NULL)
 BTF_ID_FLAGS(func, bpf_memfilter_unborrow, KF_RELEASE)
 BTF_ID_FLAGS(func, bpf_memfilter_contains_id, MEMFILTER_KF_TRUSTED)
 BTF_ID_FLAGS(func, bpf_memfilter_test_and_add_id, MEMFILTER_KF_TRUSTED)
+BTF_ID_FLAGS(func, bpf_memfilter_contains_addr, MEMFILTER_KF_TRUSTED)
+BTF_ID_FLAGS(func, bpf_memfilter_contains_addr_id, MEMFILTER_KF_TRUSTED)
 BTF_KFUNCS_END(mf_kfunc_ids)
 
 BTF_KFUNCS_START(mf_kfunc_syscall_ids)
@@ -437,6 +501,7 @@ BTF_ID_FLAGS(func, bpf_memfilter_add, MEMFILTER_KF_TRUSTED)
 BTF_ID_FLAGS(func, bpf_memfilter_delete, MEMFILTER_KF_TRUSTED)
 BTF_ID_FLAGS(func, bpf_memfilter_test_and_add, MEMFILTER_KF_TRUSTED)
 BTF_ID_FLAGS(func, bpf_memfilter_contains_batch, MEMFILTER_KF_TRUSTED)
+BTF_ID_FLAGS(func, bpf_memfilter_contains_addr, MEMFILTER_KF_TRUSTED)
 BTF_KFUNCS_END(mf_kfunc_syscall_ids)
 
 static const struct btf_kfunc_id_set mf_kfunc_set = {

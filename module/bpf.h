@@ -43,6 +43,9 @@ int bpf_memfilter_contains_batch(struct memfilter *f, const void *keys,
 				 u32 keys__sz, u32 key_size, u64 *bitmap);
 int bpf_memfilter_contains_id(u32 id, const void *key, u32 key__sz);
 int bpf_memfilter_test_and_add_id(u32 id, const void *key, u32 key__sz);
+int bpf_memfilter_contains_addr(struct memfilter *f, const void *addr,
+				u32 addr__sz);
+int bpf_memfilter_contains_addr_id(u32 id, const void *addr, u32 addr__sz);
 void bpf_memfilter_release_dtor(void *f);
 #else
 #define MEMFILTER_BPF_KFUNCS 0
