@@ -170,19 +170,21 @@ $(BUILD)/native/%_test: tests/native/%_test.c tests/native/native_utils.h \
 		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(CORE_SRCS)) | $(VERSION_H)
 	$(native_test_link)
 
-# image_test, count_test, grow_test and offline_window_test also test
-# libmemfilter's offline filters; lib_compat_test its requests to old
-# modules; create_opts_test every options field; lib_keys_test its
+# image_test, count_test, grow_test, offline_window_test and prefix_test
+# also test libmemfilter's offline filters; lib_compat_test its requests to
+# old modules; create_opts_test every options field; lib_keys_test its
 # single-key calls and offline test-and-add; offline_file_test images saved
-# to and loaded from paths; lib_args_test every
-# exported function's argument checks and strerror_test its messages,
-# against the version script they read at run time.
+# to and loaded from paths; lib_args_test every exported function's
+# argument checks and strerror_test its messages, against the version
+# script they read at run time.
 $(BUILD)/native/image_test $(BUILD)/native/count_test $(BUILD)/native/grow_test \
 	$(BUILD)/native/offline_window_test $(BUILD)/native/lib_compat_test \
 	$(BUILD)/native/lib_args_test $(BUILD)/native/strerror_test \
 	$(BUILD)/native/create_opts_test $(BUILD)/native/lib_keys_test \
-	$(BUILD)/native/offline_file_test: \
+	$(BUILD)/native/offline_file_test $(BUILD)/native/prefix_test: \
 	$(patsubst lib/%.c,$(BUILD)/native/lib-%.o,$(LIB_SRCS))
+# The published-shape prefix list (tests/prefix_list.h) is shared.
+$(BUILD)/native/prefix_test: tests/prefix_list.h
 $(BUILD)/native/lib_args_test $(BUILD)/native/strerror_test: \
 	lib/libmemfilter.map
 $(BUILD)/native/lib_args_test $(BUILD)/native/strerror_test \

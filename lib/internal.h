@@ -70,6 +70,27 @@ static inline bool libmf_key_ok(const void *key, size_t len)
 {
 	return (key || !len) && len <= MF_KEY_MAX;
 }
+/*
+ * One key command over @n keys in kernel-sized batches (mf_keys()'s
+ * engine): fixed-size keys when @key_size is non-zero, else @lens.
+ * Return: the keys whose bit was set, or -errno (*@done as mf_add()).
+ */
+ssize_t libmf_keys_ioctl(int fd, unsigned long cmd, const void *keys,
+			 size_t key_size, const uint32_t *lens, size_t n,
+			 uint64_t *results, size_t *done);
+
+/* MEMFILTER_IOC_INFO into @i (zeroed and sized here): 0 or -errno. */
+int libmf_info(int fd, struct memfilter_info *i);
+
+/*
+ * A prefix filter's fields of INFO (or of an offline filter's) into
+ * mf_prefix_info (prefix.c).
+ */
+int libmf_decode_prefix_info(const struct memfilter_info *i,
+			     struct mf_prefix_info *pi);
+
+/* Every address of a lookup batch is one (prefix.c): 0 or -EINVAL. */
+int libmf_addrs_check(const struct mf_prefix *addrs, size_t n);
 
 /* Check mf_keys()'s @op and @opts (and zero opts->done): 0 or -errno. */
 int libmf_keys_opts_check(enum mf_keys_op op, struct mf_keys_opts *opts);

@@ -98,6 +98,13 @@ int mf_open_device(void)
 /* struct mf_create_opts as first released, before @hash_algo. */
 #define MF_CREATE_OPTS_V1	(offsetof(struct mf_create_opts, name) + \
 				 sizeof(const char *))
+/*
+ * As released in 1.1.0, up to @hash_algo (@prefix_lengths took its
+ * padding: read only from larger structs).
+ */
+#define MF_CREATE_OPTS_V2	offsetof(struct mf_create_opts, prefixes)
+_Static_assert(MF_CREATE_OPTS_V2 == offsetof(struct mf_create_opts, hash_algo) +
+	       sizeof(int) + sizeof(unsigned int), "1.1.0's size");
 
 int libmf_refuse(const char **why, const char *reason, int err)
 {
@@ -177,13 +184,25 @@ int libmf_encode_create(struct memfilter_create *c,
 	 */
 	sz = o->sz ? o->sz : strict ? sizeof(*o) : MF_CREATE_OPTS_V1;
 	/* One of the released sizes, or larger with the excess zero. */
-	if (sz != MF_CREATE_OPTS_V1 && sz < sizeof(*o))
+	if (sz != MF_CREATE_OPTS_V1 && sz != MF_CREATE_OPTS_V2 &&
+	    sz < sizeof(*o))
 		return libmf_refuse(why, "sz is not a size of struct mf_create_opts (use MF_OPTS())",
 				    -EINVAL);
-	ret = libmf_opts_check(o, sz, sz == MF_CREATE_OPTS_V1 ? sz : sizeof(*o));
+	ret = libmf_opts_check(o, sz, sz <= MF_CREATE_OPTS_V2 ? sz : sizeof(*o));
 	if (ret)
 		return libmf_refuse(why, "options set fields this library does not know (it is older than the header)",
 				    ret);
+	if (sz > MF_CREATE_OPTS_V2) {
+		if (!o->prefixes && o->prefix_lengths)
+			return libmf_refuse(why, "prefix_lengths is set but prefixes is not",
+					    -EINVAL);
+		if (o->prefix_lengths > MF_PREFIX_LENGTHS_MAX)
+			return libmf_refuse(why, "prefix_lengths must be 1 to MF_PREFIX_LENGTHS_MAX (32), or 0 for 16",
+					    -EINVAL);
+		if (o->prefixes)
+			c->prefix_lengths = o->prefix_lengths ?:
+					    MF_PREFIX_LENGTHS_DEFAULT;
+	}
 	ret = libmf_encode_hash(c, o, sz, why);
 	if (ret)
 		return ret;
@@ -403,6 +422,21 @@ out:
 	if (done)
 		*done = off;
 	return ret ? ret : (ssize_t)count;
+}
+
+ssize_t libmf_keys_ioctl(int fd, unsigned long cmd, const void *keys,
+			 size_t key_size, const uint32_t *lens, size_t n,
+			 uint64_t *results, size_t *done)
+{
+	return mf_keys_ioctl(fd, cmd, keys, key_size, lens, n, results, NULL,
+			     done);
+}
+
+int libmf_info(int fd, struct memfilter_info *i)
+{
+	memset(i, 0, sizeof(*i));
+	i->size = sizeof(*i);
+	return mf_ioctl(fd, MEMFILTER_IOC_INFO, i);
 }
 
 bool libmf_keys_layout_ok(const void *keys, size_t key_size,

@@ -126,6 +126,14 @@ struct mf_api_info {
  *	MEMFILTER_FEAT_HASH_XXH3 (older modules: -EOPNOTSUPP);
  *	MF_HASH_XXH64 for XXH64 (the default before XXH3), not with @keyed;
  *	MF_HASH_SIPHASH24 is the same as @keyed
+ * @prefix_lengths: (added after 1.1.0, with @prefixes) with @prefixes:
+ *	the most distinct prefix lengths per address family, 1 ..
+ *	MF_PREFIX_LENGTHS_MAX, 0 for MF_PREFIX_LENGTHS_DEFAULT; 0 without
+ * @prefixes: an address prefix filter (mf_add_prefixes()), whose
+ *	address lookups (mf_query_addrs(), the netfilter hook, the BPF
+ *	address kfuncs) test one key per length held: @fpr is then the rate
+ *	of such a lookup, the filter sized for @fpr / @prefix_lengths per
+ *	key. The kernel needs MEMFILTER_FEAT_PREFIXES
  *
  * Zero-initialise and set what you need (MF_OPTS() sets @sz). Every field
  * that is set is honoured or the call fails: -EINVAL for a value out of
@@ -151,6 +159,8 @@ struct mf_create_opts {
 	uint64_t seed;
 	const char *name;
 	int hash_algo;
+	unsigned int prefix_lengths;
+	bool prefixes;
 };
 
 /**
@@ -1566,6 +1576,171 @@ LIBMEMFILTER_API ssize_t mf_nf_list(int devfd, struct mf_nf_entry *entries,
  */
 LIBMEMFILTER_API int mf_nf_stats(int devfd, uint32_t id,
 				 struct mf_nf_entry *entry);
+
+/*
+ * Address prefixes (Documentation/filters.rst, "Address prefixes"): a
+ * filter created with mf_create_opts.prefixes holds CIDR prefixes, each
+ * stored as one key, and answers address lookups by testing the
+ * address's key at each prefix length it holds, longest first.
+ */
+#define MF_PREFIX_IPV4 4
+#define MF_PREFIX_IPV6 6
+/* The most lengths per family, and the default (the ABI's). */
+#define MF_PREFIX_LENGTHS_MAX 32
+#define MF_PREFIX_LENGTHS_DEFAULT 16
+/* The longest text of a prefix mf_prefix_parse() reads, NUL excluded. */
+#define MF_PREFIX_TEXT_MAX 63
+
+/**
+ * struct mf_prefix - an address prefix, or (lookups) an address
+ * @family: MF_PREFIX_IPV4 or MF_PREFIX_IPV6
+ * @length: prefix bits: 0 .. 32 (IPv4), 0 .. 128 (IPv6); an address is
+ *	its full length
+ * @reserved: must be 0
+ * @addr: network byte order; IPv4 in the first 4 bytes, the rest 0;
+ *	every bit past @length 0 when adding
+ *
+ * The layout of the ABI's struct memfilter_prefix.
+ */
+struct mf_prefix {
+	uint8_t family;
+	uint8_t length;
+	uint8_t reserved[2];
+	uint8_t addr[16];
+};
+
+/**
+ * mf_prefix_parse() - read a prefix or an address
+ * @text: "10.0.0.0/8", "2001:db8::/32", or an address ("192.0.2.1",
+ *	"2001:db8::1", its /32 or /128); not NUL-terminated
+ * @len: its length, at most MF_PREFIX_TEXT_MAX
+ * @p: out: the prefix
+ * @why: optional out: why it was refused (a static string), else NULL
+ *
+ * Refuses a prefix with a bit set past its length (10.0.0.1/8): a list
+ * holding one is more likely mistyped than meant (10.0.0.0/8 or
+ * 10.0.0.1/32).
+ *
+ * Return: 0, or -EINVAL.
+ */
+LIBMEMFILTER_API int mf_prefix_parse(const char *text, size_t len,
+				     struct mf_prefix *p, const char **why);
+
+/**
+ * mf_add_prefixes() - add address prefixes to a prefix filter
+ * @fd: a filter fd of a filter created with mf_create_opts.prefixes
+ * @p: @n prefixes
+ * @n: how many
+ * @results: optional bitmap, as for mf_add()
+ * @done: optional: prefixes processed, as for mf_add()
+ *
+ * Each kernel batch (MEMFILTER_BATCH_MAX prefixes) is checked whole first
+ * and its lengths recorded before any of its prefixes is added.
+ *
+ * Return: the number of prefixes added, or -errno: -EOPNOTSUPP (a filter
+ * of keys, or a kernel without MEMFILTER_FEAT_PREFIXES: -ENOTTY),
+ * -EINVAL (an invalid prefix), -ENOSPC (a family would hold more than its
+ * most lengths, or the filter is full as for mf_add()).
+ */
+LIBMEMFILTER_API ssize_t mf_add_prefixes(int fd, const struct mf_prefix *p,
+					 size_t n, uint64_t *results,
+					 size_t *done);
+
+/**
+ * mf_query_addrs() - look addresses up by the prefix rule
+ * @fd: a filter fd
+ * @addrs: @n addresses (@length 32 or 128; the rest of struct mf_prefix
+ *	as for mf_add_prefixes())
+ * @n: how many
+ * @results: optional bitmap; bit i set when address i may be covered
+ * @done: optional: addresses processed
+ *
+ * The kernel's rule (the netfilter hook, the BPF address kfuncs): the
+ * prefix lengths the filter holds are read once, then each address's key
+ * at each of its family's lengths is queried; on a filter of keys the
+ * address itself. The filter counts one query per key.
+ *
+ * Return: how many may be covered, or -errno (-EINVAL for an invalid
+ * address).
+ */
+LIBMEMFILTER_API ssize_t mf_query_addrs(int fd, const struct mf_prefix *addrs,
+					size_t n, uint64_t *results,
+					size_t *done);
+
+/**
+ * struct mf_prefix_info - a prefix filter's lengths
+ * @sz: sizeof(struct mf_prefix_info) (MF_OPTS()); required
+ * @prefix_lengths: the most lengths per family; 0 for a filter of keys
+ * @n4: IPv4 lengths held
+ * @len4: them, longest first
+ * @fpr4: the false-positive rate of an IPv4 address lookup, 1 - (1 -
+ *	est_fpr)^@n4 (mf_info()'s est_fpr); 0 with no IPv4 length
+ * @n6: IPv6 lengths held
+ * @len6: them, longest first
+ * @fpr6: the same for IPv6
+ */
+struct mf_prefix_info {
+	size_t sz;
+	unsigned int prefix_lengths;
+	unsigned int n4;
+	uint8_t len4[MF_PREFIX_LENGTHS_MAX];
+	double fpr4;
+	unsigned int n6;
+	uint8_t len6[MF_PREFIX_LENGTHS_MAX];
+	double fpr6;
+};
+
+/**
+ * mf_prefix_info() - the prefix lengths a filter holds
+ * @fd: a filter fd
+ * @pi: filled in (all 0 for a filter of keys)
+ *
+ * Return: 0, or -errno.
+ */
+LIBMEMFILTER_API int mf_prefix_info(int fd, struct mf_prefix_info *pi);
+
+/**
+ * mf_offline_add_prefixes() - mf_add_prefixes() on an offline filter
+ * @f: an offline prefix filter (mf_create_opts.prefixes)
+ * @p: @n prefixes
+ * @n: how many
+ * @results: optional bitmap, as for mf_add()
+ * @done: optional: prefixes processed
+ *
+ * Return: as mf_add_prefixes() (the whole batch is checked first).
+ */
+LIBMEMFILTER_API ssize_t mf_offline_add_prefixes(struct mf_offline *f,
+						 const struct mf_prefix *p,
+						 size_t n, uint64_t *results,
+						 size_t *done);
+
+/**
+ * mf_offline_query_addrs() - mf_query_addrs() on an offline filter
+ * @f: an offline filter
+ * @addrs: @n addresses
+ * @n: how many
+ * @results: optional bitmap
+ * @done: optional: addresses processed
+ *
+ * The kernel's own lookup code (core/prefix.h): an image's answers are
+ * the loaded filter's.
+ *
+ * Return: as mf_query_addrs().
+ */
+LIBMEMFILTER_API ssize_t mf_offline_query_addrs(const struct mf_offline *f,
+						const struct mf_prefix *addrs,
+						size_t n, uint64_t *results,
+						size_t *done);
+
+/**
+ * mf_offline_prefix_info() - mf_prefix_info() of an offline filter
+ * @f: an offline filter
+ * @pi: filled in
+ *
+ * Return: 0, or -EINVAL.
+ */
+LIBMEMFILTER_API int mf_offline_prefix_info(const struct mf_offline *f,
+					    struct mf_prefix_info *pi);
 
 #ifdef __cplusplus
 }

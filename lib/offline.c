@@ -1500,3 +1500,86 @@ int mf_offline_save(const struct mf_offline *f, const char *path)
 	free(img);
 	return ret;
 }
+
+ssize_t mf_offline_add_prefixes(struct mf_offline *f, const struct mf_prefix *p,
+				size_t n, uint64_t *results, size_t *done)
+{
+	const struct memfilter_prefix *e = (const void *)p;
+	u64 want[MEMFILTER_PREFIX_WORDS] = {};
+	uint32_t *lens = NULL;
+	size_t i, off = 0;
+	u8 *keys = NULL;
+	ssize_t ret;
+
+	if (done)
+		*done = 0;
+	if (!f || (n && !p) || n > SIZE_MAX / MEMFILTER_PREFIX_KEY_MAX)
+		return -EINVAL;
+	/* As the kernel: every prefix checked, the lengths first. */
+	for (i = 0; i < n; i++) {
+		if (memfilter_prefix_check(&e[i]))
+			return -EINVAL;
+		memfilter_prefix_mark(want, &e[i]);
+	}
+	ret = memfilter_prefixes_check_add(&f->px, want);
+	if (ret)
+		return ret;
+	keys = malloc(n * MEMFILTER_PREFIX_KEY_MAX + 1);
+	lens = malloc(n * sizeof(*lens) + 1);
+	if (!keys || !lens) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		lens[i] = memfilter_prefix_key(keys + off, e[i].addr,
+					       memfilter_prefix_addr_len(e[i].family),
+					       e[i].length);
+		off += lens[i];
+	}
+	memfilter_prefixes_add(&f->px, want);
+	ret = mf_offline_run(f, mf_offline_do_add, keys, 0, lens, n, results,
+			     done);
+out:
+	free(keys);
+	free(lens);
+	return ret;
+}
+
+ssize_t mf_offline_query_addrs(const struct mf_offline *f,
+			       const struct mf_prefix *addrs, size_t n,
+			       uint64_t *results, size_t *done)
+{
+	size_t i, hits = 0;
+	int ret = f ? libmf_addrs_check(addrs, n) : -EINVAL;
+
+	if (done)
+		*done = 0;
+	if (ret)
+		return ret;
+	if (results)
+		memset(results, 0, (n + 63) / 64 * sizeof(*results));
+	for (i = 0; i < n; i++) {
+		if (!memfilter_prefix_contains(f->ops, &f->s, &f->px,
+					       addrs[i].addr,
+					       memfilter_prefix_addr_len(addrs[i].family)))
+			continue;
+		hits++;
+		if (results)
+			results[i / 64] |= 1ULL << (i % 64);
+	}
+	if (done)
+		*done = n;
+	return (ssize_t)hits;
+}
+
+int mf_offline_prefix_info(const struct mf_offline *f, struct mf_prefix_info *pi)
+{
+	struct memfilter_info i = { .size = sizeof(i) };
+	int ret = f && pi ? libmf_opts_check(pi, pi->sz, sizeof(*pi)) : -EINVAL;
+
+	if (ret)
+		return ret;
+	memfilter_state_info(f->ops, &f->s, f->keys, &i);
+	memfilter_prefixes_info(&f->px, &i);
+	return libmf_decode_prefix_info(&i, pi);
+}

@@ -183,6 +183,24 @@ static const struct mf_msg mf_load_file_msgs[] = {
 	{ ENOENT, "no such file" },
 };
 
+/* mf_add_prefixes(), mf_offline_add_prefixes(): a batch of prefixes. */
+static const struct mf_msg mf_prefix_msgs[] = {
+	{ EINVAL, "invalid prefix: family, length, an address bit set past the length, or a reserved byte" },
+	{ EOPNOTSUPP, "not a prefix filter (created without prefixes)" },
+	{ ENOSPC, "more prefix lengths of a family than the filter takes, or the filter is full (nothing in it was lost)" },
+	{ ENOTTY, "not a memfilter filter fd, or a memfilter module without prefix filters" },
+};
+
+/* mf_query_addrs(), mf_offline_query_addrs(): address lookups. */
+static const struct mf_msg mf_addrs_msgs[] = {
+	{ EINVAL, "invalid address: an IPv4 /32 or IPv6 /128 struct mf_prefix, reserved bytes 0" },
+};
+
+/* mf_prefix_parse(). */
+static const struct mf_msg mf_parse_msgs[] = {
+	{ EINVAL, "not an IPv4 or IPv6 address or prefix, or an address bit set past its length" },
+};
+
 struct mf_table {
 	const struct mf_msg *m;
 	unsigned int n;
@@ -210,6 +228,7 @@ struct mf_call {
 static const struct mf_call calls[] = {
 	{ "mf_add", KEYS_FD },
 	{ "mf_add_key", KEYS_FD },
+	{ "mf_add_prefixes", { T(mf_prefix_msgs), T(mf_filter) } },
 	{ "mf_add_unique", KEYS_FD },
 	{ "mf_add_unique_key", KEYS_FD },
 	{ "mf_add_uniquev", KEYS_FD },
@@ -241,6 +260,7 @@ static const struct mf_call calls[] = {
 	{ "mf_nf_stats", { T(mf_nf_msgs), T(mf_devcmd) } },
 	{ "mf_offline_add", KEYS_OFF },
 	{ "mf_offline_add_key", KEYS_OFF },
+	{ "mf_offline_add_prefixes", { T(mf_prefix_msgs), T(mf_offline_msgs) } },
 	{ "mf_offline_add_unique_key", KEYS_OFF },
 	{ "mf_offline_addv", KEYS_OFF },
 	{ "mf_offline_count", KEYS_OFF },
@@ -261,7 +281,9 @@ static const struct mf_call calls[] = {
 	{ "mf_offline_keys", KEYS_OFF },
 	{ "mf_offline_load", { T(mf_load_file_msgs), T(mf_image_msgs) } },
 	{ "mf_offline_map", { T(mf_map_msgs), T(mf_image_msgs) } },
+	{ "mf_offline_prefix_info", OFFLINE },
 	{ "mf_offline_query", KEYS_OFF },
+	{ "mf_offline_query_addrs", { T(mf_addrs_msgs), T(mf_offline_msgs) } },
 	{ "mf_offline_query_key", KEYS_OFF },
 	{ "mf_offline_queryv", KEYS_OFF },
 	{ "mf_offline_rotate", OFFLINE },
@@ -273,9 +295,12 @@ static const struct mf_call calls[] = {
 	{ "mf_offline_window_info", OFFLINE },
 	{ "mf_open", { T(mf_name), T(mf_devcmd) } },
 	{ "mf_open_device", { T(mf_device) } },
+	{ "mf_prefix_info", ON_FD },
+	{ "mf_prefix_parse", { T(mf_parse_msgs) } },
 	{ "mf_pub_id", { T(mf_pub_id_msgs), T(mf_filter) } },
 	{ "mf_publish", { T(mf_name), T(mf_filter) } },
 	{ "mf_query", KEYS_FD },
+	{ "mf_query_addrs", { T(mf_addrs_msgs), T(mf_filter) } },
 	{ "mf_query_key", KEYS_FD },
 	{ "mf_queryv", KEYS_FD },
 	{ "mf_rotate", ON_FD },

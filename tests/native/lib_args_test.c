@@ -818,6 +818,129 @@ static void c_mf_image_merge(void)
 	free(img);
 }
 
+/* A prefix: 10.0.0.0/8. */
+static struct mf_prefix prefix8(void)
+{
+	struct mf_prefix p = { .family = MF_PREFIX_IPV4, .length = 8,
+			       .addr = { 10 } };
+
+	return p;
+}
+
+/* An address: 192.0.2.1. */
+static struct mf_prefix addr32(void)
+{
+	struct mf_prefix a = { .family = MF_PREFIX_IPV4, .length = 32,
+			       .addr = { 192, 0, 2, 1 } };
+
+	return a;
+}
+
+/* An offline prefix filter of Bloom type. */
+static struct mf_offline *offline_prefixes(void)
+{
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_BLOOM, .capacity = 100,
+		.fpr = 0.01, .prefixes = true);
+	struct mf_offline *f = NULL;
+
+	if (mf_offline_create(&o, &f))
+		exit(2);
+	return f;
+}
+
+static void c_mf_prefix_parse(void)
+{
+	const char *why = "unset";
+	struct mf_prefix p;
+
+	WANT(mf_prefix_parse(NULL, 0, &p, &why), -EINVAL);
+	WANT_TRUE(why != NULL);
+	WANT(mf_prefix_parse("10.0.0.0/8", 10, NULL, &why), -EINVAL);
+	WANT(mf_prefix_parse("10.0.0.0/8", 10, &p, NULL), 0);
+	WANT(mf_prefix_parse("10.0.0.0/8", 10, &p, &why), 0);
+	WANT_TRUE(why == NULL);
+}
+
+static void c_mf_add_prefixes(void)
+{
+	struct mf_prefix p = prefix8();
+	uint64_t res = ~0ULL;
+	size_t done = 7;
+
+	WANT(mf_add_prefixes(BAD_FD, NULL, 1, NULL, &done), -EINVAL);
+	WANT(done, 0);
+	WANT(mf_add_prefixes(BAD_FD, NULL, 0, NULL, NULL), 0);
+	WANT(mf_add_prefixes(BAD_FD, &p, 1, &res, &done), -EBADF);
+	WANT(done, 0);
+}
+
+static void c_mf_query_addrs(void)
+{
+	struct mf_prefix a = addr32(), p = prefix8();
+	size_t done = 7;
+
+	WANT(mf_query_addrs(BAD_FD, NULL, 1, NULL, &done), -EINVAL);
+	WANT(done, 0);
+	WANT(mf_query_addrs(BAD_FD, &p, 1, NULL, NULL), -EINVAL);
+	WANT(mf_query_addrs(BAD_FD, NULL, 0, NULL, NULL), 0);
+	WANT(mf_query_addrs(BAD_FD, &a, 1, NULL, &done), -EBADF);
+	WANT(done, 0);
+}
+
+static void c_mf_prefix_info(void)
+{
+	MF_OPTS(mf_prefix_info, pi);
+	struct mf_prefix_info zero = { 0 };
+
+	WANT(mf_prefix_info(BAD_FD, NULL), -EINVAL);
+	WANT(mf_prefix_info(BAD_FD, &zero), -EINVAL);
+	WANT(mf_prefix_info(BAD_FD, &pi), -EBADF);
+}
+
+static void c_mf_offline_add_prefixes(void)
+{
+	struct mf_offline *f = offline_prefixes();
+	struct mf_prefix p = prefix8();
+	size_t done = 7;
+
+	WANT(mf_offline_add_prefixes(NULL, &p, 1, NULL, &done), -EINVAL);
+	WANT(done, 0);
+	WANT(mf_offline_add_prefixes(f, NULL, 1, NULL, NULL), -EINVAL);
+	WANT(mf_offline_add_prefixes(f, NULL, 0, NULL, NULL), 0);
+	WANT(mf_offline_add_prefixes(f, &p, 1, NULL, &done), 1);
+	WANT(done, 1);
+	mf_offline_free(f);
+}
+
+static void c_mf_offline_query_addrs(void)
+{
+	struct mf_offline *f = offline_prefixes();
+	struct mf_prefix a = addr32();
+	size_t done = 7;
+
+	WANT(mf_offline_query_addrs(NULL, &a, 1, NULL, &done), -EINVAL);
+	WANT(done, 0);
+	WANT(mf_offline_query_addrs(f, NULL, 1, NULL, NULL), -EINVAL);
+	WANT(mf_offline_query_addrs(f, NULL, 0, NULL, NULL), 0);
+	WANT(mf_offline_query_addrs(f, &a, 1, NULL, &done), 0);
+	WANT(done, 1);
+	mf_offline_free(f);
+}
+
+static void c_mf_offline_prefix_info(void)
+{
+	struct mf_offline *f = offline_prefixes();
+	MF_OPTS(mf_prefix_info, pi);
+	struct mf_prefix_info zero = { 0 };
+
+	WANT(mf_offline_prefix_info(NULL, &pi), -EINVAL);
+	WANT(mf_offline_prefix_info(f, NULL), -EINVAL);
+	WANT(mf_offline_prefix_info(f, &zero), -EINVAL);
+	WANT(mf_offline_prefix_info(f, &pi), 0);
+	WANT(pi.prefix_lengths, MF_PREFIX_LENGTHS_DEFAULT);
+	mf_offline_free(f);
+}
+
 struct args_case {
 	const char *name;
 	void (*run)(void);
@@ -834,7 +957,8 @@ static const struct args_case cases[] = {
 	CASE(mf_offline_test_and_add_key), CASE(mf_offline_count_key),
 	CASE(mf_offline_test_and_add), CASE(mf_offline_test_and_addv),
 	CASE(mf_offline_save), CASE(mf_offline_load),
-	CASE(mf_add), CASE(mf_add_unique), CASE(mf_add_uniquev),
+	CASE(mf_add), CASE(mf_add_prefixes), CASE(mf_add_unique),
+	CASE(mf_add_uniquev),
 	CASE(mf_addv), CASE(mf_api), CASE(mf_call_strerror), CASE(mf_clear),
 	CASE(mf_count), CASE(mf_countv), CASE(mf_create), CASE(mf_create_check),
 	CASE(mf_create_grow),
@@ -843,7 +967,8 @@ static const struct args_case cases[] = {
 	CASE(mf_image_read), CASE(mf_info), CASE(mf_keys), CASE(mf_list),
 	CASE(mf_load), CASE(mf_nf_attach), CASE(mf_nf_detach),
 	CASE(mf_nf_list), CASE(mf_nf_stats), CASE(mf_offline_add),
-	CASE(mf_offline_addv), CASE(mf_offline_count),
+	CASE(mf_offline_add_prefixes), CASE(mf_offline_addv),
+	CASE(mf_offline_count),
 	CASE(mf_offline_countv), CASE(mf_offline_create),
 	CASE(mf_offline_create_grow), CASE(mf_offline_create_window),
 	CASE(mf_offline_delete), CASE(mf_offline_deletev),
@@ -851,10 +976,12 @@ static const struct args_case cases[] = {
 	CASE(mf_offline_grow_info), CASE(mf_offline_image),
 	CASE(mf_offline_image_view), CASE(mf_offline_map), CASE(mf_offline_size),
 	CASE(mf_offline_info), CASE(mf_offline_keys),
-	CASE(mf_offline_query), CASE(mf_offline_queryv),
+	CASE(mf_offline_prefix_info), CASE(mf_offline_query),
+	CASE(mf_offline_query_addrs), CASE(mf_offline_queryv),
 	CASE(mf_offline_rotate), CASE(mf_offline_window_info),
-	CASE(mf_open), CASE(mf_open_device), CASE(mf_pub_id),
-	CASE(mf_publish), CASE(mf_query), CASE(mf_queryv), CASE(mf_rotate),
+	CASE(mf_open), CASE(mf_open_device), CASE(mf_prefix_info),
+	CASE(mf_prefix_parse), CASE(mf_pub_id), CASE(mf_publish),
+	CASE(mf_query), CASE(mf_query_addrs), CASE(mf_queryv), CASE(mf_rotate),
 	CASE(mf_strerror), CASE(mf_test_and_add), CASE(mf_test_and_addv),
 	CASE(mf_unpublish), CASE(mf_version), CASE(mf_window_info),
 };
