@@ -8,7 +8,7 @@ _memfilterctl()
 
 	local cmds="create add query seen del count clear rotate info list rm build dump load inspect merge nf version help"
 	local globals="--json --pretty --version --help"
-	local sizing="--type --capacity --fpr --bits-per-key --fingerprint-bits --keyed --seed --hash"
+	local sizing="--type --capacity --fpr --bits-per-key --fingerprint-bits --keyed --seed --hash --prefixes --prefix-lengths"
 	local grow="--grow --grow-factor --grow-ratio --grow-max"
 	local window="--window --generations --rotate-by-count"
 
@@ -96,7 +96,7 @@ _memfilterctl()
 		return
 		;;
 	--capacity | --fpr | --bits-per-key | --seed | --window | --generations | \
-	--priority | --grow-factor | --grow-ratio | --grow-max)
+	--priority | --grow-factor | --grow-ratio | --grow-max | --prefix-lengths)
 		return
 		;;
 	--image | --output)
@@ -114,10 +114,10 @@ _memfilterctl()
 		list | show | stats) opts="--json --pretty" ;;
 		esac
 		;;
-	add) opts="--key --hex --unique --image --output" ;;
+	add) opts="--key --hex --unique --image --output --prefixes" ;;
 	del) opts="--key --hex" ;;
 	count) opts="--key --hex --image" ;;
-	query) opts="--key --hex --count --invert --image" ;;
+	query) opts="--key --hex --count --invert --image --prefixes" ;;
 	info | list | inspect) opts="--json --pretty" ;;
 	build) opts="$sizing $window $grow --hex --strict --output" ;;
 	rotate) opts="--image --output" ;;

@@ -455,6 +455,9 @@ static int filter_opt(int c, struct mf_create_opts *o)
 	uint64_t fp = 0;
 
 	switch (c) {
+	case OPT_PREFIXES:
+	case OPT_PREFIX_LENGTHS:
+		return prefix_opt(c, o);
 	case 't':
 		if (!strcmp(optarg, "bloom")) {
 			o->type = MF_TYPE_BLOOM;
@@ -1165,11 +1168,12 @@ int pub_id_of(int fd, const struct mf_info *i, uint32_t *pub_id)
 
 /*
  * A filter in the kernel as one object (info, list); @wi: a window
- * filter's generations, @gi: a growing filter's sub-filters, or NULL.
+ * filter's generations, @gi: a growing filter's sub-filters, or NULL;
+ * @pi: its prefix lengths.
  */
 void json_info(struct json_writer *jw, const struct mf_info *i,
 	       uint32_t pub_id, const struct mf_window_info *wi,
-	       const struct mf_grow_info *gi)
+	       const struct mf_grow_info *gi, const struct mf_prefix_info *pi)
 {
 	jsonw_start_object(jw);
 	jsonw_string_field(jw, "name", i->name);
@@ -1188,6 +1192,7 @@ void json_info(struct json_writer *jw, const struct mf_info *i,
 		json_window(jw, wi);
 	if (gi)
 		json_grow(jw, gi);
+	json_prefixes(jw, pi);
 	jsonw_end_object(jw);
 }
 

@@ -70,10 +70,12 @@ enum key_cmd { KEY_ADD, KEY_QUERY, KEY_DEL, KEY_SEEN, KEY_COUNT };
  *	back, or to @output)
  * @output: add, seen with @image: -o, where the image goes instead
  * @keys: keys from --key, @nkeys of them
+ * @prefixes: add: the lines are address prefixes; query: addresses,
+ *	looked up by the prefix rule
  */
 struct key_opts {
 	enum key_cmd kc;
-	bool hex, count, invert, unique;
+	bool hex, count, invert, unique, prefixes;
 	const char *image, *output;
 	char **keys;
 	size_t nkeys;
@@ -201,14 +203,15 @@ static void print_counts(const struct reader *r, const uint8_t *counts)
 	{ "invert", no_argument, NULL, 'v' }
 #define ANSWER_SHORTOPTS "nv"
 #define IMAGE_OPT { "image", required_argument, NULL, 'i' }
+#define PREFIXES_OPT { "prefixes", no_argument, NULL, OPT_PREFIXES }
 
 static const struct option add_opts[] = {
 	KEY_OPTS, { "unique", no_argument, NULL, 'u' }, IMAGE_OPT, OUTPUT_OPT,
-	{}
+	PREFIXES_OPT, {}
 };
 
 static const struct option query_opts[] = {
-	KEY_OPTS, ANSWER_OPTS, IMAGE_OPT, {}
+	KEY_OPTS, ANSWER_OPTS, IMAGE_OPT, PREFIXES_OPT, {}
 };
 
 static const struct option del_opts[] = { KEY_OPTS, {} };
@@ -251,11 +254,19 @@ static int key_opts_parse(struct key_opts *ko, int argc, char **argv)
 		case 'u':
 			ko->unique = true;
 			break;
+		case OPT_PREFIXES:
+			ko->prefixes = true;
+			break;
 		case 'h':
 			return print_help();
 		default:
 			return EXIT_ERR;
 		}
+	}
+	if (ko->prefixes && (ko->hex || ko->unique)) {
+		usage_error("--prefixes lists are text, added as prefixes: not with %s",
+			    ko->hex ? "--hex" : "--unique");
+		return EXIT_ERR;
 	}
 	return -1;
 }
@@ -329,6 +340,91 @@ static bool seen_cuckoo(const struct target *t)
 
 	return !t->off && !mf_info(t->fd, &info) &&
 	       info.type == MF_TYPE_CUCKOO;
+}
+
+/*
+ * add --prefixes: the whole list read and checked, then added in one call
+ * (which checks it whole again, and records its lengths first), to the
+ * filter or the image.
+ */
+static int add_prefixes(const struct target *t, const char *name,
+			struct reader *r)
+{
+	struct mf_prefix *p;
+	size_t n, done = 0;
+	ssize_t got;
+
+	if (read_prefixes(r, &p, &n))
+		return -1;
+	got = t->off ? mf_offline_add_prefixes(t->off, p, n, NULL, &done) :
+		       mf_add_prefixes(t->fd, p, n, NULL, &done);
+	free(p);
+	if (got == -EOPNOTSUPP) {
+		cli_error("%s: not a prefix filter (create it with --prefixes)", name);
+		return -1;
+	}
+	if (got == -ENOTTY) {
+		cli_error("%s: this kernel module has no prefix filters", name);
+		return -1;
+	}
+	if (got == -ENOSPC && !done) {
+		cli_error("%s: the list has more prefix lengths of a family than the filter takes (see info; create it with a larger --prefix-lengths)",
+			  name);
+		return -1;
+	}
+	if (got == -ENOSPC) {
+		cli_error("%s: filter is full after %zu prefixes were added", name,
+			  done);
+		return -1;
+	}
+	if (got < 0) {
+		fail(name, got);
+		return -1;
+	}
+	printf("%zd\n", got);
+	return 0;
+}
+
+/* query --prefixes: the lines of the batch, as read, whose bit is @want. */
+static void print_addrs(const struct reader *r, const uint64_t *bits, bool want)
+{
+	size_t i, off = 0;
+
+	for (i = 0; i < r->n; off += r->text_lens[i], i++) {
+		if ((bits[i / 64] >> (i % 64) & 1) != want ||
+		    !query_prefix_line(r, i, off))
+			continue;
+		fwrite(r->text + off, 1, r->text_lens[i], stdout);
+		putchar('\n');
+	}
+}
+
+/* query --prefixes: addresses, looked up by the prefix rule. */
+static int query_prefixes(const struct key_opts *ko, const struct target *t,
+			  const char *name, struct reader *r, uint64_t *answered)
+{
+	uint64_t bits[(BATCH_LINES + 63) / 64], total = 0, entries = 0;
+	size_t e;
+	ssize_t n, got;
+
+	while ((n = reader_next(r)) > 0) {
+		got = query_prefix_batch(t->fd, t->off, r, bits, &e);
+		if (got < 0) {
+			progress_done(r);
+			if (got != -EINVAL)
+				fail(name, got);
+			return -1;
+		}
+		total += got;
+		entries += e;
+		if (!ko->count)
+			print_addrs(r, bits, !ko->invert);
+	}
+	progress_done(r);
+	if (n < 0)
+		return -1;
+	*answered = ko->invert ? entries - total : total;
+	return 0;
 }
 
 /* After add: say so when the filter now holds more keys than it is for. */
@@ -410,6 +506,25 @@ static int key_command(enum key_cmd kc, int argc, char **argv)
 	if (ko.nkeys ? reader_open_args(&r, ko.keys, ko.nkeys, ko.hex) :
 		       reader_open(&r, path, ko.hex))
 		goto out_close;
+	if (ko.prefixes && kc == KEY_ADD) {
+		if (add_prefixes(&t, name, &r) ||
+		    (out.path && (add_overfill_check(&t, name) ||
+				  write_offline(cur->name, t.off, &out))) ||
+		    stdout_flush() || (!t.off && add_overfill_check(&t, name)))
+			goto out_reader;
+		ret = 0;
+		goto out_reader;
+	}
+	if (ko.prefixes) {
+		if (query_prefixes(&ko, &t, name, &r, &answered))
+			goto out_reader;
+		if (ko.count)
+			printf("%" PRIu64 "\n", answered);
+		if (stdout_flush())
+			goto out_reader;
+		ret = answered ? 0 : EXIT_ABSENT;
+		goto out_reader;
+	}
 	while ((n = reader_next(&r)) > 0) {
 		got = run_batch(&ko, &t, &r, bits, counts, &done);
 		if (got < 0) {
@@ -542,6 +657,7 @@ static int cmd_info(int argc, char **argv)
 {
 	MF_OPTS(mf_window_info, wi);
 	MF_OPTS(mf_grow_info, gi);
+	MF_OPTS(mf_prefix_info, pi);
 	struct json_writer *jw;
 	struct mf_info info;
 	const char *name;
@@ -561,6 +677,8 @@ static int cmd_info(int argc, char **argv)
 		ret = mf_window_info(fd, &wi);
 	if (!ret && info.type == MF_TYPE_GROW)
 		ret = mf_grow_info(fd, &gi);
+	if (!ret)
+		ret = mf_prefix_info(fd, &pi);
 	close(fd);
 	if (ret)
 		return fail(name, ret);
@@ -568,6 +686,7 @@ static int cmd_info(int argc, char **argv)
 		overfill_report(name, &info, false);
 	if (!json_output) {
 		info_text(&info, pub_id);
+		prefix_text(&pi);
 		if (info.type == MF_TYPE_WINDOW)
 			window_text(&wi);
 		if (info.type == MF_TYPE_GROW)
@@ -579,7 +698,7 @@ static int cmd_info(int argc, char **argv)
 		return EXIT_ERR;
 	json_info(jw, &info, pub_id,
 		  info.type == MF_TYPE_WINDOW ? &wi : NULL,
-		  info.type == MF_TYPE_GROW ? &gi : NULL);
+		  info.type == MF_TYPE_GROW ? &gi : NULL, &pi);
 	return json_end(jw);
 }
 
@@ -590,6 +709,7 @@ static int cmd_info(int argc, char **argv)
 static int list_json(int dev, char **names, ssize_t n)
 {
 	struct json_writer *jw = json_begin();
+	MF_OPTS(mf_prefix_info, pi);
 	struct mf_info info;
 	uint32_t pub_id;
 	int fd, ret = 0;
@@ -609,11 +729,13 @@ static int list_json(int dev, char **names, ssize_t n)
 		ret = mf_info(fd, &info);
 		if (!ret)
 			ret = pub_id_of(fd, &info, &pub_id);
+		if (!ret)
+			ret = mf_prefix_info(fd, &pi);
 		close(fd);
 		if (ret)
 			ret = fail(names[i], ret);
 		else
-			json_info(jw, &info, pub_id, NULL, NULL);
+			json_info(jw, &info, pub_id, NULL, NULL, &pi);
 	}
 	jsonw_end_array(jw);
 	return json_end(jw) ? EXIT_ERR : ret;
@@ -751,7 +873,7 @@ const struct command filter_commands[] = {
 	{ .name = "add", .fn = cmd_add,
 	  .opts = add_opts, .shortopts = KEY_SHORTOPTS "ui:o:",
 	  .repeatable = "k",
-	  .usage = "NAME [FILE|-|--key K...] [--hex] [--unique]\n"
+	  .usage = "NAME [FILE|-|--key K...] [--hex] [--unique] [--prefixes]\n"
 	  "       memfilterctl add --image F.img [-o OUT.img] [FILE|-|--key K...] [OPTIONS]",
 	  .help = "Add one key per line of FILE (default: standard input). Prints how\n"
 	  "many keys were added, and a warning on stderr when the filter now\n"
@@ -759,12 +881,18 @@ const struct command filter_commands[] = {
 	  "above its target).\n\n"
 	  "  -u, --unique       add only keys that are not already present, and\n"
 	  "                     count only those (cuckoo filters)\n"
+	  "      --prefixes     the lines are address prefixes (10.0.0.0/8,\n"
+	  "                     2001:db8::/32) or addresses, for a filter made\n"
+	  "                     with --prefixes; '#' and ';' start comments.\n"
+	  "                     The whole list is checked first: a bad line\n"
+	  "                     (an address bit set past its length, too many\n"
+	  "                     lengths) adds nothing and names its line\n"
 	  IMAGE_WRITE_HELP("add to")
 	  KEYS_HELP },
 	{ .name = "query", .fn = cmd_query,
 	  .opts = query_opts,
 	  .shortopts = KEY_SHORTOPTS ANSWER_SHORTOPTS "i:", .repeatable = "k",
-	  .usage = "NAME [FILE|-|--key K...] [--hex] [--count] [--invert]\n"
+	  .usage = "NAME [FILE|-|--key K...] [--hex] [--count] [--invert] [--prefixes]\n"
 	  "       memfilterctl query --image F.img [FILE|-|--key K...] [OPTIONS]",
 	  .help = "Print each key of FILE (one per line) that may be in the filter, in\n"
 	  "input order. Exit status: 0 if any key was printed (or counted),\n"
@@ -772,6 +900,9 @@ const struct command filter_commands[] = {
 	  "  -v, --invert       print the keys that are certainly absent instead\n"
 	  "  -n, --count        print only the number of keys that would be printed\n"
 	  "  -i, --image F.img  query an image file offline instead of a filter\n"
+	  "      --prefixes     the lines are addresses, looked up by the prefix\n"
+	  "                     rule: each prefix length the filter holds,\n"
+	  "                     longest first (blank and comment lines skipped)\n"
 	  KEYS_HELP },
 	{ .name = "del", .fn = cmd_del,
 	  .opts = del_opts, .shortopts = KEY_SHORTOPTS, .repeatable = "k",

@@ -253,7 +253,29 @@ int write_offline(const char *what, struct mf_offline *f, struct output *out)
 	return ret;
 }
 
-static int build_fill(struct mf_offline *f, const char *path, bool hex)
+/* build --prefixes: the whole list checked, then added. */
+static int build_prefixes(struct mf_offline *f, struct reader *r)
+{
+	struct mf_prefix *p;
+	size_t n, done;
+	ssize_t got;
+
+	if (read_prefixes(r, &p, &n))
+		return -1;
+	got = mf_offline_add_prefixes(f, p, n, NULL, &done);
+	free(p);
+	if (got == -ENOSPC && !done)
+		cli_error("build: the list has more prefix lengths of a family than --prefix-lengths");
+	else if (got == -ENOSPC)
+		cli_error("build: filter is full after %zu prefixes were added",
+			  done);
+	else if (got < 0)
+		fail_offline("build", got);
+	return got < 0 ? -1 : 0;
+}
+
+static int build_fill(struct mf_offline *f, const char *path, bool hex,
+		      bool prefixes)
 {
 	uint64_t total = 0;
 	struct reader r;
@@ -263,6 +285,10 @@ static int build_fill(struct mf_offline *f, const char *path, bool hex)
 
 	if (reader_open(&r, path, hex))
 		return -1;
+	if (prefixes) {
+		ret = build_prefixes(f, &r);
+		goto out;
+	}
 	while ((n = reader_next(&r)) > 0) {
 		got = mf_offline_addv(f, r.keys, r.key_lens, r.n, NULL, &done);
 		if (got < 0) {
@@ -342,7 +368,11 @@ static int cmd_build(int argc, char **argv)
 		return fail_offline("build", ret);
 	}
 	ret = EXIT_ERR;
-	if (build_fill(f, path, hex))
+	if (fa.o.prefixes && hex) {
+		usage_error("--prefixes lists are text: not with --hex");
+		goto out_free;
+	}
+	if (build_fill(f, path, hex, fa.o.prefixes))
 		goto out_free;
 	mf_offline_info(f, &info);
 	if (image_overfill("build", &info, strict))
@@ -538,7 +568,8 @@ static void inspect_text(const char *path, const struct mf_info *i,
 static int inspect_json(const char *path, const struct mf_info *i,
 			const struct memfilter_image_header *h,
 			const struct mf_window_info *wi,
-			const struct mf_grow_info *gi)
+			const struct mf_grow_info *gi,
+			const struct mf_prefix_info *pi)
 {
 	struct json_writer *jw = json_begin();
 
@@ -556,6 +587,7 @@ static int inspect_json(const char *path, const struct mf_info *i,
 		json_window(jw, wi);
 	if (gi)
 		json_grow(jw, gi);
+	json_prefixes(jw, pi);
 	jsonw_hex_u64_field(jw, "header_xxh64", le64toh(h->header_xxh64));
 	jsonw_hex_u64_field(jw, "payload_xxh64", le64toh(h->payload_xxh64));
 	jsonw_string_field(jw, "checksums", "ok");
@@ -567,6 +599,7 @@ static int cmd_inspect(int argc, char **argv)
 {
 	MF_OPTS(mf_window_info, wi);
 	MF_OPTS(mf_grow_info, gi);
+	MF_OPTS(mf_prefix_info, pi);
 	struct memfilter_image_header h;
 	struct mf_offline *f;
 	struct mf_info info;
@@ -592,15 +625,17 @@ static int cmd_inspect(int argc, char **argv)
 		mf_offline_window_info(f, &wi);
 	if (info.type == MF_TYPE_GROW)
 		mf_offline_grow_info(f, &gi);
+	mf_offline_prefix_info(f, &pi);
 	mf_offline_free(f);
 	if (info.overfill)
 		overfill_report(image_path(path), &info, false);
 	if (json_output) {
 		ret = inspect_json(image_path(path), &info, &h,
 				   info.type == MF_TYPE_WINDOW ? &wi : NULL,
-				   info.type == MF_TYPE_GROW ? &gi : NULL);
+				   info.type == MF_TYPE_GROW ? &gi : NULL, &pi);
 	} else {
 		inspect_text(image_path(path), &info, &h);
+		prefix_text(&pi);
 		if (info.type == MF_TYPE_WINDOW)
 			window_text(&wi);
 		if (info.type == MF_TYPE_GROW)
@@ -791,7 +826,8 @@ const struct command image_commands[] = {
 	  "A window filter is built with its keys in the current generation\n"
 	  "and no rotation (with --rotate-by-count, one each --capacity keys);\n"
 	  "its period (--window T / (G - 1)) goes into the image: loaded, the\n"
-	  "kernel rotates it. Use --generations alone for no period.\n\n"
+	  "kernel rotates it. Use --generations alone for no period.\n"
+	  "With --prefixes the lines are address prefixes, as for add --prefixes.\n\n"
 	  FILTER_OPTS_HELP
 	  "  -x, --hex                 keys are given as hex digits\n"
 	  "      --strict              more keys than --capacity is an error\n"

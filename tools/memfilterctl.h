@@ -143,7 +143,7 @@ void json_params(struct json_writer *jw, const struct mf_info *i);
 void json_fill(struct json_writer *jw, const struct mf_info *i);
 void json_info(struct json_writer *jw, const struct mf_info *i,
 	       uint32_t pub_id, const struct mf_window_info *wi,
-	       const struct mf_grow_info *gi);
+	       const struct mf_grow_info *gi, const struct mf_prefix_info *pi);
 int pub_id_of(int fd, const struct mf_info *i, uint32_t *pub_id);
 int stdout_flush(void);
 int memory_check(const char *what, const struct mf_create_opts *o,
@@ -158,11 +158,18 @@ int memory_check(const char *what, const struct mf_create_opts *o,
 	{ "fingerprint-bits", required_argument, NULL, 'f' }, \
 	{ "keyed", no_argument, NULL, OPT_KEYED }, \
 	{ "seed", required_argument, NULL, 's' }, \
-	{ "hash", required_argument, NULL, OPT_HASH }
+	{ "hash", required_argument, NULL, OPT_HASH }, \
+	{ "prefixes", no_argument, NULL, OPT_PREFIXES }, \
+	{ "prefix-lengths", required_argument, NULL, OPT_PREFIX_LENGTHS }
 /* -k is --key (add, query, ...) everywhere: --keyed has no letter. */
 #define FILTER_SHORTOPTS "t:c:e:b:f:s:"
 /* Long-only options of every filter (create, build): --hash, --keyed. */
 enum { OPT_HASH = 0x180, OPT_KEYED };
+/*
+ * Long-only options of prefix filters: create and build take both, add
+ * and query --prefixes.
+ */
+enum { OPT_PREFIXES = 0x190, OPT_PREFIX_LENGTHS };
 /* A growing filter's options (create, build): -G and long-only ones. */
 enum { OPT_GROW_FACTOR = 0x100, OPT_GROW_RATIO, OPT_GROW_MAX };
 #define GROW_OPTS \
@@ -235,7 +242,13 @@ struct window_args {
 	"                            decimal, or hex after 0x\n" \
 	"      --hash H              xxh3 (default), xxh64 (slower on keys of up\n" \
 	"                            to 16 bytes; the default before 1.1.0) or\n" \
-	"                            siphash24 (as --keyed)\n"
+	"                            siphash24 (as --keyed)\n" \
+	"      --prefixes            an address prefix filter (add --prefixes):\n" \
+	"                            --fpr is then the rate of an address lookup,\n" \
+	"                            which tests one key per prefix length held\n" \
+	"      --prefix-lengths L    prefix filter: at most L distinct prefix\n" \
+	"                            lengths per family (1 to 32, default 16);\n" \
+	"                            sized for --fpr / L per key\n"
 
 /* The options of a new filter, create's and build's: one parser. */
 #define NEW_FILTER_OPTS FILTER_OPTS, WINDOW_OPTS, GROW_OPTS
@@ -384,5 +397,15 @@ struct mf_offline *open_image(const char *path);
 struct mf_offline *open_image_header(const char *path,
 				     struct memfilter_image_header *h);
 int write_offline(const char *what, struct mf_offline *f, struct output *out);
+
+/* prefix.c: prefix lists, address lookups, a prefix filter's lengths */
+int prefix_opt(int c, struct mf_create_opts *o);
+int read_prefixes(struct reader *r, struct mf_prefix **out, size_t *count);
+ssize_t query_prefix_batch(int fd, const struct mf_offline *off,
+			   const struct reader *r, uint64_t *bits,
+			   size_t *entries);
+bool query_prefix_line(const struct reader *r, size_t i, size_t off);
+void prefix_text(const struct mf_prefix_info *pi);
+void json_prefixes(struct json_writer *jw, const struct mf_prefix_info *pi);
 
 #endif /* _MEMFILTERCTL_H */
