@@ -220,8 +220,8 @@ $(BUILD)/guest/bin/%_test: tests/%_test.c tests/memfilter_utils.h \
 
 # Helpers of one area on top of memfilter_utils.h (as iommufd_utils.h
 # serves iommufd's selftests): nf_test's packets, namespace and counter
-# checks.
-$(BUILD)/guest/bin/nf_test: tests/nf_utils.h
+# checks; the published-shape prefix list.
+$(BUILD)/guest/bin/nf_test: tests/nf_utils.h tests/prefix_list.h
 
 # The ioctl fuzzer: its main program and its parts in tests/ioctl_fuzz/.
 IOCTL_FUZZ_SRCS := tests/ioctl_fuzz_test.c $(wildcard tests/ioctl_fuzz/*.c)

@@ -23,11 +23,11 @@ $(BUILD)/bpf/vmlinux.h:
 	mv $@.tmp $@
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c bpf/%.h bpf/memfilter.bpf.h bpf/dedup.bpf.h \
-		$(BUILD)/bpf/vmlinux.h
+		bpf/xdp_saddr.bpf.h $(BUILD)/bpf/vmlinux.h
 	$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
 $(BUILD)/bpf/%.bpf.o: tests/bpf/%.bpf.c tests/bpf/%.h bpf/memfilter.bpf.h \
-		$(BUILD)/bpf/vmlinux.h
+		bpf/xdp_saddr.bpf.h $(BUILD)/bpf/vmlinux.h
 	$(BPF_CLANG) $(BPF_CFLAGS) -c -o $@ $<
 
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
@@ -38,7 +38,8 @@ BPF_SKELS := $(BUILD)/bpf/xdp_blocklist.skel.h $(BUILD)/bpf/kfunc_ops.skel.h \
 	$(BUILD)/bpf/tc_dedup.skel.h $(BUILD)/bpf/nf_dedup.skel.h
 
 $(BUILD)/guest/bin/bpf_test: tests/bpf_test.c tests/bpf_utils.h tests/memfilter_utils.h \
-		tests/bpf/kfunc_ops.h $(BPF_SKELS) $(GUEST_LIB_OBJS) $(LIB_HDRS)
+		tests/bpf/kfunc_ops.h tests/prefix_list.h $(BPF_SKELS) $(GUEST_LIB_OBJS) \
+		$(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -I$(BUILD)/bpf -Ibpf -Itests/bpf -static \
 		-O2 $(TEST_WARN) -o $@ $< $(GUEST_LIB_OBJS) $(BPF_LIBS) -lpthread

@@ -54,6 +54,7 @@
 
 #include "kfunc_ops.h"
 #include "kfunc_ops.skel.h"
+#include "prefix_list.h"
 #include "xdp_blocklist.h"
 #include "xdp_blocklist.skel.h"
 #include "bpf_utils.h"
@@ -418,6 +419,117 @@ TEST_F(bpf, contains_id)
 	close(fd);
 }
 
+#define N_ADDR_PROBES 600
+
+/*
+ * Address lookups from XDP (kfunc_ops's xdp_addr): a prefix filter
+ * holding a list shaped like a published one (tests/prefix_list.h) drops
+ * exactly the packets whose source address a dump of the same filter,
+ * looked up offline (mf_offline_query_addrs(), the same core/prefix.h
+ * rule), may cover: every address inside a listed range, and the false
+ * positives outside, by id and through a borrow, each lookup counted as
+ * one query. The reference path (a syscall program) answers the same;
+ * sizes but 4 and 16 are -EINVAL, no filter by id -ESRCH, and a filter
+ * of keys looks the address up as a key.
+ */
+TEST_F(bpf, prefix_lookup_exact)
+{
+	static struct mf_prefix a[N_ADDR_PROBES];
+	uint64_t want[(N_ADDR_PROBES + 63) / 64];
+	struct mf_info before, after;
+	struct kfunc_ops_bpf *skel;
+	struct mf_prefix *list;
+	struct mf_offline *off;
+	size_t n, inside, i, ilen;
+	uint8_t pkt[64];
+	uint32_t id, k;
+	int fd, kfd, pass, hits;
+	__u32 retval;
+	void *img;
+
+	NEED_KFUNCS();
+	list = calloc(mf_plist_size(), sizeof(*list));
+	ASSERT_NE(NULL, list);
+	n = mf_plist_make(44, list);
+	{
+		MF_OPTS(mf_create_opts, o, .type = MF_TYPE_BLOOM,
+			.capacity = n, .fpr = 0.25, .fixed_seed = true,
+			.seed = 5, .name = "bpf.test.pfx", .prefixes = true,
+			.prefix_lengths = 24);
+
+		fd = mf_create(self->dev, &o);
+	}
+	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
+	ASSERT_EQ(n, mf_add_prefixes(fd, list, n, NULL, NULL));
+	ASSERT_EQ(0, mf_pub_id(fd, &id));
+	ASSERT_EQ(0, mf_dump(fd, &img, &ilen));
+	ASSERT_EQ(0, mf_offline_from_image(img, ilen, &off, NULL));
+	free(img);
+	mf_plist_probes(7, list, n, a, N_ADDR_PROBES, &inside);
+	hits = mf_offline_query_addrs(off, a, N_ADDR_PROBES, want, NULL);
+	ASSERT_LE(inside, hits);
+	TH_LOG("%d of %d probes covered (%zu inside a listed range)", hits,
+	       N_ADDR_PROBES, inside);
+	skel = ops_load("bpf.test.pfx");
+	ASSERT_NE(NULL, skel);
+
+	ASSERT_EQ(0, mf_info(fd, &before));
+	for (pass = 0; pass < 2; pass++) {
+		skel->bss->args.id = pass ? id : 0;
+		memset(&skel->bss->addr_counts, 0, sizeof(skel->bss->addr_counts));
+		for (i = 0; i < N_ADDR_PROBES; i++) {
+			bool hit = want[i / 64] >> (i % 64) & 1;
+
+			ASSERT_EQ(0, run_xdp(bpf_program__fd(skel->progs.xdp_addr),
+					     pkt, addr_packet(pkt, &a[i]), &retval));
+			ASSERT_EQ(hit ? XDP_DROP : XDP_PASS, retval)
+				TH_LOG("%s, probe %zu", pass ? "by id" : "borrowed", i);
+			if (i % 3 == 0)
+				ASSERT_TRUE(hit) TH_LOG("probe %zu is inside", i);
+		}
+		EXPECT_EQ(hits, skel->bss->addr_counts.dropped);
+		EXPECT_EQ(N_ADDR_PROBES - hits, skel->bss->addr_counts.passed);
+		EXPECT_EQ(0, skel->bss->addr_counts.no_filter);
+		EXPECT_EQ(0, skel->bss->addr_counts.not_ip);
+	}
+	ASSERT_EQ(0, mf_info(fd, &after));
+	EXPECT_EQ(before.queries + 2 * N_ADDR_PROBES, after.queries);
+	EXPECT_EQ(before.hits + 2 * hits, after.hits);
+
+	/* A referenced filter (syscall program), and the sizes refused. */
+	for (i = 0; i < 60; i++) {
+		bool hit = want[i / 64] >> (i % 64) & 1;
+
+		EXPECT_EQ(hit ? 0 : -ENOENT,
+			  op(skel, KFUNC_OP_CONTAINS_ADDR, a[i].addr,
+			     a[i].family == MF_PREFIX_IPV4 ? 4 : 16)) TH_LOG("probe %zu", i);
+	}
+	EXPECT_EQ(-EINVAL, op(skel, KFUNC_OP_CONTAINS_ADDR, a[0].addr, 5));
+	EXPECT_EQ(-EINVAL, op(skel, KFUNC_OP_CONTAINS_ADDR, a[0].addr, 0));
+	EXPECT_EQ(-EINVAL, one_call(skel, KFUNC_OP_CONTAINS_ADDR, id, a[0].addr, 15));
+	EXPECT_EQ(-ESRCH, one_call(skel, KFUNC_OP_CONTAINS_ADDR, 0, a[0].addr, 4));
+	kfunc_ops_bpf__destroy(skel);
+	mf_offline_free(off);
+	ASSERT_EQ(0, mf_unpublish(fd));
+	close(fd);
+
+	/* A filter of keys: the address is its key. */
+	kfd = seeded(self->dev, MF_TYPE_BLOOM, 64, 0.001, "bpf.test.pfx");
+	ASSERT_LE(0, kfd) TH_LOG("create: %s", mf_strerror(kfd));
+	k = htonl(0xc0000201);		/* 192.0.2.1 */
+	ASSERT_EQ(1, mf_add(kfd, &k, 4, 1, NULL, NULL));
+	skel = ops_load("bpf.test.pfx");
+	ASSERT_NE(NULL, skel);
+	EXPECT_EQ(0, op(skel, KFUNC_OP_CONTAINS_ADDR, &k, 4));
+	k = htonl(0xc0000202);
+	EXPECT_EQ(mf_query(kfd, &k, 4, 1, NULL, NULL) ? 0 : -ENOENT,
+		  op(skel, KFUNC_OP_CONTAINS_ADDR, &k, 4));
+	kfunc_ops_bpf__destroy(skel);
+	ASSERT_EQ(0, mf_unpublish(kfd));
+	close(kfd);
+	free(list);
+}
+
 /* Bloom: delete is -EOPNOTSUPP; the batch agrees with the ioctl query. */
 TEST_F(bpf, bloom_batch)
 {
@@ -686,6 +798,9 @@ REFUSED(contains_id_syscall,
 REFUSED(test_and_add_id_syscall,
 	"calling kernel function bpf_memfilter_test_and_add_id is not allowed")
 
+REFUSED(contains_addr_id_syscall,
+	"calling kernel function bpf_memfilter_contains_addr_id is not allowed")
+
 /*
  * Every kfunc's key (and the batch's bitmap) is checked by the verifier:
  * a possibly-NULL pointer (KF_TRUSTED_ARGS: a NULL key oopsed the kernel
@@ -694,7 +809,7 @@ REFUSED(test_and_add_id_syscall,
  */
 static const char *const key_kfuncs[] = {
 	"contains", "add", "delete", "test_and_add", "contains_batch",
-	"contains_id", "test_and_add_id",
+	"contains_id", "test_and_add_id", "contains_addr", "contains_addr_id",
 };
 
 static const struct {
@@ -719,7 +834,7 @@ static void refused_each_kfunc(struct __test_metadata *_metadata,
 }
 
 /*
- * 14 object loads, each verified in full: under TCG on a loaded host
+ * 18 object loads, each verified in full: under TCG on a loaded host
  * (load 7-30) the harness's 30 s default timed out.
  */
 TEST_F_TIMEOUT(bpf, refused_keys, 300)
@@ -732,7 +847,7 @@ TEST_F_TIMEOUT(bpf, refused_keys, 300)
 				   key_refusals[j].msg);
 }
 
-/* A possibly-NULL key (8 loads), and the batch's possibly-NULL bitmap. */
+/* A possibly-NULL key (9 loads), and the batch's possibly-NULL bitmap. */
 TEST_F_TIMEOUT(bpf, refused_null_keys, 300)
 {
 	NEED_KFUNCS();

@@ -35,21 +35,16 @@ static int seeded(int dev, int type, uint64_t capacity, double fpr,
 	return mf_create(dev, &o);
 }
 
-/* Ethernet + IPv4 or IPv6 header with source address number @i. */
-static size_t packet(uint8_t *p, int i, bool v6, uint8_t *key, size_t *klen)
+/* Ethernet + IPv4 or IPv6 header with source address @a. */
+static size_t addr_packet(uint8_t *p, const struct mf_prefix *a)
 {
 	memset(p, 0, 64);
-	if (!v6) {
+	if (a->family == MF_PREFIX_IPV4) {
 		p[12] = 0x08;			/* ETH_P_IP */
 		p[14] = 0x45;
 		p[14 + 8] = 64;
 		p[14 + 9] = 17;
-		p[14 + 12] = 10;		/* 10.1.x.y */
-		p[14 + 13] = 1;
-		p[14 + 14] = i >> 8;
-		p[14 + 15] = i;
-		memcpy(key, p + 14 + 12, 4);
-		*klen = 4;
+		memcpy(p + 14 + 12, a->addr, 4);
 		return 14 + 20;
 	}
 	p[12] = 0x86;				/* ETH_P_IPV6 */
@@ -57,15 +52,32 @@ static size_t packet(uint8_t *p, int i, bool v6, uint8_t *key, size_t *klen)
 	p[14] = 0x60;
 	p[14 + 6] = 17;
 	p[14 + 7] = 64;
-	p[14 + 8] = 0x20;			/* 2001:db8::x:y */
-	p[14 + 9] = 0x01;
-	p[14 + 10] = 0x0d;
-	p[14 + 11] = 0xb8;
-	p[14 + 22] = i >> 8;
-	p[14 + 23] = i;
-	memcpy(key, p + 14 + 8, 16);
-	*klen = 16;
+	memcpy(p + 14 + 8, a->addr, 16);
 	return 14 + 40;
+}
+
+/*
+ * Ethernet + IPv4 or IPv6 header with source address number @i
+ * (10.1.x.y, 2001:db8::x:y), which is also copied to @key.
+ */
+static size_t packet(uint8_t *p, int i, bool v6, uint8_t *key, size_t *klen)
+{
+	struct mf_prefix a = { .family = v6 ? MF_PREFIX_IPV6 : MF_PREFIX_IPV4 };
+
+	if (!v6) {
+		a.addr[0] = 10;
+		a.addr[1] = 1;
+		a.addr[2] = i >> 8;
+		a.addr[3] = i;
+		*klen = 4;
+	} else {
+		memcpy(a.addr, "\x20\x01\x0d\xb8", 4);
+		a.addr[14] = i >> 8;
+		a.addr[15] = i;
+		*klen = 16;
+	}
+	memcpy(key, a.addr, *klen);
+	return addr_packet(p, &a);
 }
 
 /*

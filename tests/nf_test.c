@@ -37,6 +37,7 @@
 #include "kselftest_harness.h"
 #include "libmemfilter.h"
 #include "nf_utils.h"
+#include "prefix_list.h"
 
 FIXTURE(nf) {
 	int dev;
@@ -980,6 +981,241 @@ TEST_F(nf, cli)
 	EXPECT_EQ(0, ctl(args, out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_EQ(2, ctl(args, out, sizeof(out)));
 	EXPECT_EQ(0, send_from(&self->pkts[0]));
+	EXPECT_EQ(0, mf_unpublish(fd));
+	close(fd);
+}
+
+#define IP_TOOL "/sbin/ip"
+
+/*
+ * Every address local, on lo (AnyIP: a local route of each family for
+ * all of it): a datagram to any destination passes the output hook and
+ * is delivered to the receiver, no forwarding, no ICMP error. Debian's
+ * ip (vm.sh --tools); false without it.
+ */
+static bool every_address_local(struct __test_metadata *_metadata)
+{
+	if (access(IP_TOOL, X_OK) || no_netns)	/* not in the initial one */
+		return false;
+	EXPECT_EQ(0, system(IP_TOOL " route add local 0.0.0.0/0 dev lo"));
+	EXPECT_EQ(0, system(IP_TOOL " -6 route add local ::/0 dev lo"));
+	return true;
+}
+
+/* One datagram from the loopback address to @a: 0, or -errno. */
+static int send_to_addr(const struct mf_prefix *a)
+{
+	struct sockaddr_in6 src6 = { .sin6_family = AF_INET6,
+				     .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	struct sockaddr_in src = { .sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_storage dst = {};
+	bool v4 = a->family == MF_PREFIX_IPV4;
+	int s = udp_socket(v4 ? AF_INET : AF_INET6), ret = 0;
+	socklen_t len;
+
+	if (s < 0)
+		return -errno;
+	if (v4) {
+		struct sockaddr_in *d = (struct sockaddr_in *)&dst;
+
+		d->sin_family = AF_INET;
+		d->sin_port = htons(PORT);
+		memcpy(&d->sin_addr, a->addr, 4);
+		len = sizeof(*d);
+		ret = bind(s, (struct sockaddr *)&src, sizeof(src));
+	} else {
+		struct sockaddr_in6 *d = (struct sockaddr_in6 *)&dst;
+
+		d->sin6_family = AF_INET6;
+		d->sin6_port = htons(PORT);
+		memcpy(&d->sin6_addr, a->addr, 16);
+		len = sizeof(*d);
+		ret = bind(s, (struct sockaddr *)&src6, sizeof(src6));
+	}
+	if (!ret && sendto(s, "prefix", 6, 0, (struct sockaddr *)&dst, len) < 0)
+		ret = -1;
+	ret = ret ? -errno : 0;
+	close(s);
+	return ret;
+}
+
+/*
+ * A published prefix filter of @n prefixes (the CLI's add --prefixes from
+ * a list file when memfilterctl is there, FireHOL's and Spamhaus's lines
+ * in it; else mf_add_prefixes()), and *@off, its dump offline.
+ */
+static int prefix_blocklist(struct __test_metadata *_metadata, int dev,
+			    const char *name, const struct mf_prefix *list,
+			    size_t n, struct mf_offline **off)
+{
+	/* A lookup rate of 25%: false positives outside the list, plenty. */
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_BLOOM, .capacity = n,
+		.fpr = 0.25, .fixed_seed = true, .seed = 11, .name = name,
+		.prefixes = true, .prefix_lengths = 24);
+	char out[256], args[128], want[32];
+	int fd = mf_create(dev, &o);
+	size_t len;
+	void *img;
+
+	EXPECT_LE(0, fd) TH_LOG("create %s: %s", name, mf_strerror(fd));
+	if (fd < 0)
+		return fd;
+	if (!access(CTL, X_OK)) {
+		EXPECT_EQ(0, mf_plist_write("/tmp/nf.prefixes", list, n));
+		snprintf(args, sizeof(args), "add %s --prefixes /tmp/nf.prefixes",
+			 name);
+		EXPECT_EQ(0, ctl(args, out, sizeof(out))) TH_LOG("%s", out);
+		snprintf(want, sizeof(want), "%zu\n", n);
+		EXPECT_STREQ(want, out);
+		unlink("/tmp/nf.prefixes");
+	} else {
+		EXPECT_EQ(n, mf_add_prefixes(fd, list, n, NULL, NULL));
+	}
+	EXPECT_EQ(0, mf_dump(fd, &img, &len));
+	EXPECT_EQ(0, mf_offline_from_image(img, len, off, NULL));
+	free(img);
+	return fd;
+}
+
+#define N_PFX_PROBES 600
+
+/*
+ * A prefix blocklist shaped like a published one (tests/prefix_list.h)
+ * on the output hook by destination address, IPv4 and IPv6 (every
+ * address local on lo): sendto() fails with EPERM for exactly
+ * the addresses a dump of the filter, looked up offline by the same rule
+ * (mf_offline_query_addrs()), may cover: every address inside a listed
+ * range, and the false positives outside. The counters and the filter's
+ * queries (one per packet, whatever the prefix lengths) add up, and
+ * every datagram that passed arrives.
+ */
+TEST_F(nf, prefix_daddr_output)
+{
+	static struct mf_prefix a[N_PFX_PROBES];
+	uint64_t want[(N_PFX_PROBES + 63) / 64];
+	struct mf_info before, after;
+	struct mf_prefix *list;
+	struct mf_offline *off;
+	size_t n, inside, i;
+	unsigned int hits, got;
+	int fd, ret, r;
+	char buf[16];
+	int64_t id;
+
+	if (!every_address_local(_metadata))
+		SKIP(return, "no " IP_TOOL " or no namespace of its own");
+	list = calloc(mf_plist_size(), sizeof(*list));
+	ASSERT_NE(NULL, list);
+	n = mf_plist_make(44, list);
+	fd = prefix_blocklist(_metadata, self->dev, "nf.pfx", list, n, &off);
+	ASSERT_LE(0, fd);
+	mf_plist_probes(3, list, n, a, N_PFX_PROBES, &inside);
+	hits = mf_offline_query_addrs(off, a, N_PFX_PROBES, want, NULL);
+	ASSERT_LE(inside, hits);
+	TH_LOG("%u of %d destinations covered (%zu inside a listed range)",
+	       hits, N_PFX_PROBES, inside);
+	r = receiver(_metadata, AF_INET6);	/* both families */
+	id = attach(self->dev, "nf.pfx", MF_NF_IPV4 | MF_NF_IPV6, MF_NF_OUTPUT,
+		    MF_NF_KEY_DADDR, MF_NF_DROP_HIT);
+	ASSERT_LT(0, id) TH_LOG("attach: %s", mf_strerror(id));
+	ASSERT_EQ(0, mf_info(fd, &before));
+	for (i = 0; i < N_PFX_PROBES; i++) {
+		bool hit = want[i / 64] >> (i % 64) & 1;
+
+		ret = send_to_addr(&a[i]);
+		EXPECT_EQ(hit ? -EPERM : 0, ret) TH_LOG("destination %zu: %s", i,
+							strerror(-ret));
+		if (i % 3 == 0)
+			EXPECT_TRUE(hit) TH_LOG("destination %zu is inside", i);
+	}
+	/* Every datagram that passed was delivered. */
+	for (got = 0; got < N_PFX_PROBES - hits; got++)
+		ASSERT_LT(0, recv(r, buf, sizeof(buf), 0)) TH_LOG("%u received", got);
+	EXPECT_EQ(-1, recv(r, buf, sizeof(buf), MSG_DONTWAIT));
+	close(r);
+	expect_stats(_metadata, self->dev, id, N_PFX_PROBES, hits, hits, 0);
+	ASSERT_EQ(0, mf_info(fd, &after));
+	EXPECT_EQ(before.queries + N_PFX_PROBES, after.queries);
+	EXPECT_EQ(before.hits + hits, after.hits);
+	EXPECT_EQ(0, mf_nf_detach(self->dev, id));
+	/* Dedup adds keys: not addresses into a prefix filter. */
+	EXPECT_EQ(-EOPNOTSUPP, attach(self->dev, "nf.pfx", MF_NF_IPV4,
+				      MF_NF_OUTPUT, MF_NF_KEY_SADDR, MF_NF_DEDUP));
+	mf_offline_free(off);
+	free(list);
+	EXPECT_EQ(0, mf_unpublish(fd));
+	close(fd);
+}
+
+/*
+ * The input hook by source address: prefixes over the test's sources
+ * (127.1.0.1 + i, fd00::1:1 + i) pass exactly what the offline lookup
+ * says they do not cover.
+ */
+TEST_F(nf, prefix_saddr_input)
+{
+	static const char *const texts[] = {
+		"127.1.0.0/26", "127.1.0.192/27", "127.1.1.0/25", "127.1.1.200",
+		"127.1.1.201", "fd00::1:0/124", "fd00::1:20/123",
+	};
+	static struct pkt p[NSRC + NSRC6];
+	struct mf_prefix list[ARRAY_SIZE(texts)], a;
+	struct mf_offline *off;
+	unsigned int i, hits = 0, got = 0, j;
+	uint64_t res;
+	int fd;
+	int64_t id;
+
+	for (i = 0; i < ARRAY_SIZE(texts); i++)
+		ASSERT_EQ(0, mf_prefix_parse(texts[i], strlen(texts[i]), &list[i],
+					     NULL));
+	fd = prefix_blocklist(_metadata, self->dev, "nf.pfx.in", list,
+			      ARRAY_SIZE(texts), &off);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < NSRC + NSRC6; i++) {
+		if (i < NSRC) {
+			src4(&p[i], i);
+		} else {
+			src6(&p[i], i - NSRC);
+			add_addr6(_metadata, &p[i]);
+		}
+		memset(&a, 0, sizeof(a));
+		a.family = p[i].keylen == 4 ? MF_PREFIX_IPV4 : MF_PREFIX_IPV6;
+		a.length = 8 * p[i].keylen;
+		memcpy(a.addr, p[i].key, p[i].keylen);
+		res = 0;
+		ASSERT_LE(0, mf_offline_query_addrs(off, &a, 1, &res, NULL));
+		p[i].hit = res & 1;
+		hits += p[i].hit;
+		for (j = 0; j < ARRAY_SIZE(texts); j++)
+			if (mf_plist_covers(&list[j], &a))
+				ASSERT_TRUE(p[i].hit) TH_LOG("source %u", i);
+	}
+	TH_LOG("%u of %u sources covered", hits, NSRC + NSRC6);
+	/* A sentinel from 127.0.0.N that the filter certainly does not cover. */
+	for (j = 1; j < 255; j++) {
+		sentinel4(&self->sentinel, j);
+		memset(&a, 0, sizeof(a));
+		a.family = MF_PREFIX_IPV4;
+		a.length = 32;
+		memcpy(a.addr, self->sentinel.key, 4);
+		if (!mf_offline_query_addrs(off, &a, 1, NULL, NULL))
+			break;
+	}
+	ASSERT_GT(255, j);
+	id = attach(self->dev, "nf.pfx.in", MF_NF_IPV4 | MF_NF_IPV6,
+		    MF_NF_INPUT, MF_NF_KEY_SADDR, MF_NF_DROP_HIT);
+	ASSERT_LT(0, id);
+	run_traffic(_metadata, p, NSRC, &self->sentinel);
+	run_traffic(_metadata, p + NSRC, NSRC6, &self->sentinel);
+	for (i = 0; i < NSRC + NSRC6; i++) {
+		EXPECT_EQ(!p[i].hit, p[i].got) TH_LOG("source %u", i);
+		got += p[i].got;
+	}
+	EXPECT_EQ(NSRC + NSRC6 - hits, got);
+	expect_stats(_metadata, self->dev, id, NSRC + NSRC6 + 2, hits, hits, 0);
+	mf_offline_free(off);
 	EXPECT_EQ(0, mf_unpublish(fd));
 	close(fd);
 }

@@ -13,8 +13,9 @@
 
 #include "memfilter.bpf.h"
 #include "kfunc_ops.h"
+#include "xdp_saddr.bpf.h"
 
-#define ETH_P_IP	0x0800
+#define ESRCH		3
 #define TC_ACT_OK	0
 #define TC_ACT_SHOT	2
 #define EBUSY		16
@@ -75,6 +76,9 @@ int kfunc_op(void *ctx)
 						      a->batch_key_size,
 						      &a->bitmap);
 		break;
+	case KFUNC_OP_CONTAINS_ADDR:
+		a->ret = bpf_memfilter_contains_addr(f, a->key, len);
+		break;
 	default:
 		a->ret = -1;
 	}
@@ -123,8 +127,55 @@ int by_id_op(struct xdp_md *ctx)
 		a->ret = bpf_memfilter_contains_id(a->id, a->key, len);
 	else if (a->op == KFUNC_OP_TEST_AND_ADD)
 		a->ret = bpf_memfilter_test_and_add_id(a->id, a->key, len);
+	else if (a->op == KFUNC_OP_CONTAINS_ADDR)
+		a->ret = bpf_memfilter_contains_addr_id(a->id, a->key, len);
 	else
 		return XDP_ABORTED;
+	return XDP_PASS;
+}
+
+struct addr_counts addr_counts;
+
+/*
+ * A prefix blocklist: drop a packet whose IPv4 or IPv6 source address the
+ * filter may cover, by the address lookup of bpf_memfilter_contains_addr_id()
+ * (args.id set) or of a borrow by name and bpf_memfilter_contains_addr().
+ */
+SEC("xdp")
+int xdp_addr(struct xdp_md *ctx)
+{
+	struct addr_counts *c = &addr_counts;
+	struct memfilter_borrowed *b;
+	__u8 addr[16];
+	__u32 len;
+	int ret;
+
+	len = memfilter_xdp_saddr(ctx, addr);
+	if (!len)
+		goto not_ip;
+	if (args.id) {
+		ret = bpf_memfilter_contains_addr_id(args.id, addr, len);
+		if (ret == -ESRCH)
+			goto no_filter;
+	} else {
+		b = bpf_memfilter_borrow((const char *)filter_name);
+		if (!b)
+			goto no_filter;
+		ret = bpf_memfilter_contains_addr(&b->f, addr, len);
+		bpf_memfilter_unborrow(b);
+	}
+	c->last = ret;
+	if (ret == 0) {
+		__sync_fetch_and_add(&c->dropped, 1);
+		return XDP_DROP;
+	}
+	__sync_fetch_and_add(&c->passed, 1);
+	return XDP_PASS;
+no_filter:
+	__sync_fetch_and_add(&c->no_filter, 1);
+	return XDP_PASS;
+not_ip:
+	__sync_fetch_and_add(&c->not_ip, 1);
 	return XDP_PASS;
 }
 
@@ -363,6 +414,14 @@ int neg_test_and_add_id_syscall(void *ctx)
 	return bpf_memfilter_test_and_add_id(args.id, &key, sizeof(key));
 }
 
+SEC("?syscall")
+int neg_contains_addr_id_syscall(void *ctx)
+{
+	__u32 addr = 1;
+
+	return bpf_memfilter_contains_addr_id(args.id, &addr, sizeof(addr));
+}
+
 /* A key in .rodata: kfunc memory arguments must be writable. */
 SEC("?xdp")
 int neg_contains_id_rodata_key(struct xdp_md *ctx)
@@ -454,6 +513,8 @@ NEG_KEY(test_and_add, bpf_memfilter_test_and_add(f, k, n))
 NEG_KEY(contains_batch, bpf_memfilter_contains_batch(f, k, n, 4, bmp))
 NEG_KEY(contains_id, bpf_memfilter_contains_id(args.id, k, n))
 NEG_KEY(test_and_add_id, bpf_memfilter_test_and_add_id(args.id, k, n))
+NEG_KEY(contains_addr, bpf_memfilter_contains_addr(f, k, n))
+NEG_KEY(contains_addr_id, bpf_memfilter_contains_addr_id(args.id, k, n))
 
 SEC("?xdp")
 int neg_contains_batch_null_bitmap(struct xdp_md *ctx)

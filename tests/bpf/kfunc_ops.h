@@ -21,6 +21,16 @@ enum {
 	KFUNC_OP_BATCH_TOOMANY,	/* 128 keys of 2 bytes */
 	KFUNC_OP_TEST_AND_ADD,
 	KFUNC_OP_BATCH_KEYSIZE,	/* one key of args.batch_key_size bytes */
+	KFUNC_OP_CONTAINS_ADDR,	/* the address lookup, args.len bytes */
+};
+
+/* xdp_addr's counters (in .bss): its verdicts by the address lookup. */
+struct addr_counts {
+	__u32 dropped;		/* the source address may be covered */
+	__u32 passed;		/* certainly not */
+	__u32 not_ip;
+	__u32 no_filter;	/* no filter by that id or name */
+	__s32 last;		/* the last lookup's value */
 };
 
 struct kfunc_op_args {
