@@ -50,6 +50,7 @@ u64 memfilter_image_table_bytes(const struct memfilter_image_desc *d)
 {
 	return d->payload_size - (d->prefixes ? MEMFILTER_IMAGE_PREFIXES_SIZE : 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_image_table_bytes);
 
 /**
  * memfilter_image_put_prefixes() - a prefix filter's lengths into its image

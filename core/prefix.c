@@ -58,6 +58,7 @@ void memfilter_prefix_mark(u64 *set, const struct memfilter_prefix *p)
 
 	set[w] |= BIT_ULL(b);
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_prefix_mark);
 
 /**
  * memfilter_prefix_marked() - is a checked prefix's length in a set?
@@ -74,6 +75,7 @@ bool memfilter_prefix_marked(const u64 *set, const struct memfilter_prefix *p)
 
 	return READ_ONCE(set[w]) & BIT_ULL(b);
 }
+EXPORT_SYMBOL_IF_KUNIT(memfilter_prefix_marked);
 
 /**
  * memfilter_prefixes_count() - how many lengths of a family a set holds
