@@ -24,7 +24,10 @@
  * (the hook call, the IP and UDP header parse, the per-CPU counters, RCU,
  * and vector registers: the kernel's single-key paths are scalar): no
  * in-kernel loop such as BPF_PROG_TEST_RUN exists for a native netfilter
- * hook. A benchmark: it asserts nothing but that both ways agree.
+ * hook. Then the prefix rule of saddr/daddr keys on a prefix filter of
+ * 1, 4 and 8 lengths against one exact key (prefix_table()). A
+ * benchmark: it asserts nothing but that both ways agree and that every
+ * address inside a listed prefix is found.
  *
  *   make bench/nf_key_bench && bench/nf_key_bench
  *
@@ -36,6 +39,8 @@
 
 #include "filter_type.h"
 #include "bench_util.h"
+#include "prefix.h"
+#include "prefix_lists.h"
 
 #ifndef NF_KEY_BENCH_RETPOLINE
 #define NF_KEY_BENCH_RETPOLINE 0
@@ -180,6 +185,138 @@ static int make(struct nf_filter *f, const struct memfilter_create *c)
 	return 0;
 }
 
+/* Addresses looked up per run of the prefix table. */
+#define NADDR	16384
+
+/*
+ * A prefix filter (a Bloom filter, 1%, XXH3) of bench/prefix_lists.h's
+ * list @which, as ADD_PREFIXES makes it; @which -1: a filter of keys
+ * holding list 0's addresses as 4-byte keys (the exact lookup).
+ */
+static int make_prefixes(struct nf_filter *f, struct memfilter_prefixes *px,
+			 int which, struct mf_prefix *list)
+{
+	struct memfilter_create c = {
+		.size = sizeof(c), .type = MEMFILTER_TYPE_BLOOM,
+		.capacity = BENCH_PLIST_N, .fpr_ppb = 10000000,
+		.prefix_lengths = which < 0 ? 0 : bench_plists[which].nlen,
+	};
+	u64 want[MEMFILTER_PREFIX_WORDS] = {}, h;
+	const struct memfilter_hasher *hs;
+	u8 key[MEMFILTER_PREFIX_KEY_MAX];
+	unsigned long res;
+	u32 i, len, done;
+
+	if (make(f, &c) || memfilter_prefixes_init(px, c.prefix_lengths, NULL))
+		return -1;
+	bench_plist(which < 0 ? 0 : which, list);
+	hs = memfilter_state_hasher(f->ops, &f->s);
+	for (i = 0; which >= 0 && i < BENCH_PLIST_N; i++)
+		memfilter_prefix_mark(want, (struct memfilter_prefix *)&list[i]);
+	if (which >= 0 && memfilter_prefixes_check_add(px, want))
+		return -1;
+	memfilter_prefixes_add(px, want);
+	for (i = 0; i < BENCH_PLIST_N; i++) {
+		len = which < 0 ? 4 : memfilter_prefix_key(key, list[i].addr, 4,
+							    list[i].length);
+		h = memfilter_hash(hs, which < 0 ? list[i].addr : key, len);
+		res = 0;
+		f->ops->add(&f->s, &h, 1, &res, &done);
+	}
+	return 0;
+}
+
+/*
+ * memfilter_contains_addr() as the module builds it: out of line, the
+ * address's length a variable (4 or 16 from the packet's family).
+ */
+static noinline bool contains_addr(struct nf_filter *f,
+				   const struct memfilter_prefixes *px,
+				   const u8 *addr, u32 len)
+{
+	return memfilter_prefix_contains(f->ops, &f->s, px, addr, len);
+}
+
+static volatile u32 addr_len = 4;
+
+/* Best of REPS runs of NADDR address lookups: ns per lookup. */
+static double addr_run(struct nf_filter *f, const struct memfilter_prefixes *px,
+		       u8 (*addrs)[4], u64 *hits)
+{
+	double best = 1e30, t0, t;
+	u8 scratch[4];
+	u64 acc = 0;
+
+	for (int r = 0; r < REPS; r++) {
+		acc = 0;
+		t0 = bench_now_ns();
+		for (int i = 0; i < NADDR; i++) {
+			memcpy(scratch, addrs[i], 4);
+			asm volatile("" : : "r"(scratch) : "memory");
+			acc += contains_addr(f, px, scratch, addr_len);
+		}
+		t = (bench_now_ns() - t0) / NADDR;
+		if (t < best)
+			best = t;
+	}
+	*hits = acc;
+	sink = acc;
+	return best;
+}
+
+/*
+ * The prefix rule's cost per packet, as the hook pays it for an IPv4
+ * saddr or daddr key (memfilter_contains_addr(), core/prefix.h): lists of
+ * 1, 4 and 8 lengths against the address as one exact key; random global
+ * unicast addresses (almost all misses: every length probed) and
+ * addresses inside a listed prefix (hits: the walk stops at the first).
+ */
+static int prefix_table(void)
+{
+	static u8 miss[NADDR][4], hit[NADDR][4];
+	static struct mf_prefix list[BENCH_PLIST_N];
+	struct memfilter_prefixes px;
+	double t[BENCH_PLISTS + 1][2];
+	u64 n[BENCH_PLISTS + 1][2], seed = 99;
+	struct nf_filter f;
+	struct mf_prefix a;
+
+	for (int w = -1; w < BENCH_PLISTS; w++) {
+		if (make_prefixes(&f, &px, w, list))
+			return -1;
+		for (int i = 0; w < 0 && i < NADDR; i++) {
+			mf_plist_addr(&seed, MF_PREFIX_IPV4, a.addr);
+			memcpy(miss[i], a.addr, 4);
+		}
+		/* Hits: inside a listed prefix; for the keys, a key itself. */
+		for (int i = 0; i < NADDR; i++) {
+			a = list[mf_plist_rand(&seed) % BENCH_PLIST_N];
+			if (w >= 0)
+				mf_plist_inside(&seed, &list[mf_plist_rand(&seed) %
+							     BENCH_PLIST_N], &a, 2);
+			memcpy(hit[i], a.addr, 4);
+		}
+		t[w + 1][0] = addr_run(&f, &px, miss, &n[w + 1][0]);
+		t[w + 1][1] = addr_run(&f, &px, hit, &n[w + 1][1]);
+		if (n[w + 1][1] != NADDR) {
+			fprintf(stderr, "nf_key_bench: %llu of %d addresses inside list %d found\n",
+				(unsigned long long)n[w + 1][1], NADDR, w);
+			return -1;
+		}
+	}
+	printf("\nAddress lookups (memfilter_contains_addr()'s rule, core/prefix.h), natively: a Bloom filter of %d IPv4 prefixes at 1%% per lookup (bench/prefix_lists.h), XXH3, %d addresses per run, best of %d runs, ns per lookup. Random addresses miss (every length held is probed); addresses inside a listed prefix hit (the walk stops at the first hit, longest first).\n\n",
+	       BENCH_PLIST_N, NADDR, REPS);
+	printf("| lookup | random addresses (hits) | inside a listed prefix (an exact key: a listed one) | random / exact key |\n|---|---|---|---|\n");
+	printf("| the address as one exact key (a filter of keys) | %.2f (%llu) | %.2f | 1.00 |\n",
+	       t[0][0], (unsigned long long)n[0][0], t[0][1]);
+	for (int w = 0; w < BENCH_PLISTS; w++)
+		printf("| prefix filter, %u length%s | %.2f (%llu) | %.2f | %.2f |\n",
+		       bench_plists[w].nlen, bench_plists[w].nlen == 1 ? "" : "s",
+		       t[w + 1][0], (unsigned long long)n[w + 1][0], t[w + 1][1],
+		       t[w + 1][0] / t[0][0]);
+	return 0;
+}
+
 int main(void)
 {
 	/* As nf_pps creates them: Bloom of 1000, window 4 x 500000, 1%. */
@@ -229,5 +366,5 @@ int main(void)
 	       r[COUNT_DIRECT][1] / r[COUNT_BATCH][1],
 	       r[DEDUP_DIRECT][0] / r[DEDUP_BATCH][0],
 	       r[DEDUP_DIRECT][1] / r[DEDUP_BATCH][1]);
-	return 0;
+	return prefix_table() ? 1 : 0;
 }

@@ -114,22 +114,34 @@ $(BUILD)/bench/nf/nf_pps: bench/nf_pps.c bench/bpf_pps.c bench/bpf/bpf_bench.h
 	$(CC) $(CPPFLAGS_MF) -Ibench/bpf -static -O2 $(WARN) -o $@ \
 		bench/nf_pps.c bench/bpf_pps.c $(BPF_LIBS)
 
-# Through the type table, as the kernel's in-kernel API: every type's core.
-NF_KEY_BENCH_CORE := $(WINDOW_BENCH_CORE)
+# make bench-nf-prefix: prefix blocklists against ipset and nftables.
+$(BUILD)/bench/nf/nf_prefix_pps: bench/nf_prefix_pps.c bench/bpf_pps.c \
+		bench/bpf/bpf_bench.h bench/prefix_lists.h tests/prefix_list.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_MF) -Ibench/bpf -static -O2 $(WARN) -o $@ \
+		bench/nf_prefix_pps.c bench/bpf_pps.c $(BPF_LIBS)
 
-bench/nf_key_bench: bench/nf_key_bench.c bench/bench_util.h \
+# Through the type table, as the kernel's in-kernel API: every type's core,
+# and the prefix rule.
+NF_KEY_BENCH_CORE := $(WINDOW_BENCH_CORE) core/prefix.c
+
+bench/nf_key_bench: bench/nf_key_bench.c bench/bench_util.h bench/prefix_lists.h \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(NF_KEY_BENCH_CORE))
 	$(CC) $(BENCH_CFLAGS) -Wall -Werror -o $@ $(filter-out %.h,$^)
 
 # The same with its indirect calls through retpolines, as the stock
 # kernels' on CPUs without eIBRS (and without jump tables, as there).
-bench/nf_key_bench_retpoline: bench/nf_key_bench.c bench/bench_util.h \
+bench/nf_key_bench_retpoline: bench/nf_key_bench.c bench/bench_util.h bench/prefix_lists.h \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(NF_KEY_BENCH_CORE))
 	$(CC) $(BENCH_CFLAGS) -Wall -Werror -DNF_KEY_BENCH_RETPOLINE=1 \
 		-mindirect-branch=thunk -fno-jump-tables -o $@ \
 		$(filter-out %.h,$^)
 
-.PHONY: bench-nf
+.PHONY: bench-nf bench-nf-prefix
 bench-nf: $(BUILD)/bench/nf/nf_pps $(BUILD)/guest/bin/memfilterctl \
 		$(BUILD)/guest/bin/nf_dedup bench/nf_key_bench
 	scripts/nf-bench.sh $(BUILD) bench/results/nf.md
+
+bench-nf-prefix: $(BUILD)/bench/nf/nf_prefix_pps $(BUILD)/guest/bin/memfilterctl \
+		bench/nf_key_bench
+	scripts/nf-bench.sh --prefixes $(BUILD) bench/results/nf-prefix.md

@@ -13,7 +13,7 @@ libxxhash-dev libbloom-dev librocksdb-dev g++ clang llvm libclang-rt-14-dev \
 dkms python3-sphinx bash-completion man-db pkg-config valgrind \
 libbpf-dev bpftool zlib1g-dev libzstd-dev clang-16 iproute2 dmsetup \
 util-linux ccache nftables patch e2fsprogs fio xfsprogs rsync \
-tcpreplay xdp-tools iperf3 python3-scapy \
+tcpreplay xdp-tools iperf3 python3-scapy ipset iptables \
 dpkg-dev debhelper dh-dkms lintian fakeroot systemd"
 
 missing=""

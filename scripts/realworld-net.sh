@@ -47,7 +47,7 @@ mkdir "$work/bin" "$work/kmods"
 for f in $FILES; do
 	cp "$B/guest/bin/$f" "$work/bin/"
 done
-# kmods-nf/ names (1-crc32c_generic.ko ...) sort first: their load order.
+# kmods-nf/ names (01-crc32c_generic.ko ...) sort first: their load order.
 cp "$(dirname "$VMLINUZ612")"/kmods/*.ko \
 	"$(dirname "$VMLINUZ612")"/kmods-nf/*.ko "$work/kmods/"
 

@@ -71,9 +71,13 @@ kdir=/usr/src/linux-headers-$rel
 kmods="drivers/block/loop drivers/md/dm-mod drivers/md/dm-delay drivers/net/veth"
 # nf_tables for Debian's nft (make bench-nf), in kmods-nf/, in load order
 # (6.12's nf_tables depends on nfnetlink and libcrc32c, whose softdep is
-# crc32c; the set types and dynset are built into nf_tables): apart,
-# because vm.sh loads kmods/ in name order, and no test needs them.
-nfkmods="crypto/crc32c_generic lib/libcrc32c net/netfilter/nfnetlink net/netfilter/nf_tables"
+# crc32c; the set types and dynset are built into nf_tables), then ipset's
+# hash:net and the legacy iptables raw table that matches it (make
+# bench-nf-prefix: x_tables, ip_tables, iptable_raw, ip_set on nfnetlink,
+# its hash:net type, xt_set): apart, because vm.sh loads kmods/ in name
+# order, and no test needs them. kmods-nf/.done lists them: a change
+# extracts them again.
+nfkmods="crypto/crc32c_generic lib/libcrc32c net/netfilter/nfnetlink net/netfilter/nf_tables net/netfilter/x_tables net/ipv4/netfilter/ip_tables net/ipv4/netfilter/iptable_raw net/netfilter/ipset/ip_set net/netfilter/ipset/ip_set_hash_net net/netfilter/xt_set"
 # The real clients' stack for the 6.12 guest's dm_fs_test and
 # dm_discard_test, in kmods-dm/, in load order: ext4 (jbd2's and ext4's
 # softdep is crc32c; AIO and io_uring are built in) and the scsi_debug
@@ -85,7 +89,7 @@ dmkmods=
 dir=$CACHE/stock/$rel
 if [ ! -f "$dir/vmlinuz" ] || [ ! -f "$dir/kmods/.done" ] ||
 	! ls "$dir"/kmods/*-dm-delay.ko >/dev/null 2>&1 ||
-	[ ! -f "$dir/kmods-nf/.done" ] ||
+	[ "$(cat "$dir/kmods-nf/.done" 2>/dev/null)" != "$nfkmods" ] ||
 	{ [ -n "$dmkmods" ] && [ ! -f "$dir/kmods-dm/.done" ]; }; then
 	pkg=linux-image-$rel-unsigned
 	rm -rf "$dir.tmp"
@@ -119,9 +123,9 @@ if [ ! -f "$dir/vmlinuz" ] || [ ! -f "$dir/kmods/.done" ] ||
 		done
 	}
 	# shellcheck disable=SC2086 # one word per module
-	put kmods 1 $kmods && put kmods-nf 1 $nfkmods && put kmods-dm 2 $dmkmods
-	touch "$dir.tmp/kmods/.done" "$dir.tmp/kmods-nf/.done" \
-		"$dir.tmp/kmods-dm/.done"
+	put kmods 1 $kmods && put kmods-nf 2 $nfkmods && put kmods-dm 2 $dmkmods
+	touch "$dir.tmp/kmods/.done" "$dir.tmp/kmods-dm/.done"
+	echo "$nfkmods" >"$dir.tmp/kmods-nf/.done"
 	rm -rf "$dir.tmp/boot" "$dir.tmp/lib" "$dir.tmp"/*.deb
 	rm -rf "$dir"
 	mv "$dir.tmp" "$dir"

@@ -16,7 +16,7 @@ struct key16 {
 	__u64 lo, hi;
 };
 
-#define PPS_MAX_CONF	8
+#define PPS_MAX_CONF	16
 #define PPS_MAX_ROUNDS	15
 
 #ifndef __bpf__
