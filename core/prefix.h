@@ -177,6 +177,51 @@ u64 memfilter_prefix_fpr_ppb(u64 key_fpr_ppb, u32 lengths);
 void memfilter_prefixes_info(const struct memfilter_prefixes *px,
 			     struct memfilter_info *info);
 
+/*
+ * The walk of memfilter_prefix_contains() for one family, @alen a
+ * constant where it is inlined, so that the copy, the clearing and the
+ * key's hash are for a known length.
+ */
+static __always_inline bool mf_prefix_walk(const struct memfilter_type_ops *ops,
+					   const union memfilter_state *s,
+					   const struct memfilter_prefixes *px,
+					   const u8 *addr, u32 alen)
+{
+	struct memfilter_prefix_iter it;
+	u8 key[MEMFILTER_PREFIX_KEY_MAX + 3];
+	u32 a, m;
+	int length;
+	u64 k;
+
+	memfilter_prefix_iter_init(&it, px, alen);
+	if (alen == 4) {
+		/*
+		 * memfilter_prefix_key() in one 8-byte store, from which
+		 * the hash's loads of the key forward: a key stored byte by
+		 * byte makes each of them wait for the stores to retire.
+		 */
+		a = memfilter_load_le32(addr);
+		while ((length = memfilter_prefix_next(&it, px)) >= 0) {
+			m = length ? ~0U << (32 - length) : 0;
+			k = length | (u64)(a & __builtin_bswap32(m)) << 8;
+			k = (__force u64)cpu_to_le64(k);
+			memcpy(key, &k, sizeof(k));
+			if (memfilter_state_contains_key(ops, s, key, 5))
+				return true;
+		}
+		return false;
+	}
+	/* memfilter_prefix_key(), each length clearing more of one copy. */
+	memcpy(key + 1, addr, alen);
+	while ((length = memfilter_prefix_next(&it, px)) >= 0) {
+		key[0] = length;
+		memfilter_prefix_clear(key + 1, alen, length);
+		if (memfilter_state_contains_key(ops, s, key, alen + 1))
+			return true;
+	}
+	return false;
+}
+
 /**
  * memfilter_prefix_contains() - may an address be in a filter?
  * @ops: the filter's type
@@ -201,22 +246,12 @@ static inline bool memfilter_prefix_contains(const struct memfilter_type_ops *op
 					     const struct memfilter_prefixes *px,
 					     const u8 *addr, u32 alen)
 {
-	struct memfilter_prefix_iter it;
-	u8 key[MEMFILTER_PREFIX_KEY_MAX];
-	int length;
-
 	if (!px->max)
 		return memfilter_state_contains_key(ops, s, addr, alen);
-	if (!memfilter_prefix_iter_init(&it, px, alen))
-		return false;
-	/* memfilter_prefix_key(), each length clearing more of one copy. */
-	memcpy(key + 1, addr, alen);
-	while ((length = memfilter_prefix_next(&it, px)) >= 0) {
-		key[0] = length;
-		memfilter_prefix_clear(key + 1, alen, length);
-		if (memfilter_state_contains_key(ops, s, key, alen + 1))
-			return true;
-	}
+	if (alen == 4)
+		return mf_prefix_walk(ops, s, px, addr, 4);
+	if (alen == 16)
+		return mf_prefix_walk(ops, s, px, addr, 16);
 	return false;
 }
 
