@@ -202,7 +202,7 @@ t_info_json() {
 	for pat in '"name": "cli-c",' '"type": "cuckoo",' '"capacity": 10000,' \
 		'"fingerprint_bits": 16,' '"seed": "0x0000000000000007",' \
 		'"overfill": false,' '"published": true,' '"est_fpr": [0-9]' \
-		'"stash_used": [0-9]*$'; do
+		'"stash_used": [0-9]*,$' '"prefix_lengths": 0$'; do
 		grep -q "$pat" "$T/out" || fail "info --pretty lacks /$pat/" ||
 			return 1
 	done
