@@ -25,6 +25,7 @@
 #include "internal.h"
 #include "kselftest_harness.h"
 #include "libmemfilter.h"
+#include "native_utils.h"
 #include <linux/memfilter.h>
 
 #define FAKE_DEV	777
@@ -93,14 +94,8 @@ static int made(const struct mf_create_opts *o, const struct mf_window_opts *w,
 		struct mf_offline **keep)
 {
 	struct mf_offline *f;
-	int ret;
+	int ret = mf_test_offline(o, w, g, &f);
 
-	if (o->type == MF_TYPE_WINDOW)
-		ret = mf_offline_create_window(o, w, &f);
-	else if (o->type == MF_TYPE_GROW)
-		ret = mf_offline_create_grow(o, g, &f);
-	else
-		ret = mf_offline_create(o, &f);
 	if (ret)
 		return ret;
 	memset(info, 0, sizeof(*info));

@@ -70,14 +70,8 @@ static struct mf_offline *offline(int type)
 	MF_OPTS(mf_create_opts, o, .type = type, .capacity = 100, .fpr = 0.01);
 	MF_OPTS(mf_window_opts, w, .generations = 2);
 	struct mf_offline *f = NULL;
-	int ret;
+	int ret = mf_test_offline(&o, &w, NULL, &f);
 
-	if (type == MF_TYPE_WINDOW)
-		ret = mf_offline_create_window(&o, &w, &f);
-	else if (type == MF_TYPE_GROW)
-		ret = mf_offline_create_grow(&o, NULL, &f);
-	else
-		ret = mf_offline_create(&o, &f);
 	if (ret) {
 		fprintf(stderr, "#   cannot create a type %d filter: %d\n", type,
 			ret);

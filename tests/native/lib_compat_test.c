@@ -23,6 +23,7 @@
 
 #include "kselftest_harness.h"
 #include "libmemfilter.h"
+#include "native_utils.h"
 #include <linux/memfilter.h>
 
 /* The fd this fake device hands out for a created filter. */
@@ -98,15 +99,12 @@ int ioctl(int fd, unsigned long cmd, ...)
 	return -1;
 }
 
-/* Which create call a test makes. */
-enum { MF_BLOOM, MF_WINDOW, MF_GROW };
-
-static int create(int how, int hash_algo)
+/* A filter of @type made by the create call for that type. */
+static int create(int type, int hash_algo)
 {
 	struct mf_create_opts o = {
 		.sz = sizeof(o),
-		.type = how == MF_WINDOW ? MF_TYPE_WINDOW :
-			how == MF_GROW ? MF_TYPE_GROW : MF_TYPE_BLOOM,
+		.type = type,
 		.capacity = 1000,
 		.fpr = 0.01,
 		.fixed_seed = true,
@@ -118,9 +116,9 @@ static int create(int how, int hash_algo)
 		.sz = sizeof(w), .generations = 4, .rotate_by_count = true,
 	};
 
-	if (how == MF_WINDOW)
+	if (type == MF_TYPE_WINDOW)
 		return mf_create_window(MF_FAKE_DEV_FD, &o, &w);
-	if (how == MF_GROW)
+	if (type == MF_TYPE_GROW)
 		return mf_create_grow(MF_FAKE_DEV_FD, &o, NULL);
 	return mf_create(MF_FAKE_DEV_FD, &o);
 }
@@ -129,13 +127,7 @@ FIXTURE(compat) {
 	int unused;
 };
 
-FIXTURE_VARIANT(compat) {
-	int how;
-};
-
-FIXTURE_VARIANT_ADD(compat, bloom) { .how = MF_BLOOM };
-FIXTURE_VARIANT_ADD(compat, window) { .how = MF_WINDOW };
-FIXTURE_VARIANT_ADD(compat, grow) { .how = MF_GROW };
+MF_TYPE_VARIANTS(compat);
 
 FIXTURE_SETUP(compat) {}
 FIXTURE_TEARDOWN(compat) {}
@@ -146,7 +138,7 @@ TEST_F(compat, xxh64_retried_without_the_flag_on_an_old_module)
 	struct memfilter_create first, second;
 
 	fake_module(false, 0);
-	ASSERT_EQ(MF_FAKE_FILTER_FD, create(variant->how, MF_HASH_XXH64));
+	ASSERT_EQ(MF_FAKE_FILTER_FD, create(variant->type, MF_HASH_XXH64));
 	ASSERT_EQ(2, fake.creates);
 	ASSERT_EQ(1, fake.api_calls);
 	first = fake.req[0];
@@ -164,7 +156,7 @@ TEST_F(compat, xxh64_retried_without_the_flag_on_an_old_module)
 TEST_F(compat, xxh64_not_retried_on_a_new_module)
 {
 	fake_module(true, EOPNOTSUPP);
-	EXPECT_EQ(-EOPNOTSUPP, create(variant->how, MF_HASH_XXH64));
+	EXPECT_EQ(-EOPNOTSUPP, create(variant->type, MF_HASH_XXH64));
 	EXPECT_EQ(1, fake.creates);
 }
 
@@ -173,10 +165,10 @@ TEST_F(compat, other_errors_not_retried)
 {
 	fake_module(false, ENOMEM);
 	/* The flagged try fails first, the retry with the module's ENOMEM. */
-	EXPECT_EQ(-ENOMEM, create(variant->how, MF_HASH_XXH64));
+	EXPECT_EQ(-ENOMEM, create(variant->type, MF_HASH_XXH64));
 	EXPECT_EQ(2, fake.creates);
 	fake_module(false, EPERM);
-	EXPECT_EQ(-EPERM, create(variant->how, 0));
+	EXPECT_EQ(-EPERM, create(variant->type, 0));
 	EXPECT_EQ(1, fake.creates);
 	EXPECT_EQ(0, fake.api_calls);
 }
@@ -185,12 +177,12 @@ TEST_F(compat, other_errors_not_retried)
 TEST_F(compat, xxh3_and_default_sent_once)
 {
 	fake_module(false, 0);
-	EXPECT_EQ(MF_FAKE_FILTER_FD, create(variant->how, 0));
+	EXPECT_EQ(MF_FAKE_FILTER_FD, create(variant->type, 0));
 	EXPECT_EQ(1, fake.creates);
 	EXPECT_FALSE(fake.req[0].flags &
 		     (MEMFILTER_CREATE_XXH64 | MEMFILTER_CREATE_XXH3));
 	fake_module(false, EOPNOTSUPP);
-	EXPECT_EQ(-EOPNOTSUPP, create(variant->how, MF_HASH_XXH3));
+	EXPECT_EQ(-EOPNOTSUPP, create(variant->type, MF_HASH_XXH3));
 	EXPECT_EQ(1, fake.creates);
 	EXPECT_TRUE(fake.req[0].flags & MEMFILTER_CREATE_XXH3);
 	EXPECT_EQ(0, fake.api_calls);

@@ -58,12 +58,7 @@ static struct mf_offline *make(int type, uint64_t capacity)
 		o.fingerprint_bits = 12;
 	else
 		o.fpr = 0.01;
-	if (type == MF_TYPE_WINDOW)
-		mf_offline_create_window(&o, &w, &f);
-	else if (type == MF_TYPE_GROW)
-		mf_offline_create_grow(&o, &g, &f);
-	else
-		mf_offline_create(&o, &f);
+	mf_test_offline(&o, &w, &g, &f);
 	return f;
 }
 

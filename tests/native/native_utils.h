@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers shared by the native tests: a reproducible stream of numbers,
- * runs of 8-byte keys, the symbols of libmemfilter's version script, and
- * tests run once per Bloom layout. Everything is static inline so that
+ * runs of 8-byte keys, the symbols of libmemfilter's version script,
+ * tests run once per Bloom layout, fixtures run once per filter type and
+ * an offline filter of any type. Everything is static inline so that
  * each test takes only what it uses.
  *
  * Copyright (C) 2026 The memfilter authors.
@@ -17,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "libmemfilter.h"
 
 /* The next number of a reproducible stream (splitmix64) of state @s. */
 static inline uint64_t mf_test_rand(uint64_t *s)
@@ -101,5 +104,35 @@ static uint32_t mf_test_layout __attribute__((unused));
 		name##_body(_metadata);					\
 	}								\
 	static void name##_body(struct __test_metadata *_metadata)
+
+/*
+ * The variants of FIXTURE @f, one per filter type (bloom, cuckoo, window,
+ * grow): its tests see the type in variant->type.
+ */
+#define MF_TYPE_VARIANTS(f)						\
+	FIXTURE_VARIANT(f) {						\
+		int type;						\
+	};								\
+	FIXTURE_VARIANT_ADD(f, bloom) { .type = MF_TYPE_BLOOM };	\
+	FIXTURE_VARIANT_ADD(f, cuckoo) { .type = MF_TYPE_CUCKOO };	\
+	FIXTURE_VARIANT_ADD(f, window) { .type = MF_TYPE_WINDOW };	\
+	FIXTURE_VARIANT_ADD(f, grow) { .type = MF_TYPE_GROW }
+
+/*
+ * An empty offline filter of type @o->type in *@f: a window filter takes
+ * @w, a growing one @g (NULL for the library's defaults); the other types
+ * ignore both. Return: as mf_offline_create*().
+ */
+static inline int mf_test_offline(const struct mf_create_opts *o,
+				  const struct mf_window_opts *w,
+				  const struct mf_grow_opts *g,
+				  struct mf_offline **f)
+{
+	if (o->type == MF_TYPE_WINDOW)
+		return mf_offline_create_window(o, w, f);
+	if (o->type == MF_TYPE_GROW)
+		return mf_offline_create_grow(o, g, f);
+	return mf_offline_create(o, f);
+}
 
 #endif /* _MF_NATIVE_UTILS_H */

@@ -19,6 +19,7 @@
 #include "image.h"
 #include "kselftest_harness.h"
 #include "libmemfilter.h"
+#include "native_utils.h"
 #include "prefix.h"
 
 #include "../prefix_list.h"
@@ -380,14 +381,8 @@ static struct mf_offline *prefix_filter(struct __test_metadata *_metadata,
 		.prefixes = true, .prefix_lengths = lengths);
 	MF_OPTS(mf_window_opts, w, .generations = 4);
 	struct mf_offline *f = NULL;
-	int ret;
+	int ret = mf_test_offline(&o, &w, NULL, &f);
 
-	if (type == MF_TYPE_WINDOW)
-		ret = mf_offline_create_window(&o, &w, &f);
-	else if (type == MF_TYPE_GROW)
-		ret = mf_offline_create_grow(&o, NULL, &f);
-	else
-		ret = mf_offline_create(&o, &f);
 	EXPECT_EQ(0, ret) TH_LOG("type %d: %s", type, mf_strerror(ret));
 	return f;
 }
@@ -620,14 +615,7 @@ FIXTURE(plist) {
 	size_t n;
 };
 
-FIXTURE_VARIANT(plist) {
-	int type;
-};
-
-FIXTURE_VARIANT_ADD(plist, bloom) { .type = MF_TYPE_BLOOM };
-FIXTURE_VARIANT_ADD(plist, cuckoo) { .type = MF_TYPE_CUCKOO };
-FIXTURE_VARIANT_ADD(plist, window) { .type = MF_TYPE_WINDOW };
-FIXTURE_VARIANT_ADD(plist, grow) { .type = MF_TYPE_GROW };
+MF_TYPE_VARIANTS(plist);
 
 FIXTURE_SETUP(plist)
 {
