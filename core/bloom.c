@@ -881,6 +881,7 @@ const struct memfilter_type_ops memfilter_bloom_ops = {
 	.name = "bloom",
 	.locked_writers = false,
 	.counts_keys = false,
+	.create_fields = MEMFILTER_FIELDS_LAYOUT,
 	.params = mf_bloom_create_params,
 	.hasher = mf_bloom_hasher,
 	.params_of = mf_bloom_params_of,

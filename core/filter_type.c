@@ -75,6 +75,7 @@ int memfilter_create_params(const struct memfilter_create *c,
 			    union memfilter_params *p)
 {
 	struct memfilter_create per_key;
+	u32 fields;
 	int ret;
 
 	if (c->flags & ~MEMFILTER_CREATE_FLAGS)
@@ -90,24 +91,27 @@ int memfilter_create_params(const struct memfilter_create *c,
 		return -EINVAL;
 	if (!c->capacity)
 		return -EINVAL;
-	/* The window filter's fields are 0 for every other type. */
-	if (c->type != MEMFILTER_TYPE_WINDOW &&
+	/*
+	 * Each type-specific field is 0 unless the type claims it (an
+	 * unknown type claims none); a known layout, for the types that
+	 * have one (an unknown type's is -EOPNOTSUPP, as the type is).
+	 */
+	*ops = memfilter_type_ops(c->type);
+	fields = *ops ? (*ops)->create_fields : 0;
+	if (!(fields & MEMFILTER_FIELDS_WINDOW) &&
 	    (c->generations || c->window_flags || c->period_ms))
 		return -EINVAL;
-	/* The growing filter's likewise. */
-	if (c->type != MEMFILTER_TYPE_GROW &&
+	if (!(fields & MEMFILTER_FIELDS_GROW) &&
 	    (c->grow_max || c->grow_factor || c->grow_ratio_pct))
 		return -EINVAL;
-	/* Bloom layouts: a known one, and none for cuckoo filters. */
 	if (c->layout > MEMFILTER_LAYOUT_SPLIT32)
 		return -EOPNOTSUPP;
-	if (c->type == MEMFILTER_TYPE_CUCKOO && c->layout)
+	if (*ops && !(fields & MEMFILTER_FIELDS_LAYOUT) && c->layout)
 		return -EINVAL;
 	if (c->__reserved1)
 		return -EOPNOTSUPP;
 	if (c->prefix_lengths > MEMFILTER_PREFIX_LENGTHS_MAX)
 		return -EINVAL;
-	*ops = memfilter_type_ops(c->type);
 	if (!*ops)
 		return -EOPNOTSUPP;
 	/*

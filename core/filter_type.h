@@ -42,6 +42,15 @@ union memfilter_state {
 
 struct memfilter_image_desc;
 
+/*
+ * The type-specific fields of struct memfilter_create, by group
+ * (struct memfilter_type_ops.create_fields): 0 in a request for a type
+ * that does not claim them.
+ */
+#define MEMFILTER_FIELDS_LAYOUT	BIT(0)	/* layout */
+#define MEMFILTER_FIELDS_WINDOW	BIT(1)	/* generations, window_flags, period_ms */
+#define MEMFILTER_FIELDS_GROW	BIT(2)	/* grow_max, grow_factor, grow_ratio_pct */
+
 /* The most parts an owner attaches to a filter that grows (@attach). */
 #define MEMFILTER_MAX_PARTS	MEMFILTER_GROW_MAX_SUBS
 
@@ -54,6 +63,9 @@ struct memfilter_image_desc;
  *	false, every operation is lockless.
  * @counts_keys: the table knows how many keys it holds; otherwise the
  *	owner's count of adds stands in (Bloom filters cannot count)
+ * @create_fields: which type-specific fields of struct memfilter_create
+ *	the type reads (MEMFILTER_FIELDS_*); memfilter_create_params()
+ *	refuses a request that sets any other with -EINVAL
  * @params: check a create request's type-specific fields (capacity is
  *	already non-zero) and size the filter; the hasher is left to the
  *	caller. Return: 0, -EINVAL, -E2BIG.
@@ -135,6 +147,7 @@ struct memfilter_type_ops {
 	const char *name;
 	bool locked_writers;
 	bool counts_keys;
+	u32 create_fields;
 	int (*params)(const struct memfilter_create *c,
 		      union memfilter_params *p);
 	struct memfilter_hasher *(*hasher)(union memfilter_params *p);

@@ -991,6 +991,7 @@ const struct memfilter_type_ops memfilter_grow_ops = {
 	.name = "grow",
 	.locked_writers = false,
 	.counts_keys = true,
+	.create_fields = MEMFILTER_FIELDS_LAYOUT | MEMFILTER_FIELDS_GROW,
 	.params = mf_grow_params,
 	.hasher = mf_grow_hasher,
 	.params_of = mf_grow_params_of,

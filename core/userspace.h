@@ -91,6 +91,7 @@ static inline u64 mul_u64_u64_shr(u64 a, u64 b, unsigned int shift)
 	return (u64)(((unsigned __int128)a * b) >> shift);
 }
 
+#define BIT(n)			(1UL << (n))
 #define BIT_ULL(n)		(1ULL << (n))
 #define BITS_PER_LONG		(8 * (int)sizeof(long))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))

@@ -984,6 +984,7 @@ const struct memfilter_type_ops memfilter_window_ops = {
 	.name = "window",
 	.locked_writers = false,
 	.counts_keys = true,
+	.create_fields = MEMFILTER_FIELDS_LAYOUT | MEMFILTER_FIELDS_WINDOW,
 	.params = mf_window_params,
 	.hasher = mf_window_hasher,
 	.params_of = mf_window_params_of,

@@ -333,6 +333,53 @@ TEST(hasher_init)
 }
 
 /*
+ * Each type-specific field of a create request belongs to the types whose
+ * table claims it: set for any other type, or an unknown one, it is
+ * -EINVAL; an unknown type with none of them (or a layout) is
+ * -EOPNOTSUPP.
+ */
+TEST(create_type_fields)
+{
+	static const struct {
+		u32 type;
+		bool layout, window, grow;
+	} types[] = {
+		{ MEMFILTER_TYPE_BLOOM, true, false, false },
+		{ MEMFILTER_TYPE_CUCKOO, false, false, false },
+		{ MEMFILTER_TYPE_WINDOW, true, true, false },
+		{ MEMFILTER_TYPE_GROW, true, false, true },
+		{ 99, false, false, false },
+	};
+
+	for (unsigned int t = 0; t < ARRAY_SIZE(types); t++) {
+		const struct memfilter_create base = {
+			.size = sizeof(base), .type = types[t].type,
+			.capacity = 1000, .fpr_ppb = 10000000,
+			.generations = types[t].window ? 4 : 0,
+		};
+		int known = types[t].type == 99 ? -EOPNOTSUPP : 0;
+		const struct memfilter_type_ops *ops;
+		union memfilter_params p;
+		struct memfilter_create c;
+
+		c = base;
+		EXPECT_EQ(known, memfilter_create_params(&c, &ops, &p));
+		c = base;
+		c.layout = MEMFILTER_LAYOUT_SPLIT32;
+		EXPECT_EQ(types[t].layout || known ? known : -EINVAL,
+			  memfilter_create_params(&c, &ops, &p));
+		c = base;
+		c.period_ms = 1000;
+		EXPECT_EQ(types[t].window ? known : -EINVAL,
+			  memfilter_create_params(&c, &ops, &p));
+		c = base;
+		c.grow_max = 4;
+		EXPECT_EQ(types[t].grow ? known : -EINVAL,
+			  memfilter_create_params(&c, &ops, &p));
+	}
+}
+
+/*
  * The create request's hash flags, as the module and libmemfilter's
  * offline filters check them: XXH3 alone or with a seed, never with KEYED;
  * the hasher that results, for every filter type's parameter block.
