@@ -62,14 +62,18 @@ static const struct memfilter_kops mf_no_kops;
 
 /* The kernel-side hooks of each type that has any (struct memfilter_kops). */
 static const struct memfilter_kops *const mf_kops[] = {
-	[MEMFILTER_TYPE_WINDOW] = &memfilter_window_kops,
-	[MEMFILTER_TYPE_GROW] = &memfilter_grow_kops,
+	&memfilter_window_kops,
+	&memfilter_grow_kops,
 };
 
-static const struct memfilter_kops *mf_kops_of(u32 type)
+/* Looked up once, when a filter is made. */
+static const struct memfilter_kops *mf_kops_of(const struct memfilter_type_ops *ops)
 {
-	if (type < ARRAY_SIZE(mf_kops) && mf_kops[type])
-		return mf_kops[type];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(mf_kops); i++)
+		if (mf_kops[i]->ops == ops)
+			return mf_kops[i];
 	return &mf_no_kops;
 }
 
@@ -310,7 +314,7 @@ struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
 	}
 
 	f->ops = ops;
-	f->kops = mf_kops_of(ops->type);
+	f->kops = mf_kops_of(ops);
 	f->flags = flags;
 	table = PTR_ALIGN(f->mem, MEMFILTER_BLOOM_BLOCK_BYTES);
 	ops->init(&f->s, p, table);

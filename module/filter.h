@@ -80,9 +80,10 @@ struct memfilter;
  *
  * The type's table (core/filter_type.h) is shared with userspace; what
  * only the module has (timers, work items, allocations after creation)
- * hangs off these hooks, one table per type that needs any
- * (memfilter_kops_of()). Every hook is optional.
+ * hangs off these hooks, one table per type that needs any, listed in
+ * mf_kops[] (module/filter.c). Every hook is optional.
  *
+ * @ops: the type's table, which this one extends
  * @init: set up the kernel-side state of a filter just allocated
  *	(process context, cannot fail)
  * @start: the filter is complete (created, or loaded from an image) and
@@ -107,6 +108,7 @@ struct memfilter;
  *	the kernel-side state (process context, may sleep)
  */
 struct memfilter_kops {
+	const struct memfilter_type_ops *ops;
 	void (*init)(struct memfilter *f);
 	void (*start)(struct memfilter *f);
 	int (*added)(struct memfilter *f, int ret, bool may_sleep);

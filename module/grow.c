@@ -193,6 +193,7 @@ static void mf_grow_image_end(struct memfilter *f)
 }
 
 const struct memfilter_kops memfilter_grow_kops = {
+	.ops = &memfilter_grow_ops,
 	.init = mf_grow_kinit,
 	.added = mf_grow_added,
 	.make_room = mf_grow_make_room,

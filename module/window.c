@@ -221,6 +221,7 @@ static u32 mf_window_info_parts(struct memfilter *f,
 }
 
 const struct memfilter_kops memfilter_window_kops = {
+	.ops = &memfilter_window_ops,
 	.init = mf_window_kinit,
 	.start = mf_rotation_arm,
 	.added = memfilter_window_added,
