@@ -2,7 +2,7 @@
 /*
  * The ioctl plumbing shared by /dev/memfilter and filter fds: a table of
  * commands, each with its argument struct, read with copy_struct_from_user()
- * and answered with memfilter_respond().
+ * and answered with memfilter_respond(); ioctl.c serves them.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
