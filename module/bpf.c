@@ -45,7 +45,6 @@
 #include <linux/btf.h>
 #include <linux/cfi.h>
 #include <linux/module.h>
-#include <linux/rcupdate_trace.h>
 #include <linux/string.h>
 
 #include "bpf.h"
@@ -569,36 +568,6 @@ int memfilter_bpf_init(void)
 	}
 	mf_bpf_registered = true;
 	return 0;
-}
-
-/**
- * memfilter_bpf_call_after_gp() - call @func once no BPF program can hold
- *	what it frees
- * @head: the rcu_head to use
- * @func: called after an RCU Tasks Trace grace period
- *
- * Programs reach filters without a reference inside rcu_read_lock() or,
- * in bpf_wq callbacks, sleepable and freplace programs, inside
- * rcu_read_lock_trace() only: a filter's free waits for this grace period
- * and then for an RCU one (filter.c), as BPF maps used by sleepable
- * programs do.
- *
- * Context: any but NMI.
- */
-void memfilter_bpf_call_after_gp(struct rcu_head *head, rcu_callback_t func)
-{
-	call_rcu_tasks_trace(head, func);
-}
-
-/**
- * memfilter_bpf_barrier() - wait for every memfilter_bpf_call_after_gp()
- *	callback queued so far
- *
- * Context: process context, may sleep (module exit, tests).
- */
-void memfilter_bpf_barrier(void)
-{
-	rcu_barrier_tasks_trace();
 }
 
 /**

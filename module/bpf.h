@@ -13,6 +13,7 @@
 #include <linux/btf_ids.h>
 #include <linux/kconfig.h>
 #include <linux/rcupdate.h>
+#include <linux/rcupdate_trace.h>
 #include <linux/types.h>
 
 #if defined(BTF_KFUNCS_START) && IS_ENABLED(CONFIG_64BIT) && \
@@ -21,8 +22,37 @@
 #define MEMFILTER_BPF_KFUNCS 1
 int memfilter_bpf_init(void);
 bool memfilter_bpf_available(void);
-void memfilter_bpf_call_after_gp(struct rcu_head *head, rcu_callback_t func);
-void memfilter_bpf_barrier(void);
+
+/**
+ * memfilter_bpf_call_after_gp() - call @func once no BPF program can hold
+ *	what it frees
+ * @head: the rcu_head to use
+ * @func: called after an RCU Tasks Trace grace period
+ *
+ * Programs reach filters without a reference inside rcu_read_lock() or,
+ * in bpf_wq callbacks, sleepable and freplace programs, inside
+ * rcu_read_lock_trace() only: a filter's free waits for this grace period
+ * and then for an RCU one (filter.c), as BPF maps used by sleepable
+ * programs do.
+ *
+ * Context: any but NMI.
+ */
+static inline void memfilter_bpf_call_after_gp(struct rcu_head *head,
+					       rcu_callback_t func)
+{
+	call_rcu_tasks_trace(head, func);
+}
+
+/**
+ * memfilter_bpf_barrier() - wait for every memfilter_bpf_call_after_gp()
+ *	callback queued so far
+ *
+ * Context: process context, may sleep (module exit, tests).
+ */
+static inline void memfilter_bpf_barrier(void)
+{
+	rcu_barrier_tasks_trace();
+}
 
 /* The kfuncs: called by BPF programs only (Documentation/bpf.rst). */
 struct memfilter;

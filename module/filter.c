@@ -93,7 +93,7 @@ static u64 mf_lock_bytes(const struct memfilter_type_ops *ops)
  * programs, hold only rcu_read_lock_trace(). A filter found in either
  * kind of section stays valid until that section ends, as for BPF maps
  * used by sleepable programs (bpf_map_put()'s free_after_mult_rcu_gp);
- * bpf.c owns the Tasks Trace part (memfilter_bpf_call_after_gp()).
+ * bpf.h owns the Tasks Trace part (memfilter_bpf_call_after_gp()).
  */
 static void mf_filter_free_tt(struct rcu_head *head)
 {

@@ -155,12 +155,13 @@ static_checks() {
 		"every feature bit, filter type and KUnit suite named (CLI, docs, Kconfig, modinfo)" \
 		scripts/check-abi-names.py
 }
-# module/bpf.c is BPF code (it provides the kfuncs): it waits for RCU
-# Tasks Trace grace periods as kernel/bpf/ does for maps that sleepable
-# programs use, which checkpatch allows only under kernel/bpf/ by path.
+# module/bpf.h is BPF code (with bpf.c, it provides the kfuncs): it waits
+# for RCU Tasks Trace grace periods as kernel/bpf/ does for maps that
+# sleepable programs use, which checkpatch allows only under kernel/bpf/
+# by path.
 checkpatch() {
 	local ignore=FILE_PATH_CHANGES,SPDX_LICENSE_TAG
-	[ "$1" = module/bpf.c ] && ignore=$ignore,RCU_TASKS_TRACE
+	[ "$1" = module/bpf.h ] && ignore=$ignore,RCU_TASKS_TRACE
 	"$K/scripts/checkpatch.pl" --no-tree --strict --quiet --show-types \
 		--ignore "$ignore" -f "$1"
 }
