@@ -8,7 +8,7 @@ _memfilterctl()
 
 	local cmds="create add query seen del count clear rotate info list rm build dump load inspect merge nf version help"
 	local globals="--json --pretty --version --help"
-	local sizing="--type --capacity --fpr --bits-per-key --fingerprint-bits --keyed --seed --hash --prefixes --prefix-lengths"
+	local sizing="--type --capacity --fpr --bits-per-key --fingerprint-bits --keyed --seed --hash --prefixes --prefix-lengths --layout"
 	local grow="--grow --grow-factor --grow-ratio --grow-max"
 	local window="--window --generations --rotate-by-count"
 
@@ -89,6 +89,10 @@ _memfilterctl()
 		;;
 	--fingerprint-bits)
 		COMPREPLY=($(compgen -W "8 12 16" -- "$cur"))
+		return
+		;;
+	--layout)
+		COMPREPLY=($(compgen -W "split32 line64" -- "$cur"))
 		return
 		;;
 	--hash)

@@ -232,6 +232,22 @@ static inline u32 memfilter_info_layout(u32 layout)
 						   MEMFILTER_LAYOUT_LINE64;
 }
 
+/*
+ * The memfilter_info.layout of a filter's parameters: its Bloom layout,
+ * 0 for a cuckoo filter.
+ */
+static inline u32 memfilter_params_layout(const struct memfilter_type_ops *ops,
+					  const union memfilter_params *p)
+{
+	if (ops == &memfilter_cuckoo_ops)
+		return 0;
+	if (ops == &memfilter_window_ops)
+		return memfilter_info_layout(p->window.gen.layout);
+	if (ops == &memfilter_grow_ops)
+		return memfilter_info_layout(p->grow.sub0.layout);
+	return memfilter_info_layout(p->bloom.layout);
+}
+
 /* Result bitmaps: bit i answers for hash i; the caller zeroes them. */
 static inline void memfilter_result_set(unsigned long *result, u32 i)
 {

@@ -144,6 +144,29 @@ static int libmf_encode_hash(struct memfilter_create *c,
 	return 0;
 }
 
+/*
+ * @o's layout into @c: 0 or -EINVAL. Only the 1.8 versions (@strict) read
+ * it, and only from a struct larger than 1.1.0's: the field came after
+ * 1.1.0, like @prefixes.
+ */
+static int libmf_encode_layout(struct memfilter_create *c,
+			       const struct mf_create_opts *o, size_t sz,
+			       bool strict, const char **why)
+{
+	int layout = strict && sz > MF_CREATE_OPTS_V2 ? o->layout :
+		     MF_LAYOUT_DEFAULT;
+
+	if (layout != MF_LAYOUT_DEFAULT && layout != MF_LAYOUT_LINE64 &&
+	    layout != MF_LAYOUT_SPLIT32)
+		return libmf_refuse(why, "layout must be 0, MF_LAYOUT_LINE64 or MF_LAYOUT_SPLIT32",
+				    -EINVAL);
+	if (layout && o->type == MF_TYPE_CUCKOO)
+		return libmf_refuse(why, "layout is for Bloom, window and growing filters, not cuckoo",
+				    -EINVAL);
+	c->layout = layout;
+	return 0;
+}
+
 /* Bits per key in quarters, as 1.0 (rounded) or 1.8 (exact) encodes them. */
 static int libmf_encode_bpk(struct memfilter_create *c, double bpk,
 			    bool strict, const char **why)
@@ -243,6 +266,9 @@ int libmf_encode_create(struct memfilter_create *c,
 		c->flags |= MEMFILTER_CREATE_SEED;
 		c->seed = o->seed;
 	}
+	ret = libmf_encode_layout(c, o, sz, strict, why);
+	if (ret)
+		return ret;
 	ret = mf_copy_name(c->name, o->name);
 	return ret ? libmf_refuse(why, "name longer than MF_NAME_MAX - 1 characters", ret) : 0;
 }
@@ -904,6 +930,22 @@ void libmf_decode_info(const struct memfilter_info *i, struct mf_info *info)
 	info->stash_used = i->stash_used;
 	memcpy(info->name, i->name, sizeof(info->name));
 	info->name[sizeof(info->name) - 1] = '\0';
+}
+
+/* An INFO's layout as the library reports it (0 from old modules: line64). */
+static int libmf_layout_of(const struct memfilter_info *i)
+{
+	if (i->type == MEMFILTER_TYPE_CUCKOO)
+		return 0;
+	return i->layout ? (int)i->layout : MF_LAYOUT_LINE64;
+}
+
+int mf_layout(int fd)
+{
+	struct memfilter_info i = { .size = sizeof(i) };
+	int ret = mf_ioctl(fd, MEMFILTER_IOC_INFO, &i);
+
+	return ret ? ret : libmf_layout_of(&i);
 }
 
 int mf_clear(int fd)

@@ -86,6 +86,16 @@ extern "C" {
 #define MF_HASH_SIPHASH24 2
 #define MF_HASH_XXH3 3
 
+/*
+ * Bloom layouts (the ABI's MEMFILTER_LAYOUT_* values): MF_LAYOUT_LINE64,
+ * 64-byte blocks, k of 8 64-bit words probed; MF_LAYOUT_SPLIT32, 32-byte
+ * split blocks of 8 32-bit words, one bit in each (Parquet's). 0 asks for
+ * the default.
+ */
+#define MF_LAYOUT_DEFAULT 0
+#define MF_LAYOUT_LINE64 1
+#define MF_LAYOUT_SPLIT32 2
+
 /**
  * struct mf_api_info - what the kernel module speaks
  * @api_version: the kernel's ABI version
@@ -134,6 +144,13 @@ struct mf_api_info {
  *	address kfuncs) test one key per length held: @fpr is then the rate
  *	of such a lookup, the filter sized for @fpr / @prefix_lengths per
  *	key. The kernel needs MEMFILTER_FEAT_PREFIXES
+ * @layout: (added after 1.1.0) Bloom, window and growing filters:
+ *	MF_LAYOUT_LINE64 or MF_LAYOUT_SPLIT32; 0 for the default (the kernel
+ *	module's, or the library's offline; mf_layout() tells which was
+ *	made), which a module without MEMFILTER_FEAT_LAYOUTS also gives
+ *	(every such module's filters are line64; it refuses the others with
+ *	-EOPNOTSUPP). 0 for cuckoo filters. Sizing from @fpr follows the
+ *	layout's model.
  *
  * Zero-initialise and set what you need (MF_OPTS() sets @sz). Every field
  * that is set is honoured or the call fails: -EINVAL for a value out of
@@ -161,6 +178,7 @@ struct mf_create_opts {
 	int hash_algo;
 	unsigned int prefix_lengths;
 	bool prefixes;
+	int layout;
 };
 
 /**
@@ -632,6 +650,16 @@ struct mf_window_info {
 LIBMEMFILTER_API int mf_pub_id(int fd, uint32_t *id);
 
 /**
+ * mf_layout() - a filter's Bloom layout
+ * @fd: a filter fd
+ *
+ * Return: MF_LAYOUT_LINE64 or MF_LAYOUT_SPLIT32 for Bloom, window and
+ * growing filters (line64 from modules without MEMFILTER_FEAT_LAYOUTS),
+ * 0 for cuckoo filters, or -errno.
+ */
+LIBMEMFILTER_API int mf_layout(int fd);
+
+/**
  * mf_window_info() - a window filter's generations
  * @fd: a window filter fd
  * @wi: filled in
@@ -1051,6 +1079,15 @@ LIBMEMFILTER_API int mf_offline_image_view(struct mf_offline *f, void *header,
  * (-EBADF: not open for reading).
  */
 LIBMEMFILTER_API int mf_offline_map(int fd, struct mf_offline **out, const char **why);
+
+/**
+ * mf_offline_layout() - an offline filter's Bloom layout
+ * @f: the filter
+ *
+ * Return: as mf_layout(): MF_LAYOUT_LINE64, MF_LAYOUT_SPLIT32, 0 for a
+ * cuckoo filter, or -EINVAL for a NULL @f.
+ */
+LIBMEMFILTER_API int mf_offline_layout(const struct mf_offline *f);
 
 /**
  * mf_offline_size() - the memory an offline filter would take

@@ -796,6 +796,13 @@ out:
 	return ret;
 }
 
+int mf_offline_layout(const struct mf_offline *f)
+{
+	if (!f)
+		return -EINVAL;
+	return memfilter_params_layout(f->ops, f->ops->params_of(&f->s));
+}
+
 int mf_offline_info(const struct mf_offline *f, struct mf_info *info)
 {
 	struct memfilter_info i = { .size = sizeof(i) };

@@ -120,7 +120,7 @@ OFFLINE_TESTS="version_flag merge_bad_args output_atomic overfill_warning
 unsupported_combinations range_errors json_offline keys_offline count_offline
 help_new window_offline hash_offline grow_offline image_input_bounded
 keys_bounded no_abbrev grow_needs_grow bpk_grid image_keys_stdin window_max
-help_cmd output_devices output_links output_files help_hash
+help_cmd output_devices output_links output_files help_hash layout_offline
 other_commands_options options_once nf_and_help_output merge_messages
 cuckoo_full_key names_offline image_name_hint add_image seen_image
 peak_memory memory_check write_progress
@@ -128,6 +128,7 @@ empty_key_offline number_forms grow_full hex_messages fpr_ranges image_truncated
 empty_paths number_too_large"
 
 TESTS="version create_bloom create_cuckoo create_defaults_and_params create_xxh3
+create_layout
 create_existing_name add_file add_stdin query_present query_absent
 query_mixed_like_grep query_count empty_key hex hex_invalid del_cuckoo
 del_bloom_refused seen_cuckoo_refused info info_json list overfill cuckoo_full rm bad_usage help

@@ -184,6 +184,64 @@ TEST_F(lib, create_xxh3)
 }
 
 /*
+ * Layouts through the library: each one reaches the kernel (mf_layout()
+ * says it, a cuckoo filter has none) and fills the table the library's
+ * offline filter of the same options does; the default is the one both
+ * make; an unknown layout and one on a cuckoo filter are refused.
+ */
+TEST_F(lib, layouts)
+{
+	static const int types[] = { MF_TYPE_BLOOM, MF_TYPE_GROW };
+	MF_OPTS(mf_create_opts, cuckoo, .type = MF_TYPE_CUCKOO, .capacity = 1000,
+		.fingerprint_bits = 12);
+	uint64_t keys[500];
+	struct mf_offline *off;
+	struct mf_api_info a;
+	int fd, deflt = -1;
+
+	ASSERT_EQ(0, mf_api(self->dev, &a));
+	EXPECT_TRUE(a.features & MEMFILTER_FEAT_LAYOUTS);
+	for (size_t j = 0; j < 500; j++)
+		keys[j] = j * 0x9e3779b97f4a7c15ULL;
+	for (size_t t = 0; t < 2; t++) {
+		for (int l = MF_LAYOUT_DEFAULT; l <= MF_LAYOUT_SPLIT32; l++) {
+			MF_OPTS(mf_create_opts, o, .type = types[t], .capacity = 1000,
+				.fpr = 0.01, .fixed_seed = true, .seed = 7, .layout = l);
+
+			fd = types[t] == MF_TYPE_GROW ? mf_create_grow(self->dev, &o, NULL) :
+							 mf_create(self->dev, &o);
+			ASSERT_LE(0, fd) TH_LOG("%s", mf_strerror(fd));
+			ASSERT_EQ(0, types[t] == MF_TYPE_GROW ?
+				     mf_offline_create_grow(&o, NULL, &off) :
+				     mf_offline_create(&o, &off));
+			EXPECT_EQ(mf_offline_layout(off), mf_layout(fd));
+			if (l) {
+				EXPECT_EQ(l, mf_layout(fd));
+			} else {
+				deflt = mf_layout(fd);
+			}
+			/* Under half: the module makes no second sub-filter ahead. */
+			EXPECT_EQ(300, mf_add(fd, keys, 8, 300, NULL, NULL));
+			EXPECT_EQ(300, mf_offline_add(off, keys, 8, 300, NULL, NULL));
+			/* Closes @fd and frees @off. */
+			expect_dump_is_offline(_metadata, fd, off);
+		}
+	}
+	EXPECT_TRUE(deflt == MF_LAYOUT_LINE64 || deflt == MF_LAYOUT_SPLIT32);
+	fd = mf_create(self->dev, &cuckoo);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(0, mf_layout(fd));
+	close(fd);
+	cuckoo.layout = MF_LAYOUT_SPLIT32;
+	EXPECT_EQ(-EINVAL, mf_create(self->dev, &cuckoo));
+	cuckoo.type = MF_TYPE_BLOOM;
+	cuckoo.fingerprint_bits = 0;
+	cuckoo.fpr = 0.01;
+	cuckoo.layout = 3;
+	EXPECT_EQ(-EINVAL, mf_create(self->dev, &cuckoo));
+}
+
+/*
  * The default hash is XXH3 (MEMFILTER_FEAT_HASH_DEFAULT_XXH3); XXH64 by
  * name reaches the kernel (MEMFILTER_CREATE_XXH64) and fills the table the
  * library's offline XXH64 filter does; the raw flags that contradict each

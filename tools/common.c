@@ -511,6 +511,16 @@ static int filter_opt(int c, struct mf_create_opts *o)
 			return -1;
 		o->fixed_seed = true;
 		return 1;
+	case OPT_LAYOUT:
+		if (!strcmp(optarg, "line64")) {
+			o->layout = MF_LAYOUT_LINE64;
+		} else if (!strcmp(optarg, "split32")) {
+			o->layout = MF_LAYOUT_SPLIT32;
+		} else {
+			usage_error("--layout must be split32 or line64, not '%s'", optarg);
+			return -1;
+		}
+		return 1;
 	case OPT_HASH:
 		if (!strcmp(optarg, "xxh64")) {
 			o->hash_algo = MF_HASH_XXH64;
@@ -533,7 +543,9 @@ static int filter_opt(int c, struct mf_create_opts *o)
 static int fpr_in_range(const struct mf_create_opts *o)
 {
 	bool bloom = o->type == MF_TYPE_BLOOM;
-	uint64_t min = bloom ? CLI_BLOOM_FPR_MIN_PPB : CLI_CUCKOO_FPR_MIN_PPB;
+	uint64_t min = !bloom ? CLI_CUCKOO_FPR_MIN_PPB :
+		       o->layout == MF_LAYOUT_SPLIT32 ? CLI_SPLIT32_FPR_MIN_PPB :
+		       CLI_BLOOM_FPR_MIN_PPB;
 
 	/* In parts per billion, rounded as the library rounds. */
 	if ((uint64_t)(o->fpr * 1e9 + 0.5) >= min)
@@ -778,6 +790,10 @@ static int filter_opts_finish(struct mf_create_opts *o)
 			usage_error("--bits-per-key is for Bloom filters");
 			return -1;
 		}
+		if (o->layout) {
+			usage_error("--layout is for Bloom, window and growing filters");
+			return -1;
+		}
 		if (o->fpr != 0 && o->fingerprint_bits) {
 			usage_error("a cuckoo filter takes --fpr or --fingerprint-bits, not both");
 			return -1;
@@ -942,6 +958,12 @@ int open_filter(const char *name)
 	if (fd < 0)
 		cli_error("%s: %s", name, MF_CALL_STRERROR(mf_open, fd));
 	return fd;
+}
+
+/* A Bloom layout as --layout and the output spell it. */
+const char *layout_name(int layout)
+{
+	return layout == MF_LAYOUT_SPLIT32 ? "split32" : "line64";
 }
 
 /* A hash algorithm as --hash and the JSON output spell it. */
@@ -1129,9 +1151,11 @@ double bits_per_key(const struct mf_info *i)
  * The JSON members info and inspect share, in the same order: "k" is a
  * Bloom filter's probes per key; a cuckoo filter has "slots_per_bucket".
  */
-void json_params(struct json_writer *jw, const struct mf_info *i)
+void json_params(struct json_writer *jw, const struct mf_info *i, int layout)
 {
 	jsonw_string_field(jw, "type", type_name(i->type));
+	if (i->type != MF_TYPE_CUCKOO)
+		jsonw_string_field(jw, "layout", layout_name(layout));
 	jsonw_string_field(jw, "hash", hash_name(i->hash_algo));
 	jsonw_bool_field(jw, "keyed", i->keyed);
 	jsonw_hex_u64_field(jw, "seed", i->seed);
@@ -1171,13 +1195,13 @@ int pub_id_of(int fd, const struct mf_info *i, uint32_t *pub_id)
  * filter's generations, @gi: a growing filter's sub-filters, or NULL;
  * @pi: its prefix lengths.
  */
-void json_info(struct json_writer *jw, const struct mf_info *i,
+void json_info(struct json_writer *jw, const struct mf_info *i, int layout,
 	       uint32_t pub_id, const struct mf_window_info *wi,
 	       const struct mf_grow_info *gi, const struct mf_prefix_info *pi)
 {
 	jsonw_start_object(jw);
 	jsonw_string_field(jw, "name", i->name);
-	json_params(jw, i);
+	json_params(jw, i, layout);
 	jsonw_uint_field(jw, "bytes", i->bytes);
 	json_fill(jw, i);
 	jsonw_bool_field(jw, "published", i->published);

@@ -609,7 +609,7 @@ static int named_filter(int argc, char **argv, const char **name)
 	return open_filter(*name);
 }
 
-static void info_text(const struct mf_info *i, uint32_t pub_id)
+static void info_text(const struct mf_info *i, int layout, uint32_t pub_id)
 {
 	const char *unit = i->type == MF_TYPE_CUCKOO ? "slots" : "bits";
 	double pct = i->fill_max ? 100.0 * i->fill / i->fill_max : 0;
@@ -621,6 +621,8 @@ static void info_text(const struct mf_info *i, uint32_t pub_id)
 	else
 		printf(ROW "-\n", "id:");
 	printf(ROW "%s\n", "type:", type_name(i->type));
+	if (i->type != MF_TYPE_CUCKOO)
+		printf(ROW "%s\n", "layout:", layout_name(layout));
 	if (i->keyed)
 		printf(ROW "siphash24 (keyed, secret key)\n", "hash:");
 	else
@@ -662,7 +664,7 @@ static int cmd_info(int argc, char **argv)
 	struct mf_info info;
 	const char *name;
 	uint32_t pub_id;
-	int fd, ret;
+	int fd, ret, layout = 0;
 
 	ret = json_opt(argc, argv);
 	if (ret >= 0)
@@ -673,6 +675,10 @@ static int cmd_info(int argc, char **argv)
 	ret = mf_info(fd, &info);
 	if (!ret)
 		ret = pub_id_of(fd, &info, &pub_id);
+	if (!ret) {
+		layout = mf_layout(fd);
+		ret = layout < 0 ? layout : 0;
+	}
 	if (!ret && info.type == MF_TYPE_WINDOW)
 		ret = mf_window_info(fd, &wi);
 	if (!ret && info.type == MF_TYPE_GROW)
@@ -685,7 +691,7 @@ static int cmd_info(int argc, char **argv)
 	if (info.overfill)
 		overfill_report(name, &info, false);
 	if (!json_output) {
-		info_text(&info, pub_id);
+		info_text(&info, layout, pub_id);
 		prefix_text(&pi);
 		if (info.type == MF_TYPE_WINDOW)
 			window_text(&wi);
@@ -696,7 +702,7 @@ static int cmd_info(int argc, char **argv)
 	jw = json_begin();
 	if (!jw)
 		return EXIT_ERR;
-	json_info(jw, &info, pub_id,
+	json_info(jw, &info, layout, pub_id,
 		  info.type == MF_TYPE_WINDOW ? &wi : NULL,
 		  info.type == MF_TYPE_GROW ? &gi : NULL, &pi);
 	return json_end(jw);
@@ -712,7 +718,7 @@ static int list_json(int dev, char **names, ssize_t n)
 	MF_OPTS(mf_prefix_info, pi);
 	struct mf_info info;
 	uint32_t pub_id;
-	int fd, ret = 0;
+	int fd, ret = 0, layout;
 	ssize_t i;
 
 	if (!jw)
@@ -729,13 +735,16 @@ static int list_json(int dev, char **names, ssize_t n)
 		ret = mf_info(fd, &info);
 		if (!ret)
 			ret = pub_id_of(fd, &info, &pub_id);
+		layout = ret ? 0 : mf_layout(fd);
+		if (layout < 0)
+			ret = layout;
 		if (!ret)
 			ret = mf_prefix_info(fd, &pi);
 		close(fd);
 		if (ret)
 			ret = fail(names[i], ret);
 		else
-			json_info(jw, &info, pub_id, NULL, NULL, &pi);
+			json_info(jw, &info, layout, pub_id, NULL, NULL, &pi);
 	}
 	jsonw_end_array(jw);
 	return json_end(jw) ? EXIT_ERR : ret;

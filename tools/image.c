@@ -519,6 +519,13 @@ out_free:
 	return ret;
 }
 
+/* The Bloom layout an image's header names (its flag). */
+static int image_layout(const struct memfilter_image_header *h)
+{
+	return le32toh(h->flags) & MEMFILTER_IMAGE_SPLIT32 ? MF_LAYOUT_SPLIT32 :
+							    MF_LAYOUT_LINE64;
+}
+
 static void inspect_text(const char *path, const struct mf_info *i,
 			 const struct memfilter_image_header *h)
 {
@@ -530,6 +537,8 @@ static void inspect_text(const char *path, const struct mf_info *i,
 	printf(ROW "memfilter image version %u, %u-byte header\n", "format:",
 	       le16toh(h->version), le16toh(h->header_size));
 	printf(ROW "%s\n", "type:", type_name(i->type));
+	if (bloom)
+		printf(ROW "%s\n", "layout:", layout_name(image_layout(h)));
 	if (i->keyed)
 		printf(ROW "siphash24 (keyed: the image holds the secret key)\n",
 		       "hash:");
@@ -540,8 +549,9 @@ static void inspect_text(const char *path, const struct mf_info *i,
 	if (bloom) {
 		printf(ROW "%.2f\n", "bits per key:", i->bits_per_key);
 		printf(ROW "%u\n", "probes per key:", i->k);
-		printf(ROW "%" PRIu64 " blocks of 64 bytes\n", "geometry:",
-		       (uint64_t)le64toh(h->geometry));
+		printf(ROW "%" PRIu64 " blocks of %d bytes\n", "geometry:",
+		       (uint64_t)le64toh(h->geometry),
+		       image_layout(h) == MF_LAYOUT_SPLIT32 ? 32 : 64);
 	} else {
 		printf(ROW "%.2f\n", "bits per key:", bits_per_key(i));
 		printf(ROW "%u\n", "fingerprint bits:", i->fingerprint_bits);
@@ -578,7 +588,7 @@ static int inspect_json(const char *path, const struct mf_info *i,
 	jsonw_start_object(jw);
 	jsonw_string_field(jw, "image", path);
 	jsonw_uint_field(jw, "version", le16toh(h->version));
-	json_params(jw, i);
+	json_params(jw, i, image_layout(h));
 	jsonw_uint_field(jw, "geometry", le64toh(h->geometry));
 	jsonw_uint_field(jw, "payload_bytes", le64toh(h->payload_size));
 	json_fill(jw, i);
@@ -669,7 +679,7 @@ static int merge_inputs(char **paths, unsigned char **img, size_t *len,
 }
 
 /* How to build images that merge: the same shape, hash and seed. */
-#define MERGE_HOW "build both with the same --capacity, --fpr or --bits-per-key, --hash and --seed S"
+#define MERGE_HOW "build both with the same --capacity, --fpr or --bits-per-key, --layout, --hash and --seed S"
 
 /*
  * Why the two images cannot be merged, with what to do about it; the

@@ -47,6 +47,34 @@ xxh3_keys() {
 # --hash xxh3 in the kernel: info says so; a kernel filter and the same
 # filter built offline are the same bytes (the module's XXH3 is the
 # library's, at every length); the feature bit is listed.
+# --layout: the module's filter says its layout in info and its JSON, and
+# dumps to the bytes the same build offline makes; a window filter too.
+t_create_layout() {
+	xxh3_keys >"$T/lkeys"
+	expect_rc 0 memfilterctl create cli-s32 --type bloom --capacity 2000 \
+		--seed 42 --layout split32 &&
+	expect_rc 0 memfilterctl info cli-s32 &&
+		grep -q '^layout: *split32$' "$T/out" &&
+		grep -q '^probes per key: *8$' "$T/out" ||
+		fail "info does not show split32" || return 1
+	expect_rc 0 memfilterctl info --json cli-s32 &&
+		grep -q '"type":"bloom","layout":"split32",' "$T/out" ||
+		fail "info --json does not show split32" || return 1
+	expect_rc 0 memfilterctl add cli-s32 "$T/lkeys" && expect_out 1100 &&
+	expect_rc 0 memfilterctl query --count cli-s32 "$T/lkeys" &&
+		expect_out 1100 || return 1
+	to_image "$T/s32k.img" memfilterctl dump cli-s32 &&
+	to_image "$T/s32o.img" memfilterctl build --type bloom --capacity 2000 \
+		--seed 42 --layout split32 "$T/lkeys" || return 1
+	cmp -s "$T/s32k.img" "$T/s32o.img" ||
+		fail "kernel and offline split32 filters differ" || return 1
+	expect_rc 0 memfilterctl create cli-w32 --window 60s --capacity 100 \
+		--layout split32 &&
+	memfilterctl info cli-w32 | grep -q '^layout: *split32$' ||
+		fail "a split32 window filter" || return 1
+	expect_rc 0 memfilterctl rm cli-s32 && expect_rc 0 memfilterctl rm cli-w32
+}
+
 t_create_xxh3() {
 	xxh3_keys >"$T/x3keys"
 	expect_rc 0 memfilterctl create cli-x3 --type bloom --capacity 2000 \
@@ -68,6 +96,7 @@ t_create_xxh3() {
 	expect_rc 0 memfilterctl version &&
 		grep -q 'hash-xxh3' "$T/out" || fail "version lacks hash-xxh3" ||
 		return 1
+	grep -q 'layouts' "$T/out" || fail "version lacks layouts" || return 1
 	# Every bit the module sets has a name (a bit without one: "bitN").
 	! grep -q '^features:.* bit[0-9]' "$T/out" ||
 		fail "version has no name for a feature bit"

@@ -173,6 +173,53 @@ t_hash_offline() {
 		fail "--hash siphash24 is not keyed"
 }
 
+# --layout offline: the image, inspect and its JSON say split32 (32-byte
+# blocks, k 8), its keys are found, a merge with a line64 image is
+# refused, and so are an unknown layout, one on a cuckoo filter and a
+# rate split32 cannot reach.
+t_layout_offline() {
+	seq 1 300 | sed 's/^/lay-/' >"$T/lay"
+	to_image "$T/ls.img" memfilterctl build --type bloom --capacity 400 \
+		--seed 9 --layout split32 "$T/lay" &&
+	to_image "$T/ll.img" memfilterctl build --type bloom --capacity 400 \
+		--seed 9 --layout line64 "$T/lay" || return 1
+	expect_rc 0 memfilterctl inspect "$T/ls.img" &&
+		grep -q '^layout: *split32$' "$T/out" &&
+		grep -q '^probes per key: *8$' "$T/out" &&
+		grep -q '^geometry: *[0-9]* blocks of 32 bytes$' "$T/out" ||
+		fail "inspect does not show split32" || return 1
+	expect_rc 0 memfilterctl inspect "$T/ll.img" &&
+		grep -q '^layout: *line64$' "$T/out" &&
+		grep -q '^geometry: *[0-9]* blocks of 64 bytes$' "$T/out" ||
+		fail "inspect does not show line64" || return 1
+	expect_rc 0 memfilterctl inspect --json "$T/ls.img" &&
+		grep -q '"type":"bloom","layout":"split32",' "$T/out" ||
+		fail "inspect --json" || return 1
+	expect_rc 0 memfilterctl query --image "$T/ls.img" --count "$T/lay" &&
+		expect_out 300 || return 1
+	expect_rc 0 memfilterctl build --window 10s --capacity 100 --seed 3 \
+		--layout split32 -o "$T/lw.img" "$T/lay" &&
+	memfilterctl inspect "$T/lw.img" | grep -q '^layout: *split32$' ||
+		fail "build --window --layout split32" || return 1
+	# 16 bits/key: both tables 6656 bits, k 8; only the layout differs.
+	to_image "$T/ms.img" memfilterctl build --type bloom --capacity 400 \
+		--seed 9 --bits-per-key 16 --layout split32 "$T/lay" &&
+	to_image "$T/ml.img" memfilterctl build --type bloom --capacity 400 \
+		--seed 9 --bits-per-key 16 --layout line64 "$T/lay" &&
+	expect_error "different layouts" memfilterctl merge "$T/ms.img" \
+		"$T/ml.img" &&
+	expect_error "cannot merge" memfilterctl merge "$T/ls.img" \
+		"$T/ll.img" &&
+	expect_error "split32 or line64" memfilterctl build --type bloom \
+		--capacity 10 --layout line32 "$T/lay" &&
+	expect_error "Bloom, window and growing" memfilterctl build \
+		--type cuckoo --capacity 10 --layout split32 "$T/lay" &&
+	expect_error "1.052e-06" memfilterctl build --type bloom --capacity 10 \
+		--layout split32 --fpr 0.0000005 "$T/lay" &&
+	expect_rc 0 memfilterctl build --type bloom --capacity 10 \
+		--layout line64 --fpr 0.0000005 -o "$T/lf.img" "$T/lay"
+}
+
 zeros() {
 	cat /dev/zero
 }

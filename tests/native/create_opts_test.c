@@ -21,7 +21,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "bloom.h"
+#include "filter_type.h"
 #include "internal.h"
 #include "kselftest_harness.h"
 #include "libmemfilter.h"
@@ -315,6 +315,53 @@ TEST(window_fields)
 	EXPECT_EQ(-EINVAL, mf_create_window(FAKE_DEV, &o, &w));
 	o.type = MF_TYPE_WINDOW;
 	EXPECT_EQ(-EINVAL, mf_offline_create(&o, &f));
+}
+
+/*
+ * layout: each layout reaches the kernel's request and the offline filter,
+ * of every Bloom type; 0 is the default; unknown ones and a layout on a
+ * cuckoo filter are refused, with a reason; the versions before 1.8 never
+ * read the field (it was padding).
+ */
+TEST(layout_field)
+{
+	static const int types[] = { MF_TYPE_BLOOM, MF_TYPE_WINDOW, MF_TYPE_GROW };
+	MF_OPTS(mf_window_opts, w, .generations = 3);
+	struct mf_offline *f;
+	struct mf_info i;
+	const char *why = NULL;
+
+	for (size_t t = 0; t < 3; t++) {
+		for (int l = MF_LAYOUT_DEFAULT; l <= MF_LAYOUT_SPLIT32; l++) {
+			struct mf_create_opts o = { .type = types[t], .capacity = 1000,
+						    .fpr = 0.01, .layout = l };
+
+			ASSERT_EQ(0, made(&o, &w, NULL, &i, &f));
+			EXPECT_EQ(l ? l : (int)memfilter_info_layout(MEMFILTER_BLOOM_DEFAULT_LAYOUT),
+				  mf_offline_layout(f));
+			EXPECT_EQ(l == MF_LAYOUT_SPLIT32 ? 8 : i.k, i.k);
+			mf_offline_free(f);
+			ASSERT_EQ(0, sent(&o, &w, NULL));
+			EXPECT_EQ(l, fake.create.layout);
+		}
+	}
+	struct mf_create_opts o = BLOOM(.fpr = 0.01, .layout = 3);
+
+	EXPECT_EQ(-EINVAL, mf_create_check(&o, NULL, NULL, &why));
+	EXPECT_STREQ("layout must be 0, MF_LAYOUT_LINE64 or MF_LAYOUT_SPLIT32", why);
+	EXPECT_EQ(-EINVAL, sent(&o, NULL, NULL));
+	o = CUCKOO(.fpr = 0.01, .layout = MF_LAYOUT_LINE64);
+	EXPECT_EQ(-EINVAL, mf_create_check(&o, NULL, NULL, &why));
+	EXPECT_STREQ("layout is for Bloom, window and growing filters, not cuckoo", why);
+	EXPECT_EQ(-EINVAL, made(&o, NULL, NULL, &i, NULL));
+	/* Before 1.8: not read, whatever is there. */
+	o = BLOOM(.fpr = 0.01, .layout = 77);
+	ASSERT_EQ(0, libmf_offline_create_1(&o, &f));
+	EXPECT_EQ((int)memfilter_info_layout(MEMFILTER_BLOOM_DEFAULT_LAYOUT), mf_offline_layout(f));
+	mf_offline_free(f);
+	memset(&fake, 0, sizeof(fake));
+	ASSERT_EQ(FAKE_FILTER, libmf_create_1(FAKE_DEV, &o));
+	EXPECT_EQ(0, fake.create.layout);
 }
 
 /* struct mf_grow_opts: each field reaches the filter; ratio exact. */

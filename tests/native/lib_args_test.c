@@ -383,6 +383,23 @@ static void c_mf_pub_id(void)
 	WANT(mf_pub_id(BAD_FD, &id), -EBADF);
 }
 
+static void c_mf_layout(void)
+{
+	WANT(mf_layout(BAD_FD), -EBADF);
+}
+
+static void c_mf_offline_layout(void)
+{
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_BLOOM, .capacity = 1000,
+		.bits_per_key = 8, .layout = MF_LAYOUT_SPLIT32);
+	struct mf_offline *f;
+
+	WANT(mf_offline_layout(NULL), -EINVAL);
+	WANT(mf_offline_create(&o, &f), 0);
+	WANT(mf_offline_layout(f), MF_LAYOUT_SPLIT32);
+	mf_offline_free(f);
+}
+
 static void c_mf_nf_attach(void)
 {
 	MF_OPTS(mf_nf_attach_opts, o, .family = MF_NF_IPV4,
@@ -958,7 +975,7 @@ static const struct args_case cases[] = {
 	CASE(mf_create_grow),
 	CASE(mf_create_window), CASE(mf_delete), CASE(mf_deletev),
 	CASE(mf_dump), CASE(mf_grow_info), CASE(mf_image_merge),
-	CASE(mf_image_read), CASE(mf_info), CASE(mf_keys), CASE(mf_list),
+	CASE(mf_image_read), CASE(mf_info), CASE(mf_keys), CASE(mf_layout), CASE(mf_list),
 	CASE(mf_load), CASE(mf_nf_attach), CASE(mf_nf_detach),
 	CASE(mf_nf_list), CASE(mf_nf_stats), CASE(mf_offline_add),
 	CASE(mf_offline_add_prefixes), CASE(mf_offline_addv),
@@ -968,7 +985,8 @@ static const struct args_case cases[] = {
 	CASE(mf_offline_delete), CASE(mf_offline_deletev),
 	CASE(mf_offline_free), CASE(mf_offline_from_image),
 	CASE(mf_offline_grow_info), CASE(mf_offline_image),
-	CASE(mf_offline_image_view), CASE(mf_offline_map), CASE(mf_offline_size),
+	CASE(mf_offline_image_view), CASE(mf_offline_layout), CASE(mf_offline_map),
+	CASE(mf_offline_size),
 	CASE(mf_offline_info), CASE(mf_offline_keys),
 	CASE(mf_offline_prefix_info), CASE(mf_offline_query),
 	CASE(mf_offline_query_addrs), CASE(mf_offline_queryv),
