@@ -256,6 +256,8 @@ $(BUILD)/native/cli_options_test: $(filter-out tools/main.c,$(CTL_SRCS)) \
 		$(CTL_HDRS) $(BUILD)/native/cli-main.o \
 		$(patsubst lib/%.c,$(BUILD)/native/lib-%.o,$(LIB_SRCS))
 $(BUILD)/native/cli_options_test: TEST_DEFS = -Itools
+# The inline single-key query as userspace built for AVX2 compiles it.
+$(BUILD)/native/probe_test: TEST_DEFS = -mavx2
 $(BUILD)/native/cli_options_test: TEST_LIBS = -lm
 
 guest: $(GUEST_BINS)

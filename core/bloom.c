@@ -251,11 +251,11 @@ void memfilter_bloom_add_hash_exclusive(struct memfilter_bloom *b, u64 hash)
 }
 
 /*
- * One key's query, inline in memfilter_bloom_contains_hash() and
- * memfilter_bloom_contains_key(): AVX2 where entering a SIMD section is
- * free (userspace), else the scalar walk of the window, k a constant, out
- * of line (a tail call), so that the key's hash in the caller saves no
- * registers for the walk.
+ * One key's query by its hash, memfilter_bloom_contains_hash()'s: AVX2
+ * where entering a SIMD section is free (userspace), else the scalar walk
+ * of the window, k a constant, out of line (a tail call), so that the
+ * caller saves no registers for the walk. (memfilter_bloom_contains_key()
+ * tests a SPLIT32 block in place: bloom_probe.h.)
  */
 static __always_inline bool mf_bloom_contains_one(const struct memfilter_bloom *b,
 						  u64 hash)
@@ -310,25 +310,22 @@ bool memfilter_bloom_contains_hash(const struct memfilter_bloom *b, u64 hash)
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_hash);
 
 /*
- * A single-key call whose key is not 4, 8 or 16 bytes long, or is hashed
- * with SipHash: hashed by the general code out of line, which keeps the
- * common path free of its register pressure (no callee-saved registers to
- * push). 4-, 8- and 16-byte XXH3 and XXH64 keys are hashed in the call
+ * A single-key insert whose key is not 4, 8 or 16 bytes long, or is
+ * hashed with SipHash: hashed by the general code out of line, which keeps
+ * the common path free of its register pressure (no callee-saved registers
+ * to push). 4-, 8- and 16-byte XXH3 and XXH64 keys are hashed in the call
  * itself, straight-line (memfilter_hash_fixed()).
  */
-static noinline bool mf_bloom_key_general(struct memfilter_bloom *b,
+static noinline void mf_bloom_key_general(struct memfilter_bloom *b,
 					  const void *key, size_t len,
 					  enum memfilter_bloom_op op)
 {
 	u64 h = memfilter_hash(&b->p.hasher, key, len);
 
-	if (op == MEMFILTER_BLOOM_OP_CONTAINS)
-		return memfilter_bloom_contains_hash(b, h);
 	if (op == MEMFILTER_BLOOM_OP_ADD)
 		memfilter_bloom_add_hash(b, h);
 	else
 		memfilter_bloom_add_hash_exclusive(b, h);
-	return true;
 }
 
 /**
@@ -359,8 +356,10 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_key);
  *
  * 4-, 8- and 16-byte XXH3 and XXH64 keys are hashed straight-line
  * (memfilter_hash_fixed()) and tested in the same call, with no batch
- * machinery; nothing in it depends on an earlier query, so calls in a
- * loop keep several cache misses in flight.
+ * machinery; a SPLIT32 block is tested in the call too
+ * (memfilter_bloom_contains_key_inline(), bloom_probe.h). Nothing in it
+ * depends on an earlier query, so calls in a loop keep several cache
+ * misses in flight.
  *
  * Context: any, as memfilter_bloom_contains_hash().
  * Return: false if @key was certainly never inserted, true if it may have
@@ -369,13 +368,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_add_key);
 bool memfilter_bloom_contains_key(const struct memfilter_bloom *b, const void *key,
 				  size_t len)
 {
-	u64 h;
-
-	/* Not written through: MEMFILTER_BLOOM_OP_CONTAINS only reads. */
-	if (unlikely(!memfilter_hash_fixed(&b->p.hasher, key, len, &h)))
-		return mf_bloom_key_general((struct memfilter_bloom *)b, key,
-					    len, MEMFILTER_BLOOM_OP_CONTAINS);
-	return mf_bloom_contains_one(b, h);
+	return memfilter_bloom_contains_key_inline(b, key, len);
 }
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_contains_key);
 

@@ -10,7 +10,7 @@
 #ifndef _MEMFILTER_BLOOM_INTERNAL_H
 #define _MEMFILTER_BLOOM_INTERNAL_H
 
-#include "bloom.h"
+#include "bloom_probe.h"
 
 /*
  * The scalar per-key operations walk the key's window of k words: no
@@ -209,13 +209,7 @@ static __always_inline bool mf_bloom_with_k(u64 *blk, u64 hash, u32 k,
  */
 static __always_inline bool mf_split32_test(const u64 *blk, u64 hash)
 {
-	u64 miss = 0;
-	unsigned int w;
-
-	for (w = 0; w < MEMFILTER_BLOOM_SPLIT32_WORDS; w++)
-		/* Inserters' atomic ORs race with these loads by design. */
-		miss |= memfilter_split32_word(hash, w) & ~data_race(blk[w]);
-	return !miss;
+	return memfilter_split32_test_scalar(blk, hash);
 }
 
 static __always_inline bool mf_split32_set(u64 *blk, u64 hash)

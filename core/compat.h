@@ -130,6 +130,7 @@ static inline int memfilter_random(void *buf, size_t len)
 #define MEMFILTER_SIMD_MIN_KEYS	32
 
 #ifdef CONFIG_X86_64
+#include <linux/jump_label.h>
 #include <linux/preempt.h>
 #include <asm/cpufeature.h>
 #include <asm/fpu/api.h>
@@ -137,6 +138,15 @@ static inline int memfilter_random(void *buf, size_t len)
 
 /* core/bloom_avx2.c is built (Kbuild) and may be called. */
 #define MEMFILTER_HAVE_AVX2	1
+
+/*
+ * The CPU has AVX2 and AVX and the kernel saves their registers: set once
+ * at module init (memfilter_simd_init(), module/main.c), so that each
+ * SIMD section asks a static branch, patched into the code, instead of
+ * two feature bits and cpu_has_xfeatures() (a call).
+ */
+DECLARE_STATIC_KEY_FALSE(memfilter_simd_key);
+void memfilter_simd_init(void);
 
 /*
  * memfilter_simd_begin() - enter a section that may use AVX2 registers
@@ -152,9 +162,7 @@ static inline int memfilter_random(void *buf, size_t len)
  */
 static inline bool memfilter_simd_begin(void)
 {
-	if (in_nmi() || !boot_cpu_has(X86_FEATURE_AVX2) ||
-	    !boot_cpu_has(X86_FEATURE_AVX) ||
-	    !cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL) ||
+	if (!static_branch_likely(&memfilter_simd_key) || in_nmi() ||
 	    !may_use_simd())
 		return false;
 	kernel_fpu_begin();
@@ -167,6 +175,10 @@ static inline void memfilter_simd_end(void)
 }
 #else
 #define MEMFILTER_HAVE_AVX2	0
+static inline void memfilter_simd_init(void)
+{
+}
+
 static inline bool memfilter_simd_begin(void)
 {
 	return false;

@@ -19,6 +19,7 @@
 #include <linux/memfilter.h>
 
 #include "bloom.h"
+#include "bloom_probe.h"
 #include "compat.h"
 #include "cuckoo.h"
 #include "grow.h"
@@ -309,8 +310,10 @@ static inline u64 memfilter_key_hash(const struct memfilter_type_ops *ops,
  * @key: the key
  * @len: its length in bytes
  *
- * The type's @contains_key; for Bloom, cuckoo and window filters a
- * direct call, chosen by comparing @ops, else one indirect call. With
+ * The type's @contains_key; for Bloom filters inline
+ * (memfilter_bloom_contains_key_inline(): the hash and a SPLIT32 probe in
+ * the caller), for cuckoo and window filters a direct call, chosen by
+ * comparing @ops, else one indirect call. With
  * retpolines (the stock kernels' mitigation on CPUs without eIBRS) an
  * indirect call costs a mispredicted return, several times the compares:
  * the kernel's INDIRECT_CALL_*() wrappers
@@ -324,7 +327,7 @@ static inline bool memfilter_state_contains_key(const struct memfilter_type_ops 
 						const void *key, size_t len)
 {
 	if (likely(ops == &memfilter_bloom_ops))
-		return memfilter_bloom_contains_key(&s->bloom, key, len);
+		return memfilter_bloom_contains_key_inline(&s->bloom, key, len);
 	if (ops == &memfilter_cuckoo_ops)
 		return memfilter_cuckoo_contains_key(&s->cuckoo, key, len);
 	if (ops == &memfilter_window_ops)

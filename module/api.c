@@ -28,19 +28,15 @@
 bool memfilter_contains(struct memfilter *f, const void *key, u32 len)
 {
 	/*
-	 * One key, the packet path's case: the type's contains_key (Bloom
-	 * and cuckoo hash and probe in it; called directly for the common
-	 * types, memfilter_state_contains_key()), without the
-	 * batch path's bitmap clearing and counting, which cost several times
-	 * the probe (bench/results/bpf.md). The same answer and the same
-	 * counters as memfilter_filter_contains().
+	 * One key, the packet path's case: the type's contains_key (a Bloom
+	 * filter's inline, cuckoo and window ones called directly,
+	 * memfilter_state_contains_key()), without the batch path's bitmap
+	 * clearing and counting, which cost several times the probe
+	 * (bench/results/bpf.md). The same answer and the same counters as
+	 * memfilter_filter_contains(). The module's own callers inline it
+	 * (memfilter_contains_inline()).
 	 */
-	bool hit = memfilter_state_contains_key(f->ops, &f->s, key, len);
-
-	this_cpu_inc(f->stats->queries);
-	if (hit)
-		this_cpu_inc(f->stats->hits);
-	return hit;
+	return memfilter_contains_inline(f, key, len);
 }
 EXPORT_SYMBOL_GPL(memfilter_contains);
 

@@ -81,7 +81,7 @@ static __always_inline int mf_bpf_contains(struct memfilter *f,
 {
 	if (mf_bpf_key_too_long(len))
 		return -E2BIG;
-	return memfilter_contains(f, key, len) ? 0 : -ENOENT;
+	return memfilter_contains_inline(f, key, len) ? 0 : -ENOENT;
 }
 
 /* An address lookup: 4 or 16 bytes, else -EINVAL. */

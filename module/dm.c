@@ -51,6 +51,7 @@
 #include <linux/memfilter.h>
 
 #include "dm.h"
+#include "filter.h"
 #include "kernel_compat.h"
 
 #define DM_MSG_PREFIX		"memfilter-dedup"
@@ -246,7 +247,7 @@ static bool mf_dm_filter_maybe(struct mf_dm_target *t, struct bio *bio)
 	ret = memfilter_test_and_add(t->f, &key, sizeof(key));
 	if (ret >= 0)
 		return ret;
-	if (memfilter_contains(t->f, &key, sizeof(key)))
+	if (memfilter_contains_inline(t->f, &key, sizeof(key)))
 		return true;
 	memfilter_add(t->f, &key, sizeof(key));
 	return false;

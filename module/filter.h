@@ -246,6 +246,33 @@ u64 memfilter_filter_added(struct memfilter *f);
 void memfilter_filter_info(struct memfilter *f, struct memfilter_info *info);
 void memfilter_filter_clear(struct memfilter *f);
 u64 memfilter_filter_hash(struct memfilter *f, const void *key, size_t len);
+
+/**
+ * memfilter_contains_inline() - memfilter_contains() in its caller
+ * @f: the filter (a reference, or found under RCU)
+ * @key: the key
+ * @len: its length in bytes
+ *
+ * The single-key query of the module's own per-packet, per-block and BPF
+ * paths (netfilter.c, dm.c, bpf.c): the type's contains_key as
+ * memfilter_state_contains_key() chooses it (a Bloom filter's hash and
+ * SPLIT32 probe inline here, no call), then the per-CPU counters.
+ * memfilter_contains() is this, for other modules.
+ *
+ * Context: as memfilter_contains().
+ * Return: as memfilter_contains().
+ */
+static __always_inline bool memfilter_contains_inline(struct memfilter *f,
+						      const void *key, u32 len)
+{
+	bool hit = memfilter_state_contains_key(f->ops, &f->s, key, len);
+
+	this_cpu_inc(f->stats->queries);
+	if (hit)
+		this_cpu_inc(f->stats->hits);
+	return hit;
+}
+
 void memfilter_filter_hash_keys(struct memfilter *f, const void *keys,
 				size_t len, u32 n, u64 *hashes);
 u32 memfilter_filter_contains(struct memfilter *f, const u64 *hashes, u32 n,

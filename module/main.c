@@ -300,10 +300,32 @@ static struct miscdevice mf_miscdev = {
 	.mode = 0600,
 };
 
+#ifdef CONFIG_X86_64
+/* The machine runs the AVX2 paths (core/compat.h); set at init, never after. */
+struct static_key_false memfilter_simd_key = STATIC_KEY_FALSE_INIT;
+EXPORT_SYMBOL_IF_KUNIT(memfilter_simd_key);
+
+/**
+ * memfilter_simd_init() - may the AVX2 paths run on this machine?
+ *
+ * Enables memfilter_simd_key (core/compat.h) when the CPU has AVX2 and AVX
+ * and the kernel saves the YMM state, once, before any filter exists.
+ *
+ * Context: module init.
+ */
+void __init memfilter_simd_init(void)
+{
+	if (boot_cpu_has(X86_FEATURE_AVX2) && boot_cpu_has(X86_FEATURE_AVX) &&
+	    cpu_has_xfeatures(XFEATURE_MASK_SSE | XFEATURE_MASK_YMM, NULL))
+		static_branch_enable(&memfilter_simd_key);
+}
+#endif
+
 static int __init memfilter_init(void)
 {
 	int ret;
 
+	memfilter_simd_init();
 	ret = memfilter_filter_init();
 	if (ret)
 		return ret;

@@ -408,7 +408,7 @@ static unsigned int mf_nf_hook(void *priv, struct sk_buff *skb,
 		/* Addresses by the prefix rule: a filter of keys looks one up. */
 		hit = mf_nf_address_key(a) ?
 		      memfilter_contains_addr(a->f, key, len) :
-		      memfilter_contains(a->f, key, len);
+		      memfilter_contains_inline(a->f, key, len);
 		drop = a->action == MEMFILTER_NF_DROP_HIT ? hit :
 		       a->action == MEMFILTER_NF_DROP_MISS ? !hit : false;
 	}
