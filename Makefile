@@ -293,6 +293,15 @@ $(BUILD)/bench/bloom_bench_mf.o: bench/bloom_bench_mf.c bench/bloom_bench.h \
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -Wall -Werror -c -o $@ $<
 
+# The module's single-key path as the kernel builds it (bloom_bench_kpath.c).
+BENCH_KPATH := $(CPPFLAGS_MF) -O2 -march=x86-64 -mtune=generic -mno-sse -mno-mmx \
+	-mno-sse2 -mno-avx -mno-red-zone -fno-tree-vectorize -fno-strict-aliasing \
+	-DMEMFILTER_SIMD_CHEAP=0 -g -Wall -Werror
+$(BUILD)/bench/bloom_bench_kpath.o $(BUILD)/bench-v3/bloom_bench_kpath.o: \
+		bench/bloom_bench_kpath.c bench/bloom_bench.h $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_KPATH) -c -o $@ $<
+
 $(BUILD)/bench-v3/core-%.o: core/%.c $(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) $(BENCH_V3) $(WARN) -c -o $@ $<
@@ -314,13 +323,13 @@ BENCH_FF := $(if $(FASTFILTER_DIR),-DFASTFILTER -fno-strict-aliasing \
 # Rebuilt every time: FASTFILTER_DIR may change between calls.
 .PHONY: bench/bloom_bench bench/bloom_bench_v3
 bench/bloom_bench: bench/bloom_bench.cc bench/bloom_bench.h bench/bench_util.h \
-		bench/ff_mfhash.h $(BUILD)/bench/bloom_bench_mf.o \
+		bench/ff_mfhash.h $(BUILD)/bench/bloom_bench_mf.o $(BUILD)/bench/bloom_bench_kpath.o \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(BENCH_CORE))
 	$(CXX) -O3 -march=native -g -std=c++17 -Wall -Werror $(CPPFLAGS_MF) $(BENCH_FF) \
 		-o $@ $(filter-out %.h,$^) -lrocksdb -lpthread
 
 bench/bloom_bench_v3: bench/bloom_bench.cc bench/bloom_bench.h bench/bench_util.h \
-		bench/ff_mfhash.h $(BUILD)/bench-v3/bloom_bench_mf.o \
+		bench/ff_mfhash.h $(BUILD)/bench-v3/bloom_bench_mf.o $(BUILD)/bench-v3/bloom_bench_kpath.o \
 		$(patsubst core/%.c,$(BUILD)/bench-v3/core-%.o,$(BENCH_CORE))
 	$(CXX) $(BENCH_V3) -std=c++17 -Wall -Werror $(CPPFLAGS_MF) $(BENCH_FF) \
 		-o $@ $(filter-out %.h,$^) -lrocksdb -lpthread

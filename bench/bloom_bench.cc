@@ -21,13 +21,17 @@
  * bits per key, and "memfilter / best peer" ratios. Not a test: nothing
  * here passes or fails.
  *
- *   bloom_bench [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--xxh64] [--locks]
+ *   bloom_bench [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--layouts]
+ *               [--xxh64] [--locks]
  * Sizes default to 1M and 10M keys; --big adds 100M; memfilter's Bloom
  * filters hash with XXH3, the default (--xxh64: XXH64; --xxh3 is kept
  * for old scripts); fastfilter's are also sized to memfilter's measured
  * FPR (equal-FPR peers, 32- and 64-byte blocks), and memfilter's
  * single-key calls run on 4-, 8- and 16-byte keys; --bloom leaves the
- * cuckoo tables out; --locks runs only the concurrent-safe insert designs
+ * cuckoo tables out; --layouts runs only the tables of both Bloom
+ * layouts sized for 1% and 0.1% against fastfilter's at equal FPR (the
+ * layout default's and the speed goals' measurement, run first in any
+ * case); --locks runs only the concurrent-safe insert designs
  * (writer-lock prototypes) against fastfilter's inserts. --huge: memfilter's
  * and the probe's tables on huge pages. Times are the thread's CPU time
  * unless --wall. --instr: one small run for
@@ -129,6 +133,7 @@ static int reps = 3;
 static bool instr;
 static bool bloom_only;
 static bool locks_only;
+static bool layouts_only;
 static std::string size_label;
 static volatile u64 sink;
 
@@ -214,13 +219,13 @@ static Row bench_mf_bloom_path(const Keys &k, mf_path path)
 {
 	static const char *const names[] = {
 		"memfilter Bloom, module path (ops->contains_key; windows: memfilter_hash_keys + ops->contains)",
-		"memfilter Bloom, scalar path (no SIMD section)",
+		"memfilter Bloom, in-module path as the kernel builds it (single: memfilter_state_contains_key, scalar, -O2 x86-64; windows: the scalar batch)",
 		"memfilter Bloom, inline in the caller's loop (memfilter_hash + bloom_avx2.h test)",
 	};
 	Row r(names[path], false);
 	size_t bytes, n = k.n, nq = k.nq;
 	mfb_bloom *b = mfb_bloom_new(n, &bytes);
-	auto one = path == MF_SCALAR ? mfb_bloom_query_scalar :
+	auto one = path == MF_SCALAR ? mfb_bloom_query_kpath :
 		   path == MF_OPS ? mfb_bloom_query_ops : mfb_bloom_query_inline;
 	auto batch = path == MF_SCALAR ? mfb_bloom_query_scalar_batch :
 				       mfb_bloom_query_ops_batch;
@@ -420,6 +425,7 @@ static Row bench_rocksdb(const Keys &k)
 #ifdef FASTFILTER
 typedef SimdBlockFilterFixed<hashing::SimpleMixSplit> FFBloom;
 typedef SimdBlockFilterFixed64<hashing::SimpleMixSplit> FFBloom64;
+typedef SimdBlockFilterFixed64<MfHash> FFBloom64Mf;
 typedef SimdBlockFilterFixed<MfHash> FFBloomMf;
 typedef cuckoofilter::CuckooFilter<uint64_t, 12, cuckoofilter::SingleTable,
 				   hashing::SimpleMixSplit> FFCuckoo;
@@ -501,7 +507,8 @@ static Row bench_ff_bloom(const Keys &k, bool peer, int arg = 0,
 		for (size_t i = 0; i < n; i++)
 			f->Add(k.in[i]);
 	});
-	if constexpr (!std::is_same<F, FFBloom64>::value)
+	if constexpr (!std::is_same<F, FFBloom64>::value &&
+		      !std::is_same<F, FFBloom64Mf>::value)
 		r.v[INS_B] = measure(r, INS_B, n, k.reps_ins, fresh,
 				     [&] { f->AddAll(k.in.data(), 0, n); });
 	auto one = [&](const std::vector<u64> &v) {
@@ -575,6 +582,109 @@ static void ff_insert_rows(const Keys &k, std::vector<Row> &rows)
 }
 #endif
 
+/* ---- the two layouts at a requested rate ---------------------------------- */
+
+/*
+ * memfilter's rows at @fpr in @layout (mfb_fpr, mfb_layout): the public
+ * single-key API and key batch (bench_mf_bloom()'s row, inserts left out),
+ * the module's paths and the scalar one (bench_mf_bloom_path()), and the
+ * measured rate of the first.
+ */
+static void mf_layout_rows(const Keys &k, double fpr, int layout, std::vector<Row> &rows)
+{
+	const char *ln = layout ? "split32" : "line64";
+	char tag[64];
+
+	snprintf(tag, sizeof(tag), "memfilter %s, --fpr %g", ln, fpr);
+	mfb_fpr = fpr;
+	mfb_layout = layout;
+	Row pub(std::string(tag) + ": public API (single: memfilter_bloom_contains_key; batch: _contains_keys)",
+		false);
+	size_t bytes, n = k.n, nq = k.nq;
+	mfb_bloom *b = mfb_bloom_new(n, &bytes);
+	u64 hits = 0;
+
+	mfb_bloom_add_x_batch(b, k.in.data(), n);
+	pub.v[QP] = measure(pub, QP, nq, reps, nop,
+			    [&] { sink = mfb_bloom_query(b, k.in.data(), nq); });
+	pub.v[QA] = measure(pub, QA, nq, reps, nop,
+			    [&] { hits = mfb_bloom_query(b, k.out.data(), nq); });
+	pub.v[QP_B] = measure(pub, QP_B, nq, reps, nop,
+			      [&] { sink = mfb_bloom_query_batch(b, k.in.data(), nq); });
+	pub.v[QA_B] = measure(pub, QA_B, nq, reps, nop,
+			      [&] { sink = mfb_bloom_query_batch(b, k.out.data(), nq); });
+	pub.v[FPR] = 100.0 * hits / nq;
+	pub.v[BPK] = 8.0 * bytes / n;
+	if (mfb_bloom_query(b, k.in.data(), nq) != nq)
+		fprintf(stderr, "%s: FALSE NEGATIVES\n", pub.name.c_str());
+	mfb_bloom_free(b);
+	rows.push_back(pub);
+	for (mf_path p : { MF_OPS, MF_SCALAR, MF_INLINE }) {
+		Row r = bench_mf_bloom_path(k, p);
+
+		r.name = std::string(tag) + ": " + r.name.substr(r.name.find(", ") + 2);
+		rows.push_back(r);
+	}
+	mfb_fpr = 0;
+	mfb_layout = 0;
+}
+
+/* "ratio: A / B" rows for each time column both have. */
+static Row ratio_row(const std::string &name, const Row &a, const Row &b)
+{
+	Row r("ratio: " + name, false);
+
+	for (int c = 0; c < FPR; c++)
+		if (a.v[c] > 0 && b.v[c] > 0)
+			r.v[c] = a.v[c] / b.v[c];
+	r.v[BPK] = a.v[BPK] > 0 && b.v[BPK] > 0 ? a.v[BPK] / b.v[BPK] : -1;
+	return r;
+}
+
+static void layout_table(const Keys &k, double fpr, std::vector<Row> &rows);
+
+/*
+ * Both layouts sized by memfilter_bloom_params_from_fpr() for @fpr, as
+ * filters are made (--fpr), against fastfilter's 32-byte SimdBlock sized
+ * to split32's measured rate and its 64-byte SimdBlockFilterFixed64 sized
+ * to line64's, fed its own hash and memfilter's (XXH3): the goals' rows.
+ * The ratio rows divide in each run; bits/key in a ratio row is the
+ * memory ratio.
+ */
+static void bench_layouts(const Keys &k, double fpr)
+{
+	std::vector<Row> rows;
+
+	mf_layout_rows(k, fpr, 0, rows);
+	mf_layout_rows(k, fpr, 1, rows);
+#ifdef FASTFILTER
+	double f64 = rows[0].v[FPR], f32 = rows[4].v[FPR];
+
+	rows.push_back(bench_ff_bloom<FFBloom>(k, true, ff_equal_fpr_arg<FFBloom>(k, f32),
+		"fastfilter_cpp SimdBlockFilter (32 B), sized to split32's FPR"));
+	rows.push_back(bench_ff_bloom<FFBloom64>(k, true, ff_equal_fpr_arg<FFBloom64>(k, f64),
+		"fastfilter_cpp SimdBlockFilterFixed64 (64 B), sized to line64's FPR", false));
+	rows.push_back(bench_ff_bloom<FFBloom64Mf>(k, false, ff_equal_fpr_arg<FFBloom64Mf>(k, f64),
+		"fastfilter_cpp SimdBlockFilterFixed64 (64 B), sized to line64's FPR, fed memfilter's hash",
+		false));
+	const Row &ff32 = rows[8], &ff64 = rows[9], &ff64mf = rows[10];
+
+	rows.push_back(ratio_row("split32 public API / SimdBlockFilter", rows[4], ff32));
+	rows.push_back(ratio_row("split32 module path / SimdBlockFilter", rows[5], ff32));
+	rows.push_back(ratio_row("split32 in-module path / SimdBlockFilter", rows[6], ff32));
+	rows.push_back(ratio_row("split32 inline / SimdBlockFilter", rows[7], ff32));
+	rows.push_back(ratio_row("line64 public API / Fixed64 fed memfilter's hash", rows[0], ff64mf));
+	rows.push_back(ratio_row("line64 module path / Fixed64 fed memfilter's hash", rows[1], ff64mf));
+	rows.push_back(ratio_row("line64 in-module path / Fixed64 fed memfilter's hash", rows[2], ff64mf));
+	rows.push_back(ratio_row("line64 inline / Fixed64 fed memfilter's hash", rows[3], ff64mf));
+	rows.push_back(ratio_row("line64 public API / Fixed64", rows[0], ff64));
+#endif
+	rows.push_back(ratio_row("split32 / line64, public API", rows[4], rows[0]));
+	rows.push_back(ratio_row("split32 / line64, module path", rows[5], rows[1]));
+	rows.push_back(ratio_row("split32 / line64, in-module path", rows[6], rows[2]));
+	layout_table(k, fpr, rows);
+}
+
 /* ---- report -------------------------------------------------------------- */
 
 static std::string fmt(double v, int col)
@@ -636,6 +746,26 @@ static void table(const char *title, const Keys &k, std::vector<Row> &rows)
 			printf(" - |");
 	}
 	printf("\n");
+	fflush(stdout);
+}
+
+/* The layouts' table: no ratio row of its own (bench_layouts() has them). */
+static void layout_table(const Keys &k, double fpr, std::vector<Row> &rows)
+{
+	printf("\n### Bloom layouts at --fpr %g, %s keys, %zu queries%s\n\n", fpr,
+	       size_label.c_str(), k.nq,
+	       mfb_xxh3 ? ", memfilter with XXH3 (the default)" : ", memfilter with XXH64");
+	bench_table_header(col_name, NCOL);
+	for (auto &r : rows) {
+		printf("| %s |", r.name.c_str());
+		for (int c = 0; c < NCOL; c++) {
+			if (r.name.rfind("ratio:", 0) == 0 && r.v[c] > 0)
+				printf(" %.2f |", r.v[c]);
+			else
+				printf(" %s |", fmt(r.v[c], c).c_str());
+		}
+		printf("\n");
+	}
 	fflush(stdout);
 }
 
@@ -728,6 +858,8 @@ int main(int argc, char **argv)
 			locks_only = true;
 		} else if (s == "--bloom") {
 			bloom_only = true;
+		} else if (s == "--layouts") {
+			layouts_only = true;
 		} else if (s == "--huge") {
 			mfb_huge = 1;
 		} else if (s == "--xxh3") {
@@ -745,7 +877,7 @@ int main(int argc, char **argv)
 			while (std::getline(ss, t, ','))
 				sizes.push_back(t);
 		} else {
-			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--xxh64] [--locks]\n",
+			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--layouts] [--xxh64] [--locks]\n",
 				argv[0]);
 			return 2;
 		}
@@ -772,6 +904,10 @@ int main(int argc, char **argv)
 			bench_locks(k);
 			continue;
 		}
+		bench_layouts(k, 0.01);
+		bench_layouts(k, 0.001);
+		if (layouts_only)
+			continue;
 		std::vector<Row> bloom;
 		bloom.push_back(bench_mf_bloom(k));
 		bloom.push_back(bench_mf_bloom_path(k, MF_OPS));

@@ -24,6 +24,14 @@ extern const size_t mfb_ahead;
 void *mfb_alloc(size_t bytes);
 void mfb_free(void *p, size_t bytes);
 
+/*
+ * How mfb_bloom_new() sizes memfilter's Bloom filters: @mfb_fpr 0 for 10
+ * bits/key, else for that rate (memfilter_bloom_params_from_fpr()); in
+ * @mfb_layout (0 LINE64, 1 SPLIT32, core/bloom.h).
+ */
+extern double mfb_fpr;
+extern int mfb_layout;
+
 /* memfilter's blocked Bloom filter, 10 bits/key, XXH3 (--xxh64: XXH64). */
 struct mfb_bloom;
 struct mfb_bloom *mfb_bloom_new(size_t n, size_t *bytes);
@@ -49,11 +57,16 @@ uint64_t mfb_bloom_query_ops(const struct mfb_bloom *b, const uint64_t *k,
 			     size_t n);
 uint64_t mfb_bloom_query_ops_batch(const struct mfb_bloom *b,
 				   const uint64_t *k, size_t n);
-/* The same through the scalar code (no SIMD section). */
-uint64_t mfb_bloom_query_scalar(const struct mfb_bloom *b, const uint64_t *k,
-				size_t n);
+/* The module's windows through the scalar code (no SIMD section). */
 uint64_t mfb_bloom_query_scalar_batch(const struct mfb_bloom *b,
 				      const uint64_t *k, size_t n);
+
+/*
+ * The module's single-key path as the kernel builds it (scalar, -O2 for
+ * generic x86-64: bloom_bench_kpath.c).
+ */
+uint64_t mfb_bloom_query_kpath(const struct mfb_bloom *b, const uint64_t *k,
+			       size_t n);
 
 /* The core's inline single-key pieces in the caller's loop (AVX2). */
 uint64_t mfb_bloom_query_inline(const struct mfb_bloom *b, const uint64_t *k,

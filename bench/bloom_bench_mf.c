@@ -23,6 +23,8 @@
 
 int mfb_huge;
 int mfb_xxh3 = 1;	/* the default hash; --xxh64 clears it */
+double mfb_fpr;
+int mfb_layout;
 const size_t mfb_ahead = MEMFILTER_BLOOM_AHEAD;
 
 /*
@@ -56,7 +58,10 @@ void mfb_free(void *p, size_t bytes)
 
 /* ---- Bloom ------------------------------------------------------------- */
 
-/* In the union the module and libmemfilter keep a filter of any type in. */
+/*
+ * In the union the module and libmemfilter keep a filter of any type in
+ * (first: bloom_bench_kpath.c reads it).
+ */
 struct mfb_bloom {
 	union memfilter_state s;
 	size_t bytes;
@@ -66,7 +71,10 @@ struct mfb_bloom *mfb_bloom_new(size_t n, size_t *bytes)
 {
 	struct mfb_bloom *m = calloc(1, sizeof(*m));
 
-	if (!m || memfilter_bloom_params_from_bpk(&m->s.bloom.p, n, 40, MEMFILTER_BLOOM_LINE64) ||
+	if (!m || (mfb_fpr > 0 ?
+		   memfilter_bloom_params_from_fpr(&m->s.bloom.p, n,
+						   (u64)(mfb_fpr * 1e9 + 0.5), mfb_layout) :
+		   memfilter_bloom_params_from_bpk(&m->s.bloom.p, n, 40, mfb_layout)) ||
 	    memfilter_hasher_init(&m->s.bloom.p.hasher,
 				  mfb_xxh3 ? MEMFILTER_HASH_XXH3 : MEMFILTER_HASH_XXH64,
 				  1, NULL))
@@ -239,36 +247,15 @@ u64 mfb_bloom_query_ops_batch(const struct mfb_bloom *m, const u64 *k, size_t n)
 }
 
 /*
- * The same with the scalar code, what the kernel runs where it cannot
- * enter a SIMD section, and for every single key (entering one costs more
- * than the key there): the Bloom filter's contains_key with
- * memfilter_bloom_contains_hash_scalar() in place of the AVX2 test, and
- * memfilter_bloom_contains_hashes_scalar() for windows.
+ * The scalar batch code, what the kernel runs where it cannot enter a SIMD
+ * section (the single-key path as the kernel builds it is in
+ * bloom_bench_kpath.c): memfilter_bloom_contains_hashes_scalar() for
+ * windows.
  */
-static __attribute__((noipa)) bool
-mfb_contains_key_scalar(const union memfilter_state *s, const void *key,
-			size_t len)
-{
-	if (len != 8)
-		abort();
-	return memfilter_bloom_contains_hash_scalar(&s->bloom,
-						    memfilter_hash(&s->bloom.p.hasher,
-								   key, 8));
-}
-
 static void mfb_contains_scalar(const union memfilter_state *s, const u64 *h,
 				u32 n, unsigned long *result)
 {
 	memfilter_bloom_contains_hashes_scalar(&s->bloom, h, n, result);
-}
-
-static struct memfilter_type_ops mfb_scalar_ops;
-
-u64 mfb_bloom_query_scalar(const struct mfb_bloom *m, const u64 *k, size_t n)
-{
-	mfb_scalar_ops = memfilter_bloom_ops;
-	mfb_scalar_ops.contains_key = mfb_contains_key_scalar;
-	return mfb_query_one(m, k, n, &mfb_scalar_ops);
 }
 
 u64 mfb_bloom_query_scalar_batch(const struct mfb_bloom *m, const u64 *k,
@@ -291,6 +278,16 @@ u64 mfb_bloom_query_inline(const struct mfb_bloom *m, const u64 *k, size_t n)
 	u64 hits = 0;
 
 	memfilter_bloom_avx2_init(&c, b.p.k);
+	if (b.p.layout == MEMFILTER_BLOOM_SPLIT32) {
+		for (size_t i = 0; i < n; i++) {
+			u64 h = memfilter_hash(&b.p.hasher, &k[i], 8);
+
+			hits += memfilter_split32_avx2_has(memfilter_bloom_block_ptr_of(&b, h,
+											MEMFILTER_BLOOM_SPLIT32),
+							   memfilter_split32_avx2_pattern(&c, h));
+		}
+		return hits;
+	}
 	for (size_t i = 0; i < n; i++) {
 		u64 h = memfilter_hash(&b.p.hasher, &k[i], 8);
 
