@@ -862,20 +862,21 @@ MF_LAYOUT_TEST(race_test_and_add)
 
 /*
  * The race's keys test-and-added by one thread in a fixed order (16 keys
- * of each inserter in turn), a sub-filter attached whenever the newest is
- * full: the false positives among them, exactly, for seed SEED, near the
- * model's count the race is held to.
+ * of each inserter in turn) into a new growing filter of the race's shape
+ * hashed with XXH64 seed @seed, a sub-filter attached whenever the newest
+ * is full: returns the keys said present (false positives), *@want the
+ * model's expectation for the sub-filters it made.
  */
-MF_LAYOUT_TEST(test_and_add_counts)
+static u64 mf_tas_fill(struct __test_metadata *_metadata, u64 seed, u64 *want)
 {
 	struct mf_race *r = calloc(1, sizeof(*r));
 	struct memfilter_grow_params p;
-	u64 fp = 0, sum = 0, want;
+	u64 fp = 0, sum = 0;
 	u32 i, j, t, n = 0;
 	void *mem;
 
 	ASSERT_EQ(0, memfilter_grow_params_init(&p, 1000, 10000000, 0, 2, 50, mf_test_layout));
-	memfilter_hasher_init(&p.sub0.hasher, MEMFILTER_HASH_XXH64, SEED, NULL);
+	memfilter_hasher_init(&p.sub0.hasher, MEMFILTER_HASH_XXH64, seed, NULL);
 	mem = aligned_alloc(64, memfilter_grow_bytes(&p));
 	memset(mem, 0, memfilter_grow_bytes(&p));
 	memfilter_grow_init(&r->g, &p, mem);
@@ -911,15 +912,57 @@ MF_LAYOUT_TEST(test_and_add_counts)
 	for (i = 0; i < MEMFILTER_GROW_MAX_SUBS; i++)
 		sum += r->g.keys[i];
 	EXPECT_EQ(RACE_THREADS * RACE_KEYS - fp, sum);
-	want = mf_race_expected_fp(&r->g);
-	EXPECT_EQ(mf_test_layout == MEMFILTER_BLOOM_SPLIT32 ? 1655 : 1553, fp);
-	EXPECT_EQ(mf_test_layout == MEMFILTER_BLOOM_SPLIT32 ? 1644 : 1576, want);
-	TH_LOG("%llu false positives, the model expects %llu",
-	       (unsigned long long)fp, (unsigned long long)want);
+	*want = mf_race_expected_fp(&r->g);
 	for (i = 0; i < n; i++)
 		free(r->parts[i]);
 	free(mem);
 	free(r);
+	return fp;
+}
+
+/*
+ * mf_tas_fill() for seed SEED: the false positives exactly, near the
+ * model's count the race is held to.
+ */
+MF_LAYOUT_TEST(test_and_add_counts)
+{
+	u64 want, fp = mf_tas_fill(_metadata, SEED, &want);
+
+	EXPECT_EQ(mf_test_layout == MEMFILTER_BLOOM_SPLIT32 ? 1655 : 1553, fp);
+	EXPECT_EQ(mf_test_layout == MEMFILTER_BLOOM_SPLIT32 ? 1644 : 1576, want);
+	TH_LOG("%llu false positives, the model expects %llu",
+	       (unsigned long long)fp, (unsigned long long)want);
+}
+
+/*
+ * The growing filter holds its requested rate, 1%, where it is smallest:
+ * mf_tas_fill() for 64 hash seeds (the race's eight sub-filters, the first
+ * of 23 or 48 blocks, where the model of Poisson block loads is least
+ * exact). The false positives of one seed vary (standard deviation 82
+ * line64, 107 split32: the first sub-filters decide which later keys are
+ * said present), their sum over 64 seeds, pinned here, by an eighth of
+ * that: their mean is within 3% of the model's expectation (about 4
+ * standard deviations of the mean) and under 1% of the keys. A model 5%
+ * low fails the first; a sizing off by a quarter bit fails the counts.
+ */
+MF_LAYOUT_TEST(test_and_add_rate_seeds)
+{
+	const u32 nseeds = 64, nkeys = RACE_THREADS * RACE_KEYS;
+	u64 fp = 0, want = 0;
+
+	for (u32 s = 0; s < nseeds; s++) {
+		u64 w;
+
+		fp += mf_tas_fill(_metadata, SEED + s, &w);
+		want += w;
+	}
+	TH_LOG("%llu false positives in %u fills, the model expects %llu",
+	       (unsigned long long)fp, nseeds, (unsigned long long)want);
+	EXPECT_EQ(mf_test_layout == MEMFILTER_BLOOM_SPLIT32 ? 105570 : 101139, fp);
+	EXPECT_EQ(mf_test_layout == MEMFILTER_BLOOM_SPLIT32 ? 105216 : 100864, want);
+	EXPECT_LE(fp * 100, want * 103);
+	EXPECT_GE(fp * 100, want * 97);
+	EXPECT_LT(fp * 100, (u64)nseeds * nkeys);
 }
 
 TEST_HARNESS_MAIN
