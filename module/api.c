@@ -32,9 +32,9 @@ bool memfilter_contains(struct memfilter *f, const void *key, u32 len)
 	 * filter's inline, cuckoo and window ones called directly,
 	 * memfilter_state_contains_key()), without the batch path's bitmap
 	 * clearing and counting, which cost several times the probe
-	 * (bench/results/bpf.md). The same answer and the same counters as
-	 * memfilter_filter_contains(). The module's own callers inline it
-	 * (memfilter_contains_inline()).
+	 * (Documentation/bpf.rst, "Cost"). The same answer and the same
+	 * counters as memfilter_filter_contains(). The module's own callers
+	 * inline it (memfilter_contains_inline()).
 	 */
 	return memfilter_contains_inline(f, key, len);
 }
