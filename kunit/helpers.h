@@ -9,7 +9,10 @@
 
 #include <kunit/resource.h>
 #include <kunit/test.h>
+#include <linux/err.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "cuckoo.h"
@@ -58,6 +61,31 @@ memfilter_kunit_cuckoo(struct kunit *test, u64 capacity, u32 fp_bits)
 	mem = memfilter_kunit_alloc(test, 1, memfilter_cuckoo_mem_bytes(&p) + 64);
 	memfilter_cuckoo_init(c, &p, PTR_ALIGN(mem, 64));
 	return c;
+}
+
+/*
+ * Start the @n threads @t made by kthread_create(), last first, or none:
+ * if any of them failed, stop the others, fail @test and return the
+ * error. A thread stopped before it was woken never runs its function.
+ */
+static inline int memfilter_kunit_start_threads(struct kunit *test,
+						struct task_struct **t, int n)
+{
+	int i, err = 0;
+
+	for (i = 0; i < n; i++)
+		if (IS_ERR(t[i]))
+			err = PTR_ERR(t[i]);
+	if (err) {
+		for (i = 0; i < n; i++)
+			if (!IS_ERR(t[i]))
+				kthread_stop(t[i]);
+		KUNIT_FAIL(test, "kthread_create: %d", err);
+		return err;
+	}
+	for (i = n - 1; i >= 0; i--)
+		wake_up_process(t[i]);
+	return 0;
 }
 
 #endif /* _MEMFILTER_KUNIT_HELPERS_H */

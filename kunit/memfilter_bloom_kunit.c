@@ -358,7 +358,7 @@ static void mf_bloom_concurrent(struct kunit *test)
 	struct mf_conc *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	struct mf_conc_arg args[4];
 	struct task_struct *t[4];
-	int i, err = 0;
+	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	c->per_writer = 128 * 1024;
@@ -371,21 +371,11 @@ static void mf_bloom_concurrent(struct kunit *test)
 		args[i].id = i;
 	}
 	/* Create all first: nothing may run unless all can. */
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 4; i++)
 		t[i] = kthread_create(i < 2 ? mf_conc_writer : mf_conc_reader,
 				      &args[i], "mf-bloom-%d", i);
-		if (IS_ERR(t[i]))
-			err = PTR_ERR(t[i]);
-	}
-	if (err) {
-		for (i = 0; i < 4; i++)
-			if (!IS_ERR(t[i]))
-				kthread_stop(t[i]);
-		KUNIT_FAIL(test, "kthread_create: %d", err);
+	if (memfilter_kunit_start_threads(test, t, 4))
 		return;
-	}
-	for (i = 3; i >= 0; i--)
-		wake_up_process(t[i]);
 	for (i = 0; i < 4; i++)
 		wait_for_completion(&c->done[i]);
 	kunit_info(test, "%d concurrent lookups of completed inserts",

@@ -303,7 +303,7 @@ static void mf_cuckoo_readers_race_writer(struct kunit *test)
 	struct mf_race_reader_arg args[3];
 	struct memfilter_cuckoo_snapshot s;
 	struct task_struct *t[3];
-	int i, err = 0;
+	int i;
 	u32 k;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
@@ -323,18 +323,8 @@ static void mf_cuckoo_readers_race_writer(struct kunit *test)
 	t[0] = kthread_create(mf_race_writer, r, "mf-cuckoo-w");
 	t[1] = kthread_create(mf_race_reader, &args[1], "mf-cuckoo-r1");
 	t[2] = kthread_create(mf_race_reader, &args[2], "mf-cuckoo-r2");
-	for (i = 0; i < 3; i++)
-		if (IS_ERR(t[i]))
-			err = PTR_ERR(t[i]);
-	if (err) {
-		for (i = 0; i < 3; i++)
-			if (!IS_ERR(t[i]))
-				kthread_stop(t[i]);
-		KUNIT_FAIL(test, "kthread_create: %d", err);
+	if (memfilter_kunit_start_threads(test, t, 3))
 		return;
-	}
-	for (i = 2; i >= 0; i--)
-		wake_up_process(t[i]);
 	wait_for_completion(&r->done[0]);
 	for (i = 1; i < 3; i++)
 		wait_for_completion(&r->done[i]);

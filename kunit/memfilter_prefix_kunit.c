@@ -18,6 +18,7 @@
 #include <linux/unaligned.h>
 
 #include "filter.h"
+#include "helpers.h"
 #include "image.h"
 #include "prefix.h"
 
@@ -219,7 +220,7 @@ static void mf_prefix_readers_race_adds(struct kunit *test)
 {
 	struct mf_pfx_race *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	struct task_struct *t[3];
-	int i, err = 0;
+	int i;
 	u32 m;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
@@ -235,19 +236,10 @@ static void mf_prefix_readers_race_adds(struct kunit *test)
 	t[0] = kthread_create(mf_pfx_writer, r, "mf-prefix-w");
 	t[1] = kthread_create(mf_pfx_reader, r, "mf-prefix-r1");
 	t[2] = kthread_create(mf_pfx_reader, r, "mf-prefix-r2");
-	for (i = 0; i < 3; i++)
-		if (IS_ERR(t[i]))
-			err = PTR_ERR(t[i]);
-	if (err) {
-		for (i = 0; i < 3; i++)
-			if (!IS_ERR(t[i]))
-				kthread_stop(t[i]);
+	if (memfilter_kunit_start_threads(test, t, 3)) {
 		memfilter_put(r->f);
-		KUNIT_FAIL(test, "kthread_create: %d", err);
 		return;
 	}
-	for (i = 2; i >= 0; i--)
-		wake_up_process(t[i]);
 	wait_for_completion(&r->done[0]);
 	wait_for_completion(&r->done[1]);
 	wait_for_completion(&r->done[1]);
