@@ -25,9 +25,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bpf_bench.h"
+#include <linux/types.h>
 
-#define CTL		"/memfilter/bin/memfilterctl"
+#include "bpf_bench.h"
+#include "nf_bench.h"
+
 #define NF_DEDUP	"/memfilter/bin/nf_dedup"
 #define NFT		"/sbin/nft"
 #define NFT_FILE	"/tmp/nf_pps.nft"
@@ -72,28 +74,12 @@ struct state {
 	FILE *bpf_out;
 };
 
-static int sh(const char *cmd)
-{
-	int st = system(cmd);
-
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* Attach filter @name with @action; its ID into @st. */
 static int attach(struct state *st, const char *name, const char *action)
 {
-	char cmd[256];
-	FILE *p;
-	int ok;
-
-	snprintf(cmd, sizeof(cmd),
-		 CTL " nf attach %s --hook prerouting --key l4-payload --action %s --family ipv4",
-		 name, action);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	ok = fscanf(p, "%lld", &st->id) == 1;
-	return pclose(p) == 0 && ok ? 0 : -1;
+	return nf_bench_attach(&st->id,
+			       "%s --hook prerouting --key l4-payload --action %s --family ipv4",
+			       name, action);
 }
 
 /* The loader in this namespace; attached once it says so. */
@@ -129,7 +115,6 @@ static int bpf_start(struct state *st)
 
 static int remove_cur(struct state *st)
 {
-	char cmd[192];
 	int ret = 0, ch;
 	FILE *f;
 
@@ -137,10 +122,7 @@ static int remove_cur(struct state *st)
 	switch (st->cur) {
 	case C_COUNT:
 	case C_DEDUP:
-		snprintf(cmd, sizeof(cmd),
-			 CTL " nf stats %lld >/tmp/nf_pps.%d.stats && " CTL " nf detach %lld >/dev/null",
-			 st->id, st->cur, st->id);
-		ret = sh(cmd);
+		ret = nf_bench_detach(st->id, "nf_pps", st->cur);
 		break;
 	case C_NFT:
 		ret = sh(NFT " list chain ip nf_pps pre >/tmp/nf_pps.3.stats && "

@@ -29,9 +29,9 @@
 #include <linux/types.h>
 
 #include "bpf_bench.h"
+#include "nf_bench.h"
 #include "prefix_lists.h"
 
-#define CTL		"/memfilter/bin/memfilterctl"
 #define NFT		"/sbin/nft"
 #define IPSET		"/sbin/ipset"
 #define IPTABLES	"XTABLES_LIBDIR=/memfilter/bin/xtables /sbin/iptables-legacy"
@@ -52,13 +52,6 @@ struct state {
 	int cur;		/* installed configuration, -1: none */
 	long long id;		/* memfilter's attachment */
 };
-
-static int sh(const char *cmd)
-{
-	int st = system(cmd);
-
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 /* The three files of list @w: memfilterctl's, ipset restore's, nft's. */
 static int write_list(unsigned int w)
@@ -126,10 +119,7 @@ static int remove_cur(struct state *st)
 	}
 	switch ((st->cur - 1) % NWAYS) {
 	case W_MEMFILTER:
-		snprintf(cmd, sizeof(cmd),
-			 CTL " nf stats %lld >/tmp/nf_prefix.%d.stats && " CTL " nf detach %lld >/dev/null",
-			 st->id, st->cur, st->id);
-		ret = sh(cmd);
+		ret = nf_bench_detach(st->id, "nf_prefix", st->cur);
 		break;
 	case W_IPSET:
 		snprintf(cmd, sizeof(cmd),
@@ -153,7 +143,6 @@ static int apply(int c, void *arg)
 	struct state *st = arg;
 	int w = (c - 1) / NWAYS, ret = 0;
 	char cmd[320];
-	FILE *p;
 
 	if (remove_cur(st))
 		return -1;
@@ -161,13 +150,9 @@ static int apply(int c, void *arg)
 		return 0;
 	switch ((c - 1) % NWAYS) {
 	case W_MEMFILTER:
-		snprintf(cmd, sizeof(cmd),
-			 CTL " nf attach nf.pfx.%d --hook prerouting --key saddr --action drop-hit --family ipv4",
-			 w);
-		p = popen(cmd, "r");
-		ret = !p || fscanf(p, "%lld", &st->id) != 1;
-		if (p && pclose(p))
-			ret = -1;
+		ret = nf_bench_attach(&st->id,
+				      "nf.pfx.%d --hook prerouting --key saddr --action drop-hit --family ipv4",
+				      w);
 		break;
 	case W_IPSET:
 		/* Sets are per namespace: made in pb's, once (-exist after). */

@@ -109,14 +109,16 @@ bench-bpf: $(BUILD)/bench/bpf/bpf_bench bench/bpf_key_bench
 		bench/bpf_key_bench
 
 # --- make bench-nf: the netfilter hook against nftables -----------------------
-$(BUILD)/bench/nf/nf_pps: bench/nf_pps.c bench/bpf_pps.c bench/bpf/bpf_bench.h
+$(BUILD)/bench/nf/nf_pps: bench/nf_pps.c bench/bpf_pps.c bench/bpf/bpf_bench.h \
+		bench/nf_bench.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -Ibench/bpf -static -O2 $(WARN) -o $@ \
 		bench/nf_pps.c bench/bpf_pps.c $(BPF_LIBS)
 
 # make bench-nf-prefix: prefix blocklists against ipset and nftables.
 $(BUILD)/bench/nf/nf_prefix_pps: bench/nf_prefix_pps.c bench/bpf_pps.c \
-		bench/bpf/bpf_bench.h bench/prefix_lists.h tests/prefix_list.h
+		bench/bpf/bpf_bench.h bench/nf_bench.h bench/prefix_lists.h \
+		tests/prefix_list.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -Ibench/bpf -static -O2 $(WARN) -o $@ \
 		bench/nf_prefix_pps.c bench/bpf_pps.c $(BPF_LIBS)
