@@ -211,9 +211,10 @@ native-test-list:
 	@echo $(notdir $(NATIVE_TESTS))
 
 # --- static binaries for the guests -----------------------------------------
-# Every selftest includes tests/memfilter_utils.h, its helpers.
+# Every selftest includes tests/memfilter_utils.h, its helpers (and the
+# prefix list they probe).
 $(BUILD)/guest/bin/%_test: tests/%_test.c tests/memfilter_utils.h \
-		$(GUEST_LIB_OBJS) $(LIB_HDRS)
+		tests/prefix_list.h $(GUEST_LIB_OBJS) $(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -static -O2 $(TEST_WARN) \
 		-o $@ $< $(GUEST_LIB_OBJS) -lpthread
@@ -227,7 +228,8 @@ $(BUILD)/guest/bin/nf_test: tests/nf_utils.h tests/prefix_list.h
 IOCTL_FUZZ_SRCS := tests/ioctl_fuzz_test.c $(wildcard tests/ioctl_fuzz/*.c)
 
 $(BUILD)/guest/bin/ioctl_fuzz_test: $(IOCTL_FUZZ_SRCS) tests/ioctl_fuzz/fuzz.h \
-		tests/memfilter_utils.h $(GUEST_LIB_OBJS) $(LIB_HDRS)
+		tests/memfilter_utils.h tests/prefix_list.h $(GUEST_LIB_OBJS) \
+		$(LIB_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS_MF) -I$(KSELFTEST) -static -O2 $(TEST_WARN) \
 		-o $@ $(IOCTL_FUZZ_SRCS) $(GUEST_LIB_OBJS) -lpthread

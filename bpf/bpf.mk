@@ -46,7 +46,7 @@ $(BUILD)/guest/bin/bpf_test: tests/bpf_test.c tests/bpf_utils.h tests/memfilter_
 
 # The veth traffic test: TC and netfilter through skeletons, XDP through ip
 # from the object file, which goes into the guest beside it.
-$(BUILD)/guest/bin/veth_test: tests/veth_test.c tests/memfilter_utils.h \
+$(BUILD)/guest/bin/veth_test: tests/veth_test.c tests/memfilter_utils.h tests/prefix_list.h \
 		bpf/tc_dedup.h bpf/xdp_blocklist.h bpf/nf_dedup.h bpf/loader.h \
 		$(BUILD)/bpf/tc_dedup.skel.h $(BUILD)/bpf/nf_dedup.skel.h \
 		$(GUEST_LIB_OBJS) $(LIB_HDRS) | $(BUILD)/guest/bin/xdp_blocklist.bpf.o

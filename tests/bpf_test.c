@@ -419,8 +419,6 @@ TEST_F(bpf, contains_id)
 	close(fd);
 }
 
-#define N_ADDR_PROBES 600
-
 /*
  * Address lookups from XDP (kfunc_ops's xdp_addr): a prefix filter
  * holding a list shaped like a published one (tests/prefix_list.h) drops
@@ -434,13 +432,14 @@ TEST_F(bpf, contains_id)
  */
 TEST_F(bpf, prefix_lookup_exact)
 {
-	static struct mf_prefix a[N_ADDR_PROBES];
-	uint64_t want[(N_ADDR_PROBES + 63) / 64];
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_BLOOM, .fpr = 0.25,
+		.fixed_seed = true, .seed = 5, .name = "bpf.test.pfx",
+		.prefixes = true, .prefix_lengths = 24);
 	struct mf_info before, after;
+	struct plist_probes *pp;
 	struct kfunc_ops_bpf *skel;
-	struct mf_prefix *list;
 	struct mf_offline *off;
-	size_t n, inside, i, ilen;
+	size_t i, ilen;
 	uint8_t pkt[64];
 	uint32_t id, k;
 	int fd, kfd, pass, hits;
@@ -448,28 +447,20 @@ TEST_F(bpf, prefix_lookup_exact)
 	void *img;
 
 	NEED_KFUNCS();
-	list = calloc(mf_plist_size(), sizeof(*list));
-	ASSERT_NE(NULL, list);
-	n = mf_plist_make(44, list);
-	{
-		MF_OPTS(mf_create_opts, o, .type = MF_TYPE_BLOOM,
-			.capacity = n, .fpr = 0.25, .fixed_seed = true,
-			.seed = 5, .name = "bpf.test.pfx", .prefixes = true,
-			.prefix_lengths = 24);
-
-		fd = mf_create(self->dev, &o);
-	}
+	pp = plist_probes_new();
+	ASSERT_NE(NULL, pp);
+	o.capacity = pp->n;
+	fd = mf_create(self->dev, &o);
 	ASSERT_LE(0, fd) TH_LOG("create: %s", mf_strerror(fd));
-	ASSERT_EQ(n, mf_add_prefixes(fd, list, n, NULL, NULL));
+	ASSERT_EQ(pp->n, mf_add_prefixes(fd, pp->list, pp->n, NULL, NULL));
 	ASSERT_EQ(0, mf_pub_id(fd, &id));
 	ASSERT_EQ(0, mf_dump(fd, &img, &ilen));
 	ASSERT_EQ(0, mf_offline_from_image(img, ilen, &off, NULL));
 	free(img);
-	mf_plist_probes(7, list, n, a, N_ADDR_PROBES, &inside);
-	hits = mf_offline_query_addrs(off, a, N_ADDR_PROBES, want, NULL);
-	ASSERT_LE(inside, hits);
+	ASSERT_EQ(0, plist_probe(pp, 7, off));
+	hits = pp->hits;
 	TH_LOG("%d of %d probes covered (%zu inside a listed range)", hits,
-	       N_ADDR_PROBES, inside);
+	       PLIST_PROBES, pp->inside);
 	skel = ops_load("bpf.test.pfx");
 	ASSERT_NE(NULL, skel);
 
@@ -477,37 +468,37 @@ TEST_F(bpf, prefix_lookup_exact)
 	for (pass = 0; pass < 2; pass++) {
 		skel->bss->args.id = pass ? id : 0;
 		memset(&skel->bss->addr_counts, 0, sizeof(skel->bss->addr_counts));
-		for (i = 0; i < N_ADDR_PROBES; i++) {
-			bool hit = want[i / 64] >> (i % 64) & 1;
+		for (i = 0; i < PLIST_PROBES; i++) {
+			bool hit = plist_hit(pp, i);
 
 			ASSERT_EQ(0, run_xdp(bpf_program__fd(skel->progs.xdp_addr),
-					     pkt, addr_packet(pkt, &a[i]), &retval));
+					     pkt, addr_packet(pkt, &pp->a[i]), &retval));
 			ASSERT_EQ(hit ? XDP_DROP : XDP_PASS, retval)
 				TH_LOG("%s, probe %zu", pass ? "by id" : "borrowed", i);
 			if (i % 3 == 0)
 				ASSERT_TRUE(hit) TH_LOG("probe %zu is inside", i);
 		}
 		EXPECT_EQ(hits, skel->bss->addr_counts.dropped);
-		EXPECT_EQ(N_ADDR_PROBES - hits, skel->bss->addr_counts.passed);
+		EXPECT_EQ(PLIST_PROBES - hits, skel->bss->addr_counts.passed);
 		EXPECT_EQ(0, skel->bss->addr_counts.no_filter);
 		EXPECT_EQ(0, skel->bss->addr_counts.not_ip);
 	}
 	ASSERT_EQ(0, mf_info(fd, &after));
-	EXPECT_EQ(before.queries + 2 * N_ADDR_PROBES, after.queries);
+	EXPECT_EQ(before.queries + 2 * PLIST_PROBES, after.queries);
 	EXPECT_EQ(before.hits + 2 * hits, after.hits);
 
 	/* A referenced filter (syscall program), and the sizes refused. */
 	for (i = 0; i < 60; i++) {
-		bool hit = want[i / 64] >> (i % 64) & 1;
+		bool hit = plist_hit(pp, i);
 
 		EXPECT_EQ(hit ? 0 : -ENOENT,
-			  op(skel, KFUNC_OP_CONTAINS_ADDR, a[i].addr,
-			     a[i].family == MF_PREFIX_IPV4 ? 4 : 16)) TH_LOG("probe %zu", i);
+			  op(skel, KFUNC_OP_CONTAINS_ADDR, pp->a[i].addr,
+			     pp->a[i].family == MF_PREFIX_IPV4 ? 4 : 16)) TH_LOG("probe %zu", i);
 	}
-	EXPECT_EQ(-EINVAL, op(skel, KFUNC_OP_CONTAINS_ADDR, a[0].addr, 5));
-	EXPECT_EQ(-EINVAL, op(skel, KFUNC_OP_CONTAINS_ADDR, a[0].addr, 0));
-	EXPECT_EQ(-EINVAL, one_call(skel, KFUNC_OP_CONTAINS_ADDR, id, a[0].addr, 15));
-	EXPECT_EQ(-ESRCH, one_call(skel, KFUNC_OP_CONTAINS_ADDR, 0, a[0].addr, 4));
+	EXPECT_EQ(-EINVAL, op(skel, KFUNC_OP_CONTAINS_ADDR, pp->a[0].addr, 5));
+	EXPECT_EQ(-EINVAL, op(skel, KFUNC_OP_CONTAINS_ADDR, pp->a[0].addr, 0));
+	EXPECT_EQ(-EINVAL, one_call(skel, KFUNC_OP_CONTAINS_ADDR, id, pp->a[0].addr, 15));
+	EXPECT_EQ(-ESRCH, one_call(skel, KFUNC_OP_CONTAINS_ADDR, 0, pp->a[0].addr, 4));
 	kfunc_ops_bpf__destroy(skel);
 	mf_offline_free(off);
 	ASSERT_EQ(0, mf_unpublish(fd));
@@ -527,7 +518,7 @@ TEST_F(bpf, prefix_lookup_exact)
 	kfunc_ops_bpf__destroy(skel);
 	ASSERT_EQ(0, mf_unpublish(kfd));
 	close(kfd);
-	free(list);
+	plist_probes_free(pp);
 }
 
 /* Bloom: delete is -EOPNOTSUPP; the batch agrees with the ioctl query. */

@@ -5,9 +5,10 @@
  * tests; nf_utils.h and bpf_utils.h add their areas' on top): raw ioctls
  * that return -errno, a fixture with the device open, filter creation,
  * key batches, image dumps and loads, key generators, module parameters,
- * files and command lines, fd passing, and running a check in a child or
- * as an unprivileged user. Everything is static inline so that each test
- * takes only what it uses.
+ * files and command lines, fd passing, running a check in a child or as
+ * an unprivileged user, and probes of a prefix blocklist with the answers
+ * a filter holding it must give. Everything is static inline so that each
+ * test takes only what it uses.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -29,6 +30,8 @@
 #include <unistd.h>
 
 #include <linux/memfilter.h>
+
+#include "prefix_list.h"
 
 #define MF_DEV "/dev/memfilter"
 
@@ -393,5 +396,70 @@ static inline int as_nobody(int (*fn)(void *arg), void *arg)
 		if (geteuid() != 0)					\
 			SKIP(return, "needs root to drop privileges");	\
 	} while (0)
+
+/* Probe addresses of a prefix blocklist (struct plist_probes). */
+#define PLIST_PROBES 600
+
+/*
+ * A list shaped like a published blocklist (tests/prefix_list.h's, from
+ * seed 44), PLIST_PROBES probe addresses (every third inside a listed
+ * range, the others outside every one) and which of them a filter holding
+ * the list covers, by the offline lookup of its dump: the probes inside
+ * and its false positives outside.
+ */
+struct plist_probes {
+	struct mf_prefix *list;
+	size_t n;				/* entries of @list */
+	struct mf_prefix a[PLIST_PROBES];	/* the probes */
+	uint64_t want[(PLIST_PROBES + 63) / 64];	/* bit i: a[i] covered */
+	size_t inside;				/* probes inside a listed range */
+	size_t hits;				/* probes covered */
+};
+
+/* The list of a new struct plist_probes, or NULL; plist_probes_free() it. */
+static inline struct plist_probes *plist_probes_new(void)
+{
+	struct plist_probes *pp = calloc(1, sizeof(*pp));
+
+	if (!pp)
+		return NULL;
+	pp->list = calloc(mf_plist_size(), sizeof(*pp->list));
+	if (!pp->list) {
+		free(pp);
+		return NULL;
+	}
+	pp->n = mf_plist_make(44, pp->list);
+	return pp;
+}
+
+static inline void plist_probes_free(struct plist_probes *pp)
+{
+	if (pp)
+		free(pp->list);
+	free(pp);
+}
+
+/*
+ * @pp's probes from @seed and which of them @off (a dump of a filter
+ * holding @pp->list, offline) covers. Return: 0, or -1 if the lookup
+ * failed or covers fewer probes than lie inside the list.
+ */
+static inline int plist_probe(struct plist_probes *pp, uint64_t seed,
+			      const struct mf_offline *off)
+{
+	ssize_t hits;
+
+	mf_plist_probes(seed, pp->list, pp->n, pp->a, PLIST_PROBES,
+			&pp->inside);
+	hits = mf_offline_query_addrs(off, pp->a, PLIST_PROBES, pp->want, NULL);
+	pp->hits = hits < 0 ? 0 : hits;
+	return hits < 0 || pp->hits < pp->inside ? -1 : 0;
+}
+
+/* Whether a filter holding @pp->list covers probe @i. */
+static inline bool plist_hit(const struct plist_probes *pp, size_t i)
+{
+	return pp->want[i / 64] >> (i % 64) & 1;
+}
 
 #endif /* _MEMFILTER_UTILS_H */

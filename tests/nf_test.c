@@ -1078,8 +1078,6 @@ static int prefix_blocklist(struct __test_metadata *_metadata, int dev,
 	return fd;
 }
 
-#define N_PFX_PROBES 600
-
 /*
  * A prefix blocklist shaped like a published one (tests/prefix_list.h)
  * on the output hook by destination address, IPv4 and IPv6 (every
@@ -1092,12 +1090,10 @@ static int prefix_blocklist(struct __test_metadata *_metadata, int dev,
  */
 TEST_F(nf, prefix_daddr_output)
 {
-	static struct mf_prefix a[N_PFX_PROBES];
-	uint64_t want[(N_PFX_PROBES + 63) / 64];
 	struct mf_info before, after;
-	struct mf_prefix *list;
+	struct plist_probes *pp;
 	struct mf_offline *off;
-	size_t n, inside, i;
+	size_t i;
 	unsigned int hits, got;
 	int fd, ret, r;
 	char buf[16];
@@ -1105,45 +1101,44 @@ TEST_F(nf, prefix_daddr_output)
 
 	if (!every_address_local(_metadata))
 		SKIP(return, "no " IP_TOOL " or no namespace of its own");
-	list = calloc(mf_plist_size(), sizeof(*list));
-	ASSERT_NE(NULL, list);
-	n = mf_plist_make(44, list);
-	fd = prefix_blocklist(_metadata, self->dev, "nf.pfx", list, n, &off);
+	pp = plist_probes_new();
+	ASSERT_NE(NULL, pp);
+	fd = prefix_blocklist(_metadata, self->dev, "nf.pfx", pp->list, pp->n,
+			      &off);
 	ASSERT_LE(0, fd);
-	mf_plist_probes(3, list, n, a, N_PFX_PROBES, &inside);
-	hits = mf_offline_query_addrs(off, a, N_PFX_PROBES, want, NULL);
-	ASSERT_LE(inside, hits);
+	ASSERT_EQ(0, plist_probe(pp, 3, off));
+	hits = pp->hits;
 	TH_LOG("%u of %d destinations covered (%zu inside a listed range)",
-	       hits, N_PFX_PROBES, inside);
+	       hits, PLIST_PROBES, pp->inside);
 	r = receiver(_metadata, AF_INET6);	/* both families */
 	id = attach(self->dev, "nf.pfx", MF_NF_IPV4 | MF_NF_IPV6, MF_NF_OUTPUT,
 		    MF_NF_KEY_DADDR, MF_NF_DROP_HIT);
 	ASSERT_LT(0, id) TH_LOG("attach: %s", mf_strerror(id));
 	ASSERT_EQ(0, mf_info(fd, &before));
-	for (i = 0; i < N_PFX_PROBES; i++) {
-		bool hit = want[i / 64] >> (i % 64) & 1;
+	for (i = 0; i < PLIST_PROBES; i++) {
+		bool hit = plist_hit(pp, i);
 
-		ret = send_to_addr(&a[i]);
+		ret = send_to_addr(&pp->a[i]);
 		EXPECT_EQ(hit ? -EPERM : 0, ret) TH_LOG("destination %zu: %s", i,
 							strerror(-ret));
 		if (i % 3 == 0)
 			EXPECT_TRUE(hit) TH_LOG("destination %zu is inside", i);
 	}
 	/* Every datagram that passed was delivered. */
-	for (got = 0; got < N_PFX_PROBES - hits; got++)
+	for (got = 0; got < PLIST_PROBES - hits; got++)
 		ASSERT_LT(0, recv(r, buf, sizeof(buf), 0)) TH_LOG("%u received", got);
 	EXPECT_EQ(-1, recv(r, buf, sizeof(buf), MSG_DONTWAIT));
 	close(r);
-	expect_stats(_metadata, self->dev, id, N_PFX_PROBES, hits, hits, 0);
+	expect_stats(_metadata, self->dev, id, PLIST_PROBES, hits, hits, 0);
 	ASSERT_EQ(0, mf_info(fd, &after));
-	EXPECT_EQ(before.queries + N_PFX_PROBES, after.queries);
+	EXPECT_EQ(before.queries + PLIST_PROBES, after.queries);
 	EXPECT_EQ(before.hits + hits, after.hits);
 	EXPECT_EQ(0, mf_nf_detach(self->dev, id));
 	/* Dedup adds keys: not addresses into a prefix filter. */
 	EXPECT_EQ(-EOPNOTSUPP, attach(self->dev, "nf.pfx", MF_NF_IPV4,
 				      MF_NF_OUTPUT, MF_NF_KEY_SADDR, MF_NF_DEDUP));
 	mf_offline_free(off);
-	free(list);
+	plist_probes_free(pp);
 	EXPECT_EQ(0, mf_unpublish(fd));
 	close(fd);
 }
