@@ -25,8 +25,6 @@
 #include "xdp_blocklist.h"
 #include "xdp_saddr.bpf.h"
 
-#define ESRCH		3
-
 const volatile char filter_name[64] = "xdp.blocklist";
 const volatile __u32 filter_id;
 
@@ -46,39 +44,19 @@ static __always_inline int verdict(int ret)
 SEC("xdp")
 int xdp_blocklist(struct xdp_md *ctx)
 {
-	struct memfilter_borrowed *b;
-	__u8 key[16];
-	__u32 len;
-	int ret;
+	/* The source address as a key; filter_id is constant at load. */
+	int ret = memfilter_xdp_saddr_lookup(ctx, filter_id,
+					     (const char *)filter_name, false);
 
-	len = memfilter_xdp_saddr(ctx, key);
-	if (!len)
-		goto not_ip;
-
-	/*
-	 * No reference, so no atomic operation per packet: by id, one kfunc
-	 * call; by name, a borrow. filter_id is constant at load: the
-	 * verifier keeps one branch.
-	 */
-	if (filter_id) {
-		ret = bpf_memfilter_contains_id(filter_id, key, len);
-		if (ret == -ESRCH)
-			goto no_filter;
-		return verdict(ret);
+	if (ret == MEMFILTER_XDP_NOT_IP) {
+		__sync_fetch_and_add(&counts.not_ip, 1);
+		return XDP_PASS;
 	}
-	b = bpf_memfilter_borrow((const char *)filter_name);
-	if (!b)
-		goto no_filter;
-	ret = verdict(bpf_memfilter_contains(&b->f, key, len));
-	bpf_memfilter_unborrow(b);
-	return ret;
-
-no_filter:
-	__sync_fetch_and_add(&counts.no_filter, 1);
-	return XDP_PASS;
-not_ip:
-	__sync_fetch_and_add(&counts.not_ip, 1);
-	return XDP_PASS;
+	if (ret == MEMFILTER_XDP_NO_FILTER) {
+		__sync_fetch_and_add(&counts.no_filter, 1);
+		return XDP_PASS;
+	}
+	return verdict(ret);
 }
 
 char LICENSE[] SEC("license") = "GPL";

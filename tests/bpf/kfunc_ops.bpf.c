@@ -15,7 +15,6 @@
 #include "kfunc_ops.h"
 #include "xdp_saddr.bpf.h"
 
-#define ESRCH		3
 #define TC_ACT_OK	0
 #define TC_ACT_SHOT	2
 #define EBUSY		16
@@ -145,24 +144,16 @@ SEC("xdp")
 int xdp_addr(struct xdp_md *ctx)
 {
 	struct addr_counts *c = &addr_counts;
-	struct memfilter_borrowed *b;
-	__u8 addr[16];
-	__u32 len;
-	int ret;
+	int ret = memfilter_xdp_saddr_lookup(ctx, args.id,
+					     (const char *)filter_name, true);
 
-	len = memfilter_xdp_saddr(ctx, addr);
-	if (!len)
-		goto not_ip;
-	if (args.id) {
-		ret = bpf_memfilter_contains_addr_id(args.id, addr, len);
-		if (ret == -ESRCH)
-			goto no_filter;
-	} else {
-		b = bpf_memfilter_borrow((const char *)filter_name);
-		if (!b)
-			goto no_filter;
-		ret = bpf_memfilter_contains_addr(&b->f, addr, len);
-		bpf_memfilter_unborrow(b);
+	if (ret == MEMFILTER_XDP_NOT_IP) {
+		__sync_fetch_and_add(&c->not_ip, 1);
+		return XDP_PASS;
+	}
+	if (ret == MEMFILTER_XDP_NO_FILTER) {
+		__sync_fetch_and_add(&c->no_filter, 1);
+		return XDP_PASS;
 	}
 	c->last = ret;
 	if (ret == 0) {
@@ -170,12 +161,6 @@ int xdp_addr(struct xdp_md *ctx)
 		return XDP_DROP;
 	}
 	__sync_fetch_and_add(&c->passed, 1);
-	return XDP_PASS;
-no_filter:
-	__sync_fetch_and_add(&c->no_filter, 1);
-	return XDP_PASS;
-not_ip:
-	__sync_fetch_and_add(&c->not_ip, 1);
 	return XDP_PASS;
 }
 
