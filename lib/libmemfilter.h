@@ -473,6 +473,11 @@ LIBMEMFILTER_API ssize_t mf_test_and_addv(int fd, const void *keys, const uint32
 
 /* The largest count mf_count() gives: 2 buckets of 4 slots, the stash. */
 #define MF_COUNT_MAX 9
+/*
+ * The largest count of a key whose two buckets are one bucket (about one
+ * key in nbuckets / 2): its 4 slots and the stash.
+ */
+#define MF_COUNT_MAX_ONE_BUCKET 5
 
 /**
  * mf_count() - how many times each fixed-size key may have been added

@@ -378,18 +378,16 @@ void reader_full(const struct reader *r, const char *what, uint64_t added,
 	got = off ? mf_offline_countv(off, key, &r->key_lens[done], 1, &count,
 				      NULL) :
 		    mf_countv(fd, key, &r->key_lens[done], 1, &count, NULL);
-	/*
-	 * A key's copies fill its two buckets and the stash: 9, or 5 when
-	 * its two buckets are one (about one key in nbuckets / 2).
-	 */
-	if (got < 0 || count < 5) {
+	/* A key's copies fill its two buckets (or its one) and the stash. */
+	if (got < 0 || count < MF_COUNT_MAX_ONE_BUCKET) {
 		cli_error("%s: filter is full after %" PRIu64
 			  " keys were added (%s:%" PRIu64 " not added)", what,
 			  added, r->path, line);
 		return;
 	}
-	cli_error("%s: the key of %s:%" PRIu64 " is in the filter %u times already: a cuckoo filter stores one key at most %d times (2 buckets of 4 slots, and the stash; 5 if its two buckets are one); %" PRIu64 " keys were added%s",
-		  what, r->path, line, count, MF_COUNT_MAX, added,
+	cli_error("%s: the key of %s:%" PRIu64 " is in the filter %u times already: a cuckoo filter stores one key at most %d times (2 buckets of 4 slots, and the stash; %d if its two buckets are one); %" PRIu64 " keys were added%s",
+		  what, r->path, line, count, MF_COUNT_MAX,
+		  MF_COUNT_MAX_ONE_BUCKET, added,
 		  strcmp(cur->name, "add") ? " (give each key once: sort -u)" :
 		  " (add --unique adds only keys not yet present)");
 }
