@@ -11,6 +11,7 @@
 #include <linux/memfilter.h>
 
 #include "libmemfilter.h"
+#include "types.h"
 
 /*
  * Export @impl as @name of version node @node (lib/libmemfilter.map lists

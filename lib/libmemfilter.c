@@ -229,10 +229,8 @@ int libmf_encode_create(struct memfilter_create *c,
 	ret = libmf_encode_hash(c, o, sz, why);
 	if (ret)
 		return ret;
-	if (o->type != MF_TYPE_BLOOM && o->type != MF_TYPE_CUCKOO &&
-	    o->type != MF_TYPE_WINDOW && o->type != MF_TYPE_GROW)
-		return libmf_refuse(why, "type must be MF_TYPE_BLOOM, MF_TYPE_CUCKOO, MF_TYPE_WINDOW or MF_TYPE_GROW",
-				    -EINVAL);
+	if (!libmf_type_of(o->type))
+		return libmf_refuse(why, LIBMF_TYPES_WHY, -EINVAL);
 	if (!o->capacity)
 		return libmf_refuse(why, "capacity must be at least 1", -EINVAL);
 	if ((c->flags & MEMFILTER_CREATE_KEYED) && o->fixed_seed)
@@ -693,12 +691,13 @@ int mf_count_key(int fd, const void *key, size_t len)
 }
 
 /*
- * mf_create_window() (@type MF_TYPE_WINDOW, with @w) and mf_create_grow()
- * (MF_TYPE_GROW, with @g): @opts and the type's own options encoded into
- * one CREATE, by the rules of 1.8 (@strict) or of the versions before.
+ * mf_create_window() (@opts_of LIBMF_OPTS_WINDOW, with @w) and
+ * mf_create_grow() (LIBMF_OPTS_GROW, with @g): @opts and the type's
+ * own options encoded into one CREATE, by the rules of 1.8 (@strict) or
+ * of the versions before.
  */
-static int mf_create_typed(int devfd, const struct mf_create_opts *opts, int type,
-			   const struct mf_window_opts *w,
+static int mf_create_typed(int devfd, const struct mf_create_opts *opts,
+			   unsigned int opts_of, const struct mf_window_opts *w,
 			   const struct mf_grow_opts *g, bool strict)
 {
 	struct memfilter_create c = { .size = sizeof(c) };
@@ -706,7 +705,7 @@ static int mf_create_typed(int devfd, const struct mf_create_opts *opts, int typ
 
 	ret = libmf_encode_create(&c, opts, strict, NULL);
 	if (!ret)
-		ret = type == MF_TYPE_WINDOW ?
+		ret = opts_of == LIBMF_OPTS_WINDOW ?
 		      libmf_encode_window(&c, w, NULL) :
 		      libmf_encode_grow(&c, g, strict, NULL);
 	return mf_create_req(devfd, &c, ret);
@@ -715,14 +714,14 @@ static int mf_create_typed(int devfd, const struct mf_create_opts *opts, int typ
 int libmf_create_window_1_8(int devfd, const struct mf_create_opts *opts,
 			    const struct mf_window_opts *w)
 {
-	return mf_create_typed(devfd, opts, MF_TYPE_WINDOW, w, NULL, true);
+	return mf_create_typed(devfd, opts, LIBMF_OPTS_WINDOW, w, NULL, true);
 }
 MF_SYMVER_DEFAULT(libmf_create_window_1_8, mf_create_window, MEMFILTER_1.8);
 
 int libmf_create_window_1_2(int devfd, const struct mf_create_opts *opts,
 			    const struct mf_window_opts *w)
 {
-	return mf_create_typed(devfd, opts, MF_TYPE_WINDOW, w, NULL, false);
+	return mf_create_typed(devfd, opts, LIBMF_OPTS_WINDOW, w, NULL, false);
 }
 MF_SYMVER(libmf_create_window_1_2, mf_create_window, MEMFILTER_1.2);
 
@@ -734,7 +733,7 @@ int libmf_encode_window(struct memfilter_create *c,
 	if (!w)
 		return libmf_refuse(why, "a window filter needs its struct mf_window_opts",
 				    -EINVAL);
-	if (c->type != MEMFILTER_TYPE_WINDOW)
+	if (!libmf_type_has(c->type, LIBMF_OPTS_WINDOW))
 		return libmf_refuse(why, "struct mf_window_opts is for type MF_TYPE_WINDOW",
 				    -EINVAL);
 	ret = libmf_opts_check(w, w->sz, sizeof(*w));
@@ -756,7 +755,7 @@ int libmf_encode_grow(struct memfilter_create *c, const struct mf_grow_opts *g,
 	double pct;
 	int ret;
 
-	if (c->type != MEMFILTER_TYPE_GROW)
+	if (!libmf_type_has(c->type, LIBMF_OPTS_GROW))
 		return libmf_refuse(why, "struct mf_grow_opts is for type MF_TYPE_GROW",
 				    -EINVAL);
 	if (!g)
@@ -787,14 +786,14 @@ int libmf_encode_grow(struct memfilter_create *c, const struct mf_grow_opts *g,
 int libmf_create_grow_1_8(int devfd, const struct mf_create_opts *opts,
 			  const struct mf_grow_opts *g)
 {
-	return mf_create_typed(devfd, opts, MF_TYPE_GROW, NULL, g, true);
+	return mf_create_typed(devfd, opts, LIBMF_OPTS_GROW, NULL, g, true);
 }
 MF_SYMVER_DEFAULT(libmf_create_grow_1_8, mf_create_grow, MEMFILTER_1.8);
 
 int libmf_create_grow_1_4(int devfd, const struct mf_create_opts *opts,
 			  const struct mf_grow_opts *g)
 {
-	return mf_create_typed(devfd, opts, MF_TYPE_GROW, NULL, g, false);
+	return mf_create_typed(devfd, opts, LIBMF_OPTS_GROW, NULL, g, false);
 }
 MF_SYMVER(libmf_create_grow_1_4, mf_create_grow, MEMFILTER_1.4);
 
@@ -804,7 +803,7 @@ int libmf_decode_grow_info(const struct memfilter_info *i,
 {
 	unsigned int j;
 
-	if (i->type != MEMFILTER_TYPE_GROW)
+	if (!libmf_type_has(i->type, LIBMF_OPTS_GROW))
 		return -EOPNOTSUPP;
 	memset((char *)gi + sizeof(gi->sz), 0, sizeof(*gi) - sizeof(gi->sz));
 	gi->subfilters = i->subfilters;
@@ -863,7 +862,7 @@ int libmf_decode_window_info(const struct memfilter_info *i,
 {
 	unsigned int j;
 
-	if (i->type != MEMFILTER_TYPE_WINDOW)
+	if (!libmf_type_has(i->type, LIBMF_OPTS_WINDOW))
 		return -EOPNOTSUPP;
 	memset((char *)wi + sizeof(wi->sz), 0, sizeof(*wi) - sizeof(wi->sz));
 	wi->generations = i->generations;

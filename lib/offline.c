@@ -152,10 +152,13 @@ static int mf_offline_create_req(const struct memfilter_create *c,
 }
 
 /*
- * mf_offline_create*(): Bloom or cuckoo (@type 0), window (with @w) or
- * growing (with @g), by 1.8's rules (@strict) or those before.
+ * mf_offline_create*(): a type without options of its own (@opts_of 0),
+ * or with a struct mf_window_opts (LIBMF_OPTS_WINDOW, @w) or a
+ * struct mf_grow_opts (LIBMF_OPTS_GROW, @g), by 1.8's rules
+ * (@strict) or those before.
  */
-static int mf_offline_create_typed(const struct mf_create_opts *opts, int type,
+static int mf_offline_create_typed(const struct mf_create_opts *opts,
+				   unsigned int opts_of,
 				   const struct mf_window_opts *w,
 				   const struct mf_grow_opts *g, bool strict,
 				   struct mf_offline **out)
@@ -163,9 +166,9 @@ static int mf_offline_create_typed(const struct mf_create_opts *opts, int type,
 	struct memfilter_create c = { .size = sizeof(c) };
 	int ret = mf_offline_encode(&c, opts, strict, out);
 
-	if (!ret && type == MF_TYPE_WINDOW)
+	if (!ret && opts_of == LIBMF_OPTS_WINDOW)
 		ret = libmf_encode_window(&c, w, NULL);
-	else if (!ret && type == MF_TYPE_GROW)
+	else if (!ret && opts_of == LIBMF_OPTS_GROW)
 		ret = libmf_encode_grow(&c, g, strict, NULL);
 	return ret ? ret : mf_offline_create_req(&c, out);
 }
@@ -188,7 +191,8 @@ int libmf_offline_create_grow_1_8(const struct mf_create_opts *opts,
 				  const struct mf_grow_opts *g,
 				  struct mf_offline **out)
 {
-	return mf_offline_create_typed(opts, MF_TYPE_GROW, NULL, g, true, out);
+	return mf_offline_create_typed(opts, LIBMF_OPTS_GROW, NULL, g, true,
+				       out);
 }
 MF_SYMVER_DEFAULT(libmf_offline_create_grow_1_8, mf_offline_create_grow,
 		  MEMFILTER_1.8);
@@ -197,7 +201,8 @@ int libmf_offline_create_grow_1_4(const struct mf_create_opts *opts,
 				  const struct mf_grow_opts *g,
 				  struct mf_offline **out)
 {
-	return mf_offline_create_typed(opts, MF_TYPE_GROW, NULL, g, false, out);
+	return mf_offline_create_typed(opts, LIBMF_OPTS_GROW, NULL, g, false,
+				       out);
 }
 MF_SYMVER(libmf_offline_create_grow_1_4, mf_offline_create_grow, MEMFILTER_1.4);
 
@@ -205,7 +210,8 @@ int libmf_offline_create_window_1_8(const struct mf_create_opts *opts,
 				    const struct mf_window_opts *w,
 				    struct mf_offline **out)
 {
-	return mf_offline_create_typed(opts, MF_TYPE_WINDOW, w, NULL, true, out);
+	return mf_offline_create_typed(opts, LIBMF_OPTS_WINDOW, w, NULL, true,
+				       out);
 }
 MF_SYMVER_DEFAULT(libmf_offline_create_window_1_8, mf_offline_create_window,
 		  MEMFILTER_1.8);
@@ -214,7 +220,8 @@ int libmf_offline_create_window_1_6(const struct mf_create_opts *opts,
 				    const struct mf_window_opts *w,
 				    struct mf_offline **out)
 {
-	return mf_offline_create_typed(opts, MF_TYPE_WINDOW, w, NULL, false, out);
+	return mf_offline_create_typed(opts, LIBMF_OPTS_WINDOW, w, NULL, false,
+				       out);
 }
 MF_SYMVER(libmf_offline_create_window_1_6, mf_offline_create_window,
 	  MEMFILTER_1.6);
@@ -279,9 +286,9 @@ int mf_create_check(const struct mf_create_opts *opts,
 	if (why)
 		*why = NULL;
 	ret = libmf_encode_create(&c, opts, true, why);
-	if (!ret && (opts->type == MF_TYPE_WINDOW || w))
+	if (!ret && (libmf_type_has(opts->type, LIBMF_OPTS_WINDOW) || w))
 		ret = libmf_encode_window(&c, w, why);
-	if (!ret && (opts->type == MF_TYPE_GROW || g))
+	if (!ret && (libmf_type_has(opts->type, LIBMF_OPTS_GROW) || g))
 		ret = libmf_encode_grow(&c, g, true, why);
 	if (ret)
 		return ret;

@@ -9,7 +9,8 @@ into memfilter_kunit. A new feature bit or type fails here until
 
   - memfilterctl names it: a { MEMFILTER_FEAT_X, "name" } entry of the
     feature table `memfilterctl version` prints from (tools/*.c), and a
-    `case MF_TYPE_X: return "name";` of the type names (tools/*.c);
+    { MF_TYPE_X, "name", ... } entry of the userspace type table
+    (lib/types.h, which memfilterctl's type names come from);
   - libmemfilter has MF_TYPE_X with the same value (lib/libmemfilter.h);
   - Documentation/uapi.rst's feature table has ``MEMFILTER_FEAT_X`` and
     memfilterctl(8)'s version section the CLI's name for it;
@@ -84,8 +85,8 @@ def main():
                          tools):
         feat_names.setdefault(m.group(1), []).append(m.group(2))
     type_names = {}
-    for m in re.finditer(r'case\s+(?:MF|MEMFILTER)_TYPE_(\w+)\s*:\s*'
-                         r'return\s+"([^"]+)"\s*;', tools):
+    for m in re.finditer(r'\{\s*MF_TYPE_(\w+)\s*,\s*"([^"]+)"',
+                         read(os.path.join(top, 'lib/types.h'))):
         type_names.setdefault(m.group(1), []).append(m.group(2))
     for f in feats:
         if f not in feat_names:
@@ -97,9 +98,9 @@ def main():
                        % (f, len(feat_names[f]), ', '.join(feat_names[f])))
     for t in types:
         if t not in type_names:
-            bad.append('tools/: MEMFILTER_TYPE_%s has no '
-                       '"case MF_TYPE_%s: return "name";" in the type '
-                       'names' % (t, t))
+            bad.append('lib/types.h: MEMFILTER_TYPE_%s has no '
+                       '{ MF_TYPE_%s, "name", ... } entry in the type '
+                       'table' % (t, t))
     names = [n for v in feat_names.values() for n in v]
     for n in sorted(set(names)):
         if names.count(n) > 1:

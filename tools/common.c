@@ -452,6 +452,7 @@ int parse_double(const char *opt, const char *s, double *v)
 /* One filter option into @o. Return: 1 taken, 0 not ours, -1 bad. */
 static int filter_opt(int c, struct mf_create_opts *o)
 {
+	const struct libmf_type *t;
 	uint64_t fp = 0;
 
 	switch (c) {
@@ -459,17 +460,13 @@ static int filter_opt(int c, struct mf_create_opts *o)
 	case OPT_PREFIX_LENGTHS:
 		return prefix_opt(c, o);
 	case 't':
-		if (!strcmp(optarg, "bloom")) {
-			o->type = MF_TYPE_BLOOM;
-		} else if (!strcmp(optarg, "cuckoo")) {
-			o->type = MF_TYPE_CUCKOO;
-		} else if (!strcmp(optarg, "grow")) {
-			o->type = MF_TYPE_GROW;	/* as --grow */
-		} else {
-			usage_error("--type must be bloom, cuckoo or grow, not '%s'",
-				    optarg);
+		t = libmf_type_named(optarg);
+		if (!t || !(t->flags & LIBMF_TYPE_CLI)) {
+			usage_error("--type must be %s, not '%s'",
+				    type_words(", ", " or "), optarg);
 			return -1;
 		}
+		o->type = t->type;	/* grow: as --grow */
 		return 1;
 	case 'c':
 		return parse_u64("--capacity", optarg, 0, &o->capacity) ? -1 : 1;
@@ -571,16 +568,16 @@ static int fpr_reachable(const struct mf_create_opts *o,
 	double ratio = g && g->ratio != 0 ? g->ratio : 0.5, min;
 	unsigned int gens = w ? w->generations : 0;
 
-	if (o->fpr == 0 || (o->type != MF_TYPE_WINDOW && o->type != MF_TYPE_GROW))
+	if (o->fpr == 0 || (!w && !g))
 		return 0;
-	if (o->type == MF_TYPE_WINDOW)
+	if (w)
 		min = CLI_BLOOM_FPR_MIN_PPB * (double)gens;
 	else
 		min = CLI_BLOOM_FPR_MIN_PPB / (1 - ratio);
 	/* In parts per billion, rounded as the library rounds. */
 	if ((uint64_t)(o->fpr * 1e9 + 0.5) >= min)
 		return 0;
-	if (o->type == MF_TYPE_WINDOW)
+	if (w)
 		usage_error("--fpr %g is out of range for a window filter of %u generations: %.4g to below 1 (each generation is sized for fpr / %u, at least what 64 bits per key reach)",
 			    o->fpr, gens, min / 1e9, gens);
 	else
@@ -754,7 +751,7 @@ static int grow_opts_check(struct mf_create_opts *o, bool window, bool *grow,
 static int filter_opts_finish(struct mf_create_opts *o)
 {
 	if (!o->type) {
-		usage_error("--type bloom|cuckoo|grow is required");
+		usage_error("--type %s is required", type_words("|", "|"));
 		return -1;
 	}
 	if (!o->capacity) {
@@ -842,9 +839,9 @@ int filter_args_finish(struct filter_args *a)
 	a->window = a->wa.window ? &a->wa.w : NULL;
 	a->growing = a->grow ? &a->g : NULL;
 	if (a->window)
-		a->o.type = MF_TYPE_WINDOW;
+		a->o.type = libmf_type_with(LIBMF_OPTS_WINDOW)->type;
 	if (a->growing)
-		a->o.type = MF_TYPE_GROW;
+		a->o.type = libmf_type_with(LIBMF_OPTS_GROW)->type;
 	return fpr_reachable(&a->o, a->window, a->growing);
 }
 
@@ -983,18 +980,32 @@ const char *hash_name(int algo)
 
 const char *type_name(int type)
 {
-	switch (type) {
-	case MF_TYPE_BLOOM:
-		return "bloom";
-	case MF_TYPE_CUCKOO:
-		return "cuckoo";
-	case MF_TYPE_WINDOW:
-		return "window";
-	case MF_TYPE_GROW:
-		return "grow";
-	default:
-		return "unknown";
+	const struct libmf_type *t = libmf_type_of(type);
+
+	return t ? t->name : "unknown";
+}
+
+/*
+ * The names --type takes, from the type table: "bloom, cuckoo or grow"
+ * with @sep ", " and @last " or ". The result is a static buffer.
+ */
+const char *type_words(const char *sep, const char *last)
+{
+	static char buf[128];
+	size_t i, n = 0, len = 0, words = 0;
+
+	for (i = 0; i < LIBMF_TYPES_N; i++)
+		words += !!(libmf_types[i].flags & LIBMF_TYPE_CLI);
+	buf[0] = '\0';
+	for (i = 0; i < LIBMF_TYPES_N && len < sizeof(buf); i++) {
+		if (!(libmf_types[i].flags & LIBMF_TYPE_CLI))
+			continue;
+		len += snprintf(buf + len, sizeof(buf) - len, "%s%s",
+				!n ? "" : n + 1 < words ? sep : last,
+				libmf_types[i].name);
+		n++;
 	}
+	return buf;
 }
 
 /*
@@ -1141,7 +1152,7 @@ int json_end(struct json_writer *jw)
  */
 double bits_per_key(const struct mf_info *i)
 {
-	if (i->type != MF_TYPE_CUCKOO)
+	if (!libmf_type_has(i->type, LIBMF_TYPE_SLOTS))
 		return i->bits_per_key;
 	return i->capacity ? (double)i->fill_max * i->fingerprint_bits /
 			     i->capacity : 0;
@@ -1161,8 +1172,8 @@ void json_params(struct json_writer *jw, const struct mf_info *i, int layout)
 	jsonw_hex_u64_field(jw, "seed", i->seed);
 	jsonw_uint_field(jw, "capacity", i->capacity);
 	jsonw_float_field(jw, "bits_per_key", "%.2f", bits_per_key(i));
-	jsonw_uint_field(jw, i->type == MF_TYPE_CUCKOO ? "slots_per_bucket" :
-			 "k", i->k);
+	jsonw_uint_field(jw, libmf_type_has(i->type, LIBMF_TYPE_SLOTS) ?
+			 "slots_per_bucket" : "k", i->k);
 	jsonw_uint_field(jw, "fingerprint_bits", i->fingerprint_bits);
 }
 

@@ -316,12 +316,12 @@ static int key_target(const struct key_opts *ko, int argc, char **argv,
 		return -1;
 	}
 	if (ko->kc == KEY_SEEN) {
-		if (info.type != MF_TYPE_CUCKOO)
+		if (!libmf_type_has(info.type, LIBMF_TYPE_SLOTS))
 			return 0;
 		cli_error(SEEN_NEEDS, *name);
 		return -1;
 	}
-	if (info.type != MF_TYPE_CUCKOO) {
+	if (!libmf_type_has(info.type, LIBMF_TYPE_SLOTS)) {
 		cli_error("%s: %s needs a cuckoo filter; %s filters cannot %s",
 			  *name, ko->kc == KEY_ADD ? "add --unique" : cur->name,
 			  type_name(info.type),
@@ -339,7 +339,7 @@ static bool seen_cuckoo(const struct target *t)
 	struct mf_info info;
 
 	return !t->off && !mf_info(t->fd, &info) &&
-	       info.type == MF_TYPE_CUCKOO;
+	       libmf_type_has(info.type, LIBMF_TYPE_SLOTS);
 }
 
 /*
@@ -611,7 +611,8 @@ static int named_filter(int argc, char **argv, const char **name)
 
 static void info_text(const struct mf_info *i, int layout, uint32_t pub_id)
 {
-	const char *unit = i->type == MF_TYPE_CUCKOO ? "slots" : "bits";
+	bool slots = libmf_type_has(i->type, LIBMF_TYPE_SLOTS);
+	const char *unit = slots ? "slots" : "bits";
 	double pct = i->fill_max ? 100.0 * i->fill / i->fill_max : 0;
 
 #define ROW "%-18s"
@@ -629,7 +630,7 @@ static void info_text(const struct mf_info *i, int layout, uint32_t pub_id)
 		printf(ROW "%s, seed 0x%016" PRIx64 "\n", "hash:",
 		       hash_name(i->hash_algo), i->seed);
 	printf(ROW "%" PRIu64 " keys\n", "capacity:", i->capacity);
-	if (i->type != MF_TYPE_CUCKOO) {
+	if (!libmf_type_has(i->type, LIBMF_TYPE_SLOTS)) {
 		printf(ROW "%.2f\n", "bits per key:", i->bits_per_key);
 		printf(ROW "%u\n", "probes per key:", i->k);
 	} else {
@@ -647,7 +648,7 @@ static void info_text(const struct mf_info *i, int layout, uint32_t pub_id)
 	printf(ROW "%" PRIu64 "\n", "adds:", i->adds);
 	printf(ROW "%" PRIu64 "\n", "queries:", i->queries);
 	printf(ROW "%" PRIu64 "\n", "hits:", i->hits);
-	if (i->type == MF_TYPE_CUCKOO) {
+	if (libmf_type_has(i->type, LIBMF_TYPE_SLOTS)) {
 		printf(ROW "%" PRIu64 "\n", "deletes:", i->deletes);
 		printf(ROW "%" PRIu64 "\n", "failed adds:", i->failed);
 		printf(ROW "%u\n", "stash used:", i->stash_used);
@@ -679,9 +680,9 @@ static int cmd_info(int argc, char **argv)
 		layout = mf_layout(fd);
 		ret = layout < 0 ? layout : 0;
 	}
-	if (!ret && info.type == MF_TYPE_WINDOW)
+	if (!ret && libmf_type_has(info.type, LIBMF_OPTS_WINDOW))
 		ret = mf_window_info(fd, &wi);
-	if (!ret && info.type == MF_TYPE_GROW)
+	if (!ret && libmf_type_has(info.type, LIBMF_OPTS_GROW))
 		ret = mf_grow_info(fd, &gi);
 	if (!ret)
 		ret = mf_prefix_info(fd, &pi);
@@ -693,9 +694,9 @@ static int cmd_info(int argc, char **argv)
 	if (!json_output) {
 		info_text(&info, layout, pub_id);
 		prefix_text(&pi);
-		if (info.type == MF_TYPE_WINDOW)
+		if (libmf_type_has(info.type, LIBMF_OPTS_WINDOW))
 			window_text(&wi);
-		if (info.type == MF_TYPE_GROW)
+		if (libmf_type_has(info.type, LIBMF_OPTS_GROW))
 			grow_text(&gi);
 		return stdout_flush();
 	}
@@ -703,8 +704,8 @@ static int cmd_info(int argc, char **argv)
 	if (!jw)
 		return EXIT_ERR;
 	json_info(jw, &info, layout, pub_id,
-		  info.type == MF_TYPE_WINDOW ? &wi : NULL,
-		  info.type == MF_TYPE_GROW ? &gi : NULL, &pi);
+		  libmf_type_has(info.type, LIBMF_OPTS_WINDOW) ? &wi : NULL,
+		  libmf_type_has(info.type, LIBMF_OPTS_GROW) ? &gi : NULL, &pi);
 	return json_end(jw);
 }
 

@@ -529,7 +529,7 @@ static int image_layout(const struct memfilter_image_header *h)
 static void inspect_text(const char *path, const struct mf_info *i,
 			 const struct memfilter_image_header *h)
 {
-	bool bloom = i->type != MF_TYPE_CUCKOO;
+	bool bloom = !libmf_type_has(i->type, LIBMF_TYPE_SLOTS);
 	double pct = i->fill_max ? 100.0 * i->fill / i->fill_max : 0;
 
 #define ROW "%-18s"
@@ -631,9 +631,9 @@ static int cmd_inspect(int argc, char **argv)
 	if (!f)
 		return EXIT_ERR;
 	mf_offline_info(f, &info);
-	if (info.type == MF_TYPE_WINDOW)
+	if (libmf_type_has(info.type, LIBMF_OPTS_WINDOW))
 		mf_offline_window_info(f, &wi);
-	if (info.type == MF_TYPE_GROW)
+	if (libmf_type_has(info.type, LIBMF_OPTS_GROW))
 		mf_offline_grow_info(f, &gi);
 	mf_offline_prefix_info(f, &pi);
 	mf_offline_free(f);
@@ -641,14 +641,16 @@ static int cmd_inspect(int argc, char **argv)
 		overfill_report(image_path(path), &info, false);
 	if (json_output) {
 		ret = inspect_json(image_path(path), &info, &h,
-				   info.type == MF_TYPE_WINDOW ? &wi : NULL,
-				   info.type == MF_TYPE_GROW ? &gi : NULL, &pi);
+				   libmf_type_has(info.type, LIBMF_OPTS_WINDOW) ?
+				   &wi : NULL,
+				   libmf_type_has(info.type, LIBMF_OPTS_GROW) ?
+				   &gi : NULL, &pi);
 	} else {
 		inspect_text(image_path(path), &info, &h);
 		prefix_text(&pi);
-		if (info.type == MF_TYPE_WINDOW)
+		if (libmf_type_has(info.type, LIBMF_OPTS_WINDOW))
 			window_text(&wi);
-		if (info.type == MF_TYPE_GROW)
+		if (libmf_type_has(info.type, LIBMF_OPTS_GROW))
 			grow_text(&gi);
 		ret = stdout_flush();
 	}
@@ -688,19 +690,15 @@ static int merge_inputs(char **paths, unsigned char **img, size_t *len,
  */
 static int merge_mismatch(char **paths, const struct mf_info *i)
 {
+	const struct libmf_type *t;
 	int j;
 
 	for (j = 0; j < 2; j++) {
-		if (i[j].type == MF_TYPE_BLOOM)
+		t = libmf_type_of(i[j].type);
+		if (!t || !t->no_merge)
 			continue;
 		cli_error("merge: %s is a %s filter image: only Bloom filter images can be merged (%s)",
-			  paths[j], i[j].type == MF_TYPE_GROW ? "growing" :
-			  type_name(i[j].type),
-			  i[j].type == MF_TYPE_CUCKOO ?
-			  "a cuckoo table's slots cannot be ORed" :
-			  i[j].type == MF_TYPE_WINDOW ?
-			  "a window filter's generations have ages of their own" :
-			  "a growing filter's sub-filters differ in number and size");
+			  paths[j], t->noun, t->no_merge);
 		return -1;
 	}
 	if (i[0].keyed != i[1].keyed || i[0].hash_algo != i[1].hash_algo) {

@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "libmemfilter.h"
+#include "types.h"
 
 #include "json_writer.h"
 #include "version.h"
@@ -136,6 +137,7 @@ int open_device(void);
 int open_filter(const char *name);
 int image_hint(const char *name);
 const char *type_name(int type);
+const char *type_words(const char *sep, const char *last);
 const char *hash_name(int algo);
 void overfill_report(const char *what, const struct mf_info *i, bool strict);
 struct json_writer *json_begin(void);

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * The userspace table of filter types: what libmemfilter and memfilterctl
+ * know of each type beyond its operations (core/filter_type.h): its name,
+ * the options and info structs of its own, the info rows that apply, and
+ * why its images do not merge. Code outside a type's own functions asks
+ * this table instead of comparing type numbers; a new type is one entry
+ * here. Not installed: lib/ and tools/ include it.
+ *
+ * Copyright (C) 2026 The memfilter authors.
+ */
+#ifndef _LIBMEMFILTER_TYPES_H
+#define _LIBMEMFILTER_TYPES_H
+
+#include <stddef.h>
+#include <string.h>
+
+#include "libmemfilter.h"
+
+/* memfilterctl's --type takes the type's name. */
+#define LIBMF_TYPE_CLI		(1U << 0)
+/* Created with a struct mf_window_opts, described by a struct mf_window_info. */
+#define LIBMF_OPTS_WINDOW	(1U << 1)
+/* Created with a struct mf_grow_opts, described by a struct mf_grow_info. */
+#define LIBMF_OPTS_GROW		(1U << 2)
+/*
+ * Its table is slots of fingerprints (mf_info's k is slots per bucket,
+ * fill counts slots); it deletes, counts copies and tells a new key from
+ * a false positive (add --unique, seen).
+ */
+#define LIBMF_TYPE_SLOTS	(1U << 3)
+
+/**
+ * struct libmf_type - what userspace knows of one filter type
+ * @type: its MF_TYPE_*
+ * @name: its name (memfilterctl's info, --json, --type)
+ * @noun: as in "a %s filter"
+ * @flags: LIBMF_TYPE_*
+ * @no_merge: why two images of it cannot be ORed into one; NULL if they can
+ */
+struct libmf_type {
+	int type;
+	const char *name;
+	const char *noun;
+	unsigned int flags;
+	const char *no_merge;
+};
+
+static const struct libmf_type libmf_types[] = {
+	{ MF_TYPE_BLOOM, "bloom", "Bloom", LIBMF_TYPE_CLI, NULL },
+	{ MF_TYPE_CUCKOO, "cuckoo", "cuckoo", LIBMF_TYPE_CLI | LIBMF_TYPE_SLOTS,
+	  "a cuckoo table's slots cannot be ORed" },
+	{ MF_TYPE_WINDOW, "window", "window", LIBMF_OPTS_WINDOW,
+	  "a window filter's generations have ages of their own" },
+	{ MF_TYPE_GROW, "grow", "growing", LIBMF_TYPE_CLI | LIBMF_OPTS_GROW,
+	  "a growing filter's sub-filters differ in number and size" },
+};
+
+/* libmemfilter's refusal of any other type (keep it in step with the table). */
+#define LIBMF_TYPES_WHY \
+	"type must be MF_TYPE_BLOOM, MF_TYPE_CUCKOO, MF_TYPE_WINDOW or MF_TYPE_GROW"
+
+#define LIBMF_TYPES_N (sizeof(libmf_types) / sizeof(libmf_types[0]))
+
+/* The entry of MF_TYPE_* @type, or NULL for a type this library lacks. */
+static inline const struct libmf_type *libmf_type_of(int type)
+{
+	size_t i;
+
+	for (i = 0; i < LIBMF_TYPES_N; i++)
+		if (libmf_types[i].type == type)
+			return &libmf_types[i];
+	return NULL;
+}
+
+/* Does MF_TYPE_* @type have every flag of @flags? Unknown types have none. */
+static inline int libmf_type_has(int type, unsigned int flags)
+{
+	const struct libmf_type *t = libmf_type_of(type);
+
+	return t && (t->flags & flags) == flags;
+}
+
+/* The entry named @name, or NULL. */
+static inline const struct libmf_type *libmf_type_named(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < LIBMF_TYPES_N; i++)
+		if (!strcmp(libmf_types[i].name, name))
+			return &libmf_types[i];
+	return NULL;
+}
+
+/* The first entry with every flag of @flags (the type an option makes). */
+static inline const struct libmf_type *libmf_type_with(unsigned int flags)
+{
+	size_t i;
+
+	for (i = 0; i < LIBMF_TYPES_N; i++)
+		if ((libmf_types[i].flags & flags) == flags)
+			return &libmf_types[i];
+	return NULL;
+}
+
+#endif /* _LIBMEMFILTER_TYPES_H */
