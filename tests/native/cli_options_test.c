@@ -327,8 +327,8 @@ static int completion_letters(const char *text)
 	return n ? bad : bad + 1;
 }
 
-/* What the completion offers after "memfilterctl WORDS --". */
-static char *complete(const char *words, int cword)
+/* What the completion offers for "memfilterctl WORDS CUR" (CUR shell-quoted). */
+static char *complete_at(const char *words, const char *cur, int cword)
 {
 	char *cmd, *out;
 
@@ -337,9 +337,9 @@ static char *complete(const char *words, int cword)
 		     "cword=$COMP_CWORD; cur=${words[cword]}; "
 		     "prev=${words[cword-1]}; }; _filedir() { :; }; "
 		     "complete() { :; }; . " COMPLETION "; "
-		     "COMP_WORDS=(memfilterctl %s --); COMP_CWORD=%d; "
+		     "COMP_WORDS=(memfilterctl %s %s); COMP_CWORD=%d; "
 		     "_memfilterctl; printf \"%%s\\n\" \"${COMPREPLY[@]}\"' "
-		     ">build/native/cli_options_test.out", words, cword) < 0)
+		     ">build/native/cli_options_test.out", words, cur, cword) < 0)
 		return NULL;
 	if (system(cmd)) {
 		free(cmd);
@@ -349,6 +349,12 @@ static char *complete(const char *words, int cword)
 	out = slurp("build/native/cli_options_test.out");
 	remove("build/native/cli_options_test.out");
 	return out;
+}
+
+/* What the completion offers after "memfilterctl WORDS --". */
+static char *complete(const char *words, int cword)
+{
+	return complete_at(words, "--", cword);
 }
 
 /* Whether the line "--@name" is in @out. */
@@ -420,6 +426,25 @@ TEST(completion_says_the_tables)
 		free(out);
 	}
 	EXPECT_EQ(0, bad);
+}
+
+/*
+ * After --type, the completion offers the names the type table lets
+ * --type take, in the table's order (type_words()).
+ */
+TEST(completion_says_the_types)
+{
+	char *out, *p;
+
+	if (system("command -v bash >/dev/null"))
+		SKIP(return, "no bash");
+	out = complete_at("create --type", "\"\"", 3);
+	ASSERT_NE(NULL, out);
+	for (p = out; *p; p++)
+		if (*p == '\n')
+			*p = p[1] ? ' ' : '\0';
+	EXPECT_STREQ(type_words(" ", " "), out);
+	free(out);
 }
 
 TEST_HARNESS_MAIN
