@@ -223,6 +223,11 @@ build_matrix() {
 		build/kbuild/stock-6.12/memfilter.ko \
 		build/kbuild/test/memfilter.ko build/kbuild/kcsan/memfilter.ko \
 		build/kbuild/stock-6.12-next/memfilter.ko
+	# Documentation/internals.rst's recipe for a new filter type,
+	# followed in a scratch tree: it builds (natively, and the type's
+	# objects against 6.12) and answers for the new type.
+	section $R/build.log tap build.type_recipe scripts/type-recipe-test.sh \
+		"$KDIR612"
 	if [ "$(cat $R/guest-build.rc)" != 0 ]; then
 		cat $R/guest-build.log
 		section $R/build.log tap build.guest false
