@@ -229,11 +229,14 @@ MF_SYMVER(libmf_offline_create_window_1_6, mf_offline_create_window,
 /*
  * Why the core refused request @c with @err, for mf_create_check(): the
  * rules of each type's params() (core/bloom.c, cuckoo.c, window.c, grow.c)
- * in the order they apply.
+ * in the order they apply, told apart by what the type table says of
+ * them (slots, window or growing options; else Bloom's rules).
  */
 static const char *mf_create_why(const struct memfilter_create *c, int err)
 {
-	bool cuckoo = c->type == MEMFILTER_TYPE_CUCKOO;
+	bool cuckoo = libmf_type_has(c->type, LIBMF_TYPE_SLOTS);
+	bool window = libmf_type_has(c->type, LIBMF_OPTS_WINDOW);
+	bool grow = libmf_type_has(c->type, LIBMF_OPTS_GROW);
 
 	if (err == -EOPNOTSUPP)
 		return "not supported by this library (filter type, hash or flag)";
@@ -241,11 +244,10 @@ static const char *mf_create_why(const struct memfilter_create *c, int err)
 		return "too large: beyond the filters' size limit";
 	if (!cuckoo && c->fingerprint_bits)
 		return "fingerprint_bits is for cuckoo filters";
-	if ((cuckoo || c->type == MEMFILTER_TYPE_GROW) && c->bits_per_key_q4)
+	if ((cuckoo || grow) && c->bits_per_key_q4)
 		return cuckoo ? "bits_per_key is for Bloom and window filters" :
 				"a growing filter is sized by fpr, not bits_per_key";
-	switch (c->type) {
-	case MEMFILTER_TYPE_CUCKOO:
+	if (cuckoo) {
 		if (!c->fpr_ppb && !c->fingerprint_bits)
 			return "a cuckoo filter needs fpr or fingerprint_bits";
 		if (c->fpr_ppb && c->fingerprint_bits)
@@ -253,16 +255,8 @@ static const char *mf_create_why(const struct memfilter_create *c, int err)
 		if (c->fingerprint_bits)
 			return "fingerprint_bits must be 8, 12 or 16";
 		return "fpr is below what 16-bit fingerprints reach";
-	case MEMFILTER_TYPE_WINDOW:
-	case MEMFILTER_TYPE_BLOOM:
-		if (c->type == MEMFILTER_TYPE_WINDOW &&
-		    (c->generations < MEMFILTER_WINDOW_MIN_GENERATIONS ||
-		     c->generations > MEMFILTER_WINDOW_MAX_GENERATIONS))
-			return "generations must be 2 to 16";
-		if (!c->fpr_ppb && !c->bits_per_key_q4)
-			return "a Bloom or window filter needs fpr or bits_per_key";
-		return "fpr is below what 64 bits per key reach";
-	case MEMFILTER_TYPE_GROW:
+	}
+	if (grow) {
 		if (!c->fpr_ppb)
 			return "a growing filter needs fpr (the bound on the whole filter)";
 		if (c->grow_max > MEMFILTER_GROW_MAX_SUBS)
@@ -271,7 +265,16 @@ static const char *mf_create_why(const struct memfilter_create *c, int err)
 			return "factor must be 0 to 16";
 		return "fpr is below what the sub-filters reach";
 	}
-	return "inconsistent parameters";
+	if (!libmf_type_of(c->type))
+		return "inconsistent parameters";
+	/* Bloom filters, and window filters' generations of them. */
+	if (window &&
+	    (c->generations < MEMFILTER_WINDOW_MIN_GENERATIONS ||
+	     c->generations > MEMFILTER_WINDOW_MAX_GENERATIONS))
+		return "generations must be 2 to 16";
+	if (!c->fpr_ppb && !c->bits_per_key_q4)
+		return "a Bloom or window filter needs fpr or bits_per_key";
+	return "fpr is below what 64 bits per key reach";
 }
 
 int mf_create_check(const struct mf_create_opts *opts,

@@ -586,6 +586,26 @@ TEST(check_names_the_field)
 	EXPECT_EQ(-EINVAL, mf_create_check(&BLOOM(.fpr = 0.01), &(struct mf_window_opts){
 		.sz = sizeof(struct mf_window_opts), .generations = 2 }, NULL, &why));
 	EXPECT_STREQ("struct mf_window_opts is for type MF_TYPE_WINDOW", why);
+	/* The type-specific rules past the options' own checks. */
+	EXPECT_EQ(-EINVAL, mf_create_check(&(struct mf_create_opts){
+		.type = MF_TYPE_WINDOW, .capacity = 1, .fpr = 0.1 },
+		&(struct mf_window_opts){ .sz = sizeof(struct mf_window_opts),
+					  .generations = 17 }, NULL, &why));
+	EXPECT_STREQ("generations must be 2 to 16", why);
+	EXPECT_EQ(-EINVAL, mf_create_check(&(struct mf_create_opts){
+		.type = MF_TYPE_WINDOW, .capacity = 1, .fpr = 1e-9 },
+		&(struct mf_window_opts){ .sz = sizeof(struct mf_window_opts),
+					  .generations = 4 }, NULL, &why));
+	EXPECT_STREQ("fpr is below what 64 bits per key reach", why);
+	EXPECT_EQ(-EINVAL, mf_create_check(&(struct mf_create_opts){
+		.type = MF_TYPE_GROW, .capacity = 1, .fpr = 0.01 }, NULL,
+		&(struct mf_grow_opts){ .sz = sizeof(struct mf_grow_opts),
+					.max_subs = 17 }, &why));
+	EXPECT_STREQ("max_subs must be 0 to 16", why);
+	EXPECT_EQ(-EINVAL, mf_create_check(&(struct mf_create_opts){
+		.type = MF_TYPE_GROW, .capacity = 1, .bits_per_key = 8 },
+		NULL, NULL, &why));
+	EXPECT_STREQ("a growing filter is sized by fpr, not bits_per_key", why);
 	EXPECT_EQ(0, mf_create_check(&BLOOM(.fpr = 0.01), NULL, NULL, &why));
 	EXPECT_EQ(NULL, why);
 }
