@@ -7,10 +7,12 @@
  *
  * With filter_id set (the loader reads it with mf_pub_id()), the filter is
  * found by id, one array load per packet, inside the one kfunc call that
- * also queries it (bpf_memfilter_contains_id()); the program then follows
- * that publish of the filter only: once it is unpublished, even if
- * republished under the same name (a new id), packets pass and count as
- * no_filter until the program is reloaded. With filter_id 0 (no published
+ * also queries it (bpf_memfilter_contains_id()); the id stays with the
+ * name when memfilterctl swap or load --replace puts another filter under
+ * it (MEMFILTER_IOC_REPLACE, EXCHANGE), so the program answers with the
+ * new filter from the next packet on. Once the name is unpublished, even
+ * if published again (a new id), packets pass and count as no_filter
+ * until the program is reloaded. With filter_id 0 (no published
  * filter when the loader ran, or the object attached by `ip link ... xdp
  * obj`) it is found by name on each packet (bpf_memfilter_borrow()), and
  * follows the name.

@@ -27,6 +27,11 @@
  * until that context ends because its free waits for both grace periods
  * (filter.c, mf_filter_free_tt()).
  *
+ * The lookups by name and by id resolve the name's entry at each call,
+ * so a replace or an exchange of the name (names.c) reaches a program
+ * from its next call on; bpf_memfilter_get() and a kptr keep the filter
+ * their reference was taken on.
+ *
  * The by-id kfuncs find their filter through the by-id cache
  * (memfilter_lookup_id_fast(), names.h: one load and one compare, the
  * xarray only when the id's slot holds another filter), inside that same
@@ -173,7 +178,9 @@ __bpf_kfunc struct memfilter_borrowed *bpf_memfilter_borrow(const char *name__st
  * leaves the cache and the xarray before the name's reference is
  * dropped, so a filter found here stays valid until the run ends. An id
  * that was never issued or whose filter was unpublished finds nothing; a
- * republished filter has a new id.
+ * republished filter has a new id. The id belongs to the name: after a
+ * replace or an exchange of the name it finds the filter the name refers
+ * to now (memfilter_replace()).
  *
  * Context: as bpf_memfilter_borrow() (not for SYSCALL programs).
  * Return: the filter (pass &b->f to the other kfuncs), or NULL if no

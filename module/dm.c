@@ -34,6 +34,15 @@
  * since, is ever taken as the device's contents. mf_dm_forget() and
  * mf_dm_wrote() order the bit against operations in flight.
  *
+ * The table holds a reference to the filter its line named when it was
+ * loaded, as it holds its device: a replace or an exchange of that name
+ * (MEMFILTER_IOC_REPLACE, EXCHANGE) does not reach a live table, which
+ * goes on asking and adding to the filter it has; a table reload
+ * (dmsetup reload, resume) takes the filter the name refers to then.
+ * Either way the filter only picks the writes worth a verify read: a
+ * write is elided only after the read showed its data on the device and
+ * @written vouches for the block, whatever filter answered.
+ *
  * Copyright (C) 2026 The memfilter authors.
  */
 #include <kunit/visibility.h>

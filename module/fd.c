@@ -573,6 +573,29 @@ static const struct file_operations mf_filter_fops = {
 };
 
 /**
+ * memfilter_filter_fget() - the filter of a filter fd
+ * @fd: a file descriptor of the caller's
+ * @write: the fd must be open for writing
+ *
+ * Context: process context.
+ * Return: the filter, with a reference for the caller, or ERR_PTR(-EBADF)
+ * if @fd is not a memfilter filter fd (open for writing, with @write).
+ */
+struct memfilter *memfilter_filter_fget(int fd, bool write)
+{
+	struct memfilter *f = NULL;
+	struct file *file = fget(fd);
+
+	if (!file)
+		return ERR_PTR(-EBADF);
+	if (file->f_op == &mf_filter_fops &&
+	    (!write || (file->f_mode & FMODE_WRITE)))
+		f = memfilter_get(((struct mf_file *)file->private_data)->f);
+	fput(file);
+	return f ?: ERR_PTR(-EBADF);
+}
+
+/**
  * memfilter_filter_install_fd() - reserve an fd and make a file for a filter
  * @f: the filter; the caller's reference passes to the file on success
  * @writable: open it read-write (else read-only: see the top of this file)

@@ -55,6 +55,7 @@ static struct workqueue_struct *mf_wq;
 
 /* Serializes the name table and the list of all filters. */
 DEFINE_MUTEX(memfilter_names_lock);
+EXPORT_SYMBOL_IF_KUNIT(memfilter_names_lock);	/* memfilter_name_filter() */
 LIST_HEAD(memfilter_all_filters);
 
 /* Types without kernel-side state. */

@@ -185,20 +185,46 @@ struct memfilter {
 };
 
 /**
- * struct memfilter_name_entry - a published name, immutable once in the table
+ * struct memfilter_name_entry - a published name (names.c)
  * @node: in the name hash table, RCU-protected
- * @f: the filter; the entry holds a reference to it
+ * @f: the filter the name refers to; the entry holds a reference to it.
+ *	Changed only by a replace or an exchange (one rcu_assign_pointer()),
+ *	under memfilter_names_lock; read under RCU (memfilter_name_filter())
  * @rcu: frees the entry after readers are done with it
- * @id: the filter's published id, its index in the id xarray (names.c)
- * @name: the name
+ * @ref: the table's reference while published, and each holder's
+ *	(memfilter_name_hold())
+ * @test_and_add: holders that call memfilter_test_and_add() on @f
+ *	(MEMFILTER_HOLD_TEST_AND_ADD)
+ * @addresses: those of them whose keys are addresses
+ *	(MEMFILTER_HOLD_ADDRESSES)
+ * @id: the filter's published id, its index in the id xarray; never
+ *	changes
+ * @name: the name; never changes
  */
 struct memfilter_name_entry {
 	struct hlist_node node;
-	struct memfilter *f;
+	struct memfilter __rcu *f;
 	struct rcu_head rcu;
+	refcount_t ref;
+	atomic_t test_and_add;
+	atomic_t addresses;
 	u32 id;
 	char name[MEMFILTER_NAME_MAX];
 };
+
+/**
+ * memfilter_name_filter() - the filter a name entry refers to now
+ * @n: a published entry found under RCU, or one held
+ *	(memfilter_name_hold())
+ *
+ * Context: inside an RCU read-side section (rcu_read_lock(), or bottom
+ * halves disabled), or under memfilter_names_lock; the filter may be used
+ * until the section ends.
+ * Return: the filter, never NULL.
+ */
+#define memfilter_name_filter(n)					\
+	rcu_dereference_check((n)->f, rcu_read_lock_any_held() ||	\
+			      lockdep_is_held(&memfilter_names_lock))
 
 /* struct memfilter's owner_caps: its creator's, in the initial user namespace. */
 #define MEMFILTER_OWNER_SYS_ADMIN	BIT(0)	/* CAP_SYS_ADMIN */
@@ -324,12 +350,23 @@ void memfilter_filter_image_free(void *image, size_t len);
 int memfilter_name_valid(const char *name);
 int memfilter_publish(struct memfilter *f, const char *name);
 int memfilter_unpublish(struct memfilter *f);
+int memfilter_replace(const char *name, struct memfilter *f, bool publish);
+int memfilter_exchange(const char *a, const char *b);
+/* What a holder asks of every filter under the name (memfilter_name_hold()). */
+#define MEMFILTER_HOLD_TEST_AND_ADD	BIT(0)	/* test-and-add */
+#define MEMFILTER_HOLD_ADDRESSES	BIT(1)	/* ... of addresses: no prefix filter */
+struct memfilter_name_entry *memfilter_name_hold(const char *name,
+						 unsigned int flags);
+void memfilter_name_end_hold(struct memfilter_name_entry *n,
+			     unsigned int flags);
+void memfilter_name_release(struct memfilter_name_entry *n);
 void memfilter_unpublish_all(void);
 u32 memfilter_list_names(char *names, u32 max);
 
 /* fd.c: a filter's fds */
 int memfilter_filter_install_fd(struct memfilter *f, bool writable,
 				struct file **filep);
+struct memfilter *memfilter_filter_fget(int fd, bool write);
 
 /* debugfs.c */
 int memfilter_debugfs_init(void);

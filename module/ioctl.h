@@ -44,6 +44,8 @@ union memfilter_ucmd_buffer {
 	struct memfilter_nf_detach nf_detach;
 	struct memfilter_nf_list nf_list;
 	struct memfilter_rotate rotate;
+	struct memfilter_replace replace;
+	struct memfilter_exchange exchange;
 };
 
 /**

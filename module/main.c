@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * memfilter: the /dev/memfilter character device and its commands
- * (handshake, create, open by name, list, load), and the module's init and
- * exit. The commands are served through the ioctl dispatch of ioctl.c.
+ * (handshake, create, open by name, list, load, replace and exchange of
+ * names), and the module's init and exit. The commands are served through
+ * the ioctl dispatch of ioctl.c.
  *
  * A new filter fd is installed only after everything else succeeded.
  *
@@ -42,7 +43,7 @@ static int mf_cmd_api(struct memfilter_ucmd *ucmd)
 			MEMFILTER_FEAT_GROW | MEMFILTER_FEAT_PUB_ID |
 			MEMFILTER_FEAT_HASH_XXH3 |
 			MEMFILTER_FEAT_HASH_DEFAULT_XXH3 | MEMFILTER_FEAT_LAYOUTS |
-			MEMFILTER_FEAT_PREFIXES;
+			MEMFILTER_FEAT_REPLACE | MEMFILTER_FEAT_PREFIXES;
 	if (memfilter_bpf_available())
 		cmd->features |= MEMFILTER_FEAT_BPF_KFUNCS;
 	ret = memfilter_respond(ucmd, sizeof(*cmd));
@@ -253,6 +254,47 @@ static int mf_cmd_list(struct memfilter_ucmd *ucmd)
 	return memfilter_respond(ucmd, sizeof(*cmd));
 }
 
+/*
+ * Replacing and exchanging change what a published name refers to, for
+ * every hook and program that uses it: the privilege of naming
+ * (CAP_SYS_ADMIN, as PUBLISH), held by the opener of /dev/memfilter.
+ */
+static int mf_cmd_replace(struct memfilter_ucmd *ucmd)
+{
+	struct memfilter_replace *cmd = ucmd->cmd;
+	struct memfilter *f;
+	int ret;
+
+	if ((cmd->flags & ~MEMFILTER_REPLACE_FLAGS) || cmd->__reserved)
+		return -EOPNOTSUPP;
+	if (!mf_file_capable(ucmd->file, CAP_SYS_ADMIN))
+		return -EPERM;
+	ret = memfilter_name_valid(cmd->name);
+	if (ret)
+		return ret;
+	f = memfilter_filter_fget(cmd->fd, true);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	ret = memfilter_replace(cmd->name, f,
+				cmd->flags & MEMFILTER_REPLACE_PUBLISH);
+	memfilter_put(f);
+	return ret;
+}
+
+static int mf_cmd_exchange(struct memfilter_ucmd *ucmd)
+{
+	struct memfilter_exchange *cmd = ucmd->cmd;
+
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	if (!mf_file_capable(ucmd->file, CAP_SYS_ADMIN))
+		return -EPERM;
+	if (memfilter_name_valid(cmd->name) || memfilter_name_valid(cmd->other) ||
+	    !strcmp(cmd->name, cmd->other))
+		return -EINVAL;
+	return memfilter_exchange(cmd->name, cmd->other);
+}
+
 static const struct memfilter_ioctl_op mf_dev_ops[] = {
 	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_API, mf_cmd_api, struct memfilter_api,
 			   features),
@@ -270,6 +312,10 @@ static const struct memfilter_ioctl_op mf_dev_ops[] = {
 				 struct memfilter_nf_detach, __reserved),
 	MEMFILTER_IOCTL_OP(MEMFILTER_IOC_NF_LIST, memfilter_nf_cmd_list,
 			   struct memfilter_nf_list, entries),
+	MEMFILTER_IOCTL_OP_WRITE(MEMFILTER_IOC_REPLACE, mf_cmd_replace,
+				 struct memfilter_replace, __reserved),
+	MEMFILTER_IOCTL_OP_WRITE(MEMFILTER_IOC_EXCHANGE, mf_cmd_exchange,
+				 struct memfilter_exchange, other),
 };
 
 static long mf_dev_ioctl(struct file *file, unsigned int cmd,

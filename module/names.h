@@ -45,7 +45,7 @@ static __always_inline struct memfilter *memfilter_lookup_id_fast(u32 id)
 	n = rcu_dereference_check(memfilter_id_cache[id & (MEMFILTER_ID_CACHE_SLOTS - 1)],
 				  rcu_read_lock_any_held());
 	if (likely(n && n->id == id))
-		return n->f;
+		return memfilter_name_filter(n);
 	return memfilter_lookup_id_xa(id);
 }
 

@@ -22,9 +22,15 @@
  * a packet without such a key is "skipped": dropped by drop-miss (an
  * allowlist never lets through what it could not check), accepted by the
  * other actions. Each packet lands in exactly one of the skipped, hits
- * and misses counters. An attachment, with its filter reference, is freed
- * an RCU grace period after its hooks were unregistered, so a packet still
- * inside the hook finishes with it.
+ * and misses counters. An attachment holds its filter's name entry
+ * (memfilter_name_hold()), not the filter: each packet asks the filter the
+ * name refers to at that moment (memfilter_name_filter(), one load inside
+ * the hook's RCU read-side section), so a replace or an exchange of the
+ * name reaches every attachment in the one step it takes, and the
+ * attachment's counters go on counting. After an unpublish the entry
+ * keeps the filter it had last. An attachment, with its hold on the
+ * entry, is freed an RCU grace period after its hooks were unregistered,
+ * so a packet still inside the hook finishes with it.
  *
  * Privilege is checked where it is used, against the credentials the
  * /dev/memfilter fd was opened with (file->f_cred), like a socket: an fd
@@ -82,7 +88,8 @@ struct mf_nf_stats {
  * @node: on mf_nf_list, under mf_nf_lock
  * @rcu: frees it after the last packet left the hook
  * @net: the namespace; no reference (its pernet exit detaches us first)
- * @f: the filter; the attachment holds a reference
+ * @pub: the filter's name entry, held (memfilter_name_hold()): the filter
+ *	is memfilter_name_filter(@pub), read once per packet
  * @stats: per-CPU counters
  * @ops: the registered hooks (IPv4, IPv6)
  * @nops: how many of @ops are used
@@ -98,7 +105,7 @@ struct mf_nf_attachment {
 	struct list_head node;
 	struct rcu_head rcu;
 	struct net *net;
-	struct memfilter *f;
+	struct memfilter_name_entry *pub;
 	struct mf_nf_stats __percpu *stats;
 	struct nf_hook_ops ops[2];
 	unsigned int nops;
@@ -369,6 +376,7 @@ static unsigned int mf_nf_hook(void *priv, struct sk_buff *skb,
 			       const struct nf_hook_state *state)
 {
 	struct mf_nf_attachment *a = priv;
+	struct memfilter *f;
 	struct mf_nf_stats *st;
 	union {
 		struct iphdr v4;
@@ -381,6 +389,8 @@ static unsigned int mf_nf_hook(void *priv, struct sk_buff *skb,
 
 	/* The scratch buffer and the counters are this CPU's until enable. */
 	local_bh_disable();
+	/* The hook runs inside rcu_read_lock() (nf_hook()). */
+	f = memfilter_name_filter(a->pub);
 	st = this_cpu_ptr(a->stats);
 	if (state->pf == NFPROTO_IPV4)
 		key = mf_nf_key_ipv4(a, skb, &hdr.v4,
@@ -399,7 +409,7 @@ static unsigned int mf_nf_hook(void *priv, struct sk_buff *skb,
 		 * -EAGAIN, or -ENOSPC at its limits; a window rotating by
 		 * count waits for its rotation: -EAGAIN), accepted.
 		 */
-		ret = memfilter_test_and_add(a->f, key, len);
+		ret = memfilter_test_and_add(f, key, len);
 		hit = ret == 1;
 		added = ret == 0;
 		failed = ret < 0;
@@ -407,8 +417,8 @@ static unsigned int mf_nf_hook(void *priv, struct sk_buff *skb,
 	} else {
 		/* Addresses by the prefix rule: a filter of keys looks one up. */
 		hit = mf_nf_address_key(a) ?
-		      memfilter_contains_addr(a->f, key, len) :
-		      memfilter_contains_inline(a->f, key, len);
+		      memfilter_contains_addr(f, key, len) :
+		      memfilter_contains_inline(f, key, len);
 		drop = a->action == MEMFILTER_NF_DROP_HIT ? hit :
 		       a->action == MEMFILTER_NF_DROP_MISS ? !hit : false;
 	}
@@ -435,9 +445,28 @@ static void mf_nf_free_rcu(struct rcu_head *rcu)
 {
 	struct mf_nf_attachment *a = container_of(rcu, typeof(*a), rcu);
 
-	memfilter_put(a->f);
+	memfilter_name_release(a->pub);
 	free_percpu(a->stats);
 	kfree(a);
+}
+
+/*
+ * What the attachment asks of every filter its name refers to. Dedup adds
+ * keys: a type with test-and-add (Bloom, window, grow), and not addresses
+ * into a prefix filter (whose keys are prefixes).
+ */
+static unsigned int mf_nf_hold_flags(const struct mf_nf_attachment *a)
+{
+	if (a->action != MEMFILTER_NF_DEDUP)
+		return 0;
+	return MEMFILTER_HOLD_TEST_AND_ADD |
+	       (mf_nf_address_key(a) ? MEMFILTER_HOLD_ADDRESSES : 0);
+}
+
+/* The attachment no longer asks anything of its name's filters. */
+static void mf_nf_end_hold(struct mf_nf_attachment *a)
+{
+	memfilter_name_end_hold(a->pub, mf_nf_hold_flags(a));
 }
 
 /* Unhook and free after a grace period. Called with mf_nf_lock held. */
@@ -447,6 +476,7 @@ static void mf_nf_detach_locked(struct mf_nf_attachment *a)
 	list_del(&a->node);
 	memfilter_nf_id_free(a->id);
 	nf_unregister_net_hooks(a->net, a->ops, a->nops);
+	mf_nf_end_hold(a);
 	call_rcu(&a->rcu, mf_nf_free_rcu);
 }
 
@@ -607,20 +637,10 @@ int memfilter_nf_cmd_attach(struct memfilter_ucmd *ucmd)
 	a = mf_nf_alloc(cmd, net);
 	if (!a)
 		return -ENOMEM;
-	a->f = memfilter_get_by_name(cmd->name);
-	if (!a->f) {
-		ret = -ENOENT;
+	a->pub = memfilter_name_hold(cmd->name, mf_nf_hold_flags(a));
+	if (IS_ERR(a->pub)) {
+		ret = PTR_ERR(a->pub);
 		goto out_free;
-	}
-	/*
-	 * Dedup adds keys: a type with test-and-add (Bloom, window, grow),
-	 * and not addresses into a prefix filter (whose keys are prefixes).
-	 */
-	if (cmd->action == MEMFILTER_NF_DEDUP &&
-	    (!a->f->ops->test_and_add ||
-	     (a->f->px.max && mf_nf_address_key(a)))) {
-		ret = -EOPNOTSUPP;
-		goto out_put;
 	}
 
 	mutex_lock(&mf_nf_lock);
@@ -648,8 +668,8 @@ out_free_id:
 	memfilter_nf_id_free(a->id);
 out_unlock:
 	mutex_unlock(&mf_nf_lock);
-out_put:
-	memfilter_put(a->f);
+	mf_nf_end_hold(a);
+	memfilter_name_release(a->pub);
 out_free:
 	free_percpu(a->stats);
 	kfree(a);

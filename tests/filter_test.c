@@ -404,6 +404,10 @@ TEST_F(f, size_matrix_every_command)
 		  sizeof(struct memfilter_keys), 0 },
 		{ MEMFILTER_IOC_ADD_PREFIXES, sizeof(struct memfilter_keys),
 		  sizeof(struct memfilter_keys), 0 },
+		{ MEMFILTER_IOC_REPLACE, sizeof(struct memfilter_replace),
+		  sizeof(struct memfilter_replace), 1 },
+		{ MEMFILTER_IOC_EXCHANGE, sizeof(struct memfilter_exchange),
+		  sizeof(struct memfilter_exchange), 1 },
 	};
 	unsigned char buf[512];
 	int fd = bloom(self->dev);

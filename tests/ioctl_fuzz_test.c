@@ -12,8 +12,8 @@
  * key lengths and counts, bad pointers and pointers into memory another
  * thread keeps unmapping, dumps read at random offsets, images loaded with
  * bit flips, truncations and extensions, CLEAR/INFO/PUBLISH/UNPUBLISH/OPEN/
- * close/dup on shared filters, and forked children that may drop their
- * privileges. A watchdog aborts with a message if one call takes longer
+ * REPLACE/EXCHANGE/close/dup on shared filters and names (the owners'
+ * included), and forked children that may drop their privileges. A watchdog aborts with a message if one call takes longer
  * than MF_FUZZ_WATCHDOG seconds.
  *
  * Window filters: the chaos threads create them with every rotation mode
@@ -42,7 +42,10 @@
  * page is E2BIG) and pointers; a detach of
  * an id already detached or never issued must be ENOENT, of a live one
  * must succeed. The netfilter owner, alone in a namespace of its own,
- * predicts every answer exactly (see nf_owner_thread()).
+ * predicts every answer exactly (see nf_owner_thread()), and races a
+ * detach against unpublish and close of the attached filter, against a
+ * replace of its name, and against the exit of a namespace that holds an
+ * attachment of it.
  *
  * Every call's outcome is checked against the documentation: its errno
  * must be one the uapi errno table gives for that command, and a request
@@ -85,7 +88,7 @@ const char *const op_name[OP_NR] = {
 	"API", "CREATE", "OPEN", "LIST", "LOAD", "ADD", "QUERY", "DELETE",
 	"ADD_UNIQUE", "INFO", "CLEAR", "PUBLISH", "UNPUBLISH", "bad cmd",
 	"read", "dup", "close", "fork", "COUNT", "TEST_AND_ADD",
-	"ROTATE", "NF_ATTACH", "NF_DETACH", "NF_LIST",
+	"ROTATE", "NF_ATTACH", "NF_DETACH", "NF_LIST", "REPLACE", "EXCHANGE",
 };
 
 /* The uapi errno table, per command (see uapi/linux/memfilter.h). */
@@ -115,6 +118,10 @@ static const emask op_errnos[OP_NR] = {
 			 B(ENOMEM) | B(EBADF),
 	[OP_NF_DETACH] = E_STRUCT | B(EPERM) | B(ENOENT) | B(EBADF),
 	[OP_NF_LIST] = E_STRUCT | B(ENOMEM),
+	/* the replace DOC: EOPNOTSUPP also for a dedup holder of the name */
+	[OP_REPLACE] = E_STRUCT | B(EPERM) | B(ENOENT) | B(EBUSY) | B(EBADF) |
+		       B(ENOMEM),
+	[OP_EXCHANGE] = E_STRUCT | B(EPERM) | B(ENOENT) | B(EBADF),
 	/* read(): the image DOC (EPERM for keyed dumps), offsets, memory */
 	[OP_READ] = B(EINVAL) | B(EFAULT) | B(EPERM) | B(ENOMEM) | B(EINTR),
 	/*
@@ -544,10 +551,14 @@ static void chaos_op(struct ctx *c)
 		fz_rotate(c, p);
 	} else if (pick < 760) {
 		fz_clear(c, p);
-	} else if (pick < 800) {
+	} else if (pick < 790) {
 		fz_name(c, p, true);
-	} else if (pick < 840) {
+	} else if (pick < 820) {
 		fz_name(c, p, false);
+	} else if (pick < 840) {
+		fz_replace(c, p);
+	} else if (pick < 850) {
+		fz_exchange(c);
 	} else if (pick < 930) {
 		fz_read(c, p);
 	} else if (pick < 960) {
@@ -887,11 +898,12 @@ static void report(void)
 	       (unsigned long long)atomic_load(&sh->grow_info),
 	       (unsigned long long)atomic_load(&sh->grow_filters),
 	       (unsigned long long)atomic_load(&sh->grow_full));
-	printf("# netfilter: %llu attached, %llu detached by chaos threads; %llu lists checked; %llu detach/close races\n",
+	printf("# netfilter: %llu attached, %llu detached by chaos threads; %llu lists checked; %llu detach/close races, %llu of them with a replace\n",
 	       (unsigned long long)atomic_load(&sh->nf_attached),
 	       (unsigned long long)atomic_load(&sh->nf_detached),
 	       (unsigned long long)atomic_load(&sh->nf_lists),
-	       (unsigned long long)atomic_load(&sh->nf_races));
+	       (unsigned long long)atomic_load(&sh->nf_races),
+	       (unsigned long long)atomic_load(&sh->nf_replace_races));
 	printf("1..5\n");
 	if (atomic_load(&sh->false_negatives)) {
 		printf("# %s\n", sh->fn_example);

@@ -25,10 +25,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
 #include <linux/memfilter.h>
 
 #include "prefix_list.h"
@@ -267,6 +269,27 @@ static inline int load(int dev, const void *img, __u64 len)
 	return xioctl(dev, MEMFILTER_IOC_LOAD, &l) ?: l.out_fd;
 }
 
+/* MEMFILTER_IOC_REPLACE: @name now refers to @fd's filter; 0 or -errno. */
+static inline int name_replace(int dev, const char *name, int fd, __u32 flags)
+{
+	struct memfilter_replace r = {
+		.size = sizeof(r), .flags = flags, .fd = fd,
+	};
+
+	strncpy(r.name, name, sizeof(r.name) - 1);
+	return xioctl(dev, MEMFILTER_IOC_REPLACE, &r);
+}
+
+/* MEMFILTER_IOC_EXCHANGE of names @a and @b; 0 or -errno. */
+static inline int name_exchange(int dev, const char *a, const char *b)
+{
+	struct memfilter_exchange x = { .size = sizeof(x) };
+
+	strncpy(x.name, a, sizeof(x.name) - 1);
+	strncpy(x.other, b, sizeof(x.other) - 1);
+	return xioctl(dev, MEMFILTER_IOC_EXCHANGE, &x);
+}
+
 /* @n distinct 8-byte keys @first, @first + 1, ... (malloc'ed). */
 static inline __u64 *seq_keys(size_t n, __u64 first)
 {
@@ -388,6 +411,26 @@ static inline int as_nobody(int (*fn)(void *arg), void *arg)
 	struct as_nobody_call call = { .fn = fn, .arg = arg };
 
 	return run_child(as_nobody_child, &call);
+}
+
+/* A capability's bit, for set_effective(). */
+#define CAP_BIT(c)	(1ull << (c))
+
+/*
+ * Set the calling thread's effective capabilities to @eff (a subset of
+ * its permitted): a device fd opened now has the opener's credentials
+ * without the others. 0 or -1.
+ */
+static inline int set_effective(uint64_t eff)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[0].effective = eff & d[0].permitted;
+	d[1].effective = (eff >> 32) & d[1].permitted;
+	return syscall(SYS_capset, &h, d);
 }
 
 /* In a kselftest TEST body: skip unless we can drop privileges. */

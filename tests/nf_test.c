@@ -36,6 +36,7 @@
 
 #include "kselftest_harness.h"
 #include "libmemfilter.h"
+#include "memfilter_utils.h"
 #include "nf_utils.h"
 #include "prefix_list.h"
 
@@ -841,21 +842,6 @@ TEST_F(nf, bad_arguments)
 	}
 }
 
-/* Set the calling thread's effective capabilities to @eff (a subset of its permitted). */
-static int set_effective(uint64_t eff)
-{
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	d[0].effective = eff & d[0].permitted;
-	d[1].effective = (eff >> 32) & d[1].permitted;
-	return syscall(SYS_capset, &h, d);
-}
-
-#define CAP(c)	(1ull << (c))
-
 /*
  * Attach and detach check the credentials the fd was opened with
  * (f_cred), not the caller's: nobody holding root's fd may attach; a fd
@@ -897,15 +883,15 @@ TEST_F(nf, opener_credentials)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		uint64_t all = CAP(CAP_NET_ADMIN) | CAP(CAP_SYS_ADMIN) |
-			       CAP(CAP_DAC_OVERRIDE);
+		uint64_t all = CAP_BIT(CAP_NET_ADMIN) | CAP_BIT(CAP_SYS_ADMIN) |
+			       CAP_BIT(CAP_DAC_OVERRIDE);
 		int no_net, no_sys;
 		int64_t id;
 
-		if (set_effective(all & ~CAP(CAP_NET_ADMIN)))
+		if (set_effective(all & ~CAP_BIT(CAP_NET_ADMIN)))
 			_exit(20);
 		no_net = mf_open_device();
-		if (set_effective(all & ~CAP(CAP_SYS_ADMIN)))
+		if (set_effective(all & ~CAP_BIT(CAP_SYS_ADMIN)))
 			_exit(21);
 		no_sys = mf_open_device();
 		if (no_net < 0 || no_sys < 0 || set_effective(all))

@@ -73,6 +73,7 @@ static int cmd_version(int argc, char **argv)
 		{ MEMFILTER_FEAT_PUB_ID, "pub-id" },
 		{ MEMFILTER_FEAT_HASH_XXH3, "hash-xxh3" },
 		{ MEMFILTER_FEAT_HASH_DEFAULT_XXH3, "hash-default-xxh3" },
+		{ MEMFILTER_FEAT_REPLACE, "replace" },
 		{ MEMFILTER_FEAT_PREFIXES, "prefixes" },
 		{ MEMFILTER_FEAT_LAYOUTS, "layouts" },
 	};

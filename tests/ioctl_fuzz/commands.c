@@ -858,12 +858,107 @@ void fz_name(struct ctx *c, int p, bool publish)
 	}
 }
 
+/*
+ * A name for REPLACE and EXCHANGE: mostly gen_name()'s, sometimes an
+ * owner's (whose own PUBLISH and UNPUBLISH then race it) or the netfilter
+ * owner's racing filter's (whose attachments follow it).
+ */
+static enum name_kind replace_name(struct ctx *c, char *name)
+{
+	uint64_t pick = below(&c->r, 100);
+
+	if (pick >= 15)
+		return gen_name(c, name, chance(&c->r, 5));
+	memset(name, 0, MEMFILTER_NAME_MAX);
+	if (pick < 10)
+		snprintf(name, MEMFILTER_NAME_MAX, "fz.t%u",
+			 (unsigned int)below(&c->r, MAX_OWNERS));
+	else
+		strcpy(name, "fz.nf.race");
+	return N_VALID;
+}
+
+/*
+ * REPLACE a name with a pool filter: ENOENT (no such name, without the
+ * flag), EBUSY (the filter has a name) and EOPNOTSUPP (a dedup
+ * attachment holds the name and the filter is a cuckoo one) depend on
+ * what other threads did; a read-only filter fd, the device fd or -1 as
+ * the filter, a read-only device, bad flags and fields must fail.
+ */
+void fz_replace(struct ctx *c, int p)
+{
+	struct expect x = {
+		.env = B(ENOENT) | B(EBUSY) | B(EOPNOTSUPP) | B(ENOMEM),
+	};
+	struct memfilter_replace *r;
+	bool ro = chance(&c->r, 3);
+	enum name_kind nk;
+	__u32 size;
+	int ret;
+
+	r = arg_struct(c, sizeof(*r), sizeof(*r), &x, &size);
+	r->size = size;
+	nk = replace_name(c, r->name);
+	expect_name(&x, nk, true);
+	if (chance(&c->r, 40))
+		r->flags = MEMFILTER_REPLACE_PUBLISH;
+	if (chance(&c->r, 3)) {
+		r->flags |= 1U << (1 + below(&c->r, 31));
+		violate(&x, "unknown flag", B(EOPNOTSUPP), R_ACCEPTED);
+	}
+	bad_fields(c, &x, NULL, &r->__reserved, NULL, R_ACCEPTED);
+	if (chance(&c->r, 5)) {
+		r->fd = chance(&c->r, 50) ? c->dev : -1;
+		violate(&x, "not a filter fd", B(EBADF), R_ACCEPTED);
+	} else {
+		r->fd = c->pool[p].fd;
+		if (!c->pool[p].writable)
+			violate(&x, "a read-only filter fd", B(EBADF), R_RO_WRITE);
+	}
+	if (ro)
+		violate(&x, "device opened read-only", B(EBADF), R_ACCEPTED);
+	if (unprivileged)
+		x.env |= B(EPERM);
+	ret = call(c, OP_REPLACE, ro ? c->dev_ro : c->dev,
+		   MEMFILTER_IOC_REPLACE, r);
+	judge(OP_REPLACE, &x, ret);
+}
+
+/* EXCHANGE two names; the same one twice must fail. */
+void fz_exchange(struct ctx *c)
+{
+	struct expect x = { .env = B(ENOENT) | B(EOPNOTSUPP) };
+	struct memfilter_exchange *e;
+	bool ro = chance(&c->r, 3);
+	enum name_kind na, nb;
+	__u32 size;
+	int ret;
+
+	e = arg_struct(c, sizeof(*e), sizeof(*e), &x, &size);
+	e->size = size;
+	na = replace_name(c, e->name);
+	nb = replace_name(c, e->other);
+	expect_name(&x, na, true);
+	expect_name(&x, nb, true);
+	if (na == N_VALID && nb == N_VALID && !strcmp(e->name, e->other))
+		violate(&x, "the same name twice", B(EINVAL), R_ACCEPTED);
+	bad_fields(c, &x, &e->flags, NULL, NULL, R_ACCEPTED);
+	if (ro)
+		violate(&x, "device opened read-only", B(EBADF), R_ACCEPTED);
+	if (unprivileged)
+		x.env |= B(EPERM);
+	ret = call(c, OP_EXCHANGE, ro ? c->dev_ro : c->dev,
+		   MEMFILTER_IOC_EXCHANGE, e);
+	judge(OP_EXCHANGE, &x, ret);
+}
+
 /* Commands numbers no table serves, on either kind of fd. */
 void fz_badcmd(struct ctx *c, int p)
 {
 	static const unsigned long dev_cmds[] = {
 		MEMFILTER_IOC_API, MEMFILTER_IOC_CREATE, MEMFILTER_IOC_OPEN,
-		MEMFILTER_IOC_LIST, MEMFILTER_IOC_LOAD,
+		MEMFILTER_IOC_LIST, MEMFILTER_IOC_LOAD, MEMFILTER_IOC_REPLACE,
+		MEMFILTER_IOC_EXCHANGE,
 	};
 	int fd = p >= 0 && chance(&c->r, 50) ? c->pool[p].fd : c->dev;
 	unsigned long cmd;
@@ -882,14 +977,18 @@ void fz_badcmd(struct ctx *c, int p)
 			    below(&c->r, 0x18), struct memfilter_keys);
 		break;
 	case 2:
-		/* +5 .. +7 are the netfilter commands of /dev/memfilter */
-		cmd = _IOWR(MEMFILTER_IOCTL_TYPE, MEMFILTER_CMD_BASE + 8 +
-			    below(&c->r, 8), struct memfilter_keys);
+		/*
+		 * +5 .. +7 are the netfilter commands of /dev/memfilter,
+		 * +8 and +9 REPLACE and EXCHANGE
+		 */
+		cmd = _IOWR(MEMFILTER_IOCTL_TYPE, MEMFILTER_CMD_BASE + 10 +
+			    below(&c->r, 6), struct memfilter_keys);
 		break;
 	default:
 		/* the other kind of fd's commands */
+		nr = below(&c->r, sizeof(dev_cmds) / sizeof(dev_cmds[0]));
 		cmd = fd == c->dev ? key_cmds[below(&c->r, NKEY_OPS)] :
-			dev_cmds[below(&c->r, 5)];
+			dev_cmds[nr];
 	}
 	memset(c->arg, 0, 512);
 	*(__u32 *)c->arg = 512;

@@ -41,7 +41,8 @@ enum op {
 	OP_API, OP_CREATE, OP_OPEN, OP_LIST, OP_LOAD, OP_ADD, OP_QUERY,
 	OP_DELETE, OP_ADD_UNIQUE, OP_INFO, OP_CLEAR, OP_PUBLISH, OP_UNPUBLISH,
 	OP_BADCMD, OP_READ, OP_DUP, OP_CLOSE, OP_FORK, OP_COUNT, OP_TEST_AND_ADD,
-	OP_ROTATE, OP_NF_ATTACH, OP_NF_DETACH, OP_NF_LIST, OP_NR
+	OP_ROTATE, OP_NF_ATTACH, OP_NF_DETACH, OP_NF_LIST, OP_REPLACE,
+	OP_EXCHANGE, OP_NR
 };
 
 extern const char *const op_name[OP_NR];
@@ -100,6 +101,7 @@ struct shared {
 	/* netfilter attachments of the initial namespace: live, detached */
 	_Atomic uint32_t nf_live[NF_IDS], nf_gone[NF_IDS];
 	_Atomic uint64_t nf_attached, nf_detached, nf_lists, nf_races;
+	_Atomic uint64_t nf_replace_races;	/* of which with a replace */
 	_Atomic uint64_t win_checked[W_NR], win_filters[W_NR], win_rotations;
 	_Atomic uint64_t win_drains;
 	_Atomic uint64_t grow_filters, grow_full; /* growing owners' */
@@ -262,6 +264,8 @@ void fz_info(struct ctx *c, int p);
 void fz_clear(struct ctx *c, int p);
 void fz_rotate(struct ctx *c, int p);
 void fz_name(struct ctx *c, int p, bool publish);
+void fz_replace(struct ctx *c, int p);
+void fz_exchange(struct ctx *c);
 void fz_badcmd(struct ctx *c, int p);
 void fz_read(struct ctx *c, int p);
 

@@ -396,6 +396,8 @@ static void nf_owner_list(struct nf_owner *o)
 struct nf_race {
 	struct ctx *c;
 	int fd;
+	int fresh;		/* replace with this filter, or -1 */
+	int replaced;		/* REPLACE's result */
 };
 
 static void *nf_race_close(void *arg)
@@ -404,23 +406,55 @@ static void *nf_race_close(void *arg)
 	struct memfilter_name nm = { .size = sizeof(nm) };
 
 	usleep(below(&r->c->r, 300));
+	if (r->fresh >= 0) {
+		/* The attachment follows: the old filter loses the name. */
+		r->replaced = name_replace(r->c->dev, "fz.nf.race", r->fresh, 0);
+		xioctl(r->fresh, MEMFILTER_IOC_UNPUBLISH, &nm);
+		close(r->fresh);
+	}
 	xioctl(r->fd, MEMFILTER_IOC_UNPUBLISH, &nm);
 	close(r->fd);
 	return NULL;
 }
 
 /*
+ * A child in a namespace of its own attaches to @name and exits: its
+ * namespace's exit detaches, later, from a kernel worker.
+ */
+static pid_t nf_netns_child(struct nf_owner *o, const char *name)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct memfilter_nf_attach a = { .size = sizeof(a) };
+
+		if (unshare(CLONE_NEWNET))
+			_exit(3);
+		nf_fields(&o->c.r, &a);
+		strcpy(a.name, name);
+		if (a.action == MEMFILTER_NF_DEDUP)
+			a.action = MEMFILTER_NF_COUNT;
+		_exit(xioctl(o->c.dev, MEMFILTER_IOC_NF_ATTACH, &a) ? 4 : 0);
+	}
+	return pid;
+}
+
+/*
  * Attach a fresh filter by name, then detach while another thread
- * unpublishes and closes it: the attachment's reference keeps the filter,
- * the detach succeeds and nothing is left.
+ * unpublishes and closes it, or first replaces the name with another
+ * fresh filter and then unpublishes and closes both, and (sometimes) a
+ * child's namespace holding an attachment of the name exits: the
+ * attachments keep what they hold, the replace succeeds (no dedup
+ * attachment holds the name), the detach succeeds and nothing is left.
  */
 static void nf_owner_race(struct nf_owner *o)
 {
 	struct memfilter_nf_attach a = { 0 };
-	struct nf_race r = { .c = &o->c };
+	struct nf_race r = { .c = &o->c, .fresh = -1 };
 	bool threaded;
+	pid_t child = -1;
 	pthread_t t;
-	int ret;
+	int ret, status;
 
 	if (o->n == MEMFILTER_NF_MAX)
 		return;
@@ -440,6 +474,17 @@ static void nf_owner_race(struct nf_owner *o)
 	strcpy(a.name, "fz.nf.race");
 	ret = nf_attach_as(o, o->c.dev, &a);
 	nf_expect("ATTACH of the racing filter", ret, 0);
+	if (chance(&o->c.r, 50)) {
+		r.fresh = chance(&o->c.r, 50) ?
+			create(o->c.dev, MEMFILTER_TYPE_BLOOM, 1000, 0, 40, 0,
+			       0, NULL) :
+			create(o->c.dev, MEMFILTER_TYPE_CUCKOO, 1000, 0, 0, 8,
+			       0, NULL);
+		if (r.fresh >= 0)
+			atomic_fetch_add(&sh->nf_replace_races, 1);
+	}
+	if (chance(&o->c.r, 30))
+		child = nf_netns_child(o, "fz.nf.race");
 	/*
 	 * Without a thread (EAGAIN at a thread limit, tests/faults.sh's
 	 * fault.fork) the same steps run in order: the attachment and the
@@ -456,6 +501,15 @@ static void nf_owner_race(struct nf_owner *o)
 	}
 	if (threaded)
 		pthread_join(t, NULL);
+	if (r.fresh >= 0)
+		nf_expect("REPLACE racing a detach", r.replaced, 0);
+	while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	/* 4: the child attached after the name was gone (ENOENT). */
+	if (child > 0 && (!WIFEXITED(status) || (WEXITSTATUS(status) &&
+						 WEXITSTATUS(status) != 4)))
+		find(R_VALID_FAILED, "nf owner's racing child: status %#x",
+		     status);
 	atomic_fetch_add(&sh->nf_races, 1);
 }
 

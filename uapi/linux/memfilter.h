@@ -58,8 +58,9 @@
  *  - EACCES: /dev/memfilter was opened without the needed permission
  *    (the device is mode 0600 unless udev says otherwise).
  *  - EBADF: the fd is not open for what the command does, as write(2) on
- *    an O_RDONLY file: CREATE, LOAD, NF_ATTACH and NF_DETACH, and OPEN
- *    with MEMFILTER_OPEN_WRITE, need /dev/memfilter opened for writing;
+ *    an O_RDONLY file: CREATE, LOAD, NF_ATTACH, NF_DETACH, REPLACE and
+ *    EXCHANGE, and OPEN with MEMFILTER_OPEN_WRITE, need /dev/memfilter
+ *    opened for writing;
  *    ADD, DELETE, ADD_UNIQUE, TEST_AND_ADD, CLEAR, ROTATE, PUBLISH and
  *    UNPUBLISH need a filter fd opened for writing (every CREATE and LOAD
  *    fd is; an OPEN fd only with MEMFILTER_OPEN_WRITE). Also: the fd is
@@ -908,8 +909,12 @@ struct memfilter_load {
  * DETACH need CAP_NET_ADMIN in that namespace's user namespace, held by
  * the credentials that opened the fd (EPERM); ATTACH with DEDUP also
  * CAP_SYS_ADMIN.
- * An attachment holds a reference to its filter: unpublishing the name does
- * not detach it. Attachments go with their namespace and at module unload.
+ * An attachment holds the name: each packet asks the filter the name
+ * refers to then, so MEMFILTER_IOC_REPLACE and MEMFILTER_IOC_EXCHANGE
+ * reach it at once (see "Replacing a published filter" below).
+ * Unpublishing the name does not detach it: the attachment keeps the
+ * filter the name had last. Attachments go with their namespace and at
+ * module unload.
  *
  * Errnos beyond the table above: ENOENT for ATTACH means no filter has the
  * name; for DETACH, no attachment has the id in this namespace. ENOSPC:
@@ -1105,5 +1110,103 @@ struct memfilter_nf_list {
 #define MEMFILTER_IOC_NF_ATTACH	MEMFILTER_IO(MEMFILTER_CMD_NF_ATTACH, struct memfilter_nf_attach)
 #define MEMFILTER_IOC_NF_DETACH	MEMFILTER_IO(MEMFILTER_CMD_NF_DETACH, struct memfilter_nf_detach)
 #define MEMFILTER_IOC_NF_LIST	MEMFILTER_IO(MEMFILTER_CMD_NF_LIST, struct memfilter_nf_list)
+
+/**
+ * DOC: Replacing a published filter
+ *
+ * MEMFILTER_IOC_REPLACE makes a published name refer to another filter in
+ * one step; MEMFILTER_IOC_EXCHANGE swaps the filters of two published
+ * names (a rollback, or the swap of ipset). Both are /dev/memfilter
+ * commands. The name keeps its id (memfilter_info.pub_id): the filter
+ * put under it takes the id over, and the filter that had it loses its
+ * name (and its id) but stays alive while an fd or an in-kernel
+ * reference holds it.
+ *
+ * Everything that resolves the name or the id when it uses the filter
+ * sees the old filter up to the step and the new one after it, never
+ * neither and never a half-loaded one (a filter is complete before it
+ * has an fd): netfilter attachments (each packet asks the filter the name
+ * refers to; an attachment's counters go on across a replace), the BPF
+ * kfuncs that look the filter up per call (bpf_memfilter_borrow(),
+ * bpf_memfilter_borrow_id(), bpf_memfilter_contains_id(),
+ * bpf_memfilter_test_and_add_id()) and the in-kernel memfilter_lookup_rcu()
+ * and memfilter_lookup_id_rcu(). A reference taken before the step
+ * (bpf_memfilter_get(), memfilter_get_by_name(), an OPEN fd) keeps the
+ * filter it was taken on; a device-mapper memfilter-dedup table keeps
+ * the filter its table line named when it was loaded, until the table is
+ * reloaded (Documentation/device-mapper.rst). The old filter is freed
+ * once no reader can hold it (after an RCU grace period for the name's
+ * reference, and RCU Tasks Trace and RCU grace periods after its last
+ * reference, as for every filter). An exchange takes its two steps one
+ * after the other: a reader that looks up both names in between may find
+ * one filter under both.
+ *
+ * Both need CAP_SYS_ADMIN, held by the process that opened /dev/memfilter
+ * (the fd's credentials count, as for PUBLISH), and /dev/memfilter open
+ * for writing. Errnos beyond the table above:
+ *
+ *  - EPERM: the opener of /dev/memfilter lacks CAP_SYS_ADMIN.
+ *  - EBADF: /dev/memfilter is not open for writing, or REPLACE's @fd is
+ *    not a memfilter filter fd open for writing.
+ *  - ENOENT: no filter has the name (REPLACE without
+ *    MEMFILTER_REPLACE_PUBLISH), or either name (EXCHANGE).
+ *  - EBUSY: REPLACE's filter is published (under any name: a filter has
+ *    at most one); with MEMFILTER_REPLACE_PUBLISH also: every id is in
+ *    use.
+ *  - EOPNOTSUPP: an unknown flag or a non-zero ``__reserved``; or a
+ *    netfilter DEDUP attachment holds the name and the filter that would
+ *    take it has no test-and-add (a cuckoo filter). Nothing changed.
+ *  - EINVAL: an invalid name; EXCHANGE of a name with itself.
+ *  - ENOMEM: out of memory. Nothing changed.
+ */
+#define MEMFILTER_CMD_REPLACE	(MEMFILTER_CMD_BASE + 8)
+#define MEMFILTER_CMD_EXCHANGE	(MEMFILTER_CMD_BASE + 9)
+
+/* memfilter_api.features: REPLACE and EXCHANGE exist. */
+#define MEMFILTER_FEAT_REPLACE		_BITULL(15)
+
+/* memfilter_replace.flags */
+#define MEMFILTER_REPLACE_PUBLISH	_BITUL(0) /* no filter has @name: publish */
+#define MEMFILTER_REPLACE_FLAGS		MEMFILTER_REPLACE_PUBLISH
+
+/**
+ * struct memfilter_replace - ioctl(MEMFILTER_IOC_REPLACE): a published
+ *	name refers to another filter
+ * @size: sizeof(struct memfilter_replace)
+ * @flags: MEMFILTER_REPLACE_* bits; with MEMFILTER_REPLACE_PUBLISH a name
+ *	no filter has is published for @fd's filter (a new id, as PUBLISH),
+ *	so a refresh needs no special first run
+ * @name: the published name, NUL-terminated
+ * @fd: a filter fd open for writing (as CREATE and LOAD return), of a
+ *	filter that is not published
+ * @__reserved: must be 0
+ */
+struct memfilter_replace {
+	__u32 size;
+	__u32 flags;
+	char name[MEMFILTER_NAME_MAX];
+	__s32 fd;
+	__u32 __reserved;
+};
+
+/**
+ * struct memfilter_exchange - ioctl(MEMFILTER_IOC_EXCHANGE): two published
+ *	names swap their filters
+ * @size: sizeof(struct memfilter_exchange)
+ * @flags: must be 0
+ * @name: a published name
+ * @other: another published name
+ *
+ * Each name keeps its id; the filters swap names and ids.
+ */
+struct memfilter_exchange {
+	__u32 size;
+	__u32 flags;
+	char name[MEMFILTER_NAME_MAX];
+	char other[MEMFILTER_NAME_MAX];
+};
+
+#define MEMFILTER_IOC_REPLACE	MEMFILTER_IO(MEMFILTER_CMD_REPLACE, struct memfilter_replace)
+#define MEMFILTER_IOC_EXCHANGE	MEMFILTER_IO(MEMFILTER_CMD_EXCHANGE, struct memfilter_exchange)
 
 #endif /* _UAPI_LINUX_MEMFILTER_H */
