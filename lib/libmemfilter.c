@@ -974,6 +974,38 @@ int mf_unpublish(int fd)
 	return mf_ioctl(fd, MEMFILTER_IOC_UNPUBLISH, &n);
 }
 
+int mf_replace(int devfd, const char *name, int fd, unsigned int flags)
+{
+	struct memfilter_replace r = { .size = sizeof(r), .fd = fd };
+	int ret;
+
+	if (!name || !*name)
+		return -EINVAL;
+	if (flags & ~MF_REPLACE_PUBLISH)
+		return -EINVAL;
+	if (flags & MF_REPLACE_PUBLISH)
+		r.flags |= MEMFILTER_REPLACE_PUBLISH;
+	ret = mf_copy_name(r.name, name);
+	if (ret)
+		return ret;
+	return mf_ioctl(devfd, MEMFILTER_IOC_REPLACE, &r);
+}
+
+int mf_exchange(int devfd, const char *name, const char *other)
+{
+	struct memfilter_exchange x = { .size = sizeof(x) };
+	int ret;
+
+	if (!name || !*name || !other || !*other)
+		return -EINVAL;
+	ret = mf_copy_name(x.name, name);
+	if (!ret)
+		ret = mf_copy_name(x.other, other);
+	if (ret)
+		return ret;
+	return mf_ioctl(devfd, MEMFILTER_IOC_EXCHANGE, &x);
+}
+
 int mf_dump(int fd, void **image, size_t *len)
 {
 	size_t cap = 1 << 16, off = 0;

@@ -858,6 +858,49 @@ LIBMEMFILTER_API int mf_publish(int fd, const char *name);
  */
 LIBMEMFILTER_API int mf_unpublish(int fd);
 
+/* mf_replace() flags: a name no filter has is published instead. */
+#define MF_REPLACE_PUBLISH 1u
+
+/**
+ * mf_replace() - make a published name refer to another filter, in one step
+ * @devfd: from mf_open_device()
+ * @name: the published name
+ * @fd: a read-write fd of a filter that has no name (from mf_create(),
+ *	mf_load() or their variants): it takes over @name and its id
+ * @flags: 0, or MF_REPLACE_PUBLISH to publish @fd's filter under @name
+ *	when no filter has it (a first refresh)
+ *
+ * Every netfilter attachment of @name, every BPF program that looks it
+ * (or its id) up and every later open finds the old filter until the call
+ * and the new one after it, never neither. The old filter loses its name
+ * and lives on while an fd or a reference holds it. Needs CAP_SYS_ADMIN
+ * (of the process that opened @devfd).
+ *
+ * Return: 0 or -errno: -ENOENT (no filter has @name, without
+ * MF_REPLACE_PUBLISH), -EBUSY (@fd's filter has a name), -EBADF (@fd is
+ * not a read-write filter fd), -EOPNOTSUPP (a dedup attachment holds
+ * @name and the filter has no test-and-add), -ENOTTY (a module without
+ * MEMFILTER_FEAT_REPLACE), -EPERM, -EINVAL, -ENAMETOOLONG.
+ */
+LIBMEMFILTER_API int mf_replace(int devfd, const char *name, int fd,
+				unsigned int flags);
+
+/**
+ * mf_exchange() - swap the filters of two published names
+ * @devfd: from mf_open_device()
+ * @name: a published name
+ * @other: another one
+ *
+ * Each name keeps its id and changes in one step, as in mf_replace(); a
+ * rollback is one more exchange. Needs CAP_SYS_ADMIN.
+ *
+ * Return: 0 or -errno: -ENOENT (either name is not published), -EINVAL
+ * (the same name twice, or an invalid one), -EOPNOTSUPP and -ENOTTY (as
+ * for mf_replace()), -EPERM, -ENAMETOOLONG.
+ */
+LIBMEMFILTER_API int mf_exchange(int devfd, const char *name,
+				 const char *other);
+
 /**
  * mf_dump() - a filter's image, read from its fd
  * @fd: a filter fd (dumping a keyed filter needs CAP_SYS_ADMIN)

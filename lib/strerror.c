@@ -89,6 +89,17 @@ static const struct mf_msg mf_name[] = {
 	{ EINVAL, "invalid name (1 to 63 of A-Z a-z 0-9 . _ -)" },
 };
 
+/* mf_replace(), mf_exchange(): a name changes filters. */
+static const struct mf_msg mf_replace_msgs[] = {
+	{ ENOENT, "no filter has that name (mf_replace() with MF_REPLACE_PUBLISH publishes it)" },
+	{ EBUSY, "the new filter already has a name (build it aside, unnamed)" },
+	{ EBADF, "bad file descriptor: /dev/memfilter or the filter fd not open for writing" },
+	{ EOPNOTSUPP, "a dedup attachment holds the name and the filter has no test-and-add (cuckoo)" },
+	{ ENOTTY, "not an fd of /dev/memfilter, or a module without replace (MEMFILTER_FEAT_REPLACE)" },
+	{ EPERM, "replacing a published filter needs CAP_SYS_ADMIN" },
+	{ EINVAL, "invalid name or flags, or the same name twice" },
+};
+
 /* Commands on a filter fd. */
 static const struct mf_msg mf_filter[] = {
 	{ ENOTTY, "not a memfilter filter fd" },
@@ -247,6 +258,7 @@ static const struct mf_call calls[] = {
 	{ "mf_delete_key", KEYS_FD },
 	{ "mf_deletev", KEYS_FD },
 	{ "mf_dump", { T(mf_dump_msgs), T(mf_filter) } },
+	{ "mf_exchange", { T(mf_replace_msgs), T(mf_devcmd) } },
 	{ "mf_grow_info", ON_FD },
 	{ "mf_image_merge", { T(mf_merge_msgs), T(mf_image_msgs) } },
 	{ "mf_image_read", IMAGE },
@@ -305,6 +317,7 @@ static const struct mf_call calls[] = {
 	{ "mf_query_addrs", { T(mf_addrs_msgs), T(mf_filter) } },
 	{ "mf_query_key", KEYS_FD },
 	{ "mf_queryv", KEYS_FD },
+	{ "mf_replace", { T(mf_replace_msgs), T(mf_devcmd) } },
 	{ "mf_rotate", ON_FD },
 	{ "mf_strerror", NONE },
 	{ "mf_test_and_add", KEYS_FD },

@@ -459,6 +459,54 @@ TEST_F(lib, publish_open_list_unpublish)
 	close(fd);
 }
 
+/*
+ * mf_replace() and mf_exchange(): the name and its id go to the other
+ * filter; the flag publishes a free name; bad arguments are -EINVAL or
+ * -ENAMETOOLONG before any ioctl.
+ */
+TEST_F(lib, replace_and_exchange)
+{
+	char long_name[MF_NAME_MAX + 1];
+	int a = bloom(self->dev, 100, 0.01), b = bloom(self->dev, 200, 0.01);
+	uint32_t id, id2;
+	struct mf_info i;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	EXPECT_EQ(-ENOENT, mf_replace(self->dev, "libtest-rep", b, 0));
+	ASSERT_EQ(0, mf_replace(self->dev, "libtest-rep", a, MF_REPLACE_PUBLISH));
+	ASSERT_EQ(0, mf_pub_id(a, &id));
+	ASSERT_EQ(0, mf_replace(self->dev, "libtest-rep", b, 0));
+	ASSERT_EQ(0, mf_pub_id(b, &id2));
+	EXPECT_EQ(id, id2);
+	EXPECT_EQ(-ENOENT, mf_pub_id(a, &id2));
+	EXPECT_EQ(-EBUSY, mf_replace(self->dev, "libtest-rep", b, 0));
+	ASSERT_EQ(0, mf_publish(a, "libtest-rep.old"));
+	ASSERT_EQ(0, mf_exchange(self->dev, "libtest-rep", "libtest-rep.old"));
+	ASSERT_EQ(0, mf_info(a, &i));
+	EXPECT_STREQ("libtest-rep", i.name);
+	ASSERT_EQ(0, mf_pub_id(a, &id2));
+	EXPECT_EQ(id, id2);
+	EXPECT_EQ(-EINVAL, mf_exchange(self->dev, "libtest-rep", "libtest-rep"));
+	EXPECT_EQ(-ENOENT, mf_exchange(self->dev, "libtest-rep", "libtest-none"));
+
+	memset(long_name, 'n', MF_NAME_MAX);
+	long_name[MF_NAME_MAX] = 0;
+	EXPECT_EQ(-ENAMETOOLONG, mf_replace(self->dev, long_name, b, 0));
+	EXPECT_EQ(-ENAMETOOLONG, mf_exchange(self->dev, "libtest-rep", long_name));
+	EXPECT_EQ(-EINVAL, mf_replace(self->dev, NULL, b, 0));
+	EXPECT_EQ(-EINVAL, mf_replace(self->dev, "", b, 0));
+	EXPECT_EQ(-EINVAL, mf_replace(self->dev, "libtest-rep", b, 2));
+	EXPECT_EQ(-EINVAL, mf_exchange(self->dev, NULL, "libtest-rep"));
+	EXPECT_EQ(-EINVAL, mf_exchange(self->dev, "libtest-rep", ""));
+	EXPECT_EQ(-EBADF, mf_replace(self->dev, "libtest-rep", self->dev, 0));
+	EXPECT_EQ(-EBADF, mf_replace(-1, "libtest-rep", b, 0));
+	EXPECT_EQ(0, mf_unpublish(a));
+	EXPECT_EQ(0, mf_unpublish(b));
+	close(a);
+	close(b);
+}
+
 /* More names than mf_list()'s first guess: the library must grow. */
 TEST_F(lib, list_grows_buffer)
 {

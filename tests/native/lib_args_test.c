@@ -324,6 +324,33 @@ static void c_mf_publish(void)
 	free(n);
 }
 
+static void c_mf_replace(void)
+{
+	char *n = unterminated();
+
+	WANT(mf_replace(BAD_FD, NULL, BAD_FD, 0), -EINVAL);
+	WANT(mf_replace(BAD_FD, "", BAD_FD, 0), -EINVAL);
+	WANT(mf_replace(BAD_FD, "x", BAD_FD, ~MF_REPLACE_PUBLISH), -EINVAL);
+	WANT(mf_replace(BAD_FD, "x", BAD_FD, 0), -EBADF);
+	WANT(mf_replace(BAD_FD, "x", BAD_FD, MF_REPLACE_PUBLISH), -EBADF);
+	WANT(mf_replace(BAD_FD, n, BAD_FD, 0), -ENAMETOOLONG);
+	free(n);
+}
+
+static void c_mf_exchange(void)
+{
+	char *n = unterminated();
+
+	WANT(mf_exchange(BAD_FD, NULL, "y"), -EINVAL);
+	WANT(mf_exchange(BAD_FD, "x", NULL), -EINVAL);
+	WANT(mf_exchange(BAD_FD, "", "y"), -EINVAL);
+	WANT(mf_exchange(BAD_FD, "x", ""), -EINVAL);
+	WANT(mf_exchange(BAD_FD, "x", "y"), -EBADF);
+	WANT(mf_exchange(BAD_FD, n, "y"), -ENAMETOOLONG);
+	WANT(mf_exchange(BAD_FD, "x", n), -ENAMETOOLONG);
+	free(n);
+}
+
 static void c_mf_dump(void)
 {
 	void *img = &img;
@@ -974,8 +1001,9 @@ static const struct args_case cases[] = {
 	CASE(mf_count), CASE(mf_countv), CASE(mf_create), CASE(mf_create_check),
 	CASE(mf_create_grow),
 	CASE(mf_create_window), CASE(mf_delete), CASE(mf_deletev),
-	CASE(mf_dump), CASE(mf_grow_info), CASE(mf_image_merge),
-	CASE(mf_image_read), CASE(mf_info), CASE(mf_keys), CASE(mf_layout), CASE(mf_list),
+	CASE(mf_dump), CASE(mf_exchange), CASE(mf_grow_info),
+	CASE(mf_image_merge), CASE(mf_image_read), CASE(mf_info),
+	CASE(mf_keys), CASE(mf_layout), CASE(mf_list),
 	CASE(mf_load), CASE(mf_nf_attach), CASE(mf_nf_detach),
 	CASE(mf_nf_list), CASE(mf_nf_stats), CASE(mf_offline_add),
 	CASE(mf_offline_add_prefixes), CASE(mf_offline_addv),
@@ -993,7 +1021,8 @@ static const struct args_case cases[] = {
 	CASE(mf_offline_rotate), CASE(mf_offline_window_info),
 	CASE(mf_open), CASE(mf_open_device), CASE(mf_prefix_info),
 	CASE(mf_prefix_parse), CASE(mf_pub_id), CASE(mf_publish),
-	CASE(mf_query), CASE(mf_query_addrs), CASE(mf_queryv), CASE(mf_rotate),
+	CASE(mf_query), CASE(mf_query_addrs), CASE(mf_queryv), CASE(mf_replace),
+	CASE(mf_rotate),
 	CASE(mf_strerror), CASE(mf_test_and_add), CASE(mf_test_and_addv),
 	CASE(mf_unpublish), CASE(mf_version), CASE(mf_window_info),
 };
