@@ -6,7 +6,7 @@ _memfilterctl()
 	local cur prev words cword
 	_init_completion || return
 
-	local cmds="create add query seen del count clear rotate info list rm build dump load inspect merge nf version help"
+	local cmds="create add query seen del count clear rotate info list rm swap build dump load inspect merge nf version help"
 	local globals="--json --pretty --version --help"
 	local sizing="--type --capacity --fpr --bits-per-key --fingerprint-bits --keyed --seed --hash --prefixes --prefix-lengths --layout"
 	local grow="--grow --grow-factor --grow-ratio --grow-max"
@@ -110,7 +110,8 @@ _memfilterctl()
 	esac
 
 	case $cmd in
-	create) opts="$sizing $window $grow" ;;
+	create) opts="$sizing $window $grow --replace" ;;
+	load) opts="--replace" ;;
 	seen) opts="--key --hex --count --invert --image --output" ;;
 	nf)
 		case $sub in
@@ -143,6 +144,11 @@ _memfilterctl()
 		return
 	fi
 	case $cmd in
+	swap)
+		[[ $args -lt 2 ]] &&
+			COMPREPLY=($(compgen -W "$(memfilterctl list 2>/dev/null)" -- "$cur"))
+		return
+		;;
 	add | query | seen | del | count | clear | rotate | info | rm | dump)
 		if [[ $args -eq 0 && " ${words[*]} " != *" --image "* &&
 		      " ${words[*]} " != *" -i "* ]]; then

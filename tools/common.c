@@ -873,14 +873,18 @@ int positional(int argc, char **argv, int max_extra, const char **name,
 	*name = argv[optind];
 	if (extra)
 		*extra = n > 1 ? argv[optind + 1] : NULL;
-	if (!valid_name(*name)) {
-		if (image_hint(*name))
-			return -1;
+	return check_name(*name);
+}
+
+/* 0 for a valid filter name, else -1 after an error saying why. */
+int check_name(const char *name)
+{
+	if (valid_name(name))
+		return 0;
+	if (!image_hint(name))
 		usage_error("invalid filter name '%s' (1-%d characters of "
-			    "A-Z a-z 0-9 . _ -)", *name, MF_NAME_MAX - 1);
-		return -1;
-	}
-	return 0;
+			    "A-Z a-z 0-9 . _ -)", name, MF_NAME_MAX - 1);
+	return -1;
 }
 
 /*
@@ -932,6 +936,25 @@ int open_device(void)
 	if (fd < 0)
 		device_error(fd);
 	return fd;
+}
+
+/*
+ * --replace: put the new filter @fd (no name) under @name in one step,
+ * publishing it if no filter has the name. 0, or EXIT_ERR after saying why.
+ */
+int replace_name(int dev, const char *name, int fd)
+{
+	int ret = mf_replace(dev, name, fd, MF_REPLACE_PUBLISH);
+
+	if (ret == -ENOTTY)
+		cli_error("%s: this kernel's memfilter cannot replace a filter in one step (no 'replace' in 'memfilterctl version'): rm it, then create or load",
+			  name);
+	else if (ret == -EOPNOTSUPP)
+		cli_error("%s: a netfilter dedup attachment holds the name, and the new filter cannot test-and-add (cuckoo): detach it first",
+			  name);
+	else if (ret)
+		fail(name, ret);
+	return ret ? EXIT_ERR : 0;
 }
 
 /*

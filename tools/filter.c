@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * memfilterctl: the commands on filters in the kernel (create, add, query,
- * del, clear, info, list, rm), through /dev/memfilter. query also answers
- * from an image file offline (--image).
+ * del, clear, info, list, rm, swap), through /dev/memfilter. query also
+ * answers from an image file offline (--image).
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -17,6 +17,7 @@
 
 static const struct option create_opts[] = {
 	NEW_FILTER_OPTS,
+	{ "replace", no_argument, NULL, OPT_REPLACE },
 	{ "help", no_argument, NULL, 'h' },
 	{}
 };
@@ -24,18 +25,24 @@ static const struct option create_opts[] = {
 static int cmd_create(int argc, char **argv)
 {
 	FILTER_ARGS(fa);
+	bool replace = false;
 	const char *name;
-	int c, dev, fd;
+	int c, dev, fd, ret = 0;
 
 	while ((c = cmd_opt(argc, argv)) != -1) {
 		if (c == 'h')
 			return print_help();
+		if (c == OPT_REPLACE) {
+			replace = true;
+			continue;
+		}
 		if (filter_args_opt(c, &fa) != 1)
 			return EXIT_ERR;
 	}
 	if (positional(argc, argv, 0, &name, NULL) || filter_args_finish(&fa))
 		return EXIT_ERR;
-	fa.o.name = name;
+	/* With --replace, the new filter is made aside and takes NAME after. */
+	fa.o.name = replace ? NULL : name;
 
 	dev = open_device();
 	if (dev < 0)
@@ -43,15 +50,18 @@ static int cmd_create(int argc, char **argv)
 	fd = fa.window ? mf_create_window(dev, &fa.o, fa.window) :
 	     fa.growing ? mf_create_grow(dev, &fa.o, fa.growing) :
 	     mf_create(dev, &fa.o);
+	if (fd >= 0 && replace)
+		ret = replace_name(dev, name, fd);
 	close(dev);
 	if (fd == -EEXIST) {
-		cli_error("%s: a filter by that name already exists", name);
+		cli_error("%s: a filter by that name already exists (--replace replaces it)",
+			  name);
 		return EXIT_ERR;
 	}
 	if (fd < 0)
 		return fail(name, fd);
 	close(fd);
-	return 0;
+	return ret;
 }
 
 enum key_cmd { KEY_ADD, KEY_QUERY, KEY_DEL, KEY_SEEN, KEY_COUNT };
@@ -811,6 +821,49 @@ static int cmd_rm(int argc, char **argv)
 	return name_command(argc, argv, mf_unpublish);
 }
 
+/* swap NAME OTHER: the two published names exchange their filters. */
+static int cmd_swap(int argc, char **argv)
+{
+	const char *name, *other, *missing;
+	int dev, fd, ret = help_opt(argc, argv);
+
+	if (ret >= 0)
+		return ret;
+	if (positional(argc, argv, 1, &name, &other))
+		return EXIT_ERR;
+	if (!other) {
+		usage_error("missing the OTHER filter name");
+		return EXIT_ERR;
+	}
+	if (check_name(other))
+		return EXIT_ERR;
+	if (!strcmp(name, other)) {
+		usage_error("NAME and OTHER are the same name");
+		return EXIT_ERR;
+	}
+	dev = open_device();
+	if (dev < 0)
+		return EXIT_ERR;
+	ret = mf_exchange(dev, name, other);
+	if (ret == -ENOENT) {
+		/* Say which: the one that does not open now. */
+		fd = mf_open(dev, name);
+		missing = fd < 0 ? name : other;
+		if (fd >= 0)
+			close(fd);
+		cli_error("%s: no such filter", missing);
+	} else if (ret == -ENOTTY) {
+		cli_error("this kernel's memfilter cannot swap names (no 'replace' in 'memfilterctl version')");
+	} else if (ret == -EOPNOTSUPP) {
+		cli_error("%s, %s: a netfilter dedup attachment holds one name, and the other's filter cannot test-and-add (cuckoo): detach it first",
+			  name, other);
+	} else if (ret) {
+		fail(name, ret);
+	}
+	close(dev);
+	return ret ? EXIT_ERR : 0;
+}
+
 static int cmd_clear(int argc, char **argv)
 {
 	return name_command(argc, argv, mf_clear);
@@ -878,6 +931,7 @@ const struct command filter_commands[] = {
 	  "       memfilterctl create NAME --grow --capacity N [--fpr P] [GROW OPTIONS]",
 	  .help = "Create a filter and publish it as NAME (needs CAP_SYS_ADMIN).\n\n"
 	  FILTER_OPTS_HELP
+	  REPLACE_HELP
 	  WINDOW_OPTS_HELP
 	  GROW_OPTS_HELP },
 	{ .name = "add", .fn = cmd_add,
@@ -980,6 +1034,14 @@ const struct command filter_commands[] = {
 	  .usage = "NAME",
 	  .help = "Unpublish NAME (needs CAP_SYS_ADMIN). The filter is freed when its\n"
 	  "last reference (an open fd, an in-kernel user) goes away.\n" },
+	{ .name = "swap", .fn = cmd_swap,
+	  .usage = "NAME OTHER",
+	  .help = "Exchange the filters of two published names (needs CAP_SYS_ADMIN),\n"
+	  "each name in one step: netfilter hooks and BPF programs using a\n"
+	  "name or its id see its old filter until then and the other one\n"
+	  "after, never neither; each name keeps its id. The refresh: load the\n"
+	  "new list as NAME.new, 'swap NAME NAME.new', and 'rm NAME.new' once\n"
+	  "the new list has proved itself ('swap' again rolls back).\n" },
 };
 
 const size_t filter_commands_n = ARRAY_SIZE(filter_commands);

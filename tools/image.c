@@ -471,17 +471,28 @@ static int cmd_dump(int argc, char **argv)
 	return ret;
 }
 
+static const struct option load_opts[] = {
+	{ "replace", no_argument, NULL, OPT_REPLACE },
+	{ "help", no_argument, NULL, 'h' },
+	{}
+};
+
 static int cmd_load(int argc, char **argv)
 {
 	struct mf_offline *f;
 	unsigned char *img;
 	const char *name, *why = NULL;
-	int dev, fd, ret;
+	bool replace = false;
+	int c, dev, fd, ret;
 	size_t len;
 
-	ret = help_opt(argc, argv);
-	if (ret >= 0)
-		return ret;
+	while ((c = cmd_opt(argc, argv)) != -1) {
+		if (c == 'h')
+			return print_help();
+		if (c != OPT_REPLACE)
+			return EXIT_ERR;
+		replace = true;
+	}
 	if (positional(argc, argv, 0, &name, NULL))
 		return EXIT_ERR;
 	if (isatty(STDIN_FILENO)) {
@@ -495,11 +506,12 @@ static int cmd_load(int argc, char **argv)
 		ret = EXIT_ERR;
 		goto out_free;
 	}
-	fd = mf_load(dev, img, len, name);
+	/* With --replace, the new filter is made aside and takes NAME after. */
+	fd = mf_load(dev, img, len, replace ? NULL : name);
+	ret = fd >= 0 && replace ? replace_name(dev, name, fd) : 0;
 	close(dev);
 	if (fd >= 0) {
 		close(fd);
-		ret = 0;
 	} else if (fd == -EBADMSG || fd == -EOPNOTSUPP) {
 		/* The kernel says only the errno; the same checks here say why. */
 		if (mf_offline_from_image(img, len, &f, &why) == 0) {
@@ -508,7 +520,8 @@ static int cmd_load(int argc, char **argv)
 		}
 		ret = image_error(NULL, fd, why);
 	} else if (fd == -EEXIST) {
-		cli_error("%s: a filter by that name already exists", name);
+		cli_error("%s: a filter by that name already exists (--replace replaces it)",
+			  name);
 		ret = EXIT_ERR;
 	} else {
 		ret = fail(name, fd);
@@ -850,10 +863,13 @@ const struct command image_commands[] = {
 	  "secret key (see build).\n\n"
 	  OUTPUT_HELP },
 	{ .name = "load", .fn = cmd_load,
-	  .usage = "NAME < F.img",
+	  .opts = load_opts, .shortopts = HELP_SHORTOPTS,
+	  .usage = "NAME [--replace] < F.img",
 	  .help = "Read an image from stdin, make a filter of it in the kernel and\n"
 	  "publish it as NAME (needs CAP_SYS_ADMIN). A corrupt or unsupported\n"
-	  "image is refused and nothing is created.\n" },
+	  "image is refused and nothing is created (with --replace, NAME keeps\n"
+	  "its filter).\n\n"
+	  REPLACE_HELP },
 	{ .name = "inspect", .fn = cmd_inspect,
 	  .opts = json_opts, .shortopts = JSON_SHORTOPTS,
 	  .usage = "F.img [--json|--pretty]",

@@ -133,9 +133,11 @@ int parse_u64(const char *opt, const char *s, unsigned int flags, uint64_t *v);
 int parse_double(const char *opt, const char *s, double *v);
 int positional(int argc, char **argv, int max_extra, const char **name,
 	       const char **extra);
+int check_name(const char *name);
 int open_device(void);
 int open_filter(const char *name);
 int image_hint(const char *name);
+int replace_name(int dev, const char *name, int fd);
 const char *type_name(int type);
 const char *type_words(const char *sep, const char *last);
 const char *hash_name(int algo);
@@ -176,6 +178,16 @@ enum { OPT_HASH = 0x180, OPT_KEYED, OPT_LAYOUT };
  * and query --prefixes.
  */
 enum { OPT_PREFIXES = 0x190, OPT_PREFIX_LENGTHS };
+/* create --replace, load --replace (long only). */
+enum { OPT_REPLACE = 0x1b0 };
+#define REPLACE_HELP \
+	"      --replace             build the new filter aside, then make NAME\n" \
+	"                            refer to it in one step: netfilter hooks and\n" \
+	"                            BPF programs using NAME or its id see the old\n" \
+	"                            filter until then and the new one after,\n" \
+	"                            never neither (NAME keeps its id). NAME is\n" \
+	"                            published if it is not; the old filter is\n" \
+	"                            freed once nothing holds it\n"
 /* A growing filter's options (create, build): -G and long-only ones. */
 enum { OPT_GROW_FACTOR = 0x100, OPT_GROW_RATIO, OPT_GROW_MAX };
 #define GROW_OPTS \

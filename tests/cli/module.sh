@@ -3,7 +3,7 @@
 # memfilterctl's tests (tests/cli_test.sh, which sources this file and has
 # the helpers and the driver). The commands against the module
 # (version, list --json, keys, count, clear, dump), growing filters, --hash,
-# and the bounded image and key readers.
+# the bounded image and key readers, and create/load --replace and swap.
 
 # --- against the module ------------------------------------------------------
 
@@ -309,3 +309,76 @@ t_keys_bounded() {
 		--type bloom --capacity 10 -o "$T/dir.img" - <"$T" &&
 		[ ! -e "$T/dir.img" ] || fail "build from a directory on stdin"
 }
+
+# --- replace and swap --------------------------------------------------------
+
+# ID: the published id 'memfilterctl info NAME' shows; its output in
+# $T/info.
+info_id() {
+	memfilterctl info "$1" >"$T/info" || return 1
+	ID=$(sed -n 's/^id: *//p' "$T/info")
+}
+
+# create --replace and load --replace: NAME and its id go to the new
+# filter; a refused image leaves NAME with its filter; a free name is
+# published; without --replace a taken name says how to replace it.
+t_replace_cli() {
+	expect_rc 0 memfilterctl create cli-rep --type bloom --capacity 100 \
+		--fpr 0.001 --seed 1 &&
+	expect_rc 0 memfilterctl add cli-rep --key old && info_id cli-rep ||
+		return 1
+	id=$ID
+	expect_rc 0 memfilterctl create cli-rep --replace --type bloom \
+		--capacity 200 --fpr 0.001 --seed 2 && [ ! -s "$T/out" ] &&
+		[ ! -s "$T/err" ] || fail "create --replace" || return 1
+	info_id cli-rep && [ "$ID" = "$id" ] ||
+		fail "id '$ID' after create --replace, want $id" || return 1
+	grep -q '^capacity: *200 keys' "$T/info" ||
+		fail "not the new filter" || return 1
+	expect_rc 1 memfilterctl query cli-rep --key old &&
+	keys new | memfilterctl build --type cuckoo --capacity 64 \
+		--fingerprint-bits 16 --seed 3 -o "$T/rep.img" &&
+	expect_rc 0 memfilterctl load cli-rep --replace <"$T/rep.img" &&
+	info_id cli-rep && [ "$ID" = "$id" ] ||
+		fail "id '$ID' after load --replace, want $id" || return 1
+	grep -q '^type: *cuckoo' "$T/info" || fail "not the loaded filter" ||
+		return 1
+	expect_rc 0 memfilterctl query cli-rep --key new --key old &&
+		expect_out new &&
+	head -c 200 "$T/rep.img" >"$T/rep-bad.img" &&
+	expect_error "corrupt filter image: truncated" \
+		memfilterctl load cli-rep --replace <"$T/rep-bad.img" &&
+	expect_rc 0 memfilterctl query cli-rep --key new &&
+	info_id cli-rep && [ "$ID" = "$id" ] || fail "id changed by a refused load" ||
+		return 1
+	expect_rc 0 memfilterctl load cli-rep2 --replace <"$T/rep.img" &&
+		listed cli-rep2 || fail "load --replace of a free name" || return 1
+	expect_error "already exists (--replace replaces it)" \
+		memfilterctl load cli-rep <"$T/rep.img" &&
+	expect_error "already exists (--replace replaces it)" \
+		memfilterctl create cli-rep --type bloom --capacity 10 --fpr 0.1
+}
+
+# swap: each name keeps its id and gets the other's filter; twice is the
+# start again; bad names and missing filters are clear errors.
+t_swap_cli() {
+	info_id cli-rep && a=$ID && info_id cli-rep2 && b=$ID &&
+	expect_rc 0 memfilterctl add cli-rep --key only-in-rep &&
+	expect_rc 0 memfilterctl swap cli-rep cli-rep2 && [ ! -s "$T/out" ] ||
+		fail "swap" || return 1
+	info_id cli-rep && [ "$ID" = "$a" ] && info_id cli-rep2 &&
+		[ "$ID" = "$b" ] || fail "ids moved with the filters" || return 1
+	expect_rc 0 memfilterctl query cli-rep2 --key only-in-rep &&
+	expect_rc 1 memfilterctl query cli-rep --key only-in-rep &&
+	expect_rc 0 memfilterctl swap cli-rep2 cli-rep &&
+	expect_rc 0 memfilterctl query cli-rep --key only-in-rep &&
+	expect_error "cli-none: no such filter" \
+		memfilterctl swap cli-rep cli-none &&
+	expect_error "cli-none: no such filter" \
+		memfilterctl swap cli-none cli-rep &&
+	expect_error "same name" memfilterctl swap cli-rep cli-rep &&
+	expect_error "missing the OTHER" memfilterctl swap cli-rep &&
+	expect_error "invalid filter name" memfilterctl swap cli-rep 'a b' &&
+	expect_error "unexpected argument" memfilterctl swap a b c
+}
+
