@@ -16,6 +16,9 @@
  *    published (on every kernel), none after unpublish, a new one after
  *    republish; bpf_memfilter_borrow_id() finds the filter by it, and
  *    nothing by an id never issued, unpublished or replaced;
+ *  - a replace or an exchange of the name reaches XDP programs by id and
+ *    by name and TC programs by id at once: every verdict right after it
+ *    is the new filter's (the two filters hold different sources);
  *  - every kfunc's return value from a syscall program, on Bloom and
  *    cuckoo filters, the batch against the ioctl query;
  *  - a filter held by a map (kptr) outlives its name and fd and is freed
@@ -519,6 +522,114 @@ TEST_F(bpf, prefix_lookup_exact)
 	ASSERT_EQ(0, mf_unpublish(kfd));
 	close(kfd);
 	plist_probes_free(pp);
+}
+
+static struct xdp_blocklist_bpf *xdp_load(const char *name, uint32_t id)
+{
+	struct xdp_blocklist_bpf *skel = xdp_blocklist_bpf__open();
+
+	if (!skel)
+		return NULL;
+	strcpy((char *)skel->rodata->filter_name, name);
+	skel->rodata->filter_id = id;
+	if (xdp_blocklist_bpf__load(skel)) {
+		xdp_blocklist_bpf__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
+
+#define REPLACE_NAME	"bpf.test.replace"
+
+/*
+ * The programs' verdicts for every packet are the answers of the filter
+ * the name refers to (offline @off, holding every 4th source from
+ * @first), right after a replace or exchange: XDP by id and by name, TC
+ * by id; @want the filter that must count the queries (and no other).
+ */
+static void replaced_check(struct __test_metadata *_metadata,
+			   struct xdp_blocklist_bpf *const xdp[2],
+			   struct kfunc_ops_bpf *tc, struct mf_offline *off,
+			   int first, int want, int other)
+{
+	uint64_t q0 = 0, q1 = 0, o0 = 0, o1 = 0;
+	unsigned int drop, fp, shot, i;
+	struct mf_info in;
+
+	ASSERT_EQ(0, mf_info(want, &in));
+	q0 = in.queries;
+	ASSERT_EQ(0, mf_info(other, &in));
+	o0 = in.queries;
+	for (i = 0; i < 2; i++) {
+		xdp[i]->bss->counts.dropped = xdp[i]->bss->counts.passed = 0;
+		xdp_check(_metadata, bpf_program__fd(xdp[i]->progs.xdp_blocklist),
+			  off, first, &drop, &fp);
+		EXPECT_EQ(drop, xdp[i]->bss->counts.dropped);
+		EXPECT_EQ(2 * N_SRC - drop, xdp[i]->bss->counts.passed);
+		EXPECT_EQ(0, xdp[i]->bss->counts.no_filter);
+	}
+	tc_check(_metadata, tc->progs.tc_blocklist_id, off, &shot);
+	TH_LOG("every 4th source from %d: XDP dropped %u (%u false positives), TC shot %u",
+	       first, drop, fp, shot);
+	ASSERT_EQ(0, mf_info(want, &in));
+	q1 = in.queries;
+	ASSERT_EQ(0, mf_info(other, &in));
+	o1 = in.queries;
+	EXPECT_EQ(4 * N_SRC + N_SRC, q1 - q0);
+	EXPECT_EQ(0, o1 - o0);
+}
+
+/*
+ * A replace reaches BPF programs at once: a program by id (XDP with
+ * bpf_memfilter_contains_id(), TC likewise) and by name (XDP with
+ * bpf_memfilter_borrow()) answer the new filter's way for every packet
+ * right after the call, the id staying with the name; an exchange rolls
+ * back just as fast. The two filters hold different sources (every 4th
+ * from 0, from 2), so every verdict tells which filter answered.
+ */
+TEST_F(bpf, replace_follows_id)
+{
+	struct xdp_blocklist_bpf *xdp[2];
+	struct mf_offline *offa, *offb;
+	struct kfunc_ops_bpf *tc;
+	uint32_t id, idb;
+	int a, b;
+
+	NEED_KFUNCS();
+	a = blocklist_from(self->dev, REPLACE_NAME, true, 0, &offa);
+	ASSERT_LE(0, a) TH_LOG("blocklist: %s", mf_strerror(a));
+	b = blocklist_from(self->dev, NULL, true, 2, &offb);
+	ASSERT_LE(0, b) TH_LOG("blocklist: %s", mf_strerror(b));
+	ASSERT_EQ(0, mf_pub_id(a, &id));
+	xdp[0] = xdp_load(REPLACE_NAME, id);
+	xdp[1] = xdp_load(REPLACE_NAME, 0);
+	tc = ops_load(REPLACE_NAME);
+	ASSERT_NE(NULL, xdp[0]);
+	ASSERT_NE(NULL, xdp[1]);
+	ASSERT_NE(NULL, tc);
+	tc->bss->args.id = id;
+
+	replaced_check(_metadata, xdp, tc, offa, 0, a, b);
+	ASSERT_EQ(0, mf_replace(self->dev, REPLACE_NAME, b, 0));
+	ASSERT_EQ(0, mf_pub_id(b, &idb));
+	EXPECT_EQ(id, idb);
+	replaced_check(_metadata, xdp, tc, offb, 2, b, a);
+	/* Rollback: the old filter under a second name, exchanged back. */
+	ASSERT_EQ(0, mf_publish(a, REPLACE_NAME ".old"));
+	ASSERT_EQ(0, mf_exchange(self->dev, REPLACE_NAME, REPLACE_NAME ".old"));
+	replaced_check(_metadata, xdp, tc, offa, 0, a, b);
+	ASSERT_EQ(0, mf_pub_id(a, &idb));
+	EXPECT_EQ(id, idb);
+
+	xdp_blocklist_bpf__destroy(xdp[1]);
+	xdp_blocklist_bpf__destroy(xdp[0]);
+	kfunc_ops_bpf__destroy(tc);
+	mf_offline_free(offb);
+	mf_offline_free(offa);
+	EXPECT_EQ(0, mf_unpublish(b));
+	EXPECT_EQ(0, mf_unpublish(a));
+	close(b);
+	close(a);
 }
 
 /* Bloom: delete is -EOPNOTSUPP; the batch agrees with the ioctl query. */

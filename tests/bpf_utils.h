@@ -81,11 +81,13 @@ static size_t packet(uint8_t *p, int i, bool v6, uint8_t *key, size_t *klen)
 }
 
 /*
- * A published Bloom filter (5% FPR) holding every 4th of N_SRC IPv4 sources,
- * and of as many IPv6 ones with @v6, and *@off: the same filter, from its
- * dump, offline. Returns its fd, or -errno.
+ * A Bloom filter (5% FPR) published as @name (NULL: none) holding the
+ * sources @first, @first + 4, ... of N_SRC IPv4 sources, and of as many
+ * IPv6 ones with @v6, and *@off: the same filter, from its dump,
+ * offline. Returns its fd, or -errno.
  */
-static int blocklist(int dev, const char *name, bool v6, struct mf_offline **off)
+static int blocklist_from(int dev, const char *name, bool v6, int first,
+			  struct mf_offline **off)
 {
 	uint8_t pkt[64], key[16];
 	int fd, i, fam, ret;
@@ -96,7 +98,7 @@ static int blocklist(int dev, const char *name, bool v6, struct mf_offline **off
 	if (fd < 0)
 		return fd;
 	for (fam = 0; fam <= v6; fam++)
-		for (i = 0; i < N_SRC; i += 4) {
+		for (i = first; i < N_SRC; i += 4) {
 			packet(pkt, i, fam, key, &klen);
 			ret = mf_add(fd, key, klen, 1, NULL, NULL);
 			if (ret != 1)
@@ -112,6 +114,12 @@ static int blocklist(int dev, const char *name, bool v6, struct mf_offline **off
 fail:
 	close(fd);
 	return ret < 0 ? ret : -EIO;
+}
+
+/* blocklist_from() of every 4th source from the first. */
+static int blocklist(int dev, const char *name, bool v6, struct mf_offline **off)
+{
+	return blocklist_from(dev, name, v6, 0, off);
 }
 
 static int run_xdp(int prog, const void *pkt, size_t len, __u32 *retval)
@@ -170,9 +178,40 @@ static void tc_check(struct __test_metadata *_metadata,
 }
 
 /*
- * The example program against a Bloom filter with false positives: every
- * packet's verdict is the offline filter's answer for its source.
+ * Verdicts of XDP program @prog for N_SRC IPv4 and N_SRC IPv6 sources
+ * against offline @off, packet by packet; *@drop: how many it dropped,
+ * *@fp: of them, sources not among every 4th from @first (false
+ * positives).
  */
+static void xdp_check(struct __test_metadata *_metadata, int prog,
+		      struct mf_offline *off, int first, unsigned int *drop,
+		      unsigned int *fp)
+{
+	uint8_t pkt[64], key[16];
+	unsigned int v6;
+	size_t klen, len;
+	ssize_t maybe;
+	__u32 rv;
+	int i;
+
+	*drop = *fp = 0;
+	for (v6 = 0; v6 < 2; v6++)
+		for (i = 0; i < N_SRC; i++) {
+			len = packet(pkt, i, v6, key, &klen);
+			maybe = mf_offline_query(off, key, klen, 1, NULL, NULL);
+			ASSERT_LE(0, maybe);
+			if (i % 4 == first) {
+				ASSERT_EQ(1, maybe);	/* no false negative */
+			} else {
+				*fp += maybe;
+			}
+			*drop += maybe;
+			ASSERT_EQ(0, run_xdp(prog, pkt, len, &rv));
+			ASSERT_EQ(maybe ? XDP_DROP : XDP_PASS, rv)
+				TH_LOG("source %d (IPv%d)", i, v6 ? 6 : 4);
+		}
+}
+
 /*
  * The example's verdicts, packet by packet, against the offline query of
  * the same filter; the filter found by name (bpf_memfilter_borrow()) or,
@@ -185,9 +224,9 @@ static void blocklist_exact(struct __test_metadata *_metadata, int dev,
 	struct mf_info before, after;
 	struct mf_offline *off;
 	uint8_t pkt[64], key[16];
-	unsigned int drop = 0, fp = 0, v6;
+	unsigned int drop, fp;
 	size_t klen, len;
-	int fd, prog, i;
+	int fd, prog;
 	uint32_t id = 0;
 	__u32 rv;
 
@@ -204,23 +243,7 @@ static void blocklist_exact(struct __test_metadata *_metadata, int dev,
 	prog = bpf_program__fd(skel->progs.xdp_blocklist);
 
 	ASSERT_EQ(0, mf_info(fd, &before));
-	for (v6 = 0; v6 < 2; v6++)
-		for (i = 0; i < N_SRC; i++) {
-			ssize_t maybe;
-
-			len = packet(pkt, i, v6, key, &klen);
-			maybe = mf_offline_query(off, key, klen, 1, NULL, NULL);
-			ASSERT_LE(0, maybe);
-			if (i % 4 == 0) {
-				ASSERT_EQ(1, maybe);	/* no false negative */
-			} else {
-				fp += maybe;
-			}
-			drop += maybe;
-			ASSERT_EQ(0, run_xdp(prog, pkt, len, &rv));
-			ASSERT_EQ(maybe ? XDP_DROP : XDP_PASS, rv)
-				TH_LOG("source %d (IPv%d)", i, v6 ? 6 : 4);
-		}
+	xdp_check(_metadata, prog, off, 0, &drop, &fp);
 	TH_LOG("%u packets, %u dropped, %u of them false positives",
 	       2 * N_SRC, drop, fp);
 	/* A Bloom filter at 5% FPR has some among 900 absent sources. */

@@ -42,6 +42,7 @@ cleanup() {
 	[ -n "$LDEV2" ] && $LOSETUP -d "$LDEV2" 2>/dev/null
 	memfilterctl rm $FILTER >/dev/null 2>&1
 	memfilterctl rm mfdd-cuckoo >/dev/null 2>&1
+	memfilterctl rm mfdd-sat >/dev/null 2>&1
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -309,6 +310,50 @@ t_reload() {
 	status && invariants && [ "$W" -le 768 ] && t_table && same
 }
 
+# The table's filter name replaced (swap) while the table is live: the
+# table keeps the filter it was loaded with (the maybes its image
+# predicts, not the new filter's all); reloaded, it takes the name's new
+# filter, one that answers "maybe" for every key: every write is then
+# verified (or, in blocks the new table has not written, written at
+# once), never elided unread, and the device holds what was written.
+# Swapped back and reloaded for the tests that follow.
+t_replace() {
+	memfilterctl create mfdd-sat --type bloom --capacity 8 --fpr 0.5 \
+		--seed 5 && seq 1 20000 | memfilterctl add mfdd-sat >/dev/null &&
+		memfilterctl dump mfdd-sat -o "$T/sat.img" &&
+		eq "the full filter's maybes" \
+			"$(dedup_io predict "$T/sat.img" 0 64 1 31) $(dedup_io predict "$T/sat.img" 0 64 1 32)" \
+			"64 64" &&
+		memfilterctl swap $FILTER mfdd-sat || return 1
+	# The table's filter is now mfdd-sat's: predict with its image.
+	memfilterctl dump mfdd-sat -o "$T/old.img" &&
+		p=$(dedup_io predict "$T/old.img" 0 64 1 30) || return 1
+	echo "# live table after the swap: $p of 64 predicted verify reads"
+	[ "$p" -lt 64 ] || fail "the old filter predicts every write" ||
+		return 1
+	# (Blocks 0..63 were written by an earlier table: a maybe is untrusted.)
+	reset && write 0 64 1 30 && status && invariants &&
+		eq "the old filter's maybes (verified or untrusted)" \
+			$((V + U)) "$p" && eq "negatives" "$N" $((64 - p)) &&
+		eq "elided" "$E" 0 && same || return 1
+	dm reload $MAP --table "$(table $FILTER)" && dm resume $MAP ||
+		return 1
+	# New table, new written bitmap: first untrusted, then verified.
+	reset && write 0 64 1 31 && status && invariants &&
+		eq "untrusted" "$U" 64 && eq "negatives" "$N" 0 &&
+		eq "elided" "$E" 0 && same || return 1
+	reset && loopstat || return 1
+	lw=$LW
+	write 0 64 1 31 && status && invariants &&
+		eq "verify reads" "$V" 64 && eq "elided" "$E" 64 &&
+		loopstat && eq "loop writes" $((LW - lw)) 0 && same || return 1
+	reset && write 0 64 1 32 && status && invariants &&
+		eq "verify reads" "$V" 64 && eq "mismatches" "$M" 64 &&
+		eq "elided" "$E" 0 && same || return 1
+	memfilterctl swap $FILTER mfdd-sat && memfilterctl rm mfdd-sat &&
+		dm reload $MAP --table "$(table $FILTER)" && dm resume $MAP
+}
+
 # The filter unpublished while the target holds it: the target keeps
 # using it (no key lost: no negatives), and no new table can name it. The
 # first pass makes every block this table's own write (t_reload's may
@@ -497,7 +542,7 @@ t_unaligned() {
 		eq "passthrough" "$P" 1 && una_same && una_remove
 }
 
-tap_begin 18
+tap_begin 19
 step "setup: loop device, filter, dmsetup create" t_setup
 step "dmsetup table shows the table line" t_table
 step "bad tables and messages are refused" t_bad_tables
@@ -510,6 +555,7 @@ step "64 KiB write split per block; partial, unaligned pass through" t_split_par
 step "concurrent overlapping writers: a valid result" t_concurrent
 step "suspend/resume with writes in flight" t_suspend
 step "reload with writes in flight" t_reload
+step "filter name replaced: live table keeps its filter, reload takes the new" t_replace
 step "filter unpublished while the target holds it" t_unpublish
 step "remove with the device open: refused, then deferred" t_remove
 step "no filter ('*'): every write verified" t_no_filter

@@ -9,7 +9,9 @@
  * test passes only if the hook dropped precisely the packets it should.
  * The counters must match the traffic. Lifetime: detach under traffic, a
  * namespace that dies with attachments, an attached filter unpublished;
- * the errno table and privileges.
+ * a blocklist and an allowlist replaced 100 times under traffic, and the
+ * dedup action's need for test-and-add across replaces; the errno table
+ * and privileges.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -685,6 +687,266 @@ TEST_F(nf, netns_exit_detaches)
 	EXPECT_EQ(0, found);
 	EXPECT_EQ(0, mf_unpublish(fd));
 	close(fd);
+}
+
+/* Replaces racing traffic: how many, and packets sent between two. */
+#define REPLACES	100
+#define REPLACE_PACE	6
+
+/*
+ * A sender thread's traffic: one datagram at a time from the sources
+ * use[0..nuse), round after round, until told to stop; what it sent from
+ * each source, and in all.
+ */
+struct flow {
+	const struct pkt *pkts;
+	const unsigned int *use;
+	unsigned int nuse;
+	unsigned int sent[NSRC];
+	atomic_uint total;
+	atomic_uint errors;
+	atomic_bool stop;
+};
+
+static void *flow_sender(void *arg)
+{
+	struct flow *fl = arg;
+	unsigned int i, s;
+
+	for (i = 0; !atomic_load(&fl->stop); i++) {
+		s = fl->use[i % fl->nuse];
+		if (send_from(&fl->pkts[s])) {
+			atomic_fetch_add(&fl->errors, 1);
+			continue;
+		}
+		fl->sent[s]++;
+		atomic_fetch_add(&fl->total, 1);
+	}
+	return NULL;
+}
+
+/* A sentinel from 127.0.0.n that both filters answer as @hit for. */
+static void sentinel_both(struct __test_metadata *_metadata, int fa, int fb,
+			  struct pkt *s, bool hit)
+{
+	unsigned int n;
+
+	for (n = 1; n < 255; n++) {
+		sentinel4(s, n);
+		if (mf_query(fa, s->key, 4, 1, NULL, NULL) == hit &&
+		    mf_query(fb, s->key, 4, 1, NULL, NULL) == hit)
+			return;
+	}
+	ASSERT_TRUE(false) TH_LOG("no sentinel for both filters");
+}
+
+static uint64_t queries_of(int fd)
+{
+	struct mf_info i;
+
+	return mf_info(fd, &i) ? 0 : i.queries;
+}
+
+/*
+ * REPLACES replaces of @name between filters @f[0] (published) and @f[1]
+ * (aside) while a thread sends through @action's attachment, at input
+ * (drop-hit) or prerouting (drop-miss): every packet meets one of the two
+ * filters. Only sources both filters answer alike are sent (the keys
+ * they hold, and the absent ones neither takes for a false positive),
+ * so each packet's verdict is known whichever filter it met: exactly
+ * those pass, the attachment's counters go on across every replace and
+ * add up, and the two filters' own query counters share the packets
+ * between them (so the hook did follow the name).
+ */
+static void replace_under_traffic(struct __test_metadata *_metadata,
+				  FIXTURE_DATA(nf) *self, const char *name,
+				  const int f[2], int action)
+{
+	static unsigned int use[NSRC];
+	static struct flow fl;
+	bool hit[NSRC], allow = action == MF_NF_DROP_MISS;
+	unsigned int i, nuse = 0, got[NSRC] = { 0 }, k;
+	uint64_t q0[2], q1[2], hits = 0, total;
+	struct memfilter_nf_entry e;
+	struct mf_nf_entry st;
+	int r, ret, id;
+	char buf[64];
+	ssize_t len;
+	pthread_t t;
+
+	for (i = 0; i < NSRC; i++) {
+		int a = mf_query(f[0], self->pkts[i].key, 4, 1, NULL, NULL);
+		int b = mf_query(f[1], self->pkts[i].key, 4, 1, NULL, NULL);
+
+		ASSERT_LE(0, a);
+		ASSERT_LE(0, b);
+		if (i < NBLOCK)
+			ASSERT_TRUE(a && b);	/* both hold the set */
+		hit[i] = a;
+		if (a == b)
+			use[nuse++] = i;
+	}
+	sentinel_both(_metadata, f[0], f[1], &self->sentinel, allow);
+	TH_LOG("%u of %u sources answered alike by both filters", nuse, NSRC);
+	ASSERT_LT(NSRC / 2, nuse);
+	id = attach(self->dev, name, MF_NF_IPV4,
+		    allow ? MF_NF_PREROUTING : MF_NF_INPUT, MF_NF_KEY_SADDR,
+		    action);
+	ASSERT_LT(0, id) TH_LOG("attach: %s", mf_strerror(id));
+	q0[0] = queries_of(f[0]);
+	q0[1] = queries_of(f[1]);
+
+	r = receiver(_metadata, AF_INET);
+	memset(&fl, 0, sizeof(fl));
+	fl.pkts = self->pkts;
+	fl.use = use;
+	fl.nuse = nuse;
+	ASSERT_EQ(0, pthread_create(&t, NULL, flow_sender, &fl));
+	for (k = 1; k <= REPLACES; k++) {
+		while (atomic_load(&fl.total) < k * REPLACE_PACE &&
+		       !atomic_load(&fl.errors))
+			sched_yield();
+		ret = mf_replace(self->dev, name, f[k & 1], 0);
+		if (ret)
+			break;
+	}
+	atomic_store(&fl.stop, true);
+	pthread_join(t, NULL);
+	ASSERT_EQ(0, ret) TH_LOG("replace %u: %s", k, mf_strerror(ret));
+	ASSERT_EQ(0, atomic_load(&fl.errors));
+	ASSERT_EQ(0, send_from(&self->sentinel));
+	for (;;) {
+		len = recv(r, buf, sizeof(buf) - 1, 0);
+		ASSERT_LT(0, len) TH_LOG("recv: %s", strerror(errno));
+		buf[len] = 0;
+		if (!strcmp(buf, self->sentinel.payload))
+			break;
+		ASSERT_EQ(1, sscanf(buf, "pkt-%u", &i));
+		ASSERT_GT(NSRC, i);
+		got[i]++;
+	}
+	close(r);
+
+	total = atomic_load(&fl.total);
+	TH_LOG("%llu packets across %u replaces", (unsigned long long)total,
+	       REPLACES);
+	for (i = 0; i < NSRC; i++) {
+		EXPECT_EQ(hit[i] == allow ? fl.sent[i] : 0, got[i])
+			TH_LOG("source %u (%s, sent %u)", i,
+			       hit[i] ? "held" : "absent", fl.sent[i]);
+		if (hit[i])
+			hits += fl.sent[i];
+	}
+	/* The sentinel: a hit for the allowlist, a miss for the blocklist. */
+	hits += allow;
+	nf_entry(_metadata, self->dev, id, &e);
+	EXPECT_EQ(total + 1, e.packets);
+	EXPECT_EQ(hits, e.hits);
+	EXPECT_EQ(total + 1 - hits, e.misses);
+	EXPECT_EQ(allow ? total + 1 - hits : hits, e.drops);
+	EXPECT_EQ(0, e.skipped);
+	expect_sum(_metadata, &e);
+	ASSERT_EQ(0, mf_nf_stats(self->dev, id, &st));
+	EXPECT_STREQ(name, st.name);
+	/* Every packet asked one of the two, and each was asked. */
+	q1[0] = queries_of(f[0]);
+	q1[1] = queries_of(f[1]);
+	EXPECT_EQ(total + 1, (q1[0] - q0[0]) + (q1[1] - q0[1]));
+	EXPECT_LT(0, q1[0] - q0[0]);
+	EXPECT_LT(0, q1[1] - q0[1]);
+	/* The name ends where it started (an even number of replaces). */
+	EXPECT_EQ(0, mf_pub_id(f[0], (uint32_t[]){ 0 }));
+	EXPECT_EQ(-ENOENT, mf_pub_id(f[1], (uint32_t[]){ 0 }));
+	EXPECT_EQ(0, mf_nf_detach(self->dev, id));
+}
+
+/*
+ * A blocklist replaced 100 times under traffic between two filters that
+ * both hold the blocked set (different seeds, so different false
+ * positives): not one blocked packet passes.
+ */
+TEST_F(nf, replace_blocklist_under_traffic)
+{
+	int f[2];
+
+	f[0] = blocklist(_metadata, self->dev, "nf.replace", self->pkts, NSRC, NBLOCK);
+	f[1] = blocklist(_metadata, self->dev, NULL, self->pkts, NSRC, NBLOCK);
+	ASSERT_LE(0, f[0]);
+	ASSERT_LE(0, f[1]);
+	replace_under_traffic(_metadata, self, "nf.replace", f, MF_NF_DROP_HIT);
+	EXPECT_EQ(0, mf_unpublish(f[0]));
+	close(f[1]);
+	close(f[0]);
+}
+
+/* An allowlist replaced likewise never drops an allowed packet. */
+TEST_F(nf, replace_allowlist_under_traffic)
+{
+	int f[2];
+
+	f[0] = blocklist(_metadata, self->dev, "nf.replace.allow", self->pkts,
+			 NSRC, NBLOCK);
+	f[1] = blocklist(_metadata, self->dev, NULL, self->pkts, NSRC, NBLOCK);
+	ASSERT_LE(0, f[0]);
+	ASSERT_LE(0, f[1]);
+	/* The sentinel must pass: both hold it too. */
+	ASSERT_EQ(1, mf_add(f[0], self->sentinel.key, 4, 1, NULL, NULL));
+	ASSERT_EQ(1, mf_add(f[1], self->sentinel.key, 4, 1, NULL, NULL));
+	replace_under_traffic(_metadata, self, "nf.replace.allow", f,
+			      MF_NF_DROP_MISS);
+	EXPECT_EQ(0, mf_unpublish(f[0]));
+	close(f[1]);
+	close(f[0]);
+}
+
+/*
+ * A dedup attachment test-and-adds: while one holds a name, a filter
+ * without test-and-add (cuckoo) cannot take it, by replace or exchange;
+ * a Bloom filter can, and after the detach the cuckoo one can too. The
+ * attachment's counters continue across the replace.
+ */
+TEST_F(nf, replace_dedup_needs_test_and_add)
+{
+	MF_OPTS(mf_create_opts, co, .type = MF_TYPE_CUCKOO, .capacity = 64,
+		.fpr = 0.01);
+	int a = blocklist(_metadata, self->dev, "nf.rep.dedup", self->pkts, NSRC, 0);
+	int b = blocklist(_metadata, self->dev, NULL, self->pkts, NSRC, 0);
+	int c = mf_create(self->dev, &co);
+	struct mf_nf_entry e;
+	int64_t id;
+	int r;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_LE(0, c);
+	/* Received: no ICMP port unreachable comes back through the hook. */
+	r = receiver(_metadata, AF_INET);
+	id = attach(self->dev, "nf.rep.dedup", MF_NF_IPV4, MF_NF_INPUT,
+		    MF_NF_KEY_SADDR, MF_NF_DEDUP);
+	ASSERT_LT(0, id);
+	EXPECT_EQ(0, send_from(&self->pkts[1]));
+	EXPECT_EQ(-EOPNOTSUPP, mf_replace(self->dev, "nf.rep.dedup", c, 0));
+	ASSERT_EQ(0, mf_publish(c, "nf.rep.cuckoo"));
+	EXPECT_EQ(-EOPNOTSUPP, mf_exchange(self->dev, "nf.rep.dedup",
+					   "nf.rep.cuckoo"));
+	EXPECT_EQ(0, mf_unpublish(c));
+	EXPECT_EQ(0, mf_pub_id(a, (uint32_t[]){ 0 }));
+	/* A Bloom filter may: the key is new to it, added there. */
+	ASSERT_EQ(0, mf_replace(self->dev, "nf.rep.dedup", b, 0));
+	EXPECT_EQ(0, send_from(&self->pkts[1]));
+	EXPECT_EQ(1, mf_query(b, self->pkts[1].key, 4, 1, NULL, NULL));
+	ASSERT_EQ(0, mf_nf_stats(self->dev, id, &e));
+	EXPECT_EQ(2, e.packets);
+	EXPECT_EQ(2, e.added);
+	EXPECT_EQ(0, e.drops);
+	EXPECT_EQ(0, mf_nf_detach(self->dev, id));
+	/* Detached: nothing needs test-and-add any more. */
+	EXPECT_EQ(0, mf_replace(self->dev, "nf.rep.dedup", c, 0));
+	EXPECT_EQ(0, mf_unpublish(c));
+	close(r);
+	close(c);
+	close(b);
+	close(a);
 }
 
 /* The errno table for bad arguments, and privileges. */

@@ -257,6 +257,23 @@ int act_blocklist(struct __sk_buff *skb)
 	return tc_verdict(skb);
 }
 
+/* TC by published id (args.id): one kfunc call per packet, no handle. */
+SEC("tc")
+int tc_blocklist_id(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *end = (void *)(long)skb->data_end;
+	struct ethhdr *eth = data;
+	struct iphdr *ip = (void *)(eth + 1);
+	__u32 saddr;
+
+	if ((void *)(ip + 1) > end || eth->h_proto != bpf_htons(ETH_P_IP))
+		return TC_ACT_OK;
+	saddr = ip->saddr;
+	return bpf_memfilter_contains_id(args.id, &saddr, sizeof(saddr)) == 0 ?
+	       TC_ACT_SHOT : TC_ACT_OK;
+}
+
 /* --- refused by the verifier --------------------------------------------- */
 
 SEC("?xdp")
