@@ -435,6 +435,16 @@ bench/hash_bench_v3: bench/hash_bench.c bench/bench_util.h \
 bench-hash: bench/hash_bench
 	bench/hash_bench
 
+# --- time per replace of a published name (in a stock 6.12 guest) ------------
+$(BUILD)/bench/replace/replace_bench: bench/replace_bench.c uapi/linux/memfilter.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS_MF) -static -O2 $(WARN) -o $@ $<
+
+.PHONY: bench-replace
+bench-replace: $(BUILD)/bench/replace/replace_bench
+	@mkdir -p bench/results
+	scripts/replace-bench.sh $(BUILD)/bench/replace bench/results/replace.md
+
 # --- offline filters (libmemfilter) before and after ---------------------------
 # make bench-offline REVS="rev1 rev2 ...": bench/offline_bench.c against each
 # revision's static library, alternating runs (N, RUNS, CPU: see the script).

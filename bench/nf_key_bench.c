@@ -14,7 +14,10 @@
  * type's contains_key or test_and_add_key (the key hashed inline) reached
  * by an indirect call, as until 6d00d11; "called directly" is today's:
  * memfilter_state_contains_key() and memfilter_state_test_and_add_key(),
- * which compare the ops and call the common types' ops directly. Built
+ * which compare the ops and call the common types' ops directly, on the
+ * filter the hook reads per packet from its name's entry (one more
+ * dependent load than the attachment's own pointer it had before names
+ * could be replaced: both rows are measured). Built
  * as bench/nf_key_bench_retpoline, this file's indirect calls go through
  * retpolines (-mindirect-branch=thunk), as the stock kernels' do on CPUs
  * without eIBRS (the core's own code is built as for the other benches).
@@ -51,17 +54,19 @@
 #define N	(1 << 14)
 #define LEN	18
 
-enum op { HASH, COUNT_BATCH, COUNT_KEY, COUNT_DIRECT, DEDUP_BATCH, DEDUP_KEY,
-	  DEDUP_DIRECT, NOPS };
+enum op { HASH, COUNT_BATCH, COUNT_KEY, COUNT_DIRECT, COUNT_ENTRY, DEDUP_BATCH,
+	  DEDUP_KEY, DEDUP_DIRECT, DEDUP_ENTRY, NOPS };
 
 static const char *const op_names[NOPS] = {
 	[HASH] = "the key's hash alone",
 	[COUNT_BATCH] = "count: Bloom query, batch of one (before)",
 	[COUNT_KEY] = "count: Bloom query, single-key op through the table (contains_key, until 6d00d11)",
-	[COUNT_DIRECT] = "count: Bloom query, single-key op called directly (memfilter_state_contains_key, today)",
+	[COUNT_DIRECT] = "count: Bloom query, single-key op called directly (memfilter_state_contains_key), the filter the attachment's own (until replace)",
+	[COUNT_ENTRY] = "count: the same, the filter read per packet from its name's entry (memfilter_name_filter(), today)",
 	[DEDUP_BATCH] = "dedup: window test-and-add, batch of one (before)",
 	[DEDUP_KEY] = "dedup: window test-and-add, single-key op through the table (test_and_add_key, until 6d00d11)",
-	[DEDUP_DIRECT] = "dedup: window test-and-add, single-key op called directly (memfilter_state_test_and_add_key, today)",
+	[DEDUP_DIRECT] = "dedup: window test-and-add, single-key op called directly (memfilter_state_test_and_add_key), the filter the attachment's own (until replace)",
+	[DEDUP_ENTRY] = "dedup: the same, the filter read per packet from its name's entry (today)",
 };
 
 struct nf_filter {
@@ -73,6 +78,15 @@ static volatile u64 sink;
 
 /* The type table as the kernel reaches it: through a pointer it reloads. */
 static const struct memfilter_type_ops *volatile opsp;
+
+/*
+ * A published name's entry as the hook reads it since replace: the filter
+ * pointer loaded once per packet (rcu_dereference(), a READ_ONCE()).
+ */
+struct nf_entry {
+	struct nf_filter *volatile f;
+};
+static struct nf_entry *volatile entry_b, *volatile entry_w;
 
 static u64 key_hash(struct nf_filter *f, const void *key)
 {
@@ -148,6 +162,13 @@ static double run(enum op op, struct nf_filter *b, struct nf_filter *w,
 				acc += memfilter_state_contains_key(opsp, &b->s,
 								    scratch, LEN);
 				break;
+			case COUNT_ENTRY: {
+				struct nf_filter *f = entry_b->f;
+
+				acc += memfilter_state_contains_key(f->ops, &f->s,
+								    scratch, LEN);
+				break;
+			}
 			case DEDUP_BATCH:
 				acc += dedup_batch(w, scratch);
 				break;
@@ -155,6 +176,13 @@ static double run(enum op op, struct nf_filter *b, struct nf_filter *w,
 				acc += memfilter_state_test_and_add_key(opsp,
 						&w->s, scratch, LEN);
 				break;
+			case DEDUP_ENTRY: {
+				struct nf_filter *f = entry_w->f;
+
+				acc += memfilter_state_test_and_add_key(f->ops,
+						&f->s, scratch, LEN);
+				break;
+			}
 			default:
 				acc += opsp->test_and_add_key(&w->s, scratch,
 							      LEN);
@@ -330,6 +358,7 @@ int main(void)
 		.period_ms = 1000,
 	};
 	struct nf_filter b, w;
+	struct nf_entry eb = { .f = &b }, ew = { .f = &w };
 	double r[NOPS][2];
 	u64 ans[NOPS][2];
 
@@ -337,16 +366,20 @@ int main(void)
 		fprintf(stderr, "nf_key_bench: filter parameters refused\n");
 		return 1;
 	}
+	entry_b = &eb;
+	entry_w = &ew;
 	for (int op = HASH; op < NOPS; op++) {
-		opsp = op >= COUNT_BATCH && op <= COUNT_DIRECT ? b.ops : w.ops;
+		opsp = op >= COUNT_BATCH && op <= COUNT_ENTRY ? b.ops : w.ops;
 		for (int fresh = 1; fresh >= 0; fresh--)
 			r[op][!fresh] = run(op, &b, &w, fresh, &ans[op][!fresh]);
 	}
 	/* The last run of each way saw the same keys: the same answers. */
 	if (memcmp(ans[COUNT_BATCH], ans[COUNT_KEY], sizeof(ans[0])) ||
 	    memcmp(ans[COUNT_BATCH], ans[COUNT_DIRECT], sizeof(ans[0])) ||
+	    memcmp(ans[COUNT_BATCH], ans[COUNT_ENTRY], sizeof(ans[0])) ||
 	    memcmp(ans[DEDUP_BATCH], ans[DEDUP_KEY], sizeof(ans[0])) ||
-	    memcmp(ans[DEDUP_BATCH], ans[DEDUP_DIRECT], sizeof(ans[0]))) {
+	    memcmp(ans[DEDUP_BATCH], ans[DEDUP_DIRECT], sizeof(ans[0])) ||
+	    memcmp(ans[DEDUP_BATCH], ans[DEDUP_ENTRY], sizeof(ans[0]))) {
 		fprintf(stderr, "nf_key_bench: the two ways answered differently\n");
 		return 1;
 	}
@@ -366,5 +399,10 @@ int main(void)
 	       r[COUNT_DIRECT][1] / r[COUNT_BATCH][1],
 	       r[DEDUP_DIRECT][0] / r[DEDUP_BATCH][0],
 	       r[DEDUP_DIRECT][1] / r[DEDUP_BATCH][1]);
+	printf("The filter through its name's entry over the attachment's own: count %.2f / %.2f, dedup %.2f / %.2f.\n",
+	       r[COUNT_ENTRY][0] / r[COUNT_DIRECT][0],
+	       r[COUNT_ENTRY][1] / r[COUNT_DIRECT][1],
+	       r[DEDUP_ENTRY][0] / r[DEDUP_DIRECT][0],
+	       r[DEDUP_ENTRY][1] / r[DEDUP_DIRECT][1]);
 	return prefix_table() ? 1 : 0;
 }

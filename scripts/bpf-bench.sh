@@ -20,12 +20,7 @@ case $args in
 *) die "BPF_BENCH_ARGS: --keys or nothing" ;;
 esac
 load=$(cut -d' ' -f1-3 /proc/loadavg)
-read -r kdir vmlinuz <<EOF2
-$("$TOP/scripts/stock-kernel.sh" 6.12)
-EOF2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-"$TOP/scripts/build-module.sh" "$kdir" "$work/ko" >/dev/null
+stock_bench_setup
 cat >"$work/run.sh" <<'GUEST'
 insmod /memfilter/memfilter.ko || exit 1
 echo "### BEGIN report"

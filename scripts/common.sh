@@ -48,3 +48,15 @@ linux_source_files() {
 	fi
 	echo "$dir"
 }
+
+# For a benchmark in Debian's stock 6.12 guest (no KASAN to distort the
+# timing): sets kdir and vmlinuz (stock-kernel.sh), work (a temporary
+# directory, removed at exit) and builds the module into $work/ko.
+stock_bench_setup() {
+	read -r kdir vmlinuz <<EOF2
+$("$TOP/scripts/stock-kernel.sh" 6.12)
+EOF2
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+	"$TOP/scripts/build-module.sh" "$kdir" "$work/ko" >/dev/null
+}

@@ -22,12 +22,7 @@ fi
 build=$1
 out=$2
 load=$(uptime)
-read -r kdir vmlinuz <<EOF2
-$("$TOP/scripts/stock-kernel.sh" 6.12)
-EOF2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-"$TOP/scripts/build-module.sh" "$kdir" "$work/ko" >/dev/null
+stock_bench_setup
 mkdir "$work/bin" "$work/kmods"
 tools="ip nft"
 prog=nf_pps
