@@ -5,7 +5,7 @@
 #   make             memfilter.ko (when a kernel build tree exists at KDIR),
 #                    libmemfilter (.so, .a, .pc) and memfilterctl
 #   make install     library, headers, .pc, memfilterctl, man pages, udev
-#                    rule, systemd unit, bash completion (DESTDIR, PREFIX,
+#                    rule, systemd units, bash completion (DESTDIR, PREFIX,
 #                    LIBDIR, ...: see "Installing" below)
 #   make modules_install  memfilter.ko into /lib/modules (KDIR=...)
 #   make check       every test: static checks, native tests, build matrix,
@@ -550,8 +550,10 @@ $(BUILD)/install/memfilterctl: $(CTL_OBJS) $(BUILD)/lib/libmemfilter.so
 
 memfilterctl: $(BUILD)/bin/memfilterctl $(BUILD)/install/memfilterctl
 
-# memfilter-images.service runs the helper from LIBEXECDIR.
-$(BUILD)/systemd/memfilter-images.service: systemd/memfilter-images.service.in \
+# memfilter-images.service and memfilter-refresh@.service run their
+# helpers from LIBEXECDIR.
+$(BUILD)/systemd/memfilter-images.service \
+$(BUILD)/systemd/memfilter-refresh@.service: $(BUILD)/systemd/%: systemd/%.in \
 		FORCE
 	@mkdir -p $(@D)
 	@sed -e 's|@LIBEXECDIR@|$(LIBEXECDIR)|' -e 's|@BINDIR@|$(BINDIR)|' \
@@ -561,7 +563,8 @@ $(BUILD)/systemd/memfilter-images.service: systemd/memfilter-images.service.in \
 # --- make install ------------------------------------------------------------
 D := $(DESTDIR)
 install: $(LIB_OUT) $(BUILD)/install/memfilterctl \
-		$(BUILD)/systemd/memfilter-images.service
+		$(BUILD)/systemd/memfilter-images.service \
+		$(BUILD)/systemd/memfilter-refresh@.service
 	$(INSTALL) -d $(D)$(BINDIR) $(D)$(LIBDIR) $(D)$(PKGCONFIGDIR) \
 		$(D)$(MFINCLUDEDIR)/linux $(D)$(MANDIR)/man3 $(D)$(MANDIR)/man8 \
 		$(D)$(UDEVRULESDIR) $(D)$(BASHCOMPDIR) \
@@ -583,6 +586,9 @@ install: $(LIB_OUT) $(BUILD)/install/memfilterctl \
 	$(INSTALL) -m 644 $(BUILD)/systemd/memfilter-images.service \
 		$(D)$(SYSTEMDUNITDIR)/
 	$(INSTALL) -m 755 systemd/memfilter-images $(D)$(LIBEXECDIR)/
+	$(INSTALL) -m 644 $(BUILD)/systemd/memfilter-refresh@.service \
+		systemd/memfilter-refresh@.timer $(D)$(SYSTEMDUNITDIR)/
+	$(INSTALL) -m 755 systemd/memfilter-refresh $(D)$(LIBEXECDIR)/
 	$(INSTALL) -m 644 completion/memfilterctl.bash \
 		$(D)$(BASHCOMPDIR)/memfilterctl
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
@@ -603,6 +609,9 @@ uninstall:
 		$(D)$(SYSUSERSDIR)/memfilter.conf \
 		$(D)$(SYSTEMDUNITDIR)/memfilter-images.service \
 		$(D)$(LIBEXECDIR)/memfilter-images \
+		$(D)$(SYSTEMDUNITDIR)/memfilter-refresh@.service \
+		$(D)$(SYSTEMDUNITDIR)/memfilter-refresh@.timer \
+		$(D)$(LIBEXECDIR)/memfilter-refresh \
 		$(D)$(BASHCOMPDIR)/memfilterctl
 	@rmdir $(D)$(MFINCLUDEDIR)/linux $(D)$(MFINCLUDEDIR) 2>/dev/null || true
 
@@ -653,6 +662,13 @@ $(BUILD)/guest/bin/cli_test: tests/cli_test.sh $(CLI_TEST_PARTS) $(GUEST_TAP)
 	install -m 755 $< $@
 
 guest: $(BUILD)/guest/bin/cli_test
+
+# The refresh helper of memfilter-refresh@.service, for the CLI test.
+$(BUILD)/guest/bin/memfilter-refresh: systemd/memfilter-refresh
+	@mkdir -p $(@D)
+	install -m 755 $< $@
+
+guest: $(BUILD)/guest/bin/memfilter-refresh
 
 # The dedup target's guest tests (sh scripts, installed as dm_test,
 # dm_discard_test and dm_fs_test) and the O_DIRECT writer and predictor

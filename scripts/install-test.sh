@@ -13,7 +13,9 @@
 #  - the man pages render without warnings and cover every command and
 #    long option of memfilterctl; the bash completion completes them
 #  - memfilter-images (the boot/shutdown unit's helper) restores and saves
-#    images as documented, against a recording memfilterctl
+#    images as documented, and memfilter-refresh (the refresh timer's)
+#    builds aside and replaces in one step, against a recording
+#    memfilterctl
 #  - one version everywhere: VERSION, dkms.conf, man pages, library
 #  - every node of the version script documented; functions that changed
 #    keep their old symbol versions, which keep their old rules
@@ -90,7 +92,7 @@ mode_is() { [ "$(stat -c %a "$2")" = "$1" ] || { echo "$2: mode $(stat -c %a "$2
 installed_files() {
 	local f
 	for f in usr/bin/memfilterctl "usr/lib/$MA/libmemfilter.so.$V" \
-		 usr/libexec/memfilter-images; do
+		 usr/libexec/memfilter-images usr/libexec/memfilter-refresh; do
 		mode_is 755 "$R/$f" || return 1
 	done
 	for f in "usr/lib/$MA/libmemfilter.a" \
@@ -103,6 +105,8 @@ installed_files() {
 		 usr/lib/udev/rules.d/70-memfilter.rules \
 		 usr/lib/sysusers.d/memfilter.conf \
 		 usr/lib/systemd/system/memfilter-images.service \
+		 usr/lib/systemd/system/memfilter-refresh@.service \
+		 usr/lib/systemd/system/memfilter-refresh@.timer \
 		 usr/share/bash-completion/completions/memfilterctl; do
 		mode_is 644 "$R/$f" || return 1
 	done
@@ -110,7 +114,7 @@ installed_files() {
 	[ "$(readlink "$LIBDIR/libmemfilter.so")" = libmemfilter.so.1 ] &&
 	# Nothing else: every installed file is one of the above (no
 	# modules-load.d file without a module, nothing in include/linux/).
-	[ "$(find "$R" -type f -o -type l | wc -l)" = 17 ] ||
+	[ "$(find "$R" -type f -o -type l | wc -l)" = 20 ] ||
 		{ find "$R" -type f -o -type l; return 1; }
 	[ ! -e "$U/include/linux" ] && [ ! -e "$U/lib/modules-load.d" ] ||
 		{ echo "include/linux/ or modules-load.d/ installed"; return 1; }
@@ -128,7 +132,17 @@ unit_paths() {
 	grep -qx 'g memfilter - -' "$U/lib/sysusers.d/memfilter.conf" &&
 	# verify the unit with its paths inside DESTDIR
 	sed "s|=\(-*\)/usr/|=\1$R/usr/|" "$unit" >"$W/memfilter-images.service" &&
-	systemd-analyze verify --man=no "$W/memfilter-images.service"
+	systemd-analyze verify --man=no "$W/memfilter-images.service" || return 1
+	unit=$U/lib/systemd/system/memfilter-refresh@.service
+	! grep -q @[A-Z] "$unit" &&
+	grep -qx 'ExecStart=/usr/libexec/memfilter-refresh %i ${LIST} $BUILD_OPTIONS' "$unit" &&
+	grep -qx 'Environment=MEMFILTERCTL=/usr/bin/memfilterctl' "$unit" &&
+	grep -qx 'OnCalendar=hourly' "$U/lib/systemd/system/memfilter-refresh@.timer" &&
+	mkdir -p "$W/units" &&
+	sed "s|=\(-*\)/usr/|=\1$R/usr/|" "$unit" >"$W/units/memfilter-refresh@.service" &&
+	cp "$U/lib/systemd/system/memfilter-refresh@.timer" "$W/units/" &&
+	(cd "$W/units" && systemd-analyze verify --man=no \
+		./memfilter-refresh@blk.service ./memfilter-refresh@blk.timer)
 }
 ok "systemd unit, udev rule, sysusers.d: content" unit_paths
 
@@ -298,6 +312,55 @@ images() {
 }
 ok "memfilter-images restore/save: every image, atomic, failures reported" \
 	images
+
+# memfilter-refresh against a memfilterctl that records its calls: it
+# builds from the list with its line count as capacity (unless given),
+# then loads with --replace; an empty, missing or unbuildable list, or a
+# refused load, changes nothing and fails; with MEMFILTER_IMAGES the
+# image is kept as NAME.img.
+refresh() {
+	local d=$W/refresh fake=$W/fake-refresh-ctl r=$U/libexec/memfilter-refresh
+	rm -rf "$d" && mkdir -p "$d/images"
+	cat >"$fake" <<-'EOF'
+	#!/bin/sh
+	echo "$*" >>"$FAKE_DIR/calls"
+	case $1 in
+	build)
+		for a; do out=$a; done
+		[ "$FAKE_BUILD" = fail ] && exit 2
+		echo image >"$out" ;;
+	load) cat >"$FAKE_DIR/loaded"; [ "$FAKE_LOAD" != fail ] ;;
+	esac
+	EOF
+	chmod +x "$fake"
+	printf '0a000001\n0a000002\n0a000003' >"$d/list"
+	: >"$d/empty"
+	export FAKE_DIR=$d MEMFILTERCTL=$fake FAKE_BUILD= FAKE_LOAD=
+	"$r" blk "$d/list" --type bloom --fpr 0.001 --hex >/dev/null &&
+	grep -qx "build --capacity 3 --type bloom --fpr 0.001 --hex $d/list -o .*" "$d/calls" &&
+	grep -qx 'load blk --replace' "$d/calls" &&
+	[ "$(cat "$d/loaded")" = image ] || { cat "$d/calls"; return 1; }
+	: >"$d/calls"
+	MEMFILTER_IMAGES=$d/images "$r" blk "$d/list" --capacity 100 >/dev/null &&
+	grep -qx "build --capacity 100 $d/list -o $d/images/.blk.*" "$d/calls" &&
+	[ "$(cat "$d/images/blk.img")" = image ] &&
+	[ "$(stat -c %a "$d/images/blk.img")" = 600 ] &&
+	[ -z "$(find "$d/images" -name '.blk.*')" ] || { cat "$d/calls"; return 1; }
+	: >"$d/calls"
+	"$r" blk "$d/empty" 2>/dev/null && return 1
+	"$r" blk "$d/none" 2>/dev/null && return 1
+	[ ! -s "$d/calls" ] || return 1
+	FAKE_BUILD=fail "$r" blk "$d/list" 2>/dev/null && return 1
+	! grep -q '^load' "$d/calls" || return 1
+	FAKE_LOAD=fail MEMFILTER_IMAGES=$d/images "$r" blk2 "$d/list" \
+		2>/dev/null && return 1
+	[ ! -e "$d/images/blk2.img" ] && [ -z "$(find "$d/images" -name '.blk2.*')" ] ||
+		return 1
+	"$r" blk 2>/dev/null
+	[ $? = 2 ]
+}
+ok "memfilter-refresh: build aside, load --replace, nothing changed on failure" \
+	refresh
 
 headers_alone() {
 	echo "#include <$HDR>" | gcc $(pc --cflags) -x c -std=c99 \

@@ -136,7 +136,7 @@ unprivileged million_keys image_build_load image_dump_load
 image_dump_identical image_dump_kernel_filter image_inspect image_corrupt
 image_load_existing_name image_merge image_keyed_warning image_help
 version_both list_json_objects keys_cli count_cli clear add_overfill_warning
-dump_output grow_info overfill_estimate replace_cli swap_cli
+dump_output grow_info overfill_estimate replace_cli swap_cli refresh
 $OFFLINE_TESTS cleanup"
 
 # Tests that make no kernel call other tests here do not make with the

@@ -382,3 +382,31 @@ t_swap_cli() {
 	expect_error "unexpected argument" memfilterctl swap a b c
 }
 
+# memfilter-refresh (what memfilter-refresh@.service runs) against the
+# module: a free name is published, a refresh keeps the id and brings the
+# new list's keys, the image is kept; an empty or unbuildable list leaves
+# the filter as it was.
+t_refresh() {
+	r=$(command -v memfilter-refresh) || { echo "# no memfilter-refresh"; return 0; }
+	mkdir -p "$T/rimg" && keys 0a000001 0a000002 >"$T/r1.hex" &&
+	keys 0a000002 0a000003 0a000004 >"$T/r2.hex" && : >"$T/r0.hex" &&
+	expect_rc 0 "$r" cli-refresh "$T/r1.hex" --type bloom --fpr 0.0001 \
+		--seed 9 --hex && info_id cli-refresh || return 1
+	id=$ID
+	expect_rc 0 env MEMFILTER_IMAGES="$T/rimg" "$r" cli-refresh \
+		"$T/r2.hex" --type bloom --fpr 0.0001 --seed 9 --hex &&
+		expect_out "memfilter-refresh: cli-refresh: 3 keys from $T/r2.hex" &&
+	info_id cli-refresh && [ "$ID" = "$id" ] ||
+		fail "id '$ID' after the refresh, want $id" || return 1
+	grep -q '^capacity: *3 keys' "$T/info" || fail "capacity" || return 1
+	expect_rc 0 memfilterctl query cli-refresh --hex --count \
+		--key 0a000003 --key 0a000004 && expect_out 2 &&
+	expect_rc 0 memfilterctl inspect "$T/rimg/cli-refresh.img" &&
+	expect_rc 1 "$r" cli-refresh "$T/r0.hex" --type bloom --hex &&
+	grep -q 'is empty: cli-refresh unchanged' "$T/err" &&
+	expect_rc 1 "$r" cli-refresh "$T/r2.hex" --type bloom --fpr 2 --hex &&
+	grep -q 'could not build' "$T/err" &&
+	expect_rc 0 memfilterctl query cli-refresh --hex --count \
+		--key 0a000003 --key 0a000004 && expect_out 2
+}
+
