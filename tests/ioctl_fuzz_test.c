@@ -814,16 +814,8 @@ static void cleanup(void)
 		goto out;
 	}
 	for (__u32 i = 0; i < l.count && i < MAX; i++) {
-		struct memfilter_open o = {
-			.size = sizeof(o), .flags = MEMFILTER_OPEN_WRITE,
-		};
-		struct memfilter_name nm = { .size = sizeof(nm) };
-
-		memcpy(o.name, names[i], sizeof(o.name));
-		if (xioctl(dev, MEMFILTER_IOC_OPEN, &o))
-			continue;
-		done += !xioctl(o.out_fd, MEMFILTER_IOC_UNPUBLISH, &nm);
-		close(o.out_fd);
+		names[i][MEMFILTER_NAME_MAX - 1] = 0;
+		done += !unpublish_name(dev, names[i]);
 	}
 	printf("# cleanup: unpublished %d of %u names\n", done, l.count);
 	if (have_nf)
@@ -898,12 +890,13 @@ static void report(void)
 	       (unsigned long long)atomic_load(&sh->grow_info),
 	       (unsigned long long)atomic_load(&sh->grow_filters),
 	       (unsigned long long)atomic_load(&sh->grow_full));
-	printf("# netfilter: %llu attached, %llu detached by chaos threads; %llu lists checked; %llu detach/close races, %llu of them with a replace\n",
+	printf("# netfilter: %llu attached, %llu detached by chaos threads; %llu lists checked; %llu detach/close races, %llu of them with a replace; racing name taken back from chaos %llu times\n",
 	       (unsigned long long)atomic_load(&sh->nf_attached),
 	       (unsigned long long)atomic_load(&sh->nf_detached),
 	       (unsigned long long)atomic_load(&sh->nf_lists),
 	       (unsigned long long)atomic_load(&sh->nf_races),
-	       (unsigned long long)atomic_load(&sh->nf_replace_races));
+	       (unsigned long long)atomic_load(&sh->nf_replace_races),
+	       (unsigned long long)atomic_load(&sh->nf_race_reclaimed));
 	printf("1..5\n");
 	if (atomic_load(&sh->false_negatives)) {
 		printf("# %s\n", sh->fn_example);

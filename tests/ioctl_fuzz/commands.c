@@ -374,6 +374,28 @@ bool name_ok(const char *n)
 	return true;
 }
 
+/*
+ * Unpublish @name, whatever filter has it, through a writable fd opened
+ * by name on @dev. Returns 0, or -errno (ENOENT: no filter has it, or
+ * had it by the time of the unpublish).
+ */
+int unpublish_name(int dev, const char *name)
+{
+	struct memfilter_open o = {
+		.size = sizeof(o), .flags = MEMFILTER_OPEN_WRITE,
+	};
+	struct memfilter_name nm = { .size = sizeof(nm) };
+	int ret;
+
+	strncpy(o.name, name, sizeof(o.name) - 1);
+	ret = xioctl(dev, MEMFILTER_IOC_OPEN, &o);
+	if (ret)
+		return ret;
+	ret = xioctl(o.out_fd, MEMFILTER_IOC_UNPUBLISH, &nm);
+	close(o.out_fd);
+	return ret;
+}
+
 void fz_list(struct ctx *c)
 {
 	struct expect x = { .env = B(ENOMEM) };

@@ -102,6 +102,7 @@ struct shared {
 	_Atomic uint32_t nf_live[NF_IDS], nf_gone[NF_IDS];
 	_Atomic uint64_t nf_attached, nf_detached, nf_lists, nf_races;
 	_Atomic uint64_t nf_replace_races;	/* of which with a replace */
+	_Atomic uint64_t nf_race_reclaimed;	/* racing name taken back */
 	_Atomic uint64_t win_checked[W_NR], win_filters[W_NR], win_rotations;
 	_Atomic uint64_t win_drains;
 	_Atomic uint64_t grow_filters, grow_full; /* growing owners' */
@@ -257,6 +258,7 @@ __u64 fz_period(struct rng *r);
 void fz_create(struct ctx *c);
 void fz_open(struct ctx *c);
 bool name_ok(const char *n);
+int unpublish_name(int dev, const char *name);
 void fz_list(struct ctx *c);
 void fz_load(struct ctx *c);
 void fz_keys(struct ctx *c, int p);

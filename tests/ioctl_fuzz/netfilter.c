@@ -440,6 +440,31 @@ static pid_t nf_netns_child(struct nf_owner *o, const char *name)
 }
 
 /*
+ * Take "fz.nf.race" back from a chaos thread: its REPLACE (with the
+ * publish flag, or of the name while a race had it) or EXCHANGE may have
+ * left a pool filter under it. Returns 0, or -errno (-EEXIST: the name
+ * changed hands meanwhile; create again and see).
+ */
+static int nf_race_reclaim(struct nf_owner *o)
+{
+	int ret = unpublish_name(o->c.dev, "fz.nf.race");
+
+	if (!ret)
+		atomic_fetch_add(&sh->nf_race_reclaimed, 1);
+	/* ENOENT: unpublished meanwhile, or given to another filter. */
+	return ret == -ENOENT ? -EEXIST : ret;
+}
+
+static int nf_race_create(struct nf_owner *o, bool bloom)
+{
+	return bloom ?
+		create(o->c.dev, MEMFILTER_TYPE_BLOOM, 1000, 0, 40, 0, 0,
+		       "fz.nf.race") :
+		create(o->c.dev, MEMFILTER_TYPE_CUCKOO, 1000, 0, 0, 8, 0,
+		       "fz.nf.race");
+}
+
+/*
  * Attach a fresh filter by name, then detach while another thread
  * unpublishes and closes it, or first replaces the name with another
  * fresh filter and then unpublishes and closes both, and (sometimes) a
@@ -451,18 +476,27 @@ static void nf_owner_race(struct nf_owner *o)
 {
 	struct memfilter_nf_attach a = { 0 };
 	struct nf_race r = { .c = &o->c, .fresh = -1 };
-	bool threaded;
+	bool threaded, bloom;
 	pid_t child = -1;
 	pthread_t t;
 	int ret, status;
 
 	if (o->n == MEMFILTER_NF_MAX)
 		return;
-	r.fd = chance(&o->c.r, 50) ?
-		create(o->c.dev, MEMFILTER_TYPE_BLOOM, 1000, 0, 40, 0, 0,
-		       "fz.nf.race") :
-		create(o->c.dev, MEMFILTER_TYPE_CUCKOO, 1000, 0, 0, 8, 0,
-		       "fz.nf.race");
+	bloom = chance(&o->c.r, 50);
+	r.fd = nf_race_create(o, bloom);
+	/* A chaos thread's REPLACE or EXCHANGE may have taken the name. */
+	for (int i = 0; r.fd == -EEXIST && i < 3; i++) {
+		ret = nf_race_reclaim(o);
+		if (ret && ret != -EEXIST) {
+			/* tests/faults.sh makes allocations fail */
+			if (!faults || ret != -ENOMEM)
+				find(R_VALID_FAILED, "nf owner: taking fz.nf.race back: %s",
+				     strerror(-ret));
+			return;
+		}
+		r.fd = nf_race_create(o, bloom);
+	}
 	if (r.fd == -EEXIST) {
 		find(R_OUTPUT, "nf owner: fz.nf.race left published");
 		return;
