@@ -901,17 +901,23 @@ TEST_F(nf, replace_allowlist_under_traffic)
 
 /*
  * A dedup attachment test-and-adds: while one holds a name, a filter
- * without test-and-add (cuckoo) cannot take it, by replace or exchange;
- * a Bloom filter can, and after the detach the cuckoo one can too. The
- * attachment's counters continue across the replace.
+ * without test-and-add (cuckoo) cannot take it, by replace or exchange,
+ * nor can a prefix filter (Bloom, with test-and-add) while the keys added
+ * are addresses; a Bloom filter of keys can, and after the detach the
+ * cuckoo one can too. The attachment's counters continue across the
+ * replace.
  */
 TEST_F(nf, replace_dedup_needs_test_and_add)
 {
 	MF_OPTS(mf_create_opts, co, .type = MF_TYPE_CUCKOO, .capacity = 64,
-		.fpr = 0.01);
+		.fpr = 0.01, .fixed_seed = true, .seed = 3);
+	MF_OPTS(mf_create_opts, po, .type = MF_TYPE_BLOOM, .capacity = 64,
+		.fpr = 0.01, .fixed_seed = true, .seed = 4, .prefixes = true,
+		.prefix_lengths = 8);
 	int a = blocklist(_metadata, self->dev, "nf.rep.dedup", self->pkts, NSRC, 0);
 	int b = blocklist(_metadata, self->dev, NULL, self->pkts, NSRC, 0);
 	int c = mf_create(self->dev, &co);
+	int p = mf_create(self->dev, &po);
 	struct mf_nf_entry e;
 	int64_t id;
 	int r;
@@ -919,6 +925,7 @@ TEST_F(nf, replace_dedup_needs_test_and_add)
 	ASSERT_LE(0, a);
 	ASSERT_LE(0, b);
 	ASSERT_LE(0, c);
+	ASSERT_LE(0, p) TH_LOG("create: %s", mf_strerror(p));
 	/* Received: no ICMP port unreachable comes back through the hook. */
 	r = receiver(_metadata, AF_INET);
 	id = attach(self->dev, "nf.rep.dedup", MF_NF_IPV4, MF_NF_INPUT,
@@ -930,6 +937,12 @@ TEST_F(nf, replace_dedup_needs_test_and_add)
 	EXPECT_EQ(-EOPNOTSUPP, mf_exchange(self->dev, "nf.rep.dedup",
 					   "nf.rep.cuckoo"));
 	EXPECT_EQ(0, mf_unpublish(c));
+	/* A prefix filter's keys are prefixes: no address goes in as one. */
+	EXPECT_EQ(-EOPNOTSUPP, mf_replace(self->dev, "nf.rep.dedup", p, 0));
+	ASSERT_EQ(0, mf_publish(p, "nf.rep.prefixes"));
+	EXPECT_EQ(-EOPNOTSUPP, mf_exchange(self->dev, "nf.rep.dedup",
+					   "nf.rep.prefixes"));
+	EXPECT_EQ(0, mf_unpublish(p));
 	EXPECT_EQ(0, mf_pub_id(a, (uint32_t[]){ 0 }));
 	/* A Bloom filter may: the key is new to it, added there. */
 	ASSERT_EQ(0, mf_replace(self->dev, "nf.rep.dedup", b, 0));
@@ -944,6 +957,7 @@ TEST_F(nf, replace_dedup_needs_test_and_add)
 	EXPECT_EQ(0, mf_replace(self->dev, "nf.rep.dedup", c, 0));
 	EXPECT_EQ(0, mf_unpublish(c));
 	close(r);
+	close(p);
 	close(c);
 	close(b);
 	close(a);
