@@ -1155,7 +1155,9 @@ struct memfilter_nf_list {
  *    use.
  *  - EOPNOTSUPP: an unknown flag or a non-zero ``__reserved``; or a
  *    netfilter DEDUP attachment holds the name and the filter that would
- *    take it has no test-and-add (a cuckoo filter). Nothing changed.
+ *    take it has no test-and-add (a cuckoo filter), or is a prefix filter
+ *    and the attachment's key is an address (SADDR, DADDR), as for
+ *    NF_ATTACH. Nothing changed.
  *  - EINVAL: an invalid name; EXCHANGE of a name with itself.
  *  - ENOMEM: out of memory. Nothing changed.
  */
