@@ -869,6 +869,11 @@ static int mf_bloom_restore(union memfilter_state *s,
 	return 0;
 }
 
+static void mf_bloom_attach_locks(union memfilter_state *s, void *mem)
+{
+	memfilter_bloom_attach_stripes(&s->bloom, mem);
+}
+
 const struct memfilter_type_ops memfilter_bloom_ops = {
 	.type = MEMFILTER_TYPE_BLOOM,
 	.name = "bloom",
@@ -893,5 +898,7 @@ const struct memfilter_type_ops memfilter_bloom_ops = {
 	.image_encode = mf_bloom_image_encode,
 	.image_decode = mf_bloom_image_decode,
 	.restore = mf_bloom_restore,
+	.lock_bytes = MEMFILTER_BLOOM_STRIPES_BYTES,
+	.attach_locks = mf_bloom_attach_locks,
 };
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_ops);

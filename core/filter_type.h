@@ -142,6 +142,11 @@ struct memfilter_image_desc;
  *	(growing filters' sub-filters): fill @g with each part in use, at
  *	most MEMFILTER_MAX_PARTS, and return how many. NULL: none, or the
  *	owner knows (window generations age by the owner's clock).
+ * @lock_bytes: bytes of writers' locks an owner with concurrent writers
+ *	(the module) allocates right after the table (64-byte aligned, in
+ *	the same allocation) and hands to @attach_locks once @init is done;
+ *	0: the type takes none. An owner with one writer attaches none.
+ * @attach_locks: from now on, writers lock in @mem (@lock_bytes bytes)
  */
 struct memfilter_type_ops {
 	u32 type;
@@ -197,6 +202,8 @@ struct memfilter_type_ops {
 	void (*attach)(union memfilter_state *s, void *mem);
 	u32 (*parts)(const union memfilter_state *s,
 		     struct memfilter_generation *g);
+	u64 lock_bytes;
+	void (*attach_locks)(union memfilter_state *s, void *mem);
 };
 
 extern const struct memfilter_type_ops memfilter_bloom_ops;

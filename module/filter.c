@@ -78,13 +78,6 @@ static const struct memfilter_kops *mf_kops_of(const struct memfilter_type_ops *
 	return &mf_no_kops;
 }
 
-/* Bloom writers' stripe locks, after the table (core/bloom.c). */
-static u64 mf_lock_bytes(const struct memfilter_type_ops *ops)
-{
-	return ops->type == MEMFILTER_TYPE_BLOOM ?
-	       MEMFILTER_BLOOM_STRIPES_BYTES : 0;
-}
-
 /*
  * A filter's last put frees it only after two grace periods: RCU Tasks
  * Trace, then RCU. BPF programs find filters without a reference
@@ -158,7 +151,7 @@ static void mf_filter_free_work(struct work_struct *work)
 		f->kops->free(f);
 	kvfree(f->mem);
 	free_percpu(f->stats);
-	atomic64_sub(f->bytes + mf_lock_bytes(f->ops), &mf_total_bytes);
+	atomic64_sub(f->bytes + f->ops->lock_bytes, &mf_total_bytes);
 	mutex_destroy(&f->prefix_lock);
 	mutex_destroy(&f->dump_lock);
 	kfree(f);
@@ -279,7 +272,7 @@ struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
 					 u32 flags,
 					 const union memfilter_params *p)
 {
-	u64 stripes = mf_lock_bytes(ops);
+	u64 locks = ops->lock_bytes;
 	struct memfilter *f;
 	u64 bytes, alloc;
 	void *table;
@@ -287,12 +280,12 @@ struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
 
 	bytes = ops->mem_bytes(p);
 	if (!bytes ||
-	    check_add_overflow(bytes, (u64)MEMFILTER_BLOOM_BLOCK_BYTES - 1 + stripes,
+	    check_add_overflow(bytes, (u64)MEMFILTER_BLOOM_BLOCK_BYTES - 1 + locks,
 			       &alloc) ||
 	    alloc > SIZE_MAX)
 		return ERR_PTR(-E2BIG);
 
-	ret = mf_charge(bytes, stripes);
+	ret = mf_charge(bytes, locks);
 	if (ret)
 		return ERR_PTR(ret);
 
@@ -319,9 +312,9 @@ struct memfilter *memfilter_filter_alloc(const struct memfilter_type_ops *ops,
 	f->flags = flags;
 	table = PTR_ALIGN(f->mem, MEMFILTER_BLOOM_BLOCK_BYTES);
 	ops->init(&f->s, p, table);
-	/* A Bloom table is whole blocks, so its stripes start 64-byte aligned. */
-	if (stripes)
-		memfilter_bloom_attach_stripes(&f->s.bloom, table + bytes);
+	/* The writers' locks follow the table (Bloom's stripes, core/bloom.c). */
+	if (locks)
+		ops->attach_locks(&f->s, table + bytes);
 	refcount_set(&f->ref, 1);
 	spin_lock_init(&f->lock);
 	mutex_init(&f->dump_lock);
@@ -342,7 +335,7 @@ out_free_mem:
 out_free_f:
 	kfree(f);
 out_uncharge:
-	atomic64_sub(bytes + stripes, &mf_total_bytes);
+	atomic64_sub(bytes + locks, &mf_total_bytes);
 	return ERR_PTR(ret);
 }
 
