@@ -32,7 +32,7 @@ VERSION := $(shell cat VERSION)
 VERSION_H := $(BUILD)/include/memfilter_version.h
 
 # The kernel's kselftest harness, from Debian's linux-source (cached).
-KSELFTEST = $(shell scripts/kselftest-headers.sh)
+KSELFTEST = $(shell tests/qemu/kselftest-headers.sh)
 
 WARN := -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -Wshadow \
 	-Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
@@ -100,7 +100,7 @@ modules_install:
 
 # kbuild's outputs in the directories Kbuild builds in, removed here too:
 # kbuild's own clean needs a kernel tree at KDIR.
-KBUILD_OUTPUTS := $(foreach d,. module core kunit,$(addprefix $(d)/,*.o \
+KBUILD_OUTPUTS := $(foreach d,. module core kunit bench/kunit,$(addprefix $(d)/,*.o \
 	*.ko *.ko.* *.mod *.mod.c .*.cmd .*.d .*.tmp *.symtypes *.su *.dwo)) \
 	modules.order Module.symvers .module-common.o .tmp_versions
 
@@ -272,12 +272,12 @@ demo:
 	scripts/demo.sh
 
 vm-shell:
-	scripts/vm-shell.sh
+	tests/qemu/vm-shell.sh
 
 # make vm-test T="cli_test nf_test" [KERNEL=debug|kcsan|6.12|6.1]: only
 # those guest selftests ("kunit": the KUnit suites) in one guest.
 vm-test:
-	scripts/vm-test.sh
+	tests/qemu/vm-test.sh
 
 # --- the Bloom filter's benchmark ------------------------------------------
 core/bloom_model.h: scripts/gen-bloom-model.py
@@ -344,7 +344,7 @@ BENCH_OUT := $(BUILD)/bench-results
 .PHONY: bench
 bench: bench/bloom_bench bench/bloom_bench_v3
 	@mkdir -p $(BENCH_OUT)
-	scripts/bloom-bench.sh bench/bloom_bench $(BENCH_OUT)/bloom.md $(BENCH_ARGS)
+	bench/bloom-bench.sh bench/bloom_bench $(BENCH_OUT)/bloom.md $(BENCH_ARGS)
 	@echo "report: $(BENCH_OUT)/bloom.md"
 
 # --- the cuckoo filter's benchmark -------------------------------------------
@@ -443,7 +443,7 @@ $(BUILD)/bench/replace/replace_bench: bench/replace_bench.c uapi/linux/memfilter
 .PHONY: bench-replace
 bench-replace: $(BUILD)/bench/replace/replace_bench
 	@mkdir -p bench/results
-	scripts/replace-bench.sh $(BUILD)/bench/replace bench/results/replace.md
+	bench/replace-bench.sh $(BUILD)/bench/replace bench/results/replace.md
 
 # --- offline filters (libmemfilter) before and after ---------------------------
 # make bench-offline REVS="rev1 rev2 ...": bench/offline_bench.c against each
@@ -452,7 +452,7 @@ REVS ?= HEAD
 .PHONY: bench-offline
 bench-offline:
 	@mkdir -p bench/results
-	scripts/offline-bench.sh bench/results/offline.md $(REVS)
+	bench/offline-bench.sh bench/results/offline.md $(REVS)
 
 # --- the dedup target's CPU cost per block -----------------------------------
 DM_BENCH_CORE := core/hash.c core/bloom.c core/bloom_batch.c core/bloom_avx2.c
@@ -619,7 +619,7 @@ uninstall:
 # What Kbuild builds: every object it names, as its .c file, with the
 # headers of those directories and include/. A missing file fails.
 DKMS_OBJS = $(shell sed 's/\#.*//' Kbuild | \
-	grep -Eo '\b[a-z]+/[a-z0-9_]+\.o\b' | sort -u)
+	grep -Eo '\b[a-z]+(/[a-z]+)?/[a-z0-9_]+\.o\b' | sort -u)
 DKMS_SRCS = Kbuild Kconfig VERSION dkms.conf $(DKMS_OBJS:.o=.c) \
 	$(wildcard $(addsuffix *.h,$(sort $(dir $(DKMS_OBJS)))) \
 		include/linux/*.h uapi/linux/*.h COPYING LICENSES/*/*)
@@ -785,20 +785,20 @@ $(BUILD)/guest/bin/faults: tests/faults.sh
 guest: $(BUILD)/guest/bin/faultrun $(BUILD)/guest/bin/faults
 
 faults:
-	BUILD=$(BUILD) scripts/faults-vm.sh
+	BUILD=$(BUILD) tests/qemu/faults-vm.sh
 
 dm-mutants:
-	BUILD=$(BUILD) scripts/dm-mutants.sh
+	BUILD=$(BUILD) tests/qemu/mutants-vm.sh
 
 # make realworld (not in make check: about an hour of guests):
 # the clients users run, each judged by its own checker, results in
 # bench/results/realworld.md. Each part's script runs if present:
-# realworld-dm.sh (ext4, xfs, fio, dm flakey/error under the dm target),
-# realworld-net.sh (replayed traffic, xdp-loader, iperf3 through the
+# realworld-dm-vm.sh (ext4, xfs, fio, dm flakey/error under the dm target),
+# realworld-net-vm.sh (replayed traffic, xdp-loader, iperf3 through the
 # hooks). Documentation/testing.rst, "Real-world clients".
 .PHONY: realworld
 realworld:
-	@rc=0; for s in scripts/realworld-dm.sh scripts/realworld-net.sh; do \
+	@rc=0; for s in tests/qemu/realworld-dm-vm.sh tests/qemu/realworld-net-vm.sh; do \
 		if [ -x $$s ]; then BUILD=$(BUILD) $$s || rc=1; \
 		else echo "realworld: $$s absent, skipped"; fi; \
 	done; exit $$rc

@@ -35,7 +35,7 @@
  * (writer-lock prototypes) against fastfilter's inserts. --huge: memfilter's
  * and the probe's tables on huge pages. Times are the thread's CPU time
  * unless --wall. --instr: one small run for
- * callgrind (scripts/bloom-bench.sh), each timed loop dumped as its own
+ * callgrind (bench/bloom-bench.sh), each timed loop dumped as its own
  * callgrind profile, so bench/instr.py prints instructions per key.
  *
  * Copyright (C) 2026 The memfilter authors.

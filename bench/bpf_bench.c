@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * BPF race (run in a guest by scripts/bpf-bench.sh): the per-packet cost of
+ * BPF race (run in a guest by bench/bpf-bench.sh): the per-packet cost of
  * memfilter's contains kfunc against bpf_map_peek_elem() on the kernel's
  * BPF_MAP_TYPE_BLOOM_FILTER, same keys and the same number of bits, plus
  * programs that stop after each part of a memfilter query (lookup,

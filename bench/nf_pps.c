@@ -13,7 +13,7 @@
  * Writes a Markdown report on stdout. A benchmark: it asserts nothing but
  * that each configuration could be installed.
  *
- *   nf_pps   (in a guest: scripts/nf-bench.sh, make bench-nf)
+ *   nf_pps   (in a guest: bench/nf-bench.sh, make bench-nf)
  *
  * Copyright (C) 2026 The memfilter authors.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Prefix blocklists per packet, in one guest boot (scripts/nf-bench.sh
+ * Prefix blocklists per packet, in one guest boot (bench/nf-bench.sh
  * --prefixes, make bench-nf-prefix): UDP datagrams through a veth pair
  * (bench/bpf_pps.c's pps_run(): 10.0.0.1 in namespace pa to 10.0.0.2 in
  * pb, one CPU, sendmmsg() of 64, the configurations alternating round by
@@ -15,7 +15,7 @@
  * Markdown report on stdout. A benchmark: it asserts nothing but that
  * each configuration could be installed and that every datagram passed.
  *
- *   nf_prefix_pps   (in a guest: scripts/nf-bench.sh --prefixes)
+ *   nf_prefix_pps   (in a guest: bench/nf-bench.sh --prefixes)
  *
  * Copyright (C) 2026 The memfilter authors.
  */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Time per MEMFILTER_IOC_REPLACE and EXCHANGE, run in a guest against the
- * real module (scripts/replace-bench.sh: Debian's stock 6.12 kernel, no
+ * real module (bench/replace-bench.sh: Debian's stock 6.12 kernel, no
  * KASAN, QEMU TCG): N replaces of one published name between two filters,
  * then N exchanges of two names, against two yardsticks from the same
  * process: the API handshake on /dev/memfilter (the cheapest ioctl: the

@@ -105,7 +105,7 @@ bench/bpf_key_bench: bench/bpf_key_bench.c bench/bench_util.h \
 
 .PHONY: bench-bpf
 bench-bpf: $(BUILD)/bench/bpf/bpf_bench bench/bpf_key_bench
-	scripts/bpf-bench.sh $(BUILD)/bench/bpf bench/results/bpf.md \
+	bench/bpf-bench.sh $(BUILD)/bench/bpf bench/results/bpf.md \
 		bench/bpf_key_bench
 
 # --- make bench-nf: the netfilter hook against nftables -----------------------
@@ -142,8 +142,8 @@ bench/nf_key_bench_retpoline: bench/nf_key_bench.c bench/bench_util.h bench/pref
 .PHONY: bench-nf bench-nf-prefix
 bench-nf: $(BUILD)/bench/nf/nf_pps $(BUILD)/guest/bin/memfilterctl \
 		$(BUILD)/guest/bin/nf_dedup bench/nf_key_bench
-	scripts/nf-bench.sh $(BUILD) bench/results/nf.md
+	bench/nf-bench.sh $(BUILD) bench/results/nf.md
 
 bench-nf-prefix: $(BUILD)/bench/nf/nf_prefix_pps $(BUILD)/guest/bin/memfilterctl \
 		bench/nf_key_bench
-	scripts/nf-bench.sh --prefixes $(BUILD) bench/results/nf-prefix.md
+	bench/nf-bench.sh --prefixes $(BUILD) bench/results/nf-prefix.md

@@ -29,12 +29,12 @@ mkdir -p "$R"
 
 case "$kernel" in
 debug)
-	K=$(scripts/build-kernel.sh) || die "building the test kernel failed"
+	K=$(tests/qemu/build-kernel.sh) || die "building the test kernel failed"
 	vmlinuz=$K/arch/x86/boot/bzImage
 	kdir=$K
 	;;
 6.12 | 6.1)
-	read -r kdir vmlinuz < <(scripts/stock-kernel.sh "$kernel") ||
+	read -r kdir vmlinuz < <(tests/qemu/stock-kernel.sh "$kernel") ||
 		die "no stock $kernel kernel"
 	;;
 *) die "FUZZ_KERNEL must be debug, 6.12 or 6.1" ;;

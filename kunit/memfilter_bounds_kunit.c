@@ -2,7 +2,7 @@
 /*
  * KUnit suite memfilter_bounds: the bottom-half-off bounds that
  * Documentation/admin-guide.rst ("Latency") states, checked by counting
- * steps and keys, never by timing (scripts/latency.sh measures the time).
+ * steps and keys, never by timing (bench/latency-vm.sh measures the time).
  *
  * The filter's type operations are wrapped: a copy of its ops table whose
  * add, clear_step and copy_step record what each locked section was given

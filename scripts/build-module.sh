@@ -16,4 +16,6 @@ shift 2
 rm -rf "$outdir"
 mkdir -p "$outdir"
 cp -r "$TOP/Kbuild" "$TOP/VERSION" "$TOP/module" "$TOP/core" "$TOP/kunit" "$TOP/include" "$TOP/uapi" "$outdir/"
+mkdir -p "$outdir/bench"
+cp -r "$TOP/bench/kunit" "$outdir/bench/"
 make -C "$kdir" M="$outdir" "$@" modules

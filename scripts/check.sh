@@ -131,19 +131,19 @@ tap_one() {
 
 stage "dependencies and test kernels"
 scripts/deps.sh || die "installing packages failed"
-K=$(scripts/build-kernel.sh debug) || die "building the test kernel failed"
-KK=$(scripts/build-kernel.sh kcsan) || die "building the KCSAN kernel failed"
-read -r KDIR612 VMLINUZ612 < <(scripts/stock-kernel.sh 6.12) ||
+K=$(tests/qemu/build-kernel.sh debug) || die "building the test kernel failed"
+KK=$(tests/qemu/build-kernel.sh kcsan) || die "building the KCSAN kernel failed"
+read -r KDIR612 VMLINUZ612 < <(tests/qemu/stock-kernel.sh 6.12) ||
 	die "no stock 6.12 kernel"
-read -r KDIR61 VMLINUZ61 < <(scripts/stock-kernel.sh 6.1) ||
+read -r KDIR61 VMLINUZ61 < <(tests/qemu/stock-kernel.sh 6.1) ||
 	die "no stock 6.1 kernel"
-KDIR686=$(scripts/stock-kernel.sh 686) || die "no 6.1 i386 (686-pae) headers"
+KDIR686=$(tests/qemu/stock-kernel.sh 686) || die "no 6.1 i386 (686-pae) headers"
 
 # --- stages ------------------------------------------------------------------
 
 static_checks() {
 	# core/userspace.h is libc glue that never builds into the kernel.
-	local KSRC=(module/*.c module/*.h core/*.c $(ls core/*.h | grep -v userspace.h) kunit/*.c kunit/*.h include/linux/*.h uapi/linux/*.h examples/kmod/*.c)
+	local KSRC=(module/*.c module/*.h core/*.c $(ls core/*.h | grep -v userspace.h) kunit/*.c kunit/*.h bench/kunit/*.c include/linux/*.h uapi/linux/*.h examples/kmod/*.c)
 	section $R/static.log tap checkpatch tap_files checkpatch "${KSRC[@]}"
 	section $R/static.log tap uapi-header tap_files "eval" uapi_c uapi_cxx
 	section $R/static.log tap sparse tap_one "sparse (C=2) reports nothing" sparse_clean

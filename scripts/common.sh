@@ -4,7 +4,11 @@
 # artifacts (test kernel, stock kernels) are cached outside the checkout.
 # Sourced, not run.
 
-TOP=$(cd "$(dirname "$0")/.." && pwd)
+# The checkout's top: the nearest directory above the running script
+# that holds this file (scripts/, bench/ and tests/qemu/ source it).
+TOP=$(cd "$(dirname "$0")" &&
+	while [ ! -f scripts/common.sh ] && [ "$PWD" != / ]; do cd ..; done &&
+	pwd)
 CACHE=${MEMFILTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/memfilter}
 JOBS=${JOBS:-$(($(nproc) + 1))}
 mkdir -p "$CACHE"
@@ -54,7 +58,7 @@ linux_source_files() {
 # directory, removed at exit) and builds the module into $work/ko.
 stock_bench_setup() {
 	read -r kdir vmlinuz <<EOF2
-$("$TOP/scripts/stock-kernel.sh" 6.12)
+$("$TOP/tests/qemu/stock-kernel.sh" 6.12)
 EOF2
 	work=$(mktemp -d)
 	trap 'rm -rf "$work"' EXIT

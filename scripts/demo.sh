@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 . scripts/common.sh
 
 scripts/deps.sh
-read -r kdir vmlinuz < <(scripts/stock-kernel.sh 6.12)
+read -r kdir vmlinuz < <(tests/qemu/stock-kernel.sh 6.12)
 echo "demo: building memfilter.ko against $kdir"
 scripts/build-module.sh "$kdir" build/kbuild/stock-6.12 >build/demo-build.log 2>&1 ||
 	{ cat build/demo-build.log; die "module build failed"; }

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest script (`make faults`, scripts/faults-vm.sh): memfilter under the
+# Guest script (`make faults`, tests/qemu/faults-vm.sh): memfilter under the
 # kernel's own fault injection (Documentation/fault-injection/) in the
 # debug test kernel (KASAN, lockdep, kmemleak):
 #
@@ -27,7 +27,7 @@
 #  - then rmmod and a kmemleak scan that must find nothing.
 #
 # The run fails on any kernel report (tests/qemu/vm.sh) but a
-# warn_alloc() trace that scripts/faults-vm.sh accepts: a failed allocation
+# warn_alloc() trace that tests/qemu/faults-vm.sh accepts: a failed allocation
 # the kernel reports itself (see there). verbose=0 keeps the fault
 # injector quiet. Figures (calls, injected faults from each injector's
 # "times" left of 1000000, I/O errors, bytes verified) are "# figures:"

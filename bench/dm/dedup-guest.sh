@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest script of scripts/dm-bench.sh: what the memfilter-dedup target
+# Guest script of bench/dm-bench.sh: what the memfilter-dedup target
 # saves when dd copies the same 256 MiB image onto it twice, then the image
 # with 10% of its blocks changed, against dm-linear (no target) and the
 # target without a filter ("*": every write verified). For each pass: the

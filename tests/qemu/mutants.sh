@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest script of scripts/dm-mutants.sh: for each build in MF_MUTANTS
+# Guest script of tests/qemu/mutants-vm.sh: for each build in MF_MUTANTS
 # (directories $MF/bin/mutants/NAME with memfilter.ko and
 # memfilter_kunit.ko), load it, run the KUnit suite memfilter_dm, dm_test
 # and dm_discard_test, clean up and unload it. One line per build:

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest script of `make realworld` (scripts/realworld-dm.sh): the
+# Guest script of `make realworld` (tests/qemu/realworld-dm-vm.sh): the
 # memfilter-dedup target under the clients users put on it, each judged
 # by its own checker. Not part of make check, whose subset is
 # tests/dm_fs_test.sh.

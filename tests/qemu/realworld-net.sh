@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest script of `make realworld`'s network part (scripts/realworld-net.sh),
+# Guest script of `make realworld`'s network part (tests/qemu/realworld-net-vm.sh),
 # for Debian's stock 6.12 kernel with veth and nf_tables: the full replay
 # test (tests/replay_test.sh with MF_REPLAY_FULL=1), then iperf3 TCP and
 # UDP through a veth pair (namespace tpA, the client, 10.9.0.1, to tpB,

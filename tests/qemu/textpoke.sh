@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest script for scripts/textpoke-vm.sh: QEMU 7.2's multi-threaded TCG
+# Guest script for tests/qemu/textpoke-vm.sh: QEMU 7.2's multi-threaded TCG
 # race with the kernel's text patching (Documentation/testing.rst,
 # "Guests"). CPU 0 attaches and detaches a netfilter hook at IPv4
 # PREROUTING, which flips the nf_hooks_needed static key each time

@@ -39,7 +39,7 @@
 # --kmods DIR (repeatable): kernel modules (*.ko) the guest loads before
 # its script, all directories' together in name order (number the names
 # of modules that depend on others), such as a stock kernel's loop,
-# dm-mod and veth (scripts/stock-kernel.sh). Each module is given the
+# dm-mod and veth (tests/qemu/stock-kernel.sh). Each module is given the
 # parameters the kernel command line holds for it (NAME.PARAM=VALUE), as
 # modprobe does and insmod does not.
 #
@@ -63,7 +63,7 @@
 # attached, in sched_clock_cpu at boot). One thread never translates while
 # another writes. Only the KCSAN guest asks for multi: its reports need
 # two vCPUs that really run at once (Documentation/testing.rst, "Guests";
-# scripts/textpoke-vm.sh reproduces the race).
+# tests/qemu/textpoke-vm.sh reproduces the race).
 
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)

@@ -8,7 +8,7 @@
 # one test without the whole run; make check still decides.
 
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/common.sh
 
 kernel=${KERNEL:-debug}
@@ -25,7 +25,7 @@ mkdir -p "$out"
 args=() kunit=()
 case $kernel in
 debug|kcsan)
-	K=$(scripts/build-kernel.sh "$kernel")
+	K=$(tests/qemu/build-kernel.sh "$kernel")
 	scripts/build-module.sh "$K" "build/kbuild/vmtest-$kernel" -j"$JOBS" >"$out/build.log" 2>&1 ||
 		{ cat "$out/build.log"; die "module build failed"; }
 	img=$K/arch/x86/boot/bzImage
@@ -35,7 +35,7 @@ debug|kcsan)
 	[ "$kernel" = kcsan ] && args+=(--tcg multi)
 	;;
 6.12|6.1)
-	read -r KD IMG < <(scripts/stock-kernel.sh "$kernel")
+	read -r KD IMG < <(tests/qemu/stock-kernel.sh "$kernel")
 	scripts/build-module.sh "$KD" "build/kbuild/vmtest-$kernel" -j"$JOBS" >"$out/build.log" 2>&1 ||
 		{ cat "$out/build.log"; die "module build failed"; }
 	img=$IMG

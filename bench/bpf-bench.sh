@@ -9,7 +9,7 @@
 #   bpf-bench.sh BINDIR OUT.md [NATIVE]
 
 set -eu
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../scripts/common.sh"
 
 bindir=$1
 out=$2

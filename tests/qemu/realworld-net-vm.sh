@@ -21,7 +21,7 @@
 # Log: $BUILD/results/vm-realworld-net.log.
 
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/common.sh
 
 B=${BUILD:-build}
@@ -34,7 +34,7 @@ for t in $TOOLS; do
 		die "$t is not installed (scripts/deps.sh)"
 done
 
-read -r KDIR612 VMLINUZ612 < <(scripts/stock-kernel.sh 6.12) ||
+read -r KDIR612 VMLINUZ612 < <(tests/qemu/stock-kernel.sh 6.12) ||
 	die "no stock 6.12 kernel"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -68,7 +68,7 @@ import statistics
 import sys
 
 log, report, rc, load = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
-BEGIN = "<!-- BEGIN realworld-net (scripts/realworld-net.sh) -->"
+BEGIN = "<!-- BEGIN realworld-net (tests/qemu/realworld-net-vm.sh) -->"
 END = "<!-- END realworld-net -->"
 lines = open(log, errors="replace").read().splitlines()
 
@@ -89,7 +89,7 @@ def section(name):
 kernel = next((l[9:] for l in lines if l.startswith("# kernel ")), "?")
 out = [BEGIN, "## Netfilter hook, XDP and TC (replayed traffic, xdp-loader, iperf3)", "",
        f"Debian's stock {kernel} in QEMU TCG, one vCPU (`make realworld`, "
-       "scripts/realworld-net.sh; guest script tests/qemu/realworld-net.sh). "
+       "tests/qemu/realworld-net-vm.sh; guest script tests/qemu/realworld-net.sh). "
        f"Guest {'passed' if rc == '0' else 'FAILED'}.", "",
        "### Replayed capture (tests/replay_test.sh, MF_REPLAY_FULL=1)", "",
        "The capture: tests/data/gen_replay_pcap.py (scapy, fixed seed), sent "

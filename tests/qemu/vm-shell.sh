@@ -6,11 +6,11 @@
 # terminal. Ctrl-A X quits QEMU; `exit` powers the guest off.
 
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/common.sh
 
 scripts/deps.sh
-K=$(scripts/build-kernel.sh debug)
+K=$(tests/qemu/build-kernel.sh debug)
 scripts/build-module.sh "$K" build/kbuild/test >/dev/null
 make -s guest
 exec tests/qemu/vm.sh --kernel "$K/arch/x86/boot/bzImage" \

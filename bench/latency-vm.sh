@@ -11,10 +11,10 @@ set -eu
 cd "$(dirname "$0")/.."
 . scripts/common.sh
 
-K=$(scripts/build-kernel.sh debug)
+K=$(tests/qemu/build-kernel.sh debug)
 scripts/build-module.sh "$K" build/kbuild/latency >/dev/null
 mkdir -p build/latency
 tests/qemu/vm.sh --kernel "$K/arch/x86/boot/bzImage" --ko build/kbuild/latency \
-	--script tests/qemu/latency.sh --out build/latency/vm.log \
+	--script bench/latency-guest.sh --out build/latency/vm.log \
 	--mem 3G --timeout 1200 >/dev/null || true
 grep -E '# mf_latency|ok [0-9]' build/latency/vm.log

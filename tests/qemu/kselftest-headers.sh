@@ -6,7 +6,7 @@
 # cache. Selftests and native tests both use that harness.
 
 set -eu
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../../scripts/common.sh"
 
 linux_source_files kselftest 4 kselftest_harness.h \
 	tools/testing/selftests/kselftest_harness.h \

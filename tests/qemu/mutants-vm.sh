@@ -22,7 +22,7 @@
 # Log: $BUILD/results/vm-mutants.log (console: .console next to it).
 
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/common.sh
 
 B=${BUILD:-build}
@@ -62,7 +62,7 @@ mutate() {
 	esac
 }
 
-K=$(scripts/build-kernel.sh debug) || die "building the test kernel failed"
+K=$(tests/qemu/build-kernel.sh debug) || die "building the test kernel failed"
 make -s BUILD="$B" "$B/guest/bin/dm_test" "$B/guest/bin/dm_discard_test" \
 	"$B/guest/bin/dedup_io" "$B/guest/bin/memfilterctl"
 

@@ -16,7 +16,7 @@
 # nothing 32-bit is booted.
 
 set -eu
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../../scripts/common.sh"
 
 case "${1:-}" in
 6.12) meta=linux-headers-6.12-amd64 ;;

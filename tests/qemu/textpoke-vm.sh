@@ -16,7 +16,7 @@
 # Exit status 0 when no run failed.
 
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/common.sh
 
 tcg=${1:?multi or single}
@@ -25,7 +25,7 @@ rounds=${3:-300}
 B=${BUILD:-build}
 R=$B/results
 mkdir -p "$R"
-read -r _ vmlinuz < <(scripts/stock-kernel.sh 6.12) || die "no stock 6.12 kernel"
+read -r _ vmlinuz < <(tests/qemu/stock-kernel.sh 6.12) || die "no stock 6.12 kernel"
 [ -f "$B/kbuild/stock-6.12/memfilter.ko" ] ||
 	die "build the module first: scripts/build-module.sh KDIR $B/kbuild/stock-6.12"
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build (or reuse) one of memfilter's test kernels: Debian's
-# linux-source-6.12, `make tinyconfig` plus fragments from scripts/kconfig/:
+# linux-source-6.12, `make tinyconfig` plus fragments from tests/qemu/kconfig/:
 #
 #   build-kernel.sh [debug]   base + codegen + debug (KASAN, lockdep, kmemleak)
 #   build-kernel.sh kcsan     base + codegen + kcsan (KCSAN; excludes KASAN)
@@ -10,27 +10,27 @@
 # codegen.config makes both compile like Debian's stock kernel (-O2,
 # mitigations, X86_DEBUG_FPU). Each tree is cached outside the checkout as
 # kernel-<variant>-<key>, the key a hash of the source package version, the
-# variant's fragments, its patches (scripts/kernel-patches/<variant>/) and
+# variant's fragments, its patches (tests/qemu/kernel-patches/<variant>/) and
 # this script (the fragments without their comments), so a warm run costs
 # nothing. A new build keeps one older finished tree of its own variant
 # and deletes the rest, so the variants coexist and a run of the previous
 # key elsewhere keeps its tree. Prints the path of the built tree on stdout.
 
 set -eu
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../../scripts/common.sh"
 
 variant=${1:-debug}
 frags="base codegen $variant"
 for f in $frags; do
-	[ -f "$TOP/scripts/kconfig/$f.config" ] ||
-		die "no fragment scripts/kconfig/$f.config (variant '$variant')"
+	[ -f "$TOP/tests/qemu/kconfig/$f.config" ] ||
+		die "no fragment tests/qemu/kconfig/$f.config (variant '$variant')"
 done
-frag_files=$(for f in $frags; do echo "$TOP/scripts/kconfig/$f.config"; done)
+frag_files=$(for f in $frags; do echo "$TOP/tests/qemu/kconfig/$f.config"; done)
 # Patches to the kernel's own source, per variant, applied in name order:
 # only annotations of the kernel's own benign races that a sanitizer
 # reports (each patch says why, with the report), never a change to what
 # the kernel does.
-patches=$(find "$TOP/scripts/kernel-patches/$variant" -name '*.patch' \
+patches=$(find "$TOP/tests/qemu/kernel-patches/$variant" -name '*.patch' \
 	2>/dev/null | LC_ALL=C sort)
 
 srcver=$(pkg_version linux-source-6.12)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """The device-mapper section of bench/results/realworld.md, from the
-"RW " data lines of scripts/realworld-dm.sh's guest logs.
+"RW " data lines of tests/qemu/realworld-dm-vm.sh's guest logs.
 
     realworld-dm-report.py RESULTS_DIR REPORT.md GUEST...
 
@@ -13,7 +13,7 @@ import glob
 import re
 import sys
 
-BEGIN = "<!-- BEGIN realworld-dm (scripts/realworld-dm.sh) -->"
+BEGIN = "<!-- BEGIN realworld-dm (tests/qemu/realworld-dm-vm.sh) -->"
 END = "<!-- END realworld-dm -->"
 
 
@@ -53,7 +53,7 @@ def table(cols, align):
 def section(resdir, guests):
     now = datetime.datetime.now(datetime.timezone.utc)
     out = [BEGIN, "## Device-mapper target (memfilter-dedup)", "",
-           "`scripts/realworld-dm.sh` (guest script "
+           "`tests/qemu/realworld-dm-vm.sh` (guest script "
            "`tests/qemu/realworld-dm.sh`), %s. Each client's own checker "
            "decides: e2fsck -fn / xfs_repair -n exit status, sha256sum -c "
            "of every file, fio's verify (exit status, error field, bytes "
@@ -167,7 +167,7 @@ def section(resdir, guests):
                               r["fsck_rc"], res))
     muts = sorted(glob.glob("%s/vm-realworld-dm-mutant-*.log" % resdir))
     if muts:
-        out += ["", "### Mutants (MUTANT=... scripts/realworld-dm.sh)", "",
+        out += ["", "### Mutants (MUTANT=... tests/qemu/realworld-dm-vm.sh)", "",
                 "The crash part against a mutated copy of module/dm.c in "
                 "the debug guest (or the stock one, GUESTS=stock): killed when a fault mode other than the "
                 "drop_writes control fails its check.", ""]
@@ -183,7 +183,7 @@ def section(resdir, guests):
     return "\n".join(out) + "\n"
 
 
-MUTANTS = "### Mutants (MUTANT=... scripts/realworld-dm.sh)"
+MUTANTS = "### Mutants (MUTANT=... tests/qemu/realworld-dm-vm.sh)"
 
 
 def kept_mutants(text, sec):

@@ -8,7 +8,7 @@
 #   replace-bench.sh BINDIR OUT.md
 
 set -eu
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../scripts/common.sh"
 
 bindir=$1
 out=$2
@@ -30,6 +30,6 @@ sed -n '/^### BEGIN report/,/^### END report/p' "$work/log" |
 {
 	cat "$work/report.md"
 	echo
-	echo "Made by \`make bench-replace\` (scripts/replace-bench.sh) on $(date -u +%Y-%m-%d); host load at the start (a shared 2-core machine): \`$load\`."
+	echo "Made by \`make bench-replace\` (bench/replace-bench.sh) on $(date -u +%Y-%m-%d); host load at the start (a shared 2-core machine): \`$load\`."
 } >"$out"
 cat "$out"

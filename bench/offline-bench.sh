@@ -88,7 +88,7 @@ EOF
 	for h in $revs; do
 		echo "  - $h: $(git -C "$top" log -1 --format=%s "$h")"
 	done
-	echo "- command: \`N=$n RUNS=$runs CPU=$cpu scripts/offline-bench.sh $out $*\`"
+	echo "- command: \`N=$n RUNS=$runs CPU=$cpu bench/offline-bench.sh $out $*\`"
 	echo "- each revision's static libmemfilter built by its own Makefile (\`make build/lib/libmemfilter.a\`, -O2 -g);"
 	echo "  bench/offline_bench.c ($cc $cflags) linked against it; runs alternate between revisions,"
 	echo "  each \`taskset -c $cpu build/offline-bench/bench-REV $n\`"

@@ -12,7 +12,7 @@
 #   nf-bench.sh [--prefixes] BUILD OUT.md
 
 set -eu
-. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/../scripts/common.sh"
 
 prefixes=0
 if [ "${1:-}" = --prefixes ]; then
@@ -69,6 +69,6 @@ sed -n '/^### BEGIN report/,/^### END report/p' "$work/log" |
 		target=bench-nf
 	fi
 	echo
-	echo "Made by \`make $target\` (scripts/nf-bench.sh) on $(date -u +%Y-%m-%d); host load at the start (a shared 2-core machine): \`$load\`."
+	echo "Made by \`make $target\` (bench/nf-bench.sh) on $(date -u +%Y-%m-%d); host load at the start (a shared 2-core machine): \`$load\`."
 } >"$out"
 cat "$out"

@@ -4,13 +4,13 @@
 # The memfilter-dedup target's I/O savings in one guest boot (Debian's
 # stock 6.12 kernel): bench/dm/dedup-guest.sh, whose table goes to
 # stdout. Documentation/device-mapper.rst shows a run.
-#   scripts/dm-bench.sh [BLOCKS]   (default 65536: 256 MiB)
+#   bench/dm-bench.sh [BLOCKS]   (default 65536: 256 MiB)
 
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/common.sh
 
-read -r kdir vmlinuz < <(scripts/stock-kernel.sh 6.12) || die "no stock 6.12 kernel"
+read -r kdir vmlinuz < <(tests/qemu/stock-kernel.sh 6.12) || die "no stock 6.12 kernel"
 scripts/build-module.sh "$kdir" build/kbuild/stock-6.12 >/dev/null
 make -s guest
 bin=$(mktemp -d)

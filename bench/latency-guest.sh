@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest script for scripts/latency.sh: the bottom-half latency benchmark
+# Guest script for bench/latency-vm.sh: the bottom-half latency benchmark
 # (KUnit suite memfilter_latency) in the debug test kernel.
 
 . /memfilter/lib.sh

@@ -36,7 +36,7 @@
 # Logs: $BUILD/results/vm-realworld-dm-{debug,stock}.log.
 
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/common.sh
 
 B=${BUILD:-build}
@@ -56,12 +56,12 @@ done
 [ -z "$MUTANT" ] || [ "$GUESTS" = stock ] || GUESTS=debug
 case " $GUESTS " in
 *" debug "*)
-	K=$(scripts/build-kernel.sh debug) ||
+	K=$(tests/qemu/build-kernel.sh debug) ||
 		die "building the test kernel failed" ;;
 esac
 case " $GUESTS " in
 *" stock "*)
-	read -r KDIR612 VMLINUZ612 < <(scripts/stock-kernel.sh 6.12) ||
+	read -r KDIR612 VMLINUZ612 < <(tests/qemu/stock-kernel.sh 6.12) ||
 		die "no stock 6.12 kernel" ;;
 esac
 make -s BUILD="$B" "$B/guest/bin/memfilterctl" "$B/guest/bin/sync_probe"
@@ -202,6 +202,6 @@ done
 if [ -n "${MF_RW_PARTS:-}${MF_RW_JOBS:-}${MF_RW_CRASH:-}" ]; then
 	echo "realworld-dm: a selection: bench/results/realworld.md left as it is"
 else
-	scripts/realworld-dm-report.py "$R" bench/results/realworld.md $GUESTS
+	tests/qemu/realworld-dm-report.py "$R" bench/results/realworld.md $GUESTS
 fi
 exit $rc

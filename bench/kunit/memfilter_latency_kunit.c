@@ -4,7 +4,7 @@
  * cuckoo filter (512 MiB) is dumped or cleared. It is a measurement, not a
  * test: it asserts only that it ran, prints its figures, and is built as
  * its own module (memfilter_latency_kunit.ko) that `make check` does not
- * load. scripts/latency.sh boots the debug test kernel and runs it.
+ * load. bench/latency-vm.sh boots the debug test kernel and runs it.
  *
  * The probe is a pinned softirq hrtimer firing every 100 us on the CPU
  * doing the work; its worst lateness is the longest time softirqs could

@@ -22,7 +22,7 @@
 # WARNING, KASAN, lockdep, kmemleak, ...) fails the run.
 
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 . scripts/common.sh
 
 B=${BUILD:-build}
@@ -30,7 +30,7 @@ R=$B/results
 log=$R/vm-faults.log
 mkdir -p "$R"
 
-K=$(scripts/build-kernel.sh debug) || die "building the test kernel failed"
+K=$(tests/qemu/build-kernel.sh debug) || die "building the test kernel failed"
 scripts/build-module.sh "$K" "$B/kbuild/faults" >"$R/faults-build.log" 2>&1 ||
 	{ cat "$R/faults-build.log"; die "building the module failed"; }
 make -s BUILD="$B" "$B/guest/bin/ioctl_fuzz_test" "$B/guest/bin/memfilterctl" \
