@@ -83,4 +83,9 @@ long memfilter_dispatch(const struct memfilter_ioctl_op *ops, unsigned int nops,
 			unsigned int cmd, unsigned long arg);
 int memfilter_respond(struct memfilter_ucmd *ucmd, size_t kernel_size);
 
+/* nf_ioctl.c: the netfilter commands of /dev/memfilter */
+int memfilter_nf_cmd_attach(struct memfilter_ucmd *ucmd);
+int memfilter_nf_cmd_detach(struct memfilter_ucmd *ucmd);
+int memfilter_nf_cmd_list(struct memfilter_ucmd *ucmd);
+
 #endif /* _MEMFILTER_IOCTL_H */

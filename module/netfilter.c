@@ -4,8 +4,9 @@
  * and/or IPv6 hook of a network namespace decides, from one key taken out
  * of each packet, whether the packet passes (drop-hit, drop-miss, and
  * dedup, which drops a key the filter may have seen and adds it with
- * memfilter_test_and_add()) or is only counted (count). Served through
- * /dev/memfilter (NF_ATTACH, NF_DETACH, NF_LIST) and shown in debugfs
+ * memfilter_test_and_add()) or is only counted (count). Attached, detached
+ * and listed through /dev/memfilter (NF_ATTACH, NF_DETACH, NF_LIST: their
+ * arguments and privileges are nf_ioctl.c's) and shown in debugfs
  * (memfilter/netfilter).
  *
  * Conventions in this file: attachments live on one list under mf_nf_lock
@@ -32,14 +33,8 @@
  * entry, is freed an RCU grace period after its hooks were unregistered,
  * so a packet still inside the hook finishes with it.
  *
- * Privilege is checked where it is used, against the credentials the
- * /dev/memfilter fd was opened with (file->f_cred), like a socket: an fd
- * opened by a privileged process and handed to another keeps its rights,
- * and a privileged process holding an fd opened without them gains none.
- *
  * Copyright (C) 2026 The memfilter authors.
  */
-#include <linux/capability.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/ip.h>
@@ -58,14 +53,12 @@
 #include <kunit/visibility.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/udp.h>
-#include <linux/uaccess.h>
 #include <linux/xarray.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 
 #include "filter.h"
-#include "ioctl.h"
 #include <linux/memfilter.h>
 #include "netfilter.h"
 
@@ -524,37 +517,6 @@ static void mf_nf_entry(const struct mf_nf_attachment *a,
 	mf_nf_read_stats(a, e);
 }
 
-static struct net *mf_nf_caller_net(void)
-{
-	return current->nsproxy->net_ns;
-}
-
-static int mf_nf_check_attach(const struct memfilter_nf_attach *cmd)
-{
-	const u32 families = MEMFILTER_NF_IPV4 | MEMFILTER_NF_IPV6;
-
-	if ((cmd->flags & ~MEMFILTER_NF_ATTACH_FLAGS) || cmd->__reserved)
-		return -EOPNOTSUPP;
-	if (cmd->out_id || !cmd->family || (cmd->family & ~families) ||
-	    cmd->hook > MEMFILTER_NF_POST_ROUTING ||
-	    cmd->key < MEMFILTER_NF_KEY_SADDR ||
-	    cmd->key > MEMFILTER_NF_KEY_L4_PAYLOAD ||
-	    cmd->action < MEMFILTER_NF_DROP_HIT ||
-	    cmd->action > MEMFILTER_NF_DEDUP)
-		return -EINVAL;
-	if (cmd->flags & MEMFILTER_NF_ATTACH_PRIORITY) {
-		if (cmd->priority == INT_MIN || cmd->priority == INT_MAX)
-			return -EINVAL;
-	} else if (cmd->priority) {
-		return -EINVAL;
-	}
-	if (memfilter_name_valid(cmd->name))
-		return -EINVAL;
-	if ((cmd->family & MEMFILTER_NF_IPV6) && !IS_ENABLED(CONFIG_IPV6))
-		return -EOPNOTSUPP;
-	return 0;
-}
-
 static struct mf_nf_attachment *mf_nf_alloc(const struct memfilter_nf_attach *cmd,
 					    struct net *net)
 {
@@ -596,44 +558,26 @@ static struct mf_nf_attachment *mf_nf_alloc(const struct memfilter_nf_attach *cm
 	return a;
 }
 
-/*
- * The opener of @file (its f_cred) needs CAP_NET_ADMIN over @net's user
- * namespace, as for any netfilter change there; dedup also writes to a
- * filter every namespace may share, which needs CAP_SYS_ADMIN, as
- * publishing it did.
- */
-static int mf_nf_may_attach(const struct file *file, struct net *net,
-			    u32 action)
-{
-	if (!file_ns_capable(file, net->user_ns, CAP_NET_ADMIN))
-		return -EPERM;
-	if (action == MEMFILTER_NF_DEDUP &&
-	    !file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
-		return -EPERM;
-	return 0;
-}
-
 /**
- * memfilter_nf_cmd_attach() - MEMFILTER_IOC_NF_ATTACH
- * @ucmd: the call
+ * memfilter_nf_attach() - attach a published filter to a hook
+ * @net: the namespace whose hook it is
+ * @cmd: the attachment, checked by the caller (nf_ioctl.c)
+ * @reply: called with the new attachment's id, under mf_nf_lock, once it
+ *	is live; if it fails, the attachment is undone and its error returned
+ * @arg: @reply's argument
  *
  * Context: process context, may sleep.
- * Return: 0 or the uapi's errnos for NF_ATTACH.
+ * Return: 0, -ENOMEM, -ENOSPC (MEMFILTER_NF_MAX attachments in @net
+ * already), the name's errors (memfilter_name_hold()), nf_register_net_hooks()'s,
+ * or @reply's.
  */
-int memfilter_nf_cmd_attach(struct memfilter_ucmd *ucmd)
+int memfilter_nf_attach(struct net *net, const struct memfilter_nf_attach *cmd,
+			int (*reply)(void *arg, u32 id), void *arg)
 {
-	struct memfilter_nf_attach *cmd = ucmd->cmd;
-	struct net *net = mf_nf_caller_net();
 	struct mf_nf_attachment *a, *pos;
 	unsigned int n = 0;
 	int ret;
 
-	ret = mf_nf_check_attach(cmd);
-	if (ret)
-		return ret;
-	ret = mf_nf_may_attach(ucmd->file, net, cmd->action);
-	if (ret)
-		return ret;
 	a = mf_nf_alloc(cmd, net);
 	if (!a)
 		return -ENOMEM;
@@ -657,8 +601,7 @@ int memfilter_nf_cmd_attach(struct memfilter_ucmd *ucmd)
 	if (ret)
 		goto out_free_id;
 	list_add_tail(&a->node, &mf_nf_list);
-	cmd->out_id = a->id;
-	ret = memfilter_respond(ucmd, sizeof(*cmd));
+	ret = reply(arg, a->id);
 	if (ret)	/* The caller cannot know the id: undo. */
 		mf_nf_detach_locked(a);
 	mutex_unlock(&mf_nf_lock);
@@ -677,24 +620,19 @@ out_free:
 }
 
 /**
- * memfilter_nf_cmd_detach() - MEMFILTER_IOC_NF_DETACH
- * @ucmd: the call
+ * memfilter_nf_detach() - detach an attachment of @net
+ * @net: the namespace it was attached in
+ * @id: its id
  *
  * Context: process context, may sleep.
- * Return: 0, -EPERM, -ENOENT (no such id in the caller's namespace).
+ * Return: 0, or -ENOENT (no such id in @net).
  */
-int memfilter_nf_cmd_detach(struct memfilter_ucmd *ucmd)
+int memfilter_nf_detach(struct net *net, u32 id)
 {
-	struct memfilter_nf_detach *cmd = ucmd->cmd;
-	struct net *net = mf_nf_caller_net();
 	struct mf_nf_attachment *a;
 
-	if (cmd->flags || cmd->__reserved)
-		return -EOPNOTSUPP;
-	if (!file_ns_capable(ucmd->file, net->user_ns, CAP_NET_ADMIN))
-		return -EPERM;
 	guard(mutex)(&mf_nf_lock);
-	a = xa_load(&mf_nf_ids, cmd->id);
+	a = xa_load(&mf_nf_ids, id);
 	if (!a || a->net != net)
 		return -ENOENT;
 	mf_nf_detach_locked(a);
@@ -702,58 +640,28 @@ int memfilter_nf_cmd_detach(struct memfilter_ucmd *ucmd)
 }
 
 /**
- * memfilter_nf_cmd_list() - MEMFILTER_IOC_NF_LIST
- * @ucmd: the call
- *
- * Entries are @entry_size bytes apart, each truncated to it (a caller
- * built before a counter was added gets the entry it knows), the tail
- * past the kernel's entry zeroed.
+ * memfilter_nf_list() - the attachments of @net
+ * @net: the namespace
+ * @e: room for MEMFILTER_NF_MAX entries, filled in attach order
  *
  * Context: process context, may sleep.
- * Return: 0, -EINVAL for an entry_size below MEMFILTER_NF_ENTRY_SIZE_VER0,
- * -E2BIG for one above PAGE_SIZE (as for the argument's own size: a huge
- * stride times MEMFILTER_NF_MAX entries would make it clear gigabytes of
- * the caller's memory), -EFAULT, -ENOMEM.
+ * Return: how many attachments @net has (at most MEMFILTER_NF_MAX of them
+ * are in @e).
  */
-int memfilter_nf_cmd_list(struct memfilter_ucmd *ucmd)
+u32 memfilter_nf_list(struct net *net, struct memfilter_nf_entry *e)
 {
-	struct memfilter_nf_list *cmd = ucmd->cmd;
-	struct net *net = mf_nf_caller_net();
-	struct memfilter_nf_entry *e __free(kfree) = NULL;
-	u8 __user *out = u64_to_user_ptr(cmd->entries);
-	u32 max = min_t(u32, cmd->count, MEMFILTER_NF_MAX), count = 0, i;
-	size_t stride = cmd->entry_size, esz = min(stride, sizeof(*e));
 	struct mf_nf_attachment *a;
+	u32 count = 0;
 
-	static_assert(MEMFILTER_NF_ENTRY_SIZE_VER0 ==
-		      offsetofend(struct memfilter_nf_entry, skipped));
-	if (cmd->flags)
-		return -EOPNOTSUPP;
-	if (stride < MEMFILTER_NF_ENTRY_SIZE_VER0)
-		return -EINVAL;
-	if (stride > PAGE_SIZE)
-		return -E2BIG;
-	if (max && !cmd->entries)
-		return -EFAULT;
-	e = kcalloc(MEMFILTER_NF_MAX, sizeof(*e), GFP_KERNEL);
-	if (!e)
-		return -ENOMEM;
-	scoped_guard(mutex, &mf_nf_lock) {
-		list_for_each_entry(a, &mf_nf_list, node) {
-			if (a->net != net)
-				continue;
-			if (count < MEMFILTER_NF_MAX)
-				mf_nf_entry(a, &e[count]);
-			count++;
-		}
+	guard(mutex)(&mf_nf_lock);
+	list_for_each_entry(a, &mf_nf_list, node) {
+		if (a->net != net)
+			continue;
+		if (count < MEMFILTER_NF_MAX)
+			mf_nf_entry(a, &e[count]);
+		count++;
 	}
-	for (i = 0; i < min(max, count); i++) {
-		if (copy_to_user(out + i * stride, &e[i], esz) ||
-		    clear_user(out + i * stride + esz, stride - esz))
-			return -EFAULT;
-	}
-	cmd->count = count;
-	return memfilter_respond(ucmd, sizeof(*cmd));
+	return count;
 }
 
 static const char *const mf_nf_hook_names[] = {
