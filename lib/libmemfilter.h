@@ -189,8 +189,9 @@ struct mf_create_opts {
  *	leaves)
  * @capacity: design capacity in keys
  * @bytes: memory of the filter's table
- * @keys: keys in the filter (Bloom: successful adds, duplicates included;
- *	cuckoo: fingerprints stored)
+ * @keys: keys in the filter (Bloom: successful adds, duplicates included,
+ *	but not a key test-and-add found present; cuckoo: fingerprints
+ *	stored)
  * @fill: Bloom: bits set; cuckoo: slots used
  * @fill_max: Bloom: bits; cuckoo: slots
  * @est_fpr: false-positive rate estimated from the actual fill (0 .. 1)
@@ -200,7 +201,8 @@ struct mf_create_opts {
  * @overfill: more keys than @capacity: @est_fpr exceeds the target
  * @published: the filter has a name
  * @keyed: keys are hashed with SipHash-2-4 under a secret key
- * @adds: add calls that inserted a key
+ * @adds: add calls that inserted a key (test-and-add: the keys it
+ *	reported new)
  * @queries: keys queried
  * @hits: queried keys answered "may be present"
  * @deletes: keys deleted

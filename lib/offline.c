@@ -970,15 +970,20 @@ static int mf_offline_do_add(struct mf_offline *f, const u64 *hashes, u32 n,
 	return mf_offline_added(f, ret, result, *done);
 }
 
-/* Every key done was added; the bits say which may have been present. */
+/*
+ * The bits say which keys may have been present; those are not added
+ * again (a Bloom filter's bits were set), so only the others count, as
+ * the kernel counts them.
+ */
 static int mf_offline_do_test_and_add(struct mf_offline *f, const u64 *hashes,
 				      u32 n, unsigned long *result, u32 *done)
 {
 	int ret = mf_offline_write(f, f->ops->test_and_add, hashes, n, result,
 				   done);
+	u32 added = *done - mf_result_weight(result, *done);
 
-	f->keys += *done;
-	f->adds += *done;
+	f->keys += added;
+	f->adds += added;
 	if (ret == -ENOSPC)
 		f->failed++;
 	return ret;

@@ -698,6 +698,7 @@ static int mf_filter_test_and_add(struct memfilter *f, const u64 *hashes,
 				  u32 n, unsigned long *result, u32 *done,
 				  bool may_sleep)
 {
+	u32 hits;
 	int ret;
 
 	bitmap_zero(result, n);
@@ -710,9 +711,11 @@ static int mf_filter_test_and_add(struct memfilter *f, const u64 *hashes,
 	rcu_read_unlock();
 	if (f->kops->added)
 		ret = f->kops->added(f, ret, may_sleep);
+	hits = bitmap_weight(result, *done);
 	this_cpu_add(f->stats->queries, *done);
-	this_cpu_add(f->stats->hits, bitmap_weight(result, *done));
-	this_cpu_add(f->stats->adds, *done);
+	this_cpu_add(f->stats->hits, hits);
+	/* A key found present is not added again: not counted again. */
+	this_cpu_add(f->stats->adds, *done - hits);
 	return ret;
 }
 
@@ -894,7 +897,8 @@ int memfilter_filter_delete(struct memfilter *f, const u64 *hashes, u32 n,
  *	present before it was added
  * @done: out: how many hashes were processed
  *
- * Counts as @n queries (hits: the keys that were present) and @n adds.
+ * Counts as @n queries (hits: the keys that were present) and as many
+ * adds as keys that were absent: a present key is not added again.
  *
  * Context: any but hard interrupt; does not sleep (Bloom: stripe locks,
  * bottom halves off).

@@ -125,7 +125,7 @@ other_commands_options options_once nf_and_help_output merge_messages
 cuckoo_full_key names_offline image_name_hint add_image seen_image
 peak_memory memory_check write_progress
 empty_key_offline number_forms grow_full hex_messages fpr_ranges image_truncated overfill_repeats
-empty_paths number_too_large"
+empty_paths number_too_large seen_counts"
 
 TESTS="version create_bloom create_cuckoo create_defaults_and_params create_xxh3
 create_layout
@@ -137,6 +137,7 @@ image_dump_identical image_dump_kernel_filter image_inspect image_corrupt
 image_load_existing_name image_merge image_keyed_warning image_help
 version_both list_json_objects keys_cli count_cli clear add_overfill_warning
 dump_output grow_info overfill_estimate replace_cli swap_cli refresh
+seen_counts_kernel
 $OFFLINE_TESTS cleanup"
 
 # Tests that make no kernel call other tests here do not make with the

@@ -97,39 +97,6 @@ struct target {
 	struct mf_offline *off;
 };
 
-/*
- * Test-and-add in an image, key by key as the kernel does it (a key
- * repeated in the batch is seen the second time): bit i of @bits set
- * when key i may have been present. Return: keys answered, or -errno
- * with *@done the keys processed.
- */
-static ssize_t offline_seen(struct mf_offline *f, const struct reader *r,
-			    uint64_t *bits, size_t *done)
-{
-	const unsigned char *key = r->keys;
-	uint64_t present;
-	ssize_t seen = 0, got;
-	size_t i;
-
-	memset(bits, 0, (r->n + 63) / 64 * sizeof(*bits));
-	for (i = 0; i < r->n; key += r->key_lens[i], i++) {
-		present = 0;
-		got = mf_offline_queryv(f, key, &r->key_lens[i], 1, &present,
-					NULL);
-		if (got >= 0)
-			got = mf_offline_addv(f, key, &r->key_lens[i], 1, NULL,
-					      NULL);
-		if (got < 0) {
-			*done = i;
-			return got;
-		}
-		bits[i / 64] |= (present & 1) << (i % 64);
-		seen += present & 1;
-	}
-	*done = r->n;
-	return seen;
-}
-
 /* add --unique in an image (cuckoo): as mf_add_uniquev(). */
 static ssize_t offline_add_unique(struct mf_offline *f,
 				  const struct reader *r, size_t *done)
@@ -151,7 +118,8 @@ static ssize_t run_batch(const struct key_opts *ko, const struct target *t,
 				mf_countv(t->fd, r->keys, r->key_lens, r->n,
 					  counts, done);
 	if (t->off && ko->kc == KEY_SEEN)
-		return offline_seen(t->off, r, bits, done);
+		return mf_offline_test_and_addv(t->off, r->keys, r->key_lens,
+						r->n, bits, done);
 	if (t->off && ko->kc == KEY_ADD && ko->unique)
 		return offline_add_unique(t->off, r, done);
 	if (t->off && ko->kc == KEY_ADD)

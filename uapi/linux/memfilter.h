@@ -517,7 +517,8 @@ struct memfilter_prefix {
  * @capacity: design capacity in keys
  * @bytes: memory of the filter's table
  * @keys: keys in the filter (Bloom: successful adds, which counts
- *	duplicates; cuckoo: fingerprints stored)
+ *	duplicates but not a key TEST_AND_ADD found present; cuckoo:
+ *	fingerprints stored)
  * @fill: Bloom: bits set; cuckoo: slots used
  * @fill_max: Bloom: bits; cuckoo: slots
  * @est_fpr_ppb: false-positive rate estimated from the actual fill, ppb
@@ -525,7 +526,8 @@ struct memfilter_prefix {
  * @fingerprint_bits: cuckoo fingerprint width; 0 for Bloom
  * @bits_per_key_q4: Bloom: bits per key of capacity, times 4
  * @status: MEMFILTER_STATUS_* bits
- * @adds: add calls that inserted a key
+ * @adds: add calls that inserted a key (TEST_AND_ADD: the keys it
+ *	reported absent)
  * @queries: keys queried
  * @hits: queried keys answered "may be present"
  * @deletes: keys deleted
