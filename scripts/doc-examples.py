@@ -54,7 +54,10 @@ Sections: "setup" (shell before the example; hidden from readers),
 block is a transcript: lines starting "# " are commands, the lines
 after a command its expected output (combined stdout and stderr;
 numbers match any number unless "exact"), and a command without lines
-after it is not compared.
+after it is not compared. An "exact" transcript that builds a filter
+(memfilterctl create or build) without --seed is refused: its false
+positives, and so its numbers, would change from run to run; "any-seed"
+says its output holds whatever the seed.
 
 Usage:
   doc-examples.py list
@@ -80,8 +83,8 @@ TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), '..'))
 
 KINDS = {
     # kind: (options it takes, sections it takes)
-    'sh': ({'prompt', 'exact'}, {'setup', 'check', 'cleanup'}),
-    'sh-module': ({'prompt', 'exact', 'netns', 'needs'},
+    'sh': ({'prompt', 'exact', 'any-seed'}, {'setup', 'check', 'cleanup'}),
+    'sh-module': ({'prompt', 'exact', 'any-seed', 'netns', 'needs'},
                   {'setup', 'check', 'cleanup'}),
     'c': ({'main'}, {'globals', 'before', 'after', 'elided', 'setup',
                      'check'}),
@@ -596,9 +599,34 @@ def script_start(b, cleanup=''):
     return s + [mk.text('setup')]
 
 
+# A command that makes a filter whose hash seed is random unless given.
+FILTER_BUILD = re.compile(r'\bmemfilterctl\b.*\b(create|build)\b')
+
+
+def unseeded_builds(b):
+    """The commands of shell example b (and its setup) that make a filter
+    without --seed."""
+    prompt = 'prompt' in b.marker.opts
+    lines = b.marker.text('setup').split('\n') + \
+        [t[2:] if prompt and t.startswith('# ') else t for t in b.lines]
+    # Shell comments ("# or create + add") are no commands.
+    text = '\n'.join(re.sub(r'(^|\s)#.*', '', t) for t in lines)
+    cmds = re.split(r'&&|\|\||[|;\n]', text.replace('\\\n', ' '))
+    return [c.strip() for c in cmds
+            if FILTER_BUILD.search(c) and '--seed' not in c]
+
+
 def shell_script(b, d):
     """run.sh (and exp.N) of a shell example, in directory d."""
     mk = b.marker
+    unseeded = unseeded_builds(b) if 'exact' in mk.opts and \
+        'any-seed' not in mk.opts else []
+    if unseeded:
+        raise Error('%s: its output is compared exactly ("exact") but "%s" '
+                    'makes a filter without --seed, whose false positives '
+                    'change from run to run: pin --seed, or mark it '
+                    '"any-seed" if its output holds for every seed'
+                    % (b.where, unseeded[0]))
     s = script_start(b)
     if 'prompt' not in mk.opts:
         s += ['{', '\n'.join(b.lines), '} >stdout 2>stderr']
