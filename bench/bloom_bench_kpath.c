@@ -4,7 +4,7 @@
  * built as the kernel builds the module (-O2 for generic x86-64, no SSE or
  * AVX, MEMFILTER_SIMD_CHEAP 0: the kernel's single keys are scalar, a SIMD
  * section costs more than a key), and its one call per key is shaped as
- * memfilter_contains_inline() (module/filter.h) is in the netfilter hook
+ * memfilter_contains_inline() (module/filter/filter.h) is in the netfilter hook
  * and the kfuncs, without the per-CPU counters: the type table's
  * memfilter_state_contains_key() on a key whose length the caller holds
  * in a variable. The twin of the "in-module inline path" the speed goals

@@ -225,9 +225,9 @@ static u64 mfb_query_window(const struct mfb_bloom *m, const u64 *k, size_t n,
 		size_t cnt = min(n - i, (size_t)MFB_WINDOW);
 
 		/*
-		 * memfilter_filter_hash_keys() (module/filter.c): the hasher
-		 * memfilter_state_hasher() finds for a Bloom filter, then
-		 * the shared loop (filter_type.c is not linked here).
+		 * memfilter_filter_hash_keys() (module/filter/filter.c): the
+		 * hasher memfilter_state_hasher() finds for a Bloom filter,
+		 * then the shared loop (filter_type.c is not linked here).
 		 */
 		memfilter_hash_keys(&m->s.bloom.p.hasher, &k[i], 8, cnt, h);
 		contains(&m->s, h, cnt, bm);

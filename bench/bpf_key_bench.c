@@ -4,7 +4,7 @@
  * what bpf_map_peek_elem() on a BPF_MAP_TYPE_BLOOM_FILTER map does for a
  * 4-byte key (kernel/bpf/bloom_filter.c in 6.12: nr_hash_funcs rounds of
  * jhash2() with seed + i, one bit tested per round, out at the first clear
- * bit) against what memfilter's contains kfunc does (module/api.c's
+ * bit) against what memfilter's contains kfunc does (module/abi/api.c's
  * single-key path: the key's hash, then one block of the blocked Bloom
  * filter, scalar as in the kernel), and the batch kfunc's per-key work
  * (the hash of each key, then the block tests of 64 hashes, AVX2 and

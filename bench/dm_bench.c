@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The memfilter-dedup target's CPU cost per 4 KiB block (module/dm.c),
- * natively: what every candidate write pays (XXH64 of the block, the
- * 16-byte key's hash under the filter's hasher, one Bloom test-and-add)
- * against what a verify pays besides its read (memcmp of the block with
- * an equal copy: the worst case, it reads both to the end). Blocks in
- * cache (the same 16 over and over) and out of cache (64 MiB of distinct
+ * The memfilter-dedup target's CPU cost per 4 KiB block
+ * (module/consumers/dm.c), natively: what every candidate write pays (XXH64 of
+ * the block, the 16-byte key's hash under the filter's hasher, one Bloom
+ * test-and-add) against what a verify pays besides its read (memcmp of the
+ * block with an equal copy: the worst case, it reads both to the end). Blocks
+ * in cache (the same 16 over and over) and out of cache (64 MiB of distinct
  * blocks, and for memcmp a second 64 MiB copy); the filter holds 1 Mi
  * keys at 1% FPR (1.2 MiB) plus the blocks' keys. Best of REPS runs,
  * nanoseconds per block. A benchmark, not a test: it asserts nothing.

@@ -124,7 +124,7 @@ static u64 hb_hash16(const struct memfilter_bloom *b, const u64 *k, size_t n)
 	return s;
 }
 
-/* memfilter_filter_hash() of module/filter.c: out of line, as there. */
+/* memfilter_filter_hash() of module/filter/filter.c: out of line, as there. */
 static __attribute__((noipa)) u64 hb_filter_hash(const struct memfilter_bloom *b,
 						  const void *key, size_t len)
 {

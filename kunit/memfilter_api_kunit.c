@@ -14,7 +14,7 @@
 #include <linux/rcupdate.h>
 #include <linux/timer.h>
 
-#include "filter.h"
+#include "filter/filter.h"
 #include "kernel_compat.h"
 
 static struct memfilter *mf_new(struct kunit *test, u32 type, u64 cap)

@@ -25,7 +25,7 @@
 #include <linux/vmalloc.h>
 
 #include "bloom.h"
-#include "filter.h"
+#include "filter/filter.h"
 #include "helpers.h"
 #include "kernel_compat.h"
 

@@ -22,7 +22,7 @@
 
 #include "bloom.h"
 #include "cuckoo.h"
-#include "filter.h"
+#include "filter/filter.h"
 #include "image.h"
 #include <linux/memfilter.h>
 #include "window.h"

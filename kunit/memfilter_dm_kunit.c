@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite memfilter_dm: the pure parts of the memfilter-dedup target
- * (module/dm.c). Which bios consult the filter (only plain, full, aligned
- * 4 KiB writes; never FUA or PREFLUSH); and that a candidate's key and
+ * (module/consumers/dm.c). Which bios consult the filter (only plain, full,
+ * aligned 4 KiB writes; never FUA or PREFLUSH); and that a candidate's key and
  * its comparison with the device's data do not depend on how the bio's
  * data is cut into segments, which the guest test's page-aligned O_DIRECT
  * buffers never exercise; and the verdict after a verify read, the busy
@@ -17,7 +17,7 @@
 #include <linux/highmem.h>
 #include <linux/xxhash.h>
 
-#include "dm.h"
+#include "consumers/dm.h"
 
 static void mf_dm_kunit_candidate(struct kunit *test)
 {

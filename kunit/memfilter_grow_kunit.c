@@ -19,7 +19,7 @@
 #include <linux/kthread.h>
 #include <linux/slab.h>
 
-#include "filter.h"
+#include "filter/filter.h"
 #include "helpers.h"
 #include "image.h"
 

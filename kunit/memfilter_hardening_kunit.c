@@ -23,7 +23,7 @@
 
 #include "bloom.h"
 #include "cuckoo.h"
-#include "filter.h"
+#include "filter/filter.h"
 #include "helpers.h"
 #include "kernel_compat.h"
 

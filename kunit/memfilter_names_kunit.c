@@ -19,7 +19,7 @@
 #include <linux/kthread.h>
 #include <linux/rcupdate.h>
 
-#include "names.h"
+#include "filter/names.h"
 
 static struct memfilter *mf_names_new(struct kunit *test)
 {

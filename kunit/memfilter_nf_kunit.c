@@ -11,7 +11,7 @@
 #include <kunit/test.h>
 #include <linux/limits.h>
 
-#include "netfilter.h"
+#include "consumers/netfilter.h"
 
 #define MF_NF_KUNIT_IDS	4
 

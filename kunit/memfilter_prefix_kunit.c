@@ -17,7 +17,7 @@
 #include <linux/random.h>
 #include <linux/unaligned.h>
 
-#include "filter.h"
+#include "filter/filter.h"
 #include "helpers.h"
 #include "image.h"
 #include "prefix.h"

@@ -333,8 +333,8 @@ int mf_offline_size(const struct mf_create_opts *opts,
 }
 
 /*
- * The kernel's ROTATE (module/window.c), with no inserter to wait for:
- * the oldest generation cleared and published, born now (an offline
+ * The kernel's ROTATE (module/filter/window_kops.c), with no inserter to wait
+ * for: the oldest generation cleared and published, born now (an offline
  * filter's clock is 0: core/userspace.h).
  */
 int mf_offline_rotate(struct mf_offline *f)

@@ -19,11 +19,11 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "bpf.h"
-#include "dm.h"
-#include "filter.h"
-#include "ioctl.h"
-#include "netfilter.h"
+#include "consumers/bpf.h"
+#include "consumers/dm.h"
+#include "filter/filter.h"
+#include "abi/ioctl.h"
+#include "consumers/netfilter.h"
 
 static int mf_cmd_api(struct memfilter_ucmd *ucmd)
 {

@@ -143,7 +143,7 @@ KDIR686=$(tests/qemu/stock-kernel.sh 686) || die "no 6.1 i386 (686-pae) headers"
 
 static_checks() {
 	# core/userspace.h is libc glue that never builds into the kernel.
-	local KSRC=(module/*.c module/*.h core/*.c $(ls core/*.h | grep -v userspace.h) kunit/*.c kunit/*.h bench/kunit/*.c include/linux/*.h uapi/linux/*.h examples/kmod/*.c)
+	local KSRC=(module/*.[ch] module/*/*.[ch] core/*.c $(ls core/*.h | grep -v userspace.h) kunit/*.c kunit/*.h bench/kunit/*.c include/linux/*.h uapi/linux/*.h examples/kmod/*.c)
 	section $R/static.log tap checkpatch tap_files checkpatch "${KSRC[@]}"
 	section $R/static.log tap uapi-header tap_files "eval" uapi_c uapi_cxx
 	section $R/static.log tap sparse tap_one "sparse (C=2) reports nothing" sparse_clean
@@ -155,13 +155,13 @@ static_checks() {
 		"every feature bit, filter type and KUnit suite named (CLI, docs, Kconfig, modinfo)" \
 		scripts/check-abi-names.py
 }
-# module/bpf.h is BPF code (with bpf.c, it provides the kfuncs): it waits
-# for RCU Tasks Trace grace periods as kernel/bpf/ does for maps that
+# module/consumers/bpf.h is BPF code (with bpf.c, it provides the kfuncs): it
+# waits for RCU Tasks Trace grace periods as kernel/bpf/ does for maps that
 # sleepable programs use, which checkpatch allows only under kernel/bpf/
 # by path.
 checkpatch() {
 	local ignore=FILE_PATH_CHANGES,SPDX_LICENSE_TAG
-	[ "$1" = module/bpf.h ] && ignore=$ignore,RCU_TASKS_TRACE
+	[ "$1" = module/consumers/bpf.h ] && ignore=$ignore,RCU_TASKS_TRACE
 	"$K/scripts/checkpatch.pl" --no-tree --strict --quiet --show-types \
 		--ignore "$ignore" -f "$1"
 }
@@ -256,7 +256,7 @@ packaging() {
 kerneldoc_clean() {
 	local out
 	out=$(scripts/kernel-doc -none -Wall uapi/linux/*.h include/linux/*.h \
-		module/*.c core/*.c lib/libmemfilter.h 2>&1) || return 1
+		module/*.c module/*/*.c core/*.c lib/libmemfilter.h 2>&1) || return 1
 	[ -z "$out" ] || { echo "$out"; return 1; }
 }
 # The example module against the test kernel (KBUILD_EXTRA_SYMBOLS).

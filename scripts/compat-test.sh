@@ -56,9 +56,10 @@ trust_sides() {
 	local old new want
 	old=$(trusted_kfuncs "$dir/stock-6.12/memfilter.ko") &&
 	new=$(trusted_kfuncs "$dir/stock-6.12-next/memfilter.ko") || return 1
-	# As many as module/bpf.c's first set flags MEMFILTER_KF_TRUSTED.
+	# As many as module/consumers/bpf.c's first set flags
+	# MEMFILTER_KF_TRUSTED.
 	want=$(sed -n '/^BTF_KFUNCS_START(mf_kfunc_ids)/,/^BTF_KFUNCS_END/p' \
-		module/bpf.c | grep -c 'MEMFILTER_KF_TRUSTED)$')
+		module/consumers/bpf.c | grep -c 'MEMFILTER_KF_TRUSTED)$')
 	echo "KF_TRUSTED_ARGS: $old kfuncs in the 6.12 build (bpf.c flags $want), $new in the newer-kernel one"
 	[ "$want" -gt 0 ] && [ "$old" = "$want" ] && [ "$new" = 0 ]
 }
@@ -75,7 +76,7 @@ import_ns() {
 ok "KUnit module imports EXPORTED_FOR_KUNIT_TESTING on both sides" import_ns
 
 old_wq() {
-	! grep -nE '\<system_(unbound_)?wq\>' module/*.c module/*.h kunit/*.c \
+	! grep -nE '\<system_(unbound_)?wq\>' module/*.[ch] module/*/*.[ch] kunit/*.c \
 		kunit/*.h | grep -v '^module/kernel_compat.h:'
 }
 ok "module/ and kunit/ name neither system_wq nor system_unbound_wq" old_wq

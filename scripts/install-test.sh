@@ -508,13 +508,13 @@ dkms_src() {
 	[ -z "$(find "$d" -name '*.o' -o -name '*.ko')" ] || return 1
 	# A file Kbuild builds that is missing fails, naming it.
 	local rc
-	mv "$SRC/module/names.c" "$W/names.c" || return 1
+	mv "$SRC/module/filter/names.c" "$W/names.c" || return 1
 	make -C "$SRC" -s dkms-src DESTDIR="$W/dkms-bad" >/dev/null \
 		2>"$W/dkms-bad.err"
 	rc=$?
-	mv "$W/names.c" "$SRC/module/names.c" || return 1
+	mv "$W/names.c" "$SRC/module/filter/names.c" || return 1
 	[ "$rc" != 0 ] &&
-	grep -qx 'dkms-src: module/names.c (Kbuild builds it) is missing' \
+	grep -qx 'dkms-src: module/filter/names.c (Kbuild builds it) is missing' \
 		"$W/dkms-bad.err" || { echo "exit $rc"; cat "$W/dkms-bad.err"; return 1; }
 }
 ok "make dkms-src: the module's sources in /usr/src/memfilter-$V; a missing one fails" \

@@ -153,7 +153,7 @@ edit core/filter_type.c '	[MEMFILTER_TYPE_GROW] = &memfilter_grow_ops,' \
 	'	[MEMFILTER_TYPE_PLAIN] = &memfilter_plain_ops,'
 # 4. Its object in the module, and its name in the module's description
 #    and in CONFIG_MEMFILTER's help.
-edit Kbuild 'memfilter-y += core/grow.o module/grow.o' \
+edit Kbuild 'memfilter-y += core/grow.o module/filter/grow_kops.o' \
 	'memfilter-y += core/plain.o'
 sed -i 's/time-window and growing");$/time-window, growing and plain");/' \
 	"$t/module/main.c"

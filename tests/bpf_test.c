@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Selftest of memfilter's BPF kfuncs (module/bpf.c), run in the guests with
- * BPF_PROG_TEST_RUN (no network devices needed):
+ * Selftest of memfilter's BPF kfuncs (module/consumers/bpf.c), run in the
+ * guests with BPF_PROG_TEST_RUN (no network devices needed):
  *
  *  - the API feature bit says whether the kfuncs exist, and agrees with
  *    the module's BTF in /sys/kernel/btf (on Debian's 6.1 both say no and

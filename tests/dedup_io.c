@@ -32,7 +32,7 @@
  * report present, taken one by one in write order with each key added
  * after its test: what the target's test-and-add does. The key is the
  * target's: the block number and XXH64 (seed 0) of the data, 64-bit
- * little endian each (module/dm.h, struct memfilter_dm_key).
+ * little endian each (module/consumers/dm.h, struct memfilter_dm_key).
  *
  * Copyright (C) 2026 The memfilter authors.
  */

@@ -2,7 +2,7 @@
 /*
  * The offline half of the replay tests (tests/replay_test.sh, `make
  * realworld`): read a capture (pcap, Ethernet), take out of each frame the
- * key that memfilter's netfilter hook (module/netfilter.c), the XDP
+ * key that memfilter's netfilter hook (module/consumers/netfilter.c), the XDP
  * blocklist (bpf/xdp_blocklist.bpf.c) or the TC dedup example
  * (bpf/tc_dedup.bpf.c) would take, and predict, by querying the same
  * filter image with libmemfilter's offline filters (the module's own

@@ -26,7 +26,7 @@
 #include <linux/sched.h>
 #include <linux/vmalloc.h>
 
-#include "filter.h"
+#include "filter/filter.h"
 #include "kernel_compat.h"
 #include <linux/memfilter.h>
 

@@ -7,8 +7,8 @@
 # that block's slot (or a wide one) is in flight, (c) it is not FUA and
 # (d) the block's contents are the target's own completed write, not
 # discarded since (the @written bitmap). For each condition this builds
-# the module with that condition removed (sed on a copy of module/dm.c
-# under $BUILD/mutants/, never on module/dm.c), boots the debug test
+# the module with that condition removed (sed on a copy of module/consumers/dm.c
+# under $BUILD/mutants/, never on module/consumers/dm.c), boots the debug test
 # kernel once, and in it loads each build in turn and runs the KUnit
 # suite memfilter_dm, dm_test and dm_discard_test
 # (tests/qemu/mutants.sh). The unmutated build ("none") must pass all
@@ -77,12 +77,12 @@ scripts/build-module.sh "$K" "$M/src" -j2 >"$M.build.log" 2>&1 ||
 	{ cat "$M.build.log"; die "building the module failed"; }
 src=$(cd "$M/src" && pwd)
 for m in $MUTANTS; do
-	cp module/dm.c "$src/module/dm.c"
-	mutate "$m" "$src/module/dm.c"
-	if [ "$m" != none ] && cmp -s module/dm.c "$src/module/dm.c"; then
-		die "mutant '$m' no longer applies to module/dm.c: update mutate()"
+	cp module/consumers/dm.c "$src/module/consumers/dm.c"
+	mutate "$m" "$src/module/consumers/dm.c"
+	if [ "$m" != none ] && cmp -s module/consumers/dm.c "$src/module/consumers/dm.c"; then
+		die "mutant '$m' no longer applies to module/consumers/dm.c: update mutate()"
 	fi
-	diff -u module/dm.c "$src/module/dm.c" >"$M/$m.diff" || true
+	diff -u module/consumers/dm.c "$src/module/consumers/dm.c" >"$M/$m.diff" || true
 	make -C "$K" M="$src" -j2 modules >>"$M.build.log" 2>&1 ||
 		{ tail -n 30 "$M.build.log"; die "building mutant '$m' failed"; }
 	mkdir -p "$work/bin/mutants/$m"
@@ -91,7 +91,7 @@ for m in $MUTANTS; do
 	done
 	echo "built $m ($(grep -c '^[-+][^-+]' "$M/$m.diff") lines changed)"
 done
-cp module/dm.c "$src/module/dm.c"
+cp module/consumers/dm.c "$src/module/consumers/dm.c"
 
 # Boot until every build ran: a build that kills the kernel counts as
 # failing ("kernel died") and the next boot goes on after it.

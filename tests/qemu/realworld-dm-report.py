@@ -168,7 +168,7 @@ def section(resdir, guests):
     muts = sorted(glob.glob("%s/vm-realworld-dm-mutant-*.log" % resdir))
     if muts:
         out += ["", "### Mutants (MUTANT=... tests/qemu/realworld-dm-vm.sh)", "",
-                "The crash part against a mutated copy of module/dm.c in "
+                "The crash part against a mutated copy of module/consumers/dm.c in "
                 "the debug guest (or the stock one, GUESTS=stock): killed when a fault mode other than the "
                 "drop_writes control fails its check.", ""]
     for m in muts:

@@ -25,8 +25,8 @@
 #            the guest script: parts, fio jobs, crash cases such as
 #            "ext4:error_writes ext4-direct:error_writes"); the report
 #            is then left as it is
-#   MUTANT   readerr|ackerr: instead, build a mutated copy of module/dm.c
-#            (under $BUILD, never module/dm.c) and run the crash part in
+#   MUTANT   readerr|ackerr: instead, build a mutated copy of module/consumers/dm.c
+#            (under $BUILD, never module/consumers/dm.c) and run the crash part in
 #            the debug guest (GUESTS=stock: the stock one; MF_RW_CRASH
 #            selects cases, default the fio ones): the check must fail
 #            ("killed"). readerr
@@ -110,7 +110,7 @@ mutate() {
 	ackerr) sed -i '/^\tcase MF_DM_IO_BLOCK:$/{n;s/if (\*error)$/if (*error \&\& !(*error = BLK_STS_OK))/}' "$2" ;;
 	*) die "unknown mutant '$1'" ;;
 	esac
-	! cmp -s "$msrc/module/dm.c" "$2" ||
+	! cmp -s "$msrc/module/consumers/dm.c" "$2" ||
 		die "mutant '$1' no longer applies"
 }
 
@@ -136,7 +136,7 @@ module() {
 		CONFIG_KUNIT= >"$2.log" 2>&1 ||
 		{ tail -n 30 "$2.log"; die "building the module in $2 failed"; }
 	if [ -n "$MUTANT" ]; then
-		mutate "$MUTANT" "$2/module/dm.c"
+		mutate "$MUTANT" "$2/module/consumers/dm.c"
 		make -C "$1" M="$(cd "$2" && pwd)" -j2 CONFIG_KUNIT= modules \
 			>>"$2.log" 2>&1 ||
 			{ tail -n 30 "$2.log"; die "building mutant $MUTANT failed"; }

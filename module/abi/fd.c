@@ -36,7 +36,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "filter.h"
+#include "filter/filter.h"
 #include "ioctl.h"
 
 /* Keys per window: a multiple of BITS_PER_LONG and of MEMFILTER_SIMD_CHUNK. */

@@ -60,7 +60,7 @@
 #include <linux/memfilter.h>
 
 #include "dm.h"
-#include "filter.h"
+#include "filter/filter.h"
 #include "kernel_compat.h"
 
 #define DM_MSG_PREFIX		"memfilter-dedup"

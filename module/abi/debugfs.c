@@ -13,7 +13,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
-#include "filter.h"
+#include "filter/filter.h"
 
 static struct dentry *mf_debugfs_dir;
 

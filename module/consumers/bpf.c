@@ -53,9 +53,9 @@
 #include <linux/string.h>
 
 #include "bpf.h"
-#include "filter.h"
+#include "filter/filter.h"
 #include "kernel_compat.h"
-#include "names.h"
+#include "filter/names.h"
 
 #if MEMFILTER_BPF_KFUNCS
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * memfilter's netfilter hook (module/netfilter.c): what main.c calls to
- * set it up and tear it down, and what the /dev/memfilter commands
+ * memfilter's netfilter hook (module/consumers/netfilter.c): what main.c calls
+ * to set it up and tear it down, and what the /dev/memfilter commands
  * (nf_ioctl.c) call to attach, detach and list.
  *
  * Copyright (C) 2026 The memfilter authors.

@@ -4,7 +4,7 @@
  * reference counting with RCU-deferred freeing, statistics, and one
  * function per operation on a batch of key hashes, each a call through
  * the filter type's table (core/filter_type.h). The exported in-kernel
- * API is in api.c, images in image.c.
+ * API is in api.c, images in image_io.c.
  *
  * Conventions in this file: a filter is freed only after its last
  * reference is dropped AND an RCU Tasks Trace grace period and then an RCU
@@ -34,7 +34,7 @@
 #include <linux/sizes.h>
 #include <linux/vmalloc.h>
 
-#include "bpf.h"
+#include "consumers/bpf.h"
 #include "filter.h"
 #include "image.h"
 #include "kernel_compat.h"
@@ -670,7 +670,7 @@ static int mf_filter_write(struct memfilter *f, mf_write_op op,
 	if (f->ops->locked_writers) {
 		ret = mf_filter_write_locked(f, op, hashes, n, result, done);
 	} else {
-		/* A window's rotation waits for writers with RCU (window.c). */
+		/* A window's rotation waits for writers with RCU (window_kops.c). */
 		rcu_read_lock();
 		ret = op(&f->s, hashes, n, result, done);
 		rcu_read_unlock();

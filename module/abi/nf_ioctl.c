@@ -20,9 +20,9 @@
 #include <linux/uaccess.h>
 #include <net/net_namespace.h>
 
-#include "filter.h"
+#include "filter/filter.h"
 #include "ioctl.h"
-#include "netfilter.h"
+#include "consumers/netfilter.h"
 
 static struct net *mf_nf_caller_net(void)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * memfilter's device-mapper target "memfilter-dedup" (module/dm.c): what
- * main.c calls to register and unregister it, and the pure functions its
+ * memfilter's device-mapper target "memfilter-dedup" (module/consumers/dm.c):
+ * what main.c calls to register and unregister it, and the pure functions its
  * KUnit suite tests. Kernels without device mapper get no-op stubs; Kbuild
  * then leaves dm.o out.
  *

@@ -34,7 +34,7 @@ struct memfilter_pcpu_stats {
 };
 
 /**
- * struct memfilter_rotation - a window filter's rotation (window.c)
+ * struct memfilter_rotation - a window filter's rotation (window_kops.c)
  * @work: the period's timer, and rotations an add that filled up asks for
  * @lock: serializes rotations, and keeps them out of image dumps
  * @cookie: polled RCU state taken right after the last publish
@@ -48,7 +48,8 @@ struct memfilter_rotation {
 struct mem_cgroup;
 
 /**
- * struct memfilter_growth - a growing filter's sub-filter allocations (grow.c)
+ * struct memfilter_growth - a growing filter's sub-filter allocations
+ *	(grow_kops.c)
  * @work: prepares the next sub-filter when the newest fills up
  * @lock: serializes growth, and keeps it out of image dumps
  * @raw: the allocation of each sub-filter added after creation or load
@@ -81,7 +82,7 @@ struct memfilter;
  * The type's table (core/filter_type.h) is shared with userspace; what
  * only the module has (timers, work items, allocations after creation)
  * hangs off these hooks, one table per type that needs any, listed in
- * mf_kops[] (module/filter.c). Every hook is optional.
+ * mf_kops[] (module/filter/filter.c). Every hook is optional.
  *
  * @ops: the type's table, which this one extends
  * @init: set up the kernel-side state of a filter just allocated
@@ -333,15 +334,15 @@ void *memfilter_table_alloc(u64 bytes);
 int memfilter_filter_init(void);
 void memfilter_filter_exit(void);
 
-/* window.c: window filters' rotation (memfilter_window_kops) */
+/* window_kops.c: window filters' rotation (memfilter_window_kops) */
 int memfilter_rotate(struct memfilter *f);
 bool memfilter_rotate_tick(struct memfilter *f, u64 now);
 int memfilter_window_added(struct memfilter *f, int ret, bool may_sleep);
 
-/* grow.c: growing filters' sub-filters (memfilter_grow_kops) */
+/* grow_kops.c: growing filters' sub-filters (memfilter_grow_kops) */
 int memfilter_grow_prepare(struct memfilter *f);
 
-/* image.c: filters to and from images */
+/* image_io.c: filters to and from images */
 struct memfilter *memfilter_filter_load(const u8 __user *uimage, u64 len);
 void *memfilter_filter_image(struct memfilter *f, size_t *len);
 void memfilter_filter_image_free(void *image, size_t len);

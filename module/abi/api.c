@@ -11,7 +11,7 @@
 #include <linux/bitmap.h>
 #include <linux/module.h>
 
-#include "filter.h"
+#include "filter/filter.h"
 
 /**
  * memfilter_contains() - may a key be in the filter?

@@ -58,7 +58,7 @@
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 
-#include "filter.h"
+#include "filter/filter.h"
 #include <linux/memfilter.h>
 #include "netfilter.h"
 
