@@ -70,8 +70,9 @@
  * The batch loops hash (where they get keys) and prefetch the block of the
  * key MEMFILTER_BLOOM_AHEAD positions ahead of the one they insert or test, so
  * about that many cache misses are in flight at once; tuned on a 256 MiB
- * filter (bench/results/bloom.md). The hashes in between wait in a ring of
- * MEMFILTER_BLOOM_RING slots, key i in slot i % MEMFILTER_BLOOM_RING.
+ * filter (bench/results/bloom.md at 0ce7f39). The hashes in between wait
+ * in a ring of MEMFILTER_BLOOM_RING slots, key i in slot
+ * i % MEMFILTER_BLOOM_RING.
  */
 #ifndef MEMFILTER_BLOOM_AHEAD
 #define MEMFILTER_BLOOM_AHEAD		48

@@ -19,10 +19,10 @@
  * calls and the batch loops go through a switch on k (mf_bloom_with_k(),
  * mf_bloom_hashes_with_k()) to get a copy with k a constant for each k:
  * measured faster in scalar code than computing all 8 pattern words
- * branch-free (bench/results/bloom.md), and, for the single-key query at
- * the kernel's -O2 for generic x86-64, than testing all 8 words with
- * constant salts and masking the window (no BMI2 there: every variable
- * shift needs its count moved to CL).
+ * branch-free (bench/results/bloom.md at 0ce7f39), and, for the
+ * single-key query at the kernel's -O2 for generic x86-64, than testing
+ * all 8 words with constant salts and masking the window (no BMI2 there:
+ * every variable shift needs its count moved to CL; bench/results/bloom.md).
  */
 
 /*
