@@ -154,7 +154,7 @@ int memfilter_test_and_add(struct memfilter *f, const void *key, u32 len)
 	}
 	this_cpu_inc(f->stats->queries);
 	this_cpu_add(f->stats->hits, ret);
-	this_cpu_add(f->stats->adds, !ret);	/* a present key: not again */
+	this_cpu_add(f->stats->adds, 1 - ret);	/* a present key: not again */
 	return ret;
 }
 EXPORT_SYMBOL_GPL(memfilter_test_and_add);
