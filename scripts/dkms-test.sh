@@ -28,7 +28,7 @@ dkms_src() {
 	local o f n=0
 	make -s dkms-src DESTDIR="$W/root" 2>"$W/dkms-src.err" &&
 		[ ! -s "$W/dkms-src.err" ] || { cat "$W/dkms-src.err"; return 1; }
-	for o in $(sed 's/#.*//' Kbuild | grep -Eo '\b[a-z]+/[a-z0-9_]+\.o\b'); do
+	for o in $(sed 's/#.*//' Kbuild | grep -Eo '\b[a-z]+(/[a-z]+)?/[a-z0-9_]+\.o\b'); do
 		f=$W/root/usr/src/memfilter-$V/${o%.o}.c
 		[ -f "$f" ] || { echo "$f missing"; return 1; }
 		n=$((n + 1))
