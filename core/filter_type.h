@@ -222,15 +222,17 @@ void memfilter_state_info(const struct memfilter_type_ops *ops,
 /*
  * A create request's Bloom layout (memfilter_create.layout, checked by
  * memfilter_create_params()) as the core's: MEMFILTER_LAYOUT_DEFAULT is
- * MEMFILTER_BLOOM_DEFAULT_LAYOUT.
+ * memfilter_bloom_default_layout() of @fpr_ppb, the rate each Bloom table
+ * is sized for (0 for bits per key).
  */
-static inline u32 memfilter_create_layout(const struct memfilter_create *c)
+static inline u32 memfilter_create_layout(const struct memfilter_create *c,
+					  u64 fpr_ppb)
 {
 	if (c->layout == MEMFILTER_LAYOUT_SPLIT32)
 		return MEMFILTER_BLOOM_SPLIT32;
 	if (c->layout == MEMFILTER_LAYOUT_LINE64)
 		return MEMFILTER_BLOOM_LINE64;
-	return MEMFILTER_BLOOM_DEFAULT_LAYOUT;
+	return memfilter_bloom_default_layout(fpr_ppb);
 }
 
 /* The core's layout as memfilter_info.layout reports it. */

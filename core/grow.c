@@ -35,6 +35,16 @@
  */
 #define MF_GROW_CHUNK	64
 
+/* Sub-filter @i's rate in ppb (memfilter_grow_sub_params()). */
+static u64 mf_grow_sub_fpr(const struct memfilter_grow_params *p, u32 i)
+{
+	u64 fpr = div64_u64(p->fpr_ppb * (100 - p->ratio_pct), 100);
+
+	while (i--)
+		fpr = div64_u64(fpr * p->ratio_pct, 100);
+	return fpr;
+}
+
 /**
  * memfilter_grow_sub_params() - the shape of one sub-filter
  * @p: the filter's shape
@@ -52,18 +62,16 @@ int memfilter_grow_sub_params(const struct memfilter_grow_params *p, u32 i,
 			      struct memfilter_bloom_params *sub)
 {
 	u64 cap = p->sub0.capacity;
-	u64 fpr = div64_u64(p->fpr_ppb * (100 - p->ratio_pct), 100);
 	u32 j;
 	int ret;
 
 	if (i >= p->max_subs)
 		return -EINVAL;
-	for (j = 0; j < i; j++) {
+	for (j = 0; j < i; j++)
 		if (check_mul_overflow(cap, (u64)p->factor, &cap))
 			return -E2BIG;
-		fpr = div64_u64(fpr * p->ratio_pct, 100);
-	}
-	ret = memfilter_bloom_params_from_fpr(sub, cap, fpr, p->sub0.layout);
+	ret = memfilter_bloom_params_from_fpr(sub, cap, mf_grow_sub_fpr(p, i),
+					      p->sub0.layout);
 	sub->hasher = p->sub0.hasher;
 	return ret;
 }
@@ -709,11 +717,30 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_grow_model_fpr_ppb);
 static int mf_grow_params(const struct memfilter_create *c,
 			  union memfilter_params *p)
 {
+	u32 i;
+	int ret;
+
 	if (c->fingerprint_bits || c->bits_per_key_q4 || !c->fpr_ppb)
 		return -EINVAL;
+	/* No layout named: LINE64 (for bits per key) until the rates say. */
+	ret = memfilter_grow_params_init(&p->grow, c->capacity, c->fpr_ppb,
+					 c->grow_max, c->grow_factor,
+					 c->grow_ratio_pct, memfilter_create_layout(c, 0));
+	if (ret || c->layout != MEMFILTER_LAYOUT_DEFAULT)
+		return ret;
+	/*
+	 * The sub-filters share one layout, and their rates fall by the
+	 * ratio: SPLIT32 only if it is the default at every one of them
+	 * (with 1%, 50% and 16 sub-filters the later ones are below its
+	 * band, the last below its reach), so that growth stops no sooner.
+	 */
+	for (i = 0; i < p->grow.max_subs; i++)
+		if (memfilter_bloom_default_layout(mf_grow_sub_fpr(&p->grow, i)) !=
+		    MEMFILTER_BLOOM_SPLIT32)
+			return 0;
 	return memfilter_grow_params_init(&p->grow, c->capacity, c->fpr_ppb,
 					  c->grow_max, c->grow_factor,
-					  c->grow_ratio_pct, memfilter_create_layout(c));
+					  c->grow_ratio_pct, MEMFILTER_BLOOM_SPLIT32);
 }
 
 static struct memfilter_hasher *mf_grow_hasher(union memfilter_params *p)

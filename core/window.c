@@ -710,9 +710,12 @@ static int mf_window_params(const struct memfilter_create *c,
 		return -EINVAL;
 	if (c->window_flags & ~MEMFILTER_WINDOW_FLAGS)
 		return -EOPNOTSUPP;
+	/* Each generation is sized for fpr_ppb / G (params_init checks G). */
 	ret = memfilter_window_params_init(&p->window, c->capacity,
 					   c->generations, c->fpr_ppb,
-					   c->bits_per_key_q4, memfilter_create_layout(c));
+					   c->bits_per_key_q4,
+					   memfilter_create_layout(c, c->generations ?
+						div_u64(c->fpr_ppb, c->generations) : 0));
 	p->window.flags = c->window_flags;
 	p->window.period_ms = c->period_ms;
 	return ret;

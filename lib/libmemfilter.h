@@ -146,7 +146,9 @@ struct mf_api_info {
  *	key. The kernel needs MEMFILTER_FEAT_PREFIXES
  * @layout: (added after 1.1.0) Bloom, window and growing filters:
  *	MF_LAYOUT_LINE64 or MF_LAYOUT_SPLIT32; 0 for the default (the kernel
- *	module's, or the library's offline; mf_layout() tells which was
+ *	module's, or the library's offline: SPLIT32 where it needs at most
+ *	8% more memory than LINE64 for the rate, as at 1% and 0.1%, LINE64
+ *	elsewhere and for @bits_per_key; mf_layout() tells which was
  *	made), which a module without MEMFILTER_FEAT_LAYOUTS also gives
  *	(every such module's filters are line64; it refuses the others with
  *	-EOPNOTSUPP). 0 for cuckoo filters. Sizing from @fpr follows the

@@ -51,11 +51,11 @@ TEST_F(l, feature_and_refusals)
 	EXPECT_EQ(-EOPNOTSUPP, xioctl(self->dev, MEMFILTER_IOC_CREATE, &c));
 	c = req(MEMFILTER_TYPE_CUCKOO, MEMFILTER_LAYOUT_LINE64);
 	EXPECT_EQ(-EINVAL, xioctl(self->dev, MEMFILTER_IOC_CREATE, &c));
-	/* No layout: the default, which INFO reports. */
+	/* No layout: the default, which INFO reports: SPLIT32 at 1%. */
 	c = req(MEMFILTER_TYPE_BLOOM, MEMFILTER_LAYOUT_DEFAULT);
 	ASSERT_EQ(0, xioctl(self->dev, MEMFILTER_IOC_CREATE, &c));
 	ASSERT_EQ(0, info(c.out_fd, &i));
-	EXPECT_EQ(memfilter_info_layout(MEMFILTER_BLOOM_DEFAULT_LAYOUT), i.layout);
+	EXPECT_EQ(MEMFILTER_LAYOUT_SPLIT32, i.layout);
 	close(c.out_fd);
 	/* A cuckoo filter has none; INFO's reserved input stays refused. */
 	c = req(MEMFILTER_TYPE_CUCKOO, 0);

@@ -35,7 +35,7 @@ t_other_commands_options() {
 	# The letters as they now are: -e is --fpr, -n is --count.
 	expect_rc 0 memfilterctl build -t bloom -c 100 -e 0.001 -s 1 \
 		-o "$T/oc.img" "$T/oc1" &&
-	memfilterctl inspect "$T/oc.img" | grep -q '^bits per key: *15.75$' &&
+	memfilterctl inspect "$T/oc.img" | grep -q '^bits per key: *17.00$' &&
 	expect_rc 0 memfilterctl query -n -i "$T/oc.img" "$T/oc1" &&
 		expect_out 1
 }

@@ -274,17 +274,18 @@ t_peak_memory() {
 }
 
 # A table the memory cannot hold is refused at once, with its size:
-# 5 * 10^11 keys at 1% (625 GB) against MemAvailable; under ulimit -v
-# (not ASan's), 10^8 keys (125 MB) against RLIMIT_AS.
+# 5 * 10^11 keys at 1% (split32, 10.75 bits/key: 671.9 GB) against
+# MemAvailable; under ulimit -v (not ASan's), 10^8 keys (134.4 MB)
+# against RLIMIT_AS.
 t_memory_check() {
 	: >"$T/mc-none"
 	rm -f "$T/mc.img"
-	expect_error "build: the filter's table needs 625000000064 bytes (625.0 GB), more than the .* leaves: lower --capacity or raise --fpr" \
+	expect_error "build: the filter's table needs 671875000064 bytes (671.9 GB), more than the .* leaves: lower --capacity or raise --fpr" \
 		memfilterctl build --type bloom --capacity 500000000000 \
 		-o "$T/mc.img" "$T/mc-none" &&
 		[ ! -e "$T/mc.img" ] || fail "an image was written" || return 1
 	[ "${MF_CLI_ASAN:-0}" = 1 ] && return 0
-	expect_error "needs 125000064 bytes (125.0 MB), more than the .* RLIMIT_AS (ulimit -v) leaves" \
+	expect_error "needs 134375104 bytes (134.4 MB), more than the .* RLIMIT_AS (ulimit -v) leaves" \
 		limited memfilterctl build --type bloom --capacity 100000000 \
 		-o "$T/mc.img" "$T/mc-none"
 }

@@ -860,6 +860,43 @@ TEST(sizing_split32)
 	ASSERT_EQ(0, memfilter_bloom_params_from_fpr(&p, 1000, 1000, MEMFILTER_BLOOM_LINE64));
 }
 
+/*
+ * The default layout: SPLIT32 wherever it needs at most 8% more bits per
+ * key than LINE64 at the rate asked (27 / 25 quarters), LINE64 elsewhere
+ * and for bits per key. Pinned at the rates users ask for most, and the
+ * rule itself checked over rates from 1 ppb to 99.9%.
+ */
+TEST(default_layout)
+{
+	static const struct { u64 ppb; u32 layout; } pin[] = {
+		{ 0, MEMFILTER_BLOOM_LINE64 },		/* bits per key */
+		{ 100000000, MEMFILTER_BLOOM_LINE64 },	/* 10%: +20% */
+		{ 20000000, MEMFILTER_BLOOM_LINE64 },	/* 2%: +8.8% */
+		{ 10000000, MEMFILTER_BLOOM_SPLIT32 },	/* 1%: +7.5% */
+		{ 5000000, MEMFILTER_BLOOM_SPLIT32 },	/* 0.5%: +4.3% */
+		{ 1000000, MEMFILTER_BLOOM_SPLIT32 },	/* 0.1%: +7.9% */
+		{ 500000, MEMFILTER_BLOOM_LINE64 },	/* 0.05%: +8.3% */
+		{ 100000, MEMFILTER_BLOOM_LINE64 },	/* 0.01%: +11.6% */
+		{ 1000, MEMFILTER_BLOOM_LINE64 },	/* below SPLIT32's reach */
+	};
+	struct memfilter_bloom_params l, s;
+	u64 ppb;
+	size_t i;
+
+	for (i = 0; i < sizeof(pin) / sizeof(pin[0]); i++)
+		EXPECT_EQ(pin[i].layout, memfilter_bloom_default_layout(pin[i].ppb))
+			TH_LOG("%llu ppb", (unsigned long long)pin[i].ppb);
+	for (ppb = 1; ppb < 999000000; ppb += ppb / 64 + 1) {
+		bool both = !memfilter_bloom_params_from_fpr(&l, 1, ppb, MEMFILTER_BLOOM_LINE64) &&
+			    !memfilter_bloom_params_from_fpr(&s, 1, ppb, MEMFILTER_BLOOM_SPLIT32);
+		u32 want = both && s.bits_per_key_q4 * 25 <= l.bits_per_key_q4 * 27 ?
+			   MEMFILTER_BLOOM_SPLIT32 : MEMFILTER_BLOOM_LINE64;
+
+		ASSERT_EQ(want, memfilter_bloom_default_layout(ppb))
+			TH_LOG("%llu ppb", (unsigned long long)ppb);
+	}
+}
+
 TEST(sizing)
 {
 	struct memfilter_bloom_params p;

@@ -232,8 +232,9 @@ TEST(fpr_fingerprint_capacity_type)
 	struct mf_create_opts o = BLOOM(.fpr = 0.001);
 	struct mf_info i;
 
+	/* 0.1%: the default layout is SPLIT32. */
 	ASSERT_EQ(0, memfilter_bloom_params_from_fpr(&p, 1000, 1000000,
-						     MEMFILTER_BLOOM_DEFAULT_LAYOUT));
+						     MEMFILTER_BLOOM_SPLIT32));
 	ASSERT_EQ(0, made(&o, NULL, NULL, &i, NULL));
 	EXPECT_EQ(MF_TYPE_BLOOM, i.type);
 	EXPECT_EQ(1000, i.capacity);
@@ -326,6 +327,12 @@ TEST(window_fields)
 TEST(layout_field)
 {
 	static const int types[] = { MF_TYPE_BLOOM, MF_TYPE_WINDOW, MF_TYPE_GROW };
+	/*
+	 * No layout at 1%: SPLIT32 for Bloom and for window generations (at
+	 * 1% / 3); LINE64 for a growing filter, whose later sub-filters'
+	 * rates are outside SPLIT32's band.
+	 */
+	static const int def[] = { MF_LAYOUT_SPLIT32, MF_LAYOUT_SPLIT32, MF_LAYOUT_LINE64 };
 	MF_OPTS(mf_window_opts, w, .generations = 3);
 	struct mf_offline *f;
 	struct mf_info i;
@@ -337,16 +344,25 @@ TEST(layout_field)
 						    .fpr = 0.01, .layout = l };
 
 			ASSERT_EQ(0, made(&o, &w, NULL, &i, &f));
-			EXPECT_EQ(l ? l : (int)memfilter_info_layout(MEMFILTER_BLOOM_DEFAULT_LAYOUT),
-				  mf_offline_layout(f));
+			EXPECT_EQ(l ? l : def[t], mf_offline_layout(f));
 			EXPECT_EQ(l == MF_LAYOUT_SPLIT32 ? 8 : i.k, i.k);
 			mf_offline_free(f);
 			ASSERT_EQ(0, sent(&o, &w, NULL));
 			EXPECT_EQ(l, fake.create.layout);
 		}
 	}
-	struct mf_create_opts o = BLOOM(.fpr = 0.01, .layout = 3);
+	/* Three sub-filters at 1% (0.5%, 0.25%, 0.125%): all in the band. */
+	MF_OPTS(mf_grow_opts, g, .max_subs = 3);
+	struct mf_create_opts o = { .type = MF_TYPE_GROW, .capacity = 1000, .fpr = 0.01 };
 
+	ASSERT_EQ(0, made(&o, NULL, &g, &i, &f));
+	EXPECT_EQ(MF_LAYOUT_SPLIT32, mf_offline_layout(f));
+	mf_offline_free(f);
+	g.max_subs = 4;	/* 0.0625%: below it */
+	ASSERT_EQ(0, made(&o, NULL, &g, &i, &f));
+	EXPECT_EQ(MF_LAYOUT_LINE64, mf_offline_layout(f));
+	mf_offline_free(f);
+	o = BLOOM(.fpr = 0.01, .layout = 3);
 	EXPECT_EQ(-EINVAL, mf_create_check(&o, NULL, NULL, &why));
 	EXPECT_STREQ("layout must be 0, MF_LAYOUT_LINE64 or MF_LAYOUT_SPLIT32", why);
 	EXPECT_EQ(-EINVAL, sent(&o, NULL, NULL));
@@ -357,7 +373,7 @@ TEST(layout_field)
 	/* Before 1.8: not read, whatever is there. */
 	o = BLOOM(.fpr = 0.01, .layout = 77);
 	ASSERT_EQ(0, libmf_offline_create_1(&o, &f));
-	EXPECT_EQ((int)memfilter_info_layout(MEMFILTER_BLOOM_DEFAULT_LAYOUT), mf_offline_layout(f));
+	EXPECT_EQ(MF_LAYOUT_SPLIT32, mf_offline_layout(f));
 	mf_offline_free(f);
 	memset(&fake, 0, sizeof(fake));
 	ASSERT_EQ(FAKE_FILTER, libmf_create_1(FAKE_DEV, &o));

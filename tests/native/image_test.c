@@ -491,10 +491,12 @@ TEST_F(corrupt, fields)
 	EDIT(flags, o->flags | htole32(16), -EOPNOTSUPP);
 	EDIT(flags, o->flags | htole32(1u << 31), -EOPNOTSUPP);
 	/*
-	 * The split-block flag on a LINE64 Bloom image: its geometry and k
-	 * are not a SPLIT32 table's; on a cuckoo image: Bloom types only.
+	 * The split-block flag flipped: a SPLIT32 Bloom image (the default
+	 * at 1%) read as LINE64 has half the table it names, a LINE64 one's
+	 * geometry and k are not a SPLIT32 table's; on a cuckoo image:
+	 * Bloom types only.
 	 */
-	EDIT(flags, o->flags | htole32(MEMFILTER_IMAGE_SPLIT32), -EBADMSG);
+	EDIT(flags, o->flags ^ htole32(MEMFILTER_IMAGE_SPLIT32), -EBADMSG);
 	/* A prefix filter's image has its lengths after the table. */
 	EDIT(flags, o->flags | htole32(MEMFILTER_IMAGE_PREFIXES), -EBADMSG);
 	/* The cuckoo layout flag: cuckoo images only, and it is the layout. */
@@ -756,7 +758,8 @@ TEST(offline_xxh3)
 	ASSERT_NE(NULL, x64);
 	EXPECT_EQ(MEMFILTER_HASH_XXH3, le32toh(h->hash_algo));
 	EXPECT_EQ(42, le64toh(h->seed));
-	EXPECT_EQ(0, le32toh(h->flags));
+	/* No flag but the layout: SPLIT32, the default at 1%. */
+	EXPECT_EQ(MEMFILTER_IMAGE_SPLIT32, le32toh(h->flags));
 	/* Same keys, seed and shape, another hash: another table. */
 	ASSERT_EQ(la, l64);
 	EXPECT_NE(0, memcmp((uint8_t *)a + HDR, (uint8_t *)x64 + HDR, la - HDR));
@@ -1106,9 +1109,14 @@ TEST(split32_images)
 		c.layout = MEMFILTER_LAYOUT_LINE64;
 		ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p));
 		EXPECT_EQ(MEMFILTER_BLOOM_LINE64, p.bloom.layout);
+		/* No layout: LINE64 for bits per key, SPLIT32 at 1%. */
 		c.layout = MEMFILTER_LAYOUT_DEFAULT;
 		ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p));
-		EXPECT_EQ(MEMFILTER_BLOOM_DEFAULT_LAYOUT, p.bloom.layout);
+		EXPECT_EQ(MEMFILTER_BLOOM_LINE64, p.bloom.layout);
+		c.bits_per_key_q4 = 0;
+		c.fpr_ppb = 10000000;
+		ASSERT_EQ(0, memfilter_create_params(&c, &ops, &p));
+		EXPECT_EQ(MEMFILTER_BLOOM_SPLIT32, p.bloom.layout);
 	}
 	free(k);
 }

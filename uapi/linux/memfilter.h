@@ -273,7 +273,10 @@ struct memfilter_api {
  *	MEMFILTER_GROW_DEFAULT_RATIO_PCT; 0 for other types
  * @layout: Bloom, window, growing: MEMFILTER_LAYOUT_LINE64 or
  *	MEMFILTER_LAYOUT_SPLIT32, or 0 (MEMFILTER_LAYOUT_DEFAULT) for the
- *	module's default; sizing from @fpr_ppb follows the layout's model.
+ *	module's default (SPLIT32 where it needs at most 8% more memory than
+ *	LINE64 for the rate of each table, such as 1% and 0.1%; LINE64
+ *	elsewhere and for @bits_per_key_q4); sizing from @fpr_ppb follows
+ *	the layout's model.
  *	Must be 0 for cuckoo filters (EINVAL); an unknown layout, or any but
  *	0 on modules without MEMFILTER_FEAT_LAYOUTS, is EOPNOTSUPP
  * @prefix_lengths: 0 for a filter of keys; 1 .. MEMFILTER_PREFIX_LENGTHS_MAX
