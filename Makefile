@@ -98,9 +98,12 @@ modules_install:
 	$(INSTALL) -d $(DESTDIR)$(MODULESLOADDIR)
 	$(INSTALL) -m 644 systemd/memfilter.conf $(DESTDIR)$(MODULESLOADDIR)/
 
-# kbuild's outputs in the directories Kbuild builds in, removed here too:
-# kbuild's own clean needs a kernel tree at KDIR.
-KBUILD_OUTPUTS := $(foreach d,. module core kunit bench/kunit,$(addprefix $(d)/,*.o \
+# kbuild's outputs in the directories Kbuild builds in (module/'s
+# subdirectories among them), removed here too: kbuild's own clean needs
+# a kernel tree at KDIR.
+KBUILD_DIRS := . module $(patsubst %/,%,$(wildcard module/*/)) core kunit \
+	bench/kunit
+KBUILD_OUTPUTS := $(foreach d,$(KBUILD_DIRS),$(addprefix $(d)/,*.o \
 	*.ko *.ko.* *.mod *.mod.c .*.cmd .*.d .*.tmp *.symtypes *.su *.dwo)) \
 	modules.order Module.symvers .module-common.o .tmp_versions
 

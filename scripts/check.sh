@@ -226,8 +226,9 @@ build_matrix() {
 	# Documentation/internals.rst's recipe for a new filter type,
 	# followed in a scratch tree: it builds (natively, and the type's
 	# objects against 6.12) and answers for the new type.
-	section $R/build.log tap build.type_recipe scripts/type-recipe-test.sh \
-		"$KDIR612"
+	section $R/build.log tap build.type_recipe tap_one \
+		"internals.rst's steps add a filter type that builds and answers" \
+		scripts/type-recipe-test.sh "$KDIR612"
 	if [ "$(cat $R/guest-build.rc)" != 0 ]; then
 		cat $R/guest-build.log
 		section $R/build.log tap build.guest false
