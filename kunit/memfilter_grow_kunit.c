@@ -4,7 +4,8 @@
  * process context (the ioctl path) to exactly max_subs sub-filters, then
  * ENOSPC with nothing lost and the memory charged; adds with bottom halves
  * disabled (the softirq callers) that never allocate: -EAGAIN while the
- * work item is kept from making the next sub-filter, success once it has;
+ * work item is kept from making the next sub-filter, success once it has
+ * (also when it made the last one while the add was deciding);
  * the module's per-filter memory limit stopping growth; a consistent image
  * of a grown filter; batch test-and-add equal to one key at a time; and
  * concurrent BH-off inserters (one adding, one test-and-adding), growth
@@ -247,6 +248,83 @@ static void mf_grow_made_meanwhile(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memfilter_add(f, &i, sizeof(i)), 0);
 	KUNIT_EXPECT_EQ(test, memfilter_grow_active(&f->s.grow), 2);
 	memfilter_put(f);
+}
+
+/* The filter whose last sub-filter mf_gk_next_bytes_racing() makes. */
+static struct memfilter *mf_gk_racing;
+static const struct memfilter_type_ops *mf_gk_real_ops;
+
+/*
+ * The type's next_bytes(), which an add that found the newest sub-filter
+ * full asks before it answers -ENOSPC: the work item's growth put right
+ * there, once (the growth asks it too: then the real answer).
+ */
+static u64 mf_gk_next_bytes_racing(const union memfilter_state *s)
+{
+	struct memfilter *f = mf_gk_racing;
+
+	if (f) {
+		mf_gk_racing = NULL;
+		memfilter_grow_prepare(f);
+	}
+	return mf_gk_real_ops->next_bytes(s);
+}
+
+/*
+ * The work item made the filter's last sub-filter while an add that
+ * found the newest full was deciding what to answer, after its check for
+ * a sub-filter made meanwhile: no next one can follow, but the new one
+ * has room, so the add is retried (-EAGAIN), not refused. An ioctl's add
+ * goes on in it; an atomic add's retry does. (memfilter_api's single-key
+ * test once got -ENOSPC from the ioctl path there, under host load.)
+ */
+static void mf_grow_made_while_deciding(struct kunit *test)
+{
+	struct memfilter_type_ops *racing;
+	bool may_sleep;
+
+	racing = kunit_kzalloc(test, sizeof(*racing), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, racing);
+	for (may_sleep = false; ; may_sleep = true) {
+		struct memfilter *f = mf_gk_filter(test, 8, 2);
+		unsigned long res = 0;
+		u32 done = 0;
+		u64 i, h;
+
+		/* No growth ahead: adds take the module's limit as hit. */
+		WRITE_ONCE(f->grow.mem_full, true);
+		WRITE_ONCE(f->grow.retry, jiffies + 1000 * HZ);
+		for (i = 0; i < 8; i++)
+			KUNIT_ASSERT_EQ(test, mf_gk_add_bh(f, i), 0);
+		KUNIT_ASSERT_FALSE(test, work_pending(&f->grow.work));
+		KUNIT_ASSERT_EQ(test, f->s.grow.p.nsubs, 1);
+		mf_gk_real_ops = f->ops;
+		*racing = *f->ops;
+		racing->next_bytes = mf_gk_next_bytes_racing;
+		f->ops = racing;
+		mf_gk_racing = f;
+		if (may_sleep) {
+			h = mf_gk_hash(f, i);
+			KUNIT_EXPECT_EQ(test,
+					memfilter_filter_add_sleepable(f, &h, 1,
+								       &res,
+								       &done),
+					0);
+			KUNIT_EXPECT_EQ(test, done, 1);
+		} else {
+			/* The atomic path, where the growth may sleep. */
+			KUNIT_EXPECT_EQ(test, memfilter_add(f, &i, sizeof(i)),
+					-EAGAIN);
+			KUNIT_EXPECT_EQ(test, mf_gk_add_bh(f, i), 0);
+		}
+		f->ops = mf_gk_real_ops;
+		KUNIT_EXPECT_PTR_EQ(test, mf_gk_racing, NULL);
+		KUNIT_EXPECT_EQ(test, f->s.grow.p.nsubs, 2);
+		mf_gk_expect_keys(test, f, 9, 2);
+		memfilter_put(f);
+		if (may_sleep)
+			break;
+	}
 }
 
 /* max_filter_mb stops growth like max_subs does: ENOSPC, nothing lost. */
@@ -546,6 +624,7 @@ static void mf_grow_concurrent(struct kunit *test)
 
 static struct kunit_case mf_grow_cases[] = {
 	KUNIT_CASE(mf_grow_made_meanwhile),
+	KUNIT_CASE(mf_grow_made_while_deciding),
 	KUNIT_CASE(mf_grow_sleepable),
 	KUNIT_CASE(mf_grow_atomic),
 	KUNIT_CASE_SLOW(mf_grow_filter_limit),

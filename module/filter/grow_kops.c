@@ -146,6 +146,13 @@ static void mf_grow_kfree(struct memfilter *f)
 	mutex_destroy(&f->grow.lock);
 }
 
+/* Whether a sub-filter was made after the newest in use. */
+static bool mf_grow_made_next(const struct memfilter_grow *g)
+{
+	/* Pairs with memfilter_grow_attach(). */
+	return smp_load_acquire(&g->p.nsubs) > memfilter_grow_active(g);
+}
+
 /*
  * After every add: queue the next sub-filter when the newest is half
  * full; an add it stopped is -EAGAIN while there is room after the
@@ -164,11 +171,16 @@ static int mf_grow_added(struct memfilter *f, int ret, bool may_sleep)
 		queue_work(system_dfl_wq, &f->grow.work);
 	if (ret != -ENOSPC)
 		return ret;
-	/* Pairs with memfilter_grow_attach(). */
-	if (smp_load_acquire(&g->p.nsubs) > memfilter_grow_active(g))
+	if (mf_grow_made_next(g))
 		return -EAGAIN;
+	/*
+	 * At its limits, unless the work item made the last sub-filter
+	 * since the check above: then next_bytes() of the count it left
+	 * is 0 (or a try after it set full), and the add's retry goes on
+	 * in that sub-filter.
+	 */
 	if (READ_ONCE(f->grow.full) || !f->ops->next_bytes(&f->s))
-		return ret;
+		return mf_grow_made_next(g) ? -EAGAIN : ret;
 	if (may_sleep)
 		return -EAGAIN;
 	if (mf_grow_stuck(f))
