@@ -1109,24 +1109,29 @@ LIBMEMFILTER_API int mf_offline_image_view(struct mf_offline *f, void *header,
 					   const void **payload, size_t *len);
 
 /**
- * mf_offline_map() - an offline filter on an image file, mapped, not read
+ * mf_offline_map() - an offline filter of an image file open as @fd
  * @fd: an image file (a regular file), open for reading
  * @out: out: the filter; release it with mf_offline_free()
  * @why: optional: on failure, a static one-line reason, as
  *	mf_offline_from_image() gives; NULL otherwise
  *
- * What mf_offline_from_image() makes of the file's contents, checked the
- * same way (the header first, then the payload's checksum where it
- * lies), but the table is the file's pages mapped copy on write: nothing
- * is copied, memory is the pages in use (all of them after the check,
- * which reads the payload once), and changes (adds) stay in this
- * process, never in the file. @fd may be closed after the call. The file
- * must keep its length while mapped (truncating it makes access to the
- * pages cut off fail with SIGBUS, as for any mapping); replacing it by a
- * rename, as memfilterctl writes images, leaves the mapping intact.
+ * What mf_offline_from_image() makes of the file's contents (from the
+ * file's start, whatever @fd's offset), checked the same way: the header
+ * first (nothing is allocated for a header that declares more than the
+ * file holds), then the payload's checksum. Despite its name, the
+ * payload is read straight into the filter's own memory, as
+ * mf_offline_load() reads it, never mapped: the table is the
+ * only memory it takes, and the filter owes nothing to the file after
+ * the call. Another program truncating the file or rewriting it in place
+ * meanwhile makes the call fail (-EBADMSG: truncated, trailing bytes or
+ * a checksum mismatch) or succeed with the image as it was; after the
+ * call, the filter answers as the image did whatever becomes of the
+ * file. No access can fail with SIGBUS, and the library installs no
+ * signal handler. @fd may be closed after the call; its offset is
+ * unchanged.
  *
  * Return: 0 or -errno: as mf_offline_from_image(); -ENODEV for a file
- * that cannot be mapped (a pipe, a device: read it with mf_image_read()),
+ * that is not regular (a pipe, a device: read it with mf_image_read()),
  * -EISDIR for a directory, the system's for an fd that cannot be read
  * (-EBADF: not open for reading).
  */

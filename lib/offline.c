@@ -40,8 +40,8 @@
  * @parts: memory attached later, for types that grow
  *	(&memfilter_type_ops.next_bytes)
  * @nparts: how many
- * @map: mf_offline_map(): the mapping @mem is in (an image file's pages,
- *	copy on write), @map_bytes long; NULL when @mem is allocated
+ * @map: a table read from a file: the anonymous mapping @mem is
+ *	(mf_table_map()), @map_bytes long; NULL when @mem is allocated
  * @px: the prefix lengths it holds (core/prefix.h); @px.max 0 for a
  *	filter of keys
  */
@@ -96,9 +96,31 @@ void mf_offline_free(struct mf_offline *f)
 	free(f);
 }
 
-/* A filter of the given type and shape with an empty (zeroed) table. */
+/*
+ * mf_table_alloc() as fresh anonymous pages, which the system zeroes when
+ * first touched: for a table about to be read from a file, so that each
+ * page is touched once (by the read), not twice (a memset, then the
+ * read): reading a 1 GiB image takes about a third less CPU time.
+ */
+static void *mf_table_map(u64 bytes, size_t *out)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	if (bytes > SIZE_MAX - 64 - page)
+		return NULL;
+	*out = (bytes + 64 + page - 1) & ~(page - 1);
+	p = mmap(NULL, *out, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * A filter of the given type and shape with an empty (zeroed) table;
+ * @anon: the table by mf_table_map(), for one read from a file.
+ */
 static int mf_offline_new(const struct memfilter_type_ops *ops,
-			  const union memfilter_params *p,
+			  const union memfilter_params *p, bool anon,
 			  struct mf_offline **out)
 {
 	u64 bytes = ops->mem_bytes(p);
@@ -110,7 +132,12 @@ static int mf_offline_new(const struct memfilter_type_ops *ops,
 	if (!f)
 		return -ENOMEM;
 	f->ops = ops;
-	f->mem = mf_table_alloc(bytes, &f->mem_bytes);
+	if (anon) {
+		f->mem = f->map = mf_table_map(bytes, &f->map_bytes);
+		f->mem_bytes = f->map_bytes;
+	} else {
+		f->mem = mf_table_alloc(bytes, &f->mem_bytes);
+	}
 	if (!f->mem) {
 		free(f);
 		return -ENOMEM;
@@ -143,7 +170,7 @@ static int mf_offline_create_req(const struct memfilter_create *c,
 
 	ret = memfilter_create_params(c, &ops, &p);
 	if (!ret)
-		ret = mf_offline_new(ops, &p, out);
+		ret = mf_offline_new(ops, &p, false, out);
 	explicit_bzero(&p, sizeof(p));
 	/* Checked by memfilter_create_params(): cannot fail. */
 	if (!ret)
@@ -438,7 +465,7 @@ int mf_offline_image(const struct mf_offline *f, void **image, size_t *len)
 
 /*
  * The table memory holds the payload as an image has it (from_image and
- * map below put a payload there as it is): the type's image op can write
+ * the file readers below put a payload there as it is): the type's image op can write
  * its payload onto the table itself, where it copies each word onto
  * itself and writes only its state section (window, growing filters),
  * which is the section's own room. Not once a growing filter has grown:
@@ -536,7 +563,7 @@ int mf_offline_from_image(const void *image, size_t len,
 		w = "prefix lengths no filter can hold";
 		goto out;
 	}
-	ret = mf_offline_new(memfilter_type_ops(d.type), &d.params, &f);
+	ret = mf_offline_new(memfilter_type_ops(d.type), &d.params, false, &f);
 	if (ret) {
 		w = "out of memory";
 		goto out;
@@ -581,110 +608,17 @@ static int mf_offline_take_prefixes(struct mf_offline *f,
 }
 
 /*
- * The image file @fd as a filter, its pages mapped copy on write: the
- * header read and checked first, then the mapping made with room after
- * the payload for the rest of the table memory (zeroed, as the table
- * would be), the payload checked where it lies, and the filter set up on
- * it. Nothing is copied; memory is the file's pages that are touched.
+ * read() (@pos NULL), or pread() from *@pos on (moved past what was
+ * read), until @len bytes or the end of input. Return: bytes or -errno.
  */
-int mf_offline_map(int fd, struct mf_offline **out, const char **why)
-{
-	u8 hdr[MEMFILTER_IMAGE_HDR_SIZE];
-	struct memfilter_image_desc d;
-	struct mf_offline *f = NULL;
-	const char *w = NULL;
-	size_t room, page = sysconf(_SC_PAGESIZE);
-	struct stat st;
-	void *base;
-	ssize_t n;
-	u64 mem;
-	int ret;
-
-	if (why)
-		*why = NULL;
-	if (!out)
-		return -EINVAL;
-	*out = NULL;
-	if (fstat(fd, &st))
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return S_ISDIR(st.st_mode) ? -EISDIR : -ENODEV;
-	/* Unreadable (a write-only or O_PATH fd): the system's errno. */
-	n = pread(fd, hdr, sizeof(hdr), 0);
-	if (n < 0)
-		return -errno;
-	ret = n == (ssize_t)sizeof(hdr) ? 0 : -EBADMSG;
-	if (!ret)
-		ret = memfilter_image_parse(hdr, st.st_size, &d);
-	if (ret) {
-		/* mf_image_why() reads the header, and compares lengths. */
-		w = st.st_size < (off_t)sizeof(hdr) ?
-		    "truncated: shorter than the 128-byte header" :
-		    mf_image_why(hdr, st.st_size, ret);
-		goto out;
-	}
-	mem = memfilter_type_ops(d.type)->mem_bytes(&d.params);
-	if (mem < memfilter_image_table_bytes(&d) ||
-	    mem > SIZE_MAX - MEMFILTER_IMAGE_HDR_SIZE - 64 - page) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	room = (MEMFILTER_IMAGE_HDR_SIZE + mem + 64 + page - 1) & ~(page - 1);
-	f = calloc(1, sizeof(*f));
-	base = f ? mmap(NULL, room, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) : MAP_FAILED;
-	if (base == MAP_FAILED) {
-		ret = -ENOMEM;
-		w = "out of memory";
-		goto out;
-	}
-	f->map = base;
-	f->map_bytes = room;
-	if (mmap(base, st.st_size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
-		ret = -errno;
-		goto out;
-	}
-	f->mem = (u8 *)base + MEMFILTER_IMAGE_HDR_SIZE;
-	f->mem_bytes = mem;
-	ret = memfilter_image_check_payload(&d, f->mem);
-	if (ret) {
-		w = "payload checksum mismatch (corrupt table)";
-		goto out;
-	}
-	/* A prefix filter's lengths: out of the table's memory, then zeroed. */
-	ret = mf_offline_take_prefixes(f, &d, (u8 *)f->mem +
-				       memfilter_image_table_bytes(&d), &w);
-	if (ret)
-		goto out;
-	f->ops = memfilter_type_ops(d.type);
-	f->ops->init(&f->s, &d.params, f->mem);
-	ret = f->ops->restore(&f->s, &d);
-	if (ret) {
-		w = "cuckoo table does not hold the header's key count";
-		goto out;
-	}
-	f->keys = d.keys;
-	f->adds = d.keys;
-	*out = f;
-	f = NULL;
-out:
-	mf_offline_free(f);
-	explicit_bzero(&d, sizeof(d));
-	explicit_bzero(hdr, sizeof(hdr));
-	if (why)
-		*why = w;
-	return ret;
-}
-
-/* read() until @len bytes or the end of input. Return: bytes or -errno. */
-static ssize_t mf_read_full(int fd, void *buf, size_t len)
+static ssize_t mf_read_full(int fd, void *buf, size_t len, off_t *pos)
 {
 	size_t off = 0;
 	ssize_t n;
 
 	while (off < len) {
-		n = read(fd, (u8 *)buf + off, len - off);
+		n = pos ? pread(fd, (u8 *)buf + off, len - off, *pos + off) :
+			  read(fd, (u8 *)buf + off, len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -693,6 +627,8 @@ static ssize_t mf_read_full(int fd, void *buf, size_t len)
 			break;
 		off += n;
 	}
+	if (pos)
+		*pos += off;
 	return off;
 }
 
@@ -757,7 +693,7 @@ int mf_image_read(int fd, void **image, size_t *len, const char **why)
 		ret = -ENOMEM;
 		goto out;
 	}
-	n = mf_read_full(fd, buf, cap);
+	n = mf_read_full(fd, buf, cap, NULL);
 	if (n < 0) {
 		ret = n;
 		goto out_free;
@@ -775,7 +711,7 @@ int mf_image_read(int fd, void **image, size_t *len, const char **why)
 			buf = p;
 			cap = mf_image_grow(cap, total);
 		}
-		n = mf_read_full(fd, buf + off, cap - off);
+		n = mf_read_full(fd, buf + off, cap - off, NULL);
 		if (n < 0) {
 			ret = n;
 			goto out_free;
@@ -788,7 +724,7 @@ int mf_image_read(int fd, void **image, size_t *len, const char **why)
 		w = "truncated: shorter than header + payload";
 		goto out_free;
 	}
-	n = mf_read_full(fd, &extra, 1);
+	n = mf_read_full(fd, &extra, 1, NULL);
 	if (n) {
 		ret = n < 0 ? n : -EBADMSG;
 		w = n < 0 ? NULL : "trailing bytes after the payload";
@@ -1388,10 +1324,11 @@ int mf_offline_count_key(const struct mf_offline *f, const void *key,
 }
 
 /*
- * The image in regular file @fd of @size bytes into a new filter, its
- * payload read straight into the filter's table: the table is the only
- * memory it takes, and none before the header, checked, declares exactly
- * @size bytes. *@why: the reason of a refusal.
+ * The image in regular file @fd of @size bytes (from its start, whatever
+ * the fd's offset) into a new filter, its payload read straight into the
+ * filter's table: the table is the only memory it takes, and none before
+ * the header, checked, declares exactly @size bytes. *@why: the reason
+ * of a refusal.
  */
 static int mf_offline_read_regular(int fd, u64 size, struct mf_offline **out,
 				   const char **why)
@@ -1399,11 +1336,12 @@ static int mf_offline_read_regular(int fd, u64 size, struct mf_offline **out,
 	u8 hdr[MEMFILTER_IMAGE_HDR_SIZE], extra;
 	struct memfilter_image_desc d;
 	struct mf_offline *f = NULL;
+	off_t pos = 0;
 	size_t total;
 	ssize_t n;
 	int ret;
 
-	n = mf_read_full(fd, hdr, sizeof(hdr));
+	n = mf_read_full(fd, hdr, sizeof(hdr), &pos);
 	if (n < 0)
 		return n;
 	ret = mf_image_declared(hdr, n, &total, why);
@@ -1419,18 +1357,18 @@ static int mf_offline_read_regular(int fd, u64 size, struct mf_offline **out,
 		*why = mf_image_why(hdr, total, ret);
 		goto out;
 	}
-	ret = mf_offline_new(memfilter_type_ops(d.type), &d.params, &f);
+	ret = mf_offline_new(memfilter_type_ops(d.type), &d.params, true, &f);
 	if (ret) {
 		*why = "out of memory";
 		goto out;
 	}
 	/* Short or long: the file changed since its size was read. */
-	n = mf_read_full(fd, f->mem, d.payload_size);
+	n = mf_read_full(fd, f->mem, d.payload_size, &pos);
 	if (n >= 0 && (u64)n < d.payload_size) {
 		*why = "truncated: shorter than header + payload";
 		n = -EBADMSG;
 	} else if (n >= 0) {
-		n = mf_read_full(fd, &extra, 1);
+		n = mf_read_full(fd, &extra, 1, &pos);
 		if (n > 0) {
 			*why = "trailing bytes after the payload";
 			n = -EBADMSG;
@@ -1464,11 +1402,38 @@ out:
 	return ret;
 }
 
+/*
+ * The image in the regular file @fd (or the system's error for a
+ * directory, -ENODEV for a pipe or device), read into the filter's own
+ * memory, never mapped: no later change to the file (a truncation by
+ * another program) can reach the filter, so a caller never takes SIGBUS
+ * for a file it opened, and a library installs no handler for it.
+ */
+int mf_offline_map(int fd, struct mf_offline **out, const char **why)
+{
+	const char *w = NULL;
+	struct stat st;
+	int ret;
+
+	if (why)
+		*why = NULL;
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -ENODEV;
+	ret = mf_offline_read_regular(fd, st.st_size, out, &w);
+	if (why)
+		*why = w;
+	return ret;
+}
+
 int mf_offline_load(const char *path, struct mf_offline **out,
 		    const char **why)
 {
 	const char *w = NULL;
-	struct stat st;
 	size_t len;
 	void *img;
 	int fd, ret;
@@ -1483,13 +1448,8 @@ int mf_offline_load(const char *path, struct mf_offline **out,
 	fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st)) {
-		ret = -errno;
-	} else if (S_ISDIR(st.st_mode)) {
-		ret = -EISDIR;
-	} else if (S_ISREG(st.st_mode)) {
-		ret = mf_offline_read_regular(fd, st.st_size, out, &w);
-	} else {
+	ret = mf_offline_map(fd, out, &w);
+	if (ret == -ENODEV) {
 		/* A pipe or device: read as a stream, in bounded memory. */
 		ret = mf_image_read(fd, &img, &len, &w);
 		if (!ret) {

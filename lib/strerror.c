@@ -173,9 +173,9 @@ static const struct mf_msg mf_nf_msgs[] = {
 	{ ENOTTY, "not an fd of /dev/memfilter, or a module without netfilter" },
 };
 
-/* mf_offline_map(): an image file mapped. */
+/* mf_offline_map(): an image file open as an fd. */
 static const struct mf_msg mf_map_msgs[] = {
-	{ ENODEV, "cannot be mapped (a pipe or device: read it with mf_image_read())" },
+	{ ENODEV, "not a regular file (a pipe or device: read it with mf_image_read())" },
 };
 
 /* mf_offline_save(): a path, written by memfilterctl's -o rules. */

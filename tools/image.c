@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -75,44 +74,11 @@ static int read_image(const char *path, unsigned char **img, size_t *len)
 }
 
 /*
- * A mapped image file that another program shortens (or an I/O error on
- * its pages) makes the next access to the pages lost SIGBUS: one line and
- * exit status 2, as for any error, not "Bus error". The line is made when
- * a file is mapped, since the handler may only write() it.
- */
-static char bus_names[2 * PATH_MAX + 8];
-static char bus_msg[sizeof(bus_names) + 160];
-static size_t bus_len;
-
-static void bus_error(int sig)
-{
-	ssize_t n = write(STDERR_FILENO, bus_msg, bus_len);
-
-	(void)sig;
-	(void)n;
-	_exit(EXIT_ERR);
-}
-
-static void bus_watch(const char *path)
-{
-	struct sigaction sa = { .sa_handler = bus_error };
-	size_t used = strlen(bus_names);
-	int n;
-
-	snprintf(bus_names + used, sizeof(bus_names) - used, "%s%s",
-		 used ? " or " : "", path);
-	n = snprintf(bus_msg, sizeof(bus_msg),
-		     "%s: %s: the image file could not be read while in use (another program truncated it, or an I/O error): stopped\n",
-		     prog, bus_names);
-	bus_len = n < (int)sizeof(bus_msg) ? (size_t)n : sizeof(bus_msg) - 1;
-	sigaction(SIGBUS, &sa, NULL);
-}
-
-/*
  * The image in @path ("-" or NULL: stdin) as an offline filter, checked,
- * and its header into @h if not NULL. A regular file is mapped, not read
- * (mf_offline_map(): memory is the file's pages, once); anything else is
- * read as read_image() reads it and parsed.
+ * and its header into @h if not NULL. A regular file is read straight
+ * into the filter's table (mf_offline_map(): the table is the only
+ * memory it takes, and the filter owes nothing to the file after it);
+ * anything else is read as read_image() reads it and parsed.
  */
 struct mf_offline *open_image_header(const char *path,
 				     struct memfilter_image_header *h)
@@ -131,7 +97,6 @@ struct mf_offline *open_image_header(const char *path,
 			cli_error("%s: %s", path, strerror(errno));
 			return NULL;
 		}
-		bus_watch(path);
 		ret = mf_offline_map(fd, &f, &why);
 		if (!ret && h && pread(fd, h, sizeof(*h), 0) != sizeof(*h))
 			ret = -EIO;

@@ -10,7 +10,8 @@
  * was saved (the same image bytes, the same answers), from a file and
  * from a FIFO, and refuses a truncated file, a trailing byte, a header
  * that declares more than the file holds (before allocating it), a
- * corrupt payload and a directory.
+ * corrupt payload and a directory; mf_offline_map() answers as the
+ * image did after the file is truncated or rewritten under it.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -371,6 +372,70 @@ TEST_F(files, load_refuses_bad_files)
 	EXPECT_EQ(NULL, why);
 	free(big);
 	free(img);
+}
+
+/*
+ * mf_offline_map() of a file another program truncates (to nothing, to
+ * half) or rewrites in place after the call: the filter answers as the
+ * image did, adds and images as before, never SIGBUS (the filter is the
+ * library's copy, not the file's pages). Cut before the call: refused.
+ */
+TEST_F(files, map_survives_truncation)
+{
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_BLOOM, .capacity = 100000,
+		.fpr = 0.01, .fixed_seed = true, .seed = 5);
+	uint64_t *keys = mf_test_keys(NKEYS + 1, 0);
+	static const off_t cut[] = { 0, 1 };
+	struct mf_offline *big, *g;
+	size_t len, got_len;
+	void *img, *got;
+	const char *why;
+	int fd, wfd, i;
+
+	ASSERT_EQ(0, mf_offline_create(&o, &big));
+	ASSERT_EQ(NKEYS, mf_offline_add(big, keys, 8, NKEYS, NULL, NULL));
+	img = image_of(big, &len);
+	ASSERT_NE(NULL, img);
+	/* Several pages, so that half of them can go. */
+	ASSERT_LT(8 * 4096, len);
+	for (i = 0; i < 2; i++) {
+		write_bytes(self->path, img, len);
+		fd = open(self->path, O_RDONLY);
+		wfd = open(self->path, O_WRONLY);
+		ASSERT_LE(0, fd);
+		ASSERT_LE(0, wfd);
+		ASSERT_EQ(0, mf_offline_map(fd, &g, &why));
+		close(fd);
+		ASSERT_EQ(0, ftruncate(wfd, cut[i] * (off_t)len / 2));
+		EXPECT_EQ(NKEYS, mf_offline_query(g, keys, 8, NKEYS, NULL,
+						  NULL));
+		got = image_of(g, &got_len);
+		ASSERT_NE(NULL, got);
+		EXPECT_EQ(len, got_len);
+		EXPECT_EQ(0, memcmp(img, got, len));
+		free(got);
+		/* Rewritten in place, as cp does: still the image mapped. */
+		EXPECT_EQ((ssize_t)strlen(self->dir),
+			  pwrite(wfd, self->dir, strlen(self->dir), 0));
+		EXPECT_EQ(1, mf_offline_add(g, keys + NKEYS, 8, 1, NULL, NULL));
+		EXPECT_EQ(NKEYS + 1, mf_offline_query(g, keys, 8, NKEYS + 1,
+						      NULL, NULL));
+		mf_offline_free(g);
+		close(wfd);
+	}
+	/* Cut after open, before the call: the call sees it and refuses. */
+	write_bytes(self->path, img, len);
+	fd = open(self->path, O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, truncate(self->path, len / 2));
+	g = (struct mf_offline *)&g;
+	EXPECT_EQ(-EBADMSG, mf_offline_map(fd, &g, &why));
+	EXPECT_EQ(NULL, g);
+	EXPECT_STREQ("truncated: shorter than header + payload", why);
+	close(fd);
+	mf_offline_free(big);
+	free(img);
+	free(keys);
 }
 
 TEST_HARNESS_MAIN
