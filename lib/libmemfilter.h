@@ -1486,6 +1486,26 @@ LIBMEMFILTER_API int mf_image_merge(const void *a, size_t a_len, const void *b, 
 				    void **out, size_t *out_len, const char **why);
 
 /**
+ * mf_offline_merge() - OR one offline Bloom filter into another
+ * @f: the filter that takes the union
+ * @other: the filter ORed into it, unchanged (may be @f)
+ * @why: optional: on -EINVAL for filters that cannot be merged, a static
+ *	one-line reason; NULL otherwise
+ *
+ * mf_image_merge() on filters already in memory, with no image copied:
+ * @f's table becomes the union of both (the rules and the key count as
+ * there). A program that merges image files holds the two tables and
+ * nothing more: load both (mf_offline_load() or mf_offline_map()), merge,
+ * free @other, and write @f with mf_offline_image_view().
+ *
+ * Return: 0; -EINVAL for a NULL filter or filters that cannot be merged
+ * (@f is then unchanged).
+ */
+LIBMEMFILTER_API int mf_offline_merge(struct mf_offline *f,
+				      const struct mf_offline *other,
+				      const char **why);
+
+/**
  * mf_strerror() - what an error of this library means
  * @err: a negative errno, as the functions return it; a positive errno
  *	(errno itself) gives the same message, 0 gives "success"

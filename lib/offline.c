@@ -1225,12 +1225,39 @@ static const char *mf_merge_mismatch(const struct mf_offline *a,
 	return NULL;
 }
 
+int mf_offline_merge(struct mf_offline *f, const struct mf_offline *other,
+		     const char **why)
+{
+	const char *w;
+	u64 i, n;
+
+	if (why)
+		*why = NULL;
+	if (!f || !other)
+		return -EINVAL;
+	w = mf_merge_mismatch(f, other);
+	if (w) {
+		if (why)
+			*why = w;
+		return -EINVAL;
+	}
+	n = memfilter_bloom_nwords(&f->s.bloom.p);
+	for (i = 0; i < n; i++)
+		f->s.bloom.words[i] |= other->s.bloom.words[i];
+	if (f->px.max)
+		memfilter_prefixes_add(&f->px, other->px.lengths);
+	if (check_add_overflow(f->keys, other->keys, &f->keys))
+		f->keys = ~0ULL;
+	if (check_add_overflow(f->adds, other->adds, &f->adds))
+		f->adds = ~0ULL;
+	return 0;
+}
+
 int mf_image_merge(const void *a, size_t a_len, const void *b, size_t b_len,
 		   void **out, size_t *out_len, const char **why)
 {
 	struct mf_offline *fa, *fb;
 	const char *w = NULL;
-	u64 i, n;
 	int ret;
 
 	if (why)
@@ -1243,26 +1270,15 @@ int mf_image_merge(const void *a, size_t a_len, const void *b, size_t b_len,
 	if (ret)
 		goto out;
 	ret = mf_offline_from_image(b, b_len, &fb, &w);
-	if (ret)
-		goto out_free_a;
-	w = mf_merge_mismatch(fa, fb);
-	if (w) {
-		ret = -EINVAL;
-		goto out_free_b;
+	if (!ret) {
+		ret = mf_offline_merge(fa, fb, &w);
+		mf_offline_free(fb);
 	}
-	n = memfilter_bloom_nwords(&fa->s.bloom.p);
-	for (i = 0; i < n; i++)
-		fa->s.bloom.words[i] |= fb->s.bloom.words[i];
-	if (fa->px.max)
-		memfilter_prefixes_add(&fa->px, fb->px.lengths);
-	if (check_add_overflow(fa->keys, fb->keys, &fa->keys))
-		fa->keys = ~0ULL;
-	ret = mf_offline_image(fa, out, out_len);
-	if (ret)
-		w = "out of memory";
-out_free_b:
-	mf_offline_free(fb);
-out_free_a:
+	if (!ret) {
+		ret = mf_offline_image(fa, out, out_len);
+		if (ret)
+			w = "out of memory";
+	}
 	mf_offline_free(fa);
 out:
 	if (why)

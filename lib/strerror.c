@@ -157,6 +157,11 @@ static const struct mf_msg mf_merge_msgs[] = {
 	{ EINVAL, "the images cannot be merged (different types, shapes or hashing)" },
 };
 
+/* mf_offline_merge(). */
+static const struct mf_msg mf_omerge_msgs[] = {
+	{ EINVAL, "the filters cannot be merged (different types, shapes or hashing)" },
+};
+
 /* mf_nf_attach(). */
 static const struct mf_msg mf_nf_attach_msgs[] = {
 	{ ENOENT, "no such filter" },
@@ -295,6 +300,7 @@ static const struct mf_call calls[] = {
 	{ "mf_offline_layout", OFFLINE },
 	{ "mf_offline_load", { T(mf_load_file_msgs), T(mf_image_msgs) } },
 	{ "mf_offline_map", { T(mf_map_msgs), T(mf_image_msgs) } },
+	{ "mf_offline_merge", { T(mf_omerge_msgs) } },
 	{ "mf_offline_prefix_info", OFFLINE },
 	{ "mf_offline_query", KEYS_OFF },
 	{ "mf_offline_query_addrs", { T(mf_addrs_msgs), T(mf_offline_msgs) } },

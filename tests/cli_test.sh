@@ -123,7 +123,7 @@ keys_bounded no_abbrev grow_needs_grow bpk_grid image_keys_stdin window_max
 help_cmd output_devices output_links output_files help_hash layout_offline
 other_commands_options options_once nf_and_help_output merge_messages
 cuckoo_full_key names_offline image_name_hint add_image seen_image
-peak_memory memory_check write_progress
+peak_memory merge_peak memory_check write_progress
 empty_key_offline number_forms grow_full hex_messages fpr_ranges image_truncated overfill_repeats
 empty_paths number_too_large seen_counts"
 

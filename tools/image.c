@@ -636,24 +636,20 @@ static int cmd_inspect(int argc, char **argv)
 	return ret;
 }
 
-/* Read and check the two images; the names say which one is bad. */
-static int merge_inputs(char **paths, unsigned char **img, size_t *len,
+/*
+ * Open and check the two images, their tables read straight into two
+ * filters (open_image()); the names say which one is bad.
+ */
+static int merge_inputs(char **paths, struct mf_offline **f,
 			struct mf_info *info)
 {
-	struct mf_offline *f;
-	const char *why;
-	int i, ret;
+	int i;
 
 	for (i = 0; i < 2; i++) {
-		if (read_image(paths[i], &img[i], &len[i]))
+		f[i] = open_image(paths[i]);
+		if (!f[i])
 			return -1;
-		ret = mf_offline_from_image(img[i], len[i], &f, &why);
-		if (ret) {
-			image_error(paths[i], ret, why);
-			return -1;
-		}
-		mf_offline_info(f, &info[i]);
-		mf_offline_free(f);
+		mf_offline_info(f[i], &info[i]);
 	}
 	return 0;
 }
@@ -701,21 +697,6 @@ static int merge_mismatch(char **paths, const struct mf_info *i)
 	return 0;
 }
 
-/* The merged image's overfill, checked as build checks its own. */
-static int merge_overfill(const void *img, size_t len, bool strict)
-{
-	struct mf_offline *f;
-	struct mf_info info;
-	int ret;
-
-	ret = mf_offline_from_image(img, len, &f, NULL);
-	if (ret)
-		return image_error("merge", ret, NULL);
-	mf_offline_info(f, &info);
-	mf_offline_free(f);
-	return image_overfill("merge", &info, strict) ? EXIT_ERR : 0;
-}
-
 static const struct option merge_opts[] = {
 	OUTPUT_OPT,
 	STRICT_OPT,
@@ -723,16 +704,19 @@ static const struct option merge_opts[] = {
 	{}
 };
 
+/*
+ * merge A B: B's table ORed into A's (mf_offline_merge()), B's freed and
+ * A's written from where it is, so the command holds two tables at most,
+ * no image copy.
+ */
 static int cmd_merge(int argc, char **argv)
 {
-	unsigned char *img[2] = { NULL, NULL };
-	size_t len[2] = { 0, 0 }, out_len;
+	struct mf_offline *f[2] = { NULL, NULL };
 	const char *why, *out_path = NULL;
-	struct mf_info info[2];
+	struct mf_info info[2], merged;
 	bool strict = false;
 	struct output out;
-	void *merged;
-	int c, i, ret;
+	int c, ret;
 
 	while ((c = cmd_opt(argc, argv)) != -1) {
 		switch (c) {
@@ -755,11 +739,10 @@ static int cmd_merge(int argc, char **argv)
 	if (output_open(&out, out_path))
 		return EXIT_ERR;
 	ret = EXIT_ERR;
-	if (merge_inputs(argv + optind, img, len, info) ||
+	if (merge_inputs(argv + optind, f, info) ||
 	    merge_mismatch(argv + optind, info))
 		goto out_free;
-	ret = mf_image_merge(img[0], len[0], img[1], len[1], &merged, &out_len,
-			     &why);
+	ret = mf_offline_merge(f[0], f[1], &why);
 	if (ret == -EINVAL) {
 		cli_error("merge: cannot merge %s and %s: %s (keyed images merge only when they are images of one filter)",
 			  argv[optind], argv[optind + 1], why);
@@ -770,19 +753,16 @@ static int cmd_merge(int argc, char **argv)
 		ret = fail_offline("merge", ret);
 		goto out_free;
 	}
-	ret = merge_overfill(merged, out_len, strict);
-	if (!ret)
-		ret = write_image(&out, merged, out_len);
-	explicit_bzero(merged, out_len);
-	free(merged);
+	mf_offline_free(f[1]);
+	f[1] = NULL;
+	mf_offline_info(f[0], &merged);
+	ret = image_overfill("merge", &merged, strict) ? EXIT_ERR :
+	      write_offline("merge", f[0], &out);
 out_free:
 	if (ret)
 		output_abort(&out);
-	for (i = 0; i < 2; i++) {
-		if (img[i])
-			explicit_bzero(img[i], len[i]);
-		free(img[i]);
-	}
+	mf_offline_free(f[0]);
+	mf_offline_free(f[1]);
 	return ret;
 }
 

@@ -653,6 +653,59 @@ TEST(merge_matching)
 	free(k);
 }
 
+/* @f's image, @f kept; free() it. */
+static void *image_kept(const struct mf_offline *f, size_t *len)
+{
+	void *img;
+
+	return mf_offline_image(f, &img, len) ? NULL : img;
+}
+
+/*
+ * mf_offline_merge(): the filters mf_image_merge() would image, byte for
+ * byte; @other unchanged; a filter that cannot take the other (another
+ * seed) left as it was.
+ */
+TEST(merge_in_memory)
+{
+	size_t la, lb, lc, ls, lo, lx;
+	void *a = bloom_image(false, 4000, 5, 0, 1500, &la);
+	void *b = bloom_image(false, 4000, 5, 1500, 1500, &lb);
+	void *s6 = bloom_image(false, 4000, 6, 0, 100, &ls);
+	uint64_t *k = keys_range(0, 3000);
+	struct mf_offline *fa, *fb, *f6;
+	void *c, *got, *other;
+	const char *why;
+
+	ASSERT_EQ(0, mf_image_merge(a, la, b, lb, &c, &lc, &why));
+	ASSERT_EQ(0, mf_offline_from_image(a, la, &fa, NULL));
+	ASSERT_EQ(0, mf_offline_from_image(b, lb, &fb, NULL));
+	ASSERT_EQ(0, mf_offline_from_image(s6, ls, &f6, NULL));
+	why = "unset";
+	EXPECT_EQ(-EINVAL, mf_offline_merge(fa, f6, &why));
+	EXPECT_NE(NULL, strstr(why, "seed")) TH_LOG("why: %s", why);
+	got = image_kept(fa, &lx);
+	EXPECT_TRUE(lx == la && !memcmp(got, a, la));
+	free(got);
+	EXPECT_EQ(0, mf_offline_merge(fa, fb, &why));
+	EXPECT_EQ(NULL, why);
+	got = image_kept(fa, &lx);
+	EXPECT_TRUE(lx == lc && !memcmp(got, c, lc));
+	other = image_kept(fb, &lo);
+	EXPECT_TRUE(lo == lb && !memcmp(other, b, lb));
+	EXPECT_EQ(3000, mf_offline_query(fa, k, 8, 3000, NULL, NULL));
+	mf_offline_free(fa);
+	mf_offline_free(fb);
+	mf_offline_free(f6);
+	free(got);
+	free(other);
+	free(a);
+	free(b);
+	free(s6);
+	free(c);
+	free(k);
+}
+
 static void expect_mismatch(struct __test_metadata *_metadata,
 			    const void *a, size_t la, const void *b,
 			    size_t lb, const char *want)

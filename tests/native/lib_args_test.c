@@ -856,6 +856,24 @@ static void c_mf_image_merge(void)
 	free(img);
 }
 
+static void c_mf_offline_merge(void)
+{
+	struct mf_offline *f = offline(MF_TYPE_BLOOM);
+	struct mf_offline *c = offline(MF_TYPE_CUCKOO);
+	const char *why = "unset";
+
+	WANT(mf_offline_merge(NULL, NULL, NULL), -EINVAL);
+	WANT(mf_offline_merge(NULL, f, &why), -EINVAL);
+	WANT_TRUE(!why);
+	WANT(mf_offline_merge(f, NULL, &why), -EINVAL);
+	WANT(mf_offline_merge(f, c, &why), -EINVAL);
+	WANT_TRUE(why != NULL);
+	WANT(mf_offline_merge(f, f, &why), 0);
+	WANT_TRUE(!why);
+	mf_offline_free(f);
+	mf_offline_free(c);
+}
+
 /* A prefix: 10.0.0.0/8. */
 static struct mf_prefix prefix8(void)
 {
@@ -1014,7 +1032,7 @@ static const struct args_case cases[] = {
 	CASE(mf_offline_free), CASE(mf_offline_from_image),
 	CASE(mf_offline_grow_info), CASE(mf_offline_image),
 	CASE(mf_offline_image_view), CASE(mf_offline_layout), CASE(mf_offline_map),
-	CASE(mf_offline_size),
+	CASE(mf_offline_merge), CASE(mf_offline_size),
 	CASE(mf_offline_info), CASE(mf_offline_keys),
 	CASE(mf_offline_prefix_info), CASE(mf_offline_query),
 	CASE(mf_offline_query_addrs), CASE(mf_offline_queryv),
