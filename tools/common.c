@@ -290,19 +290,6 @@ static int repeated(int c, const struct option *o)
 	return -1;
 }
 
-/* -o '' or --image '': a path, said to be empty (not "No such file"). */
-static int empty_path_opt(int c, const struct option *o)
-{
-	for (; o->name && o->val != c; o++)
-		;
-	if (!o->name || (strcmp(o->name, "output") && strcmp(o->name, "image")))
-		return 0;
-	if (*optarg)
-		return 0;
-	usage_error("option '--%s': the path is empty", o->name);
-	return -1;
-}
-
 /*
  * A FILE or IMAGE argument (@what) that is "": said to be empty, not
  * ": No such file or directory". Returns true if it is.
@@ -335,9 +322,7 @@ int cmd_opt(int argc, char **argv)
 			unknown_opt(abbr);
 			return 0;
 		}
-		if (repeated(c, longopts) || empty_path_opt(c, longopts))
-			return 0;
-		return c;
+		return repeated(c, longopts) ? 0 : c;
 	}
 	if (c == '?') {
 		abbr = argv[optind - 1];

@@ -430,6 +430,9 @@ static int image_out_open(const struct key_opts *ko, struct output *out)
 	const char *path = ko->output ? ko->output : ko->image;
 	struct stat st;
 
+	/* Said before it is taken for the path to write back to. */
+	if (empty_path("IMAGE", ko->image))
+		return -1;
 	if (!ko->image || (ko->kc != KEY_ADD && ko->kc != KEY_SEEN)) {
 		if (!ko->output)
 			return 0;

@@ -203,6 +203,14 @@ int output_open(struct output *o, const char *path)
 		o->fd = STDOUT_FILENO;
 		return output_tty(o);
 	}
+	/*
+	 * As mf_offline_save(): an empty path names no file (output_dir()
+	 * would take its empty last component for a directory's).
+	 */
+	if (!*path) {
+		usage_error("option '--output': the path is empty");
+		return -1;
+	}
 	if (output_dir(o))
 		goto out_close;
 	if (fstatat(o->dirfd, o->base, &st, AT_SYMLINK_NOFOLLOW)) {
