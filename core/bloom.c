@@ -938,5 +938,6 @@ const struct memfilter_type_ops memfilter_bloom_ops = {
 	.restore = mf_bloom_restore,
 	.lock_bytes = MEMFILTER_BLOOM_STRIPES_BYTES,
 	.attach_locks = mf_bloom_attach_locks,
+	.image_flags = MEMFILTER_IMAGE_SPLIT32,
 };
 EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_ops);

@@ -1372,5 +1372,6 @@ const struct memfilter_type_ops memfilter_cuckoo_ops = {
 	.copy_begin = mf_cuckoo_copy_begin,
 	.copy_step = mf_cuckoo_copy_step,
 	.copy_end = mf_cuckoo_copy_end,
+	.image_flags = MEMFILTER_IMAGE_CUCKOO_MOD,
 };
 EXPORT_SYMBOL_IF_KUNIT(memfilter_cuckoo_ops);

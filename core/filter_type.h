@@ -52,6 +52,14 @@ struct memfilter_image_desc;
 #define MEMFILTER_FIELDS_WINDOW	BIT(1)	/* generations, window_flags, period_ms */
 #define MEMFILTER_FIELDS_GROW	BIT(2)	/* grow_max, grow_factor, grow_ratio_pct */
 
+/*
+ * The image header flags that belong to one type or another
+ * (struct memfilter_type_ops.image_flags): a Bloom layout's, a cuckoo
+ * table's bucket count that is not a power of two.
+ */
+#define MEMFILTER_IMAGE_TYPE_FLAGS \
+	(MEMFILTER_IMAGE_SPLIT32 | MEMFILTER_IMAGE_CUCKOO_MOD)
+
 /* The most parts an owner attaches to a filter that grows (@attach). */
 #define MEMFILTER_MAX_PARTS	MEMFILTER_GROW_MAX_SUBS
 
@@ -147,6 +155,9 @@ struct memfilter_image_desc;
  *	the same allocation) and hands to @attach_locks once @init is done;
  *	0: the type takes none. An owner with one writer attaches none.
  * @attach_locks: from now on, writers lock in @mem (@lock_bytes bytes)
+ * @image_flags: the type-specific flags of an image header
+ *	(MEMFILTER_IMAGE_TYPE_FLAGS) its images may carry; the image parser
+ *	refuses the others with -EBADMSG
  */
 struct memfilter_type_ops {
 	u32 type;
@@ -204,6 +215,7 @@ struct memfilter_type_ops {
 		     struct memfilter_generation *g);
 	u64 lock_bytes;
 	void (*attach_locks)(union memfilter_state *s, void *mem);
+	u32 image_flags;
 };
 
 extern const struct memfilter_type_ops memfilter_bloom_ops;

@@ -1041,4 +1041,5 @@ const struct memfilter_type_ops memfilter_grow_ops = {
 	.wants_next = mf_grow_wants_next,
 	.attach = mf_grow_attach,
 	.parts = mf_grow_parts,
+	.image_flags = MEMFILTER_IMAGE_SPLIT32,
 };

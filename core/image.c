@@ -264,11 +264,8 @@ int memfilter_image_parse(const void *hdr, u64 image_len,
 	ops = memfilter_type_ops(le32_to_cpu(h->type));
 	if (!ops)
 		return -EOPNOTSUPP;
-	if ((le32_to_cpu(h->flags) & MEMFILTER_IMAGE_CUCKOO_MOD) &&
-	    ops->type != MEMFILTER_TYPE_CUCKOO)
-		return -EBADMSG;
-	if ((le32_to_cpu(h->flags) & MEMFILTER_IMAGE_SPLIT32) &&
-	    ops->type == MEMFILTER_TYPE_CUCKOO)
+	if (le32_to_cpu(h->flags) & MEMFILTER_IMAGE_TYPE_FLAGS &
+	    ~ops->image_flags)
 		return -EBADMSG;
 	ret = ops->image_decode(h, d);
 	if (!ret)

@@ -1005,5 +1005,6 @@ const struct memfilter_type_ops memfilter_window_ops = {
 	.image_encode = mf_window_image_encode,
 	.image_decode = mf_window_image_decode,
 	.restore = mf_window_restore,
+	.image_flags = MEMFILTER_IMAGE_SPLIT32,
 };
 EXPORT_SYMBOL_IF_KUNIT(memfilter_window_ops);

@@ -37,6 +37,11 @@ for f in $files; do
 	g=${f/plain/<type>}
 	grep -qF "\`\`$g\`\`" <<<"$recipe" || die "$doc: the recipe does not name $g"
 done
+# The table entries' members and flags that are not operations, which
+# the steps below set: each must be named too.
+for m in create_fields MEMFILTER_FIELDS_LAYOUT image_flags MEMFILTER_IMAGE_SPLIT32; do
+	grep -qF "\`\`$m\`\`" <<<"$recipe" || die "$doc: the recipe does not name $m"
+done
 # Steps 1 to 5 edit only those (core/compat.h is what a type is written
 # against, core/<type>.h optional, the tests are step 6's).
 steps=$(sed -n '/^1\. /,/^6\. /p' <<<"$recipe")
@@ -123,6 +128,8 @@ static int pl_restore(union memfilter_state *s,
 const struct memfilter_type_ops memfilter_plain_ops = {
 	.type = MEMFILTER_TYPE_PLAIN,
 	.name = "plain",
+	.create_fields = MEMFILTER_FIELDS_LAYOUT,
+	.image_flags = MEMFILTER_IMAGE_SPLIT32,
 	.params = pl_params,
 	.hasher = pl_hasher,
 	.params_of = pl_params_of,

@@ -380,6 +380,32 @@ TEST(create_type_fields)
 }
 
 /*
+ * A type's image flags are its create fields' in an image: a Bloom
+ * layout's SPLIT32 exactly for the types that take a layout, the other
+ * type-specific flags for no more than one type each.
+ */
+TEST(type_image_flags)
+{
+	u32 seen = 0;
+
+	for (u32 t = 0; t < 64; t++) {
+		const struct memfilter_type_ops *ops = memfilter_type_ops(t);
+
+		if (!ops)
+			continue;
+		EXPECT_EQ(t, ops->type);
+		EXPECT_EQ(0, ops->image_flags & ~MEMFILTER_IMAGE_TYPE_FLAGS);
+		EXPECT_EQ(!!(ops->create_fields & MEMFILTER_FIELDS_LAYOUT),
+			  !!(ops->image_flags & MEMFILTER_IMAGE_SPLIT32))
+			TH_LOG("type %s", ops->name);
+		EXPECT_EQ(0, seen & ops->image_flags &
+			     ~MEMFILTER_IMAGE_SPLIT32) TH_LOG("type %s", ops->name);
+		seen |= ops->image_flags;
+	}
+	EXPECT_EQ(MEMFILTER_IMAGE_TYPE_FLAGS, seen);
+}
+
+/*
  * The create request's hash flags, as the module and libmemfilter's
  * offline filters check them: XXH3 alone or with a seed, never with KEYED;
  * the hasher that results, for every filter type's parameter block.
