@@ -26,8 +26,6 @@
 
 _Static_assert(MF_NAME_MAX == MEMFILTER_NAME_MAX, "name length");
 _Static_assert(MF_KEY_MAX == MEMFILTER_KEY_MAX, "key length");
-_Static_assert(MF_TYPE_BLOOM == MEMFILTER_TYPE_BLOOM, "bloom type");
-_Static_assert(MF_TYPE_CUCKOO == MEMFILTER_TYPE_CUCKOO, "cuckoo type");
 _Static_assert(MF_HASH_XXH64 == MEMFILTER_HASH_XXH64, "xxh64");
 _Static_assert(MF_HASH_SIPHASH24 == MEMFILTER_HASH_SIPHASH24, "siphash");
 _Static_assert(MF_HASH_XXH3 == MEMFILTER_HASH_XXH3, "xxh3");
@@ -160,7 +158,7 @@ static int libmf_encode_layout(struct memfilter_create *c,
 	    layout != MF_LAYOUT_SPLIT32)
 		return libmf_refuse(why, "layout must be 0, MF_LAYOUT_LINE64 or MF_LAYOUT_SPLIT32",
 				    -EINVAL);
-	if (layout && o->type == MF_TYPE_CUCKOO)
+	if (layout && !libmf_type_may_have(o->type, LIBMF_TYPE_LAYOUT))
 		return libmf_refuse(why, "layout is for Bloom, window and growing filters, not cuckoo",
 				    -EINVAL);
 	c->layout = layout;
@@ -734,7 +732,7 @@ int libmf_encode_window(struct memfilter_create *c,
 		return libmf_refuse(why, "a window filter needs its struct mf_window_opts",
 				    -EINVAL);
 	if (!libmf_type_has(c->type, LIBMF_OPTS_WINDOW))
-		return libmf_refuse(why, "struct mf_window_opts is for type MF_TYPE_WINDOW",
+		return libmf_refuse(why, libmf_type_with(LIBMF_OPTS_WINDOW)->wrong_opts,
 				    -EINVAL);
 	ret = libmf_opts_check(w, w->sz, sizeof(*w));
 	if (ret)
@@ -756,7 +754,7 @@ int libmf_encode_grow(struct memfilter_create *c, const struct mf_grow_opts *g,
 	int ret;
 
 	if (!libmf_type_has(c->type, LIBMF_OPTS_GROW))
-		return libmf_refuse(why, "struct mf_grow_opts is for type MF_TYPE_GROW",
+		return libmf_refuse(why, libmf_type_with(LIBMF_OPTS_GROW)->wrong_opts,
 				    -EINVAL);
 	if (!g)
 		return 0;
@@ -934,7 +932,7 @@ void libmf_decode_info(const struct memfilter_info *i, struct mf_info *info)
 /* An INFO's layout as the library reports it (0 from old modules: line64). */
 static int libmf_layout_of(const struct memfilter_info *i)
 {
-	if (i->type == MEMFILTER_TYPE_CUCKOO)
+	if (!libmf_type_may_have(i->type, LIBMF_TYPE_LAYOUT))
 		return 0;
 	return i->layout ? (int)i->layout : MF_LAYOUT_LINE64;
 }

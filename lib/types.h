@@ -5,7 +5,8 @@
  * the options and info structs of its own, the info rows that apply, and
  * why its images do not merge. Code outside a type's own functions asks
  * this table instead of comparing type numbers; a new type is one entry
- * here. Not installed: lib/ and tools/ include it.
+ * here, which core_test holds to the core's table. Not installed: lib/
+ * and tools/ include it.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -29,6 +30,8 @@
  * a false positive (add --unique, seen).
  */
 #define LIBMF_TYPE_SLOTS	(1U << 3)
+/* It has a Bloom layout (mf_create_opts.layout, mf_layout(), info's row). */
+#define LIBMF_TYPE_LAYOUT	(1U << 4)
 
 /**
  * struct libmf_type - what userspace knows of one filter type
@@ -37,6 +40,8 @@
  * @noun: as in "a %s filter"
  * @flags: LIBMF_TYPE_*
  * @no_merge: why two images of it cannot be ORed into one; NULL if they can
+ * @wrong_opts: the refusal of its own options struct (LIBMF_OPTS_*) for
+ *	another type; NULL for a type without one
  */
 struct libmf_type {
 	int type;
@@ -44,16 +49,21 @@ struct libmf_type {
 	const char *noun;
 	unsigned int flags;
 	const char *no_merge;
+	const char *wrong_opts;
 };
 
 static const struct libmf_type libmf_types[] = {
-	{ MF_TYPE_BLOOM, "bloom", "Bloom", LIBMF_TYPE_CLI, NULL },
+	{ MF_TYPE_BLOOM, "bloom", "Bloom", LIBMF_TYPE_CLI | LIBMF_TYPE_LAYOUT,
+	  NULL, NULL },
 	{ MF_TYPE_CUCKOO, "cuckoo", "cuckoo", LIBMF_TYPE_CLI | LIBMF_TYPE_SLOTS,
-	  "a cuckoo table's slots cannot be ORed" },
-	{ MF_TYPE_WINDOW, "window", "window", LIBMF_OPTS_WINDOW,
-	  "a window filter's generations have ages of their own" },
-	{ MF_TYPE_GROW, "grow", "growing", LIBMF_TYPE_CLI | LIBMF_OPTS_GROW,
-	  "a growing filter's sub-filters differ in number and size" },
+	  "a cuckoo table's slots cannot be ORed", NULL },
+	{ MF_TYPE_WINDOW, "window", "window", LIBMF_OPTS_WINDOW | LIBMF_TYPE_LAYOUT,
+	  "a window filter's generations have ages of their own",
+	  "struct mf_window_opts is for type MF_TYPE_WINDOW" },
+	{ MF_TYPE_GROW, "grow", "growing",
+	  LIBMF_TYPE_CLI | LIBMF_OPTS_GROW | LIBMF_TYPE_LAYOUT,
+	  "a growing filter's sub-filters differ in number and size",
+	  "struct mf_grow_opts is for type MF_TYPE_GROW" },
 };
 
 /* libmemfilter's refusal of any other type (keep it in step with the table). */
@@ -79,6 +89,17 @@ static inline int libmf_type_has(int type, unsigned int flags)
 	const struct libmf_type *t = libmf_type_of(type);
 
 	return t && (t->flags & flags) == flags;
+}
+
+/*
+ * May MF_TYPE_* @type have every flag of @flags? A type this library
+ * lacks (a newer module's) may: its info says.
+ */
+static inline int libmf_type_may_have(int type, unsigned int flags)
+{
+	const struct libmf_type *t = libmf_type_of(type);
+
+	return !t || (t->flags & flags) == flags;
 }
 
 /* The entry named @name, or NULL. */

@@ -6,9 +6,10 @@
 # another number, every operation handed to memfilter_bloom_ops) added by
 # exactly the steps listed there and nothing else; then the native library
 # and memfilterctl are built and answer for it (build, query, inspect of
-# an image), memfilterctl's option and completion tables still agree, and
-# the type's and the table's objects build against the 6.12 headers when
-# they are installed. Fails if a step is missing from the list, or if the
+# an image), memfilterctl's option and completion tables still agree, the
+# userspace type table agrees with the core's (core_test), and the type's
+# and the table's objects build against the 6.12 headers when they are
+# installed. Fails if a step is missing from the list, or if the
 # list names a file this script does not touch.
 #   type-recipe-test.sh [KDIR]        (KDIR: default the 6.12 headers)
 
@@ -39,7 +40,8 @@ for f in $files; do
 done
 # The table entries' members and flags that are not operations, which
 # the steps below set: each must be named too.
-for m in create_fields MEMFILTER_FIELDS_LAYOUT image_flags MEMFILTER_IMAGE_SPLIT32; do
+for m in create_fields MEMFILTER_FIELDS_LAYOUT image_flags MEMFILTER_IMAGE_SPLIT32 \
+	LIBMF_TYPE_CLI LIBMF_TYPE_LAYOUT; do
 	grep -qF "\`\`$m\`\`" <<<"$recipe" || die "$doc: the recipe does not name $m"
 done
 # Steps 1 to 5 edit only those (core/compat.h is what a type is written
@@ -171,8 +173,8 @@ grep -q 'and plain ones' "$t/Kconfig" || die "Kconfig: CONFIG_MEMFILTER's help n
 # 5. Its library constant, its entry in the userspace type table (and
 #    the refusal that lists the types), and the completion's --type words.
 edit lib/libmemfilter.h '#define MF_TYPE_GROW 4' '#define MF_TYPE_PLAIN 5'
-edit lib/types.h '	  "a growing filter'"'"'s sub-filters differ in number and size" },' \
-	'	{ MF_TYPE_PLAIN, "plain", "plain", LIBMF_TYPE_CLI, NULL },'
+edit lib/types.h '	  "struct mf_grow_opts is for type MF_TYPE_GROW" },' \
+	'	{ MF_TYPE_PLAIN, "plain", "plain", LIBMF_TYPE_CLI | LIBMF_TYPE_LAYOUT, NULL, NULL },'
 sed -i 's/ or MF_TYPE_GROW"$/, MF_TYPE_GROW or MF_TYPE_PLAIN"/' "$t/lib/types.h"
 grep -q 'MF_TYPE_PLAIN"$' "$t/lib/types.h" || die "lib/types.h: LIBMF_TYPES_WHY not found"
 sed -i 's/compgen -W "bloom cuckoo grow"/compgen -W "bloom cuckoo grow plain"/' \
@@ -182,16 +184,20 @@ grep -q 'grow plain"' "$t/completion/memfilterctl.bash" ||
 
 # Build natively, as make check does, and use the new type.
 make -s -C "$t" WERROR=1 build/bin/memfilterctl build/native/cli_options_test \
-	>"$tmp/build.log" 2>&1 ||
+	build/native/core_test >"$tmp/build.log" 2>&1 ||
 	{ cat "$tmp/build.log"; die "the tree with the new type does not build"; }
 (cd "$t" && build/native/cli_options_test >"$tmp/opts.log" 2>&1) ||
 	{ cat "$tmp/opts.log"; die "cli_options_test fails with the new type"; }
+(cd "$t" && build/native/core_test >"$tmp/core.log" 2>&1) ||
+	{ grep -v '^ok' "$tmp/core.log"; die "core_test fails with the new type (do the two type tables agree?)"; }
 (cd "$t" && python3 scripts/check-abi-names.py >"$tmp/abi.log" 2>&1) ||
 	{ cat "$tmp/abi.log"; die "check-abi-names.py fails with the new type"; }
 M=$t/build/bin/memfilterctl
 seq 1 1000 | sed 's/^/key/' >"$tmp/keys"
 "$M" build --type plain --capacity 1000 --fpr 0.01 --seed 7 -o "$tmp/p.img" <"$tmp/keys"
-"$M" inspect "$tmp/p.img" | grep -q '^type: *plain$' || die "inspect does not say type plain"
+"$M" inspect "$tmp/p.img" >"$tmp/inspect" || die "inspect fails on a plain image"
+grep -q '^type: *plain$' "$tmp/inspect" || die "inspect does not say type plain"
+grep -q '^layout: *split32$' "$tmp/inspect" || die "inspect does not say a plain image's layout"
 [ "$("$M" query --image "$tmp/p.img" "$tmp/keys" | wc -l)" = 1000 ] ||
 	die "an added key is not found in a plain filter"
 # The same keys, seed and shape as a Bloom filter: the same answers.

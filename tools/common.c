@@ -637,7 +637,7 @@ static int window_opts_check(struct mf_create_opts *o, struct window_args *a)
 	a->window = a->window_ms || a->gens || w->rotate_by_count;
 	if (!a->window)
 		return 0;
-	if (o->type == MF_TYPE_CUCKOO || o->type == MF_TYPE_GROW) {
+	if (o->type && o->type != MF_TYPE_BLOOM) {
 		usage_error("--window, --generations and --rotate-by-count make a window filter (Bloom generations), not a %s one",
 			    type_name(o->type));
 		return -1;
@@ -675,7 +675,8 @@ static int grow_opt(int c, struct mf_grow_opts *g)
 		/* The library's rule: whole percent, nothing rounded. */
 		if (g->ratio == 0 ||
 		    mf_create_check(&(struct mf_create_opts){
-			.type = MF_TYPE_GROW, .capacity = 1, .fpr = 0.01 },
+			.type = libmf_type_with(LIBMF_OPTS_GROW)->type,
+			.capacity = 1, .fpr = 0.01 },
 			NULL, &(struct mf_grow_opts){ .sz = sizeof(*g),
 			.ratio = g->ratio }, NULL)) {
 			usage_error("--grow-ratio must be 0.01 to 0.99 in steps of 0.01, not '%s'",
@@ -711,7 +712,7 @@ static int grow_opts_check(struct mf_create_opts *o, bool window, bool *grow,
 		[OPT_GROW_MAX - OPT_GROW_FACTOR] = "--grow-max",
 	};
 
-	*grow |= o->type == MF_TYPE_GROW;
+	*grow |= libmf_type_has(o->type, LIBMF_OPTS_GROW);
 	if (!*grow) {
 		if (!grow_param)
 			return 0;
@@ -720,7 +721,7 @@ static int grow_opts_check(struct mf_create_opts *o, bool window, bool *grow,
 		return -1;
 	}
 	if (window || (o->type && o->type != MF_TYPE_BLOOM &&
-		       o->type != MF_TYPE_GROW)) {
+		       !libmf_type_has(o->type, LIBMF_OPTS_GROW))) {
 		usage_error("--grow makes a growing Bloom filter: not with --type cuckoo or --window");
 		return -1;
 	}
@@ -1173,7 +1174,7 @@ double bits_per_key(const struct mf_info *i)
 void json_params(struct json_writer *jw, const struct mf_info *i, int layout)
 {
 	jsonw_string_field(jw, "type", type_name(i->type));
-	if (i->type != MF_TYPE_CUCKOO)
+	if (libmf_type_may_have(i->type, LIBMF_TYPE_LAYOUT))
 		jsonw_string_field(jw, "layout", layout_name(layout));
 	jsonw_string_field(jw, "hash", hash_name(i->hash_algo));
 	jsonw_bool_field(jw, "keyed", i->keyed);

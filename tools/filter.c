@@ -603,7 +603,7 @@ static void info_text(const struct mf_info *i, int layout, uint32_t pub_id)
 	else
 		printf(ROW "-\n", "id:");
 	printf(ROW "%s\n", "type:", type_name(i->type));
-	if (i->type != MF_TYPE_CUCKOO)
+	if (libmf_type_may_have(i->type, LIBMF_TYPE_LAYOUT))
 		printf(ROW "%s\n", "layout:", layout_name(layout));
 	if (i->keyed)
 		printf(ROW "siphash24 (keyed, secret key)\n", "hash:");

@@ -16,6 +16,7 @@
 #include "hash.h"
 #include "hash_vectors.h"
 #include "kselftest_harness.h"
+#include "types.h"
 
 TEST(xxh64_vectors)
 {
@@ -403,6 +404,43 @@ TEST(type_image_flags)
 		seen |= ops->image_flags;
 	}
 	EXPECT_EQ(MEMFILTER_IMAGE_TYPE_FLAGS, seen);
+}
+
+/*
+ * libmemfilter's type table (lib/types.h) and the core's describe the
+ * same types: each number names the same type in both, and the library's
+ * flags for a layout and for a type's own options are the create fields
+ * the core's table claims.
+ */
+TEST(type_tables_agree)
+{
+	static const struct {
+		unsigned int lib;
+		u32 core;
+	} same[] = {
+		{ LIBMF_TYPE_LAYOUT, MEMFILTER_FIELDS_LAYOUT },
+		{ LIBMF_OPTS_WINDOW, MEMFILTER_FIELDS_WINDOW },
+		{ LIBMF_OPTS_GROW, MEMFILTER_FIELDS_GROW },
+	};
+	unsigned int core_types = 0;
+
+	for (u32 t = 0; t < 64; t++)
+		core_types += !!memfilter_type_ops(t);
+	EXPECT_EQ(core_types, LIBMF_TYPES_N);
+	for (size_t i = 0; i < LIBMF_TYPES_N; i++) {
+		const struct libmf_type *lt = &libmf_types[i];
+		const struct memfilter_type_ops *ops = memfilter_type_ops(lt->type);
+
+		ASSERT_NE(NULL, ops) TH_LOG("type %d (%s)", lt->type, lt->name);
+		EXPECT_STREQ(ops->name, lt->name);
+		for (size_t f = 0; f < ARRAY_SIZE(same); f++) {
+			EXPECT_EQ(!!(lt->flags & same[f].lib),
+				  !!(ops->create_fields & same[f].core))
+				TH_LOG("type %s, flag %zu", lt->name, f);
+		}
+		EXPECT_EQ(!!(lt->flags & (LIBMF_OPTS_WINDOW | LIBMF_OPTS_GROW)),
+			  !!lt->wrong_opts) TH_LOG("type %s", lt->name);
+	}
 }
 
 /*

@@ -602,6 +602,9 @@ TEST(check_names_the_field)
 	EXPECT_EQ(-EINVAL, mf_create_check(&BLOOM(.fpr = 0.01), &(struct mf_window_opts){
 		.sz = sizeof(struct mf_window_opts), .generations = 2 }, NULL, &why));
 	EXPECT_STREQ("struct mf_window_opts is for type MF_TYPE_WINDOW", why);
+	EXPECT_EQ(-EINVAL, mf_create_check(&BLOOM(.fpr = 0.01), NULL,
+		&(struct mf_grow_opts){ .sz = sizeof(struct mf_grow_opts) }, &why));
+	EXPECT_STREQ("struct mf_grow_opts is for type MF_TYPE_GROW", why);
 	/* The type-specific rules past the options' own checks. */
 	EXPECT_EQ(-EINVAL, mf_create_check(&(struct mf_create_opts){
 		.type = MF_TYPE_WINDOW, .capacity = 1, .fpr = 0.1 },
