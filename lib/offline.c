@@ -64,6 +64,13 @@ struct mf_offline {
 /* Keys hashed and handed to the type at a time. */
 #define MF_OFFLINE_WINDOW	256
 
+/*
+ * Tables read from a file from this size on are mappings of their own
+ * (mf_table_map()); smaller ones are the allocator's, so that a program
+ * holding many small filters does not spend a mapping on each.
+ */
+#define MF_TABLE_MAP_MIN	(1U << 20)
+
 /* Zeroed, 64-byte aligned, with 64 bytes of slack for whole-word loads. */
 static void *mf_table_alloc(u64 bytes, size_t *out)
 {
@@ -117,7 +124,7 @@ static void *mf_table_map(u64 bytes, size_t *out)
 
 /*
  * A filter of the given type and shape with an empty (zeroed) table;
- * @anon: the table by mf_table_map(), for one read from a file.
+ * @anon: for one read from a file, by mf_table_map() if it is large.
  */
 static int mf_offline_new(const struct memfilter_type_ops *ops,
 			  const union memfilter_params *p, bool anon,
@@ -132,7 +139,7 @@ static int mf_offline_new(const struct memfilter_type_ops *ops,
 	if (!f)
 		return -ENOMEM;
 	f->ops = ops;
-	if (anon) {
+	if (anon && bytes >= MF_TABLE_MAP_MIN) {
 		f->mem = f->map = mf_table_map(bytes, &f->map_bytes);
 		f->mem_bytes = f->map_bytes;
 	} else {

@@ -379,10 +379,12 @@ TEST_F(files, load_refuses_bad_files)
  * half) or rewrites in place after the call: the filter answers as the
  * image did, adds and images as before, never SIGBUS (the filter is the
  * library's copy, not the file's pages). Cut before the call: refused.
+ * A table of 1.2 MB: the library's own mapping (small ones are
+ * malloc()'s, which new_file_then_load reads).
  */
 TEST_F(files, map_survives_truncation)
 {
-	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_BLOOM, .capacity = 100000,
+	MF_OPTS(mf_create_opts, o, .type = MF_TYPE_BLOOM, .capacity = 1000000,
 		.fpr = 0.01, .fixed_seed = true, .seed = 5);
 	uint64_t *keys = mf_test_keys(NKEYS + 1, 0);
 	static const off_t cut[] = { 0, 1 };
