@@ -66,7 +66,7 @@ static const struct libmf_type libmf_types[] = {
 	  "struct mf_grow_opts is for type MF_TYPE_GROW" },
 };
 
-/* libmemfilter's refusal of any other type (keep it in step with the table). */
+/* libmemfilter's refusal of any other type: every entry's constant (core_test). */
 #define LIBMF_TYPES_WHY \
 	"type must be MF_TYPE_BLOOM, MF_TYPE_CUCKOO, MF_TYPE_WINDOW or MF_TYPE_GROW"
 

@@ -6,6 +6,7 @@
  *
  * Copyright (C) 2026 The memfilter authors.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 /* Inline, for XXH3_kSecret and XXH3_mul128_fold64() (xxHash 0.8). */
@@ -410,7 +411,7 @@ TEST(type_image_flags)
  * libmemfilter's type table (lib/types.h) and the core's describe the
  * same types: each number names the same type in both, and the library's
  * flags for a layout and for a type's own options are the create fields
- * the core's table claims.
+ * the core's table claims; the refusal of unknown types lists them all.
  */
 TEST(type_tables_agree)
 {
@@ -423,6 +424,7 @@ TEST(type_tables_agree)
 		{ LIBMF_OPTS_GROW, MEMFILTER_FIELDS_GROW },
 	};
 	unsigned int core_types = 0;
+	char constant[32];
 
 	for (u32 t = 0; t < 64; t++)
 		core_types += !!memfilter_type_ops(t);
@@ -440,6 +442,12 @@ TEST(type_tables_agree)
 		}
 		EXPECT_EQ(!!(lt->flags & (LIBMF_OPTS_WINDOW | LIBMF_OPTS_GROW)),
 			  !!lt->wrong_opts) TH_LOG("type %s", lt->name);
+		/* The refusal of other types lists its MF_TYPE_<NAME>. */
+		snprintf(constant, sizeof(constant), "MF_TYPE_%s", lt->name);
+		for (char *c = constant; *c; c++)
+			*c = toupper((unsigned char)*c);
+		EXPECT_NE(NULL, strstr(LIBMF_TYPES_WHY, constant))
+			TH_LOG("LIBMF_TYPES_WHY lacks %s", constant);
 	}
 }
 
