@@ -8,7 +8,8 @@
  * and the kfuncs, without the per-CPU counters: the type table's
  * memfilter_state_contains_key() on a key whose length the caller holds
  * in a variable. The twin of the "in-module inline path" the speed goals
- * name (bench/results/bloom.md). The one call that path makes out of line
+ * name: bloom_bench's "in-module path" rows (bench_layouts(), every run and
+ * --layouts). The one call that path makes out of line
  * for a LINE64 filter, memfilter_bloom_contains_hash_scalar(), is this
  * file's copy of it (the same inline body, bloom_internal.h), so that it
  * too is built as the kernel builds it, not with the other objects' flags.

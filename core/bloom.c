@@ -607,7 +607,9 @@ mf_bloom_lock_of(const struct memfilter_bloom *b, u64 hash)
  * passing a lock between them. A plain add takes the lock first: the
  * block's loads then overlap the lock's locked exchange, where a test
  * before it has to finish its miss first (measured 1.5x slower per new
- * key, bench/results/bloom.md).
+ * key when the stripe locks were written, 2026-12-01, in a run that
+ * bench/results/bloom.md does not hold; bloom_bench --locks times the
+ * order kept, not the other).
  */
 bool memfilter_bloom_one_locked(struct memfilter_bloom *b, u64 hash,
 				bool test_first)

@@ -32,7 +32,8 @@
  * of cache, the instructions stuck behind a miss are what limits how many
  * keys' misses overlap, and shifting each loaded word by its bit (47
  * instructions against these 54, at the kernel's -O2 for generic x86-64)
- * measured 10-25% slower per key at 1M and 10M keys (bench/results/bloom.md).
+ * measured 10-25% slower per key at 1M and 10M keys (2026-12-06, a pinned
+ * ad-hoc harness of 5 runs that bench/ does not keep).
  * Written out: the kernel's -O2 unrolls no loop. Loads as
  * mf_bloom_probe()'s (bloom_internal.h): plain, marked data_race(); bits
  * are only ever set.
