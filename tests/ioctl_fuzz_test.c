@@ -255,6 +255,26 @@ void judge(enum op op, const struct expect *x, int ret)
 	}
 }
 
+/*
+ * A command that changes the device's names (replace, exchange, the
+ * netfilter attachments): refused with EBADF on the read-only open @ro,
+ * EPERM when this process dropped its privileges. Calls it on the device
+ * and judges the answer; returns it.
+ */
+int dev_admin_call(struct ctx *c, enum op op, bool ro, unsigned long cmd,
+		   void *arg, struct expect *x)
+{
+	int ret;
+
+	if (ro)
+		violate(x, "device opened read-only", B(EBADF), R_ACCEPTED);
+	if (unprivileged)
+		x->env |= B(EPERM);
+	ret = call(c, op, ro ? c->dev_ro : c->dev, cmd, arg);
+	judge(op, x, ret);
+	return ret;
+}
+
 /* --- building argument structs ----------------------------------------- */
 
 /*

@@ -916,7 +916,6 @@ void fz_replace(struct ctx *c, int p)
 	bool ro = chance(&c->r, 3);
 	enum name_kind nk;
 	__u32 size;
-	int ret;
 
 	r = arg_struct(c, sizeof(*r), sizeof(*r), &x, &size);
 	r->size = size;
@@ -937,13 +936,7 @@ void fz_replace(struct ctx *c, int p)
 		if (!c->pool[p].writable)
 			violate(&x, "a read-only filter fd", B(EBADF), R_RO_WRITE);
 	}
-	if (ro)
-		violate(&x, "device opened read-only", B(EBADF), R_ACCEPTED);
-	if (unprivileged)
-		x.env |= B(EPERM);
-	ret = call(c, OP_REPLACE, ro ? c->dev_ro : c->dev,
-		   MEMFILTER_IOC_REPLACE, r);
-	judge(OP_REPLACE, &x, ret);
+	dev_admin_call(c, OP_REPLACE, ro, MEMFILTER_IOC_REPLACE, r, &x);
 }
 
 /* EXCHANGE two names; the same one twice must fail. */
@@ -954,7 +947,6 @@ void fz_exchange(struct ctx *c)
 	bool ro = chance(&c->r, 3);
 	enum name_kind na, nb;
 	__u32 size;
-	int ret;
 
 	e = arg_struct(c, sizeof(*e), sizeof(*e), &x, &size);
 	e->size = size;
@@ -965,13 +957,7 @@ void fz_exchange(struct ctx *c)
 	if (na == N_VALID && nb == N_VALID && !strcmp(e->name, e->other))
 		violate(&x, "the same name twice", B(EINVAL), R_ACCEPTED);
 	bad_fields(c, &x, &e->flags, NULL, NULL, R_ACCEPTED);
-	if (ro)
-		violate(&x, "device opened read-only", B(EBADF), R_ACCEPTED);
-	if (unprivileged)
-		x.env |= B(EPERM);
-	ret = call(c, OP_EXCHANGE, ro ? c->dev_ro : c->dev,
-		   MEMFILTER_IOC_EXCHANGE, e);
-	judge(OP_EXCHANGE, &x, ret);
+	dev_admin_call(c, OP_EXCHANGE, ro, MEMFILTER_IOC_EXCHANGE, e, &x);
 }
 
 /* Commands numbers no table serves, on either kind of fd. */

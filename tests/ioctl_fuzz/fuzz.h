@@ -242,6 +242,8 @@ int call(struct ctx *c, enum op op, int fd, unsigned long cmd, void *arg);
 void violate(struct expect *x, const char *why,
 	     emask allowed, enum rule accept_rule);
 void judge(enum op op, const struct expect *x, int ret);
+int dev_admin_call(struct ctx *c, enum op op, bool ro, unsigned long cmd,
+		   void *arg, struct expect *x);
 void *arg_struct(struct ctx *c, size_t ksize, size_t kmin,
 		 struct expect *x, __u32 *size_out);
 void bad_fields(struct ctx *c, struct expect *x, __u32 *flags,

@@ -96,13 +96,7 @@ void fz_nf_attach(struct ctx *c)
 	}
 	if (a->action == MEMFILTER_NF_DEDUP)
 		x.env |= B(EOPNOTSUPP);	/* the name may be a cuckoo filter's */
-	if (ro)
-		violate(&x, "device opened read-only", B(EBADF), R_ACCEPTED);
-	if (unprivileged)
-		x.env |= B(EPERM);
-	ret = call(c, OP_NF_ATTACH, ro ? c->dev_ro : c->dev,
-		   MEMFILTER_IOC_NF_ATTACH, a);
-	judge(OP_NF_ATTACH, &x, ret);
+	ret = dev_admin_call(c, OP_NF_ATTACH, ro, MEMFILTER_IOC_NF_ATTACH, a, &x);
 	if (ret || size < sizeof(*a))
 		return;
 	if (!a->out_id || a->out_id >= NF_NEVER) {
@@ -155,13 +149,7 @@ void fz_nf_detach(struct ctx *c)
 		d->__reserved = 1 + below(&c->r, 1000);
 		violate(&x, "__reserved", B(EOPNOTSUPP), R_ACCEPTED);
 	}
-	if (ro)
-		violate(&x, "device opened read-only", B(EBADF), R_ACCEPTED);
-	if (unprivileged)
-		x.env |= B(EPERM);
-	ret = call(c, OP_NF_DETACH, ro ? c->dev_ro : c->dev,
-		   MEMFILTER_IOC_NF_DETACH, d);
-	judge(OP_NF_DETACH, &x, ret);
+	ret = dev_admin_call(c, OP_NF_DETACH, ro, MEMFILTER_IOC_NF_DETACH, d, &x);
 	if (!ret && live) {
 		atomic_fetch_add(&sh->nf_detached, 1);
 		nf_remember(sh->nf_gone, id);
