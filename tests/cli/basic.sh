@@ -44,6 +44,24 @@ xxh3_keys() {
 		s = s substr("abcdefghijklmnopqrstuvwxyz", i % 26 + 1, 1); print s } }'
 }
 
+# same_as_offline NAME KEYS WHAT OPTION...: the kernel filter NAME, made
+# with --type bloom --capacity 2000 --seed 42 OPTION..., takes the 1100
+# keys of KEYS (xxh3_keys), finds them all, and dumps to the bytes that
+# the same build offline makes (WHAT names the filters if they differ).
+same_as_offline() {
+	so_name=$1 so_keys=$2 so_what=$3
+	shift 3
+	expect_rc 0 memfilterctl add "$so_name" "$so_keys" &&
+		expect_out 1100 &&
+	expect_rc 0 memfilterctl query --count "$so_name" "$so_keys" &&
+		expect_out 1100 || return 1
+	to_image "$T/$so_name-k.img" memfilterctl dump "$so_name" &&
+	to_image "$T/$so_name-o.img" memfilterctl build --type bloom \
+		--capacity 2000 --seed 42 "$@" "$so_keys" || return 1
+	cmp -s "$T/$so_name-k.img" "$T/$so_name-o.img" ||
+		fail "kernel and offline $so_what filters differ"
+}
+
 # --hash xxh3 in the kernel: info says so; a kernel filter and the same
 # filter built offline are the same bytes (the module's XXH3 is the
 # library's, at every length); the feature bit is listed.
@@ -60,14 +78,7 @@ t_create_layout() {
 	expect_rc 0 memfilterctl info --json cli-s32 &&
 		grep -q '"type":"bloom","layout":"split32",' "$T/out" ||
 		fail "info --json does not show split32" || return 1
-	expect_rc 0 memfilterctl add cli-s32 "$T/lkeys" && expect_out 1100 &&
-	expect_rc 0 memfilterctl query --count cli-s32 "$T/lkeys" &&
-		expect_out 1100 || return 1
-	to_image "$T/s32k.img" memfilterctl dump cli-s32 &&
-	to_image "$T/s32o.img" memfilterctl build --type bloom --capacity 2000 \
-		--seed 42 --layout split32 "$T/lkeys" || return 1
-	cmp -s "$T/s32k.img" "$T/s32o.img" ||
-		fail "kernel and offline split32 filters differ" || return 1
+	same_as_offline cli-s32 "$T/lkeys" split32 --layout split32 || return 1
 	expect_rc 0 memfilterctl create cli-w32 --window 60s --capacity 100 \
 		--layout split32 &&
 	memfilterctl info cli-w32 | grep -q '^layout: *split32$' ||
@@ -85,14 +96,7 @@ t_create_xxh3() {
 	expect_rc 0 memfilterctl info --json cli-x3 &&
 		grep -q '"hash":"xxh3","keyed":false,"seed":"0x000000000000002a"' \
 		"$T/out" || fail "info --json does not show xxh3" || return 1
-	expect_rc 0 memfilterctl add cli-x3 "$T/x3keys" && expect_out 1100 &&
-	expect_rc 0 memfilterctl query --count cli-x3 "$T/x3keys" &&
-		expect_out 1100 || return 1
-	to_image "$T/x3k.img" memfilterctl dump cli-x3 &&
-	to_image "$T/x3o.img" memfilterctl build --type bloom --capacity 2000 \
-		--seed 42 --hash xxh3 "$T/x3keys" || return 1
-	cmp -s "$T/x3k.img" "$T/x3o.img" ||
-		fail "kernel and offline xxh3 filters differ" || return 1
+	same_as_offline cli-x3 "$T/x3keys" xxh3 --hash xxh3 || return 1
 	expect_rc 0 memfilterctl version &&
 		grep -q 'hash-xxh3' "$T/out" || fail "version lacks hash-xxh3" ||
 		return 1
