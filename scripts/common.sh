@@ -64,3 +64,18 @@ EOF2
 	trap 'rm -rf "$work"' EXIT
 	"$TOP/scripts/build-module.sh" "$kdir" "$work/ko" >/dev/null
 }
+
+# guest_bins BUILD PROGRAM...: build each guest PROGRAM in BUILD/guest/bin
+# and copy them into $work/bin, work being a new temporary directory
+# (removed at exit), for tests/qemu/vm.sh --bin.
+guest_bins() {
+	local b=$1 p
+	shift
+	make -s BUILD="$b" $(for p; do echo "$b/guest/bin/$p"; done)
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+	mkdir -p "$work/bin"
+	for p; do
+		cp "$b/guest/bin/$p" "$work/bin/"
+	done
+}

@@ -33,14 +33,7 @@ mkdir -p "$R"
 K=$(tests/qemu/build-kernel.sh debug) || die "building the test kernel failed"
 scripts/build-module.sh "$K" "$B/kbuild/faults" >"$R/faults-build.log" 2>&1 ||
 	{ cat "$R/faults-build.log"; die "building the module failed"; }
-make -s BUILD="$B" "$B/guest/bin/ioctl_fuzz_test" "$B/guest/bin/memfilterctl" \
-	"$B/guest/bin/dedup_io" "$B/guest/bin/faultrun"
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/bin"
-cp "$B/guest/bin/ioctl_fuzz_test" "$B/guest/bin/memfilterctl" \
-	"$B/guest/bin/dedup_io" "$B/guest/bin/faultrun" "$work/bin/"
+guest_bins "$B" ioctl_fuzz_test memfilterctl dedup_io faultrun
 
 rc=0
 tests/qemu/vm.sh --kernel "$K/arch/x86/boot/bzImage" --ko "$B/kbuild/faults" \

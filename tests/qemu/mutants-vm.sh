@@ -63,16 +63,10 @@ mutate() {
 }
 
 K=$(tests/qemu/build-kernel.sh debug) || die "building the test kernel failed"
-make -s BUILD="$B" "$B/guest/bin/dm_test" "$B/guest/bin/dm_discard_test" \
-	"$B/guest/bin/dedup_io" "$B/guest/bin/memfilterctl"
+guest_bins "$B" dm_test dm_discard_test tap.sh dedup_io memfilterctl
 
 # One source tree, rebuilt per mutant: kbuild recompiles dm.c only.
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/bin/mutants"
-cp "$B/guest/bin/dm_test" "$B/guest/bin/dm_discard_test" \
-	"$B/guest/bin/tap.sh" "$B/guest/bin/dedup_io" \
-	"$B/guest/bin/memfilterctl" "$work/bin/"
 scripts/build-module.sh "$K" "$M/src" -j2 >"$M.build.log" 2>&1 ||
 	{ cat "$M.build.log"; die "building the module failed"; }
 src=$(cd "$M/src" && pwd)
