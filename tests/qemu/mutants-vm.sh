@@ -45,7 +45,8 @@ mutate() {
 	# (b) no data-changing bio to its slot or a wide one in flight
 	busy) sed -i 's/if (mf_dm_busy(inflight, memfilter_dm_slot(bio, start)) ||/if ((0 \&\& mf_dm_busy(inflight, memfilter_dm_slot(bio, start))) ||/' "$2" ;;
 	# (c) not FUA
-	fua) sed -i 's/!(opf & (REQ_FUA | REQ_PREFLUSH))/!(opf \& REQ_PREFLUSH)/' "$2" ;;
+	fua) e='s/!(opf & (REQ_FUA | REQ_PREFLUSH))/!(opf \& REQ_PREFLUSH)/'
+		sed -i "$e" "$2" ;;
 	# (d) the block holds the target's own completed write: neither
 	# map() nor the decision after the read asks
 	written)
@@ -73,10 +74,12 @@ src=$(cd "$M/src" && pwd)
 for m in $MUTANTS; do
 	cp module/consumers/dm.c "$src/module/consumers/dm.c"
 	mutate "$m" "$src/module/consumers/dm.c"
-	if [ "$m" != none ] && cmp -s module/consumers/dm.c "$src/module/consumers/dm.c"; then
+	if [ "$m" != none ] &&
+		cmp -s module/consumers/dm.c "$src/module/consumers/dm.c"; then
 		die "mutant '$m' no longer applies to module/consumers/dm.c: update mutate()"
 	fi
-	diff -u module/consumers/dm.c "$src/module/consumers/dm.c" >"$M/$m.diff" || true
+	diff -u module/consumers/dm.c "$src/module/consumers/dm.c" \
+		>"$M/$m.diff" || true
 	make -C "$K" M="$src" -j2 modules >>"$M.build.log" 2>&1 ||
 		{ tail -n 30 "$M.build.log"; die "building mutant '$m' failed"; }
 	mkdir -p "$work/bin/mutants/$m"
@@ -144,7 +147,8 @@ while read -r m rest; do
 		esac
 	fi
 	printf '%-8s %-8s %-7s %-15s %s %s\n' "$m" "$verdict" "${k:--}" \
-		"${d:--}" "${s:--}" "$(echo "$rest" | grep -o 'kernel=[A-Z]*\|load=FAIL\|unload=FAIL' | tr '\n' ' ')"
+		"${d:--}" "${s:--}" "$(echo "$rest" |
+			grep -o 'kernel=[A-Z]*\|load=FAIL\|unload=FAIL' | tr '\n' ' ')"
 done <"$R/mutants.txt"
 echo "(* extra mutant: printed, not required)"
 echo "failing cases:"

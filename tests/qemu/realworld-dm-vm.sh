@@ -25,13 +25,13 @@
 #            the guest script: parts, fio jobs, crash cases such as
 #            "ext4:error_writes ext4-direct:error_writes"); the report
 #            is then left as it is
-#   MUTANT   readerr|ackerr: instead, build a mutated copy of module/consumers/dm.c
-#            (under $BUILD, never module/consumers/dm.c) and run the crash part in
-#            the debug guest (GUESTS=stock: the stock one; MF_RW_CRASH
-#            selects cases, default the fio ones): the check must fail
-#            ("killed"). readerr
-#            elides a write whose verify read failed (acks it unverified);
-#            ackerr acks a full-block write the device failed.
+#   MUTANT   readerr|ackerr: instead, build a mutated copy of
+#            module/consumers/dm.c (under $BUILD, never the tree's) and
+#            run the crash part in the debug guest (GUESTS=stock: the
+#            stock one; MF_RW_CRASH selects cases, default the fio ones):
+#            the check must fail ("killed"). readerr elides a write whose
+#            verify read failed (acks it unverified); ackerr acks a
+#            full-block write the device failed.
 #
 # Logs: $BUILD/results/vm-realworld-dm-{debug,stock}.log.
 
@@ -106,7 +106,8 @@ stock_kmods() {
 # mutate NAME FILE (a copy of dm.c).
 mutate() {
 	case $1 in
-	readerr) sed -i 's/^\t\treturn MF_DM_VERIFY_ERRORS;$/\t\treturn MF_DM_ELIDED;/' "$2" ;;
+	readerr) e='s/^\t\treturn MF_DM_VERIFY_ERRORS;$/\t\treturn MF_DM_ELIDED;/'
+		sed -i "$e" "$2" ;;
 	ackerr) sed -i '/^\tcase MF_DM_IO_BLOCK:$/{n;s/if (\*error)$/if (*error \&\& !(*error = BLK_STS_OK))/}' "$2" ;;
 	*) die "unknown mutant '$1'" ;;
 	esac
