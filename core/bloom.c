@@ -175,7 +175,7 @@ EXPORT_SYMBOL_IF_KUNIT(memfilter_bloom_params_from_fpr);
  * SPLIT32 answers single keys faster than LINE64 at the same rate
  * (Documentation/filters.rst has the measurement), so it is the default
  * where it needs at most 8% more bits per key than LINE64 for @fpr_ppb:
- * every rate from 0.143% to 1.33% and islands from 0.084% to 2.92% (at
+ * every rate from 0.143% to 1.33% and islands from 0.0347% to 2.92% (at
  * 1% +7.5%, at 0.1% +7.9%). Elsewhere, and for bits per key (the memory
  * is then fixed, and LINE64 has the lower rate in it), LINE64.
  *

@@ -895,6 +895,20 @@ TEST(default_layout)
 		ASSERT_EQ(want, memfilter_bloom_default_layout(ppb))
 			TH_LOG("%llu ppb", (unsigned long long)ppb);
 	}
+	/*
+	 * The band Documentation/filters.rst and memfilterctl(8) state:
+	 * SPLIT32 at every rate from 0.143% to 1.33%; LINE64 below 0.0347%
+	 * (the lowest island of SPLIT32) and from 2.93% to 99.7%.
+	 */
+	for (ppb = 1430000; ppb <= 13300000; ppb += ppb / 4096 + 1)
+		ASSERT_EQ(MEMFILTER_BLOOM_SPLIT32, memfilter_bloom_default_layout(ppb))
+			TH_LOG("%llu ppb", (unsigned long long)ppb);
+	for (ppb = 1; ppb < 347000; ppb += ppb / 4096 + 1)
+		ASSERT_EQ(MEMFILTER_BLOOM_LINE64, memfilter_bloom_default_layout(ppb))
+			TH_LOG("%llu ppb", (unsigned long long)ppb);
+	for (ppb = 29300000; ppb < 997000000; ppb += ppb / 4096 + 1)
+		ASSERT_EQ(MEMFILTER_BLOOM_LINE64, memfilter_bloom_default_layout(ppb))
+			TH_LOG("%llu ppb", (unsigned long long)ppb);
 }
 
 TEST(sizing)
