@@ -80,6 +80,17 @@ static bool mf_bpf_key_too_long(u32 len)
 	return unlikely(len > MEMFILTER_KEY_MAX);
 }
 
+/* The sizes the kfuncs take: a key, an address (4 or 16 bytes). */
+static __always_inline int mf_bpf_key_size(u32 len)
+{
+	return mf_bpf_key_too_long(len) ? -E2BIG : 0;
+}
+
+static __always_inline int mf_bpf_addr_size(u32 len)
+{
+	return unlikely(len != 4 && len != 16) ? -EINVAL : 0;
+}
+
 /* The kfuncs' bodies, inlined into each (kfuncs are noinline). */
 static __always_inline int mf_bpf_contains(struct memfilter *f,
 					   const void *key, u32 len)
@@ -93,8 +104,10 @@ static __always_inline int mf_bpf_contains(struct memfilter *f,
 static __always_inline int mf_bpf_contains_addr(struct memfilter *f,
 						const void *addr, u32 len)
 {
-	if (unlikely(len != 4 && len != 16))
-		return -EINVAL;
+	int ret = mf_bpf_addr_size(len);
+
+	if (ret)
+		return ret;
 	return memfilter_contains_addr(f, addr, len) ? 0 : -ENOENT;
 }
 
@@ -107,6 +120,31 @@ static __always_inline int mf_bpf_test_and_add(struct memfilter *f,
 		return -E2BIG;
 	ret = memfilter_test_and_add(f, key, len);
 	return ret == 1 ? -EEXIST : ret;
+}
+
+/*
+ * A by-id kfunc's body: @len checked (@size: its error whatever the id),
+ * then @op on the filter with published id @id, found in the by-id cache
+ * inside an rcu_read_lock() of its own (see the top of this file).
+ * Inlined with constant @size and @op, which are inlined in turn.
+ */
+static __always_inline int mf_bpf_by_id(u32 id, const void *key, u32 len,
+					int (*size)(u32 len),
+					int (*op)(struct memfilter *f,
+						  const void *key, u32 len))
+{
+	struct memfilter *f;
+	int ret = size(len);
+
+	if (ret)
+		return ret;
+	ret = -ESRCH;
+	rcu_read_lock();
+	f = memfilter_lookup_id_fast(id);
+	if (likely(f))
+		ret = op(f, key, len);
+	rcu_read_unlock();
+	return ret;
 }
 
 __bpf_kfunc_start_defs();
@@ -313,17 +351,8 @@ __bpf_kfunc int bpf_memfilter_test_and_add(struct memfilter *f,
 __bpf_kfunc int bpf_memfilter_contains_id(u32 id, const void *key,
 					  u32 key__sz)
 {
-	struct memfilter *f;
-	int ret = -ESRCH;
-
-	if (mf_bpf_key_too_long(key__sz))
-		return -E2BIG;
-	rcu_read_lock();
-	f = memfilter_lookup_id_fast(id);
-	if (likely(f))
-		ret = mf_bpf_contains(f, key, key__sz);
-	rcu_read_unlock();
-	return ret;
+	return mf_bpf_by_id(id, key, key__sz, mf_bpf_key_size,
+			    mf_bpf_contains);
 }
 
 /**
@@ -342,17 +371,8 @@ __bpf_kfunc int bpf_memfilter_contains_id(u32 id, const void *key,
 __bpf_kfunc int bpf_memfilter_test_and_add_id(u32 id, const void *key,
 					      u32 key__sz)
 {
-	struct memfilter *f;
-	int ret = -ESRCH;
-
-	if (mf_bpf_key_too_long(key__sz))
-		return -E2BIG;
-	rcu_read_lock();
-	f = memfilter_lookup_id_fast(id);
-	if (likely(f))
-		ret = mf_bpf_test_and_add(f, key, key__sz);
-	rcu_read_unlock();
-	return ret;
+	return mf_bpf_by_id(id, key, key__sz, mf_bpf_key_size,
+			    mf_bpf_test_and_add);
 }
 
 /**
@@ -394,17 +414,8 @@ __bpf_kfunc int bpf_memfilter_contains_addr(struct memfilter *f,
 __bpf_kfunc int bpf_memfilter_contains_addr_id(u32 id, const void *addr,
 					       u32 addr__sz)
 {
-	struct memfilter *f;
-	int ret = -ESRCH;
-
-	if (unlikely(addr__sz != 4 && addr__sz != 16))
-		return -EINVAL;
-	rcu_read_lock();
-	f = memfilter_lookup_id_fast(id);
-	if (likely(f))
-		ret = mf_bpf_contains_addr(f, addr, addr__sz);
-	rcu_read_unlock();
-	return ret;
+	return mf_bpf_by_id(id, addr, addr__sz, mf_bpf_addr_size,
+			    mf_bpf_contains_addr);
 }
 
 /**
