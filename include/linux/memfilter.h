@@ -5,6 +5,11 @@
  * published by name. Userspace's ABI is <uapi/linux/memfilter.h>, which
  * this header includes, as the kernel's own include/linux headers do (out
  * of tree, Kbuild's -I$(src) finds it in memfilter's top-level uapi/).
+ * struct memfilter is opaque here; the functions are EXPORT_SYMBOL_GPL()
+ * and documented where they are defined (module/abi/api.c,
+ * module/filter/names.c, module/filter/filter.c). memfilter.ko's own
+ * consumers also inline a few per-key paths of the object, which are not
+ * part of this API (Documentation/internals.rst).
  *
  * Copyright (C) 2026 The memfilter authors.
  */

@@ -36,12 +36,13 @@
  * (memfilter_lookup_id_fast(), names.h: one load and one compare, the
  * xarray only when the id's slot holds another filter), inside that same
  * rcu_read_lock(): the cache's entries are freed after an RCU grace
- * period, their filters after both. A one-call kfunc reaches the
- * filter's single-key operation through the in-kernel API
- * (memfilter_contains(), memfilter_test_and_add()), which call the
+ * period, their filters after both (mf_bpf_by_id()). A one-call kfunc
+ * reaches the filter's single-key operation through the in-kernel API
+ * (memfilter_test_and_add(), memfilter_contains_addr()), the query
+ * through its inline form (memfilter_contains_inline()), which call the
  * common types' ops directly (no retpoline per packet); the statistics it
- * counts are per-CPU this_cpu_*()
- * additions, never an atomic read-modify-write.
+ * counts are per-CPU this_cpu_*() additions, never an atomic
+ * read-modify-write.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -53,9 +54,14 @@
 #include <linux/string.h>
 
 #include "bpf.h"
+/*
+ * The internals the kfuncs use (Documentation/internals.rst, "How to add
+ * an in-kernel consumer"): memfilter_contains_inline(),
+ * memfilter_lookup_id_fast() and struct memfilter itself.
+ */
 #include "filter/filter.h"
-#include "kernel_compat.h"
 #include "filter/names.h"
+#include "kernel_compat.h"
 
 #if MEMFILTER_BPF_KFUNCS
 

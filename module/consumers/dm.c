@@ -60,6 +60,7 @@
 #include <linux/memfilter.h>
 
 #include "dm.h"
+/* For memfilter_contains_inline() alone (Documentation/internals.rst). */
 #include "filter/filter.h"
 #include "kernel_compat.h"
 

@@ -14,24 +14,24 @@
  * hands ids out cyclically and never one that is in use; each belongs to
  * the namespace it was attached in, whose pernet exit removes it, as does
  * module unload.
- * The packet path never locks and never modifies the skb: it reads
- * headers and payload with skb_header_pointer() into a per-CPU scratch
- * buffer (bottom halves disabled while it is in use), asks the filter
- * through the in-kernel API only (include/linux/memfilter.h), and answers
- * NF_ACCEPT or NF_DROP. Address keys come from the fixed IP header alone,
- * so every packet has one; only port and payload keys parse further, and
- * a packet without such a key is "skipped": dropped by drop-miss (an
- * allowlist never lets through what it could not check), accepted by the
- * other actions. Each packet lands in exactly one of the skipped, hits
- * and misses counters. An attachment holds its filter's name entry
- * (memfilter_name_hold()), not the filter: each packet asks the filter the
- * name refers to at that moment (memfilter_name_filter(), one load inside
- * the hook's RCU read-side section), so a replace or an exchange of the
- * name reaches every attachment in the one step it takes, and the
- * attachment's counters go on counting. After an unpublish the entry
- * keeps the filter it had last. An attachment, with its hold on the
- * entry, is freed an RCU grace period after its hooks were unregistered,
- * so a packet still inside the hook finishes with it.
+ * The packet path never locks and never modifies the skb: it reads headers
+ * and payload with skb_header_pointer() into a per-CPU scratch buffer
+ * (bottom halves disabled while it is in use), asks the filter through the
+ * in-kernel API (include/linux/memfilter.h) but for the key query, inline
+ * (memfilter_contains_inline(), filter/filter.h), and answers NF_ACCEPT or
+ * NF_DROP. Address keys come from the fixed IP header alone, so every packet
+ * has one; only port and payload keys parse further, and a packet without
+ * such a key is "skipped": dropped by drop-miss (an allowlist never lets
+ * through what it could not check), accepted by the other actions. Each
+ * packet lands in exactly one of the skipped, hits and misses counters. An
+ * attachment holds its filter's name entry (memfilter_name_hold()), not the
+ * filter: each packet asks the filter the name refers to at that moment
+ * (memfilter_name_filter(), one load inside the hook's RCU read-side
+ * section), so a replace or an exchange of the name reaches every attachment
+ * in the one step it takes, and the attachment's counters go on counting.
+ * After an unpublish the entry keeps the filter it had last. An attachment,
+ * with its hold on the entry, is freed an RCU grace period after its hooks
+ * were unregistered, so a packet still inside the hook finishes with it.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -40,6 +40,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/list.h>
+#include <linux/memfilter.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netfilter.h>
@@ -58,8 +59,12 @@
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 
+/*
+ * The internals the hook uses (Documentation/internals.rst, "How to add
+ * an in-kernel consumer"): memfilter_contains_inline(), the name holds
+ * and memfilter_name_filter().
+ */
 #include "filter/filter.h"
-#include <linux/memfilter.h>
 #include "netfilter.h"
 
 /* Key bytes: two IPv6 addresses, two ports and the protocol at most. */
