@@ -8,7 +8,9 @@
 #     sparse, libmemfilter's licences (scripts/check-licences.sh), the
 #     commit history's form (scripts/check-commits.sh), every feature
 #     bit, filter type and KUnit suite named where users read
-#     (scripts/check-abi-names.py)
+#     (scripts/check-abi-names.py), the internals each in-kernel consumer
+#     uses as Documentation/internals.rst lists them
+#     (scripts/check-consumers.py)
 #  3. native tests of the shared code with ASan + UBSan, and 25 s of
 #     libFuzzer on the image loader
 #  4. build matrix with -Werror: Debian 6.1 and 6.12 headers (and 6.1's
@@ -154,6 +156,9 @@ static_checks() {
 	section $R/static.log tap abi-names tap_one \
 		"every feature bit, filter type and KUnit suite named (CLI, docs, Kconfig, modinfo)" \
 		scripts/check-abi-names.py
+	section $R/static.log tap consumers tap_one \
+		"each in-kernel consumer uses only the internals internals.rst lists for it" \
+		scripts/check-consumers.py
 }
 # module/consumers/bpf.h is BPF code (with bpf.c, it provides the kfuncs): it
 # waits for RCU Tasks Trace grace periods as kernel/bpf/ does for maps that
