@@ -169,8 +169,10 @@ define native_test_link
 		$(SAN) -o $@ $(filter-out %.h %.map,$^) -lxxhash $(TEST_LIBS)
 endef
 
+# Every header a test may include (core_test reads lib/types.h too).
 $(BUILD)/native/%_test: tests/native/%_test.c tests/native/native_utils.h \
-		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(CORE_SRCS)) | $(VERSION_H)
+		$(patsubst core/%.c,$(BUILD)/native/core-%.o,$(CORE_SRCS)) \
+		$(LIB_HDRS) | $(VERSION_H)
 	$(native_test_link)
 
 # image_test, count_test, grow_test, offline_window_test and prefix_test
