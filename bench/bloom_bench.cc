@@ -22,7 +22,7 @@
  * here passes or fails.
  *
  *   bloom_bench [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--layouts]
- *               [--xxh64] [--locks]
+ *               [--queries=N] [--xxh64] [--locks]
  * Sizes default to 1M and 10M keys; --big adds 100M; memfilter's Bloom
  * filters hash with XXH3, the default (--xxh64: XXH64; --xxh3 is kept
  * for old scripts); fastfilter's are also sized to memfilter's measured
@@ -33,7 +33,9 @@
  * layout default's and the speed goals' measurement, run first in any
  * case); --locks runs only the concurrent-safe insert designs
  * (writer-lock prototypes) against fastfilter's inserts. --huge: memfilter's
- * and the probe's tables on huge pages. Times are the thread's CPU time
+ * and the probe's tables on huge pages. --queries=N: at most N queries
+ * per measurement (default 10M; make bench-table takes 2M at 10M keys, a
+ * fifth of the time). Times are the thread's CPU time
  * unless --wall. --instr: one small run for
  * callgrind (bench/bloom-bench.sh), each timed loop dumped as its own
  * callgrind profile, so bench/instr.py prints instructions per key.
@@ -131,6 +133,8 @@ struct Row {
 
 static int reps = 3;
 static bool instr;
+/* --queries=N: at most N queries per measurement (default 10M). */
+static size_t max_queries = 10000000;
 static bool bloom_only;
 static bool locks_only;
 static bool layouts_only;
@@ -335,8 +339,14 @@ static Row bench_probe(const Keys &k, size_t bytes)
 	r.v[QP] = measure(r, QP, k.nq, reps, nop, [&] {
 		sink = mfb_probe_single(p, k.in.data(), k.nq);
 	});
+	r.v[QA] = measure(r, QA, k.nq, reps, nop, [&] {
+		sink = mfb_probe_single(p, k.out.data(), k.nq);
+	});
 	r.v[QP_B] = measure(r, QP_B, k.nq, reps, nop, [&] {
 		sink = mfb_probe_batch(p, k.in.data(), k.nq);
+	});
+	r.v[QA_B] = measure(r, QA_B, k.nq, reps, nop, [&] {
+		sink = mfb_probe_batch(p, k.out.data(), k.nq);
 	});
 	r.v[BPK] = 8.0 * bytes / k.n;
 	mfb_probe_free(p);
@@ -657,8 +667,22 @@ static void bench_layouts(const Keys &k, double fpr)
 
 	mf_layout_rows(k, fpr, 0, rows);
 	mf_layout_rows(k, fpr, 1, rows);
+	/*
+	 * The physical limit, on the same keys: one random 64-byte line per
+	 * key in a table of split32's size (single: no prefetch; batch: the
+	 * prefetch loop, memfilter's distance).
+	 */
+	rows.push_back(bench_probe(k, (size_t)(rows[4].v[BPK] * k.n / 8)));
+	rows.back().name += ", split32's table size";
+	const Row probe = rows.back();
+
+	rows.push_back(ratio_row("split32 public API / memory-limit probe", rows[4], probe));
+	rows.push_back(ratio_row("split32 in-module path / memory-limit probe", rows[6], probe));
+	rows.push_back(ratio_row("split32 inline / memory-limit probe", rows[7], probe));
+	rows.push_back(ratio_row("line64 public API / memory-limit probe", rows[0], probe));
 #ifdef FASTFILTER
 	double f64 = rows[0].v[FPR], f32 = rows[4].v[FPR];
+	const size_t ff = rows.size();
 
 	rows.push_back(bench_ff_bloom<FFBloom>(k, true, ff_equal_fpr_arg<FFBloom>(k, f32),
 		"fastfilter_cpp SimdBlockFilter (32 B), sized to split32's FPR"));
@@ -667,7 +691,10 @@ static void bench_layouts(const Keys &k, double fpr)
 	rows.push_back(bench_ff_bloom<FFBloom64Mf>(k, false, ff_equal_fpr_arg<FFBloom64Mf>(k, f64),
 		"fastfilter_cpp SimdBlockFilterFixed64 (64 B), sized to line64's FPR, fed memfilter's hash",
 		false));
-	const Row &ff32 = rows[8], &ff64 = rows[9], &ff64mf = rows[10];
+	const Row ff32 = rows[ff], ff64 = rows[ff + 1], ff64mf = rows[ff + 2];
+
+	rows.push_back(ratio_row("SimdBlockFilter (batch: its prefetch loop) / memory-limit probe",
+				 ff32, probe));
 
 	rows.push_back(ratio_row("split32 public API / SimdBlockFilter", rows[4], ff32));
 	rows.push_back(ratio_row("split32 module path / SimdBlockFilter", rows[5], ff32));
@@ -870,6 +897,12 @@ int main(int argc, char **argv)
 			instr = true;
 			reps = 1;
 			sizes = { "1M" };
+		} else if (s.rfind("--queries=", 0) == 0) {
+			max_queries = bench_parse_size(s.c_str() + 10);
+			if (!max_queries) {
+				fprintf(stderr, "%s: --queries needs at least 1\n", argv[0]);
+				return 2;
+			}
 		} else if (s.rfind("--sizes=", 0) == 0) {
 			std::stringstream ss(s.substr(8));
 			std::string t;
@@ -877,7 +910,7 @@ int main(int argc, char **argv)
 			while (std::getline(ss, t, ','))
 				sizes.push_back(t);
 		} else {
-			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--layouts] [--xxh64] [--locks]\n",
+			fprintf(stderr, "usage: %s [--big] [--sizes=1M,10M,...] [--huge] [--wall] [--instr] [--bloom] [--layouts] [--queries=N] [--xxh64] [--locks]\n",
 				argv[0]);
 			return 2;
 		}
@@ -891,7 +924,7 @@ int main(int argc, char **argv)
 		Keys k;
 		size_label = sz;
 		k.n = bench_parse_size(sz.c_str());
-		k.nq = std::min(k.n, (size_t)(instr ? 200000 : 10000000));
+		k.nq = std::min(k.n, instr ? (size_t)200000 : max_queries);
 		k.reps_ins = instr || k.n > 20000000 ? 1 : reps;
 		k.in.resize(k.n);
 		k.out.resize(k.nq);
