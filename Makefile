@@ -352,6 +352,23 @@ bench: bench/bloom_bench bench/bloom_bench_v3
 	bench/bloom-bench.sh bench/bloom_bench $(BENCH_OUT)/bloom.md $(BENCH_ARGS)
 	@echo "report: $(BENCH_OUT)/bloom.md"
 
+# README's results table, every figure in it, from one command
+# (bench/bench-table.sh): RUNS (default 5) runs in turn of the Bloom
+# layouts and cuckoo benches at 1M and 10M keys, the window, growing and
+# BPF-map ones, pinned, medians (27 minutes on a loaded 2-vCPU host).
+# The runs stay in $(BENCH_OUT)/table/; RAW=1 writes the table from them
+# again; scripts/bench-table-test.sh (make check) runs it at QUICK=1.
+BENCH_TABLE_PROGS := bench/bloom_bench bench/cuckoo_bench bench/window_bench \
+	bench/grow_bench bench/bpf_key_bench
+ifneq ($(filter bench-table,$(MAKECMDGOALS)),)
+ifeq ($(FASTFILTER_DIR),)
+$(error bench-table: set FASTFILTER_DIR to a fastfilter_cpp checkout: its filters are the peers)
+endif
+endif
+.PHONY: bench-table
+bench-table: $(BENCH_TABLE_PROGS)
+	FASTFILTER_DIR=$(FASTFILTER_DIR) bench/bench-table.sh bench README.md $(BENCH_OUT)/table
+
 # --- the cuckoo filter's benchmark -------------------------------------------
 CUCKOO_BENCH_CORE := core/hash.c core/cuckoo.c core/cuckoo_batch.c core/bloom.c \
 	core/bloom_batch.c core/bloom_avx2.c

@@ -11,8 +11,10 @@
 #     (scripts/check-abi-names.py), the internals each in-kernel consumer
 #     uses as Documentation/internals.rst lists them
 #     (scripts/check-consumers.py)
-#  3. native tests of the shared code with ASan + UBSan, and 25 s of
-#     libFuzzer on the image loader
+#  3. native tests of the shared code with ASan + UBSan, make
+#     bench-table's formatter and a quick run of it
+#     (scripts/bench-table-test.sh), and 25 s of libFuzzer on the image
+#     loader
 #  4. build matrix with -Werror: Debian 6.1 and 6.12 headers (and 6.1's
 #     for i386), test kernels, and every module/kernel_compat.h entry's
 #     newer-kernel side against 6.12 (scripts/compat-test.sh)
@@ -198,6 +200,8 @@ native_tests() {
 			section $R/native.log tap "native.$n" false
 		fi
 	done
+	# make bench-table's formatter, README's table, a quick run's table.
+	section $R/native.log tap native.bench-table scripts/bench-table-test.sh
 }
 
 # The test kernel's module and the guest binaries are built first (the
