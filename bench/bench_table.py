@@ -14,6 +14,10 @@
 #
 #   bench_table.py format DIR            the block, on stdout
 #   bench_table.py write DIR README      the block between README's markers
+#   bench_table.py fixture DIR OUT N     OUT: DIR's first N runs, only the
+#                                        lines the block reads (the test's
+#                                        tests/data/bench-table/) and
+#                                        OUT/block.md, their block
 #   bench_table.py check README          README's block is well formed: its
 #                                        markers, the command, every row
 #                                        of the format and no other, every
@@ -33,30 +37,48 @@ class Missing(Exception):
     pass
 
 
-def tables(path):
-    """{section: {row name: [cells of each run]}} of a file of markdown
-    tables; a section is the '### ' line or the paragraph before a table,
-    cut at its first comma (the figures after it are per run)."""
-    secs, sec, hdr, by = {}, None, False, 0
+def lines(path):
+    """(line, section, key) for each line of a file of markdown tables: a
+    section is the '### ' line or the paragraph before a table, cut at
+    its first comma (the figures after it are per run); key is a table
+    row's name, '' for its header, None for any other line."""
+    sec, hdr, by = None, False, 0
     with open(path) as f:
         for line in f:
             line = line.rstrip('\n')
             if not line.startswith('|'):
                 if line.strip():
                     sec = line.lstrip('# ').split(',')[0].strip()
-                    secs.setdefault(sec, {})
                     hdr = True
+                yield line, sec, None
                 continue
             if sec is None or line.startswith('|---'):
+                yield line, sec, None
                 continue
             cells = [c.strip() for c in line.strip().strip('|').split('|')]
             if hdr:
-                secs[sec].setdefault('', [cells[1:]])
                 # cuckoo_bench's fill table: one key count, a row per filter
                 by = 1 if cells[:2] == ['keys', 'filter'] else 0
                 hdr = False
+                yield line, sec, ''
                 continue
-            secs[sec].setdefault(cells[by], []).append(cells[1:])
+            yield line, sec, cells[by]
+
+
+def tables(path):
+    """{section: {row name: [cells of each run], '': [header]}}"""
+    secs = {}
+    for line, sec, key in lines(path):
+        if sec is None:
+            continue
+        s = secs.setdefault(sec, {})
+        if key is None:
+            continue
+        cells = [c.strip() for c in line.strip().strip('|').split('|')][1:]
+        if key == '':
+            s.setdefault('', [cells])
+        else:
+            s.setdefault(key, []).append(cells)
     return secs
 
 
@@ -64,6 +86,7 @@ class Runs:
     def __init__(self, d):
         self.d = d
         self.cache = {}
+        self.used = set()  # (file, section, row) read, row None: its head
 
     def section(self, name, sec):
         path = os.path.join(self.d, name)
@@ -76,7 +99,12 @@ class Runs:
             [s for s in secs if s.startswith(sec)]
         if len(hit) != 1:
             raise Missing('%s: %d sections "%s"' % (path, len(hit), sec))
+        self.used.add((name, hit[0], None))
         return secs[hit[0]]
+
+    def section_name(self, name, s):
+        return next(k for k, v in self.cache[os.path.join(self.d, name)].items()
+                    if v is s)
 
     def cells(self, name, sec, row, col):
         """The cell of column COL (a header name or an index) in the row
@@ -86,6 +114,7 @@ class Runs:
             [r for r in s if r and r.startswith(row)]
         if len(hit) != 1:
             raise Missing('%s/%s: %d rows "%s"' % (name, sec, len(hit), row))
+        self.used.add((name, self.section_name(name, s), hit[0]))
         if isinstance(col, str):
             h = s[''][0]
             if col not in h:
@@ -257,8 +286,8 @@ def meta(d):
     return m
 
 
-def block(d):
-    r, m = Runs(d), meta(d)
+def block(d, r=None):
+    r, m = r or Runs(d), meta(d)
     sizes = m['keys'].split(',')
     loads = [float(x) for x in open(os.path.join(d, 'load')).read().split()]
     out = []
@@ -343,6 +372,47 @@ def check(path):
     return errs
 
 
+def fixture(d, out, n):
+    """OUT: the first N runs in D, trimmed to the lines the block reads
+    (scripts/bench-table-test.sh's fixed runs), and block.md, theirs."""
+    os.makedirs(out, exist_ok=True)
+    names = sorted(f for f in os.listdir(d)
+                   if f not in ('load', 'meta', 'block.md'))
+    for f in names:
+        text = open(os.path.join(d, f)).read().split('\n')
+        first = next(line for line in text if line.strip())
+        runs = []
+        for line in text:
+            if line == first:
+                runs.append([])
+            if runs:
+                runs[-1].append(line)
+        with open(os.path.join(out, f), 'w') as o:
+            o.write('\n'.join(sum(runs[:n], [])).strip('\n') + '\n')
+    m = re.sub(r'(?m)^runs=.*$', 'runs=%d' % n, open(os.path.join(d, 'meta')).read())
+    open(os.path.join(out, 'meta'), 'w').write(m)
+    loads = open(os.path.join(d, 'load')).read().split()[:n + 1]
+    open(os.path.join(out, 'load'), 'w').write('\n'.join(loads) + '\n')
+    r = Runs(out)
+    want = block(out, r)
+    for f in names:
+        keep = []
+        for line, sec, key in lines(os.path.join(out, f)):
+            if (f, sec, None) not in r.used:
+                continue
+            if key is None and not line.startswith('|'):
+                keep += [''] + ([line, ''] if line.strip() else [])
+            elif key in (None, '') or (f, sec, key) in r.used:
+                keep.append(line)
+        text = re.sub(r'\n\n+', '\n\n', '\n'.join(keep)).strip('\n')
+        with open(os.path.join(out, f), 'w') as o:
+            o.write(text + '\n' if text else '')
+    got = block(out)
+    if got != want:
+        sys.exit('bench_table: the trimmed runs give another block')
+    open(os.path.join(out, 'block.md'), 'w').write(got)
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == 'format':
         sys.stdout.write(block(argv[2]))
@@ -355,12 +425,15 @@ def main(argv):
         if errs:
             sys.exit('bench_table: the new %s:\n  %s' % (argv[3], '\n  '.join(errs)))
         os.replace(argv[3] + '.tmp', argv[3])
+    elif len(argv) == 5 and argv[1] == 'fixture':
+        fixture(argv[2], argv[3], int(argv[4]))
     elif len(argv) == 3 and argv[1] == 'check':
         errs = check(argv[2])
         if errs:
             sys.exit('bench_table: %s:\n  %s' % (argv[2], '\n  '.join(errs)))
     else:
-        sys.exit('usage: bench_table.py format DIR | write DIR README | check README')
+        sys.exit('usage: bench_table.py format DIR | write DIR README | '
+                 'check README | fixture DIR OUT N')
 
 
 if __name__ == '__main__':

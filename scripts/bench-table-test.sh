@@ -5,7 +5,11 @@
 #  - bench/bench_table.py formats the fixed runs in tests/data/bench-table/
 #    (three runs of the benches, trimmed to the rows it reads) into
 #    tests/data/bench-table/block.md, and a cell is the median of its
-#    runs' figures (taken here again with sort);
+#    runs' figures (taken here again with sort); its fixture command
+#    gives the fixed runs again from themselves. When a bench's rows
+#    change, make them anew from a run of make bench-table:
+#      bench/bench_table.py fixture build/bench-results/table \
+#          tests/data/bench-table 3
 #  - its check refuses a block without its end marker, with a figure
 #    edited into words, with a row left out, with "-" in a row that
 #    fastfilter_cpp does not make, and a speed figure outside the block;
@@ -55,6 +59,12 @@ median_cell() {
 	[ -n "$want" ] && eq "median of 3 runs" "$got" "$want"
 }
 ok "a cell is the median of its runs" median_cell
+
+refixture() {
+	"$fmt" fixture "$data" "$dir/fixture" 3 || return 1
+	diff -ru "$data" "$dir/fixture"
+}
+ok "fixture makes the fixed runs again from themselves" refixture
 
 wrap "$data/block.md" "$dir/good.md"
 ok "the check passes block.md" "$fmt" check "$dir/good.md"
