@@ -339,13 +339,16 @@ static inline u64 memfilter_key_hash(const struct memfilter_type_ops *ops,
  * indirect call costs a mispredicted return, several times the compares:
  * the kernel's INDIRECT_CALL_*() wrappers
  * (include/linux/indirect_call_wrapper.h) do the same for its hot paths.
+ * Always inline: at the kernel's -O2, an object with two callers (the
+ * kfuncs, memfilter_contains() beside the prefix walk) otherwise gets one
+ * out-of-line copy for a variable length, a call and a frame on every key.
  *
  * Context: as the type's @contains; lockless.
  * Return: false if the key is certainly absent, true if it may be present.
  */
-static inline bool memfilter_state_contains_key(const struct memfilter_type_ops *ops,
-						const union memfilter_state *s,
-						const void *key, size_t len)
+static __always_inline bool memfilter_state_contains_key(const struct memfilter_type_ops *ops,
+							 const union memfilter_state *s,
+							 const void *key, size_t len)
 {
 	if (likely(ops == &memfilter_bloom_ops))
 		return memfilter_bloom_contains_key_inline(&s->bloom, key, len);
