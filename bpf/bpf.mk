@@ -128,13 +128,13 @@ $(BUILD)/bench/nf/nf_prefix_pps: bench/nf_prefix_pps.c bench/bpf_pps.c \
 NF_KEY_BENCH_CORE := $(WINDOW_BENCH_CORE) core/prefix.c
 
 bench/nf_key_bench: bench/nf_key_bench.c bench/bench_util.h bench/prefix_lists.h \
-		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(NF_KEY_BENCH_CORE))
+		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(NF_KEY_BENCH_CORE)) | $(VERSION_H)
 	$(CC) $(BENCH_CFLAGS) -Wall -Werror -o $@ $(filter-out %.h,$^)
 
 # The same with its indirect calls through retpolines, as the stock
 # kernels' on CPUs without eIBRS (and without jump tables, as there).
 bench/nf_key_bench_retpoline: bench/nf_key_bench.c bench/bench_util.h bench/prefix_lists.h \
-		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(NF_KEY_BENCH_CORE))
+		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(NF_KEY_BENCH_CORE)) | $(VERSION_H)
 	$(CC) $(BENCH_CFLAGS) -Wall -Werror -DNF_KEY_BENCH_RETPOLINE=1 \
 		-mindirect-branch=thunk -fno-jump-tables -o $@ \
 		$(filter-out %.h,$^)
