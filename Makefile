@@ -477,7 +477,8 @@ bench-offline:
 	bench/offline-bench.sh bench/results/offline.md $(REVS)
 
 # --- the dedup target's CPU cost per block -----------------------------------
-DM_BENCH_CORE := core/hash.c core/bloom.c core/bloom_batch.c core/bloom_avx2.c
+# Through the type table, as the target's calls.
+DM_BENCH_CORE := $(WINDOW_BENCH_CORE)
 
 bench/dm_bench: bench/dm_bench.c bench/bench_util.h \
 		$(patsubst core/%.c,$(BUILD)/bench/core-%.o,$(DM_BENCH_CORE))
