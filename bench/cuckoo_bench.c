@@ -11,7 +11,10 @@
  *
  * Each filter is sized by its own code for n keys (memfilter: MEMFILTER_
  * CUCKOO_TARGET_LOAD; fastfilter: a power of two of buckets up to 96%
- * load). A second table fills both to 94% of the same number of slots.
+ * load, doubled above 94%: twice memfilter's slots at 1M keys). A second
+ * table fills both to 94% of the same number of slots, and, with
+ * fastfilter, a third times single queries there: the module path against
+ * Cuckoo12 at equal slots and load.
  * ns per key, median of REPS runs, the thread's CPU time (--wall: the wall
  * clock); FPR on absent keys; bits/key = bytes allocated * 8 / keys
  * (memfilter: table, version counters and writer scratch; fastfilter: its
@@ -29,7 +32,8 @@
  *   valgrind --tool=callgrind bench/cuckoo_bench_v3 --instr --sizes=1M
  *   bench/instr.py callgrind.out.*
  * (instructions per key; cuckoo_bench_v3 is this file at -march=x86-64-v3,
- * which valgrind decodes). Not a test: nothing here passes or fails.
+ * which valgrind decodes). Not a test: nothing here passes or fails but
+ * a present key not found at equal slots.
  *
  * Copyright (C) 2026 The memfilter authors.
  */
@@ -678,6 +682,68 @@ static double median(double *v, int n)
 	return v[n / 2];
 }
 
+#ifdef FASTFILTER
+/*
+ * Single queries at the same slots: the module path (ops->contains_key,
+ * XXH3, the default hash) on a memfilter cuckoo-12 of 2^@lg buckets and
+ * fastfilter's Cuckoo12 (which picks 2^@lg buckets for these keys), both
+ * holding bench_fill()'s keys (94% load), present keys and as many
+ * absent ones; the two take turns, FILL_REPS
+ * rounds, each cell the median of its rounds and the ratio the median of
+ * the rounds' own ratios. The single-key table above compares with
+ * Cuckoo12 as it sizes itself for the keys, which may be twice the
+ * slots (fewer keys per bucket, more memory): this is the comparison at
+ * equal memory per slot and equal load.
+ */
+static void fill_queries(int lg)
+{
+	u64 n = (4ULL << lg) * 94 / 100, *in, *out, hit[2][2];
+	int reps = instr ? 1 : FILL_REPS;
+	double t[2][2][FILL_REPS], r[2][FILL_REPS];
+	struct ffw fw = { ffc_new(n, FFC_OWN_HASH), n, FFC_OWN_HASH };
+	struct mfc m;
+
+	in = malloc(n * sizeof(*in));
+	out = malloc(n * sizeof(*out));
+	if (!in || !out)
+		abort();
+	for (u64 i = 0; i < n; i++) {
+		in[i] = splitmix(i);
+		out[i] = splitmix((1ULL << 40) + i);
+	}
+	mfc_new(&m, n, 1ULL << lg, MEMFILTER_HASH_XXH3);
+	if (mfc_add(&m, in, n) || ffw_add(&fw, in, n))
+		abort();
+	for (int i = 0; i < reps; i++) {
+		for (int a = 0; a < 2; a++) {
+			snprintf(loop_label, sizeof(loop_label), "fill|module path|%s",
+				 a ? "absent" : "present");
+			t[0][a][i] = measure_n(NULL, mfc_ops_query, &m, a ? out : in,
+					       n, &hit[0][a], 1);
+			snprintf(loop_label, sizeof(loop_label), "fill|Cuckoo12|%s",
+				 a ? "absent" : "present");
+			t[1][a][i] = measure_n(NULL, ffw_query, &fw, a ? out : in, n,
+					       &hit[1][a], 1);
+			r[a][i] = t[0][a][i] / t[1][a][i];
+		}
+	}
+	if (hit[0][0] != n || hit[1][0] != n)
+		abort();	/* a false negative */
+	printf("| %llu | memfilter cuckoo-12 (module path: ops->contains_key, XXH3) | %.1f | %.1f | %.3f%% |\n",
+	       (unsigned long long)n, median(t[0][0], reps), median(t[0][1], reps),
+	       100.0 * hit[0][1] / n);
+	printf("| %llu | fastfilter_cpp Cuckoo12 | %.1f | %.1f | %.3f%% |\n",
+	       (unsigned long long)n, median(t[1][0], reps), median(t[1][1], reps),
+	       100.0 * hit[1][1] / n);
+	printf("| %llu | ratio module path / Cuckoo12 (goal <= 1.5), median of %d rounds' | %.2f | %.2f | |\n",
+	       (unsigned long long)n, reps, median(r[0], reps), median(r[1], reps));
+	free(m.mem);
+	ffc_free(fw.f);
+	free(in);
+	free(out);
+}
+#endif
+
 /*
  * Inserts to 94% of the same number of slots: 2^@lg buckets of 4 slots
  * for both filters (fastfilter picks that bucket count for these keys;
@@ -798,5 +864,14 @@ int main(int argc, char **argv)
 		}
 		bench_fill(lg);
 	}
+#ifdef FASTFILTER
+	printf("\n### Single queries at the same slots, 94%% load (median of %d rounds)\n\n",
+	       instr ? 1 : FILL_REPS);
+	printf("| keys | filter | query present | query absent | FPR |\n");
+	printf("|---|---|---|---|---|\n");
+	snprintf(fillbuf, sizeof(fillbuf), "%s", fills ? fills : instr ? "18" : "18,22");
+	for (char *t = strtok(fillbuf, ","); t; t = strtok(NULL, ","))
+		fill_queries(atoi(t));
+#endif
 	return 0;
 }
