@@ -1203,12 +1203,12 @@ static const char *mf_merge_mismatch(const struct mf_offline *a,
 	const struct memfilter_type_ops *other =
 		a->ops != &memfilter_bloom_ops ? a->ops : b->ops;
 
-	if (other == &memfilter_cuckoo_ops)
-		return "only Bloom filters can be merged (a cuckoo table's slots cannot be ORed)";
-	if (other == &memfilter_window_ops)
-		return "only Bloom filters can be merged (a window filter's generations have ages of their own)";
-	if (other != &memfilter_bloom_ops)
-		return "only Bloom filters can be merged (a growing filter's sub-filters differ in number and size)";
+	if (other != &memfilter_bloom_ops) {
+		const struct libmf_type *t = libmf_type_of(other->type);
+
+		return t && t->merge_refusal ? t->merge_refusal :
+		       "only Bloom filters can be merged";
+	}
 	if (pa->layout != pb->layout)
 		return "different layouts (line64, split32)";
 	if (pa->nblocks != pb->nblocks)

@@ -40,6 +40,8 @@
  * @noun: as in "a %s filter"
  * @flags: LIBMF_TYPE_*
  * @no_merge: why two images of it cannot be ORed into one; NULL if they can
+ * @merge_refusal: the library's whole refusal, @no_merge in it (one text:
+ *	LIBMF_NO_MERGE())
  * @wrong_opts: the refusal of its own options struct (LIBMF_OPTS_*) for
  *	another type; NULL for a type without one
  */
@@ -49,20 +51,25 @@ struct libmf_type {
 	const char *noun;
 	unsigned int flags;
 	const char *no_merge;
+	const char *merge_refusal;
 	const char *wrong_opts;
 };
 
+/* @no_merge and @merge_refusal of struct libmf_type, from one text. */
+#define LIBMF_NO_MERGE(why) \
+	why, "only Bloom filters can be merged (" why ")"
+
 static const struct libmf_type libmf_types[] = {
 	{ MF_TYPE_BLOOM, "bloom", "Bloom", LIBMF_TYPE_CLI | LIBMF_TYPE_LAYOUT,
-	  NULL, NULL },
+	  NULL, NULL, NULL },
 	{ MF_TYPE_CUCKOO, "cuckoo", "cuckoo", LIBMF_TYPE_CLI | LIBMF_TYPE_SLOTS,
-	  "a cuckoo table's slots cannot be ORed", NULL },
+	  LIBMF_NO_MERGE("a cuckoo table's slots cannot be ORed"), NULL },
 	{ MF_TYPE_WINDOW, "window", "window", LIBMF_OPTS_WINDOW | LIBMF_TYPE_LAYOUT,
-	  "a window filter's generations have ages of their own",
+	  LIBMF_NO_MERGE("a window filter's generations have ages of their own"),
 	  "struct mf_window_opts is for type MF_TYPE_WINDOW" },
 	{ MF_TYPE_GROW, "grow", "growing",
 	  LIBMF_TYPE_CLI | LIBMF_OPTS_GROW | LIBMF_TYPE_LAYOUT,
-	  "a growing filter's sub-filters differ in number and size",
+	  LIBMF_NO_MERGE("a growing filter's sub-filters differ in number and size"),
 	  "struct mf_grow_opts is for type MF_TYPE_GROW" },
 };
 

@@ -174,7 +174,7 @@ grep -q 'and plain ones' "$t/Kconfig" || die "Kconfig: CONFIG_MEMFILTER's help n
 #    the refusal that lists the types), and the completion's --type words.
 edit lib/libmemfilter.h '#define MF_TYPE_GROW 4' '#define MF_TYPE_PLAIN 5'
 edit lib/types.h '	  "struct mf_grow_opts is for type MF_TYPE_GROW" },' \
-	'	{ MF_TYPE_PLAIN, "plain", "plain", LIBMF_TYPE_CLI | LIBMF_TYPE_LAYOUT, NULL, NULL },'
+	'	{ MF_TYPE_PLAIN, "plain", "plain", LIBMF_TYPE_CLI | LIBMF_TYPE_LAYOUT, NULL, NULL, NULL },'
 sed -i 's/ or MF_TYPE_GROW"$/, MF_TYPE_GROW or MF_TYPE_PLAIN"/' "$t/lib/types.h"
 grep -q 'MF_TYPE_PLAIN"$' "$t/lib/types.h" || die "lib/types.h: LIBMF_TYPES_WHY not found"
 sed -i 's/compgen -W "bloom cuckoo grow"/compgen -W "bloom cuckoo grow plain"/' \

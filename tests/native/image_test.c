@@ -706,6 +706,14 @@ TEST(merge_in_memory)
 	free(k);
 }
 
+/* The library's refusals of the types whose images cannot be ORed. */
+#define CUCKOO_WHY \
+	"only Bloom filters can be merged (a cuckoo table's slots cannot be ORed)"
+#define WINDOW_WHY \
+	"only Bloom filters can be merged (a window filter's generations have ages of their own)"
+#define GROW_WHY \
+	"only Bloom filters can be merged (a growing filter's sub-filters differ in number and size)"
+
 static void expect_mismatch(struct __test_metadata *_metadata,
 			    const void *a, size_t la, const void *b,
 			    size_t lb, const char *want)
@@ -739,8 +747,8 @@ TEST(merge_mismatched)
 	expect_mismatch(_metadata, k1, lk1, k2, lk2, "secret");
 	expect_mismatch(_metadata, a, la, k1, lk1, "hash algorithm");
 	expect_mismatch(_metadata, a, la, big, lbig, "table size");
-	expect_mismatch(_metadata, cimg, lcu, cimg, lcu, "cuckoo table");
-	expect_mismatch(_metadata, a, la, cimg, lcu, "cuckoo table");
+	expect_mismatch(_metadata, cimg, lcu, cimg, lcu, CUCKOO_WHY);
+	expect_mismatch(_metadata, a, la, cimg, lcu, CUCKOO_WHY);
 	/* Same key: merging a keyed image with itself is fine. */
 	EXPECT_EQ(0, mf_image_merge(k1, lk1, k1, lk1, &c, &lc, &why));
 	free(c);
@@ -773,9 +781,9 @@ TEST(merge_other_types)
 	gimg = image_of(f, &lg);
 	ASSERT_NE(NULL, wimg);
 	ASSERT_NE(NULL, gimg);
-	expect_mismatch(_metadata, wimg, lw, wimg, lw, "window filter");
-	expect_mismatch(_metadata, a, la, wimg, lw, "window filter");
-	expect_mismatch(_metadata, gimg, lg, a, la, "growing filter");
+	expect_mismatch(_metadata, wimg, lw, wimg, lw, WINDOW_WHY);
+	expect_mismatch(_metadata, a, la, wimg, lw, WINDOW_WHY);
+	expect_mismatch(_metadata, gimg, lg, a, la, GROW_WHY);
 	free(a);
 	free(wimg);
 	free(gimg);
