@@ -910,13 +910,15 @@ static void report(void)
 	       (unsigned long long)atomic_load(&sh->grow_info),
 	       (unsigned long long)atomic_load(&sh->grow_filters),
 	       (unsigned long long)atomic_load(&sh->grow_full));
-	printf("# netfilter: %llu attached, %llu detached by chaos threads; %llu lists checked; %llu detach/close races, %llu of them with a replace; racing name taken back from chaos %llu times\n",
+	printf("# netfilter: %llu attached, %llu detached by chaos threads; %llu lists checked; %llu detach/close races, %llu of them with a replace; racing name taken back from chaos %llu times, moved by chaos %llu times, %llu replaces found it gone so\n",
 	       (unsigned long long)atomic_load(&sh->nf_attached),
 	       (unsigned long long)atomic_load(&sh->nf_detached),
 	       (unsigned long long)atomic_load(&sh->nf_lists),
 	       (unsigned long long)atomic_load(&sh->nf_races),
 	       (unsigned long long)atomic_load(&sh->nf_replace_races),
-	       (unsigned long long)atomic_load(&sh->nf_race_reclaimed));
+	       (unsigned long long)atomic_load(&sh->nf_race_reclaimed),
+	       (unsigned long long)atomic_load(&sh->nf_race_renamed),
+	       (unsigned long long)atomic_load(&sh->nf_race_gone));
 	printf("1..5\n");
 	if (atomic_load(&sh->false_negatives)) {
 		printf("# %s\n", sh->fn_example);

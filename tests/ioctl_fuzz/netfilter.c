@@ -458,12 +458,15 @@ static int nf_race_create(struct nf_owner *o, bool bloom)
  * fresh filter and then unpublishes and closes both, and (sometimes) a
  * child's namespace holding an attachment of the name exits: the
  * attachments keep what they hold, the replace succeeds (no dedup
- * attachment holds the name), the detach succeeds and nothing is left.
+ * attachment holds the name; or ENOENT when a chaos thread's REPLACE or
+ * EXCHANGE moved the name to a pool filter meanwhile, which may have
+ * given it up), the detach succeeds and nothing is left.
  */
 static void nf_owner_race(struct nf_owner *o)
 {
 	struct memfilter_nf_attach a = { 0 };
 	struct nf_race r = { .c = &o->c, .fresh = -1 };
+	uint64_t renamed = atomic_load(&sh->nf_race_renamed);
 	bool threaded, bloom;
 	pid_t child = -1;
 	pthread_t t;
@@ -523,7 +526,10 @@ static void nf_owner_race(struct nf_owner *o)
 	}
 	if (threaded)
 		pthread_join(t, NULL);
-	if (r.fresh >= 0)
+	if (r.fresh >= 0 && r.replaced == -ENOENT &&
+	    atomic_load(&sh->nf_race_renamed) != renamed)
+		atomic_fetch_add(&sh->nf_race_gone, 1);
+	else if (r.fresh >= 0)
 		nf_expect("REPLACE racing a detach", r.replaced, 0);
 	while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
 		;
