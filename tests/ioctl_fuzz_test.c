@@ -910,7 +910,7 @@ static void report(void)
 	       (unsigned long long)atomic_load(&sh->grow_info),
 	       (unsigned long long)atomic_load(&sh->grow_filters),
 	       (unsigned long long)atomic_load(&sh->grow_full));
-	printf("# netfilter: %llu attached, %llu detached by chaos threads; %llu lists checked; %llu detach/close races, %llu of them with a replace; racing name taken back from chaos %llu times, moved by chaos %llu times, %llu replaces found it gone so\n",
+	printf("# netfilter: %llu attached, %llu detached by chaos threads; %llu lists checked; %llu detach/close races, %llu of them with a replace; racing name taken back from chaos %llu times, chaos renames of it tried %llu times, %llu attaches or replaces found it gone so\n",
 	       (unsigned long long)atomic_load(&sh->nf_attached),
 	       (unsigned long long)atomic_load(&sh->nf_detached),
 	       (unsigned long long)atomic_load(&sh->nf_lists),

@@ -913,7 +913,7 @@ void fz_replace(struct ctx *c, int p)
 		.env = B(ENOENT) | B(EBUSY) | B(EOPNOTSUPP) | B(ENOMEM),
 	};
 	struct memfilter_replace *r;
-	bool ro = chance(&c->r, 3);
+	bool ro = chance(&c->r, 3), race;
 	enum name_kind nk;
 	__u32 size;
 
@@ -936,9 +936,13 @@ void fz_replace(struct ctx *c, int p)
 		if (!c->pool[p].writable)
 			violate(&x, "a read-only filter fd", B(EBADF), R_RO_WRITE);
 	}
-	if (!dev_admin_call(c, OP_REPLACE, ro, MEMFILTER_IOC_REPLACE, r, &x) &&
-	    !strcmp(r->name, "fz.nf.race"))
+	/* Counted around the call: the owner sees it while it may act. */
+	race = !strcmp(r->name, "fz.nf.race");
+	if (race)
 		atomic_fetch_add(&sh->nf_race_renamed, 1);
+	dev_admin_call(c, OP_REPLACE, ro, MEMFILTER_IOC_REPLACE, r, &x);
+	if (race)
+		atomic_fetch_add(&sh->nf_race_renamed_done, 1);
 }
 
 /* EXCHANGE two names; the same one twice must fail. */
@@ -946,7 +950,7 @@ void fz_exchange(struct ctx *c)
 {
 	struct expect x = { .env = B(ENOENT) | B(EOPNOTSUPP) };
 	struct memfilter_exchange *e;
-	bool ro = chance(&c->r, 3);
+	bool ro = chance(&c->r, 3), race;
 	enum name_kind na, nb;
 	__u32 size;
 
@@ -959,9 +963,12 @@ void fz_exchange(struct ctx *c)
 	if (na == N_VALID && nb == N_VALID && !strcmp(e->name, e->other))
 		violate(&x, "the same name twice", B(EINVAL), R_ACCEPTED);
 	bad_fields(c, &x, &e->flags, NULL, NULL, R_ACCEPTED);
-	if (!dev_admin_call(c, OP_EXCHANGE, ro, MEMFILTER_IOC_EXCHANGE, e, &x) &&
-	    (!strcmp(e->name, "fz.nf.race") || !strcmp(e->other, "fz.nf.race")))
+	race = !strcmp(e->name, "fz.nf.race") || !strcmp(e->other, "fz.nf.race");
+	if (race)
 		atomic_fetch_add(&sh->nf_race_renamed, 1);
+	dev_admin_call(c, OP_EXCHANGE, ro, MEMFILTER_IOC_EXCHANGE, e, &x);
+	if (race)
+		atomic_fetch_add(&sh->nf_race_renamed_done, 1);
 }
 
 /* Commands numbers no table serves, on either kind of fd. */

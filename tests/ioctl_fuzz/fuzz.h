@@ -103,8 +103,9 @@ struct shared {
 	_Atomic uint64_t nf_attached, nf_detached, nf_lists, nf_races;
 	_Atomic uint64_t nf_replace_races;	/* of which with a replace */
 	_Atomic uint64_t nf_race_reclaimed;	/* racing name taken back */
-	_Atomic uint64_t nf_race_renamed;	/* chaos REPLACE/EXCHANGE of it */
-	_Atomic uint64_t nf_race_gone;	/* replaces that found it gone so */
+	/* chaos REPLACE/EXCHANGE tries of it: begun, ended */
+	_Atomic uint64_t nf_race_renamed, nf_race_renamed_done;
+	_Atomic uint64_t nf_race_gone;	/* attach/replace found it gone so */
 	_Atomic uint64_t win_checked[W_NR], win_filters[W_NR], win_rotations;
 	_Atomic uint64_t win_drains;
 	_Atomic uint64_t grow_filters, grow_full; /* growing owners' */
